@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * fabtrace ABI: the single definition of every record.
+ *
+ * The same structs are written by the BPF programs into the ring buffer and
+ * by the recorder into the capture file, so a kernel event is copied into a
+ * capture block byte for byte.  Every record starts with struct ft_rec_hdr;
+ * `size` is the whole record including the header, so readers skip types
+ * they do not know.  All fields are fixed width with explicit padding;
+ * userspace checks the sizes with _Static_assert (userspace/abi_check.c).
+ * Integers are little endian (the file is written on the host that traced).
+ */
+#ifndef FABTRACE_ABI_H
+#define FABTRACE_ABI_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+enum ft_rec_type {
+	/* emitted by the kernel (bpf/) */
+	FT_REC_IFACE_BIN  = 1,  /* struct ft_iface_bin */
+	FT_REC_QDISC_BIN  = 2,  /* struct ft_qdisc_bin */
+	FT_REC_DROP       = 3,  /* struct ft_drop */
+	FT_REC_RETRANS    = 4,  /* struct ft_retrans */
+	FT_REC_CONG_STATE = 5,  /* struct ft_cong_state */
+	FT_REC_TCP_SAMPLE = 6,  /* struct ft_tcp_sample */
+	/* written by the recorder (userspace/) */
+	FT_REC_IFACE       = 32, /* struct ft_iface_info: an interface's identity */
+	FT_REC_IFACE_STATS = 33, /* struct ft_iface_stats: kernel counters at start/stop */
+	FT_REC_CE_FLOW     = 34, /* struct ft_ce_flow: cumulative CE count per flow */
+	FT_REC_LOST        = 35, /* struct ft_lost: cumulative ring-buffer loss per CPU */
+	FT_REC_DROP_REASON = 36, /* struct ft_drop_reason: name of a drop reason (from BTF) */
+	FT_REC_PROBE       = 37, /* struct ft_probe_info: one probe and whether it ran */
+	FT_REC_END         = 63, /* struct ft_end: clean end of capture */
+};
+
+struct ft_rec_hdr {
+	__u16 type;   /* enum ft_rec_type */
+	__u16 size;   /* bytes, header included */
+	__u32 cpu;    /* CPU that produced it (kernel records), else 0 */
+};
+
+enum ft_dir {
+	FT_DIR_RX = 0,
+	FT_DIR_TX = 1,
+};
+
+/*
+ * One closed bin of traffic on one interface in one direction, from one CPU.
+ * Bins of the same (netns, ifindex, dir, start_ns) from different CPUs must
+ * be summed by the reader.  TX bytes are skb->len at the driver (as the
+ * device's tx_bytes counts them); RX bytes include the link-layer header
+ * that eth_type_trans() pulled, so both match /sys/class/net statistics.
+ */
+struct ft_iface_bin {
+	struct ft_rec_hdr hdr;
+	__u64 start_ns;     /* bin start, CLOCK_MONOTONIC */
+	__u64 bytes;
+	__u32 pkts;         /* skbs (a GSO/GRO skb counts once, as veth counts it) */
+	__u32 ce_pkts;      /* RX: IPv4/IPv6 packets with ECN = CE */
+	__u32 netns;        /* network namespace inode number */
+	__u32 ifindex;
+	__u8  dir;          /* enum ft_dir */
+	__u8  pad[7];
+};
+
+/* Queue state of one qdisc during one bin, from one CPU (take max / sum). */
+struct ft_qdisc_bin {
+	struct ft_rec_hdr hdr;
+	__u64 start_ns;
+	__u64 max_backlog;      /* bytes queued, max seen after an enqueue */
+	__u64 enq_bytes;
+	__u64 sojourn_sum_ns;   /* enqueue -> dequeue, summed over sojourn_cnt packets */
+	__u64 sojourn_max_ns;
+	__u32 sojourn_cnt;
+	__u32 max_qlen;         /* packets queued, max */
+	__u32 enq_pkts;
+	__u32 drops;            /* qstats.drops as last seen (qdisc lifetime counter) */
+	__u32 netns;
+	__u32 ifindex;
+	__u32 handle;           /* e.g. 0x10000 for "1:" */
+	__u32 parent;
+	char  kind[16];         /* qdisc ops id: "tbf", "htb", ... */
+};
+
+/* One kfree_skb() drop. */
+struct ft_drop {
+	struct ft_rec_hdr hdr;
+	__u64 ts_ns;
+	__u64 location;     /* kernel text address that dropped it */
+	__u32 netns;        /* 0 when the skb had no device */
+	__u32 ifindex;
+	__u32 reason;       /* enum skb_drop_reason value; names come as FT_REC_DROP_REASON */
+	__u16 protocol;     /* ETH_P_* in host order */
+	__u8  pad[2];
+};
+
+/* A transport flow as seen from the local socket. */
+struct ft_flow {
+	__u8  saddr[16];    /* IPv4 uses the first 4 bytes */
+	__u8  daddr[16];
+	__u16 sport;        /* host order */
+	__u16 dport;
+	__u8  family;       /* 4 or 6 */
+	__u8  proto;        /* IPPROTO_* */
+	__u8  pad[2];
+	__u32 netns;
+	__u32 ifindex;      /* 0 when unknown */
+};
+
+enum ft_rtx_trigger {
+	FT_RTX_UNKNOWN = 0,
+	FT_RTX_RTO     = 1, /* retransmission timeout (CA_Loss) */
+	FT_RTX_FAST    = 2, /* fast retransmit / recovery (CA_Recovery) */
+	FT_RTX_TLP     = 3, /* tail loss probe */
+	FT_RTX_SYN     = 4, /* SYN or SYN-ACK retransmit */
+};
+
+/* One TCP retransmitted segment. */
+struct ft_retrans {
+	struct ft_rec_hdr hdr;
+	__u64 ts_ns;
+	struct ft_flow flow;
+	__u32 snd_cwnd;
+	__u32 srtt_us;
+	__u8  ca_state;     /* TCP_CA_* of the socket when it retransmitted */
+	__u8  trigger;      /* enum ft_rtx_trigger */
+	__u8  sk_state;     /* TCP_ESTABLISHED, ... */
+	__u8  pad;
+	__s32 err;          /* result of the retransmit (0 = sent) */
+};
+
+/* A TCP congestion-avoidance state transition. */
+struct ft_cong_state {
+	struct ft_rec_hdr hdr;
+	__u64 ts_ns;
+	struct ft_flow flow;
+	__u8  old_state;    /* TCP_CA_Open=0, Disorder, CWR, Recovery, Loss=4 */
+	__u8  new_state;
+	__u8  pad[6];
+};
+
+/* RTT/cwnd sample of one flow (rate-limited per socket). */
+struct ft_tcp_sample {
+	struct ft_rec_hdr hdr;
+	__u64 ts_ns;
+	struct ft_flow flow;
+	__u32 srtt_us;
+	__u32 rttvar_us;
+	__u32 snd_cwnd;
+	__u32 ssthresh;
+	__u32 packets_out;
+	__u32 retrans_out;
+	__u32 total_retrans;
+	__u32 pad;
+};
+
+/* ---- records written by the recorder ---- */
+
+enum ft_iface_flags {
+	FT_IFACE_UP      = 1 << 0,
+	FT_IFACE_TRACED  = 1 << 1, /* selected by the filters */
+};
+
+struct ft_iface_info {
+	struct ft_rec_hdr hdr;
+	__u32 netns;
+	__u32 ifindex;
+	__u32 mtu;
+	__u32 speed_mbps;   /* 0 = unknown */
+	__u32 flags;        /* enum ft_iface_flags */
+	__u32 tx_rate_kbps; /* egress rate limit of the root tbf/htb qdisc, 0 = none */
+	char  name[16];
+	char  netns_name[32]; /* "" for the initial namespace or an unnamed one */
+	char  kind[16];       /* "veth", "bridge", "" for hardware */
+};
+
+enum ft_stats_phase {
+	FT_STATS_START = 0,
+	FT_STATS_STOP  = 1,
+};
+
+/* Kernel interface counters (rtnl IFLA_STATS64), for the conservation check. */
+struct ft_iface_stats {
+	struct ft_rec_hdr hdr;
+	__u64 ts_ns;
+	__u32 netns;
+	__u32 ifindex;
+	__u8  phase;        /* enum ft_stats_phase */
+	__u8  pad[7];
+	__u64 rx_bytes;
+	__u64 rx_packets;
+	__u64 tx_bytes;
+	__u64 tx_packets;
+	__u64 rx_dropped;
+	__u64 tx_dropped;
+};
+
+/* CE-marked packets received on one flow since the recording began. */
+struct ft_ce_flow {
+	struct ft_rec_hdr hdr;
+	struct ft_flow flow;
+	__u64 ce_pkts;
+	__u64 first_ns;
+	__u64 last_ns;
+};
+
+enum ft_source {
+	FT_SRC_NET = 0,     /* bpf/net.bpf.c ring buffer */
+	FT_SRC_TCP = 1,     /* bpf/tcp.bpf.c ring buffer */
+	FT_SRC_USER = 2,    /* recorder-side loss (e.g. a capture write failed) */
+	FT_SRC_MAX,
+};
+
+/* Ring-buffer reserve failures on one CPU, cumulative since the start. */
+struct ft_lost {
+	struct ft_rec_hdr hdr;
+	__u64 ts_ns;
+	__u64 lost;
+	__u32 source;       /* enum ft_source */
+	__u32 cpu;
+};
+
+struct ft_drop_reason {
+	struct ft_rec_hdr hdr;
+	__u32 reason;
+	__u32 pad;
+	char  name[56];     /* e.g. "QDISC_DROP" (SKB_DROP_REASON_ prefix removed) */
+};
+
+enum ft_probe_id {
+	FT_PROBE_IFACE_TX = 0,
+	FT_PROBE_IFACE_RX,
+	FT_PROBE_QDISC_ENQ,
+	FT_PROBE_QDISC_DEQ,
+	FT_PROBE_DROP,
+	FT_PROBE_RETRANS,
+	FT_PROBE_CONG_STATE,
+	FT_PROBE_TCP_SAMPLE,
+	FT_PROBE_MAX,
+};
+
+struct ft_probe_info {
+	struct ft_rec_hdr hdr;
+	__u32 id;           /* enum ft_probe_id */
+	__u32 attached;     /* 1 = attached for this capture */
+	char  name[32];     /* e.g. "iface_tx" */
+	char  hook[48];     /* e.g. "tp_btf/net_dev_start_xmit" */
+	char  why[64];      /* why not attached, or "" */
+};
+
+enum ft_stop_reason {
+	FT_STOP_DURATION = 0,
+	FT_STOP_SIGNAL   = 1,
+	FT_STOP_COMMAND  = 2,  /* the traced command exited */
+	FT_STOP_ERROR    = 3,  /* e.g. disk full; data up to here is valid */
+};
+
+struct ft_end {
+	struct ft_rec_hdr hdr;
+	__u64 ts_ns;
+	__u64 records;      /* records written before this one */
+	__u32 stop_reason;  /* enum ft_stop_reason */
+	__u32 pad;
+};
+
+/* ---- file framing ---- */
+
+#define FT_MAGIC         "FABTRACE"
+#define FT_FORMAT_VERSION 1
+#define FT_BLOCK_MAGIC   0x4b425446u /* "FTBK" little endian */
+
+struct ft_file_header {
+	char  magic[8];           /* FT_MAGIC, not NUL terminated */
+	__u32 version;            /* FT_FORMAT_VERSION */
+	__u32 header_size;        /* sizeof(struct ft_file_header) */
+	__u64 start_mono_ns;      /* CLOCK_MONOTONIC when recording began */
+	__s64 realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	__s64 boottime_offset_ns; /* CLOCK_BOOTTIME - CLOCK_MONOTONIC */
+	__u64 bin_ns;             /* microburst bin width */
+	__u64 probes;             /* bit (1 << enum ft_probe_id) per attached probe */
+	__u32 ncpus;
+	__u32 flags;
+	char  hostname[64];
+	char  kernel[64];         /* uname -r */
+	char  tool_version[32];
+	char  command[256];       /* the fabtrace command line, truncated */
+	__u32 pad;
+	__u32 crc;                /* CRC32 (zlib) of this header with crc = 0 */
+};
+
+struct ft_block_header {
+	__u32 magic;        /* FT_BLOCK_MAGIC */
+	__u32 clen;         /* compressed payload bytes that follow */
+	__u32 ulen;         /* payload bytes after inflate */
+	__u32 nrec;         /* records in the payload */
+	__u32 crc;          /* CRC32 of this header (crc = 0) then of the payload */
+	__u32 pad;
+};
+
+#define FT_BLOCK_MAX_ULEN (1u << 20) /* readers reject larger blocks as corrupt */
+
+#endif /* FABTRACE_ABI_H */

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install the Debian packages fabtrace needs to build, test and demo,
+# only those that are missing.  Does nothing (and needs no root) when all are present.
+set -euo pipefail
+pkgs=(
+	make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
+	libibverbs-dev librdmacm-dev libcmocka-dev
+	mpich libmpich-dev
+	iproute2 iputils-ping ethtool iptables tmux procps
+)
+missing=()
+for p in "${pkgs[@]}"; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[[ $st == "install ok installed" ]] || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+	exit 0
+fi
+if [[ $(id -u) -ne 0 ]]; then
+	echo "fabtrace: deps: missing Debian packages: ${missing[*]}; run 'sudo make deps'" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Subcommands, dispatched from userspace/main.c.  argv[0] is the subcommand name. */
+#ifndef FABTRACE_COMMANDS_H
+#define FABTRACE_COMMANDS_H
+
+int cmd_record(int argc, char **argv);   /* userspace/record.c */
+int cmd_report(int argc, char **argv);   /* userspace/report.c */
+int cmd_info(int argc, char **argv);     /* userspace/info.c */
+int cmd_features(int argc, char **argv); /* probes/features.c */
+
+#endif

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Small helpers shared by every subcommand: errors, parsing, clocks. */
+#ifndef FABTRACE_UTIL_H
+#define FABTRACE_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FT_VERSION "0.1.0"
+
+/*
+ * Errors are one line: "fabtrace: <what>: <why>; <what to do>".
+ * In --json mode (util_set_json(true)) they are printed to stdout as
+ * {"error": "..."} so the output stays valid JSON.
+ */
+void util_set_json(bool on);
+bool util_json(void);
+void ft_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ft_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * "10s", "500ms", "20us", "100ns", "1.5s", "2m", "1h".  A bare number is in
+ * `bare_unit_ns` (e.g. 1e9 for seconds); bare_unit_ns == 0 makes the unit
+ * mandatory.  0 or -EINVAL (also for 0, negative, overflow, junk).
+ */
+int parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *out_ns);
+/* "4096", "64k", "16M", "1G", "1MiB" (powers of 1024).  0 or -EINVAL. */
+int parse_size(const char *s, uint64_t *out_bytes);
+/*
+ * "eth0" or "NETNS/eth0" (NETNS as named by `ip netns`).  Interface names
+ * follow the kernel's rules (1..15 chars, no '/', ':' or whitespace).
+ * 0 or -EINVAL.  netns is "" when not given.
+ */
+int parse_iface_spec(const char *s, char *netns, size_t netns_len,
+		     char *ifname, size_t ifname_len);
+/* Format a duration/size for humans: "1.50 ms", "12.0 MB/s" etc. */
+const char *fmt_ns(uint64_t ns, char *buf, size_t len);
+const char *fmt_bytes(double bytes, char *buf, size_t len);
+const char *fmt_rate_bps(double bits_per_s, char *buf, size_t len);
+
+uint64_t mono_ns(void);
+/* Copy with truncation and NUL termination (like strscpy). */
+void str_copy(char *dst, const char *src, size_t dstlen);
+
+#endif
