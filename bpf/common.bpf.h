@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Helpers shared by the BPF objects: ring buffer with counted loss, netns, filters. */
+#ifndef FABTRACE_COMMON_BPF_H
+#define FABTRACE_COMMON_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+#include "fabtrace.h"
+
+#define AF_INET  2
+#define AF_INET6 10
+#define ETH_P_IP   0x0800
+#define ETH_P_IPV6 0x86DD
+
+/* Filters, set by userspace before load (bcc's targ_* convention). */
+const volatile __u32 targ_netns = 0;         /* only this netns inode; 0 = all */
+const volatile bool  targ_filter_ifaces = 0; /* only (netns, ifindex) in targ_ifaces */
+
+struct ifkey {
+	__u32 netns;
+	__u32 ifindex;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct ifkey);
+	__type(value, __u8);
+} targ_ifaces SEC(".maps");
+
+/* Every event goes through this ring buffer; userspace sizes it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} events SEC(".maps");
+
+/* Ring-buffer reserve failures (and other lost data) per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+static __always_inline void count_lost(void)
+{
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&lost, &zero);
+
+	if (n)
+		*n += 1; /* per-CPU slot: no atomic needed */
+}
+
+/* Reserve a record of `size` bytes of `type`, or count it lost. */
+static __always_inline void *rec_reserve(__u16 type, __u32 size)
+{
+	struct ft_rec_hdr *h = bpf_ringbuf_reserve(&events, size, 0);
+
+	if (!h) {
+		count_lost();
+		return NULL;
+	}
+	h->type = type;
+	h->size = size;
+	h->cpu = bpf_get_smp_processor_id();
+	return h;
+}
+
+static __always_inline __u32 dev_netns(const struct net_device *dev)
+{
+	return BPF_CORE_READ(dev, nd_net.net, ns.inum);
+}
+
+static __always_inline __u32 sk_netns(const struct sock *sk)
+{
+	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
+}
+
+static __always_inline bool netns_wanted(__u32 netns)
+{
+	return !targ_netns || netns == targ_netns;
+}
+
+static __always_inline bool iface_wanted(__u32 netns, __u32 ifindex)
+{
+	struct ifkey k = { .netns = netns, .ifindex = ifindex };
+
+	if (!netns_wanted(netns))
+		return false;
+	if (!targ_filter_ifaces)
+		return true;
+	return bpf_map_lookup_elem(&targ_ifaces, &k) != NULL;
+}
+
+/* Start of the bin that holds `now`. */
+static __always_inline __u64 bin_start(__u64 now, __u64 bin_ns)
+{
+	return now - (now % bin_ns);
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#endif

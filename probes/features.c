@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fabtrace features: what this kernel lets fabtrace attach, and why not. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include "probes/netprobe.h"
+#include "probes/privs.h"
+#include "userspace/commands.h"
+#include "userspace/json.h"
+#include "userspace/util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: fabtrace features [--json] [-v]\n"
+"\n"
+"Try every probe fabtrace has on this kernel (load and attach, then detach)\n"
+"and show which variant 'record' will use for each hook, or why none works.\n"
+"Variants are tried in order of preference: tp_btf, then raw_tp.\n"
+"\n"
+"Examples:\n"
+"  sudo fabtrace features\n"
+"  sudo fabtrace features --json | jq '.probes[] | select(.works == false)'\n");
+}
+
+int cmd_features(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct probe_status st[FT_PROBE_MAX];
+	bool json = false, verbose = false, btf;
+	char missing[96];
+	struct utsname u;
+	struct stat sb;
+	int c, works = 0;
+
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			util_set_json(true);
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			ft_err("features: bad usage; see 'fabtrace features --help'");
+			return 2;
+		}
+	}
+	if (!privs_ok(missing, sizeof(missing))) {
+		ft_err("features: missing privileges: %s; run with sudo", missing);
+		return 1;
+	}
+	btf = stat("/sys/kernel/btf/vmlinux", &sb) == 0;
+	uname(&u);
+	netprobe__probe_features(st, verbose);
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		works += st[i].variant != NULL;
+
+	if (json) {
+		struct json j;
+
+		json_init(&j, stdout, true);
+		json_object_begin(&j);
+		json_kv_string(&j, "kernel", u.release);
+		json_kv_bool(&j, "btf", btf);
+		json_key(&j, "probes");
+		json_array_begin(&j);
+		for (int i = 0; i < FT_PROBE_MAX; i++) {
+			json_object_begin(&j);
+			json_kv_string(&j, "name", st[i].name);
+			json_kv_string(&j, "tracepoint", st[i].tracepoint);
+			json_kv_bool(&j, "works", st[i].variant != NULL);
+			if (st[i].variant)
+				json_kv_string(&j, "variant", st[i].variant);
+			else
+				json_kv_string(&j, "why", st[i].why);
+			json_object_end(&j);
+		}
+		json_array_end(&j);
+		json_object_end(&j);
+		json_finish(&j);
+	} else {
+		printf("kernel %s, BTF %s\n\n", u.release, btf ? "yes (/sys/kernel/btf/vmlinux)" : "NO");
+		printf("%-14s %-20s %-8s %s\n", "PROBE", "TRACEPOINT", "USES", "NOTES");
+		for (int i = 0; i < FT_PROBE_MAX; i++)
+			printf("%-14s %-20s %-8s %s\n", st[i].name, st[i].tracepoint,
+			       st[i].variant ? st[i].variant : "-",
+			       st[i].variant ? "" : st[i].why);
+		printf("\n%d of %d probes work; all attach through bpf_links "
+		       "(nothing stays attached if fabtrace dies).\n", works, FT_PROBE_MAX);
+	}
+	return works ? 0 : 1;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Network namespaces and their interfaces, seen through rtnetlink sockets
+ * opened inside each namespace (a netlink socket stays bound to the netns it
+ * was created in, so after one setns() round trip we can query any netns
+ * without touching /sys, whose view depends on where it was mounted).
+ */
+#ifndef FABTRACE_NETNS_H
+#define FABTRACE_NETNS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+#include "bpf/fabtrace.h"
+
+struct netns {
+	uint32_t inum;       /* namespace inode number, as BPF sees it */
+	char name[32];       /* `ip netns` name, "" if unnamed */
+	bool self;           /* the namespace fabtrace runs in */
+	int nl_fd;           /* NETLINK_ROUTE socket inside it, -1 if not opened */
+	int ioctl_fd;        /* AF_INET datagram socket inside it (ethtool) */
+	char path[64];       /* how to enter it: /run/netns/NAME or /proc/PID/ns/net */
+};
+
+struct netns_set {
+	struct netns *ns;
+	int n, cap;
+	uint32_t self_inum;
+};
+
+struct link_info {
+	struct ft_iface_info info;  /* record ready to write */
+	struct ft_iface_stats stats; /* counters as of the query */
+};
+
+/* Find every netns: our own, the ones `ip netns` names, those of running processes. */
+int netns_set__scan(struct netns_set *s, char *err, size_t errlen);
+struct netns *netns_set__find_inum(struct netns_set *s, uint32_t inum);
+struct netns *netns_set__find_name(struct netns_set *s, const char *name);
+/* Open the netlink/ioctl sockets of one namespace (setns round trip). */
+int netns__open(struct netns *n, char *err, size_t errlen);
+void netns_set__free(struct netns_set *s);
+
+/*
+ * Dump the links of a namespace: calls cb for each with info (name, mtu,
+ * kind, flags, speed, tx rate limit) and stats (IFLA_STATS64) filled in.
+ */
+typedef int (*link_cb)(const struct link_info *l, void *ctx);
+int netns__links(struct netns *n, link_cb cb, void *ctx);
+/* One link by index; 0 when found, -ENOENT when not. */
+int netns__link(struct netns *n, uint32_t ifindex, struct link_info *out);
+
+#endif

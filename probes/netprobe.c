@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Load, attach and drain the kernel network probes (see netprobe.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "net.skel.h"
+#include "tcp.skel.h"
+#include "bpf/net.h"
+#include "probes/netprobe.h"
+#include "userspace/util.h"
+
+enum obj_id { OBJ_NET, OBJ_TCP, OBJ_MAX };
+
+/* Every hook, with its variants in order of preference. */
+static const struct hook {
+	enum ft_probe_id id;
+	const char *name;
+	const char *tracepoint;
+	enum obj_id obj;
+	const char *progs[3];
+	const char *kinds[3];
+} hooks[FT_PROBE_MAX] = {
+	{ FT_PROBE_IFACE_TX, "iface_tx", "net_dev_start_xmit", OBJ_NET,
+	  { "iface_tx_btf", "iface_tx_raw" }, { "tp_btf", "raw_tp" } },
+	{ FT_PROBE_IFACE_RX, "iface_rx", "netif_receive_skb", OBJ_NET,
+	  { "iface_rx_btf", "iface_rx_raw" }, { "tp_btf", "raw_tp" } },
+	{ FT_PROBE_QDISC_ENQ, "qdisc_enqueue", "qdisc_enqueue", OBJ_NET,
+	  { "qdisc_enq_btf", "qdisc_enq_raw" }, { "tp_btf", "raw_tp" } },
+	{ FT_PROBE_QDISC_DEQ, "qdisc_dequeue", "qdisc_dequeue", OBJ_NET,
+	  { "qdisc_deq_btf", "qdisc_deq_raw" }, { "tp_btf", "raw_tp" } },
+	{ FT_PROBE_DROP, "drop", "kfree_skb", OBJ_NET,
+	  { "drop_btf", "drop_raw" }, { "tp_btf", "raw_tp" } },
+	{ FT_PROBE_RETRANS, "retransmit", "tcp_retransmit_skb", OBJ_TCP,
+	  { "retrans_err_btf", "retrans_btf", "retrans_raw" }, { "tp_btf", "tp_btf", "raw_tp" } },
+	{ FT_PROBE_CONG_STATE, "cong_state", "tcp_cong_state_set", OBJ_TCP,
+	  { "cong_state_btf", "cong_state_raw" }, { "tp_btf", "raw_tp" } },
+	{ FT_PROBE_TCP_SAMPLE, "tcp_sample", "tcp_probe", OBJ_TCP,
+	  { "tcp_sample_btf", "tcp_sample_raw" }, { "tp_btf", "raw_tp" } },
+};
+
+struct netprobe {
+	struct net_bpf *net;
+	struct tcp_bpf *tcp;
+	struct ring_buffer *rb;
+	struct bpf_link *links[FT_PROBE_MAX];
+	int chosen[FT_PROBE_MAX];          /* variant index, -1 = none */
+	struct probe_status st[FT_PROBE_MAX];
+	netprobe_sample_fn fn;
+	void *ctx;
+	int ncpus;
+	int cb_err;
+};
+
+/* ---- libbpf output: shown with -v, otherwise the last warning explains failures */
+
+static bool verbose_log;
+static char last_log[160];
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char line[512];
+	size_t n;
+
+	if (verbose_log)
+		return vfprintf(stderr, fmt, ap);
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n && line[n - 1] == '\n')
+		line[--n] = 0;
+	if (n)
+		str_copy(last_log, line, sizeof(last_log));
+	return 0;
+}
+
+/* ---- objects: thin wrappers so hook code is not written twice per skeleton */
+
+struct obj {
+	enum obj_id id;
+	void *skel;
+	struct bpf_object *o;
+};
+
+static int obj_open(struct obj *ob, enum obj_id id)
+{
+	ob->id = id;
+	if (id == OBJ_NET) {
+		struct net_bpf *s = net_bpf__open();
+
+		ob->skel = s;
+		ob->o = s ? s->obj : NULL;
+	} else {
+		struct tcp_bpf *s = tcp_bpf__open();
+
+		ob->skel = s;
+		ob->o = s ? s->obj : NULL;
+	}
+	return ob->o ? 0 : -errno;
+}
+
+static void obj_destroy(struct obj *ob)
+{
+	if (!ob->skel)
+		return;
+	if (ob->id == OBJ_NET)
+		net_bpf__destroy(ob->skel);
+	else
+		tcp_bpf__destroy(ob->skel);
+	ob->skel = NULL;
+	ob->o = NULL;
+}
+
+static struct bpf_map *obj_map(struct obj *ob, const char *name)
+{
+	return bpf_object__find_map_by_name(ob->o, name);
+}
+
+static void autoload_none(struct obj *ob)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, ob->o)
+		bpf_program__set_autoload(prog, false);
+}
+
+/* Load and attach one variant alone; 0 if it works here. */
+static int try_variant(const struct hook *h, int v, char *why, size_t whylen)
+{
+	struct obj ob = {0};
+	struct bpf_program *prog;
+	struct bpf_link *link;
+	int err;
+
+	last_log[0] = 0;
+	err = obj_open(&ob, h->obj);
+	if (err) {
+		snprintf(why, whylen, "open: %s", strerror(-err));
+		return err;
+	}
+	autoload_none(&ob);
+	prog = bpf_object__find_program_by_name(ob.o, h->progs[v]);
+	bpf_program__set_autoload(prog, true);
+	bpf_map__set_max_entries(obj_map(&ob, "events"), 4096 * 4);
+	err = bpf_object__load(ob.o);
+	if (err) {
+		snprintf(why, whylen, "%s load: %s%s%s", h->kinds[v], strerror(-err),
+			 last_log[0] ? ": " : "", last_log);
+		goto out;
+	}
+	link = bpf_program__attach(prog);
+	if (!link) {
+		err = -errno;
+		snprintf(why, whylen, "%s attach: %s%s%s", h->kinds[v], strerror(-err),
+			 last_log[0] ? ": " : "", last_log);
+		goto out;
+	}
+	bpf_link__destroy(link);
+out:
+	obj_destroy(&ob);
+	return err;
+}
+
+/*
+ * Pick the first variant of each hook that loads and attaches alone.
+ * FABTRACE_VARIANTS=raw_tp (or tp_btf) restricts the choice to one kind, so
+ * tests can exercise the fallbacks that older kernels in the fleet need.
+ */
+static void choose_variants(int chosen[FT_PROBE_MAX], struct probe_status st[FT_PROBE_MAX])
+{
+	const char *only = getenv("FABTRACE_VARIANTS");
+
+	for (int i = 0; i < FT_PROBE_MAX; i++) {
+		const struct hook *h = &hooks[i];
+
+		chosen[i] = -1;
+		st[i] = (struct probe_status){ .id = h->id, .name = h->name, .tracepoint = h->tracepoint };
+		for (int v = 0; v < 3 && h->progs[v]; v++) {
+			char why[160];
+
+			if (only && *only && strcmp(only, h->kinds[v]))
+				continue;
+			if (try_variant(h, v, why, sizeof(why)) == 0) {
+				chosen[i] = v;
+				st[i].variant = h->kinds[v];
+				st[i].why[0] = 0;
+				break;
+			}
+			/* keep the reason of the most preferred variant that failed */
+			if (!st[i].why[0])
+				str_copy(st[i].why, why, sizeof(st[i].why));
+		}
+		if (chosen[i] < 0 && !st[i].why[0])
+			snprintf(st[i].why, sizeof(st[i].why), "no %s variant (FABTRACE_VARIANTS)", only);
+	}
+}
+
+int netprobe__probe_features(struct probe_status st[FT_PROBE_MAX], bool verbose)
+{
+	int chosen[FT_PROBE_MAX];
+
+	verbose_log = verbose;
+	libbpf_set_print(libbpf_log);
+	choose_variants(chosen, st);
+	return 0;
+}
+
+/* ---- recording */
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct netprobe *p = ctx;
+	const struct ft_rec_hdr *h = data;
+
+	if (size < sizeof(*h) || h->size != size)
+		return 0; /* cannot happen with our programs; never trust it */
+	if (p->fn(p->ctx, h) < 0) {
+		p->cb_err = -EIO;
+		return -EIO; /* stop consuming: the recorder is failing */
+	}
+	return 0;
+}
+
+static void set_filters(struct obj *ob, const struct netprobe_opts *o)
+{
+	if (ob->id == OBJ_NET) {
+		struct net_bpf *s = ob->skel;
+
+		s->rodata->targ_bin_ns = o->bin_ns;
+		s->rodata->targ_netns = o->netns;
+		s->rodata->targ_filter_ifaces = o->n_ifaces > 0;
+	} else {
+		struct tcp_bpf *s = ob->skel;
+
+		s->rodata->targ_sample_ns = o->sample_ns;
+		s->rodata->targ_netns = o->netns;
+		s->rodata->targ_filter_ifaces = o->n_ifaces > 0;
+	}
+}
+
+static int fill_iface_filter(struct obj *ob, const struct netprobe_opts *o)
+{
+	int fd = bpf_map__fd(obj_map(ob, "targ_ifaces"));
+	__u8 one = 1;
+
+	for (int i = 0; i < o->n_ifaces; i++) {
+		struct { __u32 netns, ifindex; } k = { o->ifaces[i][0], o->ifaces[i][1] };
+
+		if (bpf_map_update_elem(fd, &k, &one, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
+		   netprobe_sample_fn fn, void *ctx, char *err, size_t errlen)
+{
+	struct netprobe *p = calloc(1, sizeof(*p));
+	struct obj obs[OBJ_MAX] = {0};
+	int ret = 0, used[OBJ_MAX] = {0};
+
+	if (!p)
+		return -ENOMEM;
+	verbose_log = o->verbose;
+	libbpf_set_print(libbpf_log);
+	p->fn = fn;
+	p->ctx = ctx;
+	p->ncpus = libbpf_num_possible_cpus();
+	if (p->ncpus <= 0) {
+		snprintf(err, errlen, "cannot count possible CPUs");
+		ret = -EINVAL;
+		goto fail;
+	}
+	choose_variants(p->chosen, p->st);
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		if (p->chosen[i] >= 0)
+			used[hooks[i].obj] = 1;
+	if (!used[OBJ_NET] && !used[OBJ_TCP]) {
+		snprintf(err, errlen, "no network probe works on this kernel (%s: %s); "
+			 "run 'fabtrace features' for details", hooks[0].tracepoint, p->st[0].why);
+		ret = -ENOTSUP;
+		goto fail;
+	}
+
+	for (int id = 0; id < OBJ_MAX; id++) {
+		if (!used[id])
+			continue;
+		ret = obj_open(&obs[id], id);
+		if (ret) {
+			snprintf(err, errlen, "opening BPF object: %s", strerror(-ret));
+			goto fail;
+		}
+		autoload_none(&obs[id]);
+		for (int i = 0; i < FT_PROBE_MAX; i++)
+			if (hooks[i].obj == (enum obj_id)id && p->chosen[i] >= 0)
+				bpf_program__set_autoload(bpf_object__find_program_by_name(
+					obs[id].o, hooks[i].progs[p->chosen[i]]), true);
+		set_filters(&obs[id], o);
+		bpf_map__set_max_entries(obj_map(&obs[id], "events"), (__u32)o->ringbuf_bytes);
+		last_log[0] = 0;
+		ret = bpf_object__load(obs[id].o);
+		if (ret) {
+			snprintf(err, errlen, "loading BPF programs: %s%s%s", strerror(-ret),
+				 last_log[0] ? ": " : "", last_log);
+			goto fail;
+		}
+		ret = fill_iface_filter(&obs[id], o);
+		if (ret) {
+			snprintf(err, errlen, "interface filter map: %s", strerror(-ret));
+			goto fail;
+		}
+		if (!p->rb)
+			p->rb = ring_buffer__new(bpf_map__fd(obj_map(&obs[id], "events")), on_sample, p, NULL);
+		else
+			ret = ring_buffer__add(p->rb, bpf_map__fd(obj_map(&obs[id], "events")), on_sample, p);
+		if (!p->rb || ret) {
+			ret = p->rb ? ret : -errno;
+			snprintf(err, errlen, "ring buffer: %s", strerror(-ret));
+			goto fail;
+		}
+	}
+	p->net = obs[OBJ_NET].skel;
+	p->tcp = obs[OBJ_TCP].skel;
+	memset(obs, 0, sizeof(obs)); /* owned by p now */
+
+	for (int i = 0; i < FT_PROBE_MAX; i++) {
+		struct bpf_object *o2 = hooks[i].obj == OBJ_NET ? p->net->obj : (p->tcp ? p->tcp->obj : NULL);
+
+		if (p->chosen[i] < 0 || !o2)
+			continue;
+		p->links[i] = bpf_program__attach(
+			bpf_object__find_program_by_name(o2, hooks[i].progs[p->chosen[i]]));
+		if (!p->links[i]) {
+			ret = -errno;
+			snprintf(err, errlen, "attaching %s to %s: %s", hooks[i].kinds[p->chosen[i]],
+				 hooks[i].tracepoint, strerror(-ret));
+			goto fail;
+		}
+	}
+	*out = p;
+	return 0;
+fail:
+	for (int id = 0; id < OBJ_MAX; id++)
+		obj_destroy(&obs[id]);
+	netprobe__close(p);
+	return ret ? ret : -EINVAL;
+}
+
+const struct probe_status *netprobe__status(const struct netprobe *p)
+{
+	return p->st;
+}
+
+uint64_t netprobe__mask(const struct netprobe *p)
+{
+	uint64_t m = 0;
+
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		if (p->links[i])
+			m |= 1ull << i;
+	return m;
+}
+
+int netprobe__poll(struct netprobe *p, int timeout_ms)
+{
+	int n = timeout_ms ? ring_buffer__poll(p->rb, timeout_ms) : ring_buffer__consume(p->rb);
+
+	if (p->cb_err)
+		return p->cb_err;
+	return n == -EINTR ? 0 : n;
+}
+
+int netprobe__epoll_fd(const struct netprobe *p)
+{
+	return ring_buffer__epoll_fd(p->rb);
+}
+
+void netprobe__detach(struct netprobe *p)
+{
+	for (int i = 0; i < FT_PROBE_MAX; i++) {
+		bpf_link__destroy(p->links[i]);
+		p->links[i] = NULL;
+	}
+}
+
+/* Walk a per-CPU hash map: fn(key, per-CPU values) for each entry. */
+static int percpu_walk(int fd, size_t ksz, size_t vsz, int ncpus,
+		       int (*fn)(struct netprobe *, const void *, const void *, void *),
+		       struct netprobe *p, void *arg)
+{
+	size_t vstride = (vsz + 7) & ~(size_t)7;
+	char key[64], next[64];
+	void *vals = calloc(ncpus, vstride);
+	void *prev = NULL;
+	int ret = 0;
+
+	if (!vals)
+		return -ENOMEM;
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		memcpy(key, next, ksz);
+		prev = key;
+		if (bpf_map_lookup_elem(fd, key, vals))
+			continue; /* deleted meanwhile */
+		ret = fn(p, key, vals, arg);
+		if (ret)
+			break;
+	}
+	free(vals);
+	return ret;
+}
+
+static int flush_iface(struct netprobe *p, const void *key, const void *vals, void *arg)
+{
+	const struct bin_key *k = key;
+
+	(void)arg;
+	for (int c = 0; c < p->ncpus; c++) {
+		const struct bin_acc *a = (const struct bin_acc *)((const char *)vals + c * sizeof(*a));
+		struct ft_iface_bin r = {
+			.hdr = { FT_REC_IFACE_BIN, sizeof(r), (__u32)c },
+			.start_ns = a->start_ns, .bytes = a->bytes, .pkts = a->pkts,
+			.ce_pkts = a->ce_pkts, .netns = k->netns, .ifindex = k->ifindex,
+			.dir = (__u8)k->dir,
+		};
+
+		if (a->pkts && p->fn(p->ctx, &r.hdr) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+static int flush_qdisc(struct netprobe *p, const void *key, const void *vals, void *arg)
+{
+	const struct qdisc_key *k = key;
+
+	(void)arg;
+	for (int c = 0; c < p->ncpus; c++) {
+		const struct qdisc_acc *a = (const struct qdisc_acc *)((const char *)vals + c * sizeof(*a));
+		struct ft_qdisc_bin r = {
+			.hdr = { FT_REC_QDISC_BIN, sizeof(r), (__u32)c },
+			.start_ns = a->start_ns, .max_backlog = a->max_backlog,
+			.enq_bytes = a->enq_bytes, .sojourn_sum_ns = a->sojourn_sum_ns,
+			.sojourn_max_ns = a->sojourn_max_ns, .sojourn_cnt = a->sojourn_cnt,
+			.max_qlen = a->max_qlen, .enq_pkts = a->enq_pkts, .drops = a->drops,
+			.netns = k->netns, .ifindex = k->ifindex, .handle = k->handle,
+			.parent = a->parent,
+		};
+
+		memcpy(r.kind, a->kind, sizeof(r.kind));
+		if ((a->enq_pkts || a->sojourn_cnt) && p->fn(p->ctx, &r.hdr) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+int netprobe__flush_bins(struct netprobe *p)
+{
+	_Static_assert(sizeof(struct bin_acc) % 8 == 0, "per-CPU value stride");
+	_Static_assert(sizeof(struct qdisc_acc) % 8 == 0, "per-CPU value stride");
+	int ret;
+
+	if (!p->net)
+		return 0;
+	ret = percpu_walk(bpf_map__fd(p->net->maps.iface_bins), sizeof(struct bin_key),
+			  sizeof(struct bin_acc), p->ncpus, flush_iface, p, NULL);
+	if (!ret)
+		ret = percpu_walk(bpf_map__fd(p->net->maps.qdisc_bins), sizeof(struct qdisc_key),
+				  sizeof(struct qdisc_acc), p->ncpus, flush_qdisc, p, NULL);
+	return ret;
+}
+
+int netprobe__lost(struct netprobe *p, enum ft_source src, uint64_t *per_cpu, int ncpus)
+{
+	struct bpf_map *m = NULL;
+	__u32 zero = 0;
+	uint64_t *v;
+	int ret;
+
+	memset(per_cpu, 0, sizeof(*per_cpu) * ncpus);
+	if (src == FT_SRC_NET && p->net)
+		m = p->net->maps.lost;
+	else if (src == FT_SRC_TCP && p->tcp)
+		m = p->tcp->maps.lost;
+	if (!m)
+		return 0;
+	v = calloc(p->ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	ret = bpf_map_lookup_elem(bpf_map__fd(m), &zero, v) ? -errno : 0;
+	for (int c = 0; !ret && c < p->ncpus && c < ncpus; c++)
+		per_cpu[c] = v[c];
+	free(v);
+	return ret;
+}
+
+struct ce_walk {
+	netprobe_sample_fn fn;
+	void *ctx;
+};
+
+static int ce_one(struct netprobe *p, const void *key, const void *vals, void *arg)
+{
+	const struct ce_walk *w = arg;
+	const struct ce_val *v = vals;
+	struct ft_ce_flow r = { .hdr = { FT_REC_CE_FLOW, sizeof(r), 0 } };
+
+	memcpy(&r.flow, key, sizeof(r.flow));
+	for (int c = 0; c < p->ncpus; c++) {
+		if (!v[c].pkts)
+			continue;
+		r.ce_pkts += v[c].pkts;
+		if (!r.first_ns || v[c].first_ns < r.first_ns)
+			r.first_ns = v[c].first_ns;
+		if (v[c].last_ns > r.last_ns)
+			r.last_ns = v[c].last_ns;
+	}
+	return r.ce_pkts ? w->fn(w->ctx, &r.hdr) : 0;
+}
+
+int netprobe__ce_flows(struct netprobe *p, netprobe_sample_fn fn, void *ctx)
+{
+	struct ce_walk w = { fn, ctx };
+
+	if (!p->net)
+		return 0;
+	return percpu_walk(bpf_map__fd(p->net->maps.ce_flows), sizeof(struct ft_flow),
+			   sizeof(struct ce_val), p->ncpus, ce_one, p, &w);
+}
+
+void netprobe__close(struct netprobe *p)
+{
+	if (!p)
+		return;
+	netprobe__detach(p);
+	ring_buffer__free(p->rb);
+	if (p->net)
+		net_bpf__destroy(p->net);
+	if (p->tcp)
+		tcp_bpf__destroy(p->tcp);
+	free(p);
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The kernel network probe family (bpf/net.bpf.c, bpf/tcp.bpf.c): choose a
+ * working variant of every hook by trying them on this kernel, configure
+ * filters, load, attach through bpf_links, and drain what they produce.
+ */
+#ifndef FABTRACE_NETPROBE_H
+#define FABTRACE_NETPROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bpf/fabtrace.h"
+
+struct ring_buffer;
+
+struct netprobe_opts {
+	uint64_t bin_ns;           /* microburst bin width */
+	uint64_t sample_ns;        /* min gap between RTT/cwnd samples per socket */
+	uint32_t netns;            /* only this netns inode, 0 = all */
+	const uint32_t (*ifaces)[2]; /* (netns, ifindex) pairs to trace; NULL = all */
+	int n_ifaces;
+	size_t ringbuf_bytes;      /* per object; power of two */
+	bool verbose;              /* print libbpf/verifier output */
+};
+
+/* One hook and how it fared on this kernel. */
+struct probe_status {
+	enum ft_probe_id id;
+	const char *name;          /* "iface_tx" */
+	const char *tracepoint;    /* "net_dev_start_xmit" */
+	const char *variant;       /* program chosen ("tp_btf", "raw_tp"), NULL if none */
+	char why[160];             /* why no variant works, "" if one does */
+};
+
+/*
+ * Try every variant of every hook (load + attach, then detach) and fill
+ * st[FT_PROBE_MAX].  Needs the same privileges as recording.
+ */
+int netprobe__probe_features(struct probe_status st[FT_PROBE_MAX], bool verbose);
+
+struct netprobe;
+
+typedef int (*netprobe_sample_fn)(void *ctx, const struct ft_rec_hdr *rec);
+
+/* Probe features, load the chosen variants and attach them.  0 or -errno with err set. */
+int netprobe__open(struct netprobe **p, const struct netprobe_opts *o,
+		   netprobe_sample_fn fn, void *ctx, char *err, size_t errlen);
+const struct probe_status *netprobe__status(const struct netprobe *p);
+/* Bit (1 << ft_probe_id) per attached hook. */
+uint64_t netprobe__mask(const struct netprobe *p);
+/* Poll the ring buffers (ms timeout, 0 = no wait): sample fn per record; count or -errno. */
+int netprobe__poll(struct netprobe *p, int timeout_ms);
+int netprobe__epoll_fd(const struct netprobe *p);
+/* Detach every link (the probes stop firing); maps stay readable. */
+void netprobe__detach(struct netprobe *p);
+/* After detach: emit bins still open in the per-CPU maps as records. */
+int netprobe__flush_bins(struct netprobe *p);
+/* Current cumulative lost count per (source, cpu): fills out[src][cpu]. */
+int netprobe__lost(struct netprobe *p, enum ft_source src, uint64_t *per_cpu, int ncpus);
+/* CE flows: fn is called with a FT_REC_CE_FLOW record per flow (cumulative). */
+int netprobe__ce_flows(struct netprobe *p, netprobe_sample_fn fn, void *ctx);
+void netprobe__close(struct netprobe *p);
+
+#endif

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Run fabtrace's tests: cmocka unit tests (no root), then integration tests
+# (root, in the netns lab).  Usage: tests/run.sh [unit|integration] [NAME-FILTER]
+# A test exiting 77 is skipped (it prints why).  Ends with one line
+# "N passed, N failed, N skipped" and exits non-zero if anything failed.
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+export BUILD FABTRACE="$PWD/$BUILD/fabtrace"
+what=${1:-all}
+filter=${2:-}
+pass=0 fail=0 skip=0
+failed=()
+logdir=$(mktemp -d /tmp/fabtrace-tests.XXXXXX)
+
+run_one() { # name, timeout, command...
+	local name=$1 tmo=$2 start rc
+	shift 2
+	[[ -n $filter && $name != *"$filter"* ]] && return
+	start=$(date +%s)
+	timeout --kill-after=10 "$tmo" "$@" >"$logdir/$name.log" 2>&1
+	rc=$?
+	local secs=$(($(date +%s) - start))
+	case $rc in
+	0) pass=$((pass + 1)); printf 'PASS  %-40s %4ss\n' "$name" "$secs" ;;
+	77) skip=$((skip + 1)); printf 'SKIP  %-40s %s\n' "$name" "$(tail -n 1 "$logdir/$name.log")" ;;
+	*)
+		fail=$((fail + 1)); failed+=("$name")
+		printf 'FAIL  %-40s %4ss (exit %s)\n' "$name" "$secs" "$rc"
+		sed 's/^/      | /' "$logdir/$name.log" | tail -n 40
+		;;
+	esac
+}
+
+if [[ $what == all || $what == unit ]]; then
+	echo "== unit tests (cmocka)"
+	for t in "$BUILD"/tests/test_*; do
+		[[ -x $t ]] || continue
+		run_one "unit/$(basename "$t")" 300 "$t"
+	done
+fi
+if [[ $what == all || $what == integration ]]; then
+	echo "== integration tests (root, netns lab)"
+	for t in tests/integration/test_*.sh; do
+		[[ -f $t ]] || continue
+		run_one "integration/$(basename "$t" .sh)" 900 bash "$t"
+	done
+fi
+echo "logs: $logdir"
+((fail)) && echo "failed: ${failed[*]}"
+echo "$pass passed, $fail failed, $skip skipped"
+((fail == 0))

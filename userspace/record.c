@@ -1,0 +1,877 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fabtrace record: attach the probes and stream everything into a capture.
+ *
+ * One event loop (epoll) waits on the ring buffers, a 1 s timerfd and a
+ * signalfd.  The tick writes what userspace samples (lost counters, new
+ * interfaces, CE flows), flushes the capture block so a crash loses at most
+ * about a second, and prints the status line.  On stop: counters snapshot,
+ * detach, drain the rings, flush the bins still open in the per-CPU maps,
+ * write END.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include <bpf/libbpf.h>
+
+#include "probes/btf_names.h"
+#include "probes/netns.h"
+#include "probes/netprobe.h"
+#include "probes/privs.h"
+#include "userspace/capture.h"
+#include "userspace/commands.h"
+#include "userspace/json.h"
+#include "userspace/util.h"
+
+#define MAX_IFACE_ARGS 64
+#define MAX_CPUS 1024
+
+struct known_if {
+	uint32_t netns, ifindex;
+	bool has_start;     /* a START stats record was written: check conservation */
+	bool described;     /* IFACE record written (or given up) */
+};
+
+struct recorder {
+	/* options */
+	const char *out_path;
+	uint64_t duration_ns, bin_ns, sample_ns;
+	size_t ringbuf_bytes;
+	bool quiet, verbose, json;
+	char **cmd;
+	char *iface_args[MAX_IFACE_ARGS];
+	int n_iface_args;
+	const char *netns_arg;
+
+	/* state */
+	struct netns_set ns;
+	uint32_t netns_filter;
+	uint32_t (*filter)[2];
+	int n_filter;
+	struct known_if *ifs;
+	int n_ifs, cap_ifs;
+	struct capture_writer *w;
+	struct netprobe *np;
+	int ncpus;
+	uint64_t lost_written[FT_SRC_MAX][MAX_CPUS];
+	uint64_t counts[64];          /* records by type (types < 64) */
+	uint64_t bins, events, last_bins, last_events;
+	uint64_t start_ns;
+	uint64_t bytes_written, records_written; /* final, once the writer is closed */
+	pid_t child;
+	int child_status;
+	int stop_reason;
+	bool write_failed;
+	char write_error[160];
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: fabtrace record [OPTIONS] [-- COMMAND [ARGS...]]\n"
+"\n"
+"Trace the fabric: microburst bins per interface, qdisc depth and sojourn\n"
+"time, drops with their reason, TCP retransmits and congestion state, ECN CE\n"
+"marks.  Everything goes into one capture file; stop with Ctrl-C, -d, or when\n"
+"COMMAND exits.\n"
+"\n"
+"Options:\n"
+"  -i, --iface [NETNS/]IFACE  trace only this interface (repeatable); NETNS is\n"
+"                             a name from 'ip netns'.  Default: all interfaces\n"
+"      --netns NAME           trace only this network namespace\n"
+"  -d, --duration DURATION    stop after DURATION (e.g. 10s, 500ms, 2m)\n"
+"  -o, --output FILE          capture file (default: fabtrace.ftr); created 0600,\n"
+"                             never through a symlink\n"
+"      --bin WIDTH            microburst bin width (default 100us, min 1us)\n"
+"      --rtt-interval DUR     min gap between RTT/cwnd samples per flow (default 10ms)\n"
+"      --ringbuf SIZE         ring buffer per probe family (default 16M)\n"
+"  -q, --quiet                no status line\n"
+"  -v, --verbose              show libbpf and verifier messages\n"
+"      --json                 print the final summary as JSON on stdout\n"
+"  -h, --help                 this help\n"
+"\n"
+"Examples:\n"
+"  sudo fabtrace record -i eth0 -d 10s -o incident.ftr\n"
+"  sudo fabtrace record -i lab1h2/eth0 -i lab1sw/p2 --bin 20us -d 5s\n"
+"  sudo fabtrace record -o allreduce.ftr -- mpiexec -n 4 ./train\n"
+"\n"
+"Needs root, or CAP_BPF + CAP_PERFMON + CAP_NET_ADMIN.\n");
+}
+
+/* ---- interfaces ---- */
+
+static struct known_if *find_if(struct recorder *r, uint32_t netns, uint32_t ifindex)
+{
+	for (int i = 0; i < r->n_ifs; i++)
+		if (r->ifs[i].netns == netns && r->ifs[i].ifindex == ifindex)
+			return &r->ifs[i];
+	return NULL;
+}
+
+static struct known_if *add_if(struct recorder *r, uint32_t netns, uint32_t ifindex)
+{
+	struct known_if *k = find_if(r, netns, ifindex);
+
+	if (k)
+		return k;
+	if (r->n_ifs == r->cap_ifs) {
+		int cap = r->cap_ifs ? r->cap_ifs * 2 : 32;
+		struct known_if *p = realloc(r->ifs, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		r->ifs = p;
+		r->cap_ifs = cap;
+	}
+	k = &r->ifs[r->n_ifs++];
+	*k = (struct known_if){ .netns = netns, .ifindex = ifindex };
+	return k;
+}
+
+static bool if_traced(const struct recorder *r, uint32_t netns, uint32_t ifindex)
+{
+	if (r->netns_filter && netns != r->netns_filter)
+		return false;
+	if (!r->n_filter)
+		return true;
+	for (int i = 0; i < r->n_filter; i++)
+		if (r->filter[i][0] == netns && r->filter[i][1] == ifindex)
+			return true;
+	return false;
+}
+
+static int append(struct recorder *r, const struct ft_rec_hdr *h)
+{
+	if (r->write_failed)
+		return -EIO;
+	if (capture__append(r->w, h)) {
+		r->write_failed = true;
+		r->stop_reason = FT_STOP_ERROR;
+		return -EIO;
+	}
+	if (h->type < 64)
+		r->counts[h->type]++;
+	return 0;
+}
+
+/* Kernel records name interfaces by (netns, ifindex); make sure each gets described. */
+static int on_record(void *ctx, const struct ft_rec_hdr *h)
+{
+	struct recorder *r = ctx;
+	uint32_t netns = 0, ifindex = 0;
+
+	switch (h->type) {
+	case FT_REC_IFACE_BIN: {
+		const struct ft_iface_bin *b = (const void *)h;
+
+		netns = b->netns;
+		ifindex = b->ifindex;
+		r->bins++;
+		break;
+	}
+	case FT_REC_QDISC_BIN: {
+		const struct ft_qdisc_bin *b = (const void *)h;
+
+		netns = b->netns;
+		ifindex = b->ifindex;
+		r->bins++;
+		break;
+	}
+	case FT_REC_DROP: {
+		const struct ft_drop *d = (const void *)h;
+
+		netns = d->netns;
+		ifindex = d->ifindex;
+		r->events++;
+		break;
+	}
+	default:
+		r->events++;
+		break;
+	}
+	if (ifindex && !find_if(r, netns, ifindex))
+		add_if(r, netns, ifindex); /* described at the next tick */
+	return append(r, h);
+}
+
+struct describe_ctx {
+	struct recorder *r;
+	int phase;          /* FT_STATS_START / FT_STATS_STOP, -1 = none */
+	int err;
+};
+
+static int describe_link(const struct link_info *l, void *arg)
+{
+	struct describe_ctx *d = arg;
+	struct recorder *r = d->r;
+	struct known_if *k;
+	struct ft_iface_info info = l->info;
+	struct ft_iface_stats st = l->stats;
+
+	if (!if_traced(r, info.netns, info.ifindex))
+		return 0;
+	k = add_if(r, info.netns, info.ifindex);
+	if (!k)
+		return -ENOMEM;
+	if (d->phase == FT_STATS_STOP) {
+		if (!k->has_start)
+			return 0;
+		st.phase = FT_STATS_STOP;
+		return append(r, &st.hdr);
+	}
+	if (!k->described) {
+		info.flags |= FT_IFACE_TRACED;
+		k->described = true;
+		if (append(r, &info.hdr))
+			return -EIO;
+	}
+	if (d->phase == FT_STATS_START) {
+		st.phase = FT_STATS_START;
+		k->has_start = true;
+		return append(r, &st.hdr);
+	}
+	return 0;
+}
+
+/* Describe every traced interface of every namespace, with counters. */
+static int describe_all(struct recorder *r, int phase)
+{
+	struct describe_ctx d = { r, phase, 0 };
+
+	for (int i = 0; i < r->ns.n; i++) {
+		struct netns *n = &r->ns.ns[i];
+		int ret;
+
+		if (r->netns_filter && n->inum != r->netns_filter)
+			continue;
+		ret = netns__links(n, describe_link, &d);
+		if (ret == -EIO || ret == -ENOMEM)
+			return ret;
+		/* a namespace that vanished or cannot be entered is skipped */
+	}
+	return 0;
+}
+
+/* Interfaces that appeared in records but were not described yet. */
+static void describe_new(struct recorder *r)
+{
+	bool rescanned = false;
+	char err[160];
+
+	for (int i = 0; i < r->n_ifs; i++) {
+		struct known_if *k = &r->ifs[i];
+		struct netns *n;
+		struct link_info l;
+
+		if (k->described)
+			continue;
+		n = netns_set__find_inum(&r->ns, k->netns);
+		if (!n && !rescanned) {
+			netns_set__scan(&r->ns, err, sizeof(err));
+			rescanned = true;
+			n = netns_set__find_inum(&r->ns, k->netns);
+		}
+		k = &r->ifs[i]; /* scan does not touch ifs, but stay obvious */
+		k->described = true; /* try once */
+		if (n && netns__link(n, k->ifindex, &l) == 0) {
+			l.info.flags |= if_traced(r, k->netns, k->ifindex) ? FT_IFACE_TRACED : 0;
+			append(r, &l.info.hdr);
+		}
+	}
+}
+
+/* ---- periodic work ---- */
+
+static void write_lost(struct recorder *r, bool force)
+{
+	static uint64_t cur[MAX_CPUS];
+	int ncpus = r->ncpus < MAX_CPUS ? r->ncpus : MAX_CPUS;
+
+	for (int src = 0; src < FT_SRC_MAX; src++) {
+		if (src == FT_SRC_USER)
+			continue;
+		if (netprobe__lost(r->np, src, cur, ncpus))
+			continue;
+		for (int c = 0; c < ncpus; c++) {
+			struct ft_lost l = { .hdr = { FT_REC_LOST, sizeof(l), 0 } };
+
+			if (cur[c] == r->lost_written[src][c] && !(force && cur[c]))
+				continue;
+			l.ts_ns = mono_ns();
+			l.lost = cur[c];
+			l.source = src;
+			l.cpu = c;
+			if (append(r, &l.hdr) == 0)
+				r->lost_written[src][c] = cur[c];
+		}
+	}
+}
+
+static uint64_t lost_total(const struct recorder *r)
+{
+	uint64_t t = 0;
+
+	for (int s = 0; s < FT_SRC_MAX; s++)
+		for (int c = 0; c < r->ncpus && c < MAX_CPUS; c++)
+			t += r->lost_written[s][c];
+	return t;
+}
+
+static int append_cb(void *ctx, const struct ft_rec_hdr *h)
+{
+	return append(ctx, h);
+}
+
+static void status_line(struct recorder *r, uint64_t now)
+{
+	char b1[32];
+
+	fprintf(stderr, "\r[%6.1fs] bins %7llu/s  events %6llu/s  lost %llu  %s written   ",
+		(now - r->start_ns) / 1e9,
+		(unsigned long long)(r->bins - r->last_bins),
+		(unsigned long long)(r->events - r->last_events),
+		(unsigned long long)lost_total(r),
+		fmt_bytes((double)capture__bytes(r->w), b1, sizeof(b1)));
+	r->last_bins = r->bins;
+	r->last_events = r->events;
+}
+
+static void tick(struct recorder *r, uint64_t ticks, bool tty)
+{
+	describe_new(r);
+	write_lost(r, false);
+	if (ticks % 5 == 0)
+		netprobe__ce_flows(r->np, append_cb, r);
+	if (!r->write_failed && capture__flush(r->w)) {
+		r->write_failed = true;
+		r->stop_reason = FT_STOP_ERROR;
+	}
+	if (tty && !r->quiet)
+		status_line(r, mono_ns());
+}
+
+/* ---- setup ---- */
+
+/* netns__links callback: stop at the link named like out->info.name. */
+static int match_name(const struct link_info *l, void *arg)
+{
+	struct link_info *out = arg;
+
+	if (strcmp(l->info.name, out->info.name))
+		return 0;
+	*out = *l;
+	return 1;
+}
+
+static int resolve_filters(struct recorder *r)
+{
+	char err[256];
+
+	if (netns_set__scan(&r->ns, err, sizeof(err))) {
+		ft_err("record: %s", err);
+		return -1;
+	}
+	if (r->netns_arg) {
+		struct netns *n = netns_set__find_name(&r->ns, r->netns_arg);
+
+		if (!n) {
+			ft_err("record: network namespace '%s' not found; list them with 'ip netns list'",
+			       r->netns_arg);
+			return -1;
+		}
+		r->netns_filter = n->inum;
+	}
+	if (!r->n_iface_args)
+		return 0;
+	r->filter = calloc(r->n_iface_args, sizeof(*r->filter));
+	if (!r->filter)
+		return -1;
+	for (int i = 0; i < r->n_iface_args; i++) {
+		char nsname[64], ifname[32];
+		struct netns *n;
+		struct link_info l;
+
+		if (parse_iface_spec(r->iface_args[i], nsname, sizeof(nsname), ifname, sizeof(ifname))) {
+			ft_err("record: bad interface '%s'; use IFACE or NETNS/IFACE, e.g. eth0 or lab1h2/eth0",
+			       r->iface_args[i]);
+			return -1;
+		}
+		n = nsname[0] ? netns_set__find_name(&r->ns, nsname) : netns_set__find_inum(&r->ns, r->ns.self_inum);
+		if (!n) {
+			ft_err("record: network namespace '%s' not found; list them with 'ip netns list'", nsname);
+			return -1;
+		}
+		if (netns__open(n, err, sizeof(err))) {
+			ft_err("record: %s", err);
+			return -1;
+		}
+		str_copy(l.info.name, ifname, sizeof(l.info.name));
+		l.info.ifindex = 0;
+		netns__links(n, match_name, &l);
+		if (!l.info.ifindex) {
+			ft_err("record: interface '%s' not found in network namespace '%s'; list them with '%s'",
+			       ifname, nsname[0] ? nsname : "(own)", nsname[0] ? "ip -n NETNS link" : "ip link");
+			return -1;
+		}
+		if (r->netns_filter && n->inum != r->netns_filter) {
+			ft_err("record: interface '%s' is not in network namespace '%s'; drop --netns or -i",
+			       r->iface_args[i], r->netns_arg);
+			return -1;
+		}
+		r->filter[r->n_filter][0] = n->inum;
+		r->filter[r->n_filter][1] = l.info.ifindex;
+		r->n_filter++;
+	}
+	return 0;
+}
+
+static void clock_offsets(struct ft_file_header *h)
+{
+	int64_t best = INT64_MAX;
+
+	/* Bracket the other clocks between two MONOTONIC reads; keep the tightest. */
+	for (int i = 0; i < 5; i++) {
+		struct timespec a, rt, bt, b;
+		int64_t ma, mb;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		clock_gettime(CLOCK_REALTIME, &rt);
+		clock_gettime(CLOCK_BOOTTIME, &bt);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ma = a.tv_sec * 1000000000LL + a.tv_nsec;
+		mb = b.tv_sec * 1000000000LL + b.tv_nsec;
+		if (mb - ma < best) {
+			int64_t mid = ma + (mb - ma) / 2;
+
+			best = mb - ma;
+			h->realtime_offset_ns = rt.tv_sec * 1000000000LL + rt.tv_nsec - mid;
+			h->boottime_offset_ns = bt.tv_sec * 1000000000LL + bt.tv_nsec - mid;
+		}
+	}
+}
+
+static void fill_header(struct recorder *r, struct ft_file_header *h, int argc, char **argv)
+{
+	struct utsname u;
+	size_t off = 0;
+
+	memset(h, 0, sizeof(*h));
+	clock_offsets(h);
+	h->start_mono_ns = r->start_ns;
+	h->bin_ns = r->bin_ns;
+	h->probes = netprobe__mask(r->np);
+	h->ncpus = (uint32_t)r->ncpus;
+	gethostname(h->hostname, sizeof(h->hostname) - 1);
+	if (uname(&u) == 0)
+		str_copy(h->kernel, u.release, sizeof(h->kernel));
+	str_copy(h->tool_version, FT_VERSION, sizeof(h->tool_version));
+	for (int i = 0; i < argc && off + 1 < sizeof(h->command); i++) {
+		int n = snprintf(h->command + off, sizeof(h->command) - off, "%s%s", i ? " " : "", argv[i]);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+}
+
+static int write_preamble(struct recorder *r)
+{
+	const struct probe_status *st = netprobe__status(r->np);
+	uint64_t mask = netprobe__mask(r->np);
+
+	for (int i = 0; i < FT_PROBE_MAX; i++) {
+		struct ft_probe_info p = { .hdr = { FT_REC_PROBE, sizeof(p), 0 } };
+
+		p.id = st[i].id;
+		p.attached = !!(mask & (1ull << i));
+		str_copy(p.name, st[i].name, sizeof(p.name));
+		snprintf(p.hook, sizeof(p.hook), "%s/%s", st[i].variant ? st[i].variant : "-",
+			 st[i].tracepoint);
+		str_copy(p.why, st[i].why, sizeof(p.why));
+		if (append(r, &p.hdr))
+			return -EIO;
+	}
+	if (btf_drop_reasons(append_cb, r) == -EIO)
+		return -EIO;
+	return describe_all(r, FT_STATS_START);
+}
+
+/* Fork COMMAND now, held on a pipe until tracing runs. */
+static int spawn_command(struct recorder *r, int *go_fd, const sigset_t *orig)
+{
+	int pfd[2];
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	r->child = fork();
+	if (r->child < 0)
+		return -errno;
+	if (r->child == 0) {
+		char c;
+
+		sigprocmask(SIG_SETMASK, orig, NULL);
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) != 1)
+			_exit(126); /* recorder failed before tracing started */
+		execvp(r->cmd[0], r->cmd);
+		fprintf(stderr, "fabtrace: record: cannot run '%s': %s; check the command and PATH\n",
+			r->cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(pfd[0]);
+	*go_fd = pfd[1];
+	return 0;
+}
+
+static void print_summary(struct recorder *r, uint64_t end_ns)
+{
+	const double secs = (end_ns - r->start_ns) / 1e9;
+	static const char *why[] = { "duration reached", "signal", "command exited", "error" };
+	char b[32];
+
+	if (r->json) {
+		struct json j;
+
+		json_init(&j, stdout, true);
+		json_object_begin(&j);
+		json_kv_string(&j, "output", r->out_path);
+		json_kv_double(&j, "duration_s", secs, 3);
+		json_kv_string(&j, "stop_reason", why[r->stop_reason]);
+		json_kv_u64(&j, "bytes", r->bytes_written);
+		json_kv_u64(&j, "records", r->records_written);
+		json_kv_u64(&j, "bins", r->bins);
+		json_kv_u64(&j, "events", r->events);
+		json_kv_u64(&j, "lost_events", lost_total(r));
+		json_kv_u64(&j, "interfaces", (uint64_t)r->n_ifs);
+		if (r->cmd)
+			json_kv_i64(&j, "command_exit_status",
+				    WIFEXITED(r->child_status) ? WEXITSTATUS(r->child_status) : -1);
+		json_object_end(&j);
+		json_finish(&j);
+		return;
+	}
+	if (r->quiet)
+		return;
+	fprintf(stderr, "fabtrace: recorded %.1f s (%s) to %s: %s, %llu records (%llu bins, %llu events), "
+		"%llu lost events\n", secs, why[r->stop_reason], r->out_path,
+		fmt_bytes((double)r->bytes_written, b, sizeof(b)),
+		(unsigned long long)r->records_written, (unsigned long long)r->bins,
+		(unsigned long long)r->events, (unsigned long long)lost_total(r));
+	if (lost_total(r))
+		fprintf(stderr, "fabtrace: warning: %llu events were lost (ring buffer full); "
+			"use a larger --ringbuf or a wider --bin\n", (unsigned long long)lost_total(r));
+}
+
+/* ---- the loop ---- */
+
+static int record_loop(struct recorder *r, int sfd, int go_fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	struct itimerspec its = { .it_interval = { 1, 0 }, .it_value = { 1, 0 } };
+	bool tty = isatty(STDERR_FILENO);
+	uint64_t ticks = 0, deadline = r->duration_ns ? r->start_ns + r->duration_ns : 0;
+	int ret = 0;
+
+	if (ep < 0 || tfd < 0 || timerfd_settime(tfd, 0, &its, NULL))
+		return -errno;
+	ev.data.fd = netprobe__epoll_fd(r->np);
+	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	ev.data.fd = tfd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &ev);
+	ev.data.fd = sfd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
+	if (go_fd >= 0) { /* tracing runs: let the command go */
+		if (write(go_fd, "g", 1) != 1)
+			ret = -errno;
+		close(go_fd);
+	}
+
+	while (!ret && !r->write_failed) {
+		struct epoll_event evs[4];
+		int timeout = -1, n;
+		uint64_t now = mono_ns();
+
+		if (deadline) {
+			if (now >= deadline) {
+				r->stop_reason = FT_STOP_DURATION;
+				break;
+			}
+			timeout = (int)((deadline - now + 999999) / 1000000);
+		}
+		n = epoll_wait(ep, evs, 4, timeout);
+		if (n < 0 && errno != EINTR) {
+			ret = -errno;
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+
+			if (fd == tfd) {
+				uint64_t exp;
+
+				if (read(tfd, &exp, sizeof(exp)) > 0)
+					tick(r, ++ticks, tty);
+			} else if (fd == sfd) {
+				struct signalfd_siginfo si;
+
+				if (read(sfd, &si, sizeof(si)) != sizeof(si))
+					continue;
+				if (si.ssi_signo == SIGCHLD) {
+					if (r->child > 0 && waitpid(r->child, &r->child_status, WNOHANG) == r->child) {
+						r->child = 0;
+						r->stop_reason = FT_STOP_COMMAND;
+						goto out;
+					}
+				} else {
+					r->stop_reason = FT_STOP_SIGNAL;
+					goto out;
+				}
+			}
+		}
+		/* drain the rings every round: they are the hot path */
+		if (netprobe__poll(r->np, 0) < 0)
+			break;
+	}
+out:
+	if (tty && !r->quiet)
+		fputc('\n', stderr);
+	close(tfd);
+	close(ep);
+	return ret;
+}
+
+static int finish(struct recorder *r)
+{
+	struct ft_end end = { .hdr = { FT_REC_END, sizeof(end), 0 } };
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	int ret;
+
+	if (!r->write_failed)
+		describe_all(r, FT_STATS_STOP);
+	netprobe__detach(r->np);
+	nanosleep(&pause, NULL); /* let programs already running on other CPUs finish */
+	while (netprobe__poll(r->np, 0) > 0)
+		;
+	netprobe__flush_bins(r->np);
+	netprobe__ce_flows(r->np, append_cb, r);
+	describe_new(r);
+	write_lost(r, true);
+	end.ts_ns = mono_ns();
+	end.records = capture__records(r->w);
+	end.stop_reason = (uint32_t)r->stop_reason;
+	append(r, &end.hdr);
+	capture__flush(r->w);
+	r->bytes_written = capture__bytes(r->w);
+	r->records_written = capture__records(r->w);
+	if (capture__last_error(r->w)[0])
+		str_copy(r->write_error, capture__last_error(r->w), sizeof(r->write_error));
+	ret = capture__close(r->w);
+	/* capture__close frees the writer; keep what the summary needs */
+	r->w = NULL;
+	return ret;
+}
+
+static int parse_args(struct recorder *r, int argc, char **argv)
+{
+	enum { OPT_NETNS = 256, OPT_BIN, OPT_RTT, OPT_RINGBUF, OPT_JSON };
+	static const struct option opts[] = {
+		{ "iface", required_argument, NULL, 'i' },
+		{ "netns", required_argument, NULL, OPT_NETNS },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "bin", required_argument, NULL, OPT_BIN },
+		{ "rtt-interval", required_argument, NULL, OPT_RTT },
+		{ "ringbuf", required_argument, NULL, OPT_RINGBUF },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	uint64_t v;
+	int c;
+
+	/* "+": stop at the first non-option so COMMAND's own flags stay its own */
+	while ((c = getopt_long(argc, argv, "+i:d:o:qvh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (r->n_iface_args == MAX_IFACE_ARGS) {
+				ft_err("record: too many -i (max %d); trace all with no -i", MAX_IFACE_ARGS);
+				return -1;
+			}
+			r->iface_args[r->n_iface_args++] = optarg;
+			break;
+		case OPT_NETNS:
+			r->netns_arg = optarg;
+			break;
+		case 'd':
+			if (parse_duration(optarg, 1000000000ull, &r->duration_ns)) {
+				ft_err("record: bad duration '%s'; use e.g. 10s, 500ms, 2m", optarg);
+				return -1;
+			}
+			break;
+		case 'o':
+			r->out_path = optarg;
+			break;
+		case OPT_BIN:
+			if (parse_duration(optarg, 0, &r->bin_ns) || r->bin_ns < 1000 ||
+			    r->bin_ns > 1000000000ull) {
+				ft_err("record: bad bin width '%s'; use 1us..1s with a unit, e.g. --bin 20us",
+				       optarg);
+				return -1;
+			}
+			break;
+		case OPT_RTT:
+			if (parse_duration(optarg, 0, &r->sample_ns)) {
+				ft_err("record: bad --rtt-interval '%s'; use e.g. 10ms", optarg);
+				return -1;
+			}
+			break;
+		case OPT_RINGBUF:
+			if (parse_size(optarg, &v) || v < 4096 * 4 || v > (1ull << 30) || (v & (v - 1))) {
+				ft_err("record: bad --ringbuf '%s'; use a power of two from 16k to 1G, e.g. 16M",
+				       optarg);
+				return -1;
+			}
+			r->ringbuf_bytes = v;
+			break;
+		case 'q':
+			r->quiet = true;
+			break;
+		case 'v':
+			r->verbose = true;
+			break;
+		case OPT_JSON:
+			r->json = true;
+			util_set_json(true);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			ft_err("record: bad usage; see 'fabtrace record --help'");
+			return -1;
+		}
+	}
+	if (optind < argc)
+		r->cmd = &argv[optind];
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+	struct netprobe_opts po = {0};
+	struct ft_file_header hdr;
+	sigset_t mask, orig;
+	char err[256], missing[96];
+	struct stat st;
+	int sfd = -1, go_fd = -1, ret = 1;
+	uid_t uid = (uid_t)-1;
+	gid_t gid = (gid_t)-1;
+
+	if (!r)
+		return 1;
+	r->out_path = "fabtrace.ftr";
+	r->bin_ns = 100000;
+	r->sample_ns = 10000000;
+	r->ringbuf_bytes = 16u << 20;
+	r->child = -1;
+	if (parse_args(r, argc, argv))
+		goto out;
+	if (!privs_ok(missing, sizeof(missing))) {
+		ft_err("record: missing privileges: %s; run with sudo (or grant them with setcap)", missing);
+		goto out;
+	}
+	if (stat("/sys/kernel/btf/vmlinux", &st)) {
+		ft_err("record: this kernel has no BTF (/sys/kernel/btf/vmlinux); "
+		       "fabtrace needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		goto out;
+	}
+	if (resolve_filters(r))
+		goto out;
+
+	po.bin_ns = r->bin_ns;
+	po.sample_ns = r->sample_ns;
+	po.netns = r->netns_filter;
+	po.ifaces = (const uint32_t (*)[2])r->filter;
+	po.n_ifaces = r->n_filter;
+	po.ringbuf_bytes = r->ringbuf_bytes;
+	po.verbose = r->verbose;
+	if (netprobe__open(&r->np, &po, on_record, r, err, sizeof(err))) {
+		ft_err("record: %s", err);
+		goto out;
+	}
+	r->ncpus = libbpf_num_possible_cpus();
+	r->start_ns = mono_ns();
+	fill_header(r, &hdr, argc, argv);
+
+	if (getuid() == 0 && getenv("SUDO_UID")) {
+		uid = (uid_t)strtoul(getenv("SUDO_UID"), NULL, 10);
+		gid = getenv("SUDO_GID") ? (gid_t)strtoul(getenv("SUDO_GID"), NULL, 10) : (gid_t)-1;
+	}
+	if (capture__create(&r->w, r->out_path, &hdr, uid, gid, err, sizeof(err))) {
+		ft_err("record: %s", err);
+		goto out;
+	}
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &orig);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sfd < 0 || (r->cmd && spawn_command(r, &go_fd, &orig))) {
+		ft_err("record: %s", strerror(errno));
+		r->stop_reason = FT_STOP_ERROR;
+		finish(r);
+		goto out;
+	}
+	if (write_preamble(r) == 0) {
+		if (!r->quiet && !r->json)
+			fprintf(stderr, "fabtrace: recording to %s (%d interfaces%s%s); Ctrl-C to stop\n",
+				r->out_path, r->n_ifs, r->duration_ns ? ", for " : "",
+				r->duration_ns ? fmt_ns(r->duration_ns, err, sizeof(err)) : "");
+		if (record_loop(r, sfd, go_fd))
+			r->stop_reason = FT_STOP_ERROR;
+		go_fd = -1;
+	}
+	if (finish(r) || r->write_failed) {
+		ft_err("record: writing %s: %s; the capture is valid up to its last complete block",
+		       r->out_path, r->write_error[0] ? r->write_error : "write failed");
+		print_summary(r, mono_ns());
+		goto out;
+	}
+	print_summary(r, mono_ns());
+	ret = 0;
+out:
+	if (go_fd >= 0)
+		close(go_fd); /* the command never starts */
+	if (r->child > 0) {
+		kill(r->child, SIGTERM);
+		waitpid(r->child, NULL, 0);
+	}
+	if (sfd >= 0)
+		close(sfd);
+	free(r->filter);
+	free(r->ifs);
+	netprobe__close(r->np);
+	netns_set__free(&r->ns);
+	free(r);
+	return ret;
+}
