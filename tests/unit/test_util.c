@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Unit tests for userspace/util.c. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "userspace/util.h"
+
+#define NS 1ull
+#define US 1000ull
+#define MS 1000000ull
+#define S  1000000000ull
+
+static void dur_ok(const char *s, uint64_t bare, uint64_t want)
+{
+	uint64_t v = 0;
+
+	if (parse_duration(s, bare, &v) != 0)
+		fail_msg("parse_duration(\"%s\") failed", s);
+	if (v != want)
+		fail_msg("parse_duration(\"%s\") = %llu, want %llu", s,
+			 (unsigned long long)v, (unsigned long long)want);
+}
+
+static void dur_bad(const char *s, uint64_t bare)
+{
+	uint64_t v = 777;
+
+	if (parse_duration(s, bare, &v) != -EINVAL)
+		fail_msg("parse_duration(\"%s\") accepted (%llu)", s ? s : "(null)",
+			 (unsigned long long)v);
+	assert_int_equal(v, 777); /* untouched on error */
+}
+
+static void test_parse_duration(void **state)
+{
+	(void)state;
+	dur_ok("10s", 0, 10 * S);
+	dur_ok("500ms", 0, 500 * MS);
+	dur_ok("20us", 0, 20 * US);
+	dur_ok("100ns", 0, 100 * NS);
+	dur_ok("1.5s", 0, 1500 * MS);
+	dur_ok("0.5us", 0, 500 * NS);
+	dur_ok("2.25ms", 0, 2250 * US);
+	dur_ok("2m", 0, 120 * S);
+	dur_ok("2min", 0, 120 * S);
+	dur_ok("1h", 0, 3600 * S);
+	dur_ok("1.000000001s", 0, S + 1);
+	dur_ok("5", S, 5 * S);
+	dur_ok("20", US, 20 * US);
+	dur_ok("0.25", S, 250 * MS);
+	dur_ok("18446744073709551615ns", 0, UINT64_MAX);
+	dur_ok("007s", 0, 7 * S);
+
+	dur_bad(NULL, 0);
+	dur_bad("", 0);
+	dur_bad("s", 0);
+	dur_bad("0", S);
+	dur_bad("0s", 0);
+	dur_bad("0.0ms", 0);
+	dur_bad("0.1ns", 0);   /* rounds to nothing */
+	dur_bad("-1s", 0);
+	dur_bad("+1s", 0);
+	dur_bad("5", 0);       /* unit mandatory */
+	dur_bad("10x", 0);
+	dur_bad("10 s", 0);
+	dur_bad("10s ", 0);
+	dur_bad(" 10s", 0);
+	dur_bad("10ss", 0);
+	dur_bad("10sm", 0);
+	dur_bad("1e3s", 0);
+	dur_bad("1.s", 0);
+	dur_bad(".5s", 0);
+	dur_bad("1..5s", 0);
+	dur_bad("1.5.5s", 0);
+	dur_bad("0x10s", 0);
+	dur_bad("10S", 0);
+	dur_bad("18446744073709551616ns", 0); /* 2^64 */
+	dur_bad("18446744074s", 0);           /* * 1e9 overflows */
+	dur_bad("5124096h", 0);
+	dur_bad("99999999999999999999999999s", 0);
+}
+
+static void size_ok(const char *s, uint64_t want)
+{
+	uint64_t v = 0;
+
+	if (parse_size(s, &v) != 0)
+		fail_msg("parse_size(\"%s\") failed", s);
+	if (v != want)
+		fail_msg("parse_size(\"%s\") = %llu, want %llu", s, (unsigned long long)v,
+			 (unsigned long long)want);
+}
+
+static void size_bad(const char *s)
+{
+	uint64_t v = 777;
+
+	if (parse_size(s, &v) != -EINVAL)
+		fail_msg("parse_size(\"%s\") accepted (%llu)", s ? s : "(null)",
+			 (unsigned long long)v);
+	assert_int_equal(v, 777);
+}
+
+static void test_parse_size(void **state)
+{
+	(void)state;
+	size_ok("4096", 4096);
+	size_ok("0", 0);
+	size_ok("64k", 64 * 1024);
+	size_ok("64K", 64 * 1024);
+	size_ok("16M", 16ull << 20);
+	size_ok("1G", 1ull << 30);
+	size_ok("1MiB", 1ull << 20);
+	size_ok("2KiB", 2048);
+	size_ok("3GB", 3ull << 30);
+	size_ok("1.5k", 1536);
+	size_ok("100B", 100);
+	size_ok("2T", 2ull << 40);
+
+	size_bad(NULL);
+	size_bad("");
+	size_bad("k");
+	size_bad("-1");
+	size_bad("+1");
+	size_bad("1X");
+	size_bad("1 k");
+	size_bad(" 1k");
+	size_bad("1k ");
+	size_bad("1kk");
+	size_bad("1.k");
+	size_bad("16777216T");               /* 2^64 */
+	size_bad("18446744073709551616");
+}
+
+static void iface_ok(const char *s, const char *ns, const char *ifn)
+{
+	char n[32], i[16];
+
+	memset(n, 'x', sizeof(n));
+	memset(i, 'x', sizeof(i));
+	if (parse_iface_spec(s, n, sizeof(n), i, sizeof(i)) != 0)
+		fail_msg("parse_iface_spec(\"%s\") failed", s);
+	assert_string_equal(n, ns);
+	assert_string_equal(i, ifn);
+}
+
+static void iface_bad(const char *s)
+{
+	char n[32], i[16];
+
+	if (parse_iface_spec(s, n, sizeof(n), i, sizeof(i)) != -EINVAL)
+		fail_msg("parse_iface_spec(\"%s\") accepted", s ? s : "(null)");
+}
+
+static void test_parse_iface_spec(void **state)
+{
+	char n[4], i[16];
+
+	(void)state;
+	iface_ok("eth0", "", "eth0");
+	iface_ok("lab1/veth0", "lab1", "veth0");
+	iface_ok("ft-1234-h0/eth-h0.100", "ft-1234-h0", "eth-h0.100");
+	iface_ok("fifteen_chars_x", "", "fifteen_chars_x");
+	iface_ok("ns/fifteen_chars_x", "ns", "fifteen_chars_x");
+
+	iface_bad(NULL);
+	iface_bad("");
+	iface_bad("/eth0");
+	iface_bad("ns/");
+	iface_bad("a/b/c");
+	iface_bad("eth0:1");
+	iface_bad("sixteen_chars_xx");
+	iface_bad("has space");
+	iface_bad("tab\tx");
+	iface_bad(".");
+	iface_bad("..");
+	iface_bad("ns/..");
+	iface_bad("../eth0");
+	iface_bad("0123456789012345678901234567890123/eth0"); /* netns too long for the buffer */
+
+	/* buffers too small are an error, not a silent truncation */
+	assert_int_equal(parse_iface_spec("lab1/veth0", n, sizeof(n), i, sizeof(i)), -EINVAL);
+	assert_int_equal(parse_iface_spec("abc/veth0", n, sizeof(n), i, sizeof(i)), 0);
+	assert_int_equal(parse_iface_spec("veth0", n, sizeof(n), i, 5), -EINVAL);
+}
+
+static void test_fmt(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(fmt_ns(0, b, sizeof(b)), "0 ns");
+	assert_string_equal(fmt_ns(100, b, sizeof(b)), "100 ns");
+	assert_string_equal(fmt_ns(999, b, sizeof(b)), "999 ns");
+	assert_string_equal(fmt_ns(1500, b, sizeof(b)), "1.50 us");
+	assert_string_equal(fmt_ns(20000, b, sizeof(b)), "20.0 us");
+	assert_string_equal(fmt_ns(1500000, b, sizeof(b)), "1.50 ms");
+	assert_string_equal(fmt_ns(999999, b, sizeof(b)), "1.00 ms");
+	assert_string_equal(fmt_ns(250000000, b, sizeof(b)), "250 ms");
+	assert_string_equal(fmt_ns(10 * S, b, sizeof(b)), "10.0 s");
+	assert_string_equal(fmt_ns(150 * S, b, sizeof(b)), "2.5 min");
+	assert_string_equal(fmt_ns(5400 * S, b, sizeof(b)), "1.50 h");
+
+	assert_string_equal(fmt_bytes(0, b, sizeof(b)), "0 B");
+	assert_string_equal(fmt_bytes(512, b, sizeof(b)), "512 B");
+	assert_string_equal(fmt_bytes(1500, b, sizeof(b)), "1.50 kB");
+	assert_string_equal(fmt_bytes(12e6, b, sizeof(b)), "12.0 MB");
+	assert_string_equal(fmt_bytes(3.5e9, b, sizeof(b)), "3.50 GB");
+	assert_string_equal(fmt_bytes(999.9e3, b, sizeof(b)), "1.00 MB");
+
+	assert_string_equal(fmt_rate_bps(1e9, b, sizeof(b)), "1.00 Gbit/s");
+	assert_string_equal(fmt_rate_bps(150e6, b, sizeof(b)), "150 Mbit/s");
+	assert_string_equal(fmt_rate_bps(64e3, b, sizeof(b)), "64.0 kbit/s");
+	assert_string_equal(fmt_rate_bps(10, b, sizeof(b)), "10 bit/s");
+
+	/* truncation keeps a terminated string */
+	assert_string_equal(fmt_rate_bps(1e9, b, 5), "1.00");
+}
+
+static void test_str_copy(void **state)
+{
+	char d[8];
+
+	(void)state;
+	memset(d, 'x', sizeof(d));
+	str_copy(d, "abc", sizeof(d));
+	assert_string_equal(d, "abc");
+	str_copy(d, "0123456789", sizeof(d));
+	assert_string_equal(d, "0123456");
+	str_copy(d, NULL, sizeof(d));
+	assert_string_equal(d, "");
+	d[0] = 'q';
+	str_copy(d, "abc", 0); /* no room: untouched */
+	assert_int_equal(d[0], 'q');
+	str_copy(d, "abc", 1);
+	assert_string_equal(d, "");
+}
+
+static void test_mono(void **state)
+{
+	uint64_t a, b;
+
+	(void)state;
+	a = mono_ns();
+	b = mono_ns();
+	assert_true(a > 0);
+	assert_true(b >= a);
+}
+
+/* Run fn with stdout and stderr captured into out/err. */
+static void capture_output(void (*fn)(void), char *out, size_t outlen, char *err, size_t errlen)
+{
+	FILE *fo = tmpfile(), *fe = tmpfile();
+	int so = dup(1), se = dup(2);
+	size_t n;
+
+	assert_non_null(fo);
+	assert_non_null(fe);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(fileno(fo), 1);
+	dup2(fileno(fe), 2);
+	fn();
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	rewind(fo);
+	rewind(fe);
+	n = fread(out, 1, outlen - 1, fo);
+	out[n] = '\0';
+	n = fread(err, 1, errlen - 1, fe);
+	err[n] = '\0';
+	fclose(fo);
+	fclose(fe);
+}
+
+static void emit_err(void)
+{
+	ft_err("open \"%s\": %s; try again", "a\\b", "No such file\nor directory");
+}
+
+static void emit_warn(void)
+{
+	ft_warn("%d records lost", 3);
+}
+
+static void test_errors(void **state)
+{
+	char out[512], err[512];
+
+	(void)state;
+	util_set_json(false);
+	assert_false(util_json());
+	capture_output(emit_err, out, sizeof(out), err, sizeof(err));
+	assert_string_equal(out, "");
+	assert_string_equal(err,
+		"fabtrace: open \"a\\b\": No such file or directory; try again\n");
+	capture_output(emit_warn, out, sizeof(out), err, sizeof(err));
+	assert_string_equal(out, "");
+	assert_string_equal(err, "fabtrace: warning: 3 records lost\n");
+
+	util_set_json(true);
+	assert_true(util_json());
+	capture_output(emit_err, out, sizeof(out), err, sizeof(err));
+	assert_string_equal(out,
+		"{\"error\":\"open \\\"a\\\\b\\\": No such file or directory; try again\"}\n");
+	assert_string_equal(err, "");
+	/* warnings never touch the JSON document on stdout */
+	capture_output(emit_warn, out, sizeof(out), err, sizeof(err));
+	assert_string_equal(out, "");
+	assert_string_equal(err, "fabtrace: warning: 3 records lost\n");
+	util_set_json(false);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_duration),
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_parse_iface_spec),
+		cmocka_unit_test(test_fmt),
+		cmocka_unit_test(test_str_copy),
+		cmocka_unit_test(test_mono),
+		cmocka_unit_test(test_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
