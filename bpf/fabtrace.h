@@ -129,6 +129,8 @@ struct ft_retrans {
 	__u8  sk_state;     /* TCP_ESTABLISHED, ... */
 	__u8  pad;
 	__s32 err;          /* result of the retransmit (0 = sent) */
+	__u32 segs;         /* segments in the skb (nstat's TcpRetransSegs counts these) */
+	__u32 pad2;
 };
 
 /* A TCP congestion-avoidance state transition. */

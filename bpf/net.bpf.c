@@ -31,12 +31,22 @@ struct {
 	__type(value, struct qdisc_acc);
 } qdisc_bins SEC(".maps");
 
-/* Enqueue time per skb, for the sojourn time at dequeue. */
+/*
+ * Enqueue time per skb, for the sojourn time at dequeue.  The length guards
+ * against a stale entry: a qdisc that segments a GSO skb frees it, and a
+ * segment may later be allocated at the same address.
+ */
+struct enq_mark {
+	__u64 ts;
+	__u32 len;
+	__u32 pad;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u64);
-	__type(value, __u64);
+	__type(value, struct enq_mark);
 } skb_enq_ts SEC(".maps");
 
 struct {
@@ -306,7 +316,8 @@ static __always_inline void handle_enqueue(struct Qdisc *q, const struct netdev_
 					   struct sk_buff *skb)
 {
 	struct qdisc_acc *a = qdisc_bin(q, txq);
-	__u64 key = (__u64)skb, now;
+	__u64 key = (__u64)skb;
+	struct enq_mark m = {};
 	__u32 qlen, backlog;
 
 	if (!a)
@@ -317,10 +328,11 @@ static __always_inline void handle_enqueue(struct Qdisc *q, const struct netdev_
 		a->max_qlen = qlen;
 	if (backlog > a->max_backlog)
 		a->max_backlog = backlog;
+	m.len = BPF_CORE_READ(skb, len);
+	m.ts = bpf_ktime_get_ns();
 	a->enq_pkts += 1;
-	a->enq_bytes += BPF_CORE_READ(skb, len);
-	now = bpf_ktime_get_ns();
-	bpf_map_update_elem(&skb_enq_ts, &key, &now, BPF_ANY);
+	a->enq_bytes += m.len;
+	bpf_map_update_elem(&skb_enq_ts, &key, &m, BPF_ANY);
 }
 
 SEC("tp_btf/qdisc_enqueue")
@@ -345,12 +357,17 @@ int BPF_PROG(qdisc_enq_raw, struct Qdisc *q, const struct netdev_queue *txq, str
 static __always_inline bool skb_sojourn(struct sk_buff *skb, __u64 now, __u64 *out)
 {
 	__u64 key = (__u64)skb;
-	__u64 *ts = bpf_map_lookup_elem(&skb_enq_ts, &key);
+	struct enq_mark *m = bpf_map_lookup_elem(&skb_enq_ts, &key);
 
-	if (ts) {
-		*out = now > *ts ? now - *ts : 0;
+	if (m) {
+		bool same = m->len == BPF_CORE_READ(skb, len);
+		__u64 ts = m->ts;
+
 		bpf_map_delete_elem(&skb_enq_ts, &key);
-		return true;
+		if (same) {
+			*out = now > ts ? now - ts : 0;
+			return true;
+		}
 	}
 	if (bpf_core_field_exists(skb->tstamp_type)) {
 		__u64 t = BPF_CORE_READ(skb, tstamp);

@@ -61,7 +61,7 @@ static __always_inline __u8 ca_state(const struct sock *sk)
 	return BPF_CORE_READ_BITFIELD_PROBED(icsk, icsk_ca_state);
 }
 
-static __always_inline void handle_retransmit(const struct sock *sk, int err)
+static __always_inline void handle_retransmit(const struct sock *sk, const struct sk_buff *skb, int err)
 {
 	const struct tcp_sock *tp = (const void *)sk;
 	const struct inet_connection_sock *icsk = (const void *)sk;
@@ -84,6 +84,11 @@ static __always_inline void handle_retransmit(const struct sock *sk, int err)
 	r->sk_state = st;
 	r->pad = 0;
 	r->err = err;
+	r->pad2 = 0;
+	/* tcp_skb_pcount(): a GSO skb retransmits several segments at once */
+	r->segs = BPF_CORE_READ((struct tcp_skb_cb *)&skb->cb[0], tcp_gso_segs);
+	if (!r->segs)
+		r->segs = 1;
 	/* What made TCP retransmit, from the state the kernel leaves behind:
 	 * the RTO handler enters CA_Loss first; the TLP timer handler runs
 	 * with icsk_pending still set to the loss-probe timer. */
@@ -105,21 +110,21 @@ static __always_inline void handle_retransmit(const struct sock *sk, int err)
 SEC("tp_btf/tcp_retransmit_skb")
 int BPF_PROG(retrans_err_btf, const struct sock *sk, const struct sk_buff *skb, int err)
 {
-	handle_retransmit(sk, err);
+	handle_retransmit(sk, skb, err);
 	return 0;
 }
 
 SEC("tp_btf/tcp_retransmit_skb")
 int BPF_PROG(retrans_btf, const struct sock *sk, const struct sk_buff *skb)
 {
-	handle_retransmit(sk, 0);
+	handle_retransmit(sk, skb, 0);
 	return 0;
 }
 
 SEC("raw_tp/tcp_retransmit_skb")
 int BPF_PROG(retrans_raw, const struct sock *sk, const struct sk_buff *skb)
 {
-	handle_retransmit(sk, 0);
+	handle_retransmit(sk, skb, 0);
 	return 0;
 }
 

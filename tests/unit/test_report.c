@@ -1,0 +1,744 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for userspace/report.c: the text and JSON reports of a small
+ * model built in memory (key values, JSON validity, golden files), and
+ * cmd_report end to end on capture files (exit codes, errors).
+ *
+ * Golden files: tests/fixtures/report_small.{txt,json}.  After an intended
+ * change of the output, regenerate them with FT_UPDATE_GOLDEN=1 and review
+ * the diff.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "userspace/capture.h"
+#include "userspace/commands.h"
+#include "userspace/model.h"
+#include "userspace/report.h"
+#include "userspace/util.h"
+
+#define MS 1000000ull
+#define S0 (1000ull * MS)
+#define BIN MS
+#define FULL 125000ull
+#define NS1 4026532000u
+#define NS2 4026532001u
+
+#ifndef FIXTURES
+#define FIXTURES "tests/fixtures"
+#endif
+
+static struct ft_file_header mkhdr(void)
+{
+	struct ft_file_header h;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, FT_MAGIC, 8);
+	h.version = FT_FORMAT_VERSION;
+	h.header_size = sizeof(h);
+	h.start_mono_ns = S0;
+	h.realtime_offset_ns = 1700000000ll * 1000000000ll;
+	h.bin_ns = BIN;
+	h.ncpus = 2;
+	snprintf(h.hostname, sizeof(h.hostname), "testhost");
+	snprintf(h.kernel, sizeof(h.kernel), "6.1.0-test");
+	snprintf(h.tool_version, sizeof(h.tool_version), "0.1.0");
+	snprintf(h.command, sizeof(h.command), "fabtrace record -d 10ms");
+	return h;
+}
+
+#define HDR(r, t) do { memset(&(r), 0, sizeof(r)); (r).hdr.type = (t); (r).hdr.size = sizeof(r); } while (0)
+
+/* Records of the small scenario, handed to FN one by one (model__add or capture__append). */
+typedef int (*sink_fn)(void *ctx, const struct ft_rec_hdr *rec);
+/* the whole record, not just its header, is read (as cppcheck must know) */
+#define EMIT(r) fn(ctx, (const struct ft_rec_hdr *)(const void *)&(r))
+
+static void scenario(sink_fn fn, void *ctx, uint64_t lost_net, bool end)
+{
+	struct ft_iface_info ii;
+	struct ft_iface_bin b;
+	struct ft_iface_stats st;
+	struct ft_qdisc_bin q;
+	struct ft_drop d;
+	struct ft_drop_reason dr;
+	struct ft_retrans r;
+	struct ft_cong_state cs;
+	struct ft_ce_flow ce;
+	struct ft_lost l;
+	struct ft_probe_info pi;
+	struct ft_flow fl;
+
+	HDR(pi, FT_REC_PROBE);
+	pi.id = FT_PROBE_IFACE_TX; pi.attached = 1;
+	snprintf(pi.name, sizeof(pi.name), "iface_tx");
+	snprintf(pi.hook, sizeof(pi.hook), "tp_btf/net_dev_start_xmit");
+	assert_int_equal(EMIT(pi), 0);
+	pi.id = FT_PROBE_QDISC_DEQ; pi.attached = 0;
+	snprintf(pi.name, sizeof(pi.name), "qdisc_deq");
+	snprintf(pi.why, sizeof(pi.why), "no BTF for qdisc_dequeue");
+	assert_int_equal(EMIT(pi), 0);
+
+	HDR(ii, FT_REC_IFACE);
+	ii.netns = NS1; ii.ifindex = 2; ii.mtu = 1500; ii.speed_mbps = 1000; ii.tx_rate_kbps = 100000;
+	ii.flags = FT_IFACE_UP | FT_IFACE_TRACED;
+	snprintf(ii.name, sizeof(ii.name), "eth0");
+	snprintf(ii.netns_name, sizeof(ii.netns_name), "h1");
+	snprintf(ii.kind, sizeof(ii.kind), "veth");
+	assert_int_equal(EMIT(ii), 0);
+	ii.netns = NS2; ii.ifindex = 3; ii.tx_rate_kbps = 0;
+	snprintf(ii.netns_name, sizeof(ii.netns_name), "h2");
+	assert_int_equal(EMIT(ii), 0);
+
+	HDR(st, FT_REC_IFACE_STATS);
+	st.netns = NS1; st.ifindex = 2; st.phase = FT_STATS_START;
+	st.tx_bytes = 1000; st.tx_packets = 10; st.rx_bytes = 50; st.rx_packets = 1;
+	assert_int_equal(EMIT(st), 0);
+	st.netns = NS2; st.ifindex = 3;
+	st.tx_bytes = 0; st.tx_packets = 0; st.rx_bytes = 0; st.rx_packets = 0;
+	assert_int_equal(EMIT(st), 0);
+
+	HDR(dr, FT_REC_DROP_REASON);
+	dr.reason = 5;
+	snprintf(dr.name, sizeof(dr.name), "QDISC_DROP");
+	assert_int_equal(EMIT(dr), 0);
+
+	/* eth0@h1 TX, 100 Mbit/s tbf: 12500 B per bin is full; burst of 2 bins at +2 ms */
+	HDR(b, FT_REC_IFACE_BIN);
+	b.netns = NS1; b.ifindex = 2; b.dir = FT_DIR_TX;
+	b.hdr.cpu = 1; b.start_ns = S0 + 3 * BIN; b.bytes = 12000; b.pkts = 8;
+	assert_int_equal(EMIT(b), 0);
+	b.hdr.cpu = 0; b.start_ns = S0 + 2 * BIN; b.bytes = 12500; b.pkts = 9;
+	assert_int_equal(EMIT(b), 0);
+	b.hdr.cpu = 0; b.start_ns = S0 + 0 * BIN; b.bytes = 500; b.pkts = 1;
+	assert_int_equal(EMIT(b), 0);
+	b.hdr.cpu = 0; b.start_ns = S0 + 7 * BIN; b.bytes = 7000; b.pkts = 5; /* 56 %: single-bin burst */
+	assert_int_equal(EMIT(b), 0);
+	/* eth0@h2 RX (1 Gbit/s): quiet, some CE */
+	b.netns = NS2; b.ifindex = 3; b.dir = FT_DIR_RX;
+	b.hdr.cpu = 1; b.start_ns = S0 + 2 * BIN; b.bytes = 30000; b.pkts = 20; b.ce_pkts = 4;
+	assert_int_equal(EMIT(b), 0);
+	b.hdr.cpu = 0; b.start_ns = S0 + 2 * BIN; b.bytes = 2000; b.pkts = 2; b.ce_pkts = 0;
+	assert_int_equal(EMIT(b), 0);
+
+	HDR(q, FT_REC_QDISC_BIN);
+	q.netns = NS1; q.ifindex = 2; q.handle = 0x10000; q.parent = 0xffffffff;
+	snprintf(q.kind, sizeof(q.kind), "tbf");
+	q.start_ns = S0 + 2 * BIN; q.max_backlog = 30000; q.max_qlen = 20; q.enq_pkts = 9; q.enq_bytes = 13000;
+	q.sojourn_sum_ns = 900000; q.sojourn_cnt = 9; q.sojourn_max_ns = 250000; q.drops = 10;
+	assert_int_equal(EMIT(q), 0);
+	q.start_ns = S0 + 3 * BIN; q.max_backlog = 45000; q.max_qlen = 30; q.enq_pkts = 8; q.enq_bytes = 12000;
+	q.sojourn_sum_ns = 1600000; q.sojourn_cnt = 8; q.sojourn_max_ns = 400000; q.drops = 12;
+	assert_int_equal(EMIT(q), 0);
+
+	HDR(d, FT_REC_DROP);
+	d.netns = NS1; d.ifindex = 2; d.reason = 5; d.ts_ns = S0 + 3 * BIN + 10;
+	assert_int_equal(EMIT(d), 0);
+	d.ts_ns = S0 + 3 * BIN + 20;
+	assert_int_equal(EMIT(d), 0);
+	d.netns = 0; d.ifindex = 0; d.reason = 99; d.ts_ns = S0 + 4 * BIN;
+	assert_int_equal(EMIT(d), 0);
+
+	memset(&fl, 0, sizeof(fl));
+	fl.family = 4; fl.proto = 6; fl.netns = NS1;
+	fl.saddr[0] = 10; fl.saddr[3] = 1; fl.daddr[0] = 10; fl.daddr[3] = 2;
+	fl.sport = 40000; fl.dport = 5201;
+	HDR(r, FT_REC_RETRANS);
+	r.flow = fl; r.trigger = FT_RTX_FAST; r.ts_ns = S0 + 4 * BIN;
+	assert_int_equal(EMIT(r), 0);
+	r.trigger = FT_RTX_RTO; r.ts_ns = S0 + 6 * BIN;
+	assert_int_equal(EMIT(r), 0);
+	r.ts_ns = S0 + 8 * BIN;
+	assert_int_equal(EMIT(r), 0);
+	HDR(cs, FT_REC_CONG_STATE);
+	cs.flow = fl; cs.old_state = 0; cs.new_state = 3; cs.ts_ns = S0 + 4 * BIN;
+	assert_int_equal(EMIT(cs), 0);
+
+	HDR(ce, FT_REC_CE_FLOW);
+	ce.flow = fl; ce.flow.netns = NS2; ce.ce_pkts = 4; ce.first_ns = S0 + 2 * BIN; ce.last_ns = S0 + 3 * BIN;
+	assert_int_equal(EMIT(ce), 0);
+
+	HDR(l, FT_REC_LOST);
+	l.source = FT_SRC_NET; l.cpu = 0; l.lost = lost_net ? 1 : 0; l.ts_ns = S0 + 5 * BIN;
+	assert_int_equal(EMIT(l), 0);
+	l.lost = lost_net; l.ts_ns = S0 + 9 * BIN;
+	assert_int_equal(EMIT(l), 0);
+	l.source = FT_SRC_TCP; l.cpu = 1; l.lost = lost_net ? 1 : 0;
+	assert_int_equal(EMIT(l), 0);
+
+	/* stop counters: eth0@h1 TX exact (32000 binned), RX 50 B unbinned; eth0@h2 RX 5000 B short */
+	HDR(st, FT_REC_IFACE_STATS);
+	st.netns = NS1; st.ifindex = 2; st.phase = FT_STATS_STOP;
+	st.tx_bytes = 1000 + 32000; st.tx_packets = 10 + 23; st.rx_bytes = 100; st.rx_packets = 2;
+	assert_int_equal(EMIT(st), 0);
+	st.netns = NS2; st.ifindex = 3;
+	st.rx_bytes = 37000; st.rx_packets = 25; st.tx_bytes = 0; st.tx_packets = 0;
+	assert_int_equal(EMIT(st), 0);
+
+	if (end) {
+		struct ft_end e;
+
+		HDR(e, FT_REC_END);
+		e.ts_ns = S0 + 10 * BIN;
+		e.stop_reason = FT_STOP_DURATION;
+		assert_int_equal(EMIT(e), 0);
+	}
+}
+
+static int sink_model(void *ctx, const struct ft_rec_hdr *rec)
+{
+	return model__add(ctx, rec);
+}
+
+static int sink_capture(void *ctx, const struct ft_rec_hdr *rec)
+{
+	return capture__append(ctx, rec);
+}
+
+static struct model *small_model(uint64_t lost_net, bool end)
+{
+	struct ft_file_header h = mkhdr();
+	struct model *m = model__new(&h, NULL);
+
+	assert_non_null(m);
+	scenario(sink_model, m, lost_net, end);
+	assert_int_equal(model__finish(m), 0);
+	if (!end) {
+		m->truncated = true;
+		snprintf(m->truncated_why, sizeof(m->truncated_why), "test: no end record");
+	}
+	return m;
+}
+
+static char *render(const struct model *m, bool json, bool pretty, unsigned top)
+{
+	struct report_opts o = { .json = json, .pretty = pretty, .top = top, .path = "small.ftr" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(report__write(f, m, &o), 0);
+	fclose(f);
+	return buf;
+}
+
+/* ---- a minimal JSON validator (RFC 8259 syntax) ---- */
+
+static const char *jv_value(const char *p);
+
+static const char *jv_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
+		p++;
+	return p;
+}
+
+static const char *jv_string(const char *p)
+{
+	if (*p++ != '"')
+		return NULL;
+	while (*p && *p != '"') {
+		if ((unsigned char)*p < 0x20)
+			return NULL;
+		if (*p == '\\') {
+			p++;
+			if (*p == 'u') {
+				for (int i = 1; i <= 4; i++)
+					if (!isxdigit((unsigned char)p[i]))
+						return NULL;
+				p += 4;
+			} else if (!strchr("\"\\/bfnrt", *p) || !*p) {
+				return NULL;
+			}
+		}
+		p++;
+	}
+	return *p == '"' ? p + 1 : NULL;
+}
+
+static const char *jv_number(const char *p)
+{
+	const char *s;
+
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		while (isdigit((unsigned char)*p))
+			p++;
+	else
+		return NULL;
+	if (*p == '.') {
+		s = ++p;
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (p == s)
+			return NULL;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		s = p;
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (p == s)
+			return NULL;
+	}
+	return p;
+}
+
+static const char *jv_value(const char *p)
+{
+	p = jv_ws(p);
+	if (*p == '{') {
+		p = jv_ws(p + 1);
+		if (*p == '}')
+			return p + 1;
+		for (;;) {
+			p = jv_string(jv_ws(p));
+			if (!p)
+				return NULL;
+			p = jv_ws(p);
+			if (*p++ != ':')
+				return NULL;
+			p = jv_value(p);
+			if (!p)
+				return NULL;
+			p = jv_ws(p);
+			if (*p == '}')
+				return p + 1;
+			if (*p++ != ',')
+				return NULL;
+		}
+	}
+	if (*p == '[') {
+		p = jv_ws(p + 1);
+		if (*p == ']')
+			return p + 1;
+		for (;;) {
+			p = jv_value(p);
+			if (!p)
+				return NULL;
+			p = jv_ws(p);
+			if (*p == ']')
+				return p + 1;
+			if (*p++ != ',')
+				return NULL;
+		}
+	}
+	if (*p == '"')
+		return jv_string(p);
+	if (!strncmp(p, "true", 4))
+		return p + 4;
+	if (!strncmp(p, "false", 5))
+		return p + 5;
+	if (!strncmp(p, "null", 4))
+		return p + 4;
+	return jv_number(p);
+}
+
+static bool json_valid(const char *s)
+{
+	const char *p = jv_value(s);
+
+	return p && !*jv_ws(p);
+}
+
+#define HAS(hay, needle) do { \
+	if (!strstr((hay), (needle))) \
+		fail_msg("missing: %s", (needle)); \
+} while (0)
+
+/* ---- tests ---- */
+
+static void test_validator_rejects(void **state)
+{
+	(void)state;
+	assert_true(json_valid("{\"a\": [1, -2.5, \"x\", null, true]}\n"));
+	assert_false(json_valid("{\"a\": 1,}"));
+	assert_false(json_valid("{\"a\": nan}"));
+	assert_false(json_valid("{\"a\": 1} {"));
+}
+
+static void test_json_values(void **state)
+{
+	struct model *m = small_model(3, true);
+	char *s = render(m, true, true, 10);
+
+	(void)state;
+	assert_true(json_valid(s));
+	HAS(s, "\"schema\": \"fabtrace-report/1\"");
+	HAS(s, "\"host\": \"testhost\"");
+	HAS(s, "\"start_wall\": \"2023-11-14T22:13:21.000000Z\"");
+	HAS(s, "\"duration_ns\": 10000000");
+	HAS(s, "\"bin_ns\": 1000000");
+	HAS(s, "\"state\": \"complete\"");
+	/* lost: net cpu0 cumulative 1 then 3 -> 3, tcp 1 */
+	HAS(s, "\"total_lost\": 4");
+	HAS(s, "\"net\": 3");
+	HAS(s, "\"tcp\": 1");
+	HAS(s, "events were lost");
+	/* eth0@h1 TX: 100 Mbit/s tbf; 32000 B; peak 12500 B per ms = 100 Mbit/s */
+	HAS(s, "\"interface\": \"eth0@h1\"");
+	HAS(s, "\"capacity_bps\": 100000000,");
+	HAS(s, "\"total_bytes\": 32000");
+	HAS(s, "\"peak_bps\": 100000000,");
+	HAS(s, "\"peak_util\": 1.0000");
+	HAS(s, "\"mean_bps\": 25600000,");
+	HAS(s, "\"mean_util\": 0.2560");
+	HAS(s, "\"capacity_bps\": 1000000000,");
+	/* bursts: +2 ms 2 bins 24500 B, +7 ms 1 bin; sorted by bytes */
+	HAS(s, "\"total\": 2,\n    \"shown\": 2");
+	HAS(s, "\"start_rel_ns\": 2000000");
+	HAS(s, "\"start_wall\": \"2023-11-14T22:13:21.002000Z\"");
+	HAS(s, "\"duration_ns\": 2000000");
+	HAS(s, "\"total_bytes\": 24500");
+	assert_true(strstr(s, "\"total_bytes\": 24500") < strstr(s, "\"total_bytes\": 7000"));
+	/* queue */
+	HAS(s, "\"handle\": \"1:\"");
+	HAS(s, "\"max_backlog_bytes\": 45000");
+	HAS(s, "\"max_backlog_pkts\": 30");
+	HAS(s, "\"sojourn_mean_ns\": 147058.8");
+	HAS(s, "\"sojourn_max_ns\": 400000");
+	HAS(s, "\"drops_counter_pkts\": 2");
+	HAS(s, "\"drop_records\": 2");
+	/* retransmits by trigger */
+	HAS(s, "\"rto\": 2");
+	HAS(s, "\"fast\": 1");
+	HAS(s, "\"trigger\": \"rto\",\n        \"count\": 2");
+	HAS(s, "\"saddr\": \"10.0.0.1\"");
+	HAS(s, "\"from\": \"open\"");
+	HAS(s, "\"to\": \"recovery\"");
+	/* drops: named and fallback */
+	HAS(s, "\"reason\": \"QDISC_DROP\"");
+	HAS(s, "\"reason\": \"reason 99\"");
+	/* CE */
+	HAS(s, "\"rx_ce_pkts\": 4");
+	HAS(s, "\"ce_pkts\": 4");
+	/* conservation: exact on h1 TX, RX 50 B missing, h2 RX 5000 B short */
+	HAS(s, "\"status\": \"ok\",\n      \"binned_bytes\": 32000");
+	HAS(s, "\"diff_bytes\": -5000");
+	HAS(s, "\"diff_bytes\": -50");
+	HAS(s, "\"status\": \"mismatch\"");
+	free(s);
+
+	/* one-line mode is valid too, and deterministic */
+	s = render(m, true, false, 10);
+	assert_true(json_valid(s));
+	HAS(s, "\"total_lost\":4");
+	assert_null(strchr(s, '\n') == s + strlen(s) - 1 ? NULL : s);
+	{
+		char *s2 = render(m, true, false, 10);
+
+		assert_string_equal(s, s2);
+		free(s2);
+	}
+	free(s);
+	model__free(m);
+}
+
+static void test_zero_lost_always_shown(void **state)
+{
+	struct model *m = small_model(0, true);
+	char *s;
+
+	(void)state;
+	s = render(m, true, true, 10);
+	assert_true(json_valid(s));
+	HAS(s, "\"total_lost\": 0");
+	assert_null(strstr(s, "events were lost"));
+	free(s);
+	s = render(m, false, false, 10);
+	HAS(s, "Lost events: 0 lost (net 0, tcp 0, user 0)");
+	assert_null(strstr(s, "events were lost"));
+	free(s);
+	model__free(m);
+}
+
+static void test_text_values(void **state)
+{
+	struct model *m = small_model(3, true);
+	char *s = render(m, false, false, 1);
+
+	(void)state;
+	HAS(s, "!! WARNING: 4 events were lost");
+	HAS(s, "Lost events: 4 lost (net 3, tcp 1, user 0)");
+	HAS(s, "net   cpu 0               3");
+	HAS(s, "start 2023-11-14T22:13:21.000000Z");
+	HAS(s, "capture: complete (stopped by duration)");
+	HAS(s, "probe qdisc_deq not attached: no BTF for qdisc_dequeue");
+	/* top 1: the 2-bin burst, relative and wall clock */
+	HAS(s, "Microbursts (bins at >= 50.0% of capacity, merged across gaps < 1.00 ms): 2, top 1 by bytes");
+	HAS(s, "+0.002000 2023-11-14T22:13:21.002000Z");
+	assert_null(strstr(s, "+0.007000 2023-11-14T22:13:21.007000Z"));
+	HAS(s, "MISMATCH");
+	HAS(s, "-5000");
+	HAS(s, "QDISC_DROP");
+	HAS(s, "reason 99");
+	HAS(s, "10.0.0.1:40000 -> 10.0.0.2:5201");
+	HAS(s, "open       -> recovery");
+	free(s);
+	model__free(m);
+}
+
+static void test_truncated_banner(void **state)
+{
+	struct model *m = small_model(0, false);
+	char *s;
+
+	(void)state;
+	s = render(m, false, false, 10);
+	HAS(s, "!! WARNING: capture truncated: test: no end record");
+	HAS(s, "capture: TRUNCATED");
+	free(s);
+	s = render(m, true, true, 10);
+	assert_true(json_valid(s));
+	HAS(s, "\"state\": \"truncated\"");
+	HAS(s, "capture truncated: test: no end record");
+	free(s);
+	model__free(m);
+}
+
+static void golden(const char *name, const char *got)
+{
+	char path[256];
+	FILE *f;
+	char *want;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", FIXTURES, name);
+	const char *update = getenv("FT_UPDATE_GOLDEN");
+
+	if (update && !strcmp(update, "1")) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(got, f);
+		fclose(f);
+		return;
+	}
+	f = fopen(path, "r");
+	if (!f) {
+		fail_msg("%s: %s (run from the repository root; FT_UPDATE_GOLDEN=1 creates it)", path,
+			 strerror(errno));
+		return;
+	}
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	want = calloc(1, (size_t)n + 1);
+	assert_non_null(want);
+	assert_int_equal(fread(want, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	bool same = !strcmp(want, got);
+
+	if (!same)
+		fprintf(stderr, "---- %s differs; got:\n%s\n", path, got);
+	free(want);
+	if (!same)
+		fail_msg("%s differs from the report (FT_UPDATE_GOLDEN=1 rewrites it)", path);
+}
+
+static void test_golden(void **state)
+{
+	struct model *m = small_model(3, true);
+	char *s;
+
+	(void)state;
+	s = render(m, true, true, 10);
+	golden("report_small.json", s);
+	free(s);
+	s = render(m, false, false, 10);
+	golden("report_small.txt", s);
+	free(s);
+	model__free(m);
+}
+
+/* ---- cmd_report end to end ---- */
+
+static char tmpdir[64];
+
+static void write_capture(const char *path, bool end)
+{
+	struct ft_file_header h = mkhdr();
+	struct capture_writer *w = NULL;
+	char err[256];
+
+	assert_int_equal(capture__create(&w, path, &h, (uid_t)-1, (gid_t)-1, err, sizeof(err)), 0);
+	scenario(sink_capture, w, 3, end);
+	assert_int_equal(capture__close(w), 0);
+}
+
+/* Run cmd_report with stdout and stderr captured; returns the exit status. */
+static int run(char **out, char **errout, int argc, ...)
+{
+	char *argv[16];
+	char po[128], pe[128];
+	va_list ap;
+	int so, se, fo, fe, rc;
+
+	va_start(ap, argc);
+	for (int i = 0; i < argc; i++)
+		argv[i] = va_arg(ap, char *);
+	va_end(ap);
+	argv[argc] = NULL;
+	snprintf(po, sizeof(po), "%s/out", tmpdir);
+	snprintf(pe, sizeof(pe), "%s/err", tmpdir);
+	fflush(stdout);
+	fflush(stderr);
+	so = dup(1);
+	se = dup(2);
+	fo = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(so >= 0 && se >= 0 && fo >= 0 && fe >= 0);
+	dup2(fo, 1);
+	dup2(fe, 2);
+	util_set_json(false);
+	rc = cmd_report(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so); close(se); close(fo); close(fe);
+	util_set_json(false);
+	for (int k = 0; k < 2; k++) {
+		char **dst = k ? errout : out;
+		FILE *f = fopen(k ? pe : po, "r");
+		long n;
+
+		assert_non_null(f);
+		fseek(f, 0, SEEK_END);
+		n = ftell(f);
+		fseek(f, 0, SEEK_SET);
+		*dst = calloc(1, (size_t)n + 1);
+		assert_non_null(*dst);
+		if (n)
+			assert_int_equal(fread(*dst, 1, (size_t)n, f), (size_t)n);
+		fclose(f);
+	}
+	return rc;
+}
+
+static void test_cmd_report(void **state)
+{
+	char ok[128], tr[128], missing[128];
+	char *o, *e;
+
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ft_test_report.XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	snprintf(ok, sizeof(ok), "%s/ok.ftr", tmpdir);
+	snprintf(tr, sizeof(tr), "%s/trunc.ftr", tmpdir);
+	snprintf(missing, sizeof(missing), "%s/missing.ftr", tmpdir);
+	write_capture(ok, true);
+	write_capture(tr, false);
+
+	assert_int_equal(run(&o, &e, 3, "report", "--json", ok), 0);
+	assert_true(json_valid(o));
+	HAS(o, "\"total_lost\":4");
+	HAS(o, "\"state\":\"complete\"");
+	free(o); free(e);
+
+	assert_int_equal(run(&o, &e, 2, "report", ok), 0);
+	HAS(o, "Lost events: 4 lost");
+	HAS(o, "capture: complete");
+	free(o); free(e);
+
+	/* truncated: readable part + warning, exit 0 */
+	assert_int_equal(run(&o, &e, 2, "report", tr), 0);
+	HAS(o, "!! WARNING: capture truncated");
+	HAS(e, "fabtrace: warning: report: ");
+	free(o); free(e);
+	assert_int_equal(run(&o, &e, 3, "report", "--json", tr), 0);
+	assert_true(json_valid(o));
+	HAS(o, "\"state\":\"truncated\"");
+	free(o); free(e);
+
+	/* corrupt: one error line naming the offset, exit 1; JSON stays JSON */
+	{
+		FILE *f = fopen(ok, "r+b");
+		long sz;
+		int c;
+
+		assert_non_null(f);
+		fseek(f, 0, SEEK_END);
+		sz = ftell(f);
+		fseek(f, sz - 3, SEEK_SET);
+		c = fgetc(f);
+		fseek(f, sz - 3, SEEK_SET);
+		fputc(c ^ 0x5a, f);
+		fclose(f);
+	}
+	assert_int_equal(run(&o, &e, 2, "report", ok), 1);
+	assert_string_equal(o, "");
+	HAS(e, "fabtrace: report: ");
+	HAS(e, "offset");
+	assert_true(strchr(e, '\n') == e + strlen(e) - 1);
+	free(o); free(e);
+	assert_int_equal(run(&o, &e, 3, "report", "--json", ok), 1);
+	assert_true(json_valid(o));
+	HAS(o, "\"error\":");
+	HAS(o, "offset");
+	free(o); free(e);
+
+	assert_int_equal(run(&o, &e, 2, "report", missing), 1);
+	HAS(e, "fabtrace: report: ");
+	HAS(e, "missing.ftr");
+	free(o); free(e);
+
+	/* usage errors */
+	assert_int_equal(run(&o, &e, 1, "report"), 2);
+	HAS(e, "no capture file given");
+	free(o); free(e);
+	assert_int_equal(run(&o, &e, 4, "report", "--threshold", "abc", tr), 2);
+	HAS(e, "--threshold");
+	free(o); free(e);
+	assert_int_equal(run(&o, &e, 4, "report", "--json", "--bogus", tr), 2);
+	assert_true(json_valid(o));
+	free(o); free(e);
+	assert_int_equal(run(&o, &e, 2, "report", "--help"), 0);
+	HAS(o, "Examples:");
+	free(o); free(e);
+
+	/* options reach the model */
+	assert_int_equal(run(&o, &e, 7, "report", "--json", "--threshold", "90", "--top", "1", tr), 0);
+	HAS(o, "\"burst_threshold_util\":0.9000");
+	HAS(o, "\"total\":1,\"shown\":1");
+	free(o); free(e);
+
+	unlink(ok);
+	unlink(tr);
+	snprintf(ok, sizeof(ok), "%s/out", tmpdir);
+	unlink(ok);
+	snprintf(ok, sizeof(ok), "%s/err", tmpdir);
+	unlink(ok);
+	rmdir(tmpdir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_validator_rejects),
+		cmocka_unit_test(test_json_values),
+		cmocka_unit_test(test_zero_lost_always_shown),
+		cmocka_unit_test(test_text_values),
+		cmocka_unit_test(test_truncated_banner),
+		cmocka_unit_test(test_golden),
+		cmocka_unit_test(test_cmd_report),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

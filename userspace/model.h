@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The fabric model: everything a capture says, aggregated for the summaries
+ * and renderers.  Renderers (report, viz/) read the model, never the capture.
+ *
+ * Build it by feeding every record in file order to model__add() and then
+ * calling model__finish() once; or let model__load() do both for a file.
+ * After model__finish() every array below is sorted deterministically and
+ * must be treated as read-only.
+ *
+ * Times are CLOCK_MONOTONIC ns as in the capture; model__rel_ns() makes them
+ * relative to the capture start and model__wall_ns() turns them into
+ * CLOCK_REALTIME ns (header realtime_offset_ns).
+ *
+ * Memory: bins are kept in one flat array (32 bytes per merged bin plus the
+ * same for the raw per-CPU bins while loading), so millions of bins are fine.
+ */
+#ifndef FABTRACE_MODEL_H
+#define FABTRACE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../bpf/fabtrace.h"
+
+struct model_opts {
+	double burst_threshold;     /* utilisation 0..1 at or above which a bin is hot; default 0.5 */
+	uint64_t burst_gap_ns;      /* merge bursts separated by < this; 0 = one bin width */
+	/* conservation check: |binned - counters| <= max(tol_bytes, tol_frac * counters) is OK */
+	uint64_t conserve_tol_bytes;  /* default 0 */
+	double conserve_tol_frac;     /* default 0.001 (0.1 %) */
+};
+
+/* Fill O with the defaults above. */
+void model_opts__init(struct model_opts *o);
+
+/* One merged bin: per-CPU bins of the same (iface, dir, start) summed. */
+struct model_bin {
+	uint64_t start_ns;
+	uint64_t bytes;
+	uint32_t pkts;
+	uint32_t ce_pkts;
+	uint32_t iface;     /* index into model.ifaces */
+	uint32_t dir;       /* enum ft_dir */
+};
+
+struct model_burst {
+	uint32_t iface;     /* index into model.ifaces */
+	uint32_t dir;
+	uint64_t start_ns;  /* start of its first hot bin */
+	uint64_t duration_ns; /* end of the last hot bin - start */
+	uint64_t bytes;     /* bytes of its hot bins */
+	uint64_t pkts;
+	uint32_t nbins;     /* hot bins in it */
+	double peak_bps;    /* highest bin rate, bits/s */
+	double peak_util;   /* peak_bps / capacity */
+};
+
+enum model_conserve {
+	MODEL_CONSERVE_UNKNOWN = 0,  /* no start or no stop counters */
+	MODEL_CONSERVE_UNTRACED,     /* interface not selected: no bins expected */
+	MODEL_CONSERVE_OK,
+	MODEL_CONSERVE_MISMATCH,
+};
+
+struct model_dir {
+	const struct model_bin *bins; /* merged bins, sorted by start */
+	size_t nbins;
+	uint64_t bytes, pkts, ce_pkts;
+	uint64_t active_ns;         /* non-empty bins * bin width */
+	double capacity_bps;        /* 0 = unknown (then no utilisation, no bursts) */
+	double mean_bps;            /* over the capture duration */
+	double busy_mean_bps;       /* over the active bins */
+	double peak_bps;            /* highest bin */
+	uint64_t peak_start_ns;     /* start of that bin */
+	double mean_util, busy_util, peak_util; /* NaN when capacity is unknown */
+	size_t first_burst, nbursts; /* slice of model.bursts */
+	/* conservation */
+	enum model_conserve conserve;
+	uint64_t counter_bytes, counter_pkts; /* stop - start */
+	int64_t diff_bytes, diff_pkts;        /* binned - counters */
+	uint64_t tol_bytes;                   /* allowed |diff_bytes| */
+};
+
+struct model_iface {
+	uint32_t netns, ifindex;
+	bool known;                 /* an FT_REC_IFACE record was seen */
+	uint32_t mtu, speed_mbps, tx_rate_kbps, flags;
+	char name[16];
+	char netns_name[32];
+	char kind[16];
+	char label[64];             /* "eth0@ns1", "eth0" (initial ns), "netns N ifindex I" */
+	bool have_start, have_stop;
+	struct ft_iface_stats start, stop; /* first START, last STOP */
+	uint64_t qdisc_drop_recs;   /* FT_REC_DROP records with a QDISC_* reason here */
+	struct model_dir dir[2];    /* [FT_DIR_RX], [FT_DIR_TX] */
+};
+
+struct model_qbin {
+	uint64_t start_ns;
+	uint64_t max_backlog;
+	uint64_t enq_bytes;
+	uint64_t sojourn_sum_ns;
+	uint64_t sojourn_max_ns;
+	uint32_t sojourn_cnt;
+	uint32_t max_qlen;
+	uint32_t enq_pkts;
+	uint32_t drops;             /* max over CPUs of the lifetime counter */
+	uint32_t qdisc;             /* index into model.qdiscs */
+	uint32_t pad;
+};
+
+struct model_qdisc {
+	uint32_t netns, ifindex, handle, parent;
+	char kind[16];
+	uint32_t iface;             /* index into model.ifaces */
+	const struct model_qbin *bins; /* merged, sorted by start */
+	size_t nbins;
+	uint64_t max_backlog_bytes;
+	uint64_t max_backlog_ns;    /* start of the bin where it was seen */
+	uint32_t max_qlen_pkts;
+	uint64_t enq_pkts, enq_bytes;
+	uint64_t sojourn_cnt, sojourn_sum_ns, sojourn_max_ns;
+	double sojourn_mean_ns;     /* NaN when no sample */
+	uint32_t drops_first, drops_last; /* counter in the first and last bin */
+	uint64_t drops_counter;     /* last - first (0 if it went backwards) */
+	uint64_t drop_recs;         /* = iface qdisc_drop_recs */
+};
+
+#define MODEL_NTRIGGER 5        /* enum ft_rtx_trigger */
+
+struct model_flow {
+	struct ft_flow key;         /* ifindex and pad zeroed */
+	uint64_t rtx[MODEL_NTRIGGER];
+	uint64_t rtx_total;
+	uint64_t rtx_segs;          /* segments (a GSO skb retransmits several) */
+	uint64_t rtx_first_ns[MODEL_NTRIGGER], rtx_last_ns[MODEL_NTRIGGER];
+	uint64_t cong_changes;
+	uint64_t samples;
+	uint32_t srtt_min_us, srtt_max_us, srtt_last_us;
+	uint32_t cwnd_min, cwnd_max, cwnd_last;
+	bool have_ce;
+	uint64_t ce_pkts, ce_first_ns, ce_last_ns; /* last FT_REC_CE_FLOW */
+	uint32_t ifindex;           /* last non-zero ifindex seen */
+};
+
+struct model_cong_pair {
+	uint8_t old_state, new_state;
+	uint64_t count;
+};
+
+struct model_drop {
+	uint32_t reason, netns, ifindex;
+	uint32_t iface;             /* index into model.ifaces, UINT32_MAX if none */
+	uint64_t count;
+	uint64_t first_ns, last_ns;
+	char name[56];              /* reason name or "reason N" */
+};
+
+struct model_lost {
+	uint32_t source, cpu;
+	uint64_t lost;              /* last cumulative value */
+	uint64_t ts_ns;
+};
+
+struct model_probe {
+	uint32_t id, attached;
+	char name[32];
+	char hook[48];
+	char why[64];
+};
+
+struct model {
+	struct ft_file_header hdr;
+	struct model_opts opts;
+	bool finished;
+	bool truncated;             /* model__load: the capture had no END / a partial block */
+	char truncated_why[256];    /* the reader's explanation, "" if none */
+	bool have_end;
+	struct ft_end end;
+	uint64_t start_ns, end_ns;  /* capture start (header) and end (END or last event) */
+	uint64_t duration_ns;
+	uint64_t records, unknown_records;
+
+	struct model_iface *ifaces; size_t nifaces; /* sorted (see model.c) */
+	struct model_bin *bins; size_t nbins;        /* merged, by (iface, dir, start) */
+	struct model_burst *bursts; size_t nbursts;  /* by (iface, dir, start) */
+	struct model_qdisc *qdiscs; size_t nqdiscs;
+	struct model_qbin *qbins; size_t nqbins;
+	struct model_flow *flows; size_t nflows;     /* by netns, family, addresses, ports */
+	struct model_cong_pair *cong_pairs; size_t ncong_pairs; /* by (old, new) */
+	uint64_t cong_changes, retrans;
+	uint64_t retrans_segs;      /* what nstat's TcpRetransSegs counts */
+	uint64_t retrans_by_trigger[MODEL_NTRIGGER];
+	struct model_drop *drops; size_t ndrops;     /* by count desc, name, iface */
+	uint64_t drops_total;
+	struct model_lost *lost; size_t nlost;       /* by (source, cpu) */
+	uint64_t lost_by_source[FT_SRC_MAX + 1];     /* [FT_SRC_MAX] = unknown sources */
+	uint64_t lost_total;
+	struct model_probe *probes; size_t nprobes;  /* by id */
+
+	struct model_priv *priv;    /* loading state (hash tables, raw bins) */
+};
+
+/* NULL with errno set (EINVAL: no header or bin width 0, ENOMEM). */
+struct model *model__new(const struct ft_file_header *hdr, const struct model_opts *o);
+/*
+ * Feed one record (every record in file order).  Unknown types are counted
+ * and ignored.  -EINVAL if rec->size is smaller than its type's struct (or
+ * than the header), -ENOMEM, -EBUSY after model__finish().
+ */
+int model__add(struct model *m, const struct ft_rec_hdr *rec);
+/* Merge per-CPU bins, compute the statistics, bursts, conservation.  0 or -errno. */
+int model__finish(struct model *m);
+/*
+ * Open PATH, feed every record, finish.  A truncated capture loads what is
+ * readable and sets m->truncated; a corrupt one fails with -EIO and the
+ * reader's reason (naming the offset) in ERR.  0 or -errno.
+ */
+int model__load(const char *path, const struct model_opts *o, struct model **out,
+		char *err, size_t errlen);
+void model__free(struct model *m);
+
+/* Lookups (after finish).  NULL when absent. */
+const struct model_iface *model__iface(const struct model *m, uint32_t netns, uint32_t ifindex);
+/* Name of a namespace from the interface records, "" if unknown. */
+const char *model__netns_name(const struct model *m, uint32_t netns);
+const char *model__drop_reason_name(const struct model *m, uint32_t reason); /* NULL if unnamed */
+
+static inline int64_t model__rel_ns(const struct model *m, uint64_t ts)
+{
+	return (int64_t)(ts - m->start_ns);
+}
+
+static inline int64_t model__wall_ns(const struct model *m, uint64_t ts)
+{
+	return (int64_t)ts + m->hdr.realtime_offset_ns;
+}
+
+/* Bits per second of BYTES in one bin. */
+double model__bin_bps(const struct model *m, uint64_t bytes);
+
+const char *model__trigger_name(unsigned trigger);  /* "rto", ..., "unknown" */
+/* "open", "disorder", "cwr", "recovery", "loss", else "state N" written into BUF. */
+const char *model__ca_state_name(unsigned state, char *buf, size_t len);
+const char *model__source_name(unsigned source);    /* "net", "tcp", "user", "unknown" */
+const char *model__conserve_name(enum model_conserve c); /* "ok", "mismatch", ... */
+
+#endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `fabtrace report`: the text and JSON summaries of a model (userspace/model.h).
+ * cmd_report() (commands.h) parses the command line, loads the capture and
+ * calls report__write(); tests call report__write() on a model built in memory.
+ * The JSON document is described in docs/report-json.md.
+ */
+#ifndef FABTRACE_REPORT_H
+#define FABTRACE_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "model.h"
+
+enum report_sort {
+	REPORT_SORT_BYTES = 0, /* bursts by bytes, then peak */
+	REPORT_SORT_PEAK,      /* by peak rate, then bytes */
+	REPORT_SORT_TIME,      /* by start */
+};
+
+struct report_opts {
+	bool json;
+	bool pretty;           /* JSON: indented */
+	unsigned top;          /* bursts (and flows) shown; 0 = all */
+	enum report_sort sort;
+	const char *path;      /* shown in the header */
+};
+
+/* Write the report of a finished model.  0 or -errno (write error). */
+int report__write(FILE *out, const struct model *m, const struct report_opts *o);
+
+#endif
