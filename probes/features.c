@@ -42,6 +42,7 @@ int cmd_features(int argc, char **argv)
 	struct stat sb;
 	int c, works = 0;
 
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -55,7 +56,8 @@ int cmd_features(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			ft_err("features: bad usage; see 'fabtrace features --help'");
+			ft_err("features: bad usage: unknown option '%s'; see 'fabtrace features --help'",
+			       argv[optind - 1]);
 			return 2;
 		}
 	}

@@ -6,7 +6,7 @@ pkgs=(
 	make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 	libibverbs-dev librdmacm-dev libcmocka-dev
 	mpich libmpich-dev
-	iproute2 iputils-ping ethtool iptables tmux procps
+	iproute2 iputils-ping ethtool iptables tmux procps python3 util-linux
 )
 missing=()
 for p in "${pkgs[@]}"; do

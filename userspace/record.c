@@ -10,6 +10,7 @@
  * write END.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -152,6 +153,17 @@ static bool if_traced(const struct recorder *r, uint32_t netns, uint32_t ifindex
 	return false;
 }
 
+/* Could any traced interface live in this namespace? */
+static bool netns_traced(const struct recorder *r, uint32_t netns)
+{
+	if (r->netns_filter && netns != r->netns_filter)
+		return false;
+	for (int i = 0; i < r->n_filter; i++)
+		if (r->filter[i][0] == netns)
+			return true;
+	return !r->n_filter;
+}
+
 static int append(struct recorder *r, const struct ft_rec_hdr *h)
 {
 	if (r->write_failed)
@@ -254,7 +266,7 @@ static int describe_all(struct recorder *r, int phase)
 		struct netns *n = &r->ns.ns[i];
 		int ret;
 
-		if (r->netns_filter && n->inum != r->netns_filter)
+		if (!netns_traced(r, n->inum))
 			continue;
 		ret = netns__links(n, describe_link, &d);
 		if (ret == -EIO || ret == -ENOMEM)
@@ -421,8 +433,12 @@ static int resolve_filters(struct recorder *r)
 		l.info.ifindex = 0;
 		netns__links(n, match_name, &l);
 		if (!l.info.ifindex) {
-			ft_err("record: interface '%s' not found in network namespace '%s'; list them with '%s'",
-			       ifname, nsname[0] ? nsname : "(own)", nsname[0] ? "ip -n NETNS link" : "ip link");
+			if (nsname[0])
+				ft_err("record: interface '%s' not found in network namespace '%s'; "
+				       "list them with 'ip -n %s link'", ifname, nsname, nsname);
+			else
+				ft_err("record: interface '%s' not found; list them with 'ip link' "
+				       "(name another namespace's as NETNS/IFACE)", ifname);
 			return -1;
 		}
 		if (r->netns_filter && n->inum != r->netns_filter) {
@@ -705,8 +721,9 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 	uint64_t v;
 	int c;
 
+	opterr = 0; /* our own one-line errors */
 	/* "+": stop at the first non-option so COMMAND's own flags stay its own */
-	while ((c = getopt_long(argc, argv, "+i:d:o:qvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:d:o:qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if (r->n_iface_args == MAX_IFACE_ARGS) {
@@ -763,7 +780,8 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 			usage(stdout);
 			exit(0);
 		default:
-			ft_err("record: bad usage; see 'fabtrace record --help'");
+			ft_err("record: bad usage: %s '%s'; see 'fabtrace record --help'",
+			       c == ':' ? "missing value for" : "unknown option", argv[optind - 1]);
 			return -1;
 		}
 	}

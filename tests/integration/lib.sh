@@ -1,0 +1,96 @@
+# Shared by the integration tests (sourced).  Each test builds its own lab
+# with a prefix unique to the run, and the EXIT trap tears down everything it
+# started (lab, recorder) even when an assertion fails.  Exit 77 = skipped.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD=${BUILD:-build}
+FT=$ROOT/$BUILD/fabtrace
+# shellcheck source=../../tools/lab.sh
+source "$ROOT/tools/lab.sh"
+
+failures=0
+REC_PID=
+LAB=
+TMPD=$(mktemp -d /tmp/fabtrace-it.XXXXXX)
+
+skip() { echo "skip: $*"; exit 77; }
+need_root() { [[ $(id -u) -eq 0 ]] || skip "needs root (CI runs it as root)"; }
+need_cmd() { command -v "$1" >/dev/null || skip "needs $1 ('make deps' installs it)"; }
+[[ -x $FT ]] || { echo "FAIL: $FT is not built (run make)"; exit 1; }
+
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; failures=$((failures + 1)); }
+# check DESCRIPTION COMMAND...: pass when COMMAND succeeds
+check() {
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else bad "$d"; fi
+}
+
+cleanup() {
+	if [[ -n $REC_PID ]] && kill -0 "$REC_PID" 2>/dev/null; then
+		kill -INT "$REC_PID" 2>/dev/null
+		sleep 1
+		kill -9 "$REC_PID" 2>/dev/null
+		wait "$REC_PID" 2>/dev/null
+	fi
+	[[ -n $LAB ]] && lab_down "$LAB" >/dev/null 2>&1
+	rm -rf "$TMPD"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# lab_start N [SHAPE...]: a fresh lab with a unique prefix in $LAB
+lab_start() {
+	LAB=$(lab_prefix)
+	lab_up "$LAB" "$@" || { echo "FAIL: lab up"; exit 1; }
+}
+
+# start_record OUT [ARGS...]: fabtrace record in the background, return once it traces
+start_record() {
+	local out=$1 i
+	shift
+	"$FT" record -o "$out" "$@" 2>"$TMPD/record.err" &
+	REC_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q "recording to" "$TMPD/record.err" 2>/dev/null && return 0
+		kill -0 "$REC_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "FAIL: recorder did not start:"
+	cat "$TMPD/record.err"
+	exit 1
+}
+
+# stop_record [SIGNAL]: stop it and wait; its exit status in REC_RC
+stop_record() {
+	kill -"${1:-INT}" "$REC_PID" 2>/dev/null
+	REC_RC=0
+	wait "$REC_PID" || REC_RC=$?
+	REC_PID=
+}
+
+# jget FILE EXPR: evaluate a Python expression over the JSON document `j`
+jget() {
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# the lab interfaces as -i arguments: every host eth0 and every switch port
+lab_iface_args() {
+	local n i
+	n=$(lab_hosts "$LAB")
+	for ((i = 1; i <= n; i++)); do
+		printf -- '-i %s/eth0 -i %s/p%s ' "$(lab_ns "$LAB" "$i")" "$(lab_sw "$LAB")" "$i"
+	done
+}
+
+finish() {
+	if ((failures)); then
+		echo "$failures check(s) failed"
+		exit 1
+	fi
+	exit 0
+}
+
+# quiet CMD...: run CMD with its output discarded (for check)
+quiet() { "$@" >/dev/null 2>&1; }

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Bad input gets one clear error line and a non-zero exit, never a crash or a
+# half-written file: bad flags, unknown interface/netns, non-root, symlink
+# output, corrupted/truncated/newer captures, JSON errors that stay JSON.
+source "$(dirname "$0")/lib.sh"
+need_root
+need_cmd python3
+cd "$TMPD"
+
+# expect_err DESC PATTERN CMD...: non-zero exit, exactly one stderr line matching PATTERN
+expect_err() {
+	local d=$1 pat=$2 rc=0
+	shift 2
+	"$@" >out.txt 2>err.txt || rc=$?
+	if ((rc == 0)); then
+		bad "$d: exit 0"; return
+	fi
+	if ((rc >= 128)); then
+		bad "$d: died with signal $((rc - 128))"; return
+	fi
+	if [[ $(wc -l <err.txt) -ne 1 ]] || ! grep -qE "$pat" err.txt; then
+		bad "$d: stderr not one line matching /$pat/: $(head -c 300 err.txt)"; return
+	fi
+	ok "$d ($(cat err.txt))"
+}
+no_file() { if [[ -e $1 || -L $1 && $1 != link.ftr ]]; then bad "$2: left $1 behind"; else ok "$2: no file"; fi; }
+
+expect_err "unknown interface" "interface 'nosuch0' not found" "$FT" record -i nosuch0 -d 1s -o a.ftr
+no_file a.ftr "unknown interface"
+expect_err "unknown netns" "namespace 'nosuchns' not found" "$FT" record -i nosuchns/eth0 -d 1s -o a.ftr
+expect_err "bad interface spec" "bad interface" "$FT" record -i 'a/b/c' -d 1s -o a.ftr
+expect_err "bad duration" "bad duration '10x'" "$FT" record -d 10x -o a.ftr
+expect_err "negative duration" "bad duration" "$FT" record -d -5s -o a.ftr
+expect_err "zero duration" "bad duration" "$FT" record -d 0 -o a.ftr
+expect_err "bin without unit" "bad bin width" "$FT" record --bin 5 -d 1s -o a.ftr
+expect_err "bin too small" "bad bin width" "$FT" record --bin 100ns -d 1s -o a.ftr
+expect_err "ringbuf not a power of two" "bad --ringbuf" "$FT" record --ringbuf 3M -d 1s -o a.ftr
+expect_err "unknown option" "unknown option '--frobnicate'" "$FT" record --frobnicate
+expect_err "unknown command" "unknown command 'frob'" "$FT" frob
+no_file a.ftr "bad flags"
+
+# Not root: a real unprivileged user, and a clear list of what is missing.
+chmod 755 "$TMPD"
+expect_err "non-root record" "missing privileges: CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$FT" record -d 1s -o "$TMPD/np.ftr"
+no_file np.ftr "non-root"
+expect_err "non-root features" "missing privileges" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$FT" features
+
+# Symlink as output: refused, the target untouched.
+echo keep >target.txt
+ln -s target.txt link.ftr
+expect_err "symlink output" "symlink|symbolic link" "$FT" record -i lo -d 1s -o link.ftr
+check "symlink target untouched" grep -qx keep target.txt
+
+# A small valid capture to damage.
+"$FT" record -i lo -d 300ms -o good.ftr -q 2>rec.err || { bad "record lo: $(cat rec.err)"; finish; }
+check "capture is 0600" test "$(stat -c %a good.ftr)" = 600
+SUDO_UID=65534 SUDO_GID=65534 "$FT" record -i lo -d 100ms -o owned.ftr -q 2>/dev/null
+check "capture owned by SUDO_UID" test "$(stat -c %u:%g owned.ftr)" = 65534:65534
+check "info on a good capture" "$FT" info good.ftr
+check "report on a good capture" "$FT" report good.ftr
+
+hdr=$(python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(); print(struct.unpack_from("<I",d,12)[0])' good.ftr)
+python3 - good.ftr "$hdr" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], "rb").read()); h = int(sys.argv[2])
+c = bytearray(d); c[h + 24 + 5] ^= 0xff; open("corrupt.ftr", "wb").write(c)      # payload byte
+v = bytearray(d); v[8] = 99; open("newer.ftr", "wb").write(v)                     # version 99
+open("cut-header.ftr", "wb").write(d[:h // 2])
+open("notcapture.ftr", "wb").write(b"hello, not a capture\n" * 40)
+PY
+expect_err "corrupt capture: info" "offset $hdr" "$FT" info corrupt.ftr
+expect_err "corrupt capture: report" "offset $hdr" "$FT" report corrupt.ftr
+expect_err "newer format version" "newer" "$FT" report newer.ftr
+expect_err "header cut short" "." "$FT" report cut-header.ftr
+expect_err "not a capture" "not a fabtrace capture" "$FT" info notcapture.ftr
+expect_err "missing capture" "No such file" "$FT" report /nonexistent.ftr
+
+# In --json mode the error is JSON on stdout.
+"$FT" report --json /nonexistent.ftr >err.json 2>/dev/null
+check "JSON error stays JSON" python3 -c 'import json,sys; j=json.load(open("err.json")); assert "error" in j'
+finish
