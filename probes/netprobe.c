@@ -258,44 +258,29 @@ static int fill_iface_filter(struct obj *ob, const struct netprobe_opts *o)
 	return 0;
 }
 
-int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
-		   netprobe_sample_fn fn, void *ctx, char *err, size_t errlen)
+/* Load the objects the chosen variants need, then attach them all. */
+static int load_attach(struct netprobe *p, const struct netprobe_opts *o, char *err, size_t errlen)
 {
-	struct netprobe *p = calloc(1, sizeof(*p));
 	struct obj obs[OBJ_MAX] = {0};
 	int ret = 0, used[OBJ_MAX] = {0};
 
-	if (!p)
-		return -ENOMEM;
-	verbose_log = o->verbose;
-	libbpf_set_print(libbpf_log);
-	p->fn = fn;
-	p->ctx = ctx;
-	p->ncpus = libbpf_num_possible_cpus();
-	if (p->ncpus <= 0) {
-		snprintf(err, errlen, "cannot count possible CPUs");
-		ret = -EINVAL;
-		goto fail;
-	}
-	choose_variants(p->chosen, p->st);
 	for (int i = 0; i < FT_PROBE_MAX; i++)
 		if (p->chosen[i] >= 0)
 			used[hooks[i].obj] = 1;
-	if (!used[OBJ_NET] && !used[OBJ_TCP]) {
-		snprintf(err, errlen, "no network probe works on this kernel (%s: %s); "
-			 "run 'fabtrace features' for details", hooks[0].tracepoint, p->st[0].why);
-		ret = -ENOTSUP;
-		goto fail;
-	}
+	for (int id = 0; id < OBJ_MAX && !ret; id++) {
+		int fd;
 
-	for (int id = 0; id < OBJ_MAX; id++) {
 		if (!used[id])
 			continue;
 		ret = obj_open(&obs[id], id);
 		if (ret) {
 			snprintf(err, errlen, "opening BPF object: %s", strerror(-ret));
-			goto fail;
+			break;
 		}
+		if (id == OBJ_NET)
+			p->net = obs[id].skel;
+		else
+			p->tcp = obs[id].skel;
 		autoload_none(&obs[id]);
 		for (int i = 0; i < FT_PROBE_MAX; i++)
 			if (hooks[i].obj == (enum obj_id)id && p->chosen[i] >= 0)
@@ -308,48 +293,101 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 		if (ret) {
 			snprintf(err, errlen, "loading BPF programs: %s%s%s", strerror(-ret),
 				 last_log[0] ? ": " : "", last_log);
-			goto fail;
+			break;
 		}
 		ret = fill_iface_filter(&obs[id], o);
 		if (ret) {
 			snprintf(err, errlen, "interface filter map: %s", strerror(-ret));
-			goto fail;
+			break;
 		}
-		if (!p->rb)
-			p->rb = ring_buffer__new(bpf_map__fd(obj_map(&obs[id], "events")), on_sample, p, NULL);
-		else
-			ret = ring_buffer__add(p->rb, bpf_map__fd(obj_map(&obs[id], "events")), on_sample, p);
-		if (!p->rb || ret) {
-			ret = p->rb ? ret : -errno;
+		fd = bpf_map__fd(obj_map(&obs[id], "events"));
+		if (!p->rb) {
+			p->rb = ring_buffer__new(fd, on_sample, p, NULL);
+			ret = p->rb ? 0 : -errno;
+		} else {
+			ret = ring_buffer__add(p->rb, fd, on_sample, p);
+		}
+		if (ret)
 			snprintf(err, errlen, "ring buffer: %s", strerror(-ret));
-			goto fail;
-		}
 	}
-	p->net = obs[OBJ_NET].skel;
-	p->tcp = obs[OBJ_TCP].skel;
-	memset(obs, 0, sizeof(obs)); /* owned by p now */
+	for (int i = 0; i < FT_PROBE_MAX && !ret; i++) {
+		struct bpf_object *bo = obs[hooks[i].obj].o;
 
-	for (int i = 0; i < FT_PROBE_MAX; i++) {
-		struct bpf_object *o2 = hooks[i].obj == OBJ_NET ? p->net->obj : (p->tcp ? p->tcp->obj : NULL);
-
-		if (p->chosen[i] < 0 || !o2)
+		if (p->chosen[i] < 0)
 			continue;
-		p->links[i] = bpf_program__attach(
-			bpf_object__find_program_by_name(o2, hooks[i].progs[p->chosen[i]]));
+		p->links[i] = bpf_program__attach(bpf_object__find_program_by_name(
+			bo, hooks[i].progs[p->chosen[i]]));
 		if (!p->links[i]) {
 			ret = -errno;
 			snprintf(err, errlen, "attaching %s to %s: %s", hooks[i].kinds[p->chosen[i]],
 				 hooks[i].tracepoint, strerror(-ret));
-			goto fail;
 		}
 	}
+	return ret;
+}
+
+/* Undo load_attach (also a partial one). */
+static void unload(struct netprobe *p)
+{
+	netprobe__detach(p);
+	ring_buffer__free(p->rb);
+	p->rb = NULL;
+	if (p->net)
+		net_bpf__destroy(p->net);
+	if (p->tcp)
+		tcp_bpf__destroy(p->tcp);
+	p->net = NULL;
+	p->tcp = NULL;
+}
+
+int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
+		   netprobe_sample_fn fn, void *ctx, char *err, size_t errlen)
+{
+	struct netprobe *p = calloc(1, sizeof(*p));
+	bool any = false;
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	verbose_log = o->verbose;
+	libbpf_set_print(libbpf_log);
+	p->fn = fn;
+	p->ctx = ctx;
+	p->ncpus = libbpf_num_possible_cpus();
+	if (p->ncpus <= 0) {
+		snprintf(err, errlen, "cannot count possible CPUs");
+		free(p);
+		return -EINVAL;
+	}
+	/* Fast path: the preferred variant of every hook, in one load per object.
+	 * Trying hooks one by one costs a BTF parse each, so only on failure. */
+	if (!getenv("FABTRACE_VARIANTS")) {
+		for (int i = 0; i < FT_PROBE_MAX; i++) {
+			p->chosen[i] = 0;
+			p->st[i] = (struct probe_status){ .id = hooks[i].id, .name = hooks[i].name,
+				.tracepoint = hooks[i].tracepoint, .variant = hooks[i].kinds[0] };
+		}
+		if (load_attach(p, o, err, errlen) == 0)
+			goto done;
+		unload(p);
+	}
+	choose_variants(p->chosen, p->st);
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		any |= p->chosen[i] >= 0;
+	if (!any) {
+		snprintf(err, errlen, "no network probe works on this kernel (%s: %s); "
+			 "run 'fabtrace features' for details", hooks[0].tracepoint, p->st[0].why);
+		netprobe__close(p);
+		return -ENOTSUP;
+	}
+	ret = load_attach(p, o, err, errlen);
+	if (ret) {
+		netprobe__close(p);
+		return ret;
+	}
+done:
 	*out = p;
 	return 0;
-fail:
-	for (int id = 0; id < OBJ_MAX; id++)
-		obj_destroy(&obs[id]);
-	netprobe__close(p);
-	return ret ? ret : -EINVAL;
 }
 
 const struct probe_status *netprobe__status(const struct netprobe *p)
@@ -537,11 +575,6 @@ void netprobe__close(struct netprobe *p)
 {
 	if (!p)
 		return;
-	netprobe__detach(p);
-	ring_buffer__free(p->rb);
-	if (p->net)
-		net_bpf__destroy(p->net);
-	if (p->tcp)
-		tcp_bpf__destroy(p->tcp);
+	unload(p);
 	free(p);
 }

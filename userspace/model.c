@@ -161,7 +161,7 @@ void model_opts__init(struct model_opts *o)
 	o->burst_threshold = 0.5;
 	o->burst_gap_ns = 0;
 	o->conserve_tol_bytes = 0;
-	o->conserve_tol_frac = 0.001;
+	o->conserve_tol_frac = 0; /* exact, but for packets in flight (see conserve()) */
 }
 
 struct model *model__new(const struct ft_file_header *hdr, const struct model_opts *o)
@@ -855,7 +855,9 @@ static void conserve(struct model *m, struct model_iface *f)
 			d->conserve = MODEL_CONSERVE_UNKNOWN;
 			continue;
 		}
-		if (untraced) {
+		/* no bins expected: interface not selected, or that direction's probe not attached */
+		if (untraced || !(m->hdr.probes & (1ull << (dir == FT_DIR_RX ? FT_PROBE_IFACE_RX
+										 : FT_PROBE_IFACE_TX)))) {
 			d->conserve = MODEL_CONSERVE_UNTRACED;
 			continue;
 		}
@@ -875,13 +877,21 @@ static void conserve(struct model *m, struct model_iface *f)
 		double frac = m->opts.conserve_tol_frac * (double)d->counter_bytes;
 		uint64_t tol = (uint64_t)frac;
 
+		/* In flight at the start and at the stop snapshot: at most one
+		 * full-size frame each; anything more is data the probes missed. */
+		uint64_t inflight = 2ull * ((f->mtu ? f->mtu : 1500) + 14);
+
+		if (tol < inflight)
+			tol = inflight;
 		if (tol < m->opts.conserve_tol_bytes)
 			tol = m->opts.conserve_tol_bytes;
 		d->tol_bytes = tol;
 		uint64_t adiff = d->diff_bytes < 0 ? (uint64_t)(-(d->diff_bytes + 1)) + 1
 						   : (uint64_t)d->diff_bytes;
+		bool pkts_ok = d->diff_pkts >= -2 && d->diff_pkts <= 2;
 
-		d->conserve = !backwards && adiff <= tol ? MODEL_CONSERVE_OK : MODEL_CONSERVE_MISMATCH;
+		d->conserve = !backwards && adiff <= tol && (pkts_ok || tol > inflight)
+				      ? MODEL_CONSERVE_OK : MODEL_CONSERVE_MISMATCH;
 	}
 }
 

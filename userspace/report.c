@@ -1044,7 +1044,7 @@ static void usage(FILE *f)
 		"  -g, --gap DURATION    merge bursts separated by less than this (default: one bin)\n"
 		"  -n, --top N           show the N largest bursts (default 10, 0 = all)\n"
 		"  -s, --sort KEY        order bursts by bytes (default), peak or time\n"
-		"      --tolerance PCT   conservation: allowed difference in %% of the counters (default 0.1)\n"
+		"      --tolerance PCT   conservation: extra allowed difference in %% of the counters (default 0: exact but for 2 frames in flight)\n"
 		"  -h, --help            this help\n"
 		"\n"
 		"Examples:\n"

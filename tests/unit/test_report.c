@@ -50,6 +50,8 @@ static struct ft_file_header mkhdr(void)
 	h.start_mono_ns = S0;
 	h.realtime_offset_ns = 1700000000ll * 1000000000ll;
 	h.bin_ns = BIN;
+	/* as recorded: every probe but qdisc_dequeue (see the PROBE records) */
+	h.probes = ((1ull << FT_PROBE_MAX) - 1) & ~(1ull << FT_PROBE_QDISC_DEQ);
 	h.ncpus = 2;
 	snprintf(h.hostname, sizeof(h.hostname), "testhost");
 	snprintf(h.kernel, sizeof(h.kernel), "6.1.0-test");
