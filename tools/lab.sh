@@ -389,8 +389,9 @@ lab_counter() { _lab_stat "$(lab_ns "$1" "$2")" eth0 "$3" "${4:-bytes}"; }
 lab_port_counter() { _lab_stat "$(lab_sw "$1")" "p$2" "$3" "${4:-bytes}"; }
 
 # lab_mpi P [--bytes B] [--iters I] [--warmup W] [--delay R:U]... [--json] [--quiet]
-#           [--timeout S] [--bin PATH]
-# One allreduce rank per host (rank r runs in host r+1), traffic over eth0.
+#           [--timeout S] [--bin PATH] [--ranks N]
+# One allreduce rank per host (rank r runs in host r+1; --ranks N uses hosts
+# 1..N only, leaving the others idle), traffic over eth0.
 lab_mpi() {
 	local p=${1:-} n i timeout=120 bin=$LAB_BIN/allreduce rc
 	shift || true
@@ -402,6 +403,8 @@ lab_mpi() {
 		--timeout) [[ ${2:-} =~ ^[0-9]+$ ]] || { _lab_err "--timeout '${2:-}'" "expected seconds" "e.g. --timeout 60"; return 1; }
 			timeout=$2; shift 2 ;;
 		--bin) bin=${2:-}; shift 2 ;;
+		--ranks) [[ ${2:-} =~ ^[0-9]+$ ]] && (($2 >= 1 && $2 <= n)) || { _lab_err "--ranks '${2:-}'" "expected 1..$n (hosts in the lab)" "e.g. --ranks 4"; return 1; }
+			n=$2; shift 2 ;;
 		--bytes | --iters | --warmup | --delay)
 			[[ -n ${2:-} ]] || { _lab_err "$1" "missing value" "see 'tools/lab.sh --help'"; return 1; }
 			args+=("$1" "$2"); shift 2 ;;

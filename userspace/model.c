@@ -809,6 +809,30 @@ static int detect_bursts(struct model *m, struct model_dir *d, uint32_t iface, u
 	return 0;
 }
 
+/*
+ * Highest rate over any window of MODEL_SUSTAIN_NS (or the capture, if
+ * shorter): what a link sustains, as opposed to the peak of one bin.
+ * Bins are sorted, so a window slides over them in one pass.
+ */
+static double sustained_bps(const struct model *m, const struct model_dir *d)
+{
+	uint64_t win = MODEL_SUSTAIN_NS, sum = 0, best = 0;
+	size_t lo = 0;
+
+	if (m->duration_ns && m->duration_ns < win)
+		win = m->duration_ns;
+	if (win < m->hdr.bin_ns)
+		win = m->hdr.bin_ns;
+	for (size_t hi = 0; hi < d->nbins; hi++) {
+		sum += d->bins[hi].bytes;
+		while (d->bins[lo].start_ns + win <= d->bins[hi].start_ns)
+			sum -= d->bins[lo++].bytes;
+		if (sum > best)
+			best = sum;
+	}
+	return (double)best * 8e9 / (double)win;
+}
+
 static void dir_stats(struct model *m, struct model_dir *d)
 {
 	uint64_t active = 0;
@@ -831,6 +855,7 @@ static void dir_stats(struct model *m, struct model_dir *d)
 		}
 	}
 	d->active_ns = active * m->hdr.bin_ns;
+	d->sustained_bps = sustained_bps(m, d);
 	d->mean_bps = m->duration_ns ? (double)d->bytes * 8e9 / (double)m->duration_ns : NAN;
 	d->busy_mean_bps = d->active_ns ? (double)d->bytes * 8e9 / (double)d->active_ns : 0;
 	if (d->capacity_bps > 0) {

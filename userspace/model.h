@@ -63,6 +63,9 @@ enum model_conserve {
 	MODEL_CONSERVE_MISMATCH,
 };
 
+/* Window of the sustained rate: long enough to smooth a shaper's bucket. */
+#define MODEL_SUSTAIN_NS 100000000ull
+
 struct model_dir {
 	const struct model_bin *bins; /* merged bins, sorted by start */
 	size_t nbins;
@@ -73,6 +76,7 @@ struct model_dir {
 	double busy_mean_bps;       /* over the active bins */
 	double peak_bps;            /* highest bin */
 	uint64_t peak_start_ns;     /* start of that bin */
+	double sustained_bps;       /* highest rate over any MODEL_SUSTAIN_NS window */
 	double mean_util, busy_util, peak_util; /* NaN when capacity is unknown */
 	size_t first_burst, nbursts; /* slice of model.bursts */
 	/* conservation */

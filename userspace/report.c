@@ -267,15 +267,16 @@ static void text_header(FILE *f, const struct model *m, const struct report_opts
 
 static void text_ifaces(FILE *f, const struct model *m)
 {
-	char cap[32], by[32], mean[32], busy[32], peak[32], u1[16], u2[16], u3[16];
+	char cap[32], by[32], mean[32], busy[32], peak[32], sus[32], u1[16], u2[16], u3[16];
 
-	fprintf(f, "\nInterfaces (mean over the capture, busy = over non-empty bins, peak = busiest bin; %% of capacity)\n");
+	fprintf(f, "\nInterfaces (mean over the capture, busy = over non-empty bins, peak = busiest bin,\n"
+		   "  sustained = busiest 100 ms; %% of capacity)\n");
 	if (!m->nifaces) {
 		fprintf(f, "  none\n");
 		return;
 	}
-	fprintf(f, "  %-24s %-3s %12s %10s %10s %16s %16s %16s %6s %8s\n", "INTERFACE", "DIR", "CAPACITY",
-		"BYTES", "PKTS", "MEAN", "BUSY", "PEAK", "BURSTS", "CE");
+	fprintf(f, "  %-24s %-3s %12s %10s %10s %16s %16s %16s %12s %6s %8s\n", "INTERFACE", "DIR", "CAPACITY",
+		"BYTES", "PKTS", "MEAN", "BUSY", "PEAK", "SUSTAINED", "BURSTS", "CE");
 	for (size_t i = 0; i < m->nifaces; i++) {
 		const struct model_iface *it = &m->ifaces[i];
 
@@ -294,9 +295,9 @@ static void text_ifaces(FILE *f, const struct model *m)
 				 fmt_rate_bps(x->busy_mean_bps, busy, sizeof(busy)), fmt_pct(x->busy_util, u2, sizeof(u2)));
 			snprintf(peak_s, sizeof(peak_s), "%s %s",
 				 fmt_rate_bps(x->peak_bps, peak, sizeof(peak)), fmt_pct(x->peak_util, u3, sizeof(u3)));
-			fprintf(f, "  %-24s %-3s %12s %10s %10" PRIu64 " %16s %16s %16s %6zu %8" PRIu64 "\n",
+			fprintf(f, "  %-24s %-3s %12s %10s %10" PRIu64 " %16s %16s %16s %12s %6zu %8" PRIu64 "\n",
 				d == 0 ? it->label : "", dir_name(d), cap, by, x->pkts, mean_s, busy_s, peak_s,
-				x->nbursts, x->ce_pkts);
+				fmt_rate_bps(x->sustained_bps, sus, sizeof(sus)), x->nbursts, x->ce_pkts);
 		}
 	}
 }
@@ -682,6 +683,7 @@ static void j_dir(struct json *j, const struct model *m, const struct model_dir 
 	json_kv_double(j, "mean_bps", x->mean_bps, 0);
 	json_kv_double(j, "busy_mean_bps", x->busy_mean_bps, 0);
 	json_kv_double(j, "peak_bps", x->peak_bps, 0);
+	json_kv_double(j, "sustained_peak_bps", x->sustained_bps, 0);
 	if (x->nbins)
 		json_kv_i64(j, "peak_start_rel_ns", model__rel_ns(m, x->peak_start_ns));
 	else

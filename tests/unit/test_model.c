@@ -652,6 +652,27 @@ static void test_conservation(void **state)
 	}
 }
 
+/* The sustained rate is the busiest 100 ms, not one hot bin nor the mean. */
+static void test_sustained(void **state)
+{
+	struct model *m = mk(0, 0);
+	const struct model_dir *d;
+
+	(void)state;
+	add_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+	/* 300 ms at 250 Mbit/s (a quarter of a 1 ms bin at 1 Gbit/s per bin) */
+	for (uint64_t i = 0; i < 300; i++)
+		add_bin(m, (uint32_t)(i & 1), NS1, 2, FT_DIR_TX, S0 + i * BIN, FULL / 4, 20, 0);
+	/* one full bin later, alone: it sets the bin peak, not the sustained rate */
+	add_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 500 * BIN, FULL, 80, 0);
+	add_end(m, S0 + 1000 * BIN);
+	assert_int_equal(model__finish(m), 0);
+	d = dir_of(m, NS1, 2, FT_DIR_TX);
+	assert_true(d->peak_bps > 999e6 && d->peak_bps < 1001e6);
+	assert_true(d->sustained_bps > 249e6 && d->sustained_bps < 251e6);
+	model__free(m);
+}
+
 static void test_drop_reasons(void **state)
 {
 	struct model *m = mk(0, 0);
@@ -900,6 +921,7 @@ int main(void)
 		cmocka_unit_test(test_qdisc),
 		cmocka_unit_test(test_lost_cumulative),
 		cmocka_unit_test(test_conservation),
+		cmocka_unit_test(test_sustained),
 		cmocka_unit_test(test_drop_reasons),
 		cmocka_unit_test(test_retrans_and_flows),
 		cmocka_unit_test(test_malformed),

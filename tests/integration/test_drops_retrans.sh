@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Incast into a shallow queue: hosts 2 and 3 send to host 1, whose switch
+# port is shaped to 50 Mbit/s with a 16 kB tbf limit.  The capture's qdisc
+# drops must equal `tc -s qdisc` (with reason QDISC_DROP on that port) and its
+# retransmitted segments must equal the senders' TcpRetransSegs (nstat).
+source "$(dirname "$0")/lib.sh"
+need_root
+need_cmd nstat
+need_cmd python3
+lab_start 3 "h1=50mbit:limit=16kb:dir=down"
+SW=$(lab_sw "$LAB")
+J=$TMPD/report.json
+retrans() { # absolute TcpRetransSegs of host I (no history file involved)
+	lab_exec "$LAB" "$1" nstat -asz TcpRetransSegs | awk '/TcpRetransSegs/ {print $2}'
+}
+r0=$(( $(retrans 2) + $(retrans 3) ))
+
+# shellcheck disable=SC2046
+start_record "$TMPD/incast.ftr" $(lab_iface_args)
+lab_exec "$LAB" 1 "$LAB_BIN/incast" sink --port 5001 --expect-bytes 16m --duration 60 \
+	>"$TMPD/sink.out" 2>&1 &
+SINK=$!
+sleep 0.3
+senders=()
+for h in 2 3; do
+	lab_exec "$LAB" "$h" "$LAB_BIN/incast" send --to "$(lab_addr 1):5001" --bytes 4m --conns 2 \
+		>"$TMPD/send$h.out" 2>&1 &
+	senders+=($!)
+done
+wait "$SINK" || bad "incast sink: $(cat "$TMPD/sink.out")"
+for s in "${senders[@]}"; do
+	wait "$s" || bad "incast sender: $(cat "$TMPD"/send*.out)"
+done
+sleep 0.5
+stop_record INT
+check "recorder exited 0" test "$REC_RC" = 0
+r1=$(( $(retrans 2) + $(retrans 3) ))
+tcd=$(ip netns exec "$SW" tc -s qdisc show dev p1 | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -1)
+"$FT" report --json "$TMPD/incast.ftr" >"$J" || bad "report --json"
+
+check "the incast overflowed the queue (tc dropped $tcd)" test "$tcd" -gt 0
+recs=$(jget "$J" "[q['drop_records'] for q in j['queues'] if q['interface']=='p1@$SW'][0]")
+cnt=$(jget "$J" "[q['drops_counter_pkts'] for q in j['queues'] if q['interface']=='p1@$SW'][0]")
+check "qdisc drop records on p1 ($recs) = tc -s ($tcd)" test "$recs" = "$tcd"
+check "qdisc drop counter on p1 ($cnt) within the drops tc saw ($tcd)" test "$cnt" -le "$tcd" -a "$cnt" -gt 0
+named=$(jget "$J" "sum(d['count'] for d in j['drops']['items'] if d['reason']=='QDISC_DROP' and d['interface']=='p1@$SW')")
+check "drops by reason: QDISC_DROP on p1 ($named) = tc -s ($tcd)" test "$named" = "$tcd"
+
+segs=$(jget "$J" "j['retransmits']['segments']")
+check "retransmitted segments ($segs) = nstat TcpRetransSegs of the senders ($((r1 - r0)))" \
+	test "$segs" = $((r1 - r0)) -a "$segs" -gt 0
+python3 - "$J" "$(lab_ns "$LAB" 2)" "$(lab_ns "$LAB" 3)" <<'PY' || bad "retransmits attributed to the sender flows"
+import json, sys
+j = json.load(open(sys.argv[1]))
+items = j["retransmits"]["items"]
+assert items, "no retransmit items"
+for it in items:
+    f = it["flow"]
+    assert f["netns_name"] in sys.argv[2:], f          # sent by host 2 or 3
+    assert f["daddr"].endswith(".1") and f["dport"] == 5001, f  # towards the sink
+    assert it["trigger"] in ("rto", "fast", "tlp", "syn", "unknown")
+assert sum(it["count"] for it in items) == j["retransmits"]["total"]
+PY
+ok "every retransmit is on a sender flow towards the sink, with a trigger"
+lost=$(jget "$J" "j['lost']['total_lost']")
+check "no lost events ($lost)" test "$lost" = 0
+finish

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `fabtrace features` tries every probe on this kernel and says which variant
+# `record` will use; restricting the variants shows the fallbacks work and
+# that "nothing works" is a clear error, not a crash.
+source "$(dirname "$0")/lib.sh"
+need_root
+need_cmd python3
+"$FT" features --json >"$TMPD/f.json" || bad "features --json exit status"
+n=$(jget "$TMPD/f.json" "sum(p['works'] for p in j['probes'])")
+check "every probe works here ($n of 8)" test "$n" = 8
+check "tp_btf preferred" test "$(jget "$TMPD/f.json" "sorted(set(p['variant'] for p in j['probes']))")" = "['tp_btf']"
+FABTRACE_VARIANTS=raw_tp "$FT" features --json >"$TMPD/r.json" || bad "raw_tp features"
+check "raw_tp fallbacks all load and attach" \
+	test "$(jget "$TMPD/r.json" "sorted(set(p.get('variant') for p in j['probes']))")" = "['raw_tp']"
+"$FT" features >"$TMPD/f.txt"
+check "text output names every tracepoint" grep -q "tcp_retransmit_skb" "$TMPD/f.txt"
+rc=0
+FABTRACE_VARIANTS=none "$FT" features --json >"$TMPD/n.json" || rc=$?
+check "no usable variant: exit 1 ($rc)" test "$rc" = 1
+check "no usable variant: each probe says why" \
+	test "$(jget "$TMPD/n.json" "all(p['why'] for p in j['probes'])")" = True
+rc=0
+FABTRACE_VARIANTS=none "$FT" record -i lo -d 1s -o "$TMPD/none.ftr" 2>"$TMPD/err" || rc=$?
+check "record without any probe fails cleanly ($(cat "$TMPD/err"))" \
+	test "$rc" = 1 -a "$(wc -l <"$TMPD/err")" = 1 -a ! -e "$TMPD/none.ftr"
+finish
