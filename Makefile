@@ -60,6 +60,7 @@ MPI_BINS   := $(if $(wildcard tools/allreduce.c),$(BUILD)/tools/allreduce)
 
 .PHONY: all deps demo test unit integration check-reliability bench clean install uninstall help lint
 .DELETE_ON_ERROR:
+.SECONDARY: $(BPF_OBJS) $(SKELS) $(BUILD)/vmlinux.h
 
 all: $(BUILD)/fabtrace $(TOOL_BINS) $(MPI_BINS) $(UNIT_BINS)
 

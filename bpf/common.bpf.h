@@ -54,6 +54,28 @@ static __always_inline void count_lost(void)
 		*n += 1; /* per-CPU slot: no atomic needed */
 }
 
+/*
+ * Program invocations per hook (enum ft_probe_id) per CPU.  Every program
+ * counts itself first, before any filter, so userspace can compare the runs
+ * with the tracepoint's hit count (a perf counter) and report the hits the
+ * kernel did not run the program for (recursion, NMI, patched kernels).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FT_PROBE_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} runs SEC(".maps");
+
+static __always_inline void count_run(enum ft_probe_id id)
+{
+	__u32 k = id;
+	__u64 *n = bpf_map_lookup_elem(&runs, &k);
+
+	if (n)
+		*n += 1; /* per-CPU slot: no atomic needed */
+}
+
 /* Reserve a record of `size` bytes of `type`, or count it lost. */
 static __always_inline void *rec_reserve(__u16 type, __u32 size)
 {

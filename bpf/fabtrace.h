@@ -32,6 +32,7 @@ enum ft_rec_type {
 	FT_REC_LOST        = 35, /* struct ft_lost: cumulative ring-buffer loss per CPU */
 	FT_REC_DROP_REASON = 36, /* struct ft_drop_reason: name of a drop reason (from BTF) */
 	FT_REC_PROBE       = 37, /* struct ft_probe_info: one probe and whether it ran */
+	FT_REC_COVERAGE    = 38, /* struct ft_coverage: tracepoint hits vs program runs of a probe */
 	FT_REC_END         = 63, /* struct ft_end: clean end of capture */
 };
 
@@ -250,6 +251,23 @@ struct ft_probe_info {
 	char  name[32];     /* e.g. "iface_tx" */
 	char  hook[48];     /* e.g. "tp_btf/net_dev_start_xmit" */
 	char  why[64];      /* why not attached, or "" */
+};
+
+/*
+ * Coverage of one attached probe over the capture, written once at stop:
+ * how often its tracepoint fired (a per-CPU perf counter on the same
+ * tracepoint) and how often the program ran (the BPF `runs` map).  Hits the
+ * program did not see (hits - runs, clamped at 0) are data the kernel lost
+ * without telling the ring buffer: recursion protection, NMI context, or a
+ * kernel that skips BPF for some tasks.  known = 0: the hits could not be
+ * counted (no tracefs or perf counter), so the loss is unknown, not 0.
+ */
+struct ft_coverage {
+	struct ft_rec_hdr hdr;
+	__u32 probe;        /* enum ft_probe_id */
+	__u32 known;        /* 1 = hits counted */
+	__u64 hits;         /* tracepoint hits (perf counter), 0 when unknown */
+	__u64 runs;         /* program runs */
 };
 
 enum ft_stop_reason {

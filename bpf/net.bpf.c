@@ -116,6 +116,7 @@ static __always_inline void handle_xmit(const struct sk_buff *skb, const struct 
 SEC("tp_btf/net_dev_start_xmit")
 int BPF_PROG(iface_tx_btf, const struct sk_buff *skb, const struct net_device *dev)
 {
+	count_run(FT_PROBE_IFACE_TX);
 	handle_xmit(skb, dev);
 	return 0;
 }
@@ -123,6 +124,7 @@ int BPF_PROG(iface_tx_btf, const struct sk_buff *skb, const struct net_device *d
 SEC("raw_tp/net_dev_start_xmit")
 int BPF_PROG(iface_tx_raw, const struct sk_buff *skb, const struct net_device *dev)
 {
+	count_run(FT_PROBE_IFACE_TX);
 	handle_xmit(skb, dev);
 	return 0;
 }
@@ -229,6 +231,7 @@ static __always_inline void handle_receive(const struct sk_buff *skb)
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(iface_rx_btf, struct sk_buff *skb)
 {
+	count_run(FT_PROBE_IFACE_RX);
 	handle_receive(skb);
 	return 0;
 }
@@ -236,6 +239,7 @@ int BPF_PROG(iface_rx_btf, struct sk_buff *skb)
 SEC("raw_tp/netif_receive_skb")
 int BPF_PROG(iface_rx_raw, struct sk_buff *skb)
 {
+	count_run(FT_PROBE_IFACE_RX);
 	handle_receive(skb);
 	return 0;
 }
@@ -338,6 +342,7 @@ static __always_inline void handle_enqueue(struct Qdisc *q, const struct netdev_
 SEC("tp_btf/qdisc_enqueue")
 int BPF_PROG(qdisc_enq_btf, struct Qdisc *q, const struct netdev_queue *txq, struct sk_buff *skb)
 {
+	count_run(FT_PROBE_QDISC_ENQ);
 	handle_enqueue(q, txq, skb);
 	return 0;
 }
@@ -345,6 +350,7 @@ int BPF_PROG(qdisc_enq_btf, struct Qdisc *q, const struct netdev_queue *txq, str
 SEC("raw_tp/qdisc_enqueue")
 int BPF_PROG(qdisc_enq_raw, struct Qdisc *q, const struct netdev_queue *txq, struct sk_buff *skb)
 {
+	count_run(FT_PROBE_QDISC_ENQ);
 	handle_enqueue(q, txq, skb);
 	return 0;
 }
@@ -409,6 +415,7 @@ SEC("tp_btf/qdisc_dequeue")
 int BPF_PROG(qdisc_deq_btf, struct Qdisc *q, const struct netdev_queue *txq, int packets,
 	     struct sk_buff *skb)
 {
+	count_run(FT_PROBE_QDISC_DEQ);
 	handle_dequeue(q, txq, packets, skb);
 	return 0;
 }
@@ -417,6 +424,7 @@ SEC("raw_tp/qdisc_dequeue")
 int BPF_PROG(qdisc_deq_raw, struct Qdisc *q, const struct netdev_queue *txq, int packets,
 	     struct sk_buff *skb)
 {
+	count_run(FT_PROBE_QDISC_DEQ);
 	handle_dequeue(q, txq, packets, skb);
 	return 0;
 }
@@ -461,6 +469,7 @@ static __always_inline void handle_drop(struct sk_buff *skb, void *location, __u
 SEC("tp_btf/kfree_skb")
 int BPF_PROG(drop_btf, struct sk_buff *skb, void *location, enum skb_drop_reason reason)
 {
+	count_run(FT_PROBE_DROP);
 	handle_drop(skb, location, reason);
 	return 0;
 }
@@ -468,6 +477,7 @@ int BPF_PROG(drop_btf, struct sk_buff *skb, void *location, enum skb_drop_reason
 SEC("raw_tp/kfree_skb")
 int BPF_PROG(drop_raw, struct sk_buff *skb, void *location, enum skb_drop_reason reason)
 {
+	count_run(FT_PROBE_DROP);
 	handle_drop(skb, location, reason);
 	return 0;
 }

@@ -110,6 +110,7 @@ static __always_inline void handle_retransmit(const struct sock *sk, const struc
 SEC("tp_btf/tcp_retransmit_skb")
 int BPF_PROG(retrans_err_btf, const struct sock *sk, const struct sk_buff *skb, int err)
 {
+	count_run(FT_PROBE_RETRANS);
 	handle_retransmit(sk, skb, err);
 	return 0;
 }
@@ -117,6 +118,7 @@ int BPF_PROG(retrans_err_btf, const struct sock *sk, const struct sk_buff *skb, 
 SEC("tp_btf/tcp_retransmit_skb")
 int BPF_PROG(retrans_btf, const struct sock *sk, const struct sk_buff *skb)
 {
+	count_run(FT_PROBE_RETRANS);
 	handle_retransmit(sk, skb, 0);
 	return 0;
 }
@@ -124,6 +126,7 @@ int BPF_PROG(retrans_btf, const struct sock *sk, const struct sk_buff *skb)
 SEC("raw_tp/tcp_retransmit_skb")
 int BPF_PROG(retrans_raw, const struct sock *sk, const struct sk_buff *skb)
 {
+	count_run(FT_PROBE_RETRANS);
 	handle_retransmit(sk, skb, 0);
 	return 0;
 }
@@ -150,6 +153,7 @@ static __always_inline void handle_cong_state(const struct sock *sk, __u8 new_st
 SEC("tp_btf/tcp_cong_state_set")
 int BPF_PROG(cong_state_btf, struct sock *sk, const __u8 ca)
 {
+	count_run(FT_PROBE_CONG_STATE);
 	handle_cong_state(sk, ca);
 	return 0;
 }
@@ -157,6 +161,7 @@ int BPF_PROG(cong_state_btf, struct sock *sk, const __u8 ca)
 SEC("raw_tp/tcp_cong_state_set")
 int BPF_PROG(cong_state_raw, struct sock *sk, const __u8 ca)
 {
+	count_run(FT_PROBE_CONG_STATE);
 	handle_cong_state(sk, ca);
 	return 0;
 }
@@ -193,6 +198,7 @@ static __always_inline void handle_probe(const struct sock *sk)
 SEC("tp_btf/tcp_probe")
 int BPF_PROG(tcp_sample_btf, struct sock *sk, const struct sk_buff *skb)
 {
+	count_run(FT_PROBE_TCP_SAMPLE);
 	handle_probe(sk);
 	return 0;
 }
@@ -200,6 +206,7 @@ int BPF_PROG(tcp_sample_btf, struct sock *sk, const struct sk_buff *skb)
 SEC("raw_tp/tcp_probe")
 int BPF_PROG(tcp_sample_raw, struct sock *sk, const struct sk_buff *skb)
 {
+	count_run(FT_PROBE_TCP_SAMPLE);
 	handle_probe(sk);
 	return 0;
 }

@@ -207,7 +207,7 @@ static int nl_dump(int fd, int type, const void *body, size_t blen, nl_msg_cb cb
 
 static void parse_attrs(struct rtattr **tb, int max, struct rtattr *rta, int len)
 {
-	memset(tb, 0, sizeof(*tb) * (max + 1));
+	memset(tb, 0, sizeof(struct rtattr *) * (size_t)(max + 1));
 	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len))
 		if (rta->rta_type <= max)
 			tb[rta->rta_type] = rta;
@@ -308,7 +308,8 @@ static uint32_t link_speed(int fd, const char *ifname)
 	ifr.ifr_data = (void *)&ec;
 	if (fd < 0 || ioctl(fd, SIOCETHTOOL, &ifr))
 		return 0;
-	speed = ethtool_cmd_speed(&ec);
+	/* ethtool_cmd_speed() shifts a promoted int: overflow for SPEED_UNKNOWN */
+	speed = ((uint32_t)ec.speed_hi << 16) | ec.speed;
 	return speed == (uint32_t)SPEED_UNKNOWN || speed == 0xffff ? 0 : speed;
 }
 

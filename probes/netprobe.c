@@ -12,6 +12,7 @@
 #include "net.skel.h"
 #include "tcp.skel.h"
 #include "bpf/net.h"
+#include "probes/coverage.h"
 #include "probes/netprobe.h"
 #include "userspace/util.h"
 
@@ -22,25 +23,26 @@ static const struct hook {
 	enum ft_probe_id id;
 	const char *name;
 	const char *tracepoint;
+	const char *system;        /* tracefs event system of the tracepoint */
 	enum obj_id obj;
 	const char *progs[3];
 	const char *kinds[3];
 } hooks[FT_PROBE_MAX] = {
-	{ FT_PROBE_IFACE_TX, "iface_tx", "net_dev_start_xmit", OBJ_NET,
+	{ FT_PROBE_IFACE_TX, "iface_tx", "net_dev_start_xmit", "net", OBJ_NET,
 	  { "iface_tx_btf", "iface_tx_raw" }, { "tp_btf", "raw_tp" } },
-	{ FT_PROBE_IFACE_RX, "iface_rx", "netif_receive_skb", OBJ_NET,
+	{ FT_PROBE_IFACE_RX, "iface_rx", "netif_receive_skb", "net", OBJ_NET,
 	  { "iface_rx_btf", "iface_rx_raw" }, { "tp_btf", "raw_tp" } },
-	{ FT_PROBE_QDISC_ENQ, "qdisc_enqueue", "qdisc_enqueue", OBJ_NET,
+	{ FT_PROBE_QDISC_ENQ, "qdisc_enqueue", "qdisc_enqueue", "qdisc", OBJ_NET,
 	  { "qdisc_enq_btf", "qdisc_enq_raw" }, { "tp_btf", "raw_tp" } },
-	{ FT_PROBE_QDISC_DEQ, "qdisc_dequeue", "qdisc_dequeue", OBJ_NET,
+	{ FT_PROBE_QDISC_DEQ, "qdisc_dequeue", "qdisc_dequeue", "qdisc", OBJ_NET,
 	  { "qdisc_deq_btf", "qdisc_deq_raw" }, { "tp_btf", "raw_tp" } },
-	{ FT_PROBE_DROP, "drop", "kfree_skb", OBJ_NET,
+	{ FT_PROBE_DROP, "drop", "kfree_skb", "skb", OBJ_NET,
 	  { "drop_btf", "drop_raw" }, { "tp_btf", "raw_tp" } },
-	{ FT_PROBE_RETRANS, "retransmit", "tcp_retransmit_skb", OBJ_TCP,
+	{ FT_PROBE_RETRANS, "retransmit", "tcp_retransmit_skb", "tcp", OBJ_TCP,
 	  { "retrans_err_btf", "retrans_btf", "retrans_raw" }, { "tp_btf", "tp_btf", "raw_tp" } },
-	{ FT_PROBE_CONG_STATE, "cong_state", "tcp_cong_state_set", OBJ_TCP,
+	{ FT_PROBE_CONG_STATE, "cong_state", "tcp_cong_state_set", "tcp", OBJ_TCP,
 	  { "cong_state_btf", "cong_state_raw" }, { "tp_btf", "raw_tp" } },
-	{ FT_PROBE_TCP_SAMPLE, "tcp_sample", "tcp_probe", OBJ_TCP,
+	{ FT_PROBE_TCP_SAMPLE, "tcp_sample", "tcp_probe", "tcp", OBJ_TCP,
 	  { "tcp_sample_btf", "tcp_sample_raw" }, { "tp_btf", "raw_tp" } },
 };
 
@@ -55,6 +57,12 @@ struct netprobe {
 	void *ctx;
 	int ncpus;
 	int cb_err;
+	/* coverage: tracepoint hits (perf) against program runs (`runs` maps) */
+	struct tp_counter hits[FT_PROBE_MAX];
+	bool cov_attached[FT_PROBE_MAX];   /* counted: the hook was attached */
+	bool cov_taken;                    /* cov_* below hold the final reading */
+	bool cov_known[FT_PROBE_MAX];
+	uint64_t cov_hits[FT_PROBE_MAX], cov_runs[FT_PROBE_MAX];
 };
 
 /* ---- libbpf output: shown with -v, otherwise the last warning explains failures */
@@ -184,7 +192,7 @@ static void choose_variants(int chosen[FT_PROBE_MAX], struct probe_status st[FT_
 		for (int v = 0; v < 3 && h->progs[v]; v++) {
 			char why[160];
 
-			if (only && *only && strcmp(only, h->kinds[v]))
+			if (only && *only && strcmp(only, h->kinds[v]) != 0)
 				continue;
 			if (try_variant(h, v, why, sizeof(why)) == 0) {
 				chosen[i] = v;
@@ -340,6 +348,79 @@ static void unload(struct netprobe *p)
 	p->tcp = NULL;
 }
 
+/* ---- coverage: one counting perf event per CPU on every attached hook's tracepoint */
+
+static void open_counters(struct netprobe *p)
+{
+	for (int i = 0; i < FT_PROBE_MAX; i++) {
+		if (!p->links[i])
+			continue;
+		p->cov_attached[i] = true;
+		p->st[i].cov_why[0] = 0;
+		coverage__open(&p->hits[i], hooks[i].system, hooks[i].tracepoint, p->ncpus,
+			       p->st[i].cov_why, sizeof(p->st[i].cov_why));
+	}
+}
+
+/* Program runs per hook, summed over CPUs, from one object's `runs` map. */
+static void read_runs(struct netprobe *p, struct bpf_map *m, enum obj_id obj, uint64_t *v)
+{
+	for (__u32 i = 0; i < FT_PROBE_MAX; i++) {
+		if (!p->cov_attached[i] || hooks[i].obj != obj)
+			continue;
+		p->cov_runs[i] = 0;
+		if (bpf_map_lookup_elem(bpf_map__fd(m), &i, v))
+			continue;
+		for (int c = 0; c < p->ncpus; c++)
+			p->cov_runs[i] += v[c];
+	}
+}
+
+/*
+ * Read hits, then runs, back to back while the probes are still attached, so
+ * both cover the window from open_counters() to now.  Reading hits first
+ * leaves in-flight runs on the "more runs" side, which the report clamps.
+ */
+static void take_coverage(struct netprobe *p)
+{
+	uint64_t *v;
+
+	if (p->cov_taken)
+		return;
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		if (p->cov_attached[i])
+			p->cov_known[i] = coverage__read(&p->hits[i], &p->cov_hits[i]) == 0;
+	v = calloc((size_t)p->ncpus, sizeof(*v));
+	if (v) {
+		if (p->net)
+			read_runs(p, p->net->maps.runs, OBJ_NET, v);
+		if (p->tcp)
+			read_runs(p, p->tcp->maps.runs, OBJ_TCP, v);
+		free(v);
+	}
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		coverage__close(&p->hits[i]);
+	p->cov_taken = true;
+}
+
+int netprobe__coverage(struct netprobe *p, netprobe_sample_fn fn, void *ctx)
+{
+	take_coverage(p);
+	for (int i = 0; i < FT_PROBE_MAX; i++) {
+		struct ft_coverage r = { .hdr = { FT_REC_COVERAGE, sizeof(r), 0 } };
+
+		if (!p->cov_attached[i])
+			continue;
+		r.probe = (__u32)i;
+		r.known = p->cov_known[i];
+		r.hits = p->cov_known[i] ? p->cov_hits[i] : 0;
+		r.runs = p->cov_runs[i];
+		if (fn(ctx, &r.hdr) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
 int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 		   netprobe_sample_fn fn, void *ctx, char *err, size_t errlen)
 {
@@ -386,6 +467,7 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 		return ret;
 	}
 done:
+	open_counters(p);
 	*out = p;
 	return 0;
 }
@@ -421,6 +503,12 @@ int netprobe__epoll_fd(const struct netprobe *p)
 
 void netprobe__detach(struct netprobe *p)
 {
+	/* the coverage window ends here: read the counters before the links go */
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		if (p->links[i] && p->cov_attached[i]) {
+			take_coverage(p);
+			break;
+		}
 	for (int i = 0; i < FT_PROBE_MAX; i++) {
 		bpf_link__destroy(p->links[i]);
 		p->links[i] = NULL;

@@ -31,6 +31,7 @@ struct probe_status {
 	const char *tracepoint;    /* "net_dev_start_xmit" */
 	const char *variant;       /* program chosen ("tp_btf", "raw_tp"), NULL if none */
 	char why[160];             /* why no variant works, "" if one does */
+	char cov_why[96];          /* recording: why its hits cannot be counted, "" if they are */
 };
 
 /*
@@ -52,8 +53,16 @@ uint64_t netprobe__mask(const struct netprobe *p);
 /* Poll the ring buffers (ms timeout, 0 = no wait): sample fn per record; count or -errno. */
 int netprobe__poll(struct netprobe *p, int timeout_ms);
 int netprobe__epoll_fd(const struct netprobe *p);
-/* Detach every link (the probes stop firing); maps stay readable. */
+/*
+ * Detach every link (the probes stop firing); maps stay readable.  Reads the
+ * coverage counters (tracepoint hits, program runs) just before.
+ */
 void netprobe__detach(struct netprobe *p);
+/*
+ * After detach: fn is called with a FT_REC_COVERAGE record per attached hook
+ * (hits counted since attach, or known = 0 with probe_status.cov_why set).
+ */
+int netprobe__coverage(struct netprobe *p, netprobe_sample_fn fn, void *ctx);
 /* After detach: emit bins still open in the per-CPU maps as records. */
 int netprobe__flush_bins(struct netprobe *p);
 /* Current cumulative lost count per (source, cpu): fills out[src][cpu]. */

@@ -127,6 +127,12 @@ ABI_OFF(ft_probe_info, name, 16);
 ABI_OFF(ft_probe_info, hook, 48);
 ABI_OFF(ft_probe_info, why, 96);
 
+ABI_SIZE(ft_coverage, 32);
+ABI_OFF(ft_coverage, probe, 8);
+ABI_OFF(ft_coverage, known, 12);
+ABI_OFF(ft_coverage, hits, 16);
+ABI_OFF(ft_coverage, runs, 24);
+
 ABI_SIZE(ft_end, 32);
 ABI_OFF(ft_end, ts_ns, 8);
 ABI_OFF(ft_end, records, 16);

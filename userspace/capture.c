@@ -49,6 +49,7 @@ static const struct {
 	{ FT_REC_LOST,        sizeof(struct ft_lost),        "lost" },
 	{ FT_REC_DROP_REASON, sizeof(struct ft_drop_reason), "drop_reason" },
 	{ FT_REC_PROBE,       sizeof(struct ft_probe_info),  "probe" },
+	{ FT_REC_COVERAGE,    sizeof(struct ft_coverage),    "coverage" },
 	{ FT_REC_END,         sizeof(struct ft_end),         "end" },
 };
 

@@ -47,6 +47,7 @@ struct info {
 	struct lost_ent *lost;
 	size_t nlost;
 	bool lost_overflow;
+	struct ft_coverage cov[64]; /* by probe id; hdr.type = 0 where none */
 	enum capture_state state;
 	uint64_t good_off;
 	uint64_t blocks;
@@ -185,6 +186,13 @@ static void account(struct info *in, const struct ft_rec_hdr *r)
 	case FT_REC_PROBE:
 		add_probe(in, (const struct ft_probe_info *)r);
 		break;
+	case FT_REC_COVERAGE: {
+		const struct ft_coverage *cv = (const struct ft_coverage *)r;
+
+		if (cv->probe < 64)
+			memcpy(&in->cov[cv->probe], cv, sizeof(*cv));
+		break;
+	}
 	case FT_REC_END:
 		in->have_end = true;
 		memcpy(&in->end, r, sizeof(in->end));
@@ -192,6 +200,78 @@ static void account(struct info *in, const struct ft_rec_hdr *r)
 		break;
 	default:
 		break;
+	}
+}
+
+/* ---- probe coverage (FT_REC_COVERAGE): tracepoint hits the programs did not see */
+
+static uint64_t cov_skipped(const struct ft_coverage *c)
+{
+	return c->known && c->hits > c->runs ? c->hits - c->runs : 0;
+}
+
+static const char *cov_name(const struct info *in, uint32_t id, char *buf, size_t len)
+{
+	for (size_t i = 0; i < in->nprobes; i++)
+		if (in->probes[i].id == id && in->probes[i].name[0]) {
+			snprintf(buf, len, "%.*s", (int)sizeof(in->probes[i].name), in->probes[i].name);
+			return buf;
+		}
+	if (id < FT_PROBE_MAX && probe_names[id])
+		return probe_names[id];
+	snprintf(buf, len, "probe %u", (unsigned)id);
+	return buf;
+}
+
+/* "complete", "incomplete" (runs skipped), "partial" (some unknown), "unknown" */
+static const char *cov_status(const struct info *in, uint64_t *skipped, size_t *unknown)
+{
+	size_t n = 0;
+
+	*skipped = 0;
+	*unknown = 0;
+	for (int id = 0; id < 64; id++) {
+		if (in->cov[id].hdr.type != FT_REC_COVERAGE)
+			continue;
+		n++;
+		*skipped += cov_skipped(&in->cov[id]);
+		*unknown += !in->cov[id].known;
+	}
+	if (!n)
+		return "unknown";
+	if (*skipped)
+		return "incomplete";
+	return *unknown ? "partial" : "complete";
+}
+
+static void print_coverage(const struct info *in)
+{
+	uint64_t skipped;
+	size_t unknown;
+	const char *st = cov_status(in, &skipped, &unknown);
+	char nb[40];
+
+	if (!strcmp(st, "unknown"))
+		printf("probe coverage:  unknown (the capture has no coverage counters)\n");
+	else if (!strcmp(st, "complete"))
+		printf("probe coverage:  complete (every tracepoint hit ran its program)\n");
+	else if (!strcmp(st, "partial"))
+		printf("probe coverage:  complete for the probes counted, unknown for %zu\n", unknown);
+	else
+		printf("probe coverage:  incomplete: the kernel skipped %llu probe runs "
+		       "(not in lost events)\n", (unsigned long long)skipped);
+	for (int id = 0; id < 64; id++) {
+		const struct ft_coverage *c = &in->cov[id];
+
+		if (c->hdr.type != FT_REC_COVERAGE)
+			continue;
+		if (!c->known)
+			printf("  %s probe coverage unknown (its tracepoint hits were not counted)\n",
+			       cov_name(in, (uint32_t)id, nb, sizeof(nb)));
+		else if (cov_skipped(c))
+			printf("  kernel skipped %llu of %llu %s probe runs (tracepoint hits the program "
+			       "did not see)\n", (unsigned long long)cov_skipped(c),
+			       (unsigned long long)c->hits, cov_name(in, (uint32_t)id, nb, sizeof(nb)));
 	}
 }
 
@@ -377,6 +457,7 @@ static void print_plain(const struct info *in)
 		printf(", unknown source %u: %llu", (unsigned)s, (unsigned long long)lost_by_source(in, s));
 	}
 	printf(")%s\n", in->lost_overflow ? " (too many CPUs; partial)" : "");
+	print_coverage(in);
 }
 
 static void print_json(const struct info *in, bool pretty)
@@ -505,6 +586,36 @@ static void print_json(const struct info *in, bool pretty)
 	}
 	json_object_end(&j);
 	json_kv_bool(&j, "partial", in->lost_overflow);
+	{
+		uint64_t skipped;
+		size_t unknown;
+
+		json_kv_string(&j, "coverage_status", cov_status(in, &skipped, &unknown));
+		json_kv_u64(&j, "skipped_runs", skipped);
+	}
+	json_key(&j, "coverage");
+	json_array_begin(&j);
+	for (int id = 0; id < 64; id++) {
+		const struct ft_coverage *c = &in->cov[id];
+
+		if (c->hdr.type != FT_REC_COVERAGE)
+			continue;
+		json_object_begin(&j);
+		json_kv_string(&j, "probe", cov_name(in, (uint32_t)id, b1, sizeof(b1)));
+		json_kv_u64(&j, "probe_id", (uint64_t)id);
+		json_kv_bool(&j, "known", c->known != 0);
+		if (c->known)
+			json_kv_u64(&j, "hits", c->hits);
+		else
+			json_kv_string(&j, "hits", NULL);
+		json_kv_u64(&j, "runs", c->runs);
+		if (c->known)
+			json_kv_u64(&j, "skipped", cov_skipped(c));
+		else
+			json_kv_string(&j, "skipped", NULL);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
 	json_object_end(&j);
 
 	json_object_end(&j);

@@ -146,7 +146,7 @@ struct reason_name {
 };
 
 struct model_priv {
-	struct kvec ifaces, qdiscs, flows, drops, lost, cong, reasons, probes;
+	struct kvec ifaces, qdiscs, flows, drops, lost, cong, reasons, probes, coverage;
 	struct model_bin *raw;
 	size_t nraw, capraw;
 	struct model_qbin *qraw;
@@ -204,6 +204,7 @@ struct model *model__new(const struct ft_file_header *hdr, const struct model_op
 	kvec_init(&p->cong, sizeof(struct model_cong_pair), 2);
 	kvec_init(&p->reasons, sizeof(struct reason_name), 4);
 	kvec_init(&p->probes, sizeof(struct model_probe), 4);
+	kvec_init(&p->coverage, sizeof(struct model_coverage), 4);
 	return m;
 }
 
@@ -219,6 +220,7 @@ static void priv_free(struct model_priv *p)
 	kvec_free(&p->cong);
 	kvec_free(&p->reasons);
 	kvec_free(&p->probes);
+	kvec_free(&p->coverage);
 	free(p->raw);
 	free(p->qraw);
 	free(p);
@@ -523,6 +525,21 @@ static int add_probe(struct model *m, const struct ft_probe_info *pi)
 	return 0;
 }
 
+static int add_coverage(struct model *m, const struct ft_coverage *c)
+{
+	long i = kvec_get(&m->priv->coverage, &c->probe, NULL);
+
+	if (i < 0)
+		return -ENOMEM;
+	struct model_coverage *e = kvec_at(&m->priv->coverage, (size_t)i);
+
+	/* one per probe at stop; should there be more, the last is the total */
+	e->known = c->known ? 1 : 0;
+	e->hits = e->known ? c->hits : 0;
+	e->runs = c->runs;
+	return 0;
+}
+
 static size_t rec_min_size(uint16_t type)
 {
 	switch (type) {
@@ -538,6 +555,7 @@ static size_t rec_min_size(uint16_t type)
 	case FT_REC_LOST: return sizeof(struct ft_lost);
 	case FT_REC_DROP_REASON: return sizeof(struct ft_drop_reason);
 	case FT_REC_PROBE: return sizeof(struct ft_probe_info);
+	case FT_REC_COVERAGE: return sizeof(struct ft_coverage);
 	case FT_REC_END: return sizeof(struct ft_end);
 	default: return 0;
 	}
@@ -577,6 +595,7 @@ int model__add(struct model *m, const struct ft_rec_hdr *rec)
 	case FT_REC_LOST: return add_lost(m, (const void *)rec);
 	case FT_REC_DROP_REASON: return add_reason(m, (const void *)rec);
 	case FT_REC_PROBE: return add_probe(m, (const void *)rec);
+	case FT_REC_COVERAGE: return add_coverage(m, (const void *)rec);
 	case FT_REC_END:
 		m->have_end = true;
 		m->end = *(const struct ft_end *)rec;
@@ -697,6 +716,12 @@ static int cmp_lost(const void *a, const void *b)
 static int cmp_probe(const void *a, const void *b)
 {
 	return cmp_u32(((const struct model_probe *)a)->id, ((const struct model_probe *)b)->id);
+}
+
+static int cmp_coverage(const void *a, const void *b)
+{
+	return cmp_u32(((const struct model_coverage *)a)->probe,
+		       ((const struct model_coverage *)b)->probe);
 }
 
 double model__bin_bps(const struct model *m, uint64_t bytes)
@@ -1187,6 +1212,19 @@ int model__finish(struct model *m)
 	if (m->nprobes)
 		qsort(m->probes, m->nprobes, sizeof(*m->probes), cmp_probe);
 
+	/* coverage: tracepoint hits the programs did not see, kept apart from lost_total */
+	m->coverage = (struct model_coverage *)p->coverage.items;
+	m->ncoverage = p->coverage.n;
+	if (m->ncoverage)
+		qsort(m->coverage, m->ncoverage, sizeof(*m->coverage), cmp_coverage);
+	for (size_t i = 0; i < m->ncoverage; i++) {
+		struct model_coverage *c = &m->coverage[i];
+
+		c->skipped = c->known && c->hits > c->runs ? c->hits - c->runs : 0;
+		m->skipped_runs += c->skipped;
+		m->coverage_unknown += !c->known;
+	}
+
 	for (size_t i = 0; i < ni; i++)
 		conserve(m, &ifs[i]);
 
@@ -1195,6 +1233,7 @@ int model__finish(struct model *m)
 	free(p->lost.slots); p->lost.slots = NULL; p->lost.nslots = 0;
 	free(p->drops.slots); p->drops.slots = NULL; p->drops.nslots = 0;
 	free(p->probes.slots); p->probes.slots = NULL; p->probes.nslots = 0;
+	free(p->coverage.slots); p->coverage.slots = NULL; p->coverage.nslots = 0;
 	m->finished = true;
 	err = 0;
 out:
@@ -1227,6 +1266,15 @@ const char *model__drop_reason_name(const struct model *m, uint32_t reason)
 	long i = kvec_find(&m->priv->reasons, &reason);
 
 	return i < 0 ? NULL : ((const struct reason_name *)kvec_at(&m->priv->reasons, (size_t)i))->name;
+}
+
+const char *model__probe_name(const struct model *m, uint32_t id, char *buf, size_t len)
+{
+	for (size_t i = 0; i < m->nprobes; i++)
+		if (m->probes[i].id == id && m->probes[i].name[0])
+			return m->probes[i].name;
+	snprintf(buf, len, "probe %u", id);
+	return buf;
 }
 
 const char *model__trigger_name(unsigned trigger)

@@ -174,6 +174,14 @@ struct model_probe {
 	char why[64];
 };
 
+/* Coverage of one probe (FT_REC_COVERAGE): tracepoint hits its program did not see. */
+struct model_coverage {
+	uint32_t probe;             /* enum ft_probe_id */
+	uint32_t known;             /* 1 = hits counted; 0 = unknown */
+	uint64_t hits, runs;        /* last record */
+	uint64_t skipped;           /* hits - runs, clamped at 0; 0 when unknown */
+};
+
 struct model {
 	struct ft_file_header hdr;
 	struct model_opts opts;
@@ -202,6 +210,9 @@ struct model {
 	uint64_t lost_by_source[FT_SRC_MAX + 1];     /* [FT_SRC_MAX] = unknown sources */
 	uint64_t lost_total;
 	struct model_probe *probes; size_t nprobes;  /* by id */
+	struct model_coverage *coverage; size_t ncoverage; /* by probe id */
+	uint64_t skipped_runs;      /* sum of coverage[].skipped (not in lost_total) */
+	size_t coverage_unknown;    /* coverage records with known = 0 */
 
 	struct model_priv *priv;    /* loading state (hash tables, raw bins) */
 };
@@ -230,6 +241,8 @@ const struct model_iface *model__iface(const struct model *m, uint32_t netns, ui
 /* Name of a namespace from the interface records, "" if unknown. */
 const char *model__netns_name(const struct model *m, uint32_t netns);
 const char *model__drop_reason_name(const struct model *m, uint32_t reason); /* NULL if unnamed */
+/* Name of a probe ("iface_tx") from the probe records, else "probe N" written into BUF. */
+const char *model__probe_name(const struct model *m, uint32_t id, char *buf, size_t len);
 
 static inline int64_t model__rel_ns(const struct model *m, uint64_t ts)
 {

@@ -221,7 +221,6 @@ static int on_record(void *ctx, const struct ft_rec_hdr *h)
 struct describe_ctx {
 	struct recorder *r;
 	int phase;          /* FT_STATS_START / FT_STATS_STOP, -1 = none */
-	int err;
 };
 
 static int describe_link(const struct link_info *l, void *arg)
@@ -260,7 +259,7 @@ static int describe_link(const struct link_info *l, void *arg)
 /* Describe every traced interface of every namespace, with counters. */
 static int describe_all(struct recorder *r, int phase)
 {
-	struct describe_ctx d = { r, phase, 0 };
+	struct describe_ctx d = { r, phase };
 
 	for (int i = 0; i < r->ns.n; i++) {
 		struct netns *n = &r->ns.ns[i];
@@ -319,7 +318,9 @@ static void write_lost(struct recorder *r, bool force)
 		for (int c = 0; c < ncpus; c++) {
 			struct ft_lost l = { .hdr = { FT_REC_LOST, sizeof(l), 0 } };
 
-			if (cur[c] == r->lost_written[src][c] && !(force && cur[c]))
+			/* at the end every CPU's counter is written, zeros included,
+			 * so the capture proves "nothing lost" rather than implying it */
+			if (cur[c] == r->lost_written[src][c] && !force)
 				continue;
 			l.ts_ns = mono_ns();
 			l.lost = cur[c];
@@ -381,7 +382,7 @@ static int match_name(const struct link_info *l, void *arg)
 {
 	struct link_info *out = arg;
 
-	if (strcmp(l->info.name, out->info.name))
+	if (strcmp(l->info.name, out->info.name) != 0)
 		return 0;
 	*out = *l;
 	return 1;
@@ -500,6 +501,20 @@ static void fill_header(struct recorder *r, struct ft_file_header *h, int argc, 
 			break;
 		off += (size_t)n;
 	}
+}
+
+/* Hooks whose tracepoint hits cannot be counted: their skipped runs are unknown. */
+static void warn_coverage(const struct recorder *r)
+{
+	const struct probe_status *st = netprobe__status(r->np);
+	uint64_t mask = netprobe__mask(r->np);
+
+	if (r->quiet)
+		return;
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		if ((mask & (1ull << i)) && st[i].cov_why[0])
+			ft_warn("record: %s: cannot count tracepoint hits (%s); runs the kernel "
+				"skips will not be detected", st[i].name, st[i].cov_why);
 }
 
 static int write_preamble(struct recorder *r)
@@ -673,7 +688,7 @@ out:
 static int finish(struct recorder *r)
 {
 	struct ft_end end = { .hdr = { FT_REC_END, sizeof(end), 0 } };
-	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	struct timespec pause = { 0, 20L * 1000 * 1000 };
 	int ret;
 
 	if (!r->write_failed)
@@ -684,6 +699,7 @@ static int finish(struct recorder *r)
 		;
 	netprobe__flush_bins(r->np);
 	netprobe__ce_flows(r->np, append_cb, r);
+	netprobe__coverage(r->np, append_cb, r);
 	describe_new(r);
 	write_lost(r, true);
 	end.ts_ns = mono_ns();
@@ -836,6 +852,7 @@ int cmd_record(int argc, char **argv)
 	}
 	r->ncpus = libbpf_num_possible_cpus();
 	r->start_ns = mono_ns();
+	warn_coverage(r);
 	fill_header(r, &hdr, argc, argv);
 
 	if (getuid() == 0 && getenv("SUDO_UID")) {

@@ -252,11 +252,14 @@ static void text_header(FILE *f, const struct model *m, const struct report_opts
 				fprintf(f, "  probe %s not attached: %s\n", m->probes[i].name,
 					m->probes[i].why[0] ? m->probes[i].why : "not requested");
 	}
-	if (m->lost_total || m->truncated || count_conserve(m, MODEL_CONSERVE_MISMATCH))
+	if (m->lost_total || m->skipped_runs || m->truncated || count_conserve(m, MODEL_CONSERVE_MISMATCH))
 		fputc('\n', f);
 	if (m->lost_total)
 		fprintf(f, "!! WARNING: %" PRIu64 " events were lost (ring buffer full); counts below are lower bounds\n",
 			m->lost_total);
+	if (m->skipped_runs)
+		fprintf(f, "!! WARNING: the kernel skipped %" PRIu64 " probe runs (tracepoint hits the programs did "
+			"not see, see Lost events); counts below are lower bounds\n", m->skipped_runs);
 	if (m->truncated)
 		fprintf(f, "!! WARNING: capture truncated: %s\n",
 			m->truncated_why[0] ? m->truncated_why : "no end record");
@@ -527,6 +530,45 @@ static void text_conserve(FILE *f, const struct model *m)
 	}
 }
 
+/* Tracepoint hits the kernel did not run a probe for (FT_REC_COVERAGE). */
+static void text_coverage(FILE *f, const struct model *m)
+{
+	char nb[32];
+	size_t n;
+
+	for (size_t i = 0; i < m->ncoverage; i++) {
+		const struct model_coverage *c = &m->coverage[i];
+		const char *name = model__probe_name(m, c->probe, nb, sizeof(nb));
+
+		if (!c->known)
+			fprintf(f, "  %s probe coverage unknown (its tracepoint hits were not counted)\n", name);
+		else if (c->skipped)
+			fprintf(f, "  kernel skipped %" PRIu64 " of %" PRIu64 " %s probe runs "
+				"(tracepoint hits the program did not see)\n", c->skipped, c->hits, name);
+	}
+	n = 0;
+	for (size_t i = 0; i < m->ncoverage; i++) {
+		const struct model_coverage *c = &m->coverage[i];
+
+		if (!c->known || (!c->hits && !c->runs))
+			continue;
+		fprintf(f, "%s %s %" PRIu64 "/%" PRIu64, n++ ? "," : "  tracepoint hits/program runs:",
+			model__probe_name(m, c->probe, nb, sizeof(nb)), c->hits, c->runs);
+	}
+	if (n)
+		fputc('\n', f);
+	if (!m->ncoverage)
+		fprintf(f, "  probe coverage: unknown (the capture has no coverage counters)\n");
+	else if (m->skipped_runs)
+		fprintf(f, "  probe coverage: incomplete (%" PRIu64 " probe runs skipped by the kernel; "
+			"not included in the lost count above)\n", m->skipped_runs);
+	else if (m->coverage_unknown)
+		fprintf(f, "  probe coverage: complete for the probes counted (every tracepoint hit ran "
+			"its program), unknown for %zu\n", m->coverage_unknown);
+	else
+		fprintf(f, "  probe coverage: complete (every tracepoint hit ran its program)\n");
+}
+
 static void text_lost(FILE *f, const struct model *m)
 {
 	fprintf(f, "\nLost events: %" PRIu64 " lost", m->lost_total);
@@ -541,6 +583,7 @@ static void text_lost(FILE *f, const struct model *m)
 				m->lost[i].cpu, m->lost[i].lost);
 	if (!m->nlost)
 		fprintf(f, "  (the capture has no loss counters)\n");
+	text_coverage(f, m);
 }
 
 static void write_text(FILE *f, const struct model *m, const struct report_opts *o)
@@ -639,6 +682,13 @@ static void j_header(struct json *j, const struct model *m, const struct report_
 
 		snprintf(w, sizeof(w), "%" PRIu64 " events were lost (ring buffer full); counts are lower bounds",
 			 m->lost_total);
+		json_string(j, w);
+	}
+	if (m->skipped_runs) {
+		char w[160];
+
+		snprintf(w, sizeof(w), "the kernel skipped %" PRIu64 " probe runs (tracepoint hits the "
+			 "programs did not see); counts are lower bounds", m->skipped_runs);
 		json_string(j, w);
 	}
 	if (m->truncated) {
@@ -965,6 +1015,16 @@ static void j_conserve(struct json *j, const struct model *m)
 	json_array_end(j);
 }
 
+/* "complete", "incomplete" (runs skipped), "partial" (some unknown), "unknown" */
+static const char *coverage_status(const struct model *m)
+{
+	if (!m->ncoverage)
+		return "unknown";
+	if (m->skipped_runs)
+		return "incomplete";
+	return m->coverage_unknown ? "partial" : "complete";
+}
+
 static void j_lost(struct json *j, const struct model *m)
 {
 	json_key(j, "lost");
@@ -983,6 +1043,31 @@ static void j_lost(struct json *j, const struct model *m)
 		json_kv_u64(j, "source_id", m->lost[i].source);
 		json_kv_u64(j, "cpu", m->lost[i].cpu);
 		json_kv_u64(j, "lost", m->lost[i].lost);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	/* kernel-skipped probe runs: a separate loss, not part of total_lost */
+	json_kv_u64(j, "skipped_runs", m->skipped_runs);
+	json_kv_string(j, "coverage_status", coverage_status(m));
+	json_key(j, "coverage");
+	json_array_begin(j);
+	for (size_t i = 0; i < m->ncoverage; i++) {
+		const struct model_coverage *c = &m->coverage[i];
+		char nb[32];
+
+		json_object_begin(j);
+		json_kv_string(j, "probe", model__probe_name(m, c->probe, nb, sizeof(nb)));
+		json_kv_u64(j, "probe_id", c->probe);
+		json_kv_bool(j, "known", c->known);
+		if (c->known) {
+			json_kv_u64(j, "hits", c->hits);
+			json_kv_u64(j, "runs", c->runs);
+			json_kv_u64(j, "skipped", c->skipped);
+		} else {
+			json_kv_string(j, "hits", NULL);
+			json_kv_u64(j, "runs", c->runs);
+			json_kv_string(j, "skipped", NULL);
+		}
 		json_object_end(j);
 	}
 	json_array_end(j);

@@ -94,3 +94,8 @@ finish() {
 
 # quiet CMD...: run CMD with its output discarded (for check)
 quiet() { "$@" >/dev/null 2>&1; }
+
+# skipped JSON PROBE: probe runs the kernel skipped for that hook (coverage), 0 if unknown
+skipped() {
+	jget "$1" "sum(c['skipped'] or 0 for c in j['lost']['coverage'] if c['probe']=='$2')"
+}

@@ -60,22 +60,27 @@ for spec in "$H2 eth0 eth0@$H2" "$SW p2 p2@$SW"; do
 	read -r ns dev label <<<"$spec"
 	tcd=$(ip netns exec "$ns" tc -s qdisc show dev "$dev" | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -1)
 	recs=$(qdisc "$label" drop_records)
-	check "$label: qdisc drops in the capture ($recs) = tc -s ($tcd)" test "$recs" = "$tcd"
+	sk=$(skipped "$J" drop)
+	check "$label: qdisc drops in the capture ($recs) = tc -s ($tcd), $sk skipped by the kernel" \
+		test "$recs" -le "$tcd" -a $((tcd - recs)) -le "$sk"
 done
 lost=$(jget "$J" "j['lost']['total_lost']")
 check "no lost events ($lost)" test "$lost" = 0
-# Conservation: exact on this kernel except for probe runs the kernel skips
-# under tbf (docs/known-issues.md); a shortfall must be flagged, never hidden.
-python3 - "$J" <<'PY' || bad "conservation: a shortfall beyond 1% or not flagged"
+# Conservation: exact but for probe runs the kernel skipped (under tbf on this
+# VM, docs/known-issues.md): every shortfall is flagged and counted.
+python3 - "$J" <<'PY' || bad "conservation: a shortfall not flagged or not explained by counted skips"
 import json, sys
 j = json.load(open(sys.argv[1]))
+skipped = sum(c["skipped"] or 0 for c in j["lost"]["coverage"] if c["probe"] in ("iface_tx", "iface_rx"))
 for c in j["conservation"]:
     if c["status"] not in ("ok", "mismatch"):
         continue
-    cb, d = c["counter_bytes"], c["diff_bytes"]
-    assert abs(d) <= max(0.01 * cb, 3100), c
-    if abs(d) > c["tolerance_bytes"]:
+    if abs(c["diff_bytes"]) > c["tolerance_bytes"]:
         assert c["status"] == "mismatch", c
+        assert -c["diff_pkts"] <= skipped + 2, (c, skipped)
+    if c["status"] == "mismatch":
+        assert j["warnings"], "mismatch without a warning"
+print("skipped iface probe runs:", skipped)
 PY
-ok "conservation within 1% and every shortfall flagged"
+ok "conservation: every shortfall flagged and explained by counted kernel skips"
 finish

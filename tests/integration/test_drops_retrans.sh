@@ -41,14 +41,19 @@ tcd=$(ip netns exec "$SW" tc -s qdisc show dev p1 | sed -n 's/.*(dropped \([0-9]
 check "the incast overflowed the queue (tc dropped $tcd)" test "$tcd" -gt 0
 recs=$(jget "$J" "[q['drop_records'] for q in j['queues'] if q['interface']=='p1@$SW'][0]")
 cnt=$(jget "$J" "[q['drops_counter_pkts'] for q in j['queues'] if q['interface']=='p1@$SW'][0]")
-check "qdisc drop records on p1 ($recs) = tc -s ($tcd)" test "$recs" = "$tcd"
+skip_drop=$(skipped "$J" drop)
+check "qdisc drop records on p1 ($recs) = tc -s ($tcd), $skip_drop skipped by the kernel" \
+	test "$recs" -le "$tcd" -a $((tcd - recs)) -le "$skip_drop"
 check "qdisc drop counter on p1 ($cnt) within the drops tc saw ($tcd)" test "$cnt" -le "$tcd" -a "$cnt" -gt 0
 named=$(jget "$J" "sum(d['count'] for d in j['drops']['items'] if d['reason']=='QDISC_DROP' and d['interface']=='p1@$SW')")
-check "drops by reason: QDISC_DROP on p1 ($named) = tc -s ($tcd)" test "$named" = "$tcd"
+check "drops by reason: QDISC_DROP on p1 ($named) = the drop records ($recs)" test "$named" = "$recs"
 
 segs=$(jget "$J" "j['retransmits']['segments']")
-check "retransmitted segments ($segs) = nstat TcpRetransSegs of the senders ($((r1 - r0)))" \
-	test "$segs" = $((r1 - r0)) -a "$segs" -gt 0
+skip_rtx=$(skipped "$J" retransmit)
+# Exact, but for retransmits the kernel provably did not run the probe for
+# (counted by the coverage check; see docs/known-issues.md).
+check "retransmitted segments ($segs) = nstat TcpRetransSegs of the senders ($((r1 - r0))), $skip_rtx skipped by the kernel" \
+	test "$segs" -gt 0 -a "$segs" -le $((r1 - r0)) -a $((r1 - r0 - segs)) -le "$skip_rtx"
 python3 - "$J" "$(lab_ns "$LAB" 2)" "$(lab_ns "$LAB" 3)" <<'PY' || bad "retransmits attributed to the sender flows"
 import json, sys
 j = json.load(open(sys.argv[1]))

@@ -188,6 +188,9 @@ static void test_rec_table(void **state)
 	assert_int_equal(capture__rec_size(FT_REC_IFACE_BIN), sizeof(struct ft_iface_bin));
 	assert_int_equal(capture__rec_size(FT_REC_PROBE), sizeof(struct ft_probe_info));
 	assert_int_equal(capture__rec_size(FT_REC_END), sizeof(struct ft_end));
+	assert_int_equal(capture__rec_size(FT_REC_COVERAGE), sizeof(struct ft_coverage));
+	assert_int_equal(sizeof(struct ft_coverage) % 8, 0);
+	assert_string_equal(capture__rec_name(FT_REC_COVERAGE), "coverage");
 	assert_int_equal(capture__rec_size(0), 0);
 	assert_int_equal(capture__rec_size(999), 0);
 	assert_string_equal(capture__rec_name(FT_REC_IFACE_BIN), "iface_bin");

@@ -556,6 +556,73 @@ static void test_lost_cumulative(void **state)
 	model__free(m);
 }
 
+static void add_coverage(struct model *m, uint32_t probe, uint32_t known, uint64_t hits, uint64_t runs)
+{
+	struct ft_coverage r;
+
+	memset(&r, 0, sizeof(r));
+	HDR(r, FT_REC_COVERAGE);
+	r.probe = probe;
+	r.known = known;
+	r.hits = hits;
+	r.runs = runs;
+	assert_int_equal(model__add(m, &r.hdr), 0);
+}
+
+/* Tracepoint hits the programs did not see: per probe, clamped, apart from lost_total. */
+static void test_coverage(void **state)
+{
+	struct model *m = mk(0, 0);
+	char nb[32];
+
+	(void)state;
+	add_lost(m, FT_SRC_NET, 0, 7);
+	add_coverage(m, FT_PROBE_RETRANS, 1, 10, 10);       /* complete */
+	add_coverage(m, FT_PROBE_IFACE_TX, 1, 35945, 35909); /* 36 skipped */
+	add_coverage(m, FT_PROBE_IFACE_RX, 1, 100, 103);     /* edge jitter: clamped to 0 */
+	add_coverage(m, FT_PROBE_DROP, 0, 999, 5);           /* unknown: hits not counted */
+	assert_int_equal(model__finish(m), 0);
+	assert_int_equal(m->ncoverage, 4);
+	/* sorted by probe id */
+	assert_int_equal(m->coverage[0].probe, FT_PROBE_IFACE_TX);
+	assert_int_equal(m->coverage[0].skipped, 36);
+	assert_int_equal(m->coverage[0].hits, 35945);
+	assert_int_equal(m->coverage[0].runs, 35909);
+	assert_int_equal(m->coverage[1].probe, FT_PROBE_IFACE_RX);
+	assert_int_equal(m->coverage[1].skipped, 0);
+	assert_int_equal(m->coverage[2].probe, FT_PROBE_DROP);
+	assert_int_equal(m->coverage[2].known, 0);
+	assert_int_equal(m->coverage[2].hits, 0);
+	assert_int_equal(m->coverage[2].skipped, 0);
+	assert_int_equal(m->coverage[3].probe, FT_PROBE_RETRANS);
+	assert_int_equal(m->coverage[3].skipped, 0);
+	assert_int_equal(m->skipped_runs, 36);
+	assert_int_equal(m->coverage_unknown, 1);
+	assert_int_equal(m->lost_total, 7); /* skipped runs are not ring-buffer loss */
+	/* no probe records: a generic name */
+	assert_string_equal(model__probe_name(m, FT_PROBE_IFACE_TX, nb, sizeof(nb)), "probe 0");
+	model__free(m);
+
+	/* no coverage records (an older recorder): nothing known, nothing skipped */
+	m = mk(0, 0);
+	assert_int_equal(model__finish(m), 0);
+	assert_int_equal(m->ncoverage, 0);
+	assert_int_equal(m->skipped_runs, 0);
+	model__free(m);
+
+	/* a short coverage record is malformed */
+	m = mk(0, 0);
+	{
+		struct ft_coverage r;
+
+		memset(&r, 0, sizeof(r));
+		HDR(r, FT_REC_COVERAGE);
+		r.hdr.size = sizeof(r) - 8;
+		assert_int_equal(model__add(m, &r.hdr), -EINVAL);
+	}
+	model__free(m);
+}
+
 static void test_conservation(void **state)
 {
 	struct model *m = mk(0, 0);
@@ -920,6 +987,7 @@ int main(void)
 		cmocka_unit_test(test_burst_at_end_no_end_record),
 		cmocka_unit_test(test_qdisc),
 		cmocka_unit_test(test_lost_cumulative),
+		cmocka_unit_test(test_coverage),
 		cmocka_unit_test(test_conservation),
 		cmocka_unit_test(test_sustained),
 		cmocka_unit_test(test_drop_reasons),

@@ -515,6 +515,91 @@ static void test_truncated_banner(void **state)
 	model__free(m);
 }
 
+/* The small scenario plus FT_REC_COVERAGE records, given as (probe, known, hits, runs). */
+static struct model *coverage_model(const uint64_t (*cov)[4], size_t n)
+{
+	struct ft_file_header h = mkhdr();
+	struct model *m = model__new(&h, NULL);
+
+	assert_non_null(m);
+	scenario(sink_model, m, 3, true);
+	for (size_t i = 0; i < n; i++) {
+		struct ft_coverage c;
+
+		memset(&c, 0, sizeof(c));
+		HDR(c, FT_REC_COVERAGE);
+		c.probe = (uint32_t)cov[i][0];
+		c.known = (uint32_t)cov[i][1];
+		c.hits = cov[i][2];
+		c.runs = cov[i][3];
+		assert_int_equal(model__add(m, &c.hdr), 0);
+	}
+	assert_int_equal(model__finish(m), 0);
+	return m;
+}
+
+static void test_coverage(void **state)
+{
+	static const uint64_t skipped[][4] = {
+		{ FT_PROBE_IFACE_TX, 1, 35945, 35909 },  /* 36 skipped */
+		{ FT_PROBE_IFACE_RX, 1, 100, 103 },      /* edge jitter: clamped */
+		{ FT_PROBE_DROP, 0, 0, 5 },              /* hits not counted */
+	};
+	static const uint64_t complete[][4] = {
+		{ FT_PROBE_IFACE_TX, 1, 500, 500 },
+		{ FT_PROBE_IFACE_RX, 1, 7, 9 },
+	};
+	struct model *m = coverage_model(skipped, 3);
+	char *s;
+
+	(void)state;
+	s = render(m, false, false, 10);
+	HAS(s, "!! WARNING: 4 events were lost");
+	HAS(s, "!! WARNING: the kernel skipped 36 probe runs");
+	HAS(s, "Lost events: 4 lost (net 3, tcp 1, user 0)");
+	HAS(s, "  kernel skipped 36 of 35945 iface_tx probe runs (tracepoint hits the program did not see)");
+	HAS(s, "  probe 4 probe coverage unknown (its tracepoint hits were not counted)");
+	HAS(s, "  tracepoint hits/program runs: iface_tx 35945/35909, probe 1 100/103");
+	HAS(s, "  probe coverage: incomplete (36 probe runs skipped by the kernel");
+	assert_null(strstr(s, "of 100 probe 1"));
+	free(s);
+	s = render(m, true, true, 10);
+	assert_true(json_valid(s));
+	HAS(s, "\"total_lost\": 4");          /* skipped runs are not folded in */
+	HAS(s, "\"skipped_runs\": 36");
+	HAS(s, "\"coverage_status\": \"incomplete\"");
+	HAS(s, "\"probe\": \"iface_tx\"");
+	HAS(s, "\"hits\": 35945");
+	HAS(s, "\"runs\": 35909");
+	HAS(s, "\"skipped\": 36");
+	HAS(s, "\"hits\": null");
+	HAS(s, "the kernel skipped 36 probe runs");
+	free(s);
+	model__free(m);
+
+	m = coverage_model(complete, 2);
+	s = render(m, false, false, 10);
+	HAS(s, "  probe coverage: complete (every tracepoint hit ran its program)");
+	assert_null(strstr(s, "kernel skipped"));
+	free(s);
+	s = render(m, true, false, 10);
+	assert_true(json_valid(s));
+	HAS(s, "\"skipped_runs\":0");
+	HAS(s, "\"coverage_status\":\"complete\"");
+	free(s);
+	model__free(m);
+
+	m = coverage_model(NULL, 0);
+	s = render(m, false, false, 10);
+	HAS(s, "  probe coverage: unknown (the capture has no coverage counters)");
+	free(s);
+	s = render(m, true, false, 10);
+	HAS(s, "\"coverage_status\":\"unknown\"");
+	HAS(s, "\"coverage\":[]");
+	free(s);
+	model__free(m);
+}
+
 static void golden(const char *name, const char *got)
 {
 	char path[256];
@@ -738,6 +823,7 @@ int main(void)
 		cmocka_unit_test(test_zero_lost_always_shown),
 		cmocka_unit_test(test_text_values),
 		cmocka_unit_test(test_truncated_banner),
+		cmocka_unit_test(test_coverage),
 		cmocka_unit_test(test_golden),
 		cmocka_unit_test(test_cmd_report),
 	};
