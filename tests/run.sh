@@ -14,20 +14,21 @@ failed=()
 logdir=$(mktemp -d /tmp/fabtrace-tests.XXXXXX)
 
 run_one() { # name, timeout, command...
-	local name=$1 tmo=$2 start rc
+	local name=$1 tmo=$2 start rc log
 	shift 2
+	log="$logdir/${name//\//_}.log"
 	[[ -n $filter && $name != *"$filter"* ]] && return
 	start=$(date +%s)
-	timeout --kill-after=10 "$tmo" "$@" >"$logdir/$name.log" 2>&1
+	timeout --kill-after=10 "$tmo" "$@" >"$log" 2>&1
 	rc=$?
 	local secs=$(($(date +%s) - start))
 	case $rc in
 	0) pass=$((pass + 1)); printf 'PASS  %-40s %4ss\n' "$name" "$secs" ;;
-	77) skip=$((skip + 1)); printf 'SKIP  %-40s %s\n' "$name" "$(tail -n 1 "$logdir/$name.log")" ;;
+	77) skip=$((skip + 1)); printf 'SKIP  %-40s %s\n' "$name" "$(tail -n 1 "$log")" ;;
 	*)
 		fail=$((fail + 1)); failed+=("$name")
 		printf 'FAIL  %-40s %4ss (exit %s)\n' "$name" "$secs" "$rc"
-		sed 's/^/      | /' "$logdir/$name.log" | tail -n 40
+		sed 's/^/      | /' "$log" | tail -n 40
 		;;
 	esac
 }

@@ -228,11 +228,11 @@ static void finish(int status, int finalize)
 int main(int argc, char **argv)
 {
 	struct opts o;
-	int nranks, rc, bad = 0, allbad = 0, pr;
+	int nranks, bad = 0, allbad = 0, pr;
 	long my_delay = 0, it;
 	size_t count, j;
 	int32_t *sbuf, *rbuf;
-	double *times, tsum = 0, tmin = 1e300, tmax = 0, t0, t1, wall0, wall;
+	double *times, tsum = 0, tmin = 1e300, tmax = 0, wall0, wall;
 	double mymean, *means = NULL;
 	long long first_bad = -1;
 
@@ -273,9 +273,9 @@ int main(int argc, char **argv)
 			sbuf[j] = elem(g_rank, j, seq);
 		if (my_delay)
 			sleep_us(my_delay);
-		t0 = now_s();
-		rc = MPI_Allreduce(sbuf, rbuf, (int)count, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
-		t1 = now_s();
+		double t0 = now_s();
+		int rc = MPI_Allreduce(sbuf, rbuf, (int)count, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+		double t1 = now_s();
 		if (rc != MPI_SUCCESS) {
 			fprintf(stderr, "allreduce: rank %d: MPI_Allreduce failed (code %d) in iteration %ld\n",
 				g_rank, rc, seq);

@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #define MAX_CONNS 1024
-#define BUFSZ (64 * 1024)
+#define BUFSZ ((size_t)64 * 1024)
 
 static char g_buf[BUFSZ];
 
@@ -152,7 +152,7 @@ static int run_sink(const struct sink_opts *o)
 	long long total = 0;
 	long opened = 0, closed = 0;
 	int nfd = 1, one = 1, i, status = 0;
-	double start = now_s(), first = 0, last = 0, t;
+	double start = now_s(), first = 0, last = 0;
 	struct sockaddr_in sa;
 	const char *why = "duration elapsed";
 
@@ -199,7 +199,8 @@ static int run_sink(const struct sink_opts *o)
 			why = "expected connections closed";
 			break;
 		}
-		t = now_s();
+		double t = now_s();
+
 		if (t - start >= o->duration)
 			break;
 		timeout_ms = (int)((o->duration - (t - start)) * 1000.0) + 1;
@@ -239,10 +240,11 @@ static int run_sink(const struct sink_opts *o)
 				continue;
 			r = read(pfd[i].fd, g_buf, sizeof(g_buf));
 			if (r > 0) {
-				t = now_s();
+				double now = now_s();
+
 				if (total == 0)
-					first = t;
-				last = t;
+					first = now;
+				last = now;
 				total += r;
 				continue;
 			}
@@ -370,7 +372,7 @@ static int run_send(const struct send_opts *o)
 
 				if (!left[i] || !pfd[i].revents)
 					continue;
-				want = left[i] < BUFSZ ? (size_t)left[i] : BUFSZ;
+				want = left[i] < (long long)BUFSZ ? (size_t)left[i] : BUFSZ;
 				w = write(pfd[i].fd, g_buf, want);
 				if (w < 0) {
 					if (errno == EAGAIN || errno == EINTR)

@@ -15,7 +15,7 @@
 #include <sys/types.h>
 #include "../bpf/fabtrace.h"
 
-#define CAPTURE_BLOCK_TARGET (256u * 1024u) /* uncompressed bytes per block */
+#define CAPTURE_BLOCK_TARGET ((size_t)256 * 1024) /* uncompressed bytes per block */
 
 struct capture_writer;
 

@@ -700,7 +700,7 @@ int cmd_info(int argc, char **argv)
 		goto out;
 	}
 
-	while ((ret = capture__next(r, &rec)) == 1)
+	while (capture__next(r, &rec) == 1)
 		account(&in, rec);
 	in.state = capture__state(r);
 	in.good_off = capture__good_offset(r);

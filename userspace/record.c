@@ -775,7 +775,7 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 			}
 			break;
 		case OPT_RINGBUF:
-			if (parse_size(optarg, &v) || v < 4096 * 4 || v > (1ull << 30) || (v & (v - 1))) {
+			if (parse_size(optarg, &v) || v < 4096ull * 4 || v > (1ull << 30) || (v & (v - 1))) {
 				ft_err("record: bad --ringbuf '%s'; use a power of two from 16k to 1G, e.g. 16M",
 				       optarg);
 				return -1;
@@ -817,6 +817,7 @@ int cmd_record(int argc, char **argv)
 	int sfd = -1, go_fd = -1, ret = 1;
 	uid_t uid = (uid_t)-1;
 	gid_t gid = (gid_t)-1;
+	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
 
 	if (!r)
 		return 1;
@@ -855,9 +856,9 @@ int cmd_record(int argc, char **argv)
 	warn_coverage(r);
 	fill_header(r, &hdr, argc, argv);
 
-	if (getuid() == 0 && getenv("SUDO_UID")) {
-		uid = (uid_t)strtoul(getenv("SUDO_UID"), NULL, 10);
-		gid = getenv("SUDO_GID") ? (gid_t)strtoul(getenv("SUDO_GID"), NULL, 10) : (gid_t)-1;
+	if (getuid() == 0 && sudo_uid) { /* the capture belongs to whoever ran sudo */
+		uid = (uid_t)strtoul(sudo_uid, NULL, 10);
+		gid = sudo_gid ? (gid_t)strtoul(sudo_gid, NULL, 10) : (gid_t)-1;
 	}
 	if (capture__create(&r->w, r->out_path, &hdr, uid, gid, err, sizeof(err))) {
 		ft_err("record: %s", err);

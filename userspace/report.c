@@ -196,12 +196,12 @@ static const struct model_burst **top_bursts(const struct model *m, const struct
 	*n = 0;
 	if (!m->nbursts)
 		return NULL;
-	v = malloc(m->nbursts * sizeof(*v));
+	v = malloc(m->nbursts * sizeof(const struct model_burst *));
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < m->nbursts; i++)
 		v[i] = &m->bursts[i];
-	qsort(v, m->nbursts, sizeof(*v),
+	qsort(v, m->nbursts, sizeof(const struct model_burst *),
 	      o->sort == REPORT_SORT_PEAK ? cmp_burst_peak :
 	      o->sort == REPORT_SORT_TIME ? cmp_burst_time : cmp_burst_bytes);
 	*n = o->top && o->top < m->nbursts ? o->top : m->nbursts;
@@ -1182,7 +1182,7 @@ int cmd_report(int argc, char **argv)
 
 	model_opts__init(&mo);
 	/* --json must take effect before any error is printed */
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j") || !strcmp(argv[i], "--pretty") ||
 		    !strcmp(argv[i], "-p"))
 			util_set_json(true);
