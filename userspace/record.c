@@ -888,8 +888,11 @@ int cmd_record(int argc, char **argv)
 		go_fd = -1;
 	}
 	if (finish(r) || r->write_failed) {
-		ft_err("record: writing %s: %s; the capture is valid up to its last complete block",
-		       r->out_path, r->write_error[0] ? r->write_error : "write failed");
+		if (r->write_error[0]) /* already names the file, the offset and what is kept */
+			ft_err("record: %s", r->write_error);
+		else
+			ft_err("record: writing %s failed; the capture is valid up to its last complete block",
+			       r->out_path);
 		print_summary(r, mono_ns());
 		goto out;
 	}

@@ -77,6 +77,21 @@ expect_err "header cut short" "." "$FT" report cut-header.ftr
 expect_err "not a capture" "not a fabtrace capture" "$FT" info notcapture.ftr
 expect_err "missing capture" "No such file" "$FT" report /nonexistent.ftr
 
+# A full disk: one clear error, non-zero exit, the capture valid up to its last block.
+mkdir -p tiny && mount -t tmpfs -o size=64k tmpfs tiny && trap 'umount "$TMPD/tiny" 2>/dev/null; cleanup' EXIT
+ping -f -c 30000 127.0.0.1 >/dev/null 2>&1 &
+PING=$!
+rc=0
+"$FT" record --bin 10us -d 10s -q -o tiny/full.ftr 2>full.err || rc=$?
+kill "$PING" 2>/dev/null
+wait "$PING" 2>/dev/null
+check "disk full: exit 1 ($rc)" test "$rc" = 1
+check "disk full: says so ($(head -c 200 full.err))" grep -q "No space left on device" full.err
+"$FT" info --json tiny/full.ftr >full.json 2>/dev/null
+check "disk full: capture readable up to its last block" \
+	test "$(python3 -c 'import json; j=json.load(open("full.json")); print(j["state"], j["blocks"] > 0)')" = "truncated True"
+check "disk full: report works on it" quiet "$FT" report tiny/full.ftr
+
 # In --json mode the error is JSON on stdout.
 "$FT" report --json /nonexistent.ftr >err.json 2>/dev/null
 check "JSON error stays JSON" python3 -c 'import json,sys; j=json.load(open("err.json")); assert "error" in j'
