@@ -294,7 +294,6 @@ static void describe_new(struct recorder *r)
 			rescanned = true;
 			n = netns_set__find_inum(&r->ns, k->netns);
 		}
-		k = &r->ifs[i]; /* scan does not touch ifs, but stay obvious */
 		k->described = true; /* try once */
 		if (n && netns__link(n, k->ifindex, &l) == 0) {
 			l.info.flags |= if_traced(r, k->netns, k->ifindex) ? FT_IFACE_TRACED : 0;
