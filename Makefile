@@ -104,12 +104,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) | $(BUILD)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -lcmocka -o $@
 
-$(BUILD)/tools/allreduce: tools/allreduce.c | $(BUILD)
+$(BUILD)/tools/allreduce: tools/allreduce.c tools/toolargs.h | $(BUILD)
 	$(call msg,MPICC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(MPICC) -O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $< -o $@
 
-$(BUILD)/tools/%: tools/%.c | $(BUILD)
+$(BUILD)/tools/%: tools/%.c tools/toolargs.h | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@

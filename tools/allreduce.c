@@ -31,6 +31,8 @@
 
 #include <mpi.h>
 
+#include "toolargs.h"
+
 #define MAX_DELAYS 64
 
 enum { EXIT_OK = 0, EXIT_VERIFY = 1, EXIT_USAGE = 2, EXIT_MPI = 3 };
@@ -77,41 +79,6 @@ static int arg_error(const char *what, const char *why)
 	return -1;
 }
 
-static int parse_ll(const char *s, long long min, long long max, long long *out, int allow_suffix)
-{
-	char *end;
-	long long v, mul = 1;
-
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s)
-		return -1;
-	if (allow_suffix && *end) {
-		switch (*end) {
-		case 'k': case 'K': mul = 1LL << 10; break;
-		case 'm': case 'M': mul = 1LL << 20; break;
-		case 'g': case 'G': mul = 1LL << 30; break;
-		default: return -1;
-		}
-		end++;
-		if (*end == 'i' || *end == 'I')
-			end++;
-		if (*end == 'b' || *end == 'B')
-			end++;
-	}
-	if (*end)
-		return -1;
-	if (v > LLONG_MAX / mul)
-		return -1;
-	v *= mul;
-	if (v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct opts *o, int nranks)
 {
 	static const struct option lopts[] = {
@@ -135,17 +102,17 @@ static int parse_args(int argc, char **argv, struct opts *o, int nranks)
 	while ((c = getopt_long(argc, argv, "b:i:w:d:jqh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			if (parse_ll(optarg, 4, 1LL << 30, &v, 1))
+			if (toolargs_num(optarg, 4, 1LL << 30, &v, TA_SUFFIX))
 				return arg_error("--bytes", "expected a size from 4 to 1g (e.g. 1048576, 64k, 1m)");
 			o->bytes = v;
 			break;
 		case 'i':
-			if (parse_ll(optarg, 1, 100000000, &v, 0))
+			if (toolargs_num(optarg, 1, 100000000, &v, 0))
 				return arg_error("--iters", "expected an integer >= 1");
 			o->iters = (long)v;
 			break;
 		case 'w':
-			if (parse_ll(optarg, 0, 100000000, &v, 0))
+			if (toolargs_num(optarg, 0, 100000000, &v, 0))
 				return arg_error("--warmup", "expected an integer >= 0");
 			o->warmup = (long)v;
 			break;
@@ -156,7 +123,7 @@ static int parse_args(int argc, char **argv, struct opts *o, int nranks)
 			if (!colon)
 				return arg_error("--delay", "expected RANK:USEC, e.g. --delay 2:5000");
 			*colon = '\0';
-			if (parse_ll(optarg, 0, INT_MAX, &r, 0) || parse_ll(colon + 1, 0, 60000000, &us, 0)) {
+			if (toolargs_num(optarg, 0, INT_MAX, &r, 0) || toolargs_num(colon + 1, 0, 60000000, &us, 0)) {
 				*colon = ':';
 				return arg_error("--delay", "expected RANK:USEC with RANK >= 0 and 0 <= USEC <= 60000000");
 			}

@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "toolargs.h"
+
 #define MAX_DGRAM 65507
 
 static unsigned char g_buf[MAX_DGRAM];
@@ -60,43 +62,6 @@ static int die_usage(const char *what, const char *why)
 {
 	fprintf(stderr, "ecn_send: %s: %s; run 'ecn_send --help'\n", what, why);
 	return 2;
-}
-
-static int parse_num(const char *s, long long min, long long max, long long *out)
-{
-	char *end;
-	long long v;
-
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	v = strtoll(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_addr(const char *s, struct sockaddr_in *sa)
-{
-	char host[64];
-	const char *colon = strrchr(s, ':');
-	long long port;
-	size_t len;
-
-	if (!colon)
-		return -1;
-	len = (size_t)(colon - s);
-	if (len == 0 || len >= sizeof(host))
-		return -1;
-	memcpy(host, s, len);
-	host[len] = '\0';
-	if (parse_num(colon + 1, 1, 65535, &port))
-		return -1;
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	sa->sin_port = htons((uint16_t)port);
-	return inet_pton(AF_INET, host, &sa->sin_addr) == 1 ? 0 : -1;
 }
 
 static int run_send(const struct sockaddr_in *to, const char *to_str, long long count, long long size,
@@ -302,27 +267,27 @@ int main(int argc, char **argv)
 			return die_usage(a, "unknown option or missing value");
 		val = argv[++i];
 		if (!strcmp(a, "--to")) {
-			if (parse_addr(val, &to))
+			if (toolargs_addr(val, &to, TA_BASE0))
 				return die_usage("--to", "expected IPv4ADDR:PORT, e.g. 198.18.0.2:6000");
 			to_str = val;
 		} else if (!strcmp(a, "--count")) {
-			if (parse_num(val, 1, LLONG_MAX, &v))
+			if (toolargs_num(val, 1, LLONG_MAX, &v, TA_BASE0))
 				return die_usage("--count", "expected an integer >= 1");
 			count = v;
 		} else if (!strcmp(a, "--size")) {
-			if (parse_num(val, 8, MAX_DGRAM, &v))
+			if (toolargs_num(val, 8, MAX_DGRAM, &v, TA_BASE0))
 				return die_usage("--size", "expected 8..65507 bytes");
 			size = v;
 		} else if (!strcmp(a, "--tos")) {
-			if (parse_num(val, 0, 255, &v))
+			if (toolargs_num(val, 0, 255, &v, TA_BASE0))
 				return die_usage("--tos", "expected 0..255 (e.g. 0x03 for CE)");
 			tos = v;
 		} else if (!strcmp(a, "--interval-us")) {
-			if (parse_num(val, 0, 60000000, &v))
+			if (toolargs_num(val, 0, 60000000, &v, TA_BASE0))
 				return die_usage("--interval-us", "expected 0..60000000");
 			interval = v;
 		} else if (!strcmp(a, "--port")) {
-			if (parse_num(val, 1, 65535, &v))
+			if (toolargs_num(val, 1, 65535, &v, TA_BASE0))
 				return die_usage("--port", "expected 1..65535");
 			port = v;
 		} else if (!strcmp(a, "--timeout")) {

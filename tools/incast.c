@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "toolargs.h"
+
 #define MAX_CONNS 1024
 #define BUFSZ ((size_t)64 * 1024)
 
@@ -68,63 +70,6 @@ static int die_usage(const char *what, const char *why)
 {
 	fprintf(stderr, "incast: %s: %s; run 'incast --help'\n", what, why);
 	return 2;
-}
-
-static int parse_size(const char *s, long long min, long long max, long long *out)
-{
-	char *end;
-	long long v, mul = 1;
-
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || v < 0)
-		return -1;
-	if (*end) {
-		switch (*end) {
-		case 'k': case 'K': mul = 1LL << 10; break;
-		case 'm': case 'M': mul = 1LL << 20; break;
-		case 'g': case 'G': mul = 1LL << 30; break;
-		default: return -1;
-		}
-		end++;
-		if (*end == 'i' || *end == 'I')
-			end++;
-		if (*end == 'b' || *end == 'B')
-			end++;
-		if (*end)
-			return -1;
-	}
-	if (v > LLONG_MAX / mul)
-		return -1;
-	v *= mul;
-	if (v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_addr(const char *s, struct sockaddr_in *sa)
-{
-	char host[64];
-	const char *colon = strrchr(s, ':');
-	long long port;
-	size_t len;
-
-	if (!colon)
-		return -1;
-	len = (size_t)(colon - s);
-	if (len == 0 || len >= sizeof(host))
-		return -1;
-	memcpy(host, s, len);
-	host[len] = '\0';
-	if (parse_size(colon + 1, 1, 65535, &port) || strpbrk(colon + 1, "kKmMgG"))
-		return -1;
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	sa->sin_port = htons((uint16_t)port);
-	return inet_pton(AF_INET, host, &sa->sin_addr) == 1 ? 0 : -1;
 }
 
 static int set_nonblock(int fd)
@@ -473,7 +418,7 @@ int main(int argc, char **argv)
 			if (!val)
 				return die_usage(a, "unknown option or missing value");
 			if (!strcmp(a, "--port")) {
-				if (parse_size(val, 1, 65535, &v) || strpbrk(val, "kKmMgG"))
+				if (toolargs_num(val, 1, 65535, &v, 0))
 					return die_usage("--port", "expected 1..65535");
 				o.port = (int)v;
 			} else if (!strcmp(a, "--bind")) {
@@ -486,11 +431,11 @@ int main(int argc, char **argv)
 				if (errno || *end || !(o.duration > 0 && o.duration <= 86400))
 					return die_usage("--duration", "expected seconds, 0 < S <= 86400");
 			} else if (!strcmp(a, "--expect-bytes")) {
-				if (parse_size(val, 1, LLONG_MAX, &v))
+				if (toolargs_num(val, 1, LLONG_MAX, &v, TA_SUFFIX))
 					return die_usage("--expect-bytes", "expected a size such as 30m");
 				o.expect_bytes = v;
 			} else if (!strcmp(a, "--expect-conns")) {
-				if (parse_size(val, 1, MAX_CONNS, &v) || strpbrk(val, "kKmMgG"))
+				if (toolargs_num(val, 1, MAX_CONNS, &v, 0))
 					return die_usage("--expect-conns", "expected 1..1024");
 				o.expect_conns = (long)v;
 			} else if (!strcmp(a, "--ready-file")) {
@@ -521,23 +466,23 @@ int main(int argc, char **argv)
 			if (!val)
 				return die_usage(a, "unknown option or missing value");
 			if (!strcmp(a, "--to")) {
-				if (parse_addr(val, &o.to))
+				if (toolargs_addr(val, &o.to, 0))
 					return die_usage("--to", "expected IPv4ADDR:PORT, e.g. 198.18.0.1:5001");
 				o.to_str = val;
 			} else if (!strcmp(a, "--bytes")) {
-				if (parse_size(val, 1, 1LL << 40, &v))
+				if (toolargs_num(val, 1, 1LL << 40, &v, TA_SUFFIX))
 					return die_usage("--bytes", "expected a size such as 10m");
 				o.bytes = v;
 			} else if (!strcmp(a, "--conns")) {
-				if (parse_size(val, 1, MAX_CONNS, &v) || strpbrk(val, "kKmMgG"))
+				if (toolargs_num(val, 1, MAX_CONNS, &v, 0))
 					return die_usage("--conns", "expected 1..1024");
 				o.conns = (long)v;
 			} else if (!strcmp(a, "--rounds")) {
-				if (parse_size(val, 1, 1000000, &v) || strpbrk(val, "kKmMgG"))
+				if (toolargs_num(val, 1, 1000000, &v, 0))
 					return die_usage("--rounds", "expected 1..1000000");
 				o.rounds = (long)v;
 			} else if (!strcmp(a, "--gap-us")) {
-				if (parse_size(val, 0, 60000000, &v) || strpbrk(val, "kKmMgG"))
+				if (toolargs_num(val, 0, 60000000, &v, 0))
 					return die_usage("--gap-us", "expected 0..60000000");
 				o.gap_us = (long)v;
 			} else if (!strcmp(a, "--connect-timeout")) {
