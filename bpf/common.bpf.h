@@ -45,13 +45,18 @@ struct {
 	__type(value, __u64);
 } lost SEC(".maps");
 
-static __always_inline void count_lost(void)
+/* Add one to a per-CPU array slot: no atomic needed. */
+static __always_inline void percpu_inc(void *map, __u32 key)
 {
-	__u32 zero = 0;
-	__u64 *n = bpf_map_lookup_elem(&lost, &zero);
+	__u64 *n = bpf_map_lookup_elem(map, &key);
 
 	if (n)
-		*n += 1; /* per-CPU slot: no atomic needed */
+		*n += 1;
+}
+
+static __always_inline void count_lost(void)
+{
+	percpu_inc(&lost, 0);
 }
 
 /*
@@ -69,11 +74,7 @@ struct {
 
 static __always_inline void count_run(enum ft_probe_id id)
 {
-	__u32 k = id;
-	__u64 *n = bpf_map_lookup_elem(&runs, &k);
-
-	if (n)
-		*n += 1; /* per-CPU slot: no atomic needed */
+	percpu_inc(&runs, id);
 }
 
 /* Reserve a record of `size` bytes of `type`, or count it lost. */

@@ -108,6 +108,7 @@ static __always_inline void handle_xmit(const struct sk_buff *skb, const struct 
 	__u32 netns = dev_netns(dev);
 	__u32 ifindex = BPF_CORE_READ(dev, ifindex);
 
+	count_run(FT_PROBE_IFACE_TX); /* first: every invocation counts, filtered or not */
 	if (!iface_wanted(netns, ifindex))
 		return;
 	bin_add(netns, ifindex, FT_DIR_TX, BPF_CORE_READ(skb, len), 0);
@@ -116,7 +117,6 @@ static __always_inline void handle_xmit(const struct sk_buff *skb, const struct 
 SEC("tp_btf/net_dev_start_xmit")
 int BPF_PROG(iface_tx_btf, const struct sk_buff *skb, const struct net_device *dev)
 {
-	count_run(FT_PROBE_IFACE_TX);
 	handle_xmit(skb, dev);
 	return 0;
 }
@@ -124,7 +124,6 @@ int BPF_PROG(iface_tx_btf, const struct sk_buff *skb, const struct net_device *d
 SEC("raw_tp/net_dev_start_xmit")
 int BPF_PROG(iface_tx_raw, const struct sk_buff *skb, const struct net_device *dev)
 {
-	count_run(FT_PROBE_IFACE_TX);
 	handle_xmit(skb, dev);
 	return 0;
 }
@@ -205,6 +204,7 @@ static __always_inline void handle_receive(const struct sk_buff *skb)
 	__u16 mac;
 	struct ft_flow f = {};
 
+	count_run(FT_PROBE_IFACE_RX); /* first: every invocation counts, filtered or not */
 	if (!dev)
 		return;
 	netns = dev_netns(dev);
@@ -231,7 +231,6 @@ static __always_inline void handle_receive(const struct sk_buff *skb)
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(iface_rx_btf, struct sk_buff *skb)
 {
-	count_run(FT_PROBE_IFACE_RX);
 	handle_receive(skb);
 	return 0;
 }
@@ -239,7 +238,6 @@ int BPF_PROG(iface_rx_btf, struct sk_buff *skb)
 SEC("raw_tp/netif_receive_skb")
 int BPF_PROG(iface_rx_raw, struct sk_buff *skb)
 {
-	count_run(FT_PROBE_IFACE_RX);
 	handle_receive(skb);
 	return 0;
 }
@@ -324,6 +322,7 @@ static __always_inline void handle_enqueue(struct Qdisc *q, const struct netdev_
 	struct enq_mark m = {};
 	__u32 qlen, backlog;
 
+	count_run(FT_PROBE_QDISC_ENQ); /* first: every invocation counts, filtered or not */
 	if (!a)
 		return;
 	qlen = BPF_CORE_READ(q, q.qlen);
@@ -342,7 +341,6 @@ static __always_inline void handle_enqueue(struct Qdisc *q, const struct netdev_
 SEC("tp_btf/qdisc_enqueue")
 int BPF_PROG(qdisc_enq_btf, struct Qdisc *q, const struct netdev_queue *txq, struct sk_buff *skb)
 {
-	count_run(FT_PROBE_QDISC_ENQ);
 	handle_enqueue(q, txq, skb);
 	return 0;
 }
@@ -350,7 +348,6 @@ int BPF_PROG(qdisc_enq_btf, struct Qdisc *q, const struct netdev_queue *txq, str
 SEC("raw_tp/qdisc_enqueue")
 int BPF_PROG(qdisc_enq_raw, struct Qdisc *q, const struct netdev_queue *txq, struct sk_buff *skb)
 {
-	count_run(FT_PROBE_QDISC_ENQ);
 	handle_enqueue(q, txq, skb);
 	return 0;
 }
@@ -393,6 +390,7 @@ static __always_inline void handle_dequeue(struct Qdisc *q, const struct netdev_
 	struct qdisc_acc *a;
 	__u64 now, soj;
 
+	count_run(FT_PROBE_QDISC_DEQ); /* first: every invocation counts, filtered or not */
 	if (!skb)
 		return;
 	a = qdisc_bin(q, txq);
@@ -415,7 +413,6 @@ SEC("tp_btf/qdisc_dequeue")
 int BPF_PROG(qdisc_deq_btf, struct Qdisc *q, const struct netdev_queue *txq, int packets,
 	     struct sk_buff *skb)
 {
-	count_run(FT_PROBE_QDISC_DEQ);
 	handle_dequeue(q, txq, packets, skb);
 	return 0;
 }
@@ -424,7 +421,6 @@ SEC("raw_tp/qdisc_dequeue")
 int BPF_PROG(qdisc_deq_raw, struct Qdisc *q, const struct netdev_queue *txq, int packets,
 	     struct sk_buff *skb)
 {
-	count_run(FT_PROBE_QDISC_DEQ);
 	handle_dequeue(q, txq, packets, skb);
 	return 0;
 }
@@ -437,6 +433,7 @@ static __always_inline void handle_drop(struct sk_buff *skb, void *location, __u
 	struct ft_drop *r;
 	__u32 netns = 0, ifindex = 0;
 
+	count_run(FT_PROBE_DROP); /* first: every invocation counts, filtered or not */
 	if (reason == SKB_CONSUMED)
 		return;
 	dev = BPF_CORE_READ(skb, dev);
@@ -469,7 +466,6 @@ static __always_inline void handle_drop(struct sk_buff *skb, void *location, __u
 SEC("tp_btf/kfree_skb")
 int BPF_PROG(drop_btf, struct sk_buff *skb, void *location, enum skb_drop_reason reason)
 {
-	count_run(FT_PROBE_DROP);
 	handle_drop(skb, location, reason);
 	return 0;
 }
@@ -477,7 +473,6 @@ int BPF_PROG(drop_btf, struct sk_buff *skb, void *location, enum skb_drop_reason
 SEC("raw_tp/kfree_skb")
 int BPF_PROG(drop_raw, struct sk_buff *skb, void *location, enum skb_drop_reason reason)
 {
-	count_run(FT_PROBE_DROP);
 	handle_drop(skb, location, reason);
 	return 0;
 }

@@ -69,6 +69,7 @@ static __always_inline void handle_retransmit(const struct sock *sk, const struc
 	struct ft_retrans *r;
 	__u8 st, ca;
 
+	count_run(FT_PROBE_RETRANS); /* first: every invocation counts, filtered or not */
 	if (!sk_flow(sk, &f))
 		return;
 	r = rec_reserve(FT_REC_RETRANS, sizeof(*r));
@@ -110,7 +111,6 @@ static __always_inline void handle_retransmit(const struct sock *sk, const struc
 SEC("tp_btf/tcp_retransmit_skb")
 int BPF_PROG(retrans_err_btf, const struct sock *sk, const struct sk_buff *skb, int err)
 {
-	count_run(FT_PROBE_RETRANS);
 	handle_retransmit(sk, skb, err);
 	return 0;
 }
@@ -118,7 +118,6 @@ int BPF_PROG(retrans_err_btf, const struct sock *sk, const struct sk_buff *skb, 
 SEC("tp_btf/tcp_retransmit_skb")
 int BPF_PROG(retrans_btf, const struct sock *sk, const struct sk_buff *skb)
 {
-	count_run(FT_PROBE_RETRANS);
 	handle_retransmit(sk, skb, 0);
 	return 0;
 }
@@ -126,7 +125,6 @@ int BPF_PROG(retrans_btf, const struct sock *sk, const struct sk_buff *skb)
 SEC("raw_tp/tcp_retransmit_skb")
 int BPF_PROG(retrans_raw, const struct sock *sk, const struct sk_buff *skb)
 {
-	count_run(FT_PROBE_RETRANS);
 	handle_retransmit(sk, skb, 0);
 	return 0;
 }
@@ -137,6 +135,7 @@ static __always_inline void handle_cong_state(const struct sock *sk, __u8 new_st
 	struct ft_cong_state *r;
 	__u8 old = ca_state(sk);
 
+	count_run(FT_PROBE_CONG_STATE); /* first: every invocation counts, filtered or not */
 	if (old == new_state || !sk_flow(sk, &f))
 		return;
 	r = rec_reserve(FT_REC_CONG_STATE, sizeof(*r));
@@ -153,7 +152,6 @@ static __always_inline void handle_cong_state(const struct sock *sk, __u8 new_st
 SEC("tp_btf/tcp_cong_state_set")
 int BPF_PROG(cong_state_btf, struct sock *sk, const __u8 ca)
 {
-	count_run(FT_PROBE_CONG_STATE);
 	handle_cong_state(sk, ca);
 	return 0;
 }
@@ -161,7 +159,6 @@ int BPF_PROG(cong_state_btf, struct sock *sk, const __u8 ca)
 SEC("raw_tp/tcp_cong_state_set")
 int BPF_PROG(cong_state_raw, struct sock *sk, const __u8 ca)
 {
-	count_run(FT_PROBE_CONG_STATE);
 	handle_cong_state(sk, ca);
 	return 0;
 }
@@ -174,6 +171,7 @@ static __always_inline void handle_probe(const struct sock *sk)
 	struct ft_flow f = {};
 	struct ft_tcp_sample *r;
 
+	count_run(FT_PROBE_TCP_SAMPLE); /* first: every invocation counts, filtered or not */
 	if (last && now - *last < targ_sample_ns)
 		return;
 	if (!sk_flow(sk, &f))
@@ -198,7 +196,6 @@ static __always_inline void handle_probe(const struct sock *sk)
 SEC("tp_btf/tcp_probe")
 int BPF_PROG(tcp_sample_btf, struct sock *sk, const struct sk_buff *skb)
 {
-	count_run(FT_PROBE_TCP_SAMPLE);
 	handle_probe(sk);
 	return 0;
 }
@@ -206,7 +203,6 @@ int BPF_PROG(tcp_sample_btf, struct sock *sk, const struct sk_buff *skb)
 SEC("raw_tp/tcp_probe")
 int BPF_PROG(tcp_sample_raw, struct sock *sk, const struct sk_buff *skb)
 {
-	count_run(FT_PROBE_TCP_SAMPLE);
 	handle_probe(sk);
 	return 0;
 }
