@@ -34,7 +34,7 @@ endif
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -I$(BUILD) -I. -MMD -MP
-LDLIBS   += -lbpf -lelf -lz
+LDLIBS   += -lbpf -lelf -lz -lstdc++
 ifeq ($(SANITIZE),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS  += -fsanitize=address,undefined
@@ -57,12 +57,20 @@ UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS  := $(filter-out tools/allreduce.c,$(wildcard tools/*.c))
 TOOL_BINS  := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 MPI_BINS   := $(if $(wildcard tools/allreduce.c),$(BUILD)/tools/allreduce)
+# workloads: the marker library (probes/marker), the Gloo workload (only with Debian's
+# libgloo-dev), the stand-in libnccl.so.2 and the --phase test library (tests/lib).
+# Own flags, never the sanitizers: these libraries are loaded by unsanitized programs.
+MARKER_LIB := $(BUILD)/libfabtrace_marker.so
+GLOO_BINS  := $(if $(wildcard /usr/include/gloo/allreduce.h),$(BUILD)/tools/gloo_allreduce)
+TEST_LIBS  := $(BUILD)/tests/lib/libnccl.so.2 $(BUILD)/tests/lib/libftphase_test.so
+WL_CFLAGS  := -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -fno-ipa-icf
 
 .PHONY: all deps demo test unit integration check-reliability bench clean install uninstall help lint
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS) $(BUILD)/vmlinux.h
 
 all: $(BUILD)/fabtrace $(TOOL_BINS) $(MPI_BINS) $(UNIT_BINS)
+all: $(MARKER_LIB) $(GLOO_BINS) $(TEST_LIBS)
 
 help:
 	@sed -n '1,12p' Makefile | sed 's/^# \{0,1\}//'
@@ -99,15 +107,57 @@ $(BUILD)/fabtrace: $(MAIN_OBJ) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # ---- tests and lab tools
+# shared test headers (tests/unit/records.h: record builders)
+$(UNIT_BINS): $(wildcard tests/unit/*.h)
+
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) | $(BUILD)
 	$(call msg,TEST-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -lcmocka -o $@
 
-$(BUILD)/tools/allreduce: tools/allreduce.c tools/toolargs.h | $(BUILD)
+$(BUILD)/tools/allreduce: tools/allreduce.c tools/toolargs.h probes/marker/fabtrace_marker.h $(MARKER_LIB) | $(BUILD)
 	$(call msg,MPICC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(MPICC) -O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $< -o $@
+	$(Q)$(MPICC) -O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $< $(MARKER_LIB) -Wl,-rpath,'$$ORIGIN/..' -o $@
+
+# marker API: build/libfabtrace_marker.so -> .so.1 (soname); only the 4 markers exported
+$(BUILD)/libfabtrace_marker.so.1: probes/marker/fabtrace_marker.c probes/marker/fabtrace_marker.h | $(BUILD)
+	$(call msg,CC-SO,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libfabtrace_marker.so.1 $< -o $@
+
+$(MARKER_LIB): $(BUILD)/libfabtrace_marker.so.1
+	$(Q)ln -sf libfabtrace_marker.so.1 $@
+
+# stand-in NCCL (no GPU here: real NCCL cannot run) and the --phase test library
+$(BUILD)/tests/lib/libnccl.so.2: tests/lib/fake_nccl.c tests/lib/fake_nccl.h | $(BUILD)
+	$(call msg,CC-SO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(WL_CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libnccl.so.2 $< -o $@
+
+$(BUILD)/tests/lib/libftphase_test.so: tests/lib/ftphase_test.c | $(BUILD)
+	$(call msg,CC-SO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(WL_CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libftphase_test.so $< -o $@
+
+$(BUILD)/tools/nccl_sim: tools/nccl_sim.c tools/toolargs.h tests/lib/fake_nccl.h probes/marker/fabtrace_marker.h \
+		$(BUILD)/tests/lib/libnccl.so.2 $(MARKER_LIB) | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(WL_CFLAGS) $< $(BUILD)/tests/lib/libnccl.so.2 $(MARKER_LIB) \
+		-Wl,-rpath,'$$ORIGIN/..:$$ORIGIN/../tests/lib' -o $@
+
+$(BUILD)/tools/phase_workload: tools/phase_workload.c tools/toolargs.h probes/marker/fabtrace_marker.h \
+		$(MARKER_LIB) $(BUILD)/tests/lib/libftphase_test.so | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(WL_CFLAGS) $< $(MARKER_LIB) -ldl -Wl,-rpath,'$$ORIGIN/..' -o $@
+
+$(BUILD)/tools/gloo_allreduce: tools/gloo_allreduce.cc tools/toolargs.h probes/marker/fabtrace_marker.h \
+		$(MARKER_LIB) | $(BUILD)
+	$(call msg,CXX,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -O2 -g -std=c++17 -D_GNU_SOURCE $(WARN) $< $(MARKER_LIB) -lgloo -pthread \
+		-Wl,-rpath,'$$ORIGIN/..' -o $@
 
 $(BUILD)/tools/%: tools/%.c tools/toolargs.h | $(BUILD)
 	$(call msg,CC,$@)
@@ -137,11 +187,18 @@ clean:
 	$(call msg,CLEAN,build)
 	$(Q)rm -rf build
 
-install: $(BUILD)/fabtrace
+install: $(BUILD)/fabtrace $(MARKER_LIB)
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BUILD)/fabtrace $(DESTDIR)$(PREFIX)/bin/fabtrace
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 0755 $(BUILD)/libfabtrace_marker.so.1 $(DESTDIR)$(PREFIX)/lib/libfabtrace_marker.so.1
+	ln -sf libfabtrace_marker.so.1 $(DESTDIR)$(PREFIX)/lib/libfabtrace_marker.so
+	install -m 0644 probes/marker/fabtrace_marker.h $(DESTDIR)$(PREFIX)/include/fabtrace_marker.h
+	@if [ -z "$(DESTDIR)" ]; then ldconfig 2>/dev/null || true; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/fabtrace
+	rm -f $(DESTDIR)$(PREFIX)/lib/libfabtrace_marker.so $(DESTDIR)$(PREFIX)/lib/libfabtrace_marker.so.1
+	rm -f $(DESTDIR)$(PREFIX)/include/fabtrace_marker.h
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

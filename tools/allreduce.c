@@ -1,17 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * allreduce — a real MPI_Allreduce workload for the fabtrace lab.
+ * allreduce — a real MPI collective workload for the fabtrace lab.
  *
  * Every rank fills a buffer of --bytes bytes (int32 elements) with values
  * that depend on its rank and on the iteration, calls MPI_Allreduce(SUM)
  * --iters times (after --warmup untimed iterations) and checks every
  * element of the result.  --delay RANK:USEC sleeps USEC microseconds on
- * RANK before each allreduce: a compute straggler the others wait for.
+ * RANK before each collective: a compute straggler the others wait for.
+ * --compute USEC sleeps USEC on every rank before each collective, so that
+ * the communication bursts of consecutive iterations are separated by idle
+ * gaps.  --ops LIST cycles through other collectives (one per iteration):
+ * allreduce, allgather, reduce_scatter (MPI_Reduce_scatter_block), bcast,
+ * reduce, alltoall, barrier, iallreduce (MPI_Iallreduce + MPI_Wait) and
+ * sendrecv (a ring of MPI_Send/MPI_Recv pairs); every result is verified.
+ * --steps marks each iteration as a training step with the fabtrace marker
+ * API (probes/marker), with a "compute" phase around the buffer fill and the
+ * sleeps and an "optimizer" phase around the verification after the
+ * collective.
  *
  * Rank 0 prints one summary line (or --json): iterations, bytes, the
- * mean/min/max time of one allreduce as seen by rank 0, the slowest rank's
- * mean, the per-rank means and whether the results verified.  Exit status
- * 0 = ok, 1 = wrong result on some rank, 2 = bad arguments, 3 = MPI error.
+ * mean/min/max time of one collective as seen by rank 0, the slowest rank's
+ * mean, the per-rank means, per-op statistics, whether the results
+ * verified, and (JSON) the number of calls of every MPI function the
+ * program made, so that a test can compare what fabtrace captured with what
+ * was performed.  Exit status 0 = ok, 1 = wrong result on some rank,
+ * 2 = bad arguments, 3 = MPI error.
  *
  * MPI_Finalize over UCX-tcp can hang (a known UCX issue), so by default the
  * program ends with MPI_Barrier, fflush and _exit(); run it under
@@ -31,11 +44,64 @@
 
 #include <mpi.h>
 
+#include "../probes/marker/fabtrace_marker.h"
 #include "toolargs.h"
 
 #define MAX_DELAYS 64
+#define MAX_OPS    64
 
 enum { EXIT_OK = 0, EXIT_VERIFY = 1, EXIT_USAGE = 2, EXIT_MPI = 3 };
+
+/*
+ * Every MPI function this program calls, counted per process by MPIC().
+ * Every rank makes exactly the same calls, in the same order, for every op
+ * (root-based ops are called by all ranks; sendrecv makes one MPI_Send and
+ * one MPI_Recv per rank and iteration), so rank 0's counts are every rank's
+ * counts.  Only the error paths differ (MPI_Abort on the failing rank).
+ */
+#define MPI_FUNCS(X)                                                                        \
+	X(MPI_Init) X(MPI_Comm_rank) X(MPI_Comm_size) X(MPI_Barrier) X(MPI_Allreduce)      \
+	X(MPI_Allgather) X(MPI_Reduce_scatter_block) X(MPI_Bcast) X(MPI_Reduce)             \
+	X(MPI_Alltoall) X(MPI_Iallreduce) X(MPI_Wait) X(MPI_Send) X(MPI_Recv) X(MPI_Gather) \
+	X(MPI_Abort) X(MPI_Finalize)
+
+enum mpi_fn {
+#define FN_ENUM(f) C_##f,
+	MPI_FUNCS(FN_ENUM)
+#undef FN_ENUM
+	C_MAX
+};
+
+static const char *const fn_names[C_MAX] = {
+#define FN_NAME(f) #f,
+	MPI_FUNCS(FN_NAME)
+#undef FN_NAME
+};
+
+static unsigned long g_calls[C_MAX];
+/* Bytes (count argument x datatype size) of the workload's calls, per function. */
+static long long g_fn_bytes[C_MAX];
+
+/* Count, then make, one MPI call. */
+#define MPIC(fn, ...) (g_calls[C_##fn]++, fn(__VA_ARGS__))
+
+enum op {
+	OP_ALLREDUCE,
+	OP_ALLGATHER,
+	OP_REDUCE_SCATTER,
+	OP_BCAST,
+	OP_REDUCE,
+	OP_ALLTOALL,
+	OP_BARRIER,
+	OP_IALLREDUCE,
+	OP_SENDRECV,
+	OP_MAX
+};
+
+static const char *const op_names[OP_MAX] = {
+	"allreduce", "allgather", "reduce_scatter", "bcast", "reduce",
+	"alltoall",  "barrier",   "iallreduce",     "sendrecv",
+};
 
 struct delay {
 	int rank;
@@ -46,11 +112,21 @@ struct opts {
 	long long bytes;
 	long iters;
 	long warmup;
+	long compute_us;
 	int json;
 	int quiet;
 	int finalize;
+	int steps;
 	int ndelays;
 	struct delay delays[MAX_DELAYS];
+	int nops;
+	enum op ops[MAX_OPS];
+};
+
+/* Per-op statistics of the timed iterations (rank 0's view). */
+struct op_stat {
+	long n;
+	double sum;
 };
 
 static int g_rank;
@@ -59,12 +135,22 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: allreduce [--bytes N] [--iters N] [--warmup N] [--delay RANK:USEC]...\n"
-		"                 [--json] [--quiet] [--finalize]\n"
-		"  --bytes N         message size in bytes (suffix k/m/g = KiB/MiB/GiB; default 1m)\n"
+		"                 [--compute USEC] [--ops LIST] [--steps] [--json] [--quiet] [--finalize]\n"
+		"  --bytes N         message size in bytes (suffix k/m/g = KiB/MiB/GiB; default 1m);\n"
+		"                    for allgather, reduce_scatter and alltoall the whole buffer\n"
+		"                    (each rank's block is N/ranks, as in nccl-tests)\n"
 		"  --iters N         timed iterations (default 20)\n"
 		"  --warmup N        untimed iterations first (default 2)\n"
-		"  --delay RANK:USEC sleep USEC us on RANK before each allreduce (compute\n"
+		"  --delay RANK:USEC sleep USEC us on RANK before each collective (compute\n"
 		"                    straggler); repeatable\n"
+		"  --compute USEC    every rank sleeps USEC us before each collective (idle gaps\n"
+		"                    between bursts)\n"
+		"  --ops LIST        comma list of collectives, one per iteration, cycled:\n"
+		"                    allreduce allgather reduce_scatter bcast reduce alltoall\n"
+		"                    barrier iallreduce sendrecv (default allreduce)\n"
+		"  --steps           mark every iteration with fabtrace_step_begin/end (step =\n"
+		"                    iteration number from 0, warmup included) and the phases\n"
+		"                    \"compute\" and \"optimizer\" (probes/marker)\n"
 		"  --json            print the summary as one JSON object\n"
 		"  --quiet           print nothing on success\n"
 		"  --finalize        call MPI_Finalize at the end instead of _exit()\n"
@@ -79,6 +165,34 @@ static int arg_error(const char *what, const char *why)
 	return -1;
 }
 
+static int parse_ops(const char *arg, struct opts *o, int nranks)
+{
+	char buf[1024], *save = NULL, *tok;
+
+	if (strlen(arg) >= sizeof(buf))
+		return arg_error("--ops", "list too long");
+	strcpy(buf, arg);
+	o->nops = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int k;
+
+		for (k = 0; k < OP_MAX; k++)
+			if (strcmp(tok, op_names[k]) == 0)
+				break;
+		if (k == OP_MAX)
+			return arg_error("--ops", "unknown op; use allreduce, allgather, reduce_scatter, bcast, "
+						  "reduce, alltoall, barrier, iallreduce, sendrecv");
+		if (k == OP_SENDRECV && nranks < 2)
+			return arg_error("--ops", "sendrecv needs at least 2 ranks");
+		if (o->nops >= MAX_OPS)
+			return arg_error("--ops", "too many ops (max 64)");
+		o->ops[o->nops++] = (enum op)k;
+	}
+	if (o->nops == 0)
+		return arg_error("--ops", "empty list; e.g. --ops allreduce,bcast");
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct opts *o, int nranks)
 {
 	static const struct option lopts[] = {
@@ -86,6 +200,9 @@ static int parse_args(int argc, char **argv, struct opts *o, int nranks)
 		{ "iters", required_argument, NULL, 'i' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "delay", required_argument, NULL, 'd' },
+		{ "compute", required_argument, NULL, 'c' },
+		{ "ops", required_argument, NULL, 'o' },
+		{ "steps", no_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "finalize", no_argument, NULL, 'F' },
@@ -98,6 +215,8 @@ static int parse_args(int argc, char **argv, struct opts *o, int nranks)
 	o->bytes = 1 << 20;
 	o->iters = 20;
 	o->warmup = 2;
+	o->nops = 1;
+	o->ops[0] = OP_ALLREDUCE;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "b:i:w:d:jqh", lopts, NULL)) != -1) {
 		switch (c) {
@@ -116,6 +235,16 @@ static int parse_args(int argc, char **argv, struct opts *o, int nranks)
 				return arg_error("--warmup", "expected an integer >= 0");
 			o->warmup = (long)v;
 			break;
+		case 'c':
+			if (toolargs_num(optarg, 0, 60000000, &v, 0))
+				return arg_error("--compute", "expected microseconds from 0 to 60000000");
+			o->compute_us = (long)v;
+			break;
+		case 'o':
+			if (parse_ops(optarg, o, nranks))
+				return -1;
+			break;
+		case 's': o->steps = 1; break;
 		case 'd': {
 			char *colon = strchr(optarg, ':');
 			long long r, us;
@@ -176,6 +305,7 @@ static inline int32_t elem(int r, size_t j, long it)
 	return (int32_t)((r + 1) * (int32_t)(j % 1021 + 1) + (int32_t)(it % 1000));
 }
 
+/* Sum of elem(r, j, it) over r = 0..n-1. */
 static inline int32_t expect(int n, size_t j, long it)
 {
 	return (int32_t)((int32_t)(j % 1021 + 1) * (n * (n + 1) / 2) + n * (int32_t)(it % 1000));
@@ -186,84 +316,335 @@ static void finish(int status, int finalize)
 	fflush(stdout);
 	fflush(stderr);
 	if (finalize) {
-		MPI_Finalize();
+		MPIC(MPI_Finalize);
 		exit(status);
 	}
 	_exit(status);
 }
 
+/* The shape of every op's buffers, fixed for the run. */
+struct shape {
+	int n;        /* ranks */
+	size_t count; /* elements of --bytes */
+	size_t block; /* per-rank block for allgather/reduce_scatter/alltoall: count/n, >= 1 */
+};
+
+/* Raw count argument x sizeof(int32) of op's data calls (the capture's "bytes"). */
+static long long op_call_bytes(enum op op, const struct shape *sh)
+{
+	switch (op) {
+	case OP_ALLGATHER:
+	case OP_REDUCE_SCATTER:
+	case OP_ALLTOALL:
+		return (long long)sh->block * (long long)sizeof(int32_t);
+	case OP_BARRIER:
+		return 0;
+	default:
+		return (long long)sh->count * (long long)sizeof(int32_t);
+	}
+}
+
+/* nccl-tests "size" of one op: the whole buffer for the block-based ops. */
+static long long op_size_bytes(enum op op, const struct shape *sh)
+{
+	switch (op) {
+	case OP_ALLGATHER:
+	case OP_REDUCE_SCATTER:
+	case OP_ALLTOALL:
+		return (long long)sh->block * (long long)sizeof(int32_t) * sh->n;
+	default:
+		return op_call_bytes(op, sh);
+	}
+}
+
+/* busbw = algbw x this (nccl-tests PERFORMANCE.md). */
+static double op_busbw_factor(enum op op, int n)
+{
+	switch (op) {
+	case OP_ALLREDUCE:
+	case OP_IALLREDUCE:
+		return 2.0 * (n - 1) / n;
+	case OP_ALLGATHER:
+	case OP_REDUCE_SCATTER:
+	case OP_ALLTOALL:
+		return (double)(n - 1) / n;
+	case OP_BARRIER:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* Fill the send side of op for iteration seq (the "compute" of a step). */
+static void fill(enum op op, const struct shape *sh, int32_t *sbuf, int32_t *rbuf, long seq)
+{
+	size_t j;
+
+	switch (op) {
+	case OP_BARRIER:
+		break;
+	case OP_BCAST: /* in place in rbuf: the root's values overwrite everyone else's */
+		for (j = 0; j < sh->count; j++)
+			rbuf[j] = elem(g_rank, j, seq);
+		break;
+	case OP_ALLGATHER:
+		for (j = 0; j < sh->block; j++)
+			sbuf[j] = elem(g_rank, j, seq);
+		break;
+	case OP_REDUCE_SCATTER:
+	case OP_ALLTOALL:
+		for (j = 0; j < sh->block * (size_t)sh->n; j++)
+			sbuf[j] = elem(g_rank, j, seq);
+		break;
+	default:
+		for (j = 0; j < sh->count; j++)
+			sbuf[j] = elem(g_rank, j, seq);
+		break;
+	}
+}
+
+/* Run one op; returns the MPI error code of the first failing call. */
+static int run_op(enum op op, const struct shape *sh, int32_t *sbuf, int32_t *rbuf)
+{
+	int n = sh->n, cnt = (int)sh->count, blk = (int)sh->block, rc;
+	MPI_Request req;
+
+	switch (op) {
+	case OP_ALLREDUCE:
+		return MPIC(MPI_Allreduce, sbuf, rbuf, cnt, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+	case OP_ALLGATHER:
+		return MPIC(MPI_Allgather, sbuf, blk, MPI_INT32_T, rbuf, blk, MPI_INT32_T, MPI_COMM_WORLD);
+	case OP_REDUCE_SCATTER:
+		return MPIC(MPI_Reduce_scatter_block, sbuf, rbuf, blk, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+	case OP_BCAST:
+		return MPIC(MPI_Bcast, rbuf, cnt, MPI_INT32_T, 0, MPI_COMM_WORLD);
+	case OP_REDUCE:
+		return MPIC(MPI_Reduce, sbuf, rbuf, cnt, MPI_INT32_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	case OP_ALLTOALL:
+		return MPIC(MPI_Alltoall, sbuf, blk, MPI_INT32_T, rbuf, blk, MPI_INT32_T, MPI_COMM_WORLD);
+	case OP_BARRIER:
+		return MPIC(MPI_Barrier, MPI_COMM_WORLD);
+	case OP_IALLREDUCE:
+		rc = MPIC(MPI_Iallreduce, sbuf, rbuf, cnt, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD, &req);
+		if (rc != MPI_SUCCESS)
+			return rc;
+		return MPIC(MPI_Wait, &req, MPI_STATUS_IGNORE);
+	case OP_SENDRECV: {
+		/* Ring: send to the right neighbour, receive from the left one.
+		 * Even ranks send first, odd ranks receive first, so no rank
+		 * blocks forever in a rendezvous send (also with an odd n). */
+		int right = (g_rank + 1) % n, left = (g_rank + n - 1) % n;
+
+		if (g_rank % 2 == 0) {
+			rc = MPIC(MPI_Send, sbuf, cnt, MPI_INT32_T, right, 7, MPI_COMM_WORLD);
+			if (rc == MPI_SUCCESS)
+				rc = MPIC(MPI_Recv, rbuf, cnt, MPI_INT32_T, left, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		} else {
+			rc = MPIC(MPI_Recv, rbuf, cnt, MPI_INT32_T, left, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			if (rc == MPI_SUCCESS)
+				rc = MPIC(MPI_Send, sbuf, cnt, MPI_INT32_T, right, 7, MPI_COMM_WORLD);
+		}
+		return rc;
+	}
+	case OP_MAX:
+		break;
+	}
+	return MPI_ERR_OTHER;
+}
+
+/*
+ * Check op's result of iteration seq on this rank: the index of the first
+ * wrong element (and *got / *want), or -1 if all are right.
+ */
+static long long verify(enum op op, const struct shape *sh, const int32_t *rbuf, long seq, int32_t *got,
+			int32_t *want)
+{
+	size_t j, k, b = sh->block;
+	int n = sh->n;
+	int32_t w;
+
+	switch (op) {
+	case OP_BARRIER:
+		return -1;
+	case OP_REDUCE:
+		if (g_rank != 0)
+			return -1;
+		/* fallthrough */
+	case OP_ALLREDUCE:
+	case OP_IALLREDUCE:
+		for (j = 0; j < sh->count; j++)
+			if (rbuf[j] != (w = expect(n, j, seq)))
+				goto bad;
+		return -1;
+	case OP_BCAST:
+		for (j = 0; j < sh->count; j++)
+			if (rbuf[j] != (w = elem(0, j, seq)))
+				goto bad;
+		return -1;
+	case OP_SENDRECV:
+		for (j = 0; j < sh->count; j++)
+			if (rbuf[j] != (w = elem((g_rank + n - 1) % n, j, seq)))
+				goto bad;
+		return -1;
+	case OP_ALLGATHER: /* block k comes from rank k */
+		for (k = 0; k < (size_t)n; k++)
+			for (size_t i = 0; i < b; i++)
+				if (rbuf[j = k * b + i] != (w = elem((int)k, i, seq)))
+					goto bad;
+		return -1;
+	case OP_REDUCE_SCATTER: /* this rank's block of the sum */
+		for (j = 0; j < b; j++)
+			if (rbuf[j] != (w = expect(n, (size_t)g_rank * b + j, seq)))
+				goto bad;
+		return -1;
+	case OP_ALLTOALL: /* block k is rank k's block number g_rank */
+		for (k = 0; k < (size_t)n; k++)
+			for (size_t i = 0; i < b; i++)
+				if (rbuf[j = k * b + i] != (w = elem((int)k, (size_t)g_rank * b + i, seq)))
+					goto bad;
+		return -1;
+	case OP_MAX:
+		break;
+	}
+	return -1;
+bad:
+	*got = rbuf[j];
+	*want = w;
+	return (long long)j;
+}
+
+static void print_ops_list(const struct opts *o, const char *sep, int quoted)
+{
+	for (int k = 0; k < o->nops; k++)
+		printf("%s%s%s%s", k ? sep : "", quoted ? "\"" : "", op_names[o->ops[k]], quoted ? "\"" : "");
+}
+
+/* {"MPI_X":n,...} for the functions with a non-zero count in c[]. */
+static void print_fn_counts(const unsigned long *c)
+{
+	int first = 1;
+
+	putchar('{');
+	for (int f = 0; f < C_MAX; f++) {
+		if (!c[f])
+			continue;
+		printf("%s\"%s\":%lu", first ? "" : ",", fn_names[f], c[f]);
+		first = 0;
+	}
+	putchar('}');
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
+	struct shape sh;
+	struct op_stat ost[OP_MAX];
+	unsigned long calls_before[C_MAX], workload_calls[C_MAX], total_calls[C_MAX];
 	int nranks, bad = 0, allbad = 0, pr;
 	long my_delay = 0, it;
-	size_t count, j;
+	size_t nelem;
 	int32_t *sbuf, *rbuf;
 	double *times, tsum = 0, tmin = 1e300, tmax = 0, wall0, wall;
 	double mymean, *means = NULL;
-	long long first_bad = -1;
 
 	memset(&o, 0, sizeof(o));
-	if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+	memset(ost, 0, sizeof(ost));
+	if (MPIC(MPI_Init, &argc, &argv) != MPI_SUCCESS) {
 		fprintf(stderr, "allreduce: MPI_Init: failed; check the launch line in tools/README.md\n");
 		return EXIT_MPI;
 	}
-	MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	MPIC(MPI_Comm_rank, MPI_COMM_WORLD, &g_rank);
+	MPIC(MPI_Comm_size, MPI_COMM_WORLD, &nranks);
 
 	pr = parse_args(argc, argv, &o, nranks);
-	if (pr != 0)
+	if (pr != 0) {
+		/* Every rank parsed the same argv and ends the same way; the
+		 * barrier keeps a fast rank from exiting while the others are
+		 * still connecting to it in MPI_Init (which would abort them
+		 * before rank 0's message is out). */
+		fflush(stdout);
+		fflush(stderr);
+		MPIC(MPI_Barrier, MPI_COMM_WORLD);
 		finish(pr > 0 ? EXIT_OK : EXIT_USAGE, 0);
+	}
 	for (int k = 0; k < o.ndelays; k++)
 		if (o.delays[k].rank == g_rank)
 			my_delay += o.delays[k].usec;
 
-	count = (size_t)(o.bytes / (long long)sizeof(int32_t));
-	sbuf = malloc(count * sizeof(*sbuf));
-	rbuf = malloc(count * sizeof(*rbuf));
+	sh.n = nranks;
+	sh.count = (size_t)(o.bytes / (long long)sizeof(int32_t));
+	sh.block = (sh.count / (size_t)nranks) ? (sh.count / (size_t)nranks) : 1;
+	nelem = sh.block * (size_t)nranks > sh.count ? sh.block * (size_t)nranks : sh.count;
+	sbuf = malloc(nelem * sizeof(*sbuf));
+	rbuf = malloc(nelem * sizeof(*rbuf));
 	times = calloc((size_t)o.iters, sizeof(*times));
 	if (g_rank == 0)
 		means = calloc((size_t)nranks, sizeof(*means));
 	if (!sbuf || !rbuf || !times || (g_rank == 0 && !means)) {
 		fprintf(stderr, "allreduce: rank %d: out of memory for %lld bytes; use a smaller --bytes\n",
 			g_rank, o.bytes);
-		MPI_Abort(MPI_COMM_WORLD, EXIT_MPI);
+		MPIC(MPI_Abort, MPI_COMM_WORLD, EXIT_MPI);
 		finish(EXIT_MPI, 0);
 	}
+	for (int k = 0; k < o.nops; k++) {
+		enum op op = o.ops[k];
+		long long b = op_call_bytes(op, &sh);
 
-	MPI_Barrier(MPI_COMM_WORLD);
+		switch (op) {
+		case OP_ALLREDUCE: g_fn_bytes[C_MPI_Allreduce] = b; break;
+		case OP_ALLGATHER: g_fn_bytes[C_MPI_Allgather] = b; break;
+		case OP_REDUCE_SCATTER: g_fn_bytes[C_MPI_Reduce_scatter_block] = b; break;
+		case OP_BCAST: g_fn_bytes[C_MPI_Bcast] = b; break;
+		case OP_REDUCE: g_fn_bytes[C_MPI_Reduce] = b; break;
+		case OP_ALLTOALL: g_fn_bytes[C_MPI_Alltoall] = b; break;
+		case OP_BARRIER: g_fn_bytes[C_MPI_Barrier] = 0; break;
+		case OP_IALLREDUCE: g_fn_bytes[C_MPI_Iallreduce] = b; g_fn_bytes[C_MPI_Wait] = 0; break;
+		case OP_SENDRECV: g_fn_bytes[C_MPI_Send] = b; g_fn_bytes[C_MPI_Recv] = b; break;
+		case OP_MAX: break;
+		}
+	}
+
+	MPIC(MPI_Barrier, MPI_COMM_WORLD);
+	memcpy(calls_before, g_calls, sizeof(g_calls));
 	wall0 = now_s();
 	for (it = -o.warmup; it < o.iters; it++) {
 		long seq = it + o.warmup;
+		enum op op = o.ops[seq % o.nops];
+		int32_t got = 0, want = 0;
+		long long first_bad;
 
-		for (j = 0; j < count; j++)
-			sbuf[j] = elem(g_rank, j, seq);
+		if (o.steps) {
+			fabtrace_step_begin((uint64_t)seq);
+			fabtrace_phase_begin("compute");
+		}
+		fill(op, &sh, sbuf, rbuf, seq);
+		if (o.compute_us)
+			sleep_us(o.compute_us);
 		if (my_delay)
 			sleep_us(my_delay);
+		if (o.steps)
+			fabtrace_phase_end("compute");
 		double t0 = now_s();
-		int rc = MPI_Allreduce(sbuf, rbuf, (int)count, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+		int rc = run_op(op, &sh, sbuf, rbuf);
 		double t1 = now_s();
 		if (rc != MPI_SUCCESS) {
-			fprintf(stderr, "allreduce: rank %d: MPI_Allreduce failed (code %d) in iteration %ld\n",
-				g_rank, rc, seq);
-			MPI_Abort(MPI_COMM_WORLD, EXIT_MPI);
+			fprintf(stderr, "allreduce: rank %d: %s failed (code %d) in iteration %ld\n", g_rank,
+				op_names[op], rc, seq);
+			MPIC(MPI_Abort, MPI_COMM_WORLD, EXIT_MPI);
 			finish(EXIT_MPI, 0);
 		}
-		for (j = 0; j < count; j++) {
-			if (rbuf[j] != expect(nranks, j, seq)) {
-				if (!bad)
-					first_bad = (long long)j;
-				bad++;
-				break;
-			}
+		if (o.steps)
+			fabtrace_phase_begin("optimizer");
+		first_bad = verify(op, &sh, rbuf, seq, &got, &want);
+		if (o.steps) {
+			fabtrace_phase_end("optimizer");
+			fabtrace_step_end((uint64_t)seq);
 		}
-		if (bad == 1 && first_bad >= 0) {
+		if (first_bad >= 0 && !bad++)
 			fprintf(stderr,
-				"allreduce: rank %d: wrong sum in iteration %ld at element %lld: got %" PRId32
+				"allreduce: rank %d: wrong %s result in iteration %ld at element %lld: got %" PRId32
 				", expected %" PRId32 "\n",
-				g_rank, seq, first_bad, rbuf[first_bad], expect(nranks, (size_t)first_bad, seq));
-			first_bad = -2;
-		}
+				g_rank, op_names[op], seq, first_bad, got, want);
 		if (it >= 0) {
 			double d = t1 - t0;
 
@@ -273,29 +654,44 @@ int main(int argc, char **argv)
 				tmin = d;
 			if (d > tmax)
 				tmax = d;
+			ost[op].n++;
+			ost[op].sum += d;
 		}
 	}
 	wall = now_s() - wall0;
+	for (int f = 0; f < C_MAX; f++)
+		workload_calls[f] = g_calls[f] - calls_before[f];
 
 	mymean = tsum / (double)o.iters;
-	MPI_Gather(&mymean, 1, MPI_DOUBLE, means, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-	MPI_Allreduce(&bad, &allbad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	MPIC(MPI_Gather, &mymean, 1, MPI_DOUBLE, means, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	MPIC(MPI_Allreduce, &bad, &allbad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+
+	/* The summary is printed before the teardown: count its calls now
+	 * (one MPI_Barrier below, and MPI_Finalize in finish() with --finalize). */
+	memcpy(total_calls, g_calls, sizeof(g_calls));
+	total_calls[C_MPI_Barrier]++;
+	if (o.finalize)
+		total_calls[C_MPI_Finalize]++;
 
 	if (g_rank == 0 && (!o.quiet || allbad)) {
 		double slowest = 0, algbw, busbw;
+		int default_ops = o.nops == 1 && o.ops[0] == OP_ALLREDUCE;
 
 		for (int r = 0; r < nranks; r++)
 			if (means[r] > slowest)
 				slowest = means[r];
-		/* bandwidth convention of nccl-tests: busbw = algbw * 2(n-1)/n */
-		algbw = (double)count * sizeof(int32_t) / mymean / 1e6;
+		/* bandwidth convention of nccl-tests: busbw = algbw * 2(n-1)/n
+		 * (allreduce's factor, over all timed iterations; per op: op_stats) */
+		algbw = (double)sh.count * sizeof(int32_t) / mymean / 1e6;
 		busbw = algbw * 2.0 * (nranks - 1) / nranks;
 		if (o.json) {
+			int first = 1;
+
 			printf("{\"workload\":\"allreduce\",\"ranks\":%d,\"bytes\":%zu,\"iters\":%ld,"
 			       "\"warmup\":%ld,\"mean_us\":%.1f,\"min_us\":%.1f,\"max_us\":%.1f,"
 			       "\"slowest_rank_mean_us\":%.1f,\"wall_s\":%.6f,\"algbw_MBps\":%.2f,"
 			       "\"busbw_MBps\":%.2f,\"rank_mean_us\":[",
-			       nranks, count * sizeof(int32_t), o.iters, o.warmup, mymean * 1e6,
+			       nranks, sh.count * sizeof(int32_t), o.iters, o.warmup, mymean * 1e6,
 			       tmin * 1e6, tmax * 1e6, slowest * 1e6, wall, algbw, busbw);
 			for (int r = 0; r < nranks; r++)
 				printf("%s%.1f", r ? "," : "", means[r] * 1e6);
@@ -303,20 +699,61 @@ int main(int argc, char **argv)
 			for (int k = 0; k < o.ndelays; k++)
 				printf("%s{\"rank\":%d,\"usec\":%ld}", k ? "," : "", o.delays[k].rank,
 				       o.delays[k].usec);
-			printf("],\"verify\":\"%s\"}\n", allbad ? "FAILED" : "ok");
+			printf("],\"compute_us\":%ld,\"steps\":%s,\"ops\":[", o.compute_us,
+			       o.steps ? "true" : "false");
+			print_ops_list(&o, ",", 1);
+			printf("],\"op_stats\":{");
+			for (int k = 0; k < OP_MAX; k++) {
+				int used = 0;
+
+				for (int m = 0; m < o.nops; m++)
+					used |= o.ops[m] == (enum op)k;
+				if (!used)
+					continue;
+				double mean = ost[k].n ? ost[k].sum / (double)ost[k].n : 0;
+				double ab = mean > 0 ? (double)op_size_bytes((enum op)k, &sh) / mean / 1e6 : 0;
+				printf("%s\"%s\":{\"iters\":%ld,\"mean_us\":%.1f,\"size_bytes\":%lld,"
+				       "\"call_bytes\":%lld,\"algbw_MBps\":%.2f,\"busbw_MBps\":%.2f}",
+				       first ? "" : ",", op_names[k], ost[k].n, mean * 1e6,
+				       op_size_bytes((enum op)k, &sh), op_call_bytes((enum op)k, &sh), ab,
+				       ab * op_busbw_factor((enum op)k, nranks));
+				first = 0;
+			}
+			printf("},\"calls\":");
+			print_fn_counts(total_calls);
+			printf(",\"workload_calls\":");
+			print_fn_counts(workload_calls);
+			printf(",\"bytes_per_call\":{");
+			first = 1;
+			for (int f = 0; f < C_MAX; f++) {
+				if (!workload_calls[f])
+					continue;
+				printf("%s\"%s\":%lld", first ? "" : ",", fn_names[f], g_fn_bytes[f]);
+				first = 0;
+			}
+			printf("},\"verify\":\"%s\"}\n", allbad ? "FAILED" : "ok");
 		} else {
 			printf("allreduce: ranks=%d bytes=%zu iters=%ld warmup=%ld mean_us=%.1f min_us=%.1f "
 			       "max_us=%.1f slowest_rank_mean_us=%.1f wall_s=%.3f algbw_MBps=%.2f "
-			       "busbw_MBps=%.2f verify=%s\n",
-			       nranks, count * sizeof(int32_t), o.iters, o.warmup, mymean * 1e6, tmin * 1e6,
-			       tmax * 1e6, slowest * 1e6, wall, algbw, busbw, allbad ? "FAILED" : "ok");
+			       "busbw_MBps=%.2f",
+			       nranks, sh.count * sizeof(int32_t), o.iters, o.warmup, mymean * 1e6, tmin * 1e6,
+			       tmax * 1e6, slowest * 1e6, wall, algbw, busbw);
+			if (!default_ops) {
+				printf(" ops=");
+				print_ops_list(&o, ",", 0);
+			}
+			if (o.compute_us)
+				printf(" compute_us=%ld", o.compute_us);
+			if (o.steps)
+				printf(" steps=on");
+			printf(" verify=%s\n", allbad ? "FAILED" : "ok");
 		}
 	}
 	free(sbuf);
 	free(rbuf);
 	free(times);
 	free(means);
-	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Barrier(MPI_COMM_WORLD); /* counted above in total_calls */
 	finish(allbad ? EXIT_VERIFY : EXIT_OK, o.finalize);
 	return 0;
 }

@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(
 	make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 	libibverbs-dev librdmacm-dev libcmocka-dev
-	mpich libmpich-dev
+	mpich libmpich-dev g++ libgloo-dev
 	iproute2 iputils-ping ethtool iptables tmux procps python3 util-linux
 )
 missing=()

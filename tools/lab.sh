@@ -29,6 +29,7 @@
 #   lab_counter P I rx|tx [bytes|packets]   # host I eth0 counter (default bytes)
 #   lab_port_counter P I rx|tx [bytes|packets]  # switch port p<I> counter
 #   lab_mpi P [allreduce options] [--timeout S]  # one allreduce rank per host
+#   lab_gloo P [gloo_allreduce options] [--timeout S]  # one Gloo rank per host
 #   lab_status P                   # print the topology, qdiscs and counters
 #   lab_prefix                     # print a fresh random prefix (ftL + digits)
 #
@@ -434,6 +435,61 @@ lab_mpi() {
 	return $rc
 }
 
+# lab_gloo P [--ranks N] [--timeout S] [--bin PATH] [gloo_allreduce options] [-- more options]
+# One Gloo rank per host (rank r in host r+1, bound to 198.18.0.(r+1)), all
+# rendezvousing in a fresh FileStore directory (removed afterwards).  Prints
+# every rank's stdout in rank order (stderr to stderr); returns the first
+# non-zero exit status of a rank.
+lab_gloo() {
+	local p=${1:-} n i timeout=120 bin=$LAB_BIN/gloo_allreduce rc=0 r store
+	shift || true
+	_lab_check_prefix "$p" || return 1
+	n=$(lab_hosts "$p") || return 1
+	local args=()
+	while (($#)); do
+		case $1 in
+		--timeout) [[ ${2:-} =~ ^[0-9]+$ ]] || { _lab_err "--timeout '${2:-}'" "expected seconds" "e.g. --timeout 60"; return 1; }
+			timeout=$2; shift 2 ;;
+		--bin) bin=${2:-}; shift 2 ;;
+		--ranks) [[ ${2:-} =~ ^[0-9]+$ ]] && (($2 >= 1 && $2 <= n)) || { _lab_err "--ranks '${2:-}'" "expected 1..$n (hosts in the lab)" "e.g. --ranks 3"; return 1; }
+			n=$2; shift 2 ;;
+		--bytes | --iters | --warmup | --delay | --ops | --compute)
+			[[ -n ${2:-} ]] || { _lab_err "$1" "missing value" "see 'tools/lab.sh --help'"; return 1; }
+			args+=("$1" "$2"); shift 2 ;;
+		--json | --quiet | --steps) args+=("$1"); shift ;;
+		--) shift; args+=("$@"); break ;;
+		*) _lab_err "gloo option '$1'" "unknown" "see 'tools/lab.sh --help'"; return 1 ;;
+		esac
+	done
+	[[ -x $bin ]] || { _lab_err "gloo" "$bin is not built" "install libgloo-dev ('make deps') and run 'make'"; return 1; }
+	store=$(mktemp -d /tmp/fabtrace-gloo.XXXXXX) || { _lab_err "gloo" "cannot create a store directory" "check /tmp"; return 1; }
+	local pids=()
+	for ((i = 1; i <= n; i++)); do
+		ip netns exec "$(lab_ns "$p" "$i")" timeout -k 5 "$timeout" "$bin" --rank $((i - 1)) --size "$n" \
+			--store "$store" --addr "$(lab_addr "$i")" "${args[@]}" >"$store/out.$i" 2>"$store/err.$i" </dev/null &
+		pids+=($!)
+	done
+	for ((i = 1; i <= n; i++)); do
+		r=0
+		wait "${pids[i - 1]}" || r=$?
+		((rc == 0)) && rc=$r
+	done
+	for ((i = 1; i <= n; i++)); do
+		cat "$store/out.$i"
+		cat "$store/err.$i" >&2
+	done
+	rm -rf "$store"
+	if ((rc == 124 || rc == 137)); then
+		_lab_err "gloo on lab $p" "timed out after ${timeout}s" "raise --timeout or check the links (tools/lab.sh status -p $p)"
+	fi
+	for ((i = 1; i <= n; i++)); do
+		local left
+		left=$(ip netns pids "$(lab_ns "$p" "$i")" 2>/dev/null || true)
+		[[ -n $left ]] && kill -9 $left 2>/dev/null
+	done
+	return $rc
+}
+
 lab_status() {
 	local p=$1 n i ns
 	_lab_check_prefix "$p" || return 1
@@ -467,7 +523,11 @@ commands:
                                    LAB_SWITCH_NS, LAB_ADDRS, LAB_SH), always tear down;
                                    exits with CMD's status
   mpi    -p P [--bytes B] [--iters I] [--warmup W] [--delay RANK:USEC]... [--json]
-              [--timeout S]        MPI_Allreduce, one rank per host (rank r on host r+1)
+              [--timeout S] [-- --ops LIST --compute USEC --steps ...]
+                                   MPI collectives, one rank per host (rank r on host r+1)
+  gloo   -p P [--bytes B] [--iters I] [--ops LIST] [--json] [--timeout S] [-- ...]
+                                   Gloo (gloo_allreduce), one rank per host, TCP bound
+                                   to 198.18.0.I, FileStore rendezvous in a temp dir
   shape  -p P --shape SPEC...      (re)shape links of a running lab
   unshape -p P [TARGET] [DIR]      remove shaping (default all both)
   exec   -p P I -- CMD...          run CMD in host I
@@ -500,7 +560,7 @@ _lab_main() {
 	[[ -n $sub ]] || { _lab_usage >&2; return 2; }
 	shift
 	case $sub in -h | --help | help) _lab_usage; return 0 ;; esac
-	local p=${LAB_PREFIX:-} n=4 shapes=() owner='' offload=off rest=()
+	local p=${LAB_PREFIX:-} n=4 shapes=() owner='' offload=off rest=() pre=() post=() dd=0
 	while (($#)); do
 		case $1 in
 		-p | --prefix) p=${2:-}; shift 2 || { _lab_err "$1" "missing value" "e.g. -p ftL42"; return 2; } ;;
@@ -512,10 +572,12 @@ _lab_main() {
 		--offload) offload=${2:-}; shift 2 || true
 			[[ $offload =~ ^(on|off)$ ]] || { _lab_err "--offload" "must be on or off" "e.g. --offload off"; return 2; } ;;
 		-h | --help) _lab_usage; return 0 ;;
-		--) shift; rest+=("$@"); break ;;
-		*) rest+=("$1"); shift ;;
+		--) shift; rest+=("$@"); post=("$@"); dd=1; break ;;
+		*) rest+=("$1"); pre+=("$1"); shift ;;
 		esac
 	done
+	# mpi/gloo pass what follows -- to the workload unchecked
+	((dd)) && pre+=(-- "${post[@]}")
 	case $sub in
 	gc) lab_gc; return ;;
 	esac
@@ -541,7 +603,8 @@ _lab_main() {
 			{ _lab_err "exec" "no host $i in lab $p" "see 'tools/lab.sh status -p $p'"; return 2; }
 		lab_exec "$p" "$i" "${rest[@]:1}"
 		;;
-	mpi) lab_mpi "$p" "${rest[@]}" ;;
+	mpi) lab_mpi "$p" "${pre[@]}" ;;
+	gloo) lab_gloo "$p" "${pre[@]}" ;;
 	run)
 		((${#rest[@]})) || { _lab_err "run" "no command given" "put it after --, e.g. run -p $p -- ./test.sh"; return 2; }
 		_lab_run "$p" "$n" "$offload" "${shapes[@]}" -- "${rest[@]}"
