@@ -25,6 +25,11 @@ enum ft_rec_type {
 	FT_REC_RETRANS    = 4,  /* struct ft_retrans */
 	FT_REC_CONG_STATE = 5,  /* struct ft_cong_state */
 	FT_REC_TCP_SAMPLE = 6,  /* struct ft_tcp_sample */
+	FT_REC_PHASE      = 7,  /* struct ft_phase: one traced library call or marker */
+	FT_REC_REQ_DONE   = 8,  /* struct ft_req_done: a non-blocking request completed */
+	FT_REC_COMM_INFO  = 9,  /* struct ft_comm_info: rank/size of a communicator */
+	FT_REC_PROC       = 10, /* struct ft_proc: a followed process forked/exec'd/exited */
+	FT_REC_SOCK_OWNER = 11, /* struct ft_sock_owner: the process using a flow's socket */
 	/* written by the recorder (userspace/) */
 	FT_REC_IFACE       = 32, /* struct ft_iface_info: an interface's identity */
 	FT_REC_IFACE_STATS = 33, /* struct ft_iface_stats: kernel counters at start/stop */
@@ -33,6 +38,7 @@ enum ft_rec_type {
 	FT_REC_DROP_REASON = 36, /* struct ft_drop_reason: name of a drop reason (from BTF) */
 	FT_REC_PROBE       = 37, /* struct ft_probe_info: one probe and whether it ran */
 	FT_REC_COVERAGE    = 38, /* struct ft_coverage: tracepoint hits vs program runs of a probe */
+	FT_REC_PHASE_SLOT  = 39, /* struct ft_phase_slot: what a phase record's slot names */
 	FT_REC_END         = 63, /* struct ft_end: clean end of capture */
 };
 
@@ -159,6 +165,132 @@ struct ft_tcp_sample {
 	__u32 pad;
 };
 
+/* ---- collective phases (bpf/phase.bpf.c) ---- */
+
+/* The library family a phase probe belongs to. */
+enum ft_lib_kind {
+	FT_LIB_NONE    = 0,
+	FT_LIB_MPI     = 1,
+	FT_LIB_NCCL    = 2,
+	FT_LIB_GLOO    = 3,
+	FT_LIB_MARKER  = 4,  /* probes/marker: libfabtrace_marker.so */
+	FT_LIB_GENERIC = 5,  /* --phase LIB:SYMBOL[=NAME] */
+};
+
+/* The operation a slot performs (what the correlator groups by). */
+enum ft_op {
+	FT_OP_NONE = 0,
+	FT_OP_ALLREDUCE,
+	FT_OP_REDUCE_SCATTER,
+	FT_OP_ALLGATHER,
+	FT_OP_BCAST,
+	FT_OP_REDUCE,
+	FT_OP_ALLTOALL,
+	FT_OP_BARRIER,
+	FT_OP_GATHER,
+	FT_OP_SCATTER,
+	FT_OP_SEND,
+	FT_OP_RECV,
+	FT_OP_SENDRECV,
+	FT_OP_GROUP_START,   /* ncclGroupStart */
+	FT_OP_GROUP_END,     /* ncclGroupEnd */
+	FT_OP_COMM_INIT,     /* ncclCommInitRank, MPI_Comm_rank/size */
+	FT_OP_COMPLETION,    /* MPI_Wait/Test family: ends non-blocking calls */
+	FT_OP_STEP,          /* marker: training step (count = step number) */
+	FT_OP_MARK,          /* marker: custom named phase (name) */
+	FT_OP_CUSTOM,        /* generic --phase */
+	FT_OP_MAX,
+};
+
+enum ft_phase_flags {
+	FT_PHASE_OPEN        = 1 << 0, /* no return seen: still running at stop (end_ns = stop) */
+	FT_PHASE_NONBLOCKING = 1 << 1, /* returned a request (req); ends at its FT_REC_REQ_DONE */
+	FT_PHASE_MARK_BEGIN  = 1 << 2, /* marker begin: start_ns = end_ns = the call */
+	FT_PHASE_MARK_END    = 1 << 3, /* marker end */
+	FT_PHASE_COUNT_TOTAL = 1 << 4, /* count is already the sum over ranks (v-variants) */
+};
+
+/*
+ * One call of a traced library function, emitted at its return (or at the
+ * stop for calls still running, flagged OPEN).  What the function is comes
+ * from the FT_REC_PHASE_SLOT with the same slot.  count/dtype_size/comm/peer
+ * are the call's arguments as far as the slot's layout knows them; bytes =
+ * count * dtype_size (0 = unknown).  seq numbers the collectives of one
+ * process on one communicator from 1, so the same collective can be matched
+ * across ranks; 0 for non-collectives.
+ */
+struct ft_phase {
+	struct ft_rec_hdr hdr;
+	__u64 start_ns;     /* entry, CLOCK_MONOTONIC */
+	__u64 end_ns;       /* return */
+	__u64 count;        /* elements; the step number for FT_OP_STEP markers */
+	__u64 comm;         /* communicator handle or pointer in that process; 0 none */
+	__u64 req;          /* request handle returned by a non-blocking call */
+	__u64 seq;
+	__u32 pid, tid;
+	__u32 netns;        /* network namespace of the calling task */
+	__u32 slot;         /* FT_REC_PHASE_SLOT index */
+	__u32 dtype_size;   /* bytes per element, 0 = unknown */
+	__s32 peer;         /* root of rooted collectives, peer of send/recv; -1 = none */
+	__u32 flags;        /* enum ft_phase_flags */
+	__s32 ret;          /* return value (low 32 bits) */
+	char  name[32];     /* marker name; "" otherwise */
+};
+
+/* A request passed to a completion call (MPI_Wait/Test family) completed. */
+struct ft_req_done {
+	struct ft_rec_hdr hdr;
+	__u64 ts_ns;        /* return of the completion call */
+	__u64 req;          /* request handle as the process saw it before completion */
+	__u32 pid, tid;
+	__u32 slot;         /* the completion function */
+	__u32 pad;
+};
+
+/* Rank and/or size of a communicator in one process (-1 = not in this record). */
+struct ft_comm_info {
+	struct ft_rec_hdr hdr;
+	__u64 ts_ns;
+	__u64 comm;
+	__u32 pid;
+	__s32 rank;
+	__s32 size;
+	__u32 slot;         /* function that told us (MPI_Comm_rank, ncclCommInitRank, ...) */
+};
+
+enum ft_proc_event {
+	FT_PROC_EXISTING = 0, /* already running when recording began (-p, or found at start) */
+	FT_PROC_FORK     = 1,
+	FT_PROC_EXEC     = 2,
+	FT_PROC_EXIT     = 3,
+};
+
+/* A process the phase probes follow (the -- COMMAND tree, or -p PIDs). */
+struct ft_proc {
+	struct ft_rec_hdr hdr;
+	__u64 ts_ns;
+	__u32 pid;
+	__u32 ppid;
+	__u32 netns;
+	__u32 event;        /* enum ft_proc_event */
+	__s32 exit_code;    /* FT_PROC_EXIT: wait status as the kernel reports it */
+	__u32 pad;
+	char  comm[16];
+};
+
+/*
+ * The process that sends or receives on a flow, seen once per socket and
+ * process (process context: sock_send_length / sock_recv_length).  Lets the
+ * correlator put retransmits, CE marks and samples of that flow on a rank.
+ */
+struct ft_sock_owner {
+	struct ft_rec_hdr hdr;
+	__u64 ts_ns;
+	struct ft_flow flow;
+	__u32 pid, tid;
+	char  comm[16];
+};
+
 /* ---- records written by the recorder ---- */
 
 enum ft_iface_flags {
@@ -213,6 +345,7 @@ enum ft_source {
 	FT_SRC_NET = 0,     /* bpf/net.bpf.c ring buffer */
 	FT_SRC_TCP = 1,     /* bpf/tcp.bpf.c ring buffer */
 	FT_SRC_USER = 2,    /* recorder-side loss (e.g. a capture write failed) */
+	FT_SRC_PHASE = 3,   /* bpf/phase.bpf.c ring buffer */
 	FT_SRC_MAX,
 };
 
@@ -268,6 +401,28 @@ struct ft_coverage {
 	__u32 known;        /* 1 = hits counted */
 	__u64 hits;         /* tracepoint hits (perf counter), 0 when unknown */
 	__u64 runs;         /* program runs */
+};
+
+enum ft_slot_flags {
+	FT_SLOT_COLLECTIVE   = 1 << 0, /* counts in the per-communicator seq */
+	FT_SLOT_NONBLOCKING  = 1 << 1, /* returns a request; completion ends it */
+	FT_SLOT_ENQUEUE_ONLY = 1 << 2, /* returns at host-side enqueue, not at completion (NCCL) */
+	FT_SLOT_COMPLETION   = 1 << 3, /* Wait/Test family */
+	FT_SLOT_MARKER       = 1 << 4,
+};
+
+/* What phase records with this slot are: the library, symbol and operation. */
+struct ft_phase_slot {
+	struct ft_rec_hdr hdr;
+	__u32 slot;
+	__u16 lib_kind;     /* enum ft_lib_kind */
+	__u16 op;           /* enum ft_op */
+	__u32 flags;        /* enum ft_slot_flags */
+	__u32 pad;
+	__u64 offset;       /* file offset the uprobe is attached at */
+	char  lib[128];     /* library path (truncated from the left if longer) */
+	char  symbol[96];   /* symbol, demangled for C++ (truncated) */
+	char  name[32];     /* display name: "allreduce", or NAME of --phase LIB:SYM=NAME */
 };
 
 enum ft_stop_reason {

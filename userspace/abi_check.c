@@ -133,6 +133,63 @@ ABI_OFF(ft_coverage, known, 12);
 ABI_OFF(ft_coverage, hits, 16);
 ABI_OFF(ft_coverage, runs, 24);
 
+/* collective phases */
+ABI_SIZE(ft_phase, 120);
+ABI_OFF(ft_phase, start_ns, 8);
+ABI_OFF(ft_phase, end_ns, 16);
+ABI_OFF(ft_phase, count, 24);
+ABI_OFF(ft_phase, comm, 32);
+ABI_OFF(ft_phase, req, 40);
+ABI_OFF(ft_phase, seq, 48);
+ABI_OFF(ft_phase, pid, 56);
+ABI_OFF(ft_phase, netns, 64);
+ABI_OFF(ft_phase, slot, 68);
+ABI_OFF(ft_phase, dtype_size, 72);
+ABI_OFF(ft_phase, peer, 76);
+ABI_OFF(ft_phase, flags, 80);
+ABI_OFF(ft_phase, ret, 84);
+ABI_OFF(ft_phase, name, 88);
+
+ABI_SIZE(ft_req_done, 40);
+ABI_OFF(ft_req_done, ts_ns, 8);
+ABI_OFF(ft_req_done, req, 16);
+ABI_OFF(ft_req_done, pid, 24);
+ABI_OFF(ft_req_done, slot, 32);
+
+ABI_SIZE(ft_comm_info, 40);
+ABI_OFF(ft_comm_info, ts_ns, 8);
+ABI_OFF(ft_comm_info, comm, 16);
+ABI_OFF(ft_comm_info, pid, 24);
+ABI_OFF(ft_comm_info, rank, 28);
+ABI_OFF(ft_comm_info, size, 32);
+ABI_OFF(ft_comm_info, slot, 36);
+
+ABI_SIZE(ft_proc, 56);
+ABI_OFF(ft_proc, ts_ns, 8);
+ABI_OFF(ft_proc, pid, 16);
+ABI_OFF(ft_proc, ppid, 20);
+ABI_OFF(ft_proc, netns, 24);
+ABI_OFF(ft_proc, event, 28);
+ABI_OFF(ft_proc, exit_code, 32);
+ABI_OFF(ft_proc, comm, 40);
+
+ABI_SIZE(ft_sock_owner, 88);
+ABI_OFF(ft_sock_owner, ts_ns, 8);
+ABI_OFF(ft_sock_owner, flow, 16);
+ABI_OFF(ft_sock_owner, pid, 64);
+ABI_OFF(ft_sock_owner, tid, 68);
+ABI_OFF(ft_sock_owner, comm, 72);
+
+ABI_SIZE(ft_phase_slot, 288);
+ABI_OFF(ft_phase_slot, slot, 8);
+ABI_OFF(ft_phase_slot, lib_kind, 12);
+ABI_OFF(ft_phase_slot, op, 14);
+ABI_OFF(ft_phase_slot, flags, 16);
+ABI_OFF(ft_phase_slot, offset, 24);
+ABI_OFF(ft_phase_slot, lib, 32);
+ABI_OFF(ft_phase_slot, symbol, 160);
+ABI_OFF(ft_phase_slot, name, 256);
+
 ABI_SIZE(ft_end, 32);
 ABI_OFF(ft_end, ts_ns, 8);
 ABI_OFF(ft_end, records, 16);

@@ -43,6 +43,11 @@ static const struct {
 	{ FT_REC_RETRANS,     sizeof(struct ft_retrans),     "retrans" },
 	{ FT_REC_CONG_STATE,  sizeof(struct ft_cong_state),  "cong_state" },
 	{ FT_REC_TCP_SAMPLE,  sizeof(struct ft_tcp_sample),  "tcp_sample" },
+	{ FT_REC_PHASE,       sizeof(struct ft_phase),       "phase" },
+	{ FT_REC_REQ_DONE,    sizeof(struct ft_req_done),    "req_done" },
+	{ FT_REC_COMM_INFO,   sizeof(struct ft_comm_info),   "comm_info" },
+	{ FT_REC_PROC,        sizeof(struct ft_proc),        "proc" },
+	{ FT_REC_SOCK_OWNER,  sizeof(struct ft_sock_owner),  "sock_owner" },
 	{ FT_REC_IFACE,       sizeof(struct ft_iface_info),  "iface" },
 	{ FT_REC_IFACE_STATS, sizeof(struct ft_iface_stats), "iface_stats" },
 	{ FT_REC_CE_FLOW,     sizeof(struct ft_ce_flow),     "ce_flow" },
@@ -50,6 +55,7 @@ static const struct {
 	{ FT_REC_DROP_REASON, sizeof(struct ft_drop_reason), "drop_reason" },
 	{ FT_REC_PROBE,       sizeof(struct ft_probe_info),  "probe" },
 	{ FT_REC_COVERAGE,    sizeof(struct ft_coverage),    "coverage" },
+	{ FT_REC_PHASE_SLOT,  sizeof(struct ft_phase_slot),  "phase_slot" },
 	{ FT_REC_END,         sizeof(struct ft_end),         "end" },
 };
 

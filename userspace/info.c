@@ -18,12 +18,14 @@
 
 #include "capture.h"
 #include "commands.h"
+#include "correlate.h"
 #include "json.h"
 #include "util.h"
 
 #define MAX_IFACES 4096
 #define MAX_PROBES 256
 #define MAX_LOST   65536
+#define MAX_SLOTS  4096
 
 struct lost_ent {
 	uint32_t source;
@@ -48,6 +50,10 @@ struct info {
 	size_t nlost;
 	bool lost_overflow;
 	struct ft_coverage cov[64]; /* by probe id; hdr.type = 0 where none */
+	struct ft_phase_slot *slots; /* FT_REC_PHASE_SLOT, by first appearance */
+	size_t nslots;
+	bool slots_overflow;
+	uint64_t proc_events[FT_PROC_EXIT + 2]; /* by enum ft_proc_event; last: unknown */
 	enum capture_state state;
 	uint64_t good_off;
 	uint64_t blocks;
@@ -69,7 +75,33 @@ static const char *const source_names[FT_SRC_MAX] = {
 	[FT_SRC_NET] = "net",
 	[FT_SRC_TCP] = "tcp",
 	[FT_SRC_USER] = "user",
+	[FT_SRC_PHASE] = "phase",
 };
+
+static const char *const lib_names[] = {
+	[FT_LIB_NONE] = "none",
+	[FT_LIB_MPI] = "mpi",
+	[FT_LIB_NCCL] = "nccl",
+	[FT_LIB_GLOO] = "gloo",
+	[FT_LIB_MARKER] = "marker",
+	[FT_LIB_GENERIC] = "generic",
+};
+
+static const char *const proc_event_names[FT_PROC_EXIT + 2] = {
+	[FT_PROC_EXISTING] = "existing",
+	[FT_PROC_FORK] = "fork",
+	[FT_PROC_EXEC] = "exec",
+	[FT_PROC_EXIT] = "exit",
+	[FT_PROC_EXIT + 1] = "unknown",
+};
+
+static const char *lib_name(uint32_t kind, char *buf, size_t len)
+{
+	if (kind < sizeof(lib_names) / sizeof(lib_names[0]))
+		return lib_names[kind];
+	snprintf(buf, len, "lib %u", (unsigned)kind);
+	return buf;
+}
 
 static const char *stop_reason_name(uint32_t r)
 {
@@ -152,6 +184,20 @@ static void add_lost(struct info *in, const struct ft_lost *l)
 	}
 }
 
+static void add_slot(struct info *in, const struct ft_phase_slot *p)
+{
+	for (size_t i = 0; i < in->nslots; i++) {
+		if (in->slots[i].slot == p->slot) {
+			in->slots[i] = *p; /* the latest word on it */
+			return;
+		}
+	}
+	if (in->nslots < MAX_SLOTS)
+		in->slots[in->nslots++] = *p;
+	else
+		in->slots_overflow = true;
+}
+
 static void account(struct info *in, const struct ft_rec_hdr *r)
 {
 	const uint64_t *ts8 = (const uint64_t *)(const void *)((const uint8_t *)r + 8);
@@ -172,9 +218,26 @@ static void account(struct info *in, const struct ft_rec_hdr *r)
 	case FT_REC_TCP_SAMPLE:
 	case FT_REC_IFACE_STATS:
 	case FT_REC_LOST:
+	case FT_REC_REQ_DONE:
+	case FT_REC_COMM_INFO:
+	case FT_REC_SOCK_OWNER:
 		note_ts(in, *ts8);
 		if (r->type == FT_REC_LOST)
 			add_lost(in, (const struct ft_lost *)r);
+		break;
+	case FT_REC_PHASE:
+		note_ts(in, ((const struct ft_phase *)r)->start_ns);
+		note_ts(in, ((const struct ft_phase *)r)->end_ns);
+		break;
+	case FT_REC_PROC: {
+		const struct ft_proc *pr = (const struct ft_proc *)r;
+
+		note_ts(in, pr->ts_ns);
+		in->proc_events[pr->event <= FT_PROC_EXIT ? pr->event : FT_PROC_EXIT + 1]++;
+		break;
+	}
+	case FT_REC_PHASE_SLOT:
+		add_slot(in, (const struct ft_phase_slot *)r);
 		break;
 	case FT_REC_CE_FLOW:
 		note_ts(in, ((const struct ft_ce_flow *)r)->first_ns);
@@ -352,6 +415,62 @@ static bool unknown_source_seen_before(const struct info *in, size_t idx)
 	return false;
 }
 
+/* "collective, non-blocking, enqueue only, completion, marker" or "-" */
+static const char *slot_flags_str(uint32_t flags, char *buf, size_t len)
+{
+	static const struct { uint32_t bit; const char *name; } f[] = {
+		{ FT_SLOT_COLLECTIVE, "collective" },
+		{ FT_SLOT_NONBLOCKING, "non-blocking" },
+		{ FT_SLOT_ENQUEUE_ONLY, "enqueue only" },
+		{ FT_SLOT_COMPLETION, "completion" },
+		{ FT_SLOT_MARKER, "marker" },
+	};
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (flags & f[i].bit)
+			k += (size_t)snprintf(buf + k, k < len ? len - k : 0, "%s%s", k ? ", " : "", f[i].name);
+	if (!k)
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+static bool any_enqueue_only(const struct info *in)
+{
+	for (size_t i = 0; i < in->nslots; i++)
+		if (in->slots[i].flags & FT_SLOT_ENQUEUE_ONLY)
+			return true;
+	return false;
+}
+
+/* Phase probes (FT_REC_PHASE_SLOT) and the followed processes (FT_REC_PROC). */
+static void print_phase_slots(const struct info *in)
+{
+	char b1[40], b2[120], b3[140], fl[80], lk[24];
+
+	printf("phase probes:\n");
+	if (!in->nslots)
+		printf("  (none recorded)\n");
+	for (size_t i = 0; i < in->nslots; i++) {
+		const struct ft_phase_slot *p = &in->slots[i];
+
+		printf("  slot %-4u %-8s %-16s %-28s %s  [%s]\n", (unsigned)p->slot,
+		       lib_name(p->lib_kind, lk, sizeof(lk)), FIELD(p->name, b1), FIELD(p->symbol, b2),
+		       FIELD(p->lib, b3), slot_flags_str(p->flags, fl, sizeof(fl)));
+	}
+	if (in->slots_overflow)
+		printf("  (more than %d slots; the rest not listed)\n", MAX_SLOTS);
+	if (any_enqueue_only(in))
+		printf("  note: NCCL calls mark enqueue, not completion (their durations are host-side)\n");
+	if (in->counts[FT_REC_PROC])
+		printf("processes:       %llu existing, %llu fork, %llu exec, %llu exit events\n",
+		       (unsigned long long)in->proc_events[FT_PROC_EXISTING],
+		       (unsigned long long)in->proc_events[FT_PROC_FORK],
+		       (unsigned long long)in->proc_events[FT_PROC_EXEC],
+		       (unsigned long long)in->proc_events[FT_PROC_EXIT]);
+}
+
 static void print_plain(const struct info *in)
 {
 	const struct ft_file_header *h = &in->hdr;
@@ -428,6 +547,8 @@ static void print_plain(const struct info *in)
 		printf("%s%s\n", (f->flags & FT_IFACE_UP) ? "" : "  down",
 		       (f->flags & FT_IFACE_TRACED) ? "  traced" : "");
 	}
+
+	print_phase_slots(in);
 
 	printf("records:         %llu\n", (unsigned long long)in->total);
 	for (uint32_t t = 0; t < 65536; t++) {
@@ -547,6 +668,37 @@ static void print_json(const struct info *in, bool pretty)
 	}
 	json_array_end(&j);
 
+	json_key(&j, "phase_slots");
+	json_array_begin(&j);
+	for (size_t i = 0; i < in->nslots; i++) {
+		const struct ft_phase_slot *p = &in->slots[i];
+		char b2[140], lk[24];
+
+		json_object_begin(&j);
+		json_kv_u64(&j, "slot", p->slot);
+		json_kv_string(&j, "lib_kind", lib_name(p->lib_kind, lk, sizeof(lk)));
+		json_kv_string(&j, "op", corr__op_name(p->op));
+		json_kv_u64(&j, "op_id", p->op);
+		json_kv_string(&j, "name", FIELD(p->name, b1));
+		json_kv_string(&j, "symbol", FIELD(p->symbol, b2));
+		json_kv_string(&j, "lib", FIELD(p->lib, b2));
+		json_kv_u64(&j, "offset", p->offset);
+		json_kv_bool(&j, "collective", (p->flags & FT_SLOT_COLLECTIVE) != 0);
+		json_kv_bool(&j, "nonblocking", (p->flags & FT_SLOT_NONBLOCKING) != 0);
+		json_kv_bool(&j, "enqueue_only", (p->flags & FT_SLOT_ENQUEUE_ONLY) != 0);
+		json_kv_bool(&j, "completion", (p->flags & FT_SLOT_COMPLETION) != 0);
+		json_kv_bool(&j, "marker", (p->flags & FT_SLOT_MARKER) != 0);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_kv_bool(&j, "phase_slots_partial", in->slots_overflow);
+	json_kv_bool(&j, "enqueue_only", any_enqueue_only(in));
+	json_key(&j, "proc_events");
+	json_object_begin(&j);
+	for (int e = 0; e <= FT_PROC_EXIT + 1; e++)
+		json_kv_u64(&j, proc_event_names[e], in->proc_events[e]);
+	json_object_end(&j);
+
 	json_key(&j, "records");
 	json_object_begin(&j);
 	json_kv_u64(&j, "total", in->total);
@@ -629,7 +781,8 @@ static void usage(FILE *f)
 		"\n"
 		"Describe a capture file: its header (host, kernel, command, start time, bin\n"
 		"width), whether it is complete, truncated or corrupt, the probes and\n"
-		"interfaces it recorded, record counts per type, blocks and lost events.\n"
+		"interfaces it recorded, the phase probes (traced library functions),\n"
+		"record counts per type, blocks and lost events.\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json   print one JSON document (errors stay valid JSON)\n"
@@ -695,7 +848,8 @@ int cmd_info(int argc, char **argv)
 	in.probes = calloc(MAX_PROBES, sizeof(*in.probes));
 	in.ifaces = calloc(MAX_IFACES, sizeof(*in.ifaces));
 	in.lost = calloc(MAX_LOST, sizeof(*in.lost));
-	if (!in.counts || !in.probes || !in.ifaces || !in.lost) {
+	in.slots = calloc(MAX_SLOTS, sizeof(*in.slots));
+	if (!in.counts || !in.probes || !in.ifaces || !in.lost || !in.slots) {
 		ft_err("info: out of memory");
 		goto out;
 	}
@@ -736,5 +890,6 @@ out:
 	free(in.probes);
 	free(in.ifaces);
 	free(in.lost);
+	free(in.slots);
 	return rc;
 }

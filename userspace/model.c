@@ -145,15 +145,56 @@ struct reason_name {
 	char name[56];
 };
 
+/* A retransmit or a drop while loading: flows and interfaces get their final indices in finish. */
+struct rtx_raw {
+	uint64_t ts_ns;
+	struct ft_flow key;
+	uint32_t segs;
+};
+
+struct drop_raw {
+	uint64_t ts_ns;
+	uint32_t reason, netns, ifindex, pad;
+};
+
+/* A growable array of plain records. */
+struct vec {
+	void *items;
+	size_t n, cap, isz;
+};
+
 struct model_priv {
 	struct kvec ifaces, qdiscs, flows, drops, lost, cong, reasons, probes, coverage;
+	struct kvec slots, comms, procs, owners;
 	struct model_bin *raw;
 	size_t nraw, capraw;
 	struct model_qbin *qraw;
 	size_t nqraw, capqraw;
+	struct vec phases, req_dones, rtx, dropev;
 	uint64_t max_ts;
 	bool any_ts;
 };
+
+static void *vec_push(struct vec *v)
+{
+	if (v->n == v->cap) {
+		size_t nc = v->cap ? v->cap * 2 : 256;
+		void *p = realloc(v->items, nc * v->isz);
+
+		if (!p)
+			return NULL;
+		v->items = p;
+		v->cap = nc;
+	}
+	return (unsigned char *)v->items + v->isz * v->n++;
+}
+
+static void vec_free(struct vec *v)
+{
+	free(v->items);
+	v->items = NULL;
+	v->n = v->cap = 0;
+}
 
 void model_opts__init(struct model_opts *o)
 {
@@ -205,6 +246,14 @@ struct model *model__new(const struct ft_file_header *hdr, const struct model_op
 	kvec_init(&p->reasons, sizeof(struct reason_name), 4);
 	kvec_init(&p->probes, sizeof(struct model_probe), 4);
 	kvec_init(&p->coverage, sizeof(struct model_coverage), 4);
+	kvec_init(&p->slots, sizeof(struct model_slot), 4);
+	kvec_init(&p->comms, sizeof(struct model_comm), 16);
+	kvec_init(&p->procs, sizeof(struct model_proc), 4);
+	kvec_init(&p->owners, sizeof(struct model_owner), offsetof(struct model_owner, tid));
+	p->phases.isz = sizeof(struct model_phase);
+	p->req_dones.isz = sizeof(struct model_req_done);
+	p->rtx.isz = sizeof(struct rtx_raw);
+	p->dropev.isz = sizeof(struct drop_raw);
 	return m;
 }
 
@@ -221,6 +270,14 @@ static void priv_free(struct model_priv *p)
 	kvec_free(&p->reasons);
 	kvec_free(&p->probes);
 	kvec_free(&p->coverage);
+	kvec_free(&p->slots);
+	kvec_free(&p->comms);
+	kvec_free(&p->procs);
+	kvec_free(&p->owners);
+	vec_free(&p->phases);
+	vec_free(&p->req_dones);
+	vec_free(&p->rtx);
+	vec_free(&p->dropev);
 	free(p->raw);
 	free(p->qraw);
 	free(p);
@@ -230,9 +287,11 @@ void model__free(struct model *m)
 {
 	if (!m)
 		return;
-	/* the public arrays alias the kvec items and the raw bin arrays */
+	/* the public arrays alias the kvec items and the raw arrays */
 	priv_free(m->priv);
 	free(m->bursts);
+	free(m->rtx_events);
+	free(m->drop_events);
 	free(m);
 }
 
@@ -257,19 +316,25 @@ static struct model_iface *iface_at(struct model *m, long i)
 	return kvec_at(&m->priv->ifaces, (size_t)i);
 }
 
+/* A flow's key: ifindex and padding zeroed, IPv4 addresses without trailing bytes. */
+static void flow_key(const struct ft_flow *f, struct ft_flow *key)
+{
+	memset(key, 0, sizeof(*key));
+	memcpy(key->saddr, f->saddr, f->family == 4 ? 4 : 16);
+	memcpy(key->daddr, f->daddr, f->family == 4 ? 4 : 16);
+	key->sport = f->sport;
+	key->dport = f->dport;
+	key->family = f->family;
+	key->proto = f->proto;
+	key->netns = f->netns;
+}
+
 static struct model_flow *flow_get(struct model *m, const struct ft_flow *f)
 {
 	struct ft_flow key;
 	long i;
 
-	memset(&key, 0, sizeof(key));
-	memcpy(key.saddr, f->saddr, f->family == 4 ? 4 : 16);
-	memcpy(key.daddr, f->daddr, f->family == 4 ? 4 : 16);
-	key.sport = f->sport;
-	key.dport = f->dport;
-	key.family = f->family;
-	key.proto = f->proto;
-	key.netns = f->netns;
+	flow_key(f, &key);
 	i = kvec_get(&m->priv->flows, &key, NULL);
 	if (i < 0)
 		return NULL;
@@ -357,9 +422,18 @@ static int add_drop(struct model *m, const struct ft_drop *d)
 	uint32_t key[3] = { d->reason, d->netns, d->ifindex };
 	bool created;
 	long i = kvec_get(&m->priv->drops, key, &created);
+	struct drop_raw *e;
 
 	if (i < 0)
 		return -ENOMEM;
+	e = vec_push(&m->priv->dropev);
+	if (!e)
+		return -ENOMEM;
+	e->ts_ns = d->ts_ns;
+	e->reason = d->reason;
+	e->netns = d->netns;
+	e->ifindex = d->ifindex;
+	e->pad = 0;
 	struct model_drop *g = kvec_at(&m->priv->drops, (size_t)i);
 
 	if (created || d->ts_ns < g->first_ns)
@@ -375,9 +449,16 @@ static int add_retrans(struct model *m, const struct ft_retrans *r)
 {
 	struct model_flow *f = flow_get(m, &r->flow);
 	unsigned t = r->trigger < MODEL_NTRIGGER ? r->trigger : FT_RTX_UNKNOWN;
+	struct rtx_raw *e;
 
 	if (!f)
 		return -ENOMEM;
+	e = vec_push(&m->priv->rtx);
+	if (!e)
+		return -ENOMEM;
+	e->ts_ns = r->ts_ns;
+	flow_key(&r->flow, &e->key);
+	e->segs = r->segs ? r->segs : 1;
 	if (!f->rtx[t] || r->ts_ns < f->rtx_first_ns[t])
 		f->rtx_first_ns[t] = r->ts_ns;
 	if (!f->rtx[t] || r->ts_ns > f->rtx_last_ns[t])
@@ -540,6 +621,175 @@ static int add_coverage(struct model *m, const struct ft_coverage *c)
 	return 0;
 }
 
+/* Copy a fixed-size char field, always NUL terminated. */
+#define COPY_STR(dst, src) do {                                                  \
+	_Static_assert(sizeof(dst) <= sizeof(src), "field sizes");                \
+	memcpy((dst), (src), sizeof(dst));                                        \
+	(dst)[sizeof(dst) - 1] = '\0';                                             \
+} while (0)
+
+static int add_phase(struct model *m, const struct ft_phase *r)
+{
+	struct model_phase *e = vec_push(&m->priv->phases);
+
+	if (!e)
+		return -ENOMEM;
+	memset(e, 0, sizeof(*e));
+	e->start_ns = r->start_ns;
+	e->end_ns = r->end_ns >= r->start_ns ? r->end_ns : r->start_ns;
+	e->count = r->count;
+	e->comm = r->comm;
+	e->req = r->req;
+	e->seq = r->seq;
+	e->pid = r->pid;
+	e->tid = r->tid;
+	e->netns = r->netns;
+	e->slot = r->slot;
+	e->dtype_size = r->dtype_size;
+	e->peer = r->peer;
+	e->flags = r->flags;
+	e->ret = r->ret;
+	COPY_STR(e->name, r->name);
+	see_ts(m, e->start_ns);
+	see_ts(m, e->end_ns);
+	return 0;
+}
+
+static int add_req_done(struct model *m, const struct ft_req_done *r)
+{
+	struct model_req_done *e = vec_push(&m->priv->req_dones);
+
+	if (!e)
+		return -ENOMEM;
+	e->ts_ns = r->ts_ns;
+	e->req = r->req;
+	e->pid = r->pid;
+	e->tid = r->tid;
+	e->slot = r->slot;
+	e->pad = 0;
+	see_ts(m, r->ts_ns);
+	return 0;
+}
+
+static int add_comm_info(struct model *m, const struct ft_comm_info *r)
+{
+	struct model_comm key;
+	bool created;
+	long i;
+
+	memset(&key, 0, sizeof(key));
+	key.pid = r->pid;
+	key.comm = r->comm;
+	i = kvec_get(&m->priv->comms, &key, &created);
+	if (i < 0)
+		return -ENOMEM;
+	struct model_comm *c = kvec_at(&m->priv->comms, (size_t)i);
+
+	if (created) {
+		c->rank = c->size = -1;
+		c->first_ns = r->ts_ns;
+		c->slot = r->slot;
+	}
+	if (r->ts_ns < c->first_ns)
+		c->first_ns = r->ts_ns;
+	if (r->rank >= 0)
+		c->rank = r->rank;
+	if (r->size >= 0) {
+		c->size = r->size;
+		c->slot = r->slot;
+	}
+	see_ts(m, r->ts_ns);
+	return 0;
+}
+
+static int add_proc(struct model *m, const struct ft_proc *r)
+{
+	bool created;
+	long i = kvec_get(&m->priv->procs, &r->pid, &created);
+
+	if (i < 0)
+		return -ENOMEM;
+	struct model_proc *p = kvec_at(&m->priv->procs, (size_t)i);
+	bool latest = created || r->ts_ns >= p->last_ns;
+
+	if (created || r->ts_ns < p->first_ns)
+		p->first_ns = r->ts_ns;
+	if (latest) {
+		p->last_ns = r->ts_ns;
+		if (r->comm[0])
+			COPY_STR(p->comm, r->comm);
+		if (r->netns)
+			p->netns = r->netns;
+	}
+	if (r->ppid && (latest || !p->ppid))
+		p->ppid = r->ppid;
+	if (r->event <= FT_PROC_EXIT)
+		p->events |= 1u << r->event;
+	switch (r->event) {
+	case FT_PROC_FORK:
+		if (r->ts_ns >= p->fork_ns)
+			p->fork_ns = r->ts_ns;
+		break;
+	case FT_PROC_EXEC:
+		p->nexec++;
+		if (r->ts_ns >= p->exec_ns)
+			p->exec_ns = r->ts_ns;
+		break;
+	case FT_PROC_EXIT:
+		if (r->ts_ns >= p->exit_ns) {
+			p->exit_ns = r->ts_ns;
+			p->exit_code = r->exit_code;
+		}
+		break;
+	default:
+		break;
+	}
+	see_ts(m, r->ts_ns);
+	return 0;
+}
+
+static int add_sock_owner(struct model *m, const struct ft_sock_owner *r)
+{
+	struct model_owner key;
+	bool created;
+	long i;
+
+	memset(&key, 0, sizeof(key));
+	flow_key(&r->flow, &key.key);
+	key.pid = r->pid;
+	i = kvec_get(&m->priv->owners, &key, &created);
+	if (i < 0)
+		return -ENOMEM;
+	struct model_owner *o = kvec_at(&m->priv->owners, (size_t)i);
+
+	if (created || r->ts_ns < o->first_ns) {
+		o->first_ns = r->ts_ns;
+		o->tid = r->tid;
+		COPY_STR(o->comm, r->comm);
+	}
+	see_ts(m, r->ts_ns);
+	return 0;
+}
+
+static int add_slot(struct model *m, const struct ft_phase_slot *r)
+{
+	long i = kvec_get(&m->priv->slots, &r->slot, NULL);
+
+	if (i < 0)
+		return -ENOMEM;
+	struct model_slot *s = kvec_at(&m->priv->slots, (size_t)i);
+
+	/* one per slot; should there be more, the last says it */
+	s->lib_kind = r->lib_kind;
+	s->op = r->op;
+	s->flags = r->flags;
+	s->offset = r->offset;
+	COPY_STR(s->lib, r->lib);
+	COPY_STR(s->symbol, r->symbol);
+	COPY_STR(s->name, r->name);
+	return 0;
+}
+
 static size_t rec_min_size(uint16_t type)
 {
 	switch (type) {
@@ -549,6 +799,11 @@ static size_t rec_min_size(uint16_t type)
 	case FT_REC_RETRANS: return sizeof(struct ft_retrans);
 	case FT_REC_CONG_STATE: return sizeof(struct ft_cong_state);
 	case FT_REC_TCP_SAMPLE: return sizeof(struct ft_tcp_sample);
+	case FT_REC_PHASE: return sizeof(struct ft_phase);
+	case FT_REC_REQ_DONE: return sizeof(struct ft_req_done);
+	case FT_REC_COMM_INFO: return sizeof(struct ft_comm_info);
+	case FT_REC_PROC: return sizeof(struct ft_proc);
+	case FT_REC_SOCK_OWNER: return sizeof(struct ft_sock_owner);
 	case FT_REC_IFACE: return sizeof(struct ft_iface_info);
 	case FT_REC_IFACE_STATS: return sizeof(struct ft_iface_stats);
 	case FT_REC_CE_FLOW: return sizeof(struct ft_ce_flow);
@@ -556,6 +811,7 @@ static size_t rec_min_size(uint16_t type)
 	case FT_REC_DROP_REASON: return sizeof(struct ft_drop_reason);
 	case FT_REC_PROBE: return sizeof(struct ft_probe_info);
 	case FT_REC_COVERAGE: return sizeof(struct ft_coverage);
+	case FT_REC_PHASE_SLOT: return sizeof(struct ft_phase_slot);
 	case FT_REC_END: return sizeof(struct ft_end);
 	default: return 0;
 	}
@@ -589,6 +845,12 @@ int model__add(struct model *m, const struct ft_rec_hdr *rec)
 	case FT_REC_RETRANS: return add_retrans(m, (const void *)rec);
 	case FT_REC_CONG_STATE: return add_cong(m, (const void *)rec);
 	case FT_REC_TCP_SAMPLE: return add_sample(m, (const void *)rec);
+	case FT_REC_PHASE: return add_phase(m, (const void *)rec);
+	case FT_REC_REQ_DONE: return add_req_done(m, (const void *)rec);
+	case FT_REC_COMM_INFO: return add_comm_info(m, (const void *)rec);
+	case FT_REC_PROC: return add_proc(m, (const void *)rec);
+	case FT_REC_SOCK_OWNER: return add_sock_owner(m, (const void *)rec);
+	case FT_REC_PHASE_SLOT: return add_slot(m, (const void *)rec);
 	case FT_REC_IFACE: return add_iface(m, (const void *)rec);
 	case FT_REC_IFACE_STATS: return add_stats(m, (const void *)rec);
 	case FT_REC_CE_FLOW: return add_ce_flow(m, (const void *)rec);
@@ -662,10 +924,8 @@ static int cmp_qdisc(const void *a, const void *b)
 	return c ? c : cmp_u32(x->parent, y->parent);
 }
 
-static int cmp_flow(const void *a, const void *b)
+static int cmp_flow_key(const struct ft_flow *x, const struct ft_flow *y)
 {
-	const struct ft_flow *x = &((const struct model_flow *)a)->key;
-	const struct ft_flow *y = &((const struct model_flow *)b)->key;
 	int c = cmp_u32(x->netns, y->netns);
 
 	if (!c)
@@ -681,6 +941,10 @@ static int cmp_flow(const void *a, const void *b)
 	return c ? c : cmp_u32(x->proto, y->proto);
 }
 
+static int cmp_flow(const void *a, const void *b)
+{
+	return cmp_flow_key(&((const struct model_flow *)a)->key, &((const struct model_flow *)b)->key);
+}
 static int cmp_cong(const void *a, const void *b)
 {
 	const struct model_cong_pair *x = a, *y = b;
@@ -722,6 +986,82 @@ static int cmp_coverage(const void *a, const void *b)
 {
 	return cmp_u32(((const struct model_coverage *)a)->probe,
 		       ((const struct model_coverage *)b)->probe);
+}
+
+static int cmp_slot(const void *a, const void *b)
+{
+	return cmp_u32(((const struct model_slot *)a)->slot, ((const struct model_slot *)b)->slot);
+}
+
+static int cmp_phase(const void *a, const void *b)
+{
+	const struct model_phase *x = a, *y = b;
+	int c = cmp_u32(x->pid, y->pid);
+
+	if (!c)
+		c = cmp_u64(x->start_ns, y->start_ns);
+	if (!c)
+		c = cmp_u64(x->end_ns, y->end_ns);
+	if (!c)
+		c = cmp_u32(x->tid, y->tid);
+	if (!c)
+		c = cmp_u32(x->slot, y->slot);
+	if (!c)
+		c = cmp_u64(x->seq, y->seq);
+	return c ? c : cmp_u32(x->flags, y->flags);
+}
+
+static int cmp_req_done(const void *a, const void *b)
+{
+	const struct model_req_done *x = a, *y = b;
+	int c = cmp_u32(x->pid, y->pid);
+
+	if (!c)
+		c = cmp_u64(x->req, y->req);
+	if (!c)
+		c = cmp_u64(x->ts_ns, y->ts_ns);
+	return c ? c : cmp_u32(x->tid, y->tid);
+}
+
+static int cmp_comm(const void *a, const void *b)
+{
+	const struct model_comm *x = a, *y = b;
+	int c = cmp_u32(x->pid, y->pid);
+
+	return c ? c : cmp_u64(x->comm, y->comm);
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	return cmp_u32(((const struct model_proc *)a)->pid, ((const struct model_proc *)b)->pid);
+}
+
+static int cmp_owner(const void *a, const void *b)
+{
+	const struct model_owner *x = a, *y = b;
+	int c = cmp_u32(x->flow, y->flow);
+
+	if (!c && x->flow == UINT32_MAX)
+		c = cmp_flow_key(&x->key, &y->key);
+	return c ? c : cmp_u32(x->pid, y->pid);
+}
+
+static int cmp_rtx(const void *a, const void *b)
+{
+	const struct model_rtx *x = a, *y = b;
+	int c = cmp_u32(x->flow, y->flow);
+
+	return c ? c : cmp_u64(x->ts_ns, y->ts_ns);
+}
+
+static int cmp_drop_ev(const void *a, const void *b)
+{
+	const struct model_drop_ev *x = a, *y = b;
+	int c = cmp_u32(x->iface, y->iface);
+
+	if (!c)
+		c = cmp_u64(x->ts_ns, y->ts_ns);
+	return c ? c : cmp_u32(x->reason, y->reason);
 }
 
 double model__bin_bps(const struct model *m, uint64_t bytes)
@@ -1064,6 +1404,126 @@ static void qdisc_stats(struct model_qdisc *q)
 	}
 }
 
+/*
+ * Phase records and single events (after interfaces and flows have their
+ * final order): sort, and give flows and interfaces their slices.
+ */
+static int finish_phases(struct model *m)
+{
+	struct model_priv *p = m->priv;
+
+	m->slots = (struct model_slot *)p->slots.items;
+	m->nslots = p->slots.n;
+	if (m->nslots)
+		qsort(m->slots, m->nslots, sizeof(*m->slots), cmp_slot);
+	m->phases = p->phases.items;
+	m->nphases = p->phases.n;
+	if (m->nphases)
+		qsort(m->phases, m->nphases, sizeof(*m->phases), cmp_phase);
+	m->req_dones = p->req_dones.items;
+	m->nreq_dones = p->req_dones.n;
+	if (m->nreq_dones)
+		qsort(m->req_dones, m->nreq_dones, sizeof(*m->req_dones), cmp_req_done);
+	m->comms = (struct model_comm *)p->comms.items;
+	m->ncomms = p->comms.n;
+	if (m->ncomms)
+		qsort(m->comms, m->ncomms, sizeof(*m->comms), cmp_comm);
+	m->procs = (struct model_proc *)p->procs.items;
+	m->nprocs = p->procs.n;
+	if (m->nprocs)
+		qsort(m->procs, m->nprocs, sizeof(*m->procs), cmp_proc);
+
+	/* owners: on their flow (its key is the owner's key without the pid) */
+	m->owners = (struct model_owner *)p->owners.items;
+	m->nowners = p->owners.n;
+	for (size_t i = 0; i < m->nowners; i++) {
+		long f = kvec_find(&p->flows, &m->owners[i].key);
+
+		m->owners[i].flow = f < 0 ? UINT32_MAX : (uint32_t)f;
+	}
+	if (m->nowners)
+		qsort(m->owners, m->nowners, sizeof(*m->owners), cmp_owner);
+	for (size_t i = 0; i < m->nowners;) {
+		size_t j = i;
+
+		while (j < m->nowners && m->owners[j].flow == m->owners[i].flow)
+			j++;
+		if (m->owners[i].flow != UINT32_MAX) {
+			m->flows[m->owners[i].flow].first_owner = i;
+			m->flows[m->owners[i].flow].nowners = j - i;
+		}
+		i = j;
+	}
+
+	/* retransmits: flow index by key */
+	if (p->rtx.n) {
+		const struct rtx_raw *raw = p->rtx.items;
+
+		m->rtx_events = calloc(p->rtx.n, sizeof(*m->rtx_events));
+		if (!m->rtx_events)
+			return -ENOMEM;
+		for (size_t i = 0; i < p->rtx.n; i++) {
+			long f = kvec_find(&p->flows, &raw[i].key);
+
+			if (f < 0)
+				continue; /* cannot happen: the record created its flow */
+			m->rtx_events[m->nrtx_events].ts_ns = raw[i].ts_ns;
+			m->rtx_events[m->nrtx_events].flow = (uint32_t)f;
+			m->rtx_events[m->nrtx_events].segs = raw[i].segs;
+			m->nrtx_events++;
+		}
+		vec_free(&p->rtx);
+		qsort(m->rtx_events, m->nrtx_events, sizeof(*m->rtx_events), cmp_rtx);
+		for (size_t i = 0; i < m->nrtx_events;) {
+			size_t j = i;
+
+			while (j < m->nrtx_events && m->rtx_events[j].flow == m->rtx_events[i].flow)
+				j++;
+			m->flows[m->rtx_events[i].flow].first_rtx = i;
+			m->flows[m->rtx_events[i].flow].nrtx = j - i;
+			i = j;
+		}
+	}
+
+	/* drops: interface index */
+	if (p->dropev.n) {
+		const struct drop_raw *raw = p->dropev.items;
+
+		m->drop_events = calloc(p->dropev.n, sizeof(*m->drop_events));
+		if (!m->drop_events)
+			return -ENOMEM;
+		for (size_t i = 0; i < p->dropev.n; i++) {
+			const struct model_iface *f = raw[i].ifindex || raw[i].netns ?
+				model__iface(m, raw[i].netns, raw[i].ifindex) : NULL;
+
+			m->drop_events[i].ts_ns = raw[i].ts_ns;
+			m->drop_events[i].reason = raw[i].reason;
+			m->drop_events[i].iface = f ? (uint32_t)(f - m->ifaces) : UINT32_MAX;
+		}
+		m->ndrop_events = p->dropev.n;
+		vec_free(&p->dropev);
+		qsort(m->drop_events, m->ndrop_events, sizeof(*m->drop_events), cmp_drop_ev);
+		for (size_t i = 0; i < m->ndrop_events;) {
+			size_t j = i;
+
+			while (j < m->ndrop_events && m->drop_events[j].iface == m->drop_events[i].iface)
+				j++;
+			if (m->drop_events[i].iface != UINT32_MAX) {
+				m->ifaces[m->drop_events[i].iface].first_drop = i;
+				m->ifaces[m->drop_events[i].iface].ndrops = j - i;
+			}
+			i = j;
+		}
+	}
+
+	/* lookups use binary search from here on */
+	free(p->slots.slots); p->slots.slots = NULL; p->slots.nslots = 0;
+	free(p->comms.slots); p->comms.slots = NULL; p->comms.nslots = 0;
+	free(p->procs.slots); p->procs.slots = NULL; p->procs.nslots = 0;
+	free(p->owners.slots); p->owners.slots = NULL; p->owners.nslots = 0;
+	return 0;
+}
+
 int model__finish(struct model *m)
 {
 	struct model_priv *p;
@@ -1228,6 +1688,9 @@ int model__finish(struct model *m)
 	for (size_t i = 0; i < ni; i++)
 		conserve(m, &ifs[i]);
 
+	if (finish_phases(m))
+		goto out;
+
 	/* drop hash tables that are no longer consistent with sorted arrays */
 	free(p->cong.slots); p->cong.slots = NULL; p->cong.nslots = 0;
 	free(p->lost.slots); p->lost.slots = NULL; p->lost.nslots = 0;
@@ -1268,6 +1731,52 @@ const char *model__drop_reason_name(const struct model *m, uint32_t reason)
 	return i < 0 ? NULL : ((const struct reason_name *)kvec_at(&m->priv->reasons, (size_t)i))->name;
 }
 
+const struct model_flow *model__flow(const struct model *m, const struct ft_flow *f)
+{
+	struct ft_flow key;
+	long i;
+
+	if (!m || !m->finished || !f)
+		return NULL;
+	flow_key(f, &key);
+	i = kvec_find(&m->priv->flows, &key);
+	return i < 0 ? NULL : &m->flows[i];
+}
+
+const struct model_slot *model__slot(const struct model *m, uint32_t slot)
+{
+	size_t lo = 0, hi = m->nslots;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->slots[mid].slot == slot)
+			return &m->slots[mid];
+		if (m->slots[mid].slot < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const struct model_proc *model__proc(const struct model *m, uint32_t pid)
+{
+	size_t lo = 0, hi = m->nprocs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->procs[mid].pid == pid)
+			return &m->procs[mid];
+		if (m->procs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 const char *model__probe_name(const struct model *m, uint32_t id, char *buf, size_t len)
 {
 	for (size_t i = 0; i < m->nprobes; i++)
@@ -1296,8 +1805,9 @@ const char *model__ca_state_name(unsigned state, char *buf, size_t len)
 
 const char *model__source_name(unsigned source)
 {
-	static const char *const n[] = { "net", "tcp", "user" };
+	static const char *const n[] = { "net", "tcp", "user", "phase" };
 
+	_Static_assert(sizeof(n) / sizeof(n[0]) == FT_SRC_MAX, "a name per enum ft_source");
 	return source < FT_SRC_MAX ? n[source] : "unknown";
 }
 

@@ -14,6 +14,9 @@
  *
  * Memory: bins are kept in one flat array (32 bytes per merged bin plus the
  * same for the raw per-CPU bins while loading), so millions of bins are fine.
+ * Phase records, request completions, retransmits and drops are kept one
+ * entry per record (the correlator, userspace/correlate.h, needs their
+ * times); everything else is aggregated while loading.
  */
 #ifndef FABTRACE_MODEL_H
 #define FABTRACE_MODEL_H
@@ -98,6 +101,7 @@ struct model_iface {
 	struct ft_iface_stats start, stop; /* first START, last STOP */
 	uint64_t qdisc_drop_recs;   /* FT_REC_DROP records with a QDISC_* reason here */
 	struct model_dir dir[2];    /* [FT_DIR_RX], [FT_DIR_TX] */
+	size_t first_drop, ndrops;  /* slice of model.drop_events (by time) */
 };
 
 struct model_qbin {
@@ -146,6 +150,8 @@ struct model_flow {
 	bool have_ce;
 	uint64_t ce_pkts, ce_first_ns, ce_last_ns; /* last FT_REC_CE_FLOW */
 	uint32_t ifindex;           /* last non-zero ifindex seen */
+	size_t first_rtx, nrtx;     /* slice of model.rtx_events (by time) */
+	size_t first_owner, nowners; /* slice of model.owners (by pid) */
 };
 
 struct model_cong_pair {
@@ -182,6 +188,87 @@ struct model_coverage {
 	uint64_t skipped;           /* hits - runs, clamped at 0; 0 when unknown */
 };
 
+/* ---- collective phases (bpf/phase.bpf.c, userspace/record.c), for the correlator ---- */
+
+/* What the phase records of one slot are (FT_REC_PHASE_SLOT); sorted by slot. */
+struct model_slot {
+	uint32_t slot;
+	uint16_t lib_kind;          /* enum ft_lib_kind */
+	uint16_t op;                /* enum ft_op */
+	uint32_t flags;             /* enum ft_slot_flags */
+	uint32_t pad;
+	uint64_t offset;
+	char lib[128];
+	char symbol[96];
+	char name[32];
+};
+
+/* One FT_REC_PHASE record (a library call or a marker); sorted by (pid, start, end, tid, slot). */
+struct model_phase {
+	uint64_t start_ns, end_ns;
+	uint64_t count, comm, req, seq;
+	uint32_t pid, tid, netns, slot;
+	uint32_t dtype_size;
+	int32_t peer;
+	uint32_t flags;             /* enum ft_phase_flags */
+	int32_t ret;
+	char name[32];
+};
+
+/* One FT_REC_REQ_DONE record; sorted by (pid, req, ts). */
+struct model_req_done {
+	uint64_t ts_ns;
+	uint64_t req;
+	uint32_t pid, tid, slot, pad;
+};
+
+/*
+ * Rank and size of one communicator in one process: the latest non-negative
+ * values of its FT_REC_COMM_INFO records (-1 = never told); sorted by (pid, comm).
+ */
+struct model_comm {
+	uint32_t pid, pad;
+	uint64_t comm;
+	int32_t rank, size;
+	uint64_t first_ns;
+	uint32_t slot;              /* the record that gave the size (else the rank) */
+	uint32_t pad2;
+};
+
+/* A followed process (FT_REC_PROC records of one pid); sorted by pid. */
+struct model_proc {
+	uint32_t pid, ppid, netns;
+	uint32_t events;            /* bit (1 << enum ft_proc_event) per event seen */
+	uint64_t first_ns, last_ns; /* first and last record */
+	uint64_t fork_ns, exec_ns, exit_ns; /* the last of each, 0 = not seen */
+	uint32_t nexec;
+	int32_t exit_code;          /* FT_PROC_EXIT: wait status */
+	char comm[16];              /* the latest (after exec: the new program) */
+};
+
+/* A process seen using a flow's socket (FT_REC_SOCK_OWNER), one per (flow, pid). */
+struct model_owner {
+	struct ft_flow key;         /* normalised like model_flow.key */
+	uint32_t pid, tid;
+	uint64_t first_ns;
+	uint32_t flow;              /* index into model.flows, UINT32_MAX: no TCP event on it */
+	char comm[16];
+};
+
+/* One retransmit, for counts inside a time window; sorted by (flow, ts). */
+struct model_rtx {
+	uint64_t ts_ns;
+	uint32_t flow;              /* index into model.flows */
+	uint32_t segs;
+};
+
+/* One drop, for counts inside a time window; sorted by (iface, ts), no device last. */
+struct model_drop_ev {
+	uint64_t ts_ns;
+	uint32_t reason;
+	uint32_t iface;             /* index into model.ifaces, UINT32_MAX if none */
+};
+
 struct model {
 	struct ft_file_header hdr;
 	struct model_opts opts;
@@ -214,6 +301,17 @@ struct model {
 	uint64_t skipped_runs;      /* sum of coverage[].skipped (not in lost_total) */
 	size_t coverage_unknown;    /* coverage records with known = 0 */
 
+	/* collective phases (empty without phase probes) */
+	struct model_slot *slots; size_t nslots;           /* by slot */
+	struct model_phase *phases; size_t nphases;        /* by (pid, start) */
+	struct model_req_done *req_dones; size_t nreq_dones; /* by (pid, req, ts) */
+	struct model_comm *comms; size_t ncomms;           /* by (pid, comm) */
+	struct model_proc *procs; size_t nprocs;           /* by pid */
+	struct model_owner *owners; size_t nowners;        /* by (flow, pid); flow UINT32_MAX last */
+	/* single events, for windows (the aggregates above stay the totals) */
+	struct model_rtx *rtx_events; size_t nrtx_events;  /* by (flow, ts) */
+	struct model_drop_ev *drop_events; size_t ndrop_events; /* by (iface, ts) */
+
 	struct model_priv *priv;    /* loading state (hash tables, raw bins) */
 };
 
@@ -241,6 +339,10 @@ const struct model_iface *model__iface(const struct model *m, uint32_t netns, ui
 /* Name of a namespace from the interface records, "" if unknown. */
 const char *model__netns_name(const struct model *m, uint32_t netns);
 const char *model__drop_reason_name(const struct model *m, uint32_t reason); /* NULL if unnamed */
+/* The flow with F's key (ifindex ignored), the slot, the process; NULL when absent. */
+const struct model_flow *model__flow(const struct model *m, const struct ft_flow *f);
+const struct model_slot *model__slot(const struct model *m, uint32_t slot);
+const struct model_proc *model__proc(const struct model *m, uint32_t pid);
 /* Name of a probe ("iface_tx") from the probe records, else "probe N" written into BUF. */
 const char *model__probe_name(const struct model *m, uint32_t id, char *buf, size_t len);
 
@@ -260,7 +362,7 @@ double model__bin_bps(const struct model *m, uint64_t bytes);
 const char *model__trigger_name(unsigned trigger);  /* "rto", ..., "unknown" */
 /* "open", "disorder", "cwr", "recovery", "loss", else "state N" written into BUF. */
 const char *model__ca_state_name(unsigned state, char *buf, size_t len);
-const char *model__source_name(unsigned source);    /* "net", "tcp", "user", "unknown" */
+const char *model__source_name(unsigned source);    /* "net", "tcp", "user", "phase", "unknown" */
 const char *model__conserve_name(enum model_conserve c); /* "ok", "mismatch", ... */
 
 #endif

@@ -22,6 +22,8 @@
 #include "util.h"
 
 #define REPORT_SCHEMA "fabtrace-report/1"
+#define ENQUEUE_NOTE "NCCL calls mark enqueue, not completion: their times are host-side enqueue " \
+		     "times, not the collective's duration on the GPU"
 
 /* ---- formatting helpers ---- */
 
@@ -220,6 +222,14 @@ static size_t count_conserve(const struct model *m, enum model_conserve c)
 
 /* ---- text ---- */
 
+static bool any_enqueue_only(const struct model *m)
+{
+	for (size_t i = 0; i < m->nslots; i++)
+		if (m->slots[i].flags & FT_SLOT_ENQUEUE_ONLY)
+			return true;
+	return false;
+}
+
 static void text_header(FILE *f, const struct model *m, const struct report_opts *o)
 {
 	char a[64], b[64], c[64];
@@ -252,8 +262,11 @@ static void text_header(FILE *f, const struct model *m, const struct report_opts
 				fprintf(f, "  probe %s not attached: %s\n", m->probes[i].name,
 					m->probes[i].why[0] ? m->probes[i].why : "not requested");
 	}
-	if (m->lost_total || m->skipped_runs || m->truncated || count_conserve(m, MODEL_CONSERVE_MISMATCH))
+	if (m->lost_total || m->skipped_runs || m->truncated || count_conserve(m, MODEL_CONSERVE_MISMATCH) ||
+	    any_enqueue_only(m))
 		fputc('\n', f);
+	if (any_enqueue_only(m))
+		fprintf(f, "!! NOTE: %s\n", ENQUEUE_NOTE);
 	if (m->lost_total)
 		fprintf(f, "!! WARNING: %" PRIu64 " events were lost (ring buffer full); counts below are lower bounds\n",
 			m->lost_total);
@@ -569,11 +582,13 @@ static void text_coverage(FILE *f, const struct model *m)
 		fprintf(f, "  probe coverage: complete (every tracepoint hit ran its program)\n");
 }
 
-static void text_lost(FILE *f, const struct model *m)
+static void text_lost(FILE *f, const struct model *m, const struct corr *c)
 {
 	fprintf(f, "\nLost events: %" PRIu64 " lost", m->lost_total);
 	fprintf(f, " (net %" PRIu64 ", tcp %" PRIu64 ", user %" PRIu64, m->lost_by_source[FT_SRC_NET],
 		m->lost_by_source[FT_SRC_TCP], m->lost_by_source[FT_SRC_USER]);
+	if (c->have_probes || m->nslots || m->lost_by_source[FT_SRC_PHASE])
+		fprintf(f, ", phase %" PRIu64, m->lost_by_source[FT_SRC_PHASE]);
 	if (m->lost_by_source[FT_SRC_MAX])
 		fprintf(f, ", unknown %" PRIu64, m->lost_by_source[FT_SRC_MAX]);
 	fprintf(f, ")\n");
@@ -586,7 +601,281 @@ static void text_lost(FILE *f, const struct model *m)
 	text_coverage(f, m);
 }
 
-static void write_text(FILE *f, const struct model *m, const struct report_opts *o)
+/* ---- collective phases (userspace/correlate.h) ---- */
+
+/* nccl-tests style GB/s (1e9 bytes per second), "-" when unknown. */
+static const char *fmt_gbps(double bytes_per_s, char *buf, size_t len)
+{
+	if (!(bytes_per_s == bytes_per_s))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.3f GB/s", bytes_per_s / 1e9);
+	return buf;
+}
+
+/* "0x44000000", "ptr#0/4" (order of first use / size), "-" */
+static const char *comm_str(const struct corr_instance *in, char *buf, size_t len)
+{
+	if (in->comm_kind == CORR_COMM_HANDLE)
+		snprintf(buf, len, "0x%" PRIx64, in->comm);
+	else if (in->comm_kind == CORR_COMM_POINTER)
+		snprintf(buf, len, "ptr#%u/%u", in->comm_order, in->comm_size);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+static const char *comm_kind_name(uint32_t k)
+{
+	return k == CORR_COMM_HANDLE ? "handle" : k == CORR_COMM_POINTER ? "pointer" : "none";
+}
+
+/* "3" (world rank) or "pid 1234" */
+static const char *rank_label(const struct corr *c, uint32_t r, char *buf, size_t len)
+{
+	if (r == CORR_NONE || r >= c->nranks)
+		snprintf(buf, len, "-");
+	else if (c->ranks[r].rank >= 0)
+		snprintf(buf, len, "%d", c->ranks[r].rank);
+	else
+		snprintf(buf, len, "pid %u", c->ranks[r].pid);
+	return buf;
+}
+
+static const char *verdict_upper(enum corr_verdict v)
+{
+	switch (v) {
+	case CORR_NETWORK: return "NETWORK";
+	case CORR_RANK: return "RANK";
+	case CORR_UNKNOWN: return "UNKNOWN";
+	default: return "ok";
+	}
+}
+
+static size_t top_n(const struct report_opts *o, size_t n)
+{
+	return o->top && o->top < n ? o->top : n;
+}
+
+static void text_collectives(FILE *f, const struct corr *c)
+{
+	char sz[32], a[32], b[32], d[32], e[32], g[32], h[32];
+
+	fprintf(f, "\nCollectives by op (span = first entry .. last exit over the ranks; all-arrived = last exit - "
+		   "last entry;\n  busbw = size / all-arrived x nccl-tests factor): %zu instances\n", c->ninstances);
+	if (!c->nopstats) {
+		fprintf(f, "  none\n");
+		return;
+	}
+	fprintf(f, "  %-14s %5s %10s %6s %10s %10s %10s %10s %11s %14s %5s %5s %5s %5s\n", "OP", "RANKS", "SIZE",
+		"COUNT", "SPAN MEAN", "P50", "P99", "MAX", "ALL-ARRIVED", "BUSBW MEAN", "NET", "RANK", "UNKN", "OK");
+	for (size_t i = 0; i < c->nopstats; i++) {
+		const struct corr_opstat *g2 = &c->opstats[i];
+
+		fprintf(f, "  %-14s %5u %10s %6" PRIu64 " %10s %10s %10s %10s %11s %14s %5" PRIu64 " %5" PRIu64
+			" %5" PRIu64 " %5" PRIu64 "%s\n", corr__op_name(g2->op), g2->nranks,
+			fmt_bytes((double)g2->size_bytes, sz, sizeof(sz)), g2->count,
+			fmt_ns(g2->span_mean_ns, a, sizeof(a)), fmt_ns(g2->span_p50_ns, b, sizeof(b)),
+			fmt_ns(g2->span_p99_ns, d, sizeof(d)), fmt_ns(g2->span_max_ns, e, sizeof(e)),
+			fmt_ns(g2->all_arrived_mean_ns, g, sizeof(g)), fmt_gbps(g2->busbw_mean, h, sizeof(h)),
+			g2->verdicts[CORR_NETWORK], g2->verdicts[CORR_RANK], g2->verdicts[CORR_UNKNOWN],
+			g2->verdicts[CORR_OK], g2->enqueue_only ? "  (enqueue only)" : "");
+	}
+}
+
+static void text_ranks(FILE *f, const struct corr *c)
+{
+	char rl[32], a[32], b[32], d[32], by[32];
+
+	fprintf(f, "\nRanks (wait = last entry - own entry, summed; last = times it entered a collective last, "
+		   "late = by how much)\n");
+	if (!c->nranks) {
+		fprintf(f, "  none\n");
+		return;
+	}
+	fprintf(f, "  %-8s %8s %-20s %-16s %7s %7s %12s %12s %6s %12s\n", "RANK", "PID", "HOST", "COMM", "CALLS",
+		"COLL", "IN COLL", "WAITING", "LAST", "LATE");
+	for (size_t i = 0; i < c->nranks; i++) {
+		const struct corr_rank *r = &c->ranks[i];
+
+		fprintf(f, "  %-8s %8u %-20s %-16s %7" PRIu64 " %7" PRIu64 " %12s %12s %6" PRIu64 " %12s\n",
+			rank_label(c, (uint32_t)i, rl, sizeof(rl)), r->pid, r->host, r->comm[0] ? r->comm : "?",
+			r->calls, r->collectives, fmt_ns(r->coll_time_ns, a, sizeof(a)),
+			fmt_ns(r->wait_ns, b, sizeof(b)), r->straggler_count, fmt_ns(r->late_ns, d, sizeof(d)));
+	}
+	fprintf(f, "  calls per rank and op:\n");
+	for (size_t i = 0; i < c->nranks; i++) {
+		const struct corr_rank *r = &c->ranks[i];
+
+		fprintf(f, "    %-8s", rank_label(c, (uint32_t)i, rl, sizeof(rl)));
+		for (size_t k = 0; k < r->nops; k++) {
+			const struct corr_rank_op *op = &c->rank_ops[r->first_op + k];
+
+			fprintf(f, "%s %s %" PRIu64 " (%s)", k ? "," : "", corr__op_name(op->op), op->calls,
+				fmt_bytes((double)op->bytes, by, sizeof(by)));
+			if (op->open)
+				fprintf(f, " %" PRIu64 " open", op->open);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void text_steps(FILE *f, const struct model *m, const struct corr *c)
+{
+	char rel[32], a[32], b[32], cm[40];
+
+	if (!c->nsteps && !c->nmarks)
+		return;
+	fprintf(f, "\nSteps (marker API): %zu\n", c->nsteps);
+	if (c->nsteps)
+		fprintf(f, "  %-10s %12s %10s %10s %5s   (then its collectives: op #seq, comm, span, verdict; "
+			"and named phases)\n", "STEP", "START", "DURATION", "RANK MEAN", "RANKS");
+	for (size_t i = 0; i < c->nsteps; i++) {
+		const struct corr_step *st = &c->steps[i];
+
+		fprintf(f, "  %-10" PRIu64 " %12s %10s %10s %5u%s\n", st->step,
+			fmt_rel(model__rel_ns(m, st->start_ns), rel, sizeof(rel)),
+			fmt_ns(st->end_ns - st->start_ns, a, sizeof(a)), fmt_ns(st->dur_mean_ns, b, sizeof(b)),
+			st->nranks, st->open ? "  (open: no end marker)" : "");
+		for (size_t k = 0; k < st->nchildren; k++) {
+			const struct corr_instance *in = &c->instances[c->step_children[st->first_child + k]];
+
+			fprintf(f, "      %s #%" PRIu64 " comm %s: %s, %s\n", corr__op_name(in->op), in->seq,
+				comm_str(in, cm, sizeof(cm)), fmt_ns(in->span_ns, a, sizeof(a)),
+				corr__verdict_name(in->verdict));
+		}
+		for (size_t k = 0; k < st->nphases; k++) {
+			const struct corr_step_phase *ph = &c->step_phases[st->first_phase + k];
+
+			fprintf(f, "      phase %s: %" PRIu64 " x, mean %s, max %s\n", ph->name, ph->count,
+				fmt_ns(ph->total_ns / ph->count, a, sizeof(a)), fmt_ns(ph->max_ns, b, sizeof(b)));
+		}
+	}
+	if (c->nmarks) {
+		fprintf(f, "  named phases:\n");
+		fprintf(f, "    %-32s %8s %6s %10s %10s\n", "NAME", "COUNT", "RANKS", "MEAN", "MAX");
+		for (size_t i = 0; i < c->nmarks; i++) {
+			const struct corr_mark *mk = &c->marks[i];
+
+			fprintf(f, "    %-32s %8" PRIu64 " %6u %10s %10s%s\n", mk->name, mk->count, mk->nranks,
+				fmt_ns(mk->total_ns / mk->count, a, sizeof(a)), fmt_ns(mk->max_ns, b, sizeof(b)),
+				mk->open ? " (some open)" : "");
+		}
+	}
+	if (c->unmatched_ends)
+		fprintf(f, "  %" PRIu64 " marker ends without a begin (ignored)\n", c->unmatched_ends);
+}
+
+static void text_slowest(FILE *f, const struct model *m, const struct corr *c, const struct report_opts *o)
+{
+	size_t n = top_n(o, c->nby_span);
+	char rel[32], a[32], b[32], d[32], sz[32], bw[32], cm[40], rl[32];
+	char *desc;
+
+	fprintf(f, "\nSlowest collectives (by span): %zu", c->nby_span);
+	if (n < c->nby_span)
+		fprintf(f, ", top %zu", n);
+	fprintf(f, "; verdicts: network %" PRIu64 ", rank %" PRIu64 ", unknown %" PRIu64 ", ok %" PRIu64 "\n",
+		c->verdicts[CORR_NETWORK], c->verdicts[CORR_RANK], c->verdicts[CORR_UNKNOWN], c->verdicts[CORR_OK]);
+	if (!n) {
+		fprintf(f, "  none\n");
+		return;
+	}
+	desc = malloc(1024);
+	if (!desc)
+		return;
+	fprintf(f, "  %-4s %-14s %6s %-12s %12s %10s %10s %11s %10s %14s %-9s %s\n", "#", "OP", "SEQ", "COMM",
+		"START", "SPAN", "SKEW", "ALL-ARRIVED", "SIZE", "BUSBW", "STRAGGLER", "VERDICT");
+	for (size_t i = 0; i < n; i++) {
+		const struct corr_instance *in = &c->instances[c->by_span[i]];
+
+		fprintf(f, "  %-4zu %-14s %6" PRIu64 " %-12s %12s %10s %10s %11s %10s %14s %-9s %s\n", i + 1,
+			corr__op_name(in->op), in->seq, comm_str(in, cm, sizeof(cm)),
+			fmt_rel(model__rel_ns(m, in->first_entry), rel, sizeof(rel)), fmt_ns(in->span_ns, a, sizeof(a)),
+			fmt_ns(in->skew_ns, b, sizeof(b)), fmt_ns(in->all_arrived_ns, d, sizeof(d)),
+			fmt_bytes((double)in->size_bytes, sz, sizeof(sz)), fmt_gbps(in->busbw, bw, sizeof(bw)),
+			rank_label(c, in->straggler, rl, sizeof(rl)), verdict_upper(in->verdict));
+		fprintf(f, "       %s\n", corr__describe(c, c->by_span[i], desc, 1024));
+	}
+	free(desc);
+}
+
+/* "+1.00 ms", "-200 us", "+0 ns" */
+static const char *fmt_signed_ns(int64_t ns, char *buf, size_t len)
+{
+	char a[32];
+	uint64_t v = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
+
+	snprintf(buf, len, "%c%s", ns < 0 ? '-' : '+', fmt_ns(v, a, sizeof(a)));
+	return buf;
+}
+
+static void text_inferred(FILE *f, const struct model *m, const struct corr *c)
+{
+	char r1[32], r2[32], a[32], by[32], e1[32], e2[32];
+
+	fprintf(f, "\nInferred phases (INFERRED from traffic, not traced: >= %u hosts active together, "
+		   "activity merged across gaps < %s): %zu\n", c->opts.infer_min_hosts ? c->opts.infer_min_hosts : 2,
+		fmt_ns(c->infer_gap_ns, a, sizeof(a)), c->ninferred);
+	fprintf(f, "  hosts:");
+	for (size_t i = 0; i < c->nhosts; i++)
+		fprintf(f, " %s", c->hosts[i].name);
+	fprintf(f, "%s\n", c->nhosts ? "" : " none (no traced interfaces outside forwarding namespaces)");
+	if (!c->ninferred)
+		return;
+	fprintf(f, "  %-6s %-8s %12s %12s %10s %5s %10s", "#", "LABEL", "START", "END", "DURATION", "HOSTS", "TX BYTES");
+	if (c->compare.valid)
+		fprintf(f, " %7s %12s %12s", "MATCHED", "START ERR", "END ERR");
+	fputc('\n', f);
+	for (size_t i = 0; i < c->ninferred; i++) {
+		const struct corr_inferred *p = &c->inferred[i];
+
+		fprintf(f, "  %-6zu %-8s %12s %12s %10s %5u %10s", i + 1, "inferred",
+			fmt_rel(model__rel_ns(m, p->start_ns), r1, sizeof(r1)),
+			fmt_rel(model__rel_ns(m, p->end_ns), r2, sizeof(r2)), fmt_ns(p->end_ns - p->start_ns, a, sizeof(a)),
+			p->max_hosts, fmt_bytes((double)p->tx_bytes, by, sizeof(by)));
+		if (c->compare.valid && p->matched)
+			fprintf(f, " %7u %12s %12s", p->matched, fmt_signed_ns(p->start_err_ns, e1, sizeof(e1)),
+				fmt_signed_ns(p->end_err_ns, e2, sizeof(e2)));
+		else if (c->compare.valid)
+			fprintf(f, " %7u %12s %12s", 0u, "-", "-");
+		fputc('\n', f);
+	}
+	if (c->compare.valid) {
+		const struct corr_compare *x = &c->compare;
+
+		fprintf(f, "  inferred vs probe windows: %zu collective windows across hosts, %zu covered; %zu of %zu "
+			   "inferred phases match one, %zu one-to-one;\n  |start error| max %s mean %s, |end error| max %s "
+			   "mean %s\n", x->nreal, x->real_covered, x->inferred_matched, x->ninferred, x->one_to_one,
+			fmt_ns(x->max_abs_start_err_ns, r1, sizeof(r1)),
+			fmt_ns((uint64_t)(x->mean_abs_start_err_ns + 0.5), r2, sizeof(r2)),
+			fmt_ns(x->max_abs_end_err_ns, e1, sizeof(e1)),
+			fmt_ns((uint64_t)(x->mean_abs_end_err_ns + 0.5), e2, sizeof(e2)));
+	}
+}
+
+static void text_phases(FILE *f, const struct model *m, const struct corr *c, const struct report_opts *o)
+{
+	if (!c->have_probes) {
+		fprintf(f, "\nCollective phases: none traced (the capture has no phase probe records)%s\n",
+			c->inferred_on ? "; the phases below are inferred from traffic" : "");
+	} else if (!c->show_probes) {
+		fprintf(f, "\nCollective phases: %zu phase records, not shown (--phases inferred)\n", m->nphases);
+	} else {
+		fprintf(f, "\nCollective phases (phase probes): %zu records, %zu ranks, %zu calls, %zu collective "
+			   "instances\n", m->nphases, c->nranks, c->ncalls, c->ninstances);
+		if (c->enqueue_only)
+			fprintf(f, "!! %s\n", ENQUEUE_NOTE);
+		text_collectives(f, c);
+		text_ranks(f, c);
+		text_steps(f, m, c);
+		text_slowest(f, m, c, o);
+	}
+	if (c->inferred_on)
+		text_inferred(f, m, c);
+}
+
+static void write_text(FILE *f, const struct model *m, const struct corr *c, const struct report_opts *o)
 {
 	text_header(f, m, o);
 	text_ifaces(f, m);
@@ -597,7 +886,8 @@ static void write_text(FILE *f, const struct model *m, const struct report_opts 
 	text_drops(f, m);
 	text_ce(f, m);
 	text_conserve(f, m);
-	text_lost(f, m);
+	text_lost(f, m, c);
+	text_phases(f, m, c, o);
 }
 
 /* ---- JSON ---- */
@@ -705,6 +995,8 @@ static void j_header(struct json *j, const struct model *m, const struct report_
 			 count_conserve(m, MODEL_CONSERVE_MISMATCH));
 		json_string(j, w);
 	}
+	if (any_enqueue_only(m))
+		json_string(j, ENQUEUE_NOTE);
 	json_array_end(j);
 
 	json_key(j, "probes");
@@ -1074,7 +1366,583 @@ static void j_lost(struct json *j, const struct model *m)
 	json_object_end(j);
 }
 
-static void write_json(FILE *f, const struct model *m, const struct report_opts *o)
+/* ---- JSON: collective phases ---- */
+
+static void j_rank_ref(struct json *j, const struct corr *c, const char *prefix, uint32_t r)
+{
+	char k[48];
+
+	snprintf(k, sizeof(k), "%srank", prefix);
+	if (r != CORR_NONE && r < c->nranks && c->ranks[r].rank >= 0)
+		json_kv_i64(j, k, c->ranks[r].rank);
+	else
+		json_kv_string(j, k, NULL);
+	snprintf(k, sizeof(k), "%spid", prefix);
+	if (r != CORR_NONE && r < c->nranks)
+		json_kv_u64(j, k, c->ranks[r].pid);
+	else
+		json_kv_string(j, k, NULL);
+	snprintf(k, sizeof(k), "%shost", prefix);
+	json_kv_string(j, k, r != CORR_NONE && r < c->nranks ? c->ranks[r].host : NULL);
+}
+
+static void j_rel_or_null(struct json *j, const struct model *m, const char *key, uint64_t ts)
+{
+	if (ts)
+		json_kv_i64(j, key, model__rel_ns(m, ts));
+	else
+		json_kv_string(j, key, NULL);
+}
+
+static void j_phases_head(struct json *j, const struct model *m, const struct corr *c)
+{
+	json_key(j, "phases");
+	json_object_begin(j);
+	json_kv_string(j, "mode", corr__mode_name(c->opts.phases));
+	json_kv_string(j, "source", c->show_probes ? "probes" : c->inferred_on ? "inferred" : "none");
+	json_kv_u64(j, "records", m->nphases);
+	json_kv_u64(j, "request_completions", m->nreq_dones);
+	json_kv_bool(j, "enqueue_only", c->enqueue_only);
+	json_kv_string(j, "enqueue_only_note", c->enqueue_only ? ENQUEUE_NOTE : "");
+	json_key(j, "thresholds");
+	json_object_begin(j);
+	json_kv_u64(j, "queue_delay_ns", c->opts.th.queue_delay_ns);
+	json_kv_double(j, "util", c->opts.th.util, 4);
+	json_kv_double(j, "skew_frac", c->opts.th.skew_frac, 4);
+	json_kv_u64(j, "skew_min_ns", c->opts.th.skew_min_ns);
+	json_kv_double(j, "slow_factor", c->opts.th.slow_factor, 4);
+	json_object_end(j);
+	json_key(j, "slots");
+	json_array_begin(j);
+	for (size_t i = 0; i < m->nslots; i++) {
+		const struct model_slot *sl = &m->slots[i];
+
+		json_object_begin(j);
+		json_kv_u64(j, "slot", sl->slot);
+		json_kv_string(j, "lib_kind", corr__lib_name(sl->lib_kind));
+		json_kv_string(j, "op", corr__op_name(sl->op));
+		json_kv_string(j, "name", sl->name);
+		json_kv_string(j, "symbol", sl->symbol);
+		json_kv_string(j, "lib", sl->lib);
+		json_kv_bool(j, "collective", (sl->flags & FT_SLOT_COLLECTIVE) != 0);
+		json_kv_bool(j, "nonblocking", (sl->flags & FT_SLOT_NONBLOCKING) != 0);
+		json_kv_bool(j, "enqueue_only", (sl->flags & FT_SLOT_ENQUEUE_ONLY) != 0);
+		json_kv_bool(j, "completion", (sl->flags & FT_SLOT_COMPLETION) != 0);
+		json_kv_bool(j, "marker", (sl->flags & FT_SLOT_MARKER) != 0);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
+static void j_processes(struct json *j, const struct model *m, const struct corr *c)
+{
+	json_key(j, "processes");
+	json_array_begin(j);
+	for (size_t i = 0; i < c->nprocs; i++) {
+		const struct corr_proc *p = &c->procs[i];
+
+		json_object_begin(j);
+		json_kv_u64(j, "pid", p->pid);
+		json_kv_u64(j, "ppid", p->ppid);
+		json_kv_string(j, "comm", p->comm);
+		json_kv_u64(j, "netns", p->netns);
+		json_kv_string(j, "host", p->host);
+		if (p->rank != CORR_NONE && c->ranks[p->rank].rank >= 0)
+			json_kv_i64(j, "rank", c->ranks[p->rank].rank);
+		else
+			json_kv_string(j, "rank", NULL);
+		json_kv_bool(j, "traced_calls", p->rank != CORR_NONE);
+		json_kv_bool(j, "followed", p->have_proc);
+		json_kv_bool(j, "existing", (p->events & (1u << FT_PROC_EXISTING)) != 0);
+		json_kv_bool(j, "forked", (p->events & (1u << FT_PROC_FORK)) != 0);
+		json_kv_u64(j, "execs", p->nexec);
+		j_rel_or_null(j, m, "exec_rel_ns", p->exec_ns);
+		json_kv_bool(j, "exited", (p->events & (1u << FT_PROC_EXIT)) != 0);
+		j_rel_or_null(j, m, "exit_rel_ns", p->exit_ns);
+		if (p->events & (1u << FT_PROC_EXIT))
+			json_kv_i64(j, "exit_code", p->exit_code);
+		else
+			json_kv_string(j, "exit_code", NULL);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void j_ranks(struct json *j, const struct corr *c)
+{
+	json_key(j, "ranks");
+	json_array_begin(j);
+	for (size_t i = 0; c->show_probes && i < c->nranks; i++) {
+		const struct corr_rank *r = &c->ranks[i];
+
+		json_object_begin(j);
+		if (r->rank >= 0)
+			json_kv_i64(j, "rank", r->rank);
+		else
+			json_kv_string(j, "rank", NULL);
+		if (r->world_size >= 0)
+			json_kv_i64(j, "world_size", r->world_size);
+		else
+			json_kv_string(j, "world_size", NULL);
+		json_kv_u64(j, "pid", r->pid);
+		json_kv_string(j, "host", r->host);
+		json_kv_u64(j, "netns", r->netns);
+		json_kv_string(j, "comm", r->comm);
+		json_kv_u64(j, "calls", r->calls);
+		json_kv_u64(j, "collectives", r->collectives);
+		json_kv_u64(j, "collective_time_ns", r->coll_time_ns);
+		json_kv_u64(j, "wait_ns", r->wait_ns);
+		json_kv_u64(j, "straggler_count", r->straggler_count);
+		json_kv_u64(j, "late_ns", r->late_ns);
+		json_key(j, "ops");
+		json_array_begin(j);
+		for (size_t k = 0; k < r->nops; k++) {
+			const struct corr_rank_op *op = &c->rank_ops[r->first_op + k];
+
+			json_object_begin(j);
+			json_kv_string(j, "op", corr__op_name(op->op));
+			json_kv_u64(j, "calls", op->calls);
+			json_kv_u64(j, "bytes", op->bytes);
+			json_kv_u64(j, "size_bytes", op->size_bytes);
+			json_kv_u64(j, "time_ns", op->time_ns);
+			json_kv_u64(j, "open", op->open);
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void j_evidence(struct json *j, const struct model *m, const struct corr *c, size_t idx)
+{
+	struct corr_evidence ev;
+	char h[24], fl[128];
+
+	json_key(j, "evidence");
+	if (corr__evidence(c, idx, &ev)) {
+		json_null(j);
+		return;
+	}
+	json_object_begin(j);
+	json_kv_bool(j, "observed", ev.sum.observed);
+	json_kv_i64(j, "window_start_rel_ns", model__rel_ns(m, ev.start_ns));
+	json_kv_i64(j, "window_end_rel_ns", model__rel_ns(m, ev.end_ns));
+	json_kv_string(j, "link", ev.sum.link != CORR_NONE ? m->ifaces[ev.sum.link].label : NULL);
+	if (ev.sum.qdisc != CORR_NONE) {
+		const struct model_qdisc *q = &m->qdiscs[ev.sum.qdisc];
+
+		snprintf(fl, sizeof(fl), "%s %s", q->kind[0] ? q->kind : "qdisc", fmt_handle(q->handle, h, sizeof(h)));
+		json_kv_string(j, "qdisc", fl);
+	} else {
+		json_kv_string(j, "qdisc", NULL);
+	}
+	json_kv_u64(j, "queue_delay_ns", ev.sum.queue_delay_ns);
+	json_kv_u64(j, "max_sojourn_ns", ev.sum.max_sojourn_ns);
+	json_kv_u64(j, "max_backlog_bytes", ev.sum.max_backlog_bytes);
+	json_kv_double(j, "peak_util", ev.sum.peak_util, 4);
+	json_kv_string(j, "peak_util_interface",
+		       ev.sum.peak_iface != CORR_NONE ? m->ifaces[ev.sum.peak_iface].label : NULL);
+	json_kv_string(j, "peak_util_dir", ev.sum.peak_iface != CORR_NONE ? dir_name((int)ev.sum.peak_dir) : NULL);
+	json_kv_u64(j, "bursts", ev.sum.bursts);
+	json_kv_u64(j, "drops", ev.sum.drops);
+	json_kv_u64(j, "congestion_drops", ev.sum.cong_drops);
+	json_kv_u64(j, "retransmits", ev.sum.retrans);
+	json_kv_u64(j, "ce_pkts", ev.sum.ce_pkts);
+	json_key(j, "drops_by_reason");
+	json_array_begin(j);
+	for (size_t i = 0; i < ev.ndrops; i++) {
+		const char *nm = model__drop_reason_name(m, ev.drops[i].reason);
+		char rb[32];
+
+		if (!nm || !nm[0]) {
+			snprintf(rb, sizeof(rb), "reason %u", ev.drops[i].reason);
+			nm = rb;
+		}
+		json_object_begin(j);
+		json_kv_string(j, "reason", nm);
+		json_kv_string(j, "interface", m->ifaces[ev.drops[i].iface].label);
+		json_kv_u64(j, "count", ev.drops[i].count);
+		json_kv_bool(j, "congestion", ev.drops[i].congestion);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_key(j, "retransmit_flows");
+	json_array_begin(j);
+	for (size_t i = 0; i < ev.nflows; i++) {
+		json_object_begin(j);
+		j_flow(j, m, &m->flows[ev.flows[i].flow]);
+		json_kv_u64(j, "retransmits", ev.flows[i].retrans);
+		json_kv_string(j, "attributed_by", ev.flows[i].owned ? "socket_owner" : "netns");
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_key(j, "links");
+	json_array_begin(j);
+	for (size_t i = 0; i < ev.nlinks; i++) {
+		const struct corr_link_ev *l = &ev.links[i];
+		const struct model_iface *it = &m->ifaces[l->iface];
+
+		json_object_begin(j);
+		j_iface_ref(j, m, l->iface, it->netns, it->ifindex);
+		json_kv_u64(j, "rx_bytes", l->bytes[FT_DIR_RX]);
+		json_kv_u64(j, "tx_bytes", l->bytes[FT_DIR_TX]);
+		json_kv_double(j, "rx_peak_util", l->peak_util[FT_DIR_RX], 4);
+		json_kv_double(j, "tx_peak_util", l->peak_util[FT_DIR_TX], 4);
+		json_kv_u64(j, "bursts", l->bursts);
+		json_kv_u64(j, "ce_pkts", l->ce_pkts);
+		if (l->qdisc != CORR_NONE) {
+			const struct model_qdisc *q = &m->qdiscs[l->qdisc];
+
+			snprintf(fl, sizeof(fl), "%s %s", q->kind[0] ? q->kind : "qdisc",
+				 fmt_handle(q->handle, h, sizeof(h)));
+			json_kv_string(j, "qdisc", fl);
+		} else {
+			json_kv_string(j, "qdisc", NULL);
+		}
+		json_kv_u64(j, "max_backlog_bytes", l->max_backlog_bytes);
+		json_kv_u64(j, "max_sojourn_ns", l->max_sojourn_ns);
+		json_kv_u64(j, "queue_delay_ns", l->queue_delay_ns);
+		json_kv_u64(j, "qdisc_drops_counter_pkts", l->qdisc_drops);
+		json_kv_u64(j, "drops", l->drops);
+		json_kv_u64(j, "congestion_drops", l->cong_drops);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+	corr__evidence_free(&ev);
+}
+
+static void j_why(struct json *j, unsigned why)
+{
+	static const struct { unsigned bit; const char *name; } w[] = {
+		{ CORR_WHY_QUEUE, "queue" }, { CORR_WHY_DROPS, "drops" }, { CORR_WHY_RETRANS, "retransmits" },
+		{ CORR_WHY_CE, "ce" }, { CORR_WHY_UTIL, "saturated" }, { CORR_WHY_STRAGGLER, "straggler" },
+		{ CORR_WHY_SLOW, "slow" }, { CORR_WHY_UNOBSERVED, "network_not_traced" },
+	};
+
+	json_key(j, "why");
+	json_array_begin(j);
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (why & w[i].bit)
+			json_string(j, w[i].name);
+	json_array_end(j);
+}
+
+static void j_instance(struct json *j, const struct model *m, const struct corr *c, size_t idx, bool detail)
+{
+	const struct corr_instance *in = &c->instances[idx];
+	char cm[40];
+
+	json_object_begin(j);
+	json_kv_u64(j, "id", idx);
+	json_kv_string(j, "op", corr__op_name(in->op));
+	json_kv_string(j, "comm", comm_str(in, cm, sizeof(cm)));
+	json_kv_string(j, "comm_kind", comm_kind_name(in->comm_kind));
+	json_kv_u64(j, "seq", in->seq);
+	json_kv_u64(j, "nranks", in->nranks);
+	json_kv_u64(j, "members", in->nmembers);
+	json_kv_u64(j, "size_bytes", in->size_bytes);
+	json_kv_i64(j, "start_rel_ns", model__rel_ns(m, in->first_entry));
+	json_kv_i64(j, "last_entry_rel_ns", model__rel_ns(m, in->last_entry));
+	json_kv_i64(j, "end_rel_ns", model__rel_ns(m, in->last_exit));
+	json_kv_u64(j, "duration_ns", in->span_ns);
+	json_kv_u64(j, "skew_ns", in->skew_ns);
+	json_kv_u64(j, "all_arrived_ns", in->all_arrived_ns);
+	json_kv_double(j, "algbw_bytes_per_s", in->algbw, 0);
+	json_kv_double(j, "busbw_bytes_per_s", in->busbw, 0);
+	json_kv_double(j, "busbw_factor", in->busbw_factor, 4);
+	j_rank_ref(j, c, "straggler_", in->straggler);
+	if (in->step >= 0)
+		json_kv_i64(j, "step", in->step);
+	else
+		json_kv_string(j, "step", NULL);
+	json_kv_string(j, "verdict", corr__verdict_name(in->verdict));
+	json_kv_bool(j, "slow", in->slow);
+	json_kv_double(j, "slow_ratio", in->slow_ratio, 4);
+	json_kv_bool(j, "enqueue_only", in->enqueue_only);
+	json_kv_bool(j, "open", in->open);
+	json_kv_bool(j, "partial", in->partial);
+	json_kv_bool(j, "op_mismatch", in->op_mismatch);
+	if (detail) {
+		char *desc = malloc(1024);
+
+		j_why(j, in->why);
+		json_kv_string(j, "summary", desc ? corr__describe(c, idx, desc, 1024) : "");
+		free(desc);
+		j_evidence(j, m, c, idx);
+		json_key(j, "ranks");
+		json_array_begin(j);
+		for (size_t k = 0; k < in->nmembers; k++) {
+			const struct corr_call *call = &c->calls[c->members[in->first_member + k]];
+			uint64_t d = call->end_ns > call->start_ns ? call->end_ns - call->start_ns : 0;
+			double bw = d && call->size_bytes ? (double)call->size_bytes * 1e9 / (double)d : NAN;
+
+			json_object_begin(j);
+			j_rank_ref(j, c, "", call->rank);
+			json_kv_u64(j, "tid", call->tid);
+			json_kv_i64(j, "entry_rel_ns", model__rel_ns(m, call->start_ns));
+			json_kv_i64(j, "exit_rel_ns", model__rel_ns(m, call->end_ns));
+			json_kv_u64(j, "duration_ns", d);
+			json_kv_u64(j, "wait_ns", in->last_entry - call->start_ns);
+			json_kv_u64(j, "bytes", call->bytes);
+			json_kv_u64(j, "size_bytes", call->size_bytes);
+			json_kv_double(j, "algbw_bytes_per_s", bw, 0);
+			json_kv_double(j, "busbw_bytes_per_s", bw * in->busbw_factor, 0);
+			json_kv_bool(j, "nonblocking", (call->flags & CORR_CALL_NONBLOCKING) != 0);
+			json_kv_bool(j, "completed", !(call->flags & (CORR_CALL_OPEN | CORR_CALL_NO_COMPLETION)));
+			json_object_end(j);
+		}
+		json_array_end(j);
+	}
+	json_object_end(j);
+}
+
+static void j_collectives(struct json *j, const struct model *m, const struct corr *c,
+			  const struct report_opts *o)
+{
+	size_t n = c->show_probes ? top_n(o, c->nby_span) : 0;
+	size_t nst = 0;
+
+	json_key(j, "collectives");
+	json_object_begin(j);
+	json_kv_u64(j, "instances", c->show_probes ? c->ninstances : 0);
+	json_key(j, "verdicts");
+	json_object_begin(j);
+	for (int v = 0; v < CORR_NVERDICTS; v++)
+		json_kv_u64(j, corr__verdict_name((enum corr_verdict)v), c->show_probes ? c->verdicts[v] : 0);
+	json_object_end(j);
+	json_key(j, "by_op");
+	json_array_begin(j);
+	for (size_t i = 0; c->show_probes && i < c->nopstats; i++) {
+		const struct corr_opstat *g = &c->opstats[i];
+
+		json_object_begin(j);
+		json_kv_string(j, "op", corr__op_name(g->op));
+		json_kv_u64(j, "nranks", g->nranks);
+		json_kv_u64(j, "size_bytes", g->size_bytes);
+		json_kv_bool(j, "enqueue_only", g->enqueue_only);
+		json_kv_u64(j, "count", g->count);
+		json_kv_u64(j, "duration_mean_ns", g->span_mean_ns);
+		json_kv_u64(j, "duration_p50_ns", g->span_p50_ns);
+		json_kv_u64(j, "duration_p99_ns", g->span_p99_ns);
+		json_kv_u64(j, "duration_max_ns", g->span_max_ns);
+		json_kv_u64(j, "all_arrived_mean_ns", g->all_arrived_mean_ns);
+		json_kv_double(j, "algbw_mean_bytes_per_s", g->algbw_mean, 0);
+		json_kv_double(j, "busbw_mean_bytes_per_s", g->busbw_mean, 0);
+		json_kv_double(j, "busbw_factor", g->busbw_factor, 4);
+		json_key(j, "verdicts");
+		json_object_begin(j);
+		for (int v = 0; v < CORR_NVERDICTS; v++)
+			json_kv_u64(j, corr__verdict_name((enum corr_verdict)v), g->verdicts[v]);
+		json_object_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_key(j, "items");
+	json_array_begin(j);
+	for (size_t i = 0; c->show_probes && i < c->ninstances; i++)
+		j_instance(j, m, c, i, false);
+	json_array_end(j);
+	json_object_end(j);
+
+	json_key(j, "slowest");
+	json_object_begin(j);
+	json_kv_u64(j, "total", c->show_probes ? c->nby_span : 0);
+	json_kv_u64(j, "shown", n);
+	json_key(j, "items");
+	json_array_begin(j);
+	for (size_t i = 0; i < n; i++)
+		j_instance(j, m, c, c->by_span[i], true);
+	json_array_end(j);
+	json_object_end(j);
+
+	/* stragglers: ranks that entered last, most often first */
+	json_key(j, "stragglers");
+	json_array_begin(j);
+	for (size_t i = 0; c->show_probes && i < c->nranks; i++)
+		nst += c->ranks[i].straggler_count > 0;
+	if (nst) {
+		uint32_t *v = malloc(nst * sizeof(*v));
+
+		nst = 0;
+		for (size_t i = 0; v && i < c->nranks; i++)
+			if (c->ranks[i].straggler_count)
+				v[nst++] = (uint32_t)i;
+		for (size_t a = 1; v && a < nst; a++) { /* insertion sort: few ranks */
+			uint32_t x = v[a];
+			size_t b = a;
+
+			while (b > 0 && (c->ranks[v[b - 1]].straggler_count < c->ranks[x].straggler_count ||
+					 (c->ranks[v[b - 1]].straggler_count == c->ranks[x].straggler_count &&
+					  c->ranks[v[b - 1]].late_ns < c->ranks[x].late_ns))) {
+				v[b] = v[b - 1];
+				b--;
+			}
+			v[b] = x;
+		}
+		for (size_t i = 0; v && i < nst; i++) {
+			const struct corr_rank *r = &c->ranks[v[i]];
+
+			json_object_begin(j);
+			j_rank_ref(j, c, "", v[i]);
+			json_kv_u64(j, "times_last", r->straggler_count);
+			json_kv_u64(j, "late_ns", r->late_ns);
+			json_kv_u64(j, "collectives", r->collectives);
+			json_object_end(j);
+		}
+		free(v);
+	}
+	json_array_end(j);
+}
+
+static void j_steps(struct json *j, const struct model *m, const struct corr *c)
+{
+	char cm[40];
+
+	json_key(j, "steps");
+	json_object_begin(j);
+	json_kv_u64(j, "total", c->show_probes ? c->nsteps : 0);
+	json_kv_u64(j, "unmatched_ends", c->show_probes ? c->unmatched_ends : 0);
+	json_key(j, "items");
+	json_array_begin(j);
+	for (size_t i = 0; c->show_probes && i < c->nsteps; i++) {
+		const struct corr_step *st = &c->steps[i];
+
+		json_object_begin(j);
+		json_kv_u64(j, "step", st->step);
+		json_kv_i64(j, "start_rel_ns", model__rel_ns(m, st->start_ns));
+		json_kv_i64(j, "end_rel_ns", model__rel_ns(m, st->end_ns));
+		json_kv_u64(j, "duration_ns", st->end_ns - st->start_ns);
+		json_kv_u64(j, "rank_mean_ns", st->dur_mean_ns);
+		json_kv_u64(j, "rank_max_ns", st->dur_max_ns);
+		json_kv_u64(j, "ranks", st->nranks);
+		json_kv_bool(j, "open", st->open);
+		json_key(j, "collectives");
+		json_array_begin(j);
+		for (size_t k = 0; k < st->nchildren; k++) {
+			size_t id = c->step_children[st->first_child + k];
+			const struct corr_instance *in = &c->instances[id];
+
+			json_object_begin(j);
+			json_kv_u64(j, "id", id);
+			json_kv_string(j, "op", corr__op_name(in->op));
+			json_kv_u64(j, "seq", in->seq);
+			json_kv_string(j, "comm", comm_str(in, cm, sizeof(cm)));
+			json_kv_u64(j, "members", in->nmembers);
+			json_kv_i64(j, "start_rel_ns", model__rel_ns(m, in->first_entry));
+			json_kv_u64(j, "duration_ns", in->span_ns);
+			json_kv_string(j, "verdict", corr__verdict_name(in->verdict));
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_key(j, "phases");
+		json_array_begin(j);
+		for (size_t k = 0; k < st->nphases; k++) {
+			const struct corr_step_phase *ph = &c->step_phases[st->first_phase + k];
+
+			json_object_begin(j);
+			json_kv_string(j, "name", ph->name);
+			json_kv_u64(j, "count", ph->count);
+			json_kv_u64(j, "mean_ns", ph->total_ns / ph->count);
+			json_kv_u64(j, "max_ns", ph->max_ns);
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+
+	json_key(j, "named_phases");
+	json_array_begin(j);
+	for (size_t i = 0; c->show_probes && i < c->nmarks; i++) {
+		const struct corr_mark *mk = &c->marks[i];
+
+		json_object_begin(j);
+		json_kv_string(j, "name", mk->name);
+		json_kv_u64(j, "count", mk->count);
+		json_kv_u64(j, "ranks", mk->nranks);
+		json_kv_u64(j, "total_ns", mk->total_ns);
+		json_kv_u64(j, "mean_ns", mk->total_ns / mk->count);
+		json_kv_u64(j, "max_ns", mk->max_ns);
+		json_kv_u64(j, "open", mk->open);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void j_inferred(struct json *j, const struct model *m, const struct corr *c)
+{
+	json_key(j, "inferred_phases");
+	json_object_begin(j);
+	json_kv_bool(j, "enabled", c->inferred_on);
+	json_kv_string(j, "label", "inferred");
+	json_kv_u64(j, "gap_ns", c->inferred_on ? c->infer_gap_ns : 0);
+	json_kv_u64(j, "min_hosts", c->opts.infer_min_hosts ? c->opts.infer_min_hosts : 2);
+	json_kv_u64(j, "min_bytes", c->opts.infer_min_bytes);
+	json_key(j, "hosts");
+	json_array_begin(j);
+	for (size_t i = 0; i < c->nhosts; i++) {
+		json_object_begin(j);
+		json_kv_string(j, "host", c->hosts[i].name);
+		json_kv_u64(j, "netns", c->hosts[i].netns);
+		json_kv_u64(j, "active_intervals", c->hosts[i].nact);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_key(j, "items");
+	json_array_begin(j);
+	for (size_t i = 0; i < c->ninferred; i++) {
+		const struct corr_inferred *p = &c->inferred[i];
+
+		json_object_begin(j);
+		json_kv_string(j, "label", "inferred");
+		json_kv_i64(j, "start_rel_ns", model__rel_ns(m, p->start_ns));
+		json_kv_i64(j, "end_rel_ns", model__rel_ns(m, p->end_ns));
+		json_kv_u64(j, "duration_ns", p->end_ns - p->start_ns);
+		json_kv_u64(j, "hosts", p->max_hosts);
+		json_kv_u64(j, "tx_bytes", p->tx_bytes);
+		if (c->compare.valid) {
+			json_kv_u64(j, "matched_collectives", p->matched);
+			if (p->matched) {
+				json_kv_i64(j, "start_error_ns", p->start_err_ns);
+				json_kv_i64(j, "end_error_ns", p->end_err_ns);
+			} else {
+				json_kv_string(j, "start_error_ns", NULL);
+				json_kv_string(j, "end_error_ns", NULL);
+			}
+		} else {
+			json_kv_string(j, "matched_collectives", NULL);
+			json_kv_string(j, "start_error_ns", NULL);
+			json_kv_string(j, "end_error_ns", NULL);
+		}
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_key(j, "comparison");
+	if (!c->compare.valid) {
+		json_null(j);
+	} else {
+		const struct corr_compare *x = &c->compare;
+
+		json_object_begin(j);
+		json_kv_u64(j, "real_windows", x->nreal);
+		json_kv_u64(j, "inferred", x->ninferred);
+		json_kv_u64(j, "inferred_matched", x->inferred_matched);
+		json_kv_u64(j, "real_covered", x->real_covered);
+		json_kv_u64(j, "one_to_one", x->one_to_one);
+		json_kv_u64(j, "max_abs_start_error_ns", x->max_abs_start_err_ns);
+		json_kv_u64(j, "max_abs_end_error_ns", x->max_abs_end_err_ns);
+		json_kv_double(j, "mean_abs_start_error_ns", x->mean_abs_start_err_ns, 0);
+		json_kv_double(j, "mean_abs_end_error_ns", x->mean_abs_end_err_ns, 0);
+		json_object_end(j);
+	}
+	json_object_end(j);
+}
+
+static void write_json(FILE *f, const struct model *m, const struct corr *c, const struct report_opts *o)
 {
 	struct json j;
 
@@ -1090,6 +1958,12 @@ static void write_json(FILE *f, const struct model *m, const struct report_opts 
 	j_ce(&j, m);
 	j_conserve(&j, m);
 	j_lost(&j, m);
+	j_phases_head(&j, m, c);
+	j_processes(&j, m, c);
+	j_ranks(&j, c);
+	j_collectives(&j, m, c, o);
+	j_steps(&j, m, c);
+	j_inferred(&j, m, c);
 	json_object_end(&j);
 	json_finish(&j);
 }
@@ -1097,15 +1971,28 @@ static void write_json(FILE *f, const struct model *m, const struct report_opts 
 int report__write(FILE *out, const struct model *m, const struct report_opts *o)
 {
 	struct report_opts def = { .top = 10 };
+	struct corr_opts co;
+	struct corr *c = NULL;
+	int err;
 
 	if (!out || !m || !m->finished)
 		return -EINVAL;
 	if (!o)
 		o = &def;
+	if (o->corr) {
+		co = *o->corr;
+	} else {
+		corr_opts__init(&co);
+		co.phases = o->phases;
+	}
+	err = corr__build(m, &co, &c);
+	if (err)
+		return err;
 	if (o->json)
-		write_json(out, m, o);
+		write_json(out, m, c, o);
 	else
-		write_text(out, m, o);
+		write_text(out, m, c, o);
+	corr__free(c);
 	if (fflush(out) || ferror(out))
 		return -EIO;
 	return 0;
@@ -1121,17 +2008,36 @@ static void usage(FILE *f)
 		"Summarise a capture: per-interface rates against link speed, microbursts,\n"
 		"queue depth and sojourn time, retransmits, congestion-state changes, drops\n"
 		"by reason, ECN CE marks, the conservation check (binned bytes vs interface\n"
-		"counters) and lost events.  Times are shown relative to the capture start\n"
-		"(+seconds) and as UTC wall clock.\n"
+		"counters) and lost events.  With phase probes (MPI, NCCL, Gloo, markers):\n"
+		"collectives per op with bus bandwidth, ranks and the time they waited,\n"
+		"steps, and the slowest collectives with a verdict and its evidence\n"
+		"(network-bound: which link or queue and which events; rank-bound: which\n"
+		"rank entered late on a clean network; unknown).  Without them, phases\n"
+		"are inferred from synchronised traffic and labelled \"inferred\".\n"
+		"Times are shown relative to the capture start (+seconds) and as UTC wall\n"
+		"clock.\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json            one JSON document (keys: docs/report-json.md)\n"
 		"  -p, --pretty          indented JSON (implies --json)\n"
 		"  -t, --threshold PCT   a bin is part of a burst at >= PCT %% of capacity (default 50)\n"
 		"  -g, --gap DURATION    merge bursts separated by less than this (default: one bin)\n"
-		"  -n, --top N           show the N largest bursts (default 10, 0 = all)\n"
+		"  -n, --top N           show the N largest bursts and the N slowest collectives\n"
+		"                        (default 10, 0 = all)\n"
 		"  -s, --sort KEY        order bursts by bytes (default), peak or time\n"
 		"      --tolerance PCT   conservation: extra allowed difference in %% of the counters (default 0: exact but for 2 frames in flight)\n"
+		"      --phases MODE     auto (default: phase probes if the capture has any, else\n"
+		"                        inferred), probes, or inferred (also compared with the\n"
+		"                        probes' collective windows when the capture has them)\n"
+		"      --queue-delay DURATION  verdict: a queue delaying packets this long on a\n"
+		"                        rank's link is congestion (default 1ms)\n"
+		"      --skew PCT        verdict: entry skew >= PCT %% of the span makes the last\n"
+		"                        rank a straggler (default 50)\n"
+		"      --skew-min DURATION  ... and at least this long (default 1ms)\n"
+		"      --slow FACTOR     a collective is slow at >= FACTOR x the median of its\n"
+		"                        op and size (default 2)\n"
+		"      --infer-gap DURATION  inferred phases: merge activity across gaps shorter\n"
+		"                        than this (default max(1ms, 10 bins))\n"
 		"  -h, --help            this help\n"
 		"\n"
 		"Examples:\n"
@@ -1139,6 +2045,8 @@ static void usage(FILE *f)
 		"  fabtrace report --threshold 80 --top 20 --sort peak incident.ftr\n"
 		"  fabtrace report --json incident.ftr | jq '.microbursts.items[0]'\n"
 		"  fabtrace report --json incident.ftr | jq '.lost.total_lost'\n"
+		"  fabtrace report --json run.ftr | jq '.slowest.items[] | {op, verdict, summary}'\n"
+		"  fabtrace report --phases inferred --json run.ftr | jq '.inferred_phases.comparison'\n"
 		"\n"
 		"Exit status: 0 (also for a truncated capture, with a warning), 1 when the\n"
 		"capture cannot be read or is corrupt, 2 for usage errors.\n");
@@ -1171,16 +2079,25 @@ int cmd_report(int argc, char **argv)
 		{ "top", required_argument, NULL, 'n' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "tolerance", required_argument, NULL, 'T' },
+		{ "phases", required_argument, NULL, 'P' },
+		{ "queue-delay", required_argument, NULL, 'Q' },
+		{ "skew", required_argument, NULL, 'K' },
+		{ "skew-min", required_argument, NULL, 'M' },
+		{ "slow", required_argument, NULL, 'S' },
+		{ "infer-gap", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report_opts ro = { .top = 10, .sort = REPORT_SORT_BYTES };
+	struct corr_opts co;
 	struct model_opts mo;
 	struct model *m = NULL;
 	char err[512];
 	int c, ret;
 
 	model_opts__init(&mo);
+	corr_opts__init(&co);
+	ro.corr = &co;
 	/* --json must take effect before any error is printed */
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j") || !strcmp(argv[i], "--pretty") ||
@@ -1240,6 +2157,56 @@ int cmd_report(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'P':
+			if (!strcmp(optarg, "auto"))
+				co.phases = CORR_PHASES_AUTO;
+			else if (!strcmp(optarg, "probes"))
+				co.phases = CORR_PHASES_PROBES;
+			else if (!strcmp(optarg, "inferred"))
+				co.phases = CORR_PHASES_INFERRED;
+			else {
+				ft_err("report: --phases '%s': unknown mode; use auto, probes or inferred", optarg);
+				return 2;
+			}
+			ro.phases = co.phases;
+			break;
+		case 'Q':
+			if (parse_duration(optarg, 0, &co.th.queue_delay_ns)) {
+				ft_err("report: --queue-delay '%s': not a duration; give e.g. 1ms or 500us", optarg);
+				return 2;
+			}
+			break;
+		case 'M':
+			if (parse_duration(optarg, 0, &co.th.skew_min_ns)) {
+				ft_err("report: --skew-min '%s': not a duration; give e.g. 1ms or 500us", optarg);
+				return 2;
+			}
+			break;
+		case 'I':
+			if (parse_duration(optarg, 0, &co.infer_gap_ns)) {
+				ft_err("report: --infer-gap '%s': not a duration; give e.g. 1ms or 500us", optarg);
+				return 2;
+			}
+			break;
+		case 'K':
+			if (parse_pct(optarg, 100, &co.th.skew_frac) || co.th.skew_frac <= 0) {
+				ft_err("report: --skew '%s': not a percentage; give e.g. 50 (%% of the span, > 0)", optarg);
+				return 2;
+			}
+			break;
+		case 'S': {
+			char *end;
+			double v;
+
+			errno = 0;
+			v = strtod(optarg, &end);
+			if (end == optarg || *end || errno || !(v >= 1.0) || v > 1e6) {
+				ft_err("report: --slow '%s': not a factor; give e.g. 2 (x the median, >= 1)", optarg);
+				return 2;
+			}
+			co.th.slow_factor = v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -1279,6 +2246,10 @@ int cmd_report(int argc, char **argv)
 			m->truncated_why[0] ? m->truncated_why : "capture truncated");
 	ret = report__write(stdout, m, &ro);
 	model__free(m);
+	if (ret == -ENOMEM) {
+		ft_err("report: correlating the capture: out of memory; report a shorter capture");
+		return 1;
+	}
 	if (ret) {
 		ft_err("report: writing the report: %s; check the output destination", strerror(-ret));
 		return 1;

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "correlate.h"
 #include "model.h"
 
 enum report_sort {
@@ -21,12 +22,18 @@ enum report_sort {
 struct report_opts {
 	bool json;
 	bool pretty;           /* JSON: indented */
-	unsigned top;          /* bursts (and flows) shown; 0 = all */
+	unsigned top;          /* bursts and slowest collectives shown; 0 = all */
 	enum report_sort sort;
 	const char *path;      /* shown in the header */
+	enum corr_phases_mode phases; /* used when corr is NULL */
+	const struct corr_opts *corr; /* correlator options; NULL = defaults with `phases` */
 };
 
-/* Write the report of a finished model.  0 or -errno (write error). */
+/*
+ * Write the report of a finished model (it runs the correlator,
+ * userspace/correlate.h, for the phase sections).  0 or -errno (write
+ * error, -ENOMEM).
+ */
 int report__write(FILE *out, const struct model *m, const struct report_opts *o);
 
 #endif

@@ -206,7 +206,17 @@ static void test_rec_table(void **state)
 	assert_string_equal(capture__rec_name(FT_REC_DROP_REASON), "drop_reason");
 	assert_string_equal(capture__rec_name(FT_REC_PROBE), "probe");
 	assert_string_equal(capture__rec_name(FT_REC_END), "end");
-	assert_null(capture__rec_name(7));
+	/* collective phases (issue 3) */
+	assert_string_equal(capture__rec_name(FT_REC_PHASE), "phase");
+	assert_string_equal(capture__rec_name(FT_REC_REQ_DONE), "req_done");
+	assert_string_equal(capture__rec_name(FT_REC_COMM_INFO), "comm_info");
+	assert_string_equal(capture__rec_name(FT_REC_PROC), "proc");
+	assert_string_equal(capture__rec_name(FT_REC_SOCK_OWNER), "sock_owner");
+	assert_string_equal(capture__rec_name(FT_REC_PHASE_SLOT), "phase_slot");
+	assert_int_equal(capture__rec_size(FT_REC_PHASE), sizeof(struct ft_phase));
+	assert_int_equal(capture__rec_size(FT_REC_PHASE_SLOT), sizeof(struct ft_phase_slot));
+	assert_null(capture__rec_name(12));  /* unassigned */
+	assert_null(capture__rec_name(40));
 }
 
 #define NREC_BIG 12000ull /* ~900 KB of records: at least 3 blocks */

@@ -15,6 +15,7 @@
 
 #include "userspace/capture.h"
 #include "userspace/model.h"
+#include "records.h"
 
 #define MS 1000000ull
 #define S0 (1000ull * MS)   /* capture start, CLOCK_MONOTONIC */
@@ -29,20 +30,7 @@ static double dabs(double x)
 
 static struct ft_file_header mkhdr(void)
 {
-	struct ft_file_header h;
-
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, FT_MAGIC, 8);
-	h.version = FT_FORMAT_VERSION;
-	h.header_size = sizeof(h);
-	h.start_mono_ns = S0;
-	h.realtime_offset_ns = 1700000000ll * 1000000000ll;
-	h.bin_ns = BIN;
-	h.probes = (1ull << FT_PROBE_MAX) - 1; /* every probe attached */
-	h.ncpus = 2;
-	snprintf(h.hostname, sizeof(h.hostname), "testhost");
-	snprintf(h.kernel, sizeof(h.kernel), "6.1.0-test");
-	return h;
+	return rec_file_header(S0, BIN);
 }
 
 static struct model *mk(double thr, uint64_t gap)
@@ -58,198 +46,6 @@ static struct model *mk(double thr, uint64_t gap)
 	m = model__new(&h, &o);
 	assert_non_null(m);
 	return m;
-}
-
-#define HDR(r, t) do { (r).hdr.type = (t); (r).hdr.size = sizeof(r); } while (0)
-
-static void add_iface(struct model *m, uint32_t netns, uint32_t ifindex, const char *name,
-		      const char *nsname, uint32_t speed, uint32_t txrate)
-{
-	struct ft_iface_info r;
-
-	memset(&r, 0, sizeof(r));
-	HDR(r, FT_REC_IFACE);
-	r.netns = netns;
-	r.ifindex = ifindex;
-	r.mtu = 1500;
-	r.speed_mbps = speed;
-	r.tx_rate_kbps = txrate;
-	r.flags = FT_IFACE_UP | FT_IFACE_TRACED;
-	snprintf(r.name, sizeof(r.name), "%s", name);
-	snprintf(r.netns_name, sizeof(r.netns_name), "%s", nsname);
-	snprintf(r.kind, sizeof(r.kind), "veth");
-	assert_int_equal(model__add(m, &r.hdr), 0);
-}
-
-static void add_bin(struct model *m, uint32_t cpu, uint32_t netns, uint32_t ifindex, int dir,
-		    uint64_t start, uint64_t bytes, uint32_t pkts, uint32_t ce)
-{
-	struct ft_iface_bin r;
-
-	memset(&r, 0, sizeof(r));
-	HDR(r, FT_REC_IFACE_BIN);
-	r.hdr.cpu = cpu;
-	r.start_ns = start;
-	r.bytes = bytes;
-	r.pkts = pkts;
-	r.ce_pkts = ce;
-	r.netns = netns;
-	r.ifindex = ifindex;
-	r.dir = (uint8_t)dir;
-	assert_int_equal(model__add(m, &r.hdr), 0);
-}
-
-static void add_end(struct model *m, uint64_t ts)
-{
-	struct ft_end r;
-
-	memset(&r, 0, sizeof(r));
-	HDR(r, FT_REC_END);
-	r.ts_ns = ts;
-	assert_int_equal(model__add(m, &r.hdr), 0);
-}
-
-static void add_stats(struct model *m, uint32_t netns, uint32_t ifindex, int phase,
-		      uint64_t rxb, uint64_t rxp, uint64_t txb, uint64_t txp)
-{
-	struct ft_iface_stats r;
-
-	memset(&r, 0, sizeof(r));
-	HDR(r, FT_REC_IFACE_STATS);
-	r.netns = netns;
-	r.ifindex = ifindex;
-	r.phase = (uint8_t)phase;
-	r.rx_bytes = rxb;
-	r.rx_packets = rxp;
-	r.tx_bytes = txb;
-	r.tx_packets = txp;
-	assert_int_equal(model__add(m, &r.hdr), 0);
-}
-
-static struct ft_flow mkflow(uint8_t a, uint16_t sport, uint16_t dport, uint32_t netns)
-{
-	struct ft_flow f;
-
-	memset(&f, 0, sizeof(f));
-	f.family = 4;
-	f.proto = 6;
-	f.saddr[0] = 10; f.saddr[3] = a;
-	f.daddr[0] = 10; f.daddr[3] = 100;
-	f.sport = sport;
-	f.dport = dport;
-	f.netns = netns;
-	return f;
-}
-
-static void add_retrans(struct model *m, struct ft_flow f, uint64_t ts, int trig)
-{
-	struct ft_retrans r;
-
-	memset(&r, 0, sizeof(r));
-	HDR(r, FT_REC_RETRANS);
-	r.ts_ns = ts;
-	r.flow = f;
-	r.trigger = (uint8_t)trig;
-	assert_int_equal(model__add(m, &r.hdr), 0);
-}
-
-static void add_cong(struct model *m, struct ft_flow f, uint8_t from, uint8_t to)
-{
-	struct ft_cong_state r;
-
-	memset(&r, 0, sizeof(r));
-	HDR(r, FT_REC_CONG_STATE);
-	r.flow = f;
-	r.old_state = from;
-	r.new_state = to;
-	assert_int_equal(model__add(m, &r.hdr), 0);
-}
-
-static void add_sample(struct model *m, struct ft_flow f, uint32_t srtt, uint32_t cwnd)
-{
-	struct ft_tcp_sample r;
-
-	memset(&r, 0, sizeof(r));
-	HDR(r, FT_REC_TCP_SAMPLE);
-	r.flow = f;
-	r.srtt_us = srtt;
-	r.snd_cwnd = cwnd;
-	assert_int_equal(model__add(m, &r.hdr), 0);
-}
-
-static void add_ce(struct model *m, struct ft_flow f, uint64_t n, uint64_t first, uint64_t last)
-{
-	struct ft_ce_flow r;
-
-	memset(&r, 0, sizeof(r));
-	HDR(r, FT_REC_CE_FLOW);
-	r.flow = f;
-	r.ce_pkts = n;
-	r.first_ns = first;
-	r.last_ns = last;
-	assert_int_equal(model__add(m, &r.hdr), 0);
-}
-
-static void add_drop(struct model *m, uint64_t ts, uint32_t netns, uint32_t ifindex, uint32_t reason)
-{
-	struct ft_drop r;
-
-	memset(&r, 0, sizeof(r));
-	HDR(r, FT_REC_DROP);
-	r.ts_ns = ts;
-	r.netns = netns;
-	r.ifindex = ifindex;
-	r.reason = reason;
-	assert_int_equal(model__add(m, &r.hdr), 0);
-}
-
-static void add_reason(struct model *m, uint32_t reason, const char *name)
-{
-	struct ft_drop_reason r;
-
-	memset(&r, 0, sizeof(r));
-	HDR(r, FT_REC_DROP_REASON);
-	r.reason = reason;
-	snprintf(r.name, sizeof(r.name), "%s", name);
-	assert_int_equal(model__add(m, &r.hdr), 0);
-}
-
-static void add_lost(struct model *m, uint32_t source, uint32_t cpu, uint64_t lost)
-{
-	struct ft_lost r;
-
-	memset(&r, 0, sizeof(r));
-	HDR(r, FT_REC_LOST);
-	r.source = source;
-	r.cpu = cpu;
-	r.lost = lost;
-	r.ts_ns = S0 + 5 * MS;
-	assert_int_equal(model__add(m, &r.hdr), 0);
-}
-
-static void add_qbin(struct model *m, uint32_t cpu, uint32_t ifindex, uint32_t handle, uint64_t start,
-		     uint64_t backlog, uint32_t qlen, uint64_t soj_sum, uint32_t soj_cnt, uint64_t soj_max,
-		     uint32_t enq_pkts, uint64_t enq_bytes, uint32_t drops)
-{
-	struct ft_qdisc_bin r;
-
-	memset(&r, 0, sizeof(r));
-	HDR(r, FT_REC_QDISC_BIN);
-	r.hdr.cpu = cpu;
-	r.start_ns = start;
-	r.max_backlog = backlog;
-	r.max_qlen = qlen;
-	r.sojourn_sum_ns = soj_sum;
-	r.sojourn_cnt = soj_cnt;
-	r.sojourn_max_ns = soj_max;
-	r.enq_pkts = enq_pkts;
-	r.enq_bytes = enq_bytes;
-	r.drops = drops;
-	r.netns = NS1;
-	r.ifindex = ifindex;
-	r.handle = handle;
-	snprintf(r.kind, sizeof(r.kind), "tbf");
-	assert_int_equal(model__add(m, &r.hdr), 0);
 }
 
 static const struct model_dir *dir_of(const struct model *m, uint32_t netns, uint32_t ifindex, int dir)
@@ -268,15 +64,15 @@ static void test_bins_summed_and_sorted(void **state)
 	const struct model_dir *d;
 
 	(void)state;
-	add_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
 	/* out of order, two CPUs, same start on both */
-	add_bin(m, 0, NS1, 2, FT_DIR_RX, S0 + 2 * BIN, 1000, 2, 1);
-	add_bin(m, 1, NS1, 2, FT_DIR_RX, S0 + 0 * BIN, 500, 1, 0);
-	add_bin(m, 1, NS1, 2, FT_DIR_RX, S0 + 2 * BIN, 300, 1, 2);
-	add_bin(m, 0, NS1, 2, FT_DIR_RX, S0 + 1 * BIN, 200, 1, 0);
-	add_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 1 * BIN, 7000, 5, 0);
-	add_bin(m, 1, NS1, 2, FT_DIR_RX, S0 + 0 * BIN, 50, 1, 0);
-	add_end(m, S0 + 10 * BIN);
+	rec_bin(m, 0, NS1, 2, FT_DIR_RX, S0 + 2 * BIN, 1000, 2, 1);
+	rec_bin(m, 1, NS1, 2, FT_DIR_RX, S0 + 0 * BIN, 500, 1, 0);
+	rec_bin(m, 1, NS1, 2, FT_DIR_RX, S0 + 2 * BIN, 300, 1, 2);
+	rec_bin(m, 0, NS1, 2, FT_DIR_RX, S0 + 1 * BIN, 200, 1, 0);
+	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 1 * BIN, 7000, 5, 0);
+	rec_bin(m, 1, NS1, 2, FT_DIR_RX, S0 + 0 * BIN, 50, 1, 0);
+	rec_end(m, S0 + 10 * BIN);
 	assert_int_equal(model__finish(m), 0);
 
 	d = dir_of(m, NS1, 2, FT_DIR_RX);
@@ -305,10 +101,10 @@ static void test_unknown_iface_and_order(void **state)
 	struct model *m = mk(0, 0);
 
 	(void)state;
-	add_bin(m, 0, 77, 3, FT_DIR_TX, S0, 100, 1, 0);
-	add_iface(m, NS1, 5, "eth1", "h2", 1000, 0);
-	add_iface(m, NS1, 4, "eth0", "h2", 1000, 0);
-	add_iface(m, 1, 9, "veth0", "", 1000, 0);
+	rec_bin(m, 0, 77, 3, FT_DIR_TX, S0, 100, 1, 0);
+	rec_iface(m, NS1, 5, "eth1", "h2", 1000, 0);
+	rec_iface(m, NS1, 4, "eth0", "h2", 1000, 0);
+	rec_iface(m, 1, 9, "veth0", "", 1000, 0);
 	assert_int_equal(model__finish(m), 0);
 	assert_int_equal(m->nifaces, 4);
 	/* initial-namespace ("") first, then h2 by name, unnamed last */
@@ -330,11 +126,11 @@ static void test_rates(void **state)
 	const struct model_dir *d;
 
 	(void)state;
-	add_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
-	add_bin(m, 0, NS1, 2, FT_DIR_RX, S0, FULL / 2, 10, 0);
-	add_bin(m, 1, NS1, 2, FT_DIR_RX, S0 + 3 * BIN, FULL / 4, 5, 0);
-	add_bin(m, 0, NS1, 2, FT_DIR_RX, S0 + 3 * BIN, FULL * 3 / 4, 5, 0);
-	add_end(m, S0 + 10 * BIN);
+	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+	rec_bin(m, 0, NS1, 2, FT_DIR_RX, S0, FULL / 2, 10, 0);
+	rec_bin(m, 1, NS1, 2, FT_DIR_RX, S0 + 3 * BIN, FULL / 4, 5, 0);
+	rec_bin(m, 0, NS1, 2, FT_DIR_RX, S0 + 3 * BIN, FULL * 3 / 4, 5, 0);
+	rec_end(m, S0 + 10 * BIN);
 	assert_int_equal(model__finish(m), 0);
 	d = dir_of(m, NS1, 2, FT_DIR_RX);
 	/* 187500 B over 10 ms = 150 Mbit/s; over 2 busy bins = 750 Mbit/s; peak 1 Gbit/s */
@@ -357,12 +153,12 @@ static void test_capacity(void **state)
 	struct model *m = mk(0, 0);
 
 	(void)state;
-	add_iface(m, NS1, 1, "a", "n", 1000, 100000);   /* tbf 100 Mbit on 1G */
-	add_iface(m, NS1, 2, "b", "n", 100, 1000000);   /* limit above the link */
-	add_iface(m, NS1, 3, "c", "n", 0, 50000);       /* unknown speed, 50 Mbit tbf */
-	add_iface(m, NS1, 4, "d", "n", 0, 0);           /* nothing known */
-	add_bin(m, 0, NS1, 4, FT_DIR_TX, S0, FULL, 1, 0);
-	add_end(m, S0 + 2 * BIN);
+	rec_iface(m, NS1, 1, "a", "n", 1000, 100000);   /* tbf 100 Mbit on 1G */
+	rec_iface(m, NS1, 2, "b", "n", 100, 1000000);   /* limit above the link */
+	rec_iface(m, NS1, 3, "c", "n", 0, 50000);       /* unknown speed, 50 Mbit tbf */
+	rec_iface(m, NS1, 4, "d", "n", 0, 0);           /* nothing known */
+	rec_bin(m, 0, NS1, 4, FT_DIR_TX, S0, FULL, 1, 0);
+	rec_end(m, S0 + 2 * BIN);
 	assert_int_equal(model__finish(m), 0);
 	assert_true(dabs(dir_of(m, NS1, 1, FT_DIR_TX)->capacity_bps - 100e6) < 1);
 	assert_true(dabs(dir_of(m, NS1, 1, FT_DIR_RX)->capacity_bps - 1e9) < 1);
@@ -383,11 +179,11 @@ static void test_burst_threshold_edges(void **state)
 	const struct model_dir *d;
 
 	(void)state;
-	add_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
-	add_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 0 * BIN, FULL / 2 - 1, 1, 0); /* just below */
-	add_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 2 * BIN, FULL / 2, 1, 0);     /* exactly at: single-bin burst */
-	add_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 4 * BIN, FULL / 2 - 1, 1, 0); /* below */
-	add_end(m, S0 + 10 * BIN);
+	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 0 * BIN, FULL / 2 - 1, 1, 0); /* just below */
+	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 2 * BIN, FULL / 2, 1, 0);     /* exactly at: single-bin burst */
+	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 4 * BIN, FULL / 2 - 1, 1, 0); /* below */
+	rec_end(m, S0 + 10 * BIN);
 	assert_int_equal(model__finish(m), 0);
 	d = dir_of(m, NS1, 2, FT_DIR_TX);
 	assert_int_equal(d->nbursts, 1);
@@ -409,12 +205,12 @@ static void test_burst_default_gap(void **state)
 	const struct model_dir *d;
 
 	(void)state;
-	add_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
-	add_bin(m, 0, NS1, 2, FT_DIR_RX, S0 + 1 * BIN, FULL, 10, 0);
-	add_bin(m, 1, NS1, 2, FT_DIR_RX, S0 + 2 * BIN, FULL * 3 / 4, 7, 0);
-	add_bin(m, 0, NS1, 2, FT_DIR_RX, S0 + 3 * BIN, 100, 1, 0);        /* cold */
-	add_bin(m, 0, NS1, 2, FT_DIR_RX, S0 + 4 * BIN, FULL * 6 / 10, 6, 0);
-	add_end(m, S0 + 10 * BIN);
+	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+	rec_bin(m, 0, NS1, 2, FT_DIR_RX, S0 + 1 * BIN, FULL, 10, 0);
+	rec_bin(m, 1, NS1, 2, FT_DIR_RX, S0 + 2 * BIN, FULL * 3 / 4, 7, 0);
+	rec_bin(m, 0, NS1, 2, FT_DIR_RX, S0 + 3 * BIN, 100, 1, 0);        /* cold */
+	rec_bin(m, 0, NS1, 2, FT_DIR_RX, S0 + 4 * BIN, FULL * 6 / 10, 6, 0);
+	rec_end(m, S0 + 10 * BIN);
 	assert_int_equal(model__finish(m), 0);
 	d = dir_of(m, NS1, 2, FT_DIR_RX);
 	assert_int_equal(d->nbursts, 2);
@@ -442,14 +238,14 @@ static void test_burst_gap_merge(void **state)
 	const struct model_dir *d;
 
 	(void)state;
-	add_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
-	add_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 0 * BIN, FULL, 1, 0);       /* burst A */
-	add_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 1 * BIN, 1000, 1, 0);       /* cold, inside A */
-	add_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 3 * BIN, FULL, 1, 0);       /* gap 2 bins -> A */
-	add_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 7 * BIN, FULL * 9 / 10, 1, 0); /* gap 3 bins -> B */
-	add_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 8 * BIN, 10, 1, 0);         /* cold after B: not in B */
-	add_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 9 * BIN, FULL, 1, 0);       /* last bin: merges into B */
-	add_end(m, S0 + 10 * BIN);
+	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 0 * BIN, FULL, 1, 0);       /* burst A */
+	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 1 * BIN, 1000, 1, 0);       /* cold, inside A */
+	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 3 * BIN, FULL, 1, 0);       /* gap 2 bins -> A */
+	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 7 * BIN, FULL * 9 / 10, 1, 0); /* gap 3 bins -> B */
+	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 8 * BIN, 10, 1, 0);         /* cold after B: not in B */
+	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 9 * BIN, FULL, 1, 0);       /* last bin: merges into B */
+	rec_end(m, S0 + 10 * BIN);
 	assert_int_equal(model__finish(m), 0);
 	d = dir_of(m, NS1, 2, FT_DIR_TX);
 	assert_int_equal(d->nbursts, 2);
@@ -475,10 +271,10 @@ static void test_burst_at_end_no_end_record(void **state)
 	const struct model_dir *d;
 
 	(void)state;
-	add_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
-	add_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 0 * BIN, 10, 1, 0);
-	add_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 4 * BIN, FULL, 1, 0);
-	add_bin(m, 1, NS1, 2, FT_DIR_TX, S0 + 5 * BIN, FULL, 1, 0);
+	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 0 * BIN, 10, 1, 0);
+	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 4 * BIN, FULL, 1, 0);
+	rec_bin(m, 1, NS1, 2, FT_DIR_TX, S0 + 5 * BIN, FULL, 1, 0);
 	assert_int_equal(model__finish(m), 0);
 	assert_false(m->have_end);
 	assert_int_equal(m->end_ns, S0 + 6 * BIN);
@@ -496,17 +292,17 @@ static void test_qdisc(void **state)
 	const struct model_qdisc *q;
 
 	(void)state;
-	add_iface(m, NS1, 2, "eth0", "h1", 1000, 100000);
-	add_reason(m, 5, "QDISC_DROP");
+	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 100000);
+	rec_reason(m, 5, "QDISC_DROP");
 	/* bin 1 from two CPUs: max of max, sums of sums */
-	add_qbin(m, 1, 2, 0x10000, S0 + BIN, 3000, 2, 1000, 2, 700, 4, 6000, 7);
-	add_qbin(m, 0, 2, 0x10000, S0 + BIN, 9000, 6, 3000, 2, 2000, 6, 9000, 8);
-	add_qbin(m, 0, 2, 0x10000, S0, 1000, 1, 500, 1, 500, 1, 1500, 5);
-	add_qbin(m, 0, 2, 0x10000, S0 + 2 * BIN, 4000, 3, 1500, 1, 1500, 2, 3000, 9);
-	add_drop(m, S0 + BIN, NS1, 2, 5);
-	add_drop(m, S0 + BIN, NS1, 2, 5);
-	add_drop(m, S0 + BIN, NS1, 3, 5);  /* another interface: not this qdisc's */
-	add_end(m, S0 + 5 * BIN);
+	rec_qbin(m, 1, NS1, 2, 0x10000, S0 + BIN, 3000, 2, 1000, 2, 700, 4, 6000, 7);
+	rec_qbin(m, 0, NS1, 2, 0x10000, S0 + BIN, 9000, 6, 3000, 2, 2000, 6, 9000, 8);
+	rec_qbin(m, 0, NS1, 2, 0x10000, S0, 1000, 1, 500, 1, 500, 1, 1500, 5);
+	rec_qbin(m, 0, NS1, 2, 0x10000, S0 + 2 * BIN, 4000, 3, 1500, 1, 1500, 2, 3000, 9);
+	rec_drop(m, S0 + BIN, NS1, 2, 5);
+	rec_drop(m, S0 + BIN, NS1, 2, 5);
+	rec_drop(m, S0 + BIN, NS1, 3, 5);  /* another interface: not this qdisc's */
+	rec_end(m, S0 + 5 * BIN);
 	assert_int_equal(model__finish(m), 0);
 	assert_int_equal(m->nqdiscs, 1);
 	q = &m->qdiscs[0];
@@ -537,12 +333,12 @@ static void test_lost_cumulative(void **state)
 	struct model *m = mk(0, 0);
 
 	(void)state;
-	add_lost(m, FT_SRC_NET, 0, 1);
-	add_lost(m, FT_SRC_NET, 0, 3);   /* cumulative: replaces 1 */
-	add_lost(m, FT_SRC_NET, 1, 2);
-	add_lost(m, FT_SRC_TCP, 0, 4);
-	add_lost(m, FT_SRC_TCP, 0, 5);
-	add_lost(m, 9, 0, 1);            /* unknown source */
+	rec_lost(m, FT_SRC_NET, 0, 1, S0 + 5 * MS);
+	rec_lost(m, FT_SRC_NET, 0, 3, S0 + 5 * MS);   /* cumulative: replaces 1 */
+	rec_lost(m, FT_SRC_NET, 1, 2, S0 + 5 * MS);
+	rec_lost(m, FT_SRC_TCP, 0, 4, S0 + 5 * MS);
+	rec_lost(m, FT_SRC_TCP, 0, 5, S0 + 5 * MS);
+	rec_lost(m, 9, 0, 1, S0 + 5 * MS);            /* unknown source */
 	assert_int_equal(model__finish(m), 0);
 	assert_int_equal(m->nlost, 4);
 	assert_int_equal(m->lost_by_source[FT_SRC_NET], 5);
@@ -556,19 +352,6 @@ static void test_lost_cumulative(void **state)
 	model__free(m);
 }
 
-static void add_coverage(struct model *m, uint32_t probe, uint32_t known, uint64_t hits, uint64_t runs)
-{
-	struct ft_coverage r;
-
-	memset(&r, 0, sizeof(r));
-	HDR(r, FT_REC_COVERAGE);
-	r.probe = probe;
-	r.known = known;
-	r.hits = hits;
-	r.runs = runs;
-	assert_int_equal(model__add(m, &r.hdr), 0);
-}
-
 /* Tracepoint hits the programs did not see: per probe, clamped, apart from lost_total. */
 static void test_coverage(void **state)
 {
@@ -576,11 +359,11 @@ static void test_coverage(void **state)
 	char nb[32];
 
 	(void)state;
-	add_lost(m, FT_SRC_NET, 0, 7);
-	add_coverage(m, FT_PROBE_RETRANS, 1, 10, 10);       /* complete */
-	add_coverage(m, FT_PROBE_IFACE_TX, 1, 35945, 35909); /* 36 skipped */
-	add_coverage(m, FT_PROBE_IFACE_RX, 1, 100, 103);     /* edge jitter: clamped to 0 */
-	add_coverage(m, FT_PROBE_DROP, 0, 999, 5);           /* unknown: hits not counted */
+	rec_lost(m, FT_SRC_NET, 0, 7, S0 + 5 * MS);
+	rec_coverage(m, FT_PROBE_RETRANS, 1, 10, 10);       /* complete */
+	rec_coverage(m, FT_PROBE_IFACE_TX, 1, 35945, 35909); /* 36 skipped */
+	rec_coverage(m, FT_PROBE_IFACE_RX, 1, 100, 103);     /* edge jitter: clamped to 0 */
+	rec_coverage(m, FT_PROBE_DROP, 0, 999, 5);           /* unknown: hits not counted */
 	assert_int_equal(model__finish(m), 0);
 	assert_int_equal(m->ncoverage, 4);
 	/* sorted by probe id */
@@ -616,7 +399,7 @@ static void test_coverage(void **state)
 		struct ft_coverage r;
 
 		memset(&r, 0, sizeof(r));
-		HDR(r, FT_REC_COVERAGE);
+		REC_HDR(r, FT_REC_COVERAGE);
 		r.hdr.size = sizeof(r) - 8;
 		assert_int_equal(model__add(m, &r.hdr), -EINVAL);
 	}
@@ -630,25 +413,25 @@ static void test_conservation(void **state)
 	struct ft_iface_info idle;
 
 	(void)state;
-	add_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
-	add_stats(m, NS1, 2, FT_STATS_START, 1000000, 100, 5000, 10);
-	add_bin(m, 0, NS1, 2, FT_DIR_RX, S0, 60000, 40, 0);
-	add_bin(m, 1, NS1, 2, FT_DIR_RX, S0 + BIN, 40000, 20, 0);
-	add_bin(m, 0, NS1, 2, FT_DIR_TX, S0, 20000, 9, 0);
-	add_stats(m, NS1, 2, FT_STATS_STOP, 1100000, 160, 30000, 20);
+	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+	rec_stats(m, NS1, 2, FT_STATS_START, 1000000, 100, 5000, 10);
+	rec_bin(m, 0, NS1, 2, FT_DIR_RX, S0, 60000, 40, 0);
+	rec_bin(m, 1, NS1, 2, FT_DIR_RX, S0 + BIN, 40000, 20, 0);
+	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0, 20000, 9, 0);
+	rec_stats(m, NS1, 2, FT_STATS_STOP, 1100000, 160, 30000, 20);
 	/* no stop record */
-	add_iface(m, NS1, 3, "eth1", "h1", 1000, 0);
-	add_stats(m, NS1, 3, FT_STATS_START, 0, 0, 0, 0);
+	rec_iface(m, NS1, 3, "eth1", "h1", 1000, 0);
+	rec_stats(m, NS1, 3, FT_STATS_START, 0, 0, 0, 0);
 	/* not traced, no bins */
 	memset(&idle, 0, sizeof(idle));
-	HDR(idle, FT_REC_IFACE);
+	REC_HDR(idle, FT_REC_IFACE);
 	idle.netns = NS1;
 	idle.ifindex = 4;
 	snprintf(idle.name, sizeof(idle.name), "lo");
 	assert_int_equal(model__add(m, &idle.hdr), 0);
-	add_stats(m, NS1, 4, FT_STATS_START, 0, 0, 0, 0);
-	add_stats(m, NS1, 4, FT_STATS_STOP, 900, 9, 900, 9);
-	add_end(m, S0 + 2 * BIN);
+	rec_stats(m, NS1, 4, FT_STATS_START, 0, 0, 0, 0);
+	rec_stats(m, NS1, 4, FT_STATS_STOP, 900, 9, 900, 9);
+	rec_end(m, S0 + 2 * BIN);
 	assert_int_equal(model__finish(m), 0);
 
 	d = dir_of(m, NS1, 2, FT_DIR_RX);
@@ -677,10 +460,10 @@ static void test_conservation(void **state)
 		o.conserve_tol_bytes = 5000;
 		m = model__new(&h, &o);
 		assert_non_null(m);
-		add_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
-		add_stats(m, NS1, 2, FT_STATS_START, 0, 0, 5000, 10);
-		add_bin(m, 0, NS1, 2, FT_DIR_TX, S0, 20000, 9, 0);
-		add_stats(m, NS1, 2, FT_STATS_STOP, 0, 0, 30000, 20);
+		rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+		rec_stats(m, NS1, 2, FT_STATS_START, 0, 0, 5000, 10);
+		rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0, 20000, 9, 0);
+		rec_stats(m, NS1, 2, FT_STATS_STOP, 0, 0, 30000, 20);
 		assert_int_equal(model__finish(m), 0);
 		d = dir_of(m, NS1, 2, FT_DIR_TX);
 		assert_int_equal(d->conserve, MODEL_CONSERVE_OK);
@@ -696,10 +479,10 @@ static void test_conservation(void **state)
 		h.probes &= ~(1ull << FT_PROBE_IFACE_RX);
 		m = model__new(&h, NULL);
 		assert_non_null(m);
-		add_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
-		add_stats(m, NS1, 2, FT_STATS_START, 0, 0, 0, 0);
-		add_bin(m, 0, NS1, 2, FT_DIR_TX, S0, 10 * 1514, 10, 0);
-		add_stats(m, NS1, 2, FT_STATS_STOP, 5000, 5, 12 * 1514, 12);
+		rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+		rec_stats(m, NS1, 2, FT_STATS_START, 0, 0, 0, 0);
+		rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0, 10 * 1514, 10, 0);
+		rec_stats(m, NS1, 2, FT_STATS_STOP, 5000, 5, 12 * 1514, 12);
 		assert_int_equal(model__finish(m), 0);
 		assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->conserve, MODEL_CONSERVE_OK);
 		assert_int_equal(dir_of(m, NS1, 2, FT_DIR_RX)->conserve, MODEL_CONSERVE_UNTRACED);
@@ -708,10 +491,10 @@ static void test_conservation(void **state)
 		h = mkhdr();
 		m = model__new(&h, NULL);
 		assert_non_null(m);
-		add_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
-		add_stats(m, NS1, 2, FT_STATS_START, 0, 0, 0, 0);
-		add_bin(m, 0, NS1, 2, FT_DIR_TX, S0, 10 * 1514, 10, 0);
-		add_stats(m, NS1, 2, FT_STATS_STOP, 0, 0, 13 * 1514, 13);
+		rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+		rec_stats(m, NS1, 2, FT_STATS_START, 0, 0, 0, 0);
+		rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0, 10 * 1514, 10, 0);
+		rec_stats(m, NS1, 2, FT_STATS_STOP, 0, 0, 13 * 1514, 13);
 		assert_int_equal(model__finish(m), 0);
 		assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->conserve, MODEL_CONSERVE_MISMATCH);
 		assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->diff_pkts, -3);
@@ -726,13 +509,13 @@ static void test_sustained(void **state)
 	const struct model_dir *d;
 
 	(void)state;
-	add_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
 	/* 300 ms at 250 Mbit/s (a quarter of a 1 ms bin at 1 Gbit/s per bin) */
 	for (uint64_t i = 0; i < 300; i++)
-		add_bin(m, (uint32_t)(i & 1), NS1, 2, FT_DIR_TX, S0 + i * BIN, FULL / 4, 20, 0);
+		rec_bin(m, (uint32_t)(i & 1), NS1, 2, FT_DIR_TX, S0 + i * BIN, FULL / 4, 20, 0);
 	/* one full bin later, alone: it sets the bin peak, not the sustained rate */
-	add_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 500 * BIN, FULL, 80, 0);
-	add_end(m, S0 + 1000 * BIN);
+	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + 500 * BIN, FULL, 80, 0);
+	rec_end(m, S0 + 1000 * BIN);
 	assert_int_equal(model__finish(m), 0);
 	d = dir_of(m, NS1, 2, FT_DIR_TX);
 	assert_true(d->peak_bps > 999e6 && d->peak_bps < 1001e6);
@@ -745,14 +528,14 @@ static void test_drop_reasons(void **state)
 	struct model *m = mk(0, 0);
 
 	(void)state;
-	add_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
-	add_drop(m, S0 + 3, NS1, 2, 2);
-	add_reason(m, 2, "NOT_SPECIFIED");   /* named after its first use */
-	add_drop(m, S0 + 1, NS1, 2, 77);
-	add_drop(m, S0 + 2, NS1, 2, 77);
-	add_drop(m, S0 + 9, NS1, 2, 77);
-	add_drop(m, S0 + 4, 0, 0, 2);        /* no device */
-	add_drop(m, S0 + 5, NS1, 2, 2);
+	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+	rec_drop(m, S0 + 3, NS1, 2, 2);
+	rec_reason(m, 2, "NOT_SPECIFIED");   /* named after its first use */
+	rec_drop(m, S0 + 1, NS1, 2, 77);
+	rec_drop(m, S0 + 2, NS1, 2, 77);
+	rec_drop(m, S0 + 9, NS1, 2, 77);
+	rec_drop(m, S0 + 4, 0, 0, 2);        /* no device */
+	rec_drop(m, S0 + 5, NS1, 2, 2);
 	assert_int_equal(model__finish(m), 0);
 	assert_int_equal(m->ndrops, 3);
 	assert_int_equal(m->drops_total, 6);
@@ -775,27 +558,27 @@ static void test_drop_reasons(void **state)
 static void test_retrans_and_flows(void **state)
 {
 	struct model *m = mk(0, 0);
-	struct ft_flow a = mkflow(1, 40000, 5201, NS1), b = mkflow(2, 40001, 5201, NS1);
+	struct ft_flow a = rec_flow(1, 40000, 5201, NS1), b = rec_flow(2, 40001, 5201, NS1);
 	const struct model_flow *f;
 
 	(void)state;
-	add_retrans(m, a, S0 + 5, FT_RTX_RTO);
-	add_retrans(m, a, S0 + 2, FT_RTX_FAST);
-	add_retrans(m, a, S0 + 9, FT_RTX_RTO);
+	rec_retrans(m, a, S0 + 5, FT_RTX_RTO);
+	rec_retrans(m, a, S0 + 2, FT_RTX_FAST);
+	rec_retrans(m, a, S0 + 9, FT_RTX_RTO);
 	a.ifindex = 7;  /* ifindex is not part of the flow key */
-	add_retrans(m, a, S0 + 7, FT_RTX_RTO);
-	add_retrans(m, b, S0 + 1, FT_RTX_TLP);
-	add_retrans(m, b, S0 + 1, 200);      /* out of range -> unknown */
+	rec_retrans(m, a, S0 + 7, FT_RTX_RTO);
+	rec_retrans(m, b, S0 + 1, FT_RTX_TLP);
+	rec_retrans(m, b, S0 + 1, 200);      /* out of range -> unknown */
 
-	add_cong(m, a, 0, 3);
-	add_cong(m, a, 3, 0);
-	add_cong(m, b, 0, 3);
-	add_sample(m, b, 300, 10);
-	add_sample(m, b, 100, 40);
-	add_sample(m, b, 200, 20);
+	rec_cong(m, a, 0, 3);
+	rec_cong(m, a, 3, 0);
+	rec_cong(m, b, 0, 3);
+	rec_sample(m, b, 300, 10);
+	rec_sample(m, b, 100, 40);
+	rec_sample(m, b, 200, 20);
 
-	add_ce(m, b, 4, S0, S0 + 10);
-	add_ce(m, b, 6, S0, S0 + 20);  /* cumulative: replaces 4 */
+	rec_ce(m, b, 4, S0, S0 + 10);
+	rec_ce(m, b, 6, S0, S0 + 20);  /* cumulative: replaces 4 */
 	assert_int_equal(model__finish(m), 0);
 
 	assert_int_equal(m->nflows, 2);
@@ -849,7 +632,7 @@ static void test_malformed(void **state)
 
 	(void)state;
 	memset(&b, 0, sizeof(b));
-	HDR(b, FT_REC_IFACE_BIN);
+	REC_HDR(b, FT_REC_IFACE_BIN);
 	b.hdr.size = sizeof(b) - 1;
 	assert_int_equal(model__add(m, &b.hdr), -EINVAL);
 	b.hdr.size = 4;
@@ -875,12 +658,12 @@ static void test_many_bins(void **state)
 	const uint64_t n = 200000;
 
 	(void)state;
-	add_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
 	/* two CPUs, second one in reverse order */
 	for (uint64_t i = 0; i < n; i++)
-		add_bin(m, 0, NS1, 2, FT_DIR_RX, S0 + i * BIN, 100, 1, 0);
+		rec_bin(m, 0, NS1, 2, FT_DIR_RX, S0 + i * BIN, 100, 1, 0);
 	for (uint64_t i = n; i-- > 0;)
-		add_bin(m, 1, NS1, 2, FT_DIR_RX, S0 + i * BIN, 50, 1, 0);
+		rec_bin(m, 1, NS1, 2, FT_DIR_RX, S0 + i * BIN, 50, 1, 0);
 	assert_int_equal(model__finish(m), 0);
 	const struct model_dir *d = dir_of(m, NS1, 2, FT_DIR_RX);
 
@@ -905,7 +688,7 @@ static void write_capture(const char *path, bool with_end, struct ft_file_header
 
 	assert_int_equal(capture__create(&w, path, h, (uid_t)-1, (gid_t)-1, err, sizeof(err)), 0);
 	memset(&b, 0, sizeof(b));
-	HDR(b, FT_REC_IFACE_BIN);
+	REC_HDR(b, FT_REC_IFACE_BIN);
 	b.start_ns = S0;
 	b.bytes = 1234;
 	b.pkts = 3;
@@ -914,7 +697,7 @@ static void write_capture(const char *path, bool with_end, struct ft_file_header
 	assert_int_equal(capture__append(w, &b), 0);
 	if (with_end) {
 		memset(&e, 0, sizeof(e));
-		HDR(e, FT_REC_END);
+		REC_HDR(e, FT_REC_END);
 		e.ts_ns = S0 + 4 * BIN;
 		assert_int_equal(capture__append(w, &e), 0);
 	}
@@ -974,6 +757,118 @@ static void test_load(void **state)
 	rmdir(tmpdir);
 }
 
+/* Phase probe records: kept one per record, sorted, with their lookups. */
+static void test_phase_records(void **state)
+{
+	struct model *m = mk(0, 0);
+	struct ft_flow f1 = rec_flow(1, 40000, 5000, NS1), f2 = rec_flow(2, 40001, 5000, NS1);
+	struct ft_flow f3 = rec_flow(3, 40002, 5000, NS1);
+	struct ft_phase p;
+	struct ft_phase_slot sl;
+	const struct model_proc *pr;
+
+	(void)state;
+	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+	rec_reason(m, 5, "QDISC_DROP");
+	rec_slot(m, 9, FT_LIB_NCCL, FT_OP_ALLREDUCE, FT_SLOT_COLLECTIVE | FT_SLOT_ENQUEUE_ONLY, "allreduce");
+	rec_slot(m, 2, FT_LIB_MPI, FT_OP_BCAST, FT_SLOT_COLLECTIVE, "bcast");
+	/* out of order, two pids; an end before the start is clamped */
+	rec_call(m, 2, 20, NS1, S0 + 5 * MS, S0 + 6 * MS, 10, 4, 0x44000000, 2);
+	rec_call(m, 2, 10, NS1, S0 + 3 * MS, S0 + 4 * MS, 10, 4, 0x44000000, 1);
+	p = rec_phase_init(2, 20, NS1, S0 + 1 * MS, S0);
+	memset(p.name, 'x', sizeof(p.name));  /* not terminated */
+	rec_add(m, p);
+	rec_req_done(m, 20, 0xBB, S0 + 9 * MS);
+	rec_req_done(m, 20, 0xAA, S0 + 8 * MS);
+	rec_req_done(m, 10, 0xCC, S0 + 7 * MS);
+	rec_comm_info(m, 10, 0x44000000, -1, 4, S0);
+	rec_comm_info(m, 10, 0x44000000, 3, -1, S0 + 1);
+	rec_proc(m, 10, 1, NS1, FT_PROC_FORK, S0 + 1, "mpiexec");
+	rec_proc(m, 10, 0, 0, FT_PROC_EXEC, S0 + 2, "allreduce");
+	rec_proc(m, 10, 0, 0, FT_PROC_EXIT, S0 + 9 * MS, "allreduce");
+	/* f1: retransmits and an owner; f3: an owner, no TCP event */
+	rec_retrans(m, f1, S0 + 3 * MS, FT_RTX_RTO);
+	rec_retrans(m, f2, S0 + 1 * MS, FT_RTX_FAST);
+	rec_retrans(m, f1, S0 + 2 * MS, FT_RTX_FAST);
+	rec_owner(m, f1, 20, S0 + 2 * MS, "late");
+	rec_owner(m, f1, 20, S0 + 1 * MS, "early");
+	rec_owner(m, f1, 10, S0, "other");
+	rec_owner(m, f3, 10, S0, "x");
+	rec_drop(m, S0 + 4 * MS, NS1, 2, 5);
+	rec_drop(m, S0 + 2 * MS, NS1, 2, 5);
+	rec_drop(m, S0 + 3 * MS, 0, 0, 7);
+	rec_lost(m, FT_SRC_PHASE, 0, 3, S0 + 5 * MS);
+	/* sizes are checked */
+	REC_HDR(p, FT_REC_PHASE);
+	p.hdr.size = sizeof(p) - 8;
+	assert_int_equal(model__add(m, &p.hdr), -EINVAL);
+	REC_HDR(sl, FT_REC_PHASE_SLOT);
+	sl.hdr.size = 64;
+	assert_int_equal(model__add(m, &sl.hdr), -EINVAL);
+	assert_int_equal(model__finish(m), 0);
+
+	assert_int_equal(m->nslots, 2);
+	assert_int_equal(m->slots[0].slot, 2);
+	assert_ptr_equal(model__slot(m, 9), &m->slots[1]);
+	assert_int_equal(model__slot(m, 9)->flags, FT_SLOT_COLLECTIVE | FT_SLOT_ENQUEUE_ONLY);
+	assert_string_equal(model__slot(m, 9)->name, "allreduce");
+	assert_null(model__slot(m, 3));
+	assert_int_equal(m->nphases, 3);
+	assert_int_equal(m->phases[0].pid, 10);
+	assert_int_equal(m->phases[1].pid, 20);
+	assert_int_equal(m->phases[1].start_ns, S0 + 1 * MS);
+	assert_int_equal(m->phases[1].end_ns, S0 + 1 * MS);
+	assert_int_equal(strlen(m->phases[1].name), sizeof(m->phases[1].name) - 1);
+	assert_int_equal(m->phases[2].seq, 2);
+	assert_int_equal(m->nreq_dones, 3);
+	assert_int_equal(m->req_dones[0].pid, 10);
+	assert_int_equal(m->req_dones[1].req, 0xAA);
+	assert_int_equal(m->req_dones[2].req, 0xBB);
+	assert_int_equal(m->ncomms, 1);
+	assert_int_equal(m->comms[0].rank, 3);
+	assert_int_equal(m->comms[0].size, 4);
+	pr = model__proc(m, 10);
+	assert_non_null(pr);
+	assert_string_equal(pr->comm, "allreduce");
+	assert_int_equal(pr->ppid, 1);
+	assert_int_equal(pr->netns, NS1);
+	assert_int_equal(pr->nexec, 1);
+	assert_int_equal(pr->events, (1u << FT_PROC_FORK) | (1u << FT_PROC_EXEC) | (1u << FT_PROC_EXIT));
+	assert_int_equal(pr->exit_ns, S0 + 9 * MS);
+	assert_null(model__proc(m, 20));
+	/* owners on their flow, by pid; the earliest record's comm */
+	const struct model_flow *w1 = model__flow(m, &f1);
+
+	assert_non_null(w1);
+	assert_int_equal(w1->nowners, 2);
+	assert_int_equal(m->owners[w1->first_owner].pid, 10);
+	assert_int_equal(m->owners[w1->first_owner + 1].pid, 20);
+	assert_string_equal(m->owners[w1->first_owner + 1].comm, "early");
+	assert_int_equal(m->nowners, 3);
+	assert_int_equal(m->owners[2].flow, UINT32_MAX);        /* f3: no TCP event */
+	assert_null(model__flow(m, &f3));
+	/* retransmits per flow, by time */
+	assert_int_equal(m->nrtx_events, 3);
+	assert_int_equal(w1->nrtx, 2);
+	assert_int_equal(m->rtx_events[w1->first_rtx].ts_ns, S0 + 2 * MS);
+	assert_int_equal(m->rtx_events[w1->first_rtx + 1].ts_ns, S0 + 3 * MS);
+	assert_int_equal(model__flow(m, &f2)->nrtx, 1);
+	/* drops per interface, by time; no device last */
+	const struct model_iface *it = model__iface(m, NS1, 2);
+
+	assert_int_equal(m->ndrop_events, 3);
+	assert_int_equal(it->ndrops, 2);
+	assert_int_equal(m->drop_events[it->first_drop].ts_ns, S0 + 2 * MS);
+	assert_int_equal(m->drop_events[2].iface, UINT32_MAX);
+	/* the aggregates are unchanged by the event lists */
+	assert_int_equal(m->retrans, 3);
+	assert_int_equal(m->drops_total, 3);
+	assert_int_equal(m->lost_by_source[FT_SRC_PHASE], 3);
+	assert_string_equal(model__source_name(FT_SRC_PHASE), "phase");
+	assert_string_equal(model__source_name(FT_SRC_MAX), "unknown");
+	model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -994,6 +889,7 @@ int main(void)
 		cmocka_unit_test(test_retrans_and_flows),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_many_bins),
+		cmocka_unit_test(test_phase_records),
 		cmocka_unit_test(test_load),
 	};
 

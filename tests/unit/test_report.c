@@ -27,6 +27,7 @@
 #include "userspace/model.h"
 #include "userspace/report.h"
 #include "userspace/util.h"
+#include "records.h"
 
 #define MS 1000000ull
 #define S0 (1000ull * MS)
@@ -41,26 +42,14 @@
 
 static struct ft_file_header mkhdr(void)
 {
-	struct ft_file_header h;
+	struct ft_file_header h = rec_file_header(S0, BIN);
 
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, FT_MAGIC, 8);
-	h.version = FT_FORMAT_VERSION;
-	h.header_size = sizeof(h);
-	h.start_mono_ns = S0;
-	h.realtime_offset_ns = 1700000000ll * 1000000000ll;
-	h.bin_ns = BIN;
 	/* as recorded: every probe but qdisc_dequeue (see the PROBE records) */
 	h.probes = ((1ull << FT_PROBE_MAX) - 1) & ~(1ull << FT_PROBE_QDISC_DEQ);
-	h.ncpus = 2;
-	snprintf(h.hostname, sizeof(h.hostname), "testhost");
-	snprintf(h.kernel, sizeof(h.kernel), "6.1.0-test");
 	snprintf(h.tool_version, sizeof(h.tool_version), "0.1.0");
 	snprintf(h.command, sizeof(h.command), "fabtrace record -d 10ms");
 	return h;
 }
-
-#define HDR(r, t) do { memset(&(r), 0, sizeof(r)); (r).hdr.type = (t); (r).hdr.size = sizeof(r); } while (0)
 
 /* Records of the small scenario, handed to FN one by one (model__add or capture__append). */
 typedef int (*sink_fn)(void *ctx, const struct ft_rec_hdr *rec);
@@ -82,7 +71,7 @@ static void scenario(sink_fn fn, void *ctx, uint64_t lost_net, bool end)
 	struct ft_probe_info pi;
 	struct ft_flow fl;
 
-	HDR(pi, FT_REC_PROBE);
+	REC_HDR(pi, FT_REC_PROBE);
 	pi.id = FT_PROBE_IFACE_TX; pi.attached = 1;
 	snprintf(pi.name, sizeof(pi.name), "iface_tx");
 	snprintf(pi.hook, sizeof(pi.hook), "tp_btf/net_dev_start_xmit");
@@ -92,7 +81,7 @@ static void scenario(sink_fn fn, void *ctx, uint64_t lost_net, bool end)
 	snprintf(pi.why, sizeof(pi.why), "no BTF for qdisc_dequeue");
 	assert_int_equal(EMIT(pi), 0);
 
-	HDR(ii, FT_REC_IFACE);
+	REC_HDR(ii, FT_REC_IFACE);
 	ii.netns = NS1; ii.ifindex = 2; ii.mtu = 1500; ii.speed_mbps = 1000; ii.tx_rate_kbps = 100000;
 	ii.flags = FT_IFACE_UP | FT_IFACE_TRACED;
 	snprintf(ii.name, sizeof(ii.name), "eth0");
@@ -103,7 +92,7 @@ static void scenario(sink_fn fn, void *ctx, uint64_t lost_net, bool end)
 	snprintf(ii.netns_name, sizeof(ii.netns_name), "h2");
 	assert_int_equal(EMIT(ii), 0);
 
-	HDR(st, FT_REC_IFACE_STATS);
+	REC_HDR(st, FT_REC_IFACE_STATS);
 	st.netns = NS1; st.ifindex = 2; st.phase = FT_STATS_START;
 	st.tx_bytes = 1000; st.tx_packets = 10; st.rx_bytes = 50; st.rx_packets = 1;
 	assert_int_equal(EMIT(st), 0);
@@ -111,13 +100,13 @@ static void scenario(sink_fn fn, void *ctx, uint64_t lost_net, bool end)
 	st.tx_bytes = 0; st.tx_packets = 0; st.rx_bytes = 0; st.rx_packets = 0;
 	assert_int_equal(EMIT(st), 0);
 
-	HDR(dr, FT_REC_DROP_REASON);
+	REC_HDR(dr, FT_REC_DROP_REASON);
 	dr.reason = 5;
 	snprintf(dr.name, sizeof(dr.name), "QDISC_DROP");
 	assert_int_equal(EMIT(dr), 0);
 
 	/* eth0@h1 TX, 100 Mbit/s tbf: 12500 B per bin is full; burst of 2 bins at +2 ms */
-	HDR(b, FT_REC_IFACE_BIN);
+	REC_HDR(b, FT_REC_IFACE_BIN);
 	b.netns = NS1; b.ifindex = 2; b.dir = FT_DIR_TX;
 	b.hdr.cpu = 1; b.start_ns = S0 + 3 * BIN; b.bytes = 12000; b.pkts = 8;
 	assert_int_equal(EMIT(b), 0);
@@ -134,7 +123,7 @@ static void scenario(sink_fn fn, void *ctx, uint64_t lost_net, bool end)
 	b.hdr.cpu = 0; b.start_ns = S0 + 2 * BIN; b.bytes = 2000; b.pkts = 2; b.ce_pkts = 0;
 	assert_int_equal(EMIT(b), 0);
 
-	HDR(q, FT_REC_QDISC_BIN);
+	REC_HDR(q, FT_REC_QDISC_BIN);
 	q.netns = NS1; q.ifindex = 2; q.handle = 0x10000; q.parent = 0xffffffff;
 	snprintf(q.kind, sizeof(q.kind), "tbf");
 	q.start_ns = S0 + 2 * BIN; q.max_backlog = 30000; q.max_qlen = 20; q.enq_pkts = 9; q.enq_bytes = 13000;
@@ -144,7 +133,7 @@ static void scenario(sink_fn fn, void *ctx, uint64_t lost_net, bool end)
 	q.sojourn_sum_ns = 1600000; q.sojourn_cnt = 8; q.sojourn_max_ns = 400000; q.drops = 12;
 	assert_int_equal(EMIT(q), 0);
 
-	HDR(d, FT_REC_DROP);
+	REC_HDR(d, FT_REC_DROP);
 	d.netns = NS1; d.ifindex = 2; d.reason = 5; d.ts_ns = S0 + 3 * BIN + 10;
 	assert_int_equal(EMIT(d), 0);
 	d.ts_ns = S0 + 3 * BIN + 20;
@@ -156,22 +145,22 @@ static void scenario(sink_fn fn, void *ctx, uint64_t lost_net, bool end)
 	fl.family = 4; fl.proto = 6; fl.netns = NS1;
 	fl.saddr[0] = 10; fl.saddr[3] = 1; fl.daddr[0] = 10; fl.daddr[3] = 2;
 	fl.sport = 40000; fl.dport = 5201;
-	HDR(r, FT_REC_RETRANS);
+	REC_HDR(r, FT_REC_RETRANS);
 	r.flow = fl; r.trigger = FT_RTX_FAST; r.ts_ns = S0 + 4 * BIN;
 	assert_int_equal(EMIT(r), 0);
 	r.trigger = FT_RTX_RTO; r.ts_ns = S0 + 6 * BIN;
 	assert_int_equal(EMIT(r), 0);
 	r.ts_ns = S0 + 8 * BIN;
 	assert_int_equal(EMIT(r), 0);
-	HDR(cs, FT_REC_CONG_STATE);
+	REC_HDR(cs, FT_REC_CONG_STATE);
 	cs.flow = fl; cs.old_state = 0; cs.new_state = 3; cs.ts_ns = S0 + 4 * BIN;
 	assert_int_equal(EMIT(cs), 0);
 
-	HDR(ce, FT_REC_CE_FLOW);
+	REC_HDR(ce, FT_REC_CE_FLOW);
 	ce.flow = fl; ce.flow.netns = NS2; ce.ce_pkts = 4; ce.first_ns = S0 + 2 * BIN; ce.last_ns = S0 + 3 * BIN;
 	assert_int_equal(EMIT(ce), 0);
 
-	HDR(l, FT_REC_LOST);
+	REC_HDR(l, FT_REC_LOST);
 	l.source = FT_SRC_NET; l.cpu = 0; l.lost = lost_net ? 1 : 0; l.ts_ns = S0 + 5 * BIN;
 	assert_int_equal(EMIT(l), 0);
 	l.lost = lost_net; l.ts_ns = S0 + 9 * BIN;
@@ -180,7 +169,7 @@ static void scenario(sink_fn fn, void *ctx, uint64_t lost_net, bool end)
 	assert_int_equal(EMIT(l), 0);
 
 	/* stop counters: eth0@h1 TX exact (32000 binned), RX 50 B unbinned; eth0@h2 RX 5000 B short */
-	HDR(st, FT_REC_IFACE_STATS);
+	REC_HDR(st, FT_REC_IFACE_STATS);
 	st.netns = NS1; st.ifindex = 2; st.phase = FT_STATS_STOP;
 	st.tx_bytes = 1000 + 32000; st.tx_packets = 10 + 23; st.rx_bytes = 100; st.rx_packets = 2;
 	assert_int_equal(EMIT(st), 0);
@@ -191,7 +180,7 @@ static void scenario(sink_fn fn, void *ctx, uint64_t lost_net, bool end)
 	if (end) {
 		struct ft_end e;
 
-		HDR(e, FT_REC_END);
+		REC_HDR(e, FT_REC_END);
 		e.ts_ns = S0 + 10 * BIN;
 		e.stop_reason = FT_STOP_DURATION;
 		assert_int_equal(EMIT(e), 0);
@@ -527,7 +516,7 @@ static struct model *coverage_model(const uint64_t (*cov)[4], size_t n)
 		struct ft_coverage c;
 
 		memset(&c, 0, sizeof(c));
-		HDR(c, FT_REC_COVERAGE);
+		REC_HDR(c, FT_REC_COVERAGE);
 		c.probe = (uint32_t)cov[i][0];
 		c.known = (uint32_t)cov[i][1];
 		c.hits = cov[i][2];
@@ -651,6 +640,147 @@ static void test_golden(void **state)
 	s = render(m, false, false, 10);
 	golden("report_small.txt", s);
 	free(s);
+	model__free(m);
+}
+
+/*
+ * Collective phases: two ranks (h1, h2) with a step marker around each of
+ * three allreduces; allreduces 1 and 2 hit a full tbf queue on h2's uplink
+ * (network-bound), allreduce 3 has rank 1 entering 40 ms late on a clean
+ * network (rank-bound).  NCCL adds the enqueue-only note when ENQ is set.
+ */
+static struct model *phase_model(bool nccl)
+{
+	struct ft_file_header h = mkhdr();
+	struct model *m = model__new(&h, NULL);
+	const uint64_t world = 0x44000000;
+
+	assert_non_null(m);
+	rec_iface(m, NS1, 2, "eth0", "h1", 10000, 0);
+	rec_iface(m, NS2, 2, "eth0", "h2", 10000, 100000);
+	rec_reason(m, 5, "QDISC_DROP");
+	rec_slot(m, 1, FT_LIB_MPI, FT_OP_ALLREDUCE, FT_SLOT_COLLECTIVE, "allreduce");
+	rec_slot(m, 2, FT_LIB_MARKER, FT_OP_STEP, FT_SLOT_MARKER, "step");
+	if (nccl)
+		rec_slot(m, 3, FT_LIB_NCCL, FT_OP_ALLREDUCE, FT_SLOT_COLLECTIVE | FT_SLOT_ENQUEUE_ONLY, "allreduce");
+	for (uint32_t r = 0; r < 2; r++) {
+		rec_comm_info(m, 100 + r, world, (int32_t)r, 2, S0);
+		rec_proc(m, 100 + r, 99, NS1 + r, FT_PROC_EXISTING, S0, "allreduce");
+	}
+	for (uint64_t s = 1; s <= 3; s++) {
+		uint64_t t = S0 + s * 100 * MS;
+
+		for (uint32_t r = 0; r < 2; r++) {
+			uint64_t late = s == 3 && r == 1 ? 40 * MS : r * 100000;
+
+			rec_marker(m, 2, 100 + r, t - MS, 1, s, NULL);
+			rec_call(m, 1, 100 + r, NS1 + r, t + late, t + 45 * MS, 262144, 4, world, s);
+			rec_marker(m, 2, 100 + r, t + 50 * MS, 0, s, NULL);
+		}
+		rec_bin(m, 0, NS2, 2, FT_DIR_TX, t + 42 * MS, 12500, 9, 0);
+		rec_bin(m, 0, NS1, 2, FT_DIR_RX, t + 42 * MS, 12500, 9, 0);
+		if (s < 3) {
+			rec_qbin(m, 0, NS2, 2, 0x10000, t + 2 * MS, 30000, 20, 2000000, 20, 2500000, 20, 30000, 0);
+			rec_drop(m, t + 3 * MS, NS2, 2, 5);
+		}
+	}
+	if (nccl)
+		rec_call(m, 3, 100, NS1, S0 + 450 * MS, S0 + 450 * MS + 20000, 1024, 4, 0x7f0000001000ull, 1);
+	rec_end(m, S0 + 500 * MS);
+	assert_int_equal(model__finish(m), 0);
+	return m;
+}
+
+static void test_phase_sections(void **state)
+{
+	struct model *m = phase_model(false);
+	char *s;
+
+	(void)state;
+	s = render(m, false, false, 10);
+	HAS(s, "Collective phases (phase probes): 18 records, 2 ranks, 6 calls, 3 collective instances");
+	HAS(s, "Collectives by op");
+	HAS(s, "  allreduce          2    1.05 MB      3");
+	HAS(s, "Ranks (wait");
+	HAS(s, "    0        allreduce 3 (3.15 MB)");
+	HAS(s, "Steps (marker API): 3");
+	HAS(s, "\n  1             +0.099000    51.0 ms    51.0 ms     2\n      allreduce #1 comm 0x44000000: 45.0 ms, network\n");
+	HAS(s, "Slowest collectives (by span): 3; verdicts: network 2, rank 1, unknown 0, ok 0");
+	HAS(s, "network-bound: link eth0@h2 (tbf 1:): queueing 2.50 ms (backlog 30.0 kB, sojourn max 2.50 ms), "
+	    "1 drops (QDISC_DROP 1), peak 100.0% on eth0@h2 tx; entry skew 100 us");
+	HAS(s, "rank-bound: rank 1 (pid 101, h2) entered 40.0 ms after the first (89% of the span); network clean");
+	assert_null(strstr(s, "Inferred phases"));
+	assert_null(strstr(s, "NCCL calls mark enqueue"));
+	HAS(s, "Lost events: 0 lost (net 0, tcp 0, user 0, phase 0)");
+	free(s);
+
+	s = render(m, true, true, 2);
+	assert_true(json_valid(s));
+	HAS(s, "\"source\": \"probes\"");
+	HAS(s, "\"phase\": 0");
+	/* per-rank counts and bytes per op */
+	HAS(s, "\"ops\": [\n        {\n          \"op\": \"allreduce\",\n          \"calls\": 3,\n          \"bytes\": 3145728,");
+	/* the slowest two (top 2): network-bound, naming the link and the queue */
+	HAS(s, "\"total\": 3,\n    \"shown\": 2");
+	HAS(s, "\"verdict\": \"network\"");
+	HAS(s, "\"link\": \"eth0@h2\",\n          \"qdisc\": \"tbf 1:\"");
+	HAS(s, "\"why\": [\n          \"queue\",\n          \"drops\",\n          \"saturated\"\n        ]");
+	HAS(s, "\"reason\": \"QDISC_DROP\"");
+	/* all instances, with the rank-bound one's straggler */
+	HAS(s, "\"straggler_rank\": 1,\n        \"straggler_pid\": 101");
+	HAS(s, "\"verdict\": \"rank\"");
+	HAS(s, "\"times_last\": 3");
+	/* steps with their collectives */
+	HAS(s, "\"step\": 3,");
+	HAS(s, "\"collectives\": [\n          {\n            \"id\": 2,\n            \"op\": \"allreduce\",\n            \"seq\": 3");
+	HAS(s, "\"enabled\": false");
+	free(s);
+	/* one-line JSON stays valid and deterministic */
+	s = render(m, true, false, 0);
+	assert_true(json_valid(s));
+	{
+		char *s2 = render(m, true, false, 0);
+
+		assert_string_equal(s, s2);
+		free(s2);
+	}
+	free(s);
+	model__free(m);
+
+	/* NCCL: the note in every view */
+	m = phase_model(true);
+	s = render(m, false, false, 10);
+	HAS(s, "!! NOTE: NCCL calls mark enqueue, not completion");
+	HAS(s, "!! NCCL calls mark enqueue, not completion");
+	HAS(s, "(enqueue only)");
+	free(s);
+	s = render(m, true, false, 10);
+	assert_true(json_valid(s));
+	HAS(s, "\"enqueue_only\":true");
+	HAS(s, "\"warnings\":[\"NCCL calls mark enqueue, not completion");
+	free(s);
+	model__free(m);
+}
+
+/* --phases inferred on a capture with probes: inferred phases, compared with the real windows. */
+static void test_phases_modes(void **state)
+{
+	struct model *m = phase_model(false);
+	struct report_opts o = { .json = true, .top = 10, .path = "p.ftr", .phases = CORR_PHASES_INFERRED };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(report__write(f, m, &o), 0);
+	fclose(f);
+	assert_true(json_valid(buf));
+	HAS(buf, "\"mode\":\"inferred\",\"source\":\"inferred\"");
+	HAS(buf, "\"ranks\":[]");
+	HAS(buf, "\"enabled\":true,\"label\":\"inferred\"");
+	HAS(buf, "\"comparison\":{\"real_windows\":3,");
+	free(buf);
 	model__free(m);
 }
 
@@ -800,6 +930,27 @@ static void test_cmd_report(void **state)
 	HAS(o, "Examples:");
 	free(o); free(e);
 
+	/* phase options */
+	assert_int_equal(run(&o, &e, 4, "report", "--phases", "bogus", tr), 2);
+	HAS(e, "--phases 'bogus': unknown mode; use auto, probes or inferred");
+	free(o); free(e);
+	assert_int_equal(run(&o, &e, 4, "report", "--skew", "0", tr), 2);
+	HAS(e, "--skew");
+	free(o); free(e);
+	assert_int_equal(run(&o, &e, 4, "report", "--slow", "0.5", tr), 2);
+	HAS(e, "--slow");
+	free(o); free(e);
+	assert_int_equal(run(&o, &e, 13, "report", "--json", "--phases", "probes", "--queue-delay", "2ms",
+			     "--skew", "70", "--skew-min", "3ms", "--slow", "3", tr), 0);
+	HAS(o, "\"mode\":\"probes\",\"source\":\"none\"");
+	HAS(o, "\"queue_delay_ns\":2000000,\"util\":0.9000,\"skew_frac\":0.7000,\"skew_min_ns\":3000000,"
+	    "\"slow_factor\":3.0000");
+	HAS(o, "\"inferred_phases\":{\"enabled\":false");
+	free(o); free(e);
+	assert_int_equal(run(&o, &e, 5, "report", "--infer-gap", "5ms", "--json", tr), 0);
+	HAS(o, "\"gap_ns\":5000000");
+	free(o); free(e);
+
 	/* options reach the model */
 	assert_int_equal(run(&o, &e, 7, "report", "--json", "--threshold", "90", "--top", "1", tr), 0);
 	HAS(o, "\"burst_threshold_util\":0.9000");
@@ -825,6 +976,8 @@ int main(void)
 		cmocka_unit_test(test_truncated_banner),
 		cmocka_unit_test(test_coverage),
 		cmocka_unit_test(test_golden),
+		cmocka_unit_test(test_phase_sections),
+		cmocka_unit_test(test_phases_modes),
 		cmocka_unit_test(test_cmd_report),
 	};
 

@@ -1,0 +1,1012 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for userspace/correlate.c on synthetic models: matching of
+ * collectives across ranks (integer handles and pointers), non-blocking
+ * completion (handle reuse), the bandwidth formulas, the verdict rules,
+ * marker steps as parents of collectives, and inferred phases.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "userspace/correlate.h"
+#include "userspace/model.h"
+#include "records.h"
+
+#define US 1000ull
+#define MS 1000000ull
+#define S0 (1000ull * MS)    /* capture start */
+#define BIN (100 * US)       /* 100 us bins */
+#define NS1 4026532101u
+#define NS2 4026532102u
+#define NS3 4026532103u
+#define NS4 4026532104u
+#define NSW 4026532199u
+#define WORLD 0x44000000ull  /* MPICH's MPI_COMM_WORLD handle */
+
+/* slots */
+enum { SL_ALLREDUCE = 1, SL_ALLGATHER, SL_REDSCAT, SL_IALLREDUCE, SL_WAIT, SL_STEP, SL_MARK, SL_BARRIER,
+       SL_NCCL_AR, SL_SEND };
+
+static struct model *mk(void)
+{
+	struct ft_file_header h = rec_file_header(S0, BIN);
+	struct model *m = model__new(&h, NULL);
+
+	assert_non_null(m);
+	return m;
+}
+
+static void mpi_slots(struct model *m)
+{
+	rec_slot(m, SL_ALLREDUCE, FT_LIB_MPI, FT_OP_ALLREDUCE, FT_SLOT_COLLECTIVE, "allreduce");
+	rec_slot(m, SL_ALLGATHER, FT_LIB_MPI, FT_OP_ALLGATHER, FT_SLOT_COLLECTIVE, "allgather");
+	rec_slot(m, SL_REDSCAT, FT_LIB_MPI, FT_OP_REDUCE_SCATTER, FT_SLOT_COLLECTIVE, "reduce_scatter");
+	rec_slot(m, SL_IALLREDUCE, FT_LIB_MPI, FT_OP_ALLREDUCE, FT_SLOT_COLLECTIVE | FT_SLOT_NONBLOCKING,
+		 "iallreduce");
+	rec_slot(m, SL_WAIT, FT_LIB_MPI, FT_OP_COMPLETION, FT_SLOT_COMPLETION, "wait");
+	rec_slot(m, SL_STEP, FT_LIB_MARKER, FT_OP_STEP, FT_SLOT_MARKER, "step");
+	rec_slot(m, SL_MARK, FT_LIB_MARKER, FT_OP_MARK, FT_SLOT_MARKER, "phase");
+	rec_slot(m, SL_BARRIER, FT_LIB_MPI, FT_OP_BARRIER, FT_SLOT_COLLECTIVE, "barrier");
+	rec_slot(m, SL_SEND, FT_LIB_MPI, FT_OP_SEND, 0, "send");
+}
+
+static struct corr *build(struct model *m, enum corr_phases_mode mode)
+{
+	struct corr_opts o;
+	struct corr *c = NULL;
+
+	if (!m->finished)
+		assert_int_equal(model__finish(m), 0);
+	corr_opts__init(&o);
+	o.phases = mode;
+	assert_int_equal(corr__build(m, &o, &c), 0);
+	assert_non_null(c);
+	return c;
+}
+
+/* The instance with this op and seq (exactly one). */
+static const struct corr_instance *inst(const struct corr *c, unsigned op, uint64_t seq, uint32_t kind)
+{
+	const struct corr_instance *found = NULL;
+
+	for (size_t i = 0; i < c->ninstances; i++)
+		if (c->instances[i].op == op && c->instances[i].seq == seq && c->instances[i].comm_kind == kind) {
+			if (found)
+				fail_msg("two instances of op %u seq %llu", op, (unsigned long long)seq);
+			found = &c->instances[i];
+		}
+	if (!found)
+		fail_msg("no instance of op %u seq %llu", op, (unsigned long long)seq);
+	return found;
+}
+
+static const struct corr_rank *rank_of(const struct corr *c, int32_t rank)
+{
+	for (size_t i = 0; i < c->nranks; i++)
+		if (c->ranks[i].rank == rank)
+			return &c->ranks[i];
+	fail_msg("no rank %d", rank);
+	return NULL;
+}
+
+static uint32_t rank_index(const struct corr *c, int32_t rank)
+{
+	return (uint32_t)(rank_of(c, rank) - c->ranks);
+}
+
+static const struct corr_call *member(const struct corr *c, const struct corr_instance *in, size_t k)
+{
+	assert_true(k < in->nmembers);
+	return &c->calls[c->members[in->first_member + k]];
+}
+
+/* ---- formulas ---- */
+
+static void test_size_and_factors(void **state)
+{
+	(void)state;
+	/* nccl-tests size */
+	assert_int_equal(corr__size_bytes(FT_OP_ALLREDUCE, 4096, 8, false), 4096);
+	assert_int_equal(corr__size_bytes(FT_OP_BCAST, 4096, 8, false), 4096);
+	assert_int_equal(corr__size_bytes(FT_OP_REDUCE, 4096, 8, false), 4096);
+	assert_int_equal(corr__size_bytes(FT_OP_SEND, 4096, 8, false), 4096);
+	assert_int_equal(corr__size_bytes(FT_OP_ALLGATHER, 4096, 8, false), 32768);
+	assert_int_equal(corr__size_bytes(FT_OP_REDUCE_SCATTER, 4096, 8, false), 32768);
+	assert_int_equal(corr__size_bytes(FT_OP_ALLTOALL, 4096, 8, false), 32768);
+	assert_int_equal(corr__size_bytes(FT_OP_ALLGATHER, 4096, 8, true), 4096);  /* v-variant: a total */
+	assert_int_equal(corr__size_bytes(FT_OP_BARRIER, 4096, 8, false), 0);
+	assert_int_equal(corr__size_bytes(FT_OP_ALLGATHER, UINT64_MAX / 2, 8, false), UINT64_MAX);
+	/* busbw factors */
+	assert_true(corr__busbw_factor(FT_OP_ALLREDUCE, 4) == 1.5);
+	assert_true(corr__busbw_factor(FT_OP_ALLREDUCE, 8) == 1.75);
+	assert_true(corr__busbw_factor(FT_OP_ALLREDUCE, 1) == 0.0);
+	assert_true(corr__busbw_factor(FT_OP_ALLGATHER, 4) == 0.75);
+	assert_true(corr__busbw_factor(FT_OP_REDUCE_SCATTER, 4) == 0.75);
+	assert_true(corr__busbw_factor(FT_OP_ALLTOALL, 2) == 0.5);
+	assert_true(corr__busbw_factor(FT_OP_BCAST, 4) == 1.0);
+	assert_true(corr__busbw_factor(FT_OP_REDUCE, 4) == 1.0);
+	assert_true(corr__busbw_factor(FT_OP_SEND, 2) == 1.0);
+	assert_true(corr__busbw_factor(FT_OP_ALLREDUCE, 0) == 1.0);
+	/* congestion drop reasons */
+	assert_true(corr__congestion_drop("QDISC_DROP"));
+	assert_true(corr__congestion_drop("QDISC_OVERLIMIT"));
+	assert_true(corr__congestion_drop("CPU_BACKLOG"));
+	assert_false(corr__congestion_drop("NO_SOCKET"));
+	assert_false(corr__congestion_drop("NOT_SPECIFIED"));
+	assert_false(corr__congestion_drop(NULL));
+}
+
+/*
+ * Four ranks, one allreduce of 1 MiB (262144 int32): entries 1 ms apart,
+ * every exit at +5 ms.  all-arrived = 5 - 3 = 2 ms, so algbw = 1048576 B /
+ * 2 ms = 524288000 B/s and busbw = 1.5 x that = 786432000 B/s.  Plus an
+ * allgather (1000 x 8 B per rank on 4 ranks: size 32000, factor 0.75) and
+ * a reduce_scatter whose count is already the total.
+ */
+static void test_bandwidth_instance(void **state)
+{
+	struct model *m = mk();
+	struct corr *c;
+	const struct corr_instance *in;
+	uint64_t t = S0 + 10 * MS;
+
+	(void)state;
+	mpi_slots(m);
+	for (uint32_t r = 0; r < 4; r++) {
+		uint32_t pid = 100 + r;
+
+		rec_comm_info(m, pid, WORLD, (int32_t)r, 4, S0);
+		rec_call(m, SL_ALLREDUCE, pid, NS1 + r, t + r * MS, t + 5 * MS, 262144, 4, WORLD, 1);
+		rec_call(m, SL_ALLGATHER, pid, NS1 + r, t + 10 * MS, t + 10 * MS + 400 * US, 1000, 8, WORLD, 2);
+		{
+			struct ft_phase p = rec_phase_init(SL_REDSCAT, pid, NS1 + r, t + 20 * MS, t + 21 * MS);
+
+			p.count = 4000;
+			p.dtype_size = 4;
+			p.comm = WORLD;
+			p.seq = 3;
+			p.flags = FT_PHASE_COUNT_TOTAL;
+			rec_add(m, p);
+		}
+	}
+	rec_end(m, S0 + 100 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+	assert_int_equal(c->ninstances, 3);
+	in = inst(c, FT_OP_ALLREDUCE, 1, CORR_COMM_HANDLE);
+	assert_int_equal(in->nmembers, 4);
+	assert_int_equal(in->nranks, 4);
+	assert_int_equal(in->size_bytes, 1048576);
+	assert_int_equal(in->span_ns, 5 * MS);
+	assert_int_equal(in->skew_ns, 3 * MS);
+	assert_int_equal(in->all_arrived_ns, 2 * MS);
+	assert_true(in->busbw_factor == 1.5);
+	assert_true(in->algbw == 524288000.0);
+	assert_true(in->busbw == 786432000.0);
+	assert_int_equal(in->straggler, rank_index(c, 3));
+	/* waits: last entry - own entry = 3, 2, 1, 0 ms */
+	assert_int_equal(rank_of(c, 0)->wait_ns, 3 * MS);
+	assert_int_equal(rank_of(c, 1)->wait_ns, 2 * MS);
+	assert_int_equal(rank_of(c, 3)->wait_ns, 0);
+	assert_int_equal(rank_of(c, 3)->straggler_count, 1);
+	assert_int_equal(rank_of(c, 3)->late_ns, 1 * MS); /* after rank 2's entry */
+
+	in = inst(c, FT_OP_ALLGATHER, 2, CORR_COMM_HANDLE);
+	assert_int_equal(in->size_bytes, 32000);
+	assert_true(in->busbw_factor == 0.75);
+	assert_true(in->algbw == 32000.0 * 1e9 / 400000.0);     /* 80000000 B/s */
+	assert_true(in->busbw == 60000000.0);
+	in = inst(c, FT_OP_REDUCE_SCATTER, 3, CORR_COMM_HANDLE);
+	assert_int_equal(in->size_bytes, 16000);                 /* count is the total: no x 4 */
+	assert_true(in->busbw == 16000.0 * 1e9 / 1e6 * 0.75);
+
+	/* per-rank counts and bytes per op (raw count x dtype; size = nccl-tests size) */
+	const struct corr_rank *r0 = rank_of(c, 0);
+
+	assert_int_equal(r0->calls, 3);
+	assert_int_equal(r0->collectives, 3);
+	assert_int_equal(r0->nops, 3);
+	for (size_t k = 0; k < r0->nops; k++) {
+		const struct corr_rank_op *op = &c->rank_ops[r0->first_op + k];
+
+		assert_int_equal(op->calls, 1);
+		if (op->op == FT_OP_ALLREDUCE) {
+			assert_int_equal(op->bytes, 1048576);
+			assert_int_equal(op->time_ns, 5 * MS);
+		} else if (op->op == FT_OP_ALLGATHER) {
+			assert_int_equal(op->bytes, 8000);
+			assert_int_equal(op->size_bytes, 32000);
+		} else {
+			assert_int_equal(op->op, FT_OP_REDUCE_SCATTER);
+			assert_int_equal(op->bytes, 16000);
+		}
+	}
+	/* op stats: one group per op */
+	assert_int_equal(c->nopstats, 3);
+	assert_int_equal(c->opstats[0].op, FT_OP_ALLREDUCE);
+	assert_int_equal(c->opstats[0].count, 1);
+	assert_true(c->opstats[0].busbw_mean == 786432000.0);
+	corr__free(c);
+	model__free(m);
+}
+
+/* ---- matching ---- */
+
+/*
+ * Three ranks on MPICH (integer handles): three allreduces on WORLD and two
+ * on a sub-communicator of ranks 0 and 1, records arriving out of order.
+ * World ranks come from the largest communicator each pid reported.
+ */
+static void test_match_handles(void **state)
+{
+	struct model *m = mk();
+	struct corr *c;
+	const uint64_t sub = 0x84000002ull;
+
+	(void)state;
+	mpi_slots(m);
+	/* rank 2 first, and its seq 3 before seq 1: order must not matter */
+	for (int pass = 2; pass >= 0; pass--) {
+		uint32_t pid = 300 + (uint32_t)pass;
+
+		for (uint64_t s = 3; s >= 1; s--) {
+			uint64_t t = S0 + s * 10 * MS;
+
+			rec_call(m, SL_ALLREDUCE, pid, NS1 + (uint32_t)pass, t + (uint64_t)pass * 100 * US,
+				 t + 2 * MS, 1024, 4, WORLD, s);
+		}
+		rec_comm_info(m, pid, WORLD, -1, 3, S0);       /* size first ... */
+		rec_comm_info(m, pid, WORLD, pass, -1, S0 + 1); /* ... rank later */
+	}
+	/* the sub-communicator: pid 300 is rank 1 there, pid 301 rank 0 */
+	rec_comm_info(m, 300, sub, 1, 2, S0);
+	rec_comm_info(m, 301, sub, 0, 2, S0);
+	for (uint64_t s = 1; s <= 2; s++) {
+		rec_call(m, SL_ALLREDUCE, 300, NS1, S0 + 50 * MS + s * MS, S0 + 50 * MS + s * MS + 300 * US, 8, 4, sub, s);
+		rec_call(m, SL_ALLREDUCE, 301, NS2, S0 + 50 * MS + s * MS + 100 * US, S0 + 50 * MS + s * MS + 300 * US,
+			 8, 4, sub, s);
+	}
+	rec_end(m, S0 + 100 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+
+	assert_int_equal(c->nranks, 3);
+	for (int r = 0; r < 3; r++) {
+		assert_int_equal(c->ranks[r].rank, r);              /* sorted by world rank */
+		assert_int_equal(c->ranks[r].pid, 300 + (uint32_t)r);
+		assert_int_equal(c->ranks[r].world_size, 3);
+	}
+	assert_int_equal(c->ninstances, 5);
+	for (uint64_t s = 1; s <= 3; s++) {
+		const struct corr_instance *in = NULL;
+
+		for (size_t i = 0; i < c->ninstances; i++)
+			if (c->instances[i].comm == WORLD && c->instances[i].seq == s)
+				in = &c->instances[i];
+		assert_non_null(in);
+		assert_int_equal(in->nmembers, 3);
+		assert_int_equal(in->comm_size, 3);
+		assert_false(in->partial);
+		/* members by rank; entry of rank r = t + r x 100 us */
+		for (size_t k = 0; k < 3; k++)
+			assert_int_equal(member(c, in, k)->pid, 300 + k);
+		assert_int_equal(in->first_entry, S0 + s * 10 * MS);
+		assert_int_equal(in->skew_ns, 200 * US);
+		assert_int_equal(in->straggler, rank_index(c, 2));
+	}
+	for (size_t i = 0; i < c->ninstances; i++) {
+		if (c->instances[i].comm != sub)
+			continue;
+		assert_int_equal(c->instances[i].nmembers, 2);
+		assert_int_equal(c->instances[i].nranks, 2);
+		assert_int_equal(c->instances[i].straggler, rank_index(c, 1)); /* pid 301 entered last */
+	}
+	/* instances sorted by first entry */
+	for (size_t i = 1; i < c->ninstances; i++)
+		assert_true(c->instances[i - 1].first_entry <= c->instances[i].first_entry);
+	/* every collective call belongs to the instance that lists it */
+	for (size_t i = 0; i < c->ncalls; i++) {
+		const struct corr_instance *in = &c->instances[c->calls[i].instance];
+		bool found = false;
+
+		for (size_t k = 0; k < in->nmembers; k++)
+			found |= c->members[in->first_member + k] == i;
+		assert_true(found);
+	}
+	corr__free(c);
+	model__free(m);
+}
+
+/*
+ * Open MPI / NCCL: communicators are pointers that differ per process.
+ * Two ranks use WORLD (size 2) first, then SUB (size 2) with seq 1 and 2 on
+ * each; a third rank uses only a size-3 communicator.  Matching by raw
+ * pointer would give one-member instances.
+ */
+static void test_match_pointers(void **state)
+{
+	struct model *m = mk();
+	struct corr *c;
+	const uint64_t wa = 0x7f0000001000ull, sa = 0x7f0000002000ull;  /* pid 401 */
+	const uint64_t wb = 0x555500000a00ull, sb = 0x555500000b00ull;  /* pid 402 */
+
+	(void)state;
+	mpi_slots(m);
+	rec_comm_info(m, 401, wa, 0, 2, S0);
+	rec_comm_info(m, 401, sa, 0, 2, S0);
+	rec_comm_info(m, 402, wb, 1, 2, S0);
+	rec_comm_info(m, 402, sb, 1, 2, S0);
+	for (uint64_t s = 1; s <= 2; s++) {
+		uint64_t t = S0 + s * 10 * MS;
+
+		rec_call(m, SL_ALLREDUCE, 401, NS1, t, t + MS, 16, 4, wa, s);
+		rec_call(m, SL_ALLREDUCE, 402, NS2, t + 10 * US, t + MS, 16, 4, wb, s);
+		rec_call(m, SL_ALLREDUCE, 401, NS1, t + 5 * MS, t + 6 * MS, 32, 4, sa, s);
+		rec_call(m, SL_ALLREDUCE, 402, NS2, t + 5 * MS + 20 * US, t + 6 * MS, 32, 4, sb, s);
+	}
+	rec_comm_info(m, 403, 0x7f00000f0000ull, 0, 3, S0);
+	rec_call(m, SL_ALLREDUCE, 403, NS3, S0 + 60 * MS, S0 + 61 * MS, 16, 4, 0x7f00000f0000ull, 1);
+	rec_end(m, S0 + 100 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+
+	assert_int_equal(c->ninstances, 5);
+	size_t two = 0;
+
+	for (size_t i = 0; i < c->ninstances; i++) {
+		const struct corr_instance *in = &c->instances[i];
+
+		assert_int_equal(in->comm_kind, CORR_COMM_POINTER);
+		if (in->comm_size == 2) {
+			two++;
+			assert_int_equal(in->nmembers, 2);
+			assert_int_equal(member(c, in, 0)->pid, 401);
+			assert_int_equal(member(c, in, 1)->pid, 402);
+			/* WORLD was used first in both processes: order 0, 16 x 4 B */
+			assert_int_equal(in->size_bytes, in->comm_order == 0 ? 64 : 128);
+			assert_int_equal(member(c, in, 0)->comm, in->comm_order == 0 ? wa : sa);
+			assert_int_equal(member(c, in, 1)->comm, in->comm_order == 0 ? wb : sb);
+		} else {
+			assert_int_equal(in->comm_size, 3);
+			assert_int_equal(in->nmembers, 1);
+			assert_true(in->partial);
+		}
+	}
+	assert_int_equal(two, 4);
+	corr__free(c);
+	model__free(m);
+}
+
+/*
+ * Non-blocking: an Iallreduce ends at the first completion of its (pid,
+ * request) after its start.  Handle 0xAA is reused: two calls, two
+ * completions; a stale completion before the first call is ignored; a call
+ * whose request never completes ends at its return and is flagged.
+ */
+static void test_nonblocking(void **state)
+{
+	struct model *m = mk();
+	struct corr *c;
+	const struct corr_instance *in;
+
+	(void)state;
+	mpi_slots(m);
+	rec_req_done(m, 501, 0xAA, S0 + 5 * MS);                 /* stale: before any call */
+	rec_call_nb(m, SL_IALLREDUCE, 501, NS1, S0 + 10 * MS, S0 + 10 * MS + 50 * US, 256, 4, WORLD, 1, 0xAA);
+	rec_call(m, SL_WAIT, 501, NS1, S0 + 12 * MS, S0 + 15 * MS, 0, 0, 0, 0);
+	rec_req_done(m, 501, 0xAA, S0 + 15 * MS);
+	rec_call_nb(m, SL_IALLREDUCE, 501, NS1, S0 + 20 * MS, S0 + 20 * MS + 50 * US, 256, 4, WORLD, 2, 0xAA);
+	rec_req_done(m, 501, 0xAA, S0 + 31 * MS);
+	rec_req_done(m, 501, 0xBB, S0 + 32 * MS);                /* another handle */
+	rec_call_nb(m, SL_IALLREDUCE, 501, NS1, S0 + 40 * MS, S0 + 40 * MS + 50 * US, 256, 4, WORLD, 3, 0xCC);
+	/* the peer, blocking-style numbers, so the instance spans both */
+	rec_call_nb(m, SL_IALLREDUCE, 502, NS2, S0 + 10 * MS, S0 + 11 * MS, 256, 4, WORLD, 1, 0xAA);
+	rec_req_done(m, 502, 0xAA, S0 + 14 * MS);                /* same handle value, other pid */
+	rec_end(m, S0 + 100 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+
+	assert_int_equal(c->ncalls, 5);
+	for (size_t i = 0; i < c->ncalls; i++) {
+		const struct corr_call *k = &c->calls[i];
+
+		if (k->pid != 501 || k->op != FT_OP_ALLREDUCE)
+			continue;
+		assert_true(k->flags & CORR_CALL_NONBLOCKING);
+		if (k->seq == 1) {
+			assert_int_equal(k->end_ns, S0 + 15 * MS);
+			assert_int_equal(k->ret_ns, S0 + 10 * MS + 50 * US);
+			assert_true(k->flags & CORR_CALL_COMPLETED);
+		} else if (k->seq == 2) {
+			assert_int_equal(k->end_ns, S0 + 31 * MS);
+			assert_true(k->flags & CORR_CALL_COMPLETED);
+		} else {
+			assert_int_equal(k->end_ns, S0 + 40 * MS + 50 * US);
+			assert_true(k->flags & CORR_CALL_NO_COMPLETION);
+			assert_false(k->flags & CORR_CALL_COMPLETED);
+		}
+	}
+	in = inst(c, FT_OP_ALLREDUCE, 1, CORR_COMM_HANDLE);
+	assert_int_equal(in->nmembers, 2);
+	assert_int_equal(in->last_exit, S0 + 15 * MS);
+	assert_int_equal(member(c, in, 1)->end_ns, S0 + 14 * MS);
+	assert_false(in->open);
+	assert_true(inst(c, FT_OP_ALLREDUCE, 3, CORR_COMM_HANDLE)->open);
+	/* the Wait itself is a call, not a collective */
+	assert_int_equal(c->ninstances, 3);
+	corr__free(c);
+	model__free(m);
+}
+
+/* ---- verdict rules (pure) ---- */
+
+static void test_verdict_rules(void **state)
+{
+	struct corr_opts o;
+	struct corr_verdict_in base, in;
+	unsigned why;
+
+	(void)state;
+	corr_opts__init(&o);
+	memset(&base, 0, sizeof(base));
+	base.span_ns = 100 * MS;
+	base.skew_ns = 1 * MS;
+	base.net_observed = true;
+	base.peak_util = 0.3;
+
+	in = base;
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_OK);
+	assert_int_equal(why, 0);
+	in.slow = true;
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_UNKNOWN);
+	assert_int_equal(why, CORR_WHY_SLOW);
+
+	/* congestion: each kind of evidence alone */
+	in = base;
+	in.queue_delay_ns = 1 * MS;                                  /* exactly the threshold */
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_NETWORK);
+	assert_int_equal(why, CORR_WHY_QUEUE);
+	in.queue_delay_ns = 1 * MS - 1;                              /* just below */
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_OK);
+	in = base;
+	in.cong_drops = 1;
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_NETWORK);
+	assert_int_equal(why, CORR_WHY_DROPS);
+	in = base;
+	in.retrans = 2;
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_NETWORK);
+	assert_int_equal(why, CORR_WHY_RETRANS);
+	in = base;
+	in.ce_pkts = 7;
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_NETWORK);
+	assert_int_equal(why, CORR_WHY_CE);
+	/* a saturated link alone is not congestion */
+	in = base;
+	in.peak_util = 1.2;
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_OK);
+	assert_int_equal(why, CORR_WHY_UTIL);
+	in.queue_delay_ns = 3 * MS;
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_NETWORK);
+	assert_int_equal(why, CORR_WHY_UTIL | CORR_WHY_QUEUE);
+	in.peak_util = NAN;
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_NETWORK);
+	assert_int_equal(why, CORR_WHY_QUEUE);
+
+	/* straggler: skew >= 50 % of the span and >= 1 ms */
+	in = base;
+	in.skew_ns = 50 * MS;
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_RANK);
+	assert_int_equal(why, CORR_WHY_STRAGGLER);
+	in.skew_ns = 50 * MS - 1;
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_OK);
+	in.skew_ns = 50 * MS - 1;
+	in.slow = true;
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_UNKNOWN);
+	in = base;
+	in.span_ns = 1 * MS;
+	in.skew_ns = 900 * US;                                       /* 90 % but under 1 ms */
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_OK);
+	in.span_ns = 1200 * US;
+	in.skew_ns = 1 * MS;
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_RANK);
+	/* rank-bound needs a clean network: straggler and congestion -> unknown */
+	in = base;
+	in.skew_ns = 80 * MS;
+	in.retrans = 1;
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_UNKNOWN);
+	assert_int_equal(why, CORR_WHY_STRAGGLER | CORR_WHY_RETRANS);
+	/* an untraced network does not make it congested; the verdict says so */
+	in = base;
+	in.skew_ns = 80 * MS;
+	in.net_observed = false;
+	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_RANK);
+	assert_int_equal(why, CORR_WHY_STRAGGLER | CORR_WHY_UNOBSERVED);
+	/* thresholds are options */
+	o.th.skew_frac = 0.9;
+	in = base;
+	in.skew_ns = 80 * MS;
+	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_OK);
+	o.th.queue_delay_ns = 5 * MS;
+	in = base;
+	in.queue_delay_ns = 3 * MS;
+	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_OK);
+}
+
+/* ---- verdicts on whole scenarios ---- */
+
+static uint32_t iface_index(const struct model *m, uint32_t netns, uint32_t ifindex)
+{
+	const struct model_iface *f = model__iface(m, netns, ifindex);
+
+	assert_non_null(f);
+	return (uint32_t)(f - m->ifaces);
+}
+
+/*
+ * Scenario (a): two ranks, h2's uplink shaped to 100 Mbit/s with a tbf
+ * queue.  Allreduces 1 and 2 run while h2's queue holds 30 kB (2.4 ms at
+ * 100 Mbit/s; sojourn max 2.5 ms), with QDISC_DROPs on it and retransmits
+ * on rank 1's flow: network-bound, naming eth0@h2 and tbf 1:.  Allreduce 3
+ * runs on a clean network: ok.  A retransmit on a flow in h2 owned by
+ * another process, and one outside every window, are not evidence.
+ */
+static void test_network_bound(void **state)
+{
+	struct model *m = mk();
+	struct corr *c;
+	struct ft_flow mine = rec_flow(2, 40000, 5000, NS2), other = rec_flow(2, 40001, 6000, NS2);
+	char buf[1024];
+
+	(void)state;
+	mpi_slots(m);
+	rec_iface(m, NS1, 2, "eth0", "h1", 10000, 0);
+	rec_iface(m, NS2, 2, "eth0", "h2", 10000, 100000);
+	rec_reason(m, 5, "QDISC_DROP");
+	rec_reason(m, 2, "NO_SOCKET");
+	rec_comm_info(m, 601, WORLD, 0, 2, S0);
+	rec_comm_info(m, 602, WORLD, 1, 2, S0);
+	rec_proc(m, 601, 600, NS1, FT_PROC_EXISTING, S0, "allreduce");
+	rec_proc(m, 602, 600, NS2, FT_PROC_EXISTING, S0, "allreduce");
+	rec_owner(m, mine, 602, S0, "allreduce");
+	rec_owner(m, other, 999, S0, "iperf");
+	for (uint64_t s = 1; s <= 3; s++) {
+		uint64_t t = S0 + s * 100 * MS;
+
+		rec_call(m, SL_ALLREDUCE, 601, NS1, t, t + 40 * MS, 262144, 4, WORLD, s);
+		rec_call(m, SL_ALLREDUCE, 602, NS2, t + 200 * US, t + 40 * MS, 262144, 4, WORLD, s);
+		/* the transfer: h2 TX at the shaped rate (1250 B per 100 us bin) */
+		for (uint64_t b = 0; b < 10; b++)
+			rec_bin(m, 0, NS2, 2, FT_DIR_TX, t + MS + b * BIN, 1250, 1, 0);
+		rec_bin(m, 0, NS1, 2, FT_DIR_RX, t + MS, 1250, 1, 0);
+		if (s == 3)
+			continue;
+		rec_qbin(m, 0, NS2, 2, 0x10000, t + 2 * MS, 30000, 20, 2000000, 20, 2500000, 20, 30000, 10 * (uint32_t)s);
+		rec_qbin(m, 1, NS2, 2, 0x10000, t + 3 * MS, 12000, 8, 800000, 8, 900000, 8, 12000, 10 * (uint32_t)s + 4);
+		rec_drop(m, t + 2 * MS + 10, NS2, 2, 5);
+		rec_drop(m, t + 2 * MS + 20, NS2, 2, 5);
+		rec_drop(m, t + 2 * MS + 30, NS2, 2, 2);  /* not a congestion drop */
+		rec_retrans(m, mine, t + 5 * MS, FT_RTX_FAST);
+		rec_retrans(m, other, t + 5 * MS, FT_RTX_RTO);
+	}
+	rec_retrans(m, mine, S0 + 50 * MS, FT_RTX_RTO);  /* outside every window */
+	rec_end(m, S0 + 500 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+
+	assert_int_equal(c->ninstances, 3);
+	uint32_t h2 = iface_index(m, NS2, 2);
+
+	for (uint64_t s = 1; s <= 2; s++) {
+		const struct corr_instance *in = inst(c, FT_OP_ALLREDUCE, s, CORR_COMM_HANDLE);
+
+		assert_int_equal(in->verdict, CORR_NETWORK);
+		assert_true(in->why & CORR_WHY_QUEUE);
+		assert_true(in->why & CORR_WHY_DROPS);
+		assert_true(in->why & CORR_WHY_RETRANS);
+		assert_true(in->why & CORR_WHY_UTIL);
+		assert_false(in->why & CORR_WHY_STRAGGLER);
+		assert_int_equal(in->ev.link, h2);
+		assert_int_not_equal(in->ev.qdisc, CORR_NONE);
+		assert_int_equal(m->qdiscs[in->ev.qdisc].handle, 0x10000);
+		assert_int_equal(in->ev.max_sojourn_ns, 2500000);
+		assert_int_equal(in->ev.max_backlog_bytes, 30000);
+		assert_int_equal(in->ev.queue_delay_ns, 2500000);   /* max(sojourn, 30 kB at 100 Mbit/s = 2.4 ms) */
+		assert_int_equal(in->ev.drops, 3);
+		assert_int_equal(in->ev.cong_drops, 2);
+		assert_int_equal(in->ev.retrans, 1);                /* only rank 1's own flow, only inside */
+		assert_true(in->ev.peak_util > 0.99 && in->ev.peak_util < 1.01);
+		assert_int_equal(in->ev.peak_iface, h2);
+		corr__describe(c, (size_t)(in - c->instances), buf, sizeof(buf));
+		if (!strstr(buf, "network-bound: link eth0@h2 (tbf 1:):") || !strstr(buf, "QDISC_DROP 2") ||
+		    !strstr(buf, "1 retransmits"))
+			fail_msg("description: %s", buf);
+	}
+	{
+		const struct corr_instance *in = inst(c, FT_OP_ALLREDUCE, 3, CORR_COMM_HANDLE);
+		struct corr_evidence ev;
+
+		assert_int_equal(in->verdict, CORR_OK);
+		assert_int_equal(in->ev.drops, 0);
+		assert_int_equal(in->ev.retrans, 0);
+		assert_int_equal(in->ev.queue_delay_ns, 0);
+		/* the details: one link per participating netns interface */
+		assert_int_equal(corr__evidence(c, (size_t)(in - c->instances), &ev), 0);
+		assert_int_equal(ev.nlinks, 2);
+		assert_int_equal(ev.links[0].bytes[FT_DIR_RX] + ev.links[1].bytes[FT_DIR_RX], 1250);
+		assert_int_equal(ev.links[0].bytes[FT_DIR_TX] + ev.links[1].bytes[FT_DIR_TX], 12500);
+		corr__evidence_free(&ev);
+	}
+	assert_int_equal(c->verdicts[CORR_NETWORK], 2);
+	assert_int_equal(c->verdicts[CORR_OK], 1);
+	/* processes: comm and host from the proc records and the interfaces */
+	assert_int_equal(c->nprocs, 2);
+	assert_string_equal(c->procs[1].comm, "allreduce");
+	assert_string_equal(c->procs[1].host, "h2");
+	assert_int_equal(c->procs[1].ppid, 600);
+	corr__free(c);
+	model__free(m);
+}
+
+/*
+ * Scenario (b): three ranks on an unshaped fabric, rank 2 sleeps 50 ms
+ * before every allreduce: the others wait, the skew is the delay, the
+ * network is clean (traffic, no queue): rank-bound, straggler rank 2.  A
+ * queue in a namespace without ranks and a retransmit on a flow owned by
+ * another process in rank 0's namespace do not count.
+ */
+static void test_rank_bound(void **state)
+{
+	struct model *m = mk();
+	struct corr *c;
+	struct ft_flow f = rec_flow(1, 41000, 7000, NS1);
+	char buf[1024];
+
+	(void)state;
+	mpi_slots(m);
+	for (uint32_t r = 0; r < 3; r++) {
+		char ns[8];
+
+		snprintf(ns, sizeof(ns), "h%u", r + 1);
+		rec_iface(m, NS1 + r, 2, "eth0", ns, 10000, 0);
+		rec_comm_info(m, 700 + r, WORLD, (int32_t)r, 3, S0);
+	}
+	rec_iface(m, NS4, 2, "eth0", "h4", 10000, 100000);
+	rec_owner(m, f, 9999, S0, "other");
+	for (uint64_t s = 1; s <= 4; s++) {
+		uint64_t t = S0 + s * 100 * MS;
+
+		rec_call(m, SL_ALLREDUCE, 700, NS1, t, t + 52 * MS, 1024, 4, WORLD, s);
+		rec_call(m, SL_ALLREDUCE, 701, NS2, t + 100 * US, t + 52 * MS, 1024, 4, WORLD, s);
+		rec_call(m, SL_ALLREDUCE, 702, NS3, t + 50 * MS, t + 52 * MS, 1024, 4, WORLD, s);
+		for (uint32_t r = 0; r < 3; r++)
+			rec_bin(m, 0, NS1 + r, 2, FT_DIR_TX, t + 50 * MS + BIN, 4096, 3, 0);
+		rec_qbin(m, 0, NS4, 2, 0x10000, t + 10 * MS, 30000, 20, 2000000, 20, 5000000, 20, 30000, 0);
+		rec_retrans(m, f, t + 51 * MS, FT_RTX_RTO);
+	}
+	rec_end(m, S0 + 600 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+
+	assert_int_equal(c->ninstances, 4);
+	for (size_t i = 0; i < c->ninstances; i++) {
+		const struct corr_instance *in = &c->instances[i];
+
+		assert_int_equal(in->verdict, CORR_RANK);
+		assert_int_equal(in->straggler, rank_index(c, 2));
+		assert_int_equal(in->skew_ns, 50 * MS);
+		assert_int_equal(in->all_arrived_ns, 2 * MS);
+		assert_true(in->ev.observed);
+		assert_int_equal(in->ev.queue_delay_ns, 0);
+		assert_int_equal(in->ev.retrans, 0);
+		corr__describe(c, i, buf, sizeof(buf));
+		if (!strstr(buf, "rank-bound: rank 2 (pid 702, h3) entered 50.0 ms after the first") ||
+		    !strstr(buf, "network clean"))
+			fail_msg("description: %s", buf);
+	}
+	assert_int_equal(rank_of(c, 2)->straggler_count, 4);
+	assert_int_equal(rank_of(c, 2)->late_ns, 4 * (50 * MS - 100 * US));
+	assert_int_equal(rank_of(c, 0)->wait_ns, 4 * 50 * MS);
+	assert_int_equal(rank_of(c, 1)->wait_ns, 4 * (50 * MS - 100 * US));
+	assert_int_equal(rank_of(c, 0)->straggler_count, 0);
+	/* the slowest list is sorted by span: all equal here, then by entry */
+	assert_int_equal(c->nby_span, 4);
+	assert_int_equal(c->by_span[0], 0);
+	corr__free(c);
+	model__free(m);
+}
+
+/* ---- steps ---- */
+
+/*
+ * Two ranks mark steps 7 and 8 with "compute" and "optimizer" phases; each
+ * step holds one allreduce (between compute and optimizer) and step 8 also a
+ * barrier inside "optimizer".  A final allreduce is outside any step.  The
+ * second pid's first phase record is a call, not a marker (its markers must
+ * not nest into the first pid's open spans).  One end marker has no begin.
+ */
+static void test_steps(void **state)
+{
+	struct model *m = mk();
+	struct corr *c;
+
+	(void)state;
+	mpi_slots(m);
+	for (uint32_t r = 0; r < 2; r++) {
+		uint32_t pid = 800 + r;
+
+		rec_comm_info(m, pid, WORLD, (int32_t)r, 2, S0);
+		if (r == 1)
+			rec_call(m, SL_SEND, pid, NS2, S0 + 1 * MS, S0 + 2 * MS, 4, 4, WORLD, 0);
+		for (uint64_t st = 7; st <= 8; st++) {
+			uint64_t t = S0 + (st - 6) * 100 * MS + r * 10 * US;
+
+			rec_marker(m, SL_STEP, pid, t, 1, st, NULL);
+			rec_marker(m, SL_MARK, pid, t + 1 * MS, 1, 0, "compute");
+			rec_marker(m, SL_MARK, pid, t + 20 * MS, 0, 0, "compute");
+			rec_call(m, SL_ALLREDUCE, pid, NS1 + r, t + 21 * MS, t + 30 * MS, 100, 4, WORLD, st - 6);
+			rec_marker(m, SL_MARK, pid, t + 31 * MS, 1, 0, "optimizer");
+			if (st == 8)
+				rec_call(m, SL_BARRIER, pid, NS1 + r, t + 32 * MS, t + 33 * MS, 0, 0, WORLD, 3);
+			rec_marker(m, SL_MARK, pid, t + 40 * MS, 0, 0, "optimizer");
+			rec_marker(m, SL_STEP, pid, t + 50 * MS, 0, st, NULL);
+		}
+		/* rank 0 leaves step 9 open (begin, no end) */
+		if (r == 0)
+			rec_marker(m, SL_STEP, pid, S0 + 350 * MS, 1, 9, NULL);
+		rec_call(m, SL_ALLREDUCE, pid, NS1 + r, S0 + 300 * MS, S0 + 301 * MS, 100, 4, WORLD, 4);
+	}
+	rec_marker(m, SL_MARK, 800, S0 + 400 * MS, 0, 0, "never-begun");
+	rec_end(m, S0 + 500 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+
+	assert_int_equal(c->unmatched_ends, 1);
+	assert_int_equal(c->nsteps, 3);
+	assert_int_equal(c->steps[0].step, 7);
+	assert_int_equal(c->steps[0].nranks, 2);
+	assert_int_equal(c->steps[0].start_ns, S0 + 100 * MS);
+	assert_int_equal(c->steps[0].end_ns, S0 + 150 * MS + 10 * US);
+	assert_false(c->steps[0].open);
+	assert_int_equal(c->steps[0].nchildren, 1);
+	assert_int_equal(c->instances[c->step_children[c->steps[0].first_child]].seq, 1);
+	assert_int_equal(c->steps[1].step, 8);
+	assert_int_equal(c->steps[1].nchildren, 2);
+	assert_int_equal(c->instances[c->step_children[c->steps[1].first_child]].op, FT_OP_ALLREDUCE);
+	assert_int_equal(c->instances[c->step_children[c->steps[1].first_child + 1]].op, FT_OP_BARRIER);
+	assert_int_equal(c->steps[2].step, 9);
+	assert_true(c->steps[2].open);
+	assert_int_equal(c->steps[2].nchildren, 0);
+	/* phases inside step 8: compute and optimizer, 2 ranks each, by name */
+	assert_int_equal(c->steps[1].nphases, 2);
+	assert_string_equal(c->step_phases[c->steps[1].first_phase].name, "compute");
+	assert_int_equal(c->step_phases[c->steps[1].first_phase].count, 2);
+	assert_int_equal(c->step_phases[c->steps[1].first_phase].max_ns, 19 * MS);
+	assert_string_equal(c->step_phases[c->steps[1].first_phase + 1].name, "optimizer");
+	/* named phases overall */
+	assert_int_equal(c->nmarks, 2);
+	assert_string_equal(c->marks[0].name, "compute");
+	assert_int_equal(c->marks[0].count, 4);
+	assert_int_equal(c->marks[0].nranks, 2);
+	/* calls: the barrier's innermost span is "optimizer", its step 8; the last allreduce has none */
+	for (size_t i = 0; i < c->ncalls; i++) {
+		const struct corr_call *k = &c->calls[i];
+
+		if (k->op == FT_OP_BARRIER) {
+			assert_int_not_equal(k->span, CORR_NONE);
+			assert_string_equal(c->spans[k->span].name, "optimizer");
+			assert_int_equal(c->spans[k->span].depth, 1);
+			assert_int_equal(k->step, 8);
+		} else if (k->op == FT_OP_ALLREDUCE && k->seq == 4) {
+			assert_int_equal(k->step, -1);
+		} else if (k->op == FT_OP_ALLREDUCE) {
+			assert_int_equal(k->step, (int64_t)k->seq + 6);
+			assert_int_equal(c->spans[k->span].kind, CORR_SPAN_STEP);
+		} else {
+			assert_int_equal(k->op, FT_OP_SEND);
+			assert_int_equal(k->step, -1);
+		}
+	}
+	assert_int_equal(inst(c, FT_OP_ALLREDUCE, 4, CORR_COMM_HANDLE)->step, -1);
+	/* pid 801's spans never nest into pid 800's */
+	for (size_t i = 0; i < c->nspans; i++)
+		if (c->spans[i].parent != CORR_NONE)
+			assert_int_equal(c->spans[c->spans[i].parent].pid, c->spans[i].pid);
+	corr__free(c);
+	model__free(m);
+}
+
+/* ---- inferred phases ---- */
+
+static void host_bins(struct model *m, uint32_t netns, uint64_t from, uint64_t to, uint64_t bytes)
+{
+	for (uint64_t t = from; t < to; t += BIN)
+		rec_bin(m, 0, netns, 2, FT_DIR_TX, t, bytes, 1, 0);
+}
+
+/*
+ * Hosts h1..h3 (one interface each) and a switch namespace with three
+ * ports (excluded: it mirrors the hosts), and the initial namespace with
+ * management traffic (excluded: unnamed while others are named).  h1+h2 active 10.0-12.0 ms with a
+ * 0.5 ms gap (merged: < 1 ms), h2+h3 30.0-31.0 ms, h1 alone at 50 ms while
+ * the switch is busy (no phase: one host).  With the default gap (max(1 ms,
+ * 10 bins) = 1 ms): two inferred phases.
+ */
+static struct model *inferred_model(bool with_probes)
+{
+	struct model *m = mk();
+
+	for (uint32_t i = 0; i < 3; i++) {
+		char ns[8], port[8];
+
+		snprintf(ns, sizeof(ns), "h%u", i + 1);
+		snprintf(port, sizeof(port), "p%u", i + 1);
+		rec_iface(m, NS1 + i, 2, "eth0", ns, 10000, 0);
+		rec_iface(m, NSW, 10 + i, port, "sw", 10000, 0);
+	}
+	host_bins(m, NS1, S0 + 10 * MS, S0 + 11 * MS, 1000);
+	host_bins(m, NS1, S0 + 11 * MS + 500 * US, S0 + 12 * MS, 1000);
+	host_bins(m, NS2, S0 + 10 * MS + 200 * US, S0 + 12 * MS, 1000);
+	host_bins(m, NS2, S0 + 30 * MS, S0 + 31 * MS, 500);
+	host_bins(m, NS3, S0 + 30 * MS, S0 + 31 * MS, 500);
+	host_bins(m, NS1, S0 + 50 * MS, S0 + 51 * MS, 800);
+	for (uint64_t t = S0; t < S0 + 60 * MS; t += BIN)
+		rec_bin(m, 0, NSW, 10, FT_DIR_TX, t, 100, 1, 0);
+	/* the initial namespace (unnamed): ssh traffic all along, left out */
+	rec_iface(m, NS4, 2, "eth0", "", 1000, 0);
+	for (uint64_t t = S0; t < S0 + 60 * MS; t += 5 * BIN)
+		rec_bin(m, 0, NS4, 2, FT_DIR_RX, t, 90, 1, 0);
+	rec_bin(m, 0, NSW, 11, FT_DIR_RX, S0 + 50 * MS, 100, 1, 0);
+	if (with_probes) {
+		mpi_slots(m);
+		/* allreduce 1 between h1 and h2: 10.3 .. 11.9 ms; 2 between h2 and h3: 30.1 .. 31.2 ms */
+		rec_call(m, SL_ALLREDUCE, 901, NS1, S0 + 10 * MS + 300 * US, S0 + 11 * MS + 900 * US, 8, 4, WORLD, 1);
+		rec_call(m, SL_ALLREDUCE, 902, NS2, S0 + 10 * MS + 400 * US, S0 + 11 * MS + 900 * US, 8, 4, WORLD, 1);
+		rec_call(m, SL_ALLREDUCE, 902, NS2, S0 + 30 * MS + 100 * US, S0 + 31 * MS + 200 * US, 8, 4, 0x84000001, 1);
+		rec_call(m, SL_ALLREDUCE, 903, NS3, S0 + 30 * MS + 100 * US, S0 + 31 * MS + 200 * US, 8, 4, 0x84000001, 1);
+		/* one on a single host: not a network window */
+		rec_call(m, SL_ALLREDUCE, 901, NS1, S0 + 80 * MS, S0 + 81 * MS, 8, 4, 0x84000009, 1);
+	}
+	rec_end(m, S0 + 100 * MS);
+	return m;
+}
+
+static void test_inferred_phases(void **state)
+{
+	struct model *m = inferred_model(false);
+	struct corr *c;
+
+	(void)state;
+	c = build(m, CORR_PHASES_AUTO);            /* no phase records: inferred */
+	assert_true(c->inferred_on);
+	assert_false(c->have_probes);
+	assert_int_equal(c->infer_gap_ns, 1 * MS);
+	assert_int_equal(c->nhosts, 3);
+	assert_string_equal(c->hosts[0].name, "h1");
+	assert_int_equal(c->hosts[0].nact, 2);  /* 10.0-12.0 (gap merged), 50.0-51.0 */
+	assert_int_equal(c->ninferred, 2);
+	assert_int_equal(c->inferred[0].start_ns, S0 + 10 * MS + 200 * US);
+	assert_int_equal(c->inferred[0].end_ns, S0 + 12 * MS);
+	assert_int_equal(c->inferred[0].max_hosts, 2);
+	/* h1: 10 + 5 bins x 1000, h2: 18 bins x 1000 inside [10.2, 12.0) */
+	assert_int_equal(c->inferred[0].tx_bytes, 8000 + 5000 + 18000);
+	assert_int_equal(c->inferred[1].start_ns, S0 + 30 * MS);
+	assert_int_equal(c->inferred[1].end_ns, S0 + 31 * MS);
+	assert_false(c->compare.valid);
+	corr__free(c);
+
+	/* probes mode: never inferred */
+	c = build(m, CORR_PHASES_PROBES);
+	assert_false(c->inferred_on);
+	assert_int_equal(c->ninferred, 0);
+	corr__free(c);
+	model__free(m);
+
+	/* with probes, auto does not infer; inferred mode compares with the real windows */
+	m = inferred_model(true);
+	c = build(m, CORR_PHASES_AUTO);
+	assert_false(c->inferred_on);
+	assert_true(c->show_probes);
+	corr__free(c);
+	c = build(m, CORR_PHASES_INFERRED);
+	assert_true(c->inferred_on);
+	assert_false(c->show_probes);
+	assert_int_equal(c->ninstances, 3);
+	assert_true(c->compare.valid);
+	assert_int_equal(c->compare.nreal, 2);          /* the single-host one is left out */
+	assert_int_equal(c->compare.ninferred, 2);
+	assert_int_equal(c->compare.real_covered, 2);
+	assert_int_equal(c->compare.one_to_one, 2);
+	assert_int_equal(c->inferred[0].matched, 1);
+	assert_int_equal(c->inferred[0].start_err_ns, -100 * (int64_t)US);  /* 10.2 - 10.3 ms */
+	assert_int_equal(c->inferred[0].end_err_ns, 100 * (int64_t)US);     /* 12.0 - 11.9 ms */
+	assert_int_equal(c->inferred[1].start_err_ns, -100 * (int64_t)US);  /* 30.0 - 30.1 ms */
+	assert_int_equal(c->inferred[1].end_err_ns, -200 * (int64_t)US);    /* 31.0 - 31.2 ms */
+	assert_int_equal(c->compare.max_abs_start_err_ns, 100 * US);
+	assert_int_equal(c->compare.max_abs_end_err_ns, 200 * US);
+	assert_true(c->compare.mean_abs_end_err_ns == 150000.0);
+	corr__free(c);
+	model__free(m);
+}
+
+/* corr__compare on its own: merged windows, misses, spurious phases. */
+static void test_compare(void **state)
+{
+	struct corr_inferred inf[3];
+	struct corr_interval real[4] = {
+		{ 100, 200 }, { 250, 300 },  /* both inside inferred 0 */
+		{ 500, 600 },                /* inferred 1 */
+		{ 900, 950 },                /* missed */
+	};
+	struct corr_compare cmp;
+
+	(void)state;
+	memset(inf, 0, sizeof(inf));
+	inf[0].start_ns = 90; inf[0].end_ns = 310;
+	inf[1].start_ns = 510; inf[1].end_ns = 640;
+	inf[2].start_ns = 700; inf[2].end_ns = 800;       /* spurious */
+	corr__compare(inf, 3, real, 4, &cmp);
+	assert_true(cmp.valid);
+	assert_int_equal(cmp.nreal, 4);
+	assert_int_equal(cmp.ninferred, 3);
+	assert_int_equal(cmp.inferred_matched, 2);
+	assert_int_equal(cmp.real_covered, 3);
+	assert_int_equal(cmp.one_to_one, 1);
+	assert_int_equal(inf[0].matched, 2);
+	assert_int_equal(inf[0].start_err_ns, -10);
+	assert_int_equal(inf[0].end_err_ns, 10);
+	assert_int_equal(inf[1].start_err_ns, 10);
+	assert_int_equal(inf[1].end_err_ns, 40);
+	assert_int_equal(inf[2].matched, 0);
+	assert_int_equal(cmp.max_abs_start_err_ns, 10);
+	assert_int_equal(cmp.max_abs_end_err_ns, 40);
+	assert_true(cmp.mean_abs_end_err_ns == 25.0);
+	/* nothing real: not valid */
+	corr__compare(inf, 3, real, 0, &cmp);
+	assert_false(cmp.valid);
+}
+
+/* NCCL slots: every instance is flagged enqueue-only. */
+static void test_enqueue_only(void **state)
+{
+	struct model *m = mk();
+	struct corr *c;
+
+	(void)state;
+	rec_slot(m, SL_NCCL_AR, FT_LIB_NCCL, FT_OP_ALLREDUCE, FT_SLOT_COLLECTIVE | FT_SLOT_ENQUEUE_ONLY,
+		 "allreduce");
+	rec_comm_info(m, 1001, 0x7f0000aa0000ull, 0, 2, S0);
+	rec_comm_info(m, 1002, 0x7f0000bb0000ull, 1, 2, S0);
+	rec_call(m, SL_NCCL_AR, 1001, NS1, S0 + MS, S0 + MS + 20 * US, 1 << 20, 4, 0x7f0000aa0000ull, 1);
+	rec_call(m, SL_NCCL_AR, 1002, NS2, S0 + MS, S0 + MS + 30 * US, 1 << 20, 4, 0x7f0000bb0000ull, 1);
+	rec_end(m, S0 + 10 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+	assert_true(c->enqueue_only);
+	assert_int_equal(c->ninstances, 1);
+	assert_true(c->instances[0].enqueue_only);
+	assert_int_equal(c->instances[0].straggler, CORR_NONE);  /* both entered at once */
+	assert_true(c->opstats[0].enqueue_only);
+	assert_true(c->calls[0].flags & CORR_CALL_ENQUEUE_ONLY);
+	corr__free(c);
+	model__free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_size_and_factors),
+		cmocka_unit_test(test_bandwidth_instance),
+		cmocka_unit_test(test_match_handles),
+		cmocka_unit_test(test_match_pointers),
+		cmocka_unit_test(test_nonblocking),
+		cmocka_unit_test(test_verdict_rules),
+		cmocka_unit_test(test_network_bound),
+		cmocka_unit_test(test_rank_bound),
+		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_inferred_phases),
+		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_enqueue_only),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
