@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-srcs=(userspace/*.c probes/*.c tools/incast.c tools/ecn_send.c)
+srcs=(userspace/*.c probes/*.c probes/marker/*.c tools/incast.c tools/ecn_send.c tools/nccl_sim.c tools/phase_workload.c tests/lib/*.c)
 rc=0
 cppcheck --enable=warning,style,performance --std=c11 --quiet --error-exitcode=1 \
 	--suppress=missingIncludeSystem --suppress=unreadVariable \

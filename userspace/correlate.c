@@ -715,6 +715,75 @@ static int cmp_instance(const void *a, const void *b)
 	return c ? c : cmp_u32(x->comm_order, y->comm_order);
 }
 
+static int cmp_call_pid_start(const void *a, const void *b, void *arg)
+{
+	const struct corr_call *calls = arg;
+	const struct corr_call *x = &calls[*(const uint32_t *)a], *y = &calls[*(const uint32_t *)b];
+	int c = cmp_u32(x->pid, y->pid);
+
+	if (!c)
+		c = cmp_u64(x->start_ns, y->start_ns);
+	return c ? c : cmp_u32(*(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+/* See corr_instance.own_late_ns. */
+static uint64_t own_lateness(const struct corr *c, const struct corr_instance *in, const uint32_t *mem,
+			     uint64_t last_entry)
+{
+	uint64_t skew = last_entry - in->first_entry, mine = UINT64_MAX, others = UINT64_MAX;
+	bool found = false;
+
+	if (in->straggler == CORR_NONE)
+		return 0;
+	for (size_t i = 0; i < in->nmembers; i++) {
+		const struct corr_call *k = &c->calls[mem[i]];
+		uint64_t gap = k->prev_end_ns && k->prev_end_ns <= k->start_ns ? k->start_ns - k->prev_end_ns
+									 : UINT64_MAX;
+
+		if (!found && k->rank == in->straggler && k->start_ns == last_entry) {
+			found = true;
+			mine = gap;
+		} else if (gap < others) {
+			others = gap;
+		}
+	}
+	if (mine == UINT64_MAX || others == UINT64_MAX)
+		return skew;
+	return mine > others ? (mine - others < skew ? mine - others : skew) : 0;
+}
+
+/* prev_end_ns of every collective call: calls of one process in entry order. */
+static int link_previous(struct corr *c)
+{
+	uint32_t *ix = NULL;
+	size_t n = 0;
+	uint64_t run = 0;   /* latest end so far of this process's collectives */
+
+	for (size_t i = 0; i < c->ncalls; i++)
+		n += call_is_collective(c, &c->calls[i]);
+	if (!n)
+		return 0;
+	ix = malloc(n * sizeof(*ix));
+	if (!ix)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < c->ncalls; i++)
+		if (call_is_collective(c, &c->calls[i]))
+			ix[n++] = (uint32_t)i;
+	qsort_r(ix, n, sizeof(*ix), cmp_call_pid_start, c->calls);
+	for (size_t i = 0; i < n; i++) {
+		struct corr_call *k = &c->calls[ix[i]];
+
+		if (i && c->calls[ix[i - 1]].pid != k->pid)
+			run = 0;
+		k->prev_end_ns = run;
+		if (k->end_ns > run)
+			run = k->end_ns;
+	}
+	free(ix);
+	return 0;
+}
+
 static void instance_stats(struct corr *c, struct corr_instance *in)
 {
 	const uint32_t *mem = &c->members[in->first_member];
@@ -756,6 +825,7 @@ static void instance_stats(struct corr *c, struct corr_instance *in)
 	in->last_entry = last;
 	if (in->nmembers < 2 || last == in->first_entry)
 		in->straggler = CORR_NONE; /* nobody entered after anybody */
+	in->own_late_ns = own_lateness(c, in, mem, last);
 	if (in->comm_kind != CORR_COMM_POINTER)
 		in->comm_size = comm_size;
 	in->nranks = comm_size ? comm_size : (uint32_t)in->nmembers;
@@ -794,8 +864,11 @@ static int build_instances(struct corr *c)
 	size_t n = 0, ni = 0;
 	uint64_t *seen = NULL;
 	size_t nseen = 0, capseen = 0;
-	int err = -ENOMEM;
+	int err = link_previous(c);
 
+	if (err)
+		return err;
+	err = -ENOMEM;
 	for (size_t i = 0; i < c->ncalls; i++)
 		n += call_is_collective(c, &c->calls[i]);
 	if (!n)
@@ -1212,8 +1285,10 @@ static int window_evidence(const struct corr *c, const struct pset *ps, uint64_t
 		}
 		if (!mine)
 			continue;
-		for (size_t k = first_ts_at(re, w->nrtx, sizeof(*re), a); k < w->nrtx && re[k].ts_ns < b; k++)
+		for (size_t k = first_ts_at(re, w->nrtx, sizeof(*re), a); k < w->nrtx && re[k].ts_ns < b; k++) {
 			cnt++;
+			s->retrans_tlp += re[k].trigger == FT_RTX_TLP;
+		}
 		if (!cnt)
 			continue;
 		struct corr_flow_ev *nf = realloc(ev->flows, (ev->nflows + 1) * sizeof(*nf));
@@ -1241,7 +1316,7 @@ static int window_evidence(const struct corr *c, const struct pset *ps, uint64_t
 				s->link = ev->links[i].iface;
 				s->qdisc = ev->links[i].qdisc;
 			}
-	} else if (s->retrans) {
+	} else if (s->retrans > s->retrans_tlp) {
 		const struct model_flow *w = &m->flows[ev->flows[0].flow];
 		const struct model_iface *f = w->ifindex ? model__iface(m, w->key.netns, w->ifindex) : NULL;
 
@@ -1337,12 +1412,17 @@ static int verdicts(struct corr *c)
 		in->slow = g->span_p50_ns && (double)in->span_ns >= c->opts.th.slow_factor * (double)g->span_p50_ns;
 		memset(&vi, 0, sizeof(vi));
 		vi.span_ns = in->span_ns;
-		vi.skew_ns = in->nmembers > 1 ? in->skew_ns : 0;
+		vi.skew_ns = in->nmembers > 1 ? in->own_late_ns : 0;
 		vi.slow = in->slow;
 		vi.net_observed = in->ev.observed;
 		vi.queue_delay_ns = in->ev.queue_delay_ns;
 		vi.cong_drops = in->ev.cong_drops;
-		vi.retrans = in->ev.retrans;
+		/*
+		 * A tail-loss probe alone is no evidence of loss: TCP sends one
+		 * whenever the ACK for the tail is late, e.g. when the receiving
+		 * rank is descheduled.  Only RTO / fast retransmits count.
+		 */
+		vi.retrans = in->ev.retrans - in->ev.retrans_tlp;
 		vi.ce_pkts = in->ev.ce_pkts;
 		vi.peak_util = in->ev.peak_util;
 		in->verdict = corr__verdict(&c->opts.th, &vi, &in->why);
@@ -1679,6 +1759,53 @@ static int cmp_host(const void *a, const void *b)
 	return c ? c : cmp_u32(x->netns, y->netns);
 }
 
+/* Forwarding or management namespaces (see infer()) are no hosts: ne[i..j) is one netns. */
+static bool not_a_host(const struct model *m, const struct nsent *ne, size_t i, size_t j, size_t nns,
+		       size_t nnamed)
+{
+	bool bridge = false;
+
+	for (size_t q = i; q < j; q++) {
+		const struct model_iface *f = &m->ifaces[ne[q].iface];
+
+		bridge |= !strcmp(f->kind, "bridge") || !strcmp(f->kind, "openvswitch");
+	}
+	return bridge || (j - i >= 2 && nns >= 3) || (nnamed >= 2 && !model__netns_name(m, ne[i].netns)[0]);
+}
+
+/*
+ * The gap that separates phases, from the traffic itself: the idle gaps
+ * between non-empty bins of all hosts are bimodal when the workload
+ * alternates communication and compute (short stalls inside a collective,
+ * the compute time between them).  Take the largest ratio between
+ * consecutive sorted gaps of at least FLOOR, and put the threshold at its
+ * geometric middle, if that ratio is at least 2 and at least two gaps lie
+ * above it; else FLOOR.  T (sorted bin starts) is scratch.
+ */
+static uint64_t auto_gap(uint64_t *t, size_t n, uint64_t bin, uint64_t floor)
+{
+	size_t ng = 0, best = SIZE_MAX;
+	double ratio = 2.0;
+
+	for (size_t i = 1; i < n; i++)
+		if (t[i] - t[i - 1] > bin && t[i] - t[i - 1] >= floor)
+			t[ng++] = t[i] - t[i - 1];  /* ng < i: overwrites only what was read */
+	if (ng < 3)
+		return floor;
+	qsort(t, ng, sizeof(*t), cmp_u64p);
+	for (size_t i = 0; i + 2 < ng; i++) {  /* at least two gaps above the split */
+		double r = (double)t[i + 1] / (double)t[i];
+
+		if (r >= ratio) {
+			ratio = r;
+			best = i;
+		}
+	}
+	if (best == SIZE_MAX)
+		return floor;
+	return (uint64_t)sqrt((double)t[best] * (double)t[best + 1]);
+}
+
 /*
  * Hosts are network namespaces with traced interfaces (loopback aside),
  * except forwarding ones: a namespace with a bridge, or with two or more
@@ -1689,6 +1816,8 @@ static int cmp_host(const void *a, const void *b)
  * its non-empty bins (any interface, either direction), merged across gaps
  * shorter than the gap; an inferred phase is a time when at least
  * infer_min_hosts hosts are active together, merged across the same gap.
+ * The gap is infer_gap_ns if set, else auto_gap() over all hosts' bins,
+ * never below max(1 ms, 10 bins).
  */
 static int infer(struct corr *c)
 {
@@ -1701,12 +1830,8 @@ static int infer(struct corr *c)
 	int err = -ENOMEM;
 	unsigned k = c->opts.infer_min_hosts ? c->opts.infer_min_hosts : 2;
 
-	if (!gap) {
-		gap = 10 * bin;
-		if (gap < 1000000)
-			gap = 1000000;
-	}
-	c->infer_gap_ns = gap;
+	uint64_t floor = 10 * bin > 1000000 ? 10 * bin : 1000000;
+
 	c->nactivity = c->ninferred = c->nhosts = 0;
 	ne = malloc((m->nifaces ? m->nifaces : 1) * sizeof(*ne));
 	if (!ne)
@@ -1724,21 +1849,49 @@ static int infer(struct corr *c)
 	if (!c->hosts)
 		goto out;
 
+	if (!gap) {
+		size_t nall = 0, na = 0;
+
+		for (size_t q = 0; q < nne; q++)
+			nall += m->ifaces[ne[q].iface].dir[0].nbins + m->ifaces[ne[q].iface].dir[1].nbins;
+		starts = malloc((nall ? nall : 1) * sizeof(*starts));
+		if (!starts)
+			goto out;
+		for (size_t i = 0; i < nne;) {
+			size_t j = i;
+
+			while (j < nne && ne[j].netns == ne[i].netns)
+				j++;
+			for (size_t q = i; q < j && !not_a_host(m, ne, i, j, nns, nnamed); q++)
+				for (int d = 0; d < 2; d++) {
+					const struct model_dir *x = &m->ifaces[ne[q].iface].dir[d];
+
+					for (size_t b = 0; b < x->nbins; b++)
+						if (x->bins[b].bytes)
+							starts[na++] = x->bins[b].start_ns;
+				}
+			i = j;
+		}
+		if (na)
+			qsort(starts, na, sizeof(*starts), cmp_u64p);
+		gap = auto_gap(starts, na, bin, floor);
+		c->infer_gap_auto = true;
+	}
+	if (gap < floor && !c->opts.infer_gap_ns)
+		gap = floor;
+	c->infer_gap_ns = gap;
+
 	for (size_t i = 0; i < nne;) {
-		size_t j = i, nb = 0, nifs, ns = 0;
-		bool bridge = false;
+		size_t j = i, nb = 0, ns = 0;
 		struct corr_host *h;
 
 		while (j < nne && ne[j].netns == ne[i].netns) {
 			const struct model_iface *f = &m->ifaces[ne[j].iface];
 
-			bridge |= !strcmp(f->kind, "bridge") || !strcmp(f->kind, "openvswitch");
 			nb += f->dir[0].nbins + f->dir[1].nbins;
 			j++;
 		}
-		nifs = j - i;
-		if (bridge || (nifs >= 2 && nns >= 3) ||
-		    (nnamed >= 2 && !model__netns_name(m, ne[i].netns)[0])) {
+		if (not_a_host(m, ne, i, j, nns, nnamed)) {
 			i = j;
 			continue;
 		}
@@ -2169,6 +2322,8 @@ static void evidence_str(const struct corr *c, const struct corr_evidence *ev, c
 	}
 	if (s->retrans) {
 		app(buf, len, k, "%s %" PRIu64 " retransmits", first ? "" : ",", s->retrans);
+		if (s->retrans_tlp)
+			app(buf, len, k, " (%" PRIu64 " tail-loss probes)", s->retrans_tlp);
 		first = false;
 	}
 	if (s->ce_pkts) {
@@ -2217,7 +2372,7 @@ const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t l
 		} else {
 			char b[32];
 
-			app(buf, len, &k, "; network clean (no queueing >= %s, drops, retransmits or CE)",
+			app(buf, len, &k, "; network clean (no queueing >= %s, drops, loss retransmits or CE)",
 			    fmt_ns(c->opts.th.queue_delay_ns, b, sizeof(b)));
 		}
 		break;

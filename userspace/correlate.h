@@ -78,7 +78,7 @@ struct corr_thresholds {
 struct corr_opts {
 	enum corr_phases_mode phases;
 	struct corr_thresholds th;
-	uint64_t infer_gap_ns;     /* merge activity across gaps < this; 0 = max(1 ms, 10 bins) */
+	uint64_t infer_gap_ns;     /* merge activity across gaps < this; 0 = from the traffic (auto) */
 	unsigned infer_min_hosts;  /* hosts active together for an inferred phase (default 2) */
 	uint64_t infer_min_bytes;  /* drop inferred phases with fewer TX bytes (default 0) */
 };
@@ -203,6 +203,7 @@ struct corr_call {
 	uint64_t count, comm, seq, req;
 	uint64_t bytes;             /* count * dtype_size, 0 unknown */
 	uint64_t size_bytes;        /* nccl-tests size (set for instance members) */
+	uint64_t prev_end_ns;       /* end of this process's previous collective, 0 = none */
 	uint32_t pid, tid, netns, slot;
 	uint32_t op;                /* enum ft_op (from the slot; FT_OP_NONE if unknown) */
 	uint32_t flags;             /* enum corr_call_flags */
@@ -241,6 +242,7 @@ struct corr_evsum {
 	uint32_t queue_qdisc;       /* index into model.qdiscs of the worst queue, CORR_NONE */
 	uint64_t drops, cong_drops;
 	uint64_t retrans;
+	uint64_t retrans_tlp;       /* of which tail-loss probes: sent on a late ACK, loss or not */
 	uint64_t ce_pkts;
 	uint32_t bursts;
 	uint32_t link;              /* index into model.ifaces named as the culprit, CORR_NONE */
@@ -267,6 +269,14 @@ struct corr_instance {
 	uint64_t span_ns, skew_ns, all_arrived_ns;
 	uint32_t straggler;         /* index into corr.ranks of the last to enter; CORR_NONE
 				     * with one member or when all entered at once */
+	/*
+	 * The part of the skew the straggler caused itself: its time since
+	 * its own previous collective minus the shortest such time of the
+	 * others (capped at the skew; the skew when unknown).  A rank that
+	 * enters late only because its previous collective ended late (a
+	 * slow network finishes ranks at different times) has ~0 here.
+	 */
+	uint64_t own_late_ns;
 	double busbw_factor;
 	double algbw, busbw;        /* bytes/s over the all-arrived time; NaN when 0 or unknown */
 	bool enqueue_only, open, partial, op_mismatch;
@@ -351,6 +361,7 @@ struct corr {
 	bool inferred_on;           /* inferred phases were computed */
 	bool enqueue_only;          /* some slot is ENQUEUE_ONLY (NCCL) */
 	uint64_t infer_gap_ns;      /* the gap actually used */
+	bool infer_gap_auto;        /* chosen from the traffic's idle gaps */
 
 	struct corr_proc *procs; size_t nprocs;          /* by pid */
 	struct corr_rank *ranks; size_t nranks;          /* by world rank (unknown last), host, pid */

@@ -150,6 +150,7 @@ struct rtx_raw {
 	uint64_t ts_ns;
 	struct ft_flow key;
 	uint32_t segs;
+	uint32_t trigger;
 };
 
 struct drop_raw {
@@ -459,6 +460,7 @@ static int add_retrans(struct model *m, const struct ft_retrans *r)
 	e->ts_ns = r->ts_ns;
 	flow_key(&r->flow, &e->key);
 	e->segs = r->segs ? r->segs : 1;
+	e->trigger = t;
 	if (!f->rtx[t] || r->ts_ns < f->rtx_first_ns[t])
 		f->rtx_first_ns[t] = r->ts_ns;
 	if (!f->rtx[t] || r->ts_ns > f->rtx_last_ns[t])
@@ -1470,6 +1472,7 @@ static int finish_phases(struct model *m)
 			m->rtx_events[m->nrtx_events].ts_ns = raw[i].ts_ns;
 			m->rtx_events[m->nrtx_events].flow = (uint32_t)f;
 			m->rtx_events[m->nrtx_events].segs = raw[i].segs;
+			m->rtx_events[m->nrtx_events].trigger = raw[i].trigger;
 			m->nrtx_events++;
 		}
 		vec_free(&p->rtx);

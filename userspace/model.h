@@ -260,6 +260,8 @@ struct model_rtx {
 	uint64_t ts_ns;
 	uint32_t flow;              /* index into model.flows */
 	uint32_t segs;
+	uint32_t trigger;           /* enum ft_rtx_trigger */
+	uint32_t pad;
 };
 
 /* One drop, for counts inside a time window; sorted by (iface, ts), no device last. */

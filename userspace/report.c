@@ -815,8 +815,9 @@ static void text_inferred(FILE *f, const struct model *m, const struct corr *c)
 	char r1[32], r2[32], a[32], by[32], e1[32], e2[32];
 
 	fprintf(f, "\nInferred phases (INFERRED from traffic, not traced: >= %u hosts active together, "
-		   "activity merged across gaps < %s): %zu\n", c->opts.infer_min_hosts ? c->opts.infer_min_hosts : 2,
-		fmt_ns(c->infer_gap_ns, a, sizeof(a)), c->ninferred);
+		   "activity merged across gaps < %s%s): %zu\n", c->opts.infer_min_hosts ? c->opts.infer_min_hosts : 2,
+		fmt_ns(c->infer_gap_ns, a, sizeof(a)), c->infer_gap_auto ? ", chosen from the traffic" : "",
+		c->ninferred);
 	fprintf(f, "  hosts:");
 	for (size_t i = 0; i < c->nhosts; i++)
 		fprintf(f, " %s", c->hosts[i].name);
@@ -1549,6 +1550,7 @@ static void j_evidence(struct json *j, const struct model *m, const struct corr 
 	json_kv_u64(j, "drops", ev.sum.drops);
 	json_kv_u64(j, "congestion_drops", ev.sum.cong_drops);
 	json_kv_u64(j, "retransmits", ev.sum.retrans);
+	json_kv_u64(j, "tail_loss_probes", ev.sum.retrans_tlp);
 	json_kv_u64(j, "ce_pkts", ev.sum.ce_pkts);
 	json_key(j, "drops_by_reason");
 	json_array_begin(j);
@@ -1649,6 +1651,7 @@ static void j_instance(struct json *j, const struct model *m, const struct corr 
 	json_kv_i64(j, "end_rel_ns", model__rel_ns(m, in->last_exit));
 	json_kv_u64(j, "duration_ns", in->span_ns);
 	json_kv_u64(j, "skew_ns", in->skew_ns);
+	json_kv_u64(j, "straggler_own_late_ns", in->own_late_ns);
 	json_kv_u64(j, "all_arrived_ns", in->all_arrived_ns);
 	json_kv_double(j, "algbw_bytes_per_s", in->algbw, 0);
 	json_kv_double(j, "busbw_bytes_per_s", in->busbw, 0);
@@ -1880,6 +1883,7 @@ static void j_inferred(struct json *j, const struct model *m, const struct corr 
 	json_kv_bool(j, "enabled", c->inferred_on);
 	json_kv_string(j, "label", "inferred");
 	json_kv_u64(j, "gap_ns", c->inferred_on ? c->infer_gap_ns : 0);
+	json_kv_bool(j, "gap_auto", c->inferred_on && c->infer_gap_auto);
 	json_kv_u64(j, "min_hosts", c->opts.infer_min_hosts ? c->opts.infer_min_hosts : 2);
 	json_kv_u64(j, "min_bytes", c->opts.infer_min_bytes);
 	json_key(j, "hosts");
@@ -2037,7 +2041,8 @@ static void usage(FILE *f)
 		"      --slow FACTOR     a collective is slow at >= FACTOR x the median of its\n"
 		"                        op and size (default 2)\n"
 		"      --infer-gap DURATION  inferred phases: merge activity across gaps shorter\n"
-		"                        than this (default max(1ms, 10 bins))\n"
+		"                        than this (default: chosen from the idle gaps in the\n"
+		"                        traffic, at least max(1ms, 10 bins))\n"
 		"  -h, --help            this help\n"
 		"\n"
 		"Examples:\n"

@@ -35,6 +35,10 @@ cleanup() {
 		wait "$REC_PID" 2>/dev/null
 	fi
 	[[ -n $LAB ]] && lab_down "$LAB" >/dev/null 2>&1
+	# FT_KEEP=DIR keeps the test's files (captures, reports) for a post-mortem
+	if [[ -n ${FT_KEEP:-} ]]; then
+		mkdir -p "$FT_KEEP" && cp -a "$TMPD/." "$FT_KEEP/" && echo "kept files in $FT_KEEP"
+	fi
 	rm -rf "$TMPD"
 }
 trap cleanup EXIT

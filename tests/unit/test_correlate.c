@@ -551,7 +551,7 @@ static uint32_t iface_index(const struct model *m, uint32_t netns, uint32_t ifin
  * queue.  Allreduces 1 and 2 run while h2's queue holds 30 kB (2.4 ms at
  * 100 Mbit/s; sojourn max 2.5 ms), with QDISC_DROPs on it and retransmits
  * on rank 1's flow: network-bound, naming eth0@h2 and tbf 1:.  Allreduce 3
- * runs on a clean network: ok.  A retransmit on a flow in h2 owned by
+ * runs on a clean network but for a tail-loss probe: ok.  A retransmit on a flow in h2 owned by
  * another process, and one outside every window, are not evidence.
  */
 static void test_network_bound(void **state)
@@ -582,8 +582,11 @@ static void test_network_bound(void **state)
 		for (uint64_t b = 0; b < 10; b++)
 			rec_bin(m, 0, NS2, 2, FT_DIR_TX, t + MS + b * BIN, 1250, 1, 0);
 		rec_bin(m, 0, NS1, 2, FT_DIR_RX, t + MS, 1250, 1, 0);
-		if (s == 3)
+		if (s == 3) {
+			/* a tail-loss probe (late ACK) is shown but is no evidence of loss */
+			rec_retrans(m, mine, t + 5 * MS, FT_RTX_TLP);
 			continue;
+		}
 		rec_qbin(m, 0, NS2, 2, 0x10000, t + 2 * MS, 30000, 20, 2000000, 20, 2500000, 20, 30000, 10 * (uint32_t)s);
 		rec_qbin(m, 1, NS2, 2, 0x10000, t + 3 * MS, 12000, 8, 800000, 8, 900000, 8, 12000, 10 * (uint32_t)s + 4);
 		rec_drop(m, t + 2 * MS + 10, NS2, 2, 5);
@@ -630,7 +633,9 @@ static void test_network_bound(void **state)
 
 		assert_int_equal(in->verdict, CORR_OK);
 		assert_int_equal(in->ev.drops, 0);
-		assert_int_equal(in->ev.retrans, 0);
+		assert_int_equal(in->ev.retrans, 1);
+		assert_int_equal(in->ev.retrans_tlp, 1);
+		assert_false(in->why & CORR_WHY_RETRANS);
 		assert_int_equal(in->ev.queue_delay_ns, 0);
 		/* the details: one link per participating netns interface */
 		assert_int_equal(corr__evidence(c, (size_t)(in - c->instances), &ev), 0);
@@ -696,6 +701,7 @@ static void test_rank_bound(void **state)
 		assert_int_equal(in->verdict, CORR_RANK);
 		assert_int_equal(in->straggler, rank_index(c, 2));
 		assert_int_equal(in->skew_ns, 50 * MS);
+		assert_int_equal(in->own_late_ns, 50 * MS);  /* rank 2 computed 50 ms longer than the others */
 		assert_int_equal(in->all_arrived_ns, 2 * MS);
 		assert_true(in->ev.observed);
 		assert_int_equal(in->ev.queue_delay_ns, 0);
@@ -713,6 +719,55 @@ static void test_rank_bound(void **state)
 	/* the slowest list is sorted by span: all equal here, then by entry */
 	assert_int_equal(c->nby_span, 4);
 	assert_int_equal(c->by_span[0], 0);
+	corr__free(c);
+	model__free(m);
+}
+
+/*
+ * A congested link finishes ranks at different times: in allreduce 1 rank 2
+ * leaves 30 ms after the others (its last segments queued on h3's tbf), and
+ * so enters allreduce 2 30 ms late although every rank computed 5 ms in
+ * between.  That skew is not rank 2's doing: allreduce 2 is network-bound
+ * (not unknown), and rank 2 is not its straggler by its own time.
+ */
+static void test_late_from_previous(void **state)
+{
+	struct model *m = mk();
+	struct corr *c;
+	const uint64_t t1 = S0 + 100 * MS, t2 = t1 + 45 * MS;
+
+	(void)state;
+	mpi_slots(m);
+	for (uint32_t r = 0; r < 3; r++) {
+		char ns[8];
+
+		snprintf(ns, sizeof(ns), "h%u", r + 1);
+		rec_iface(m, NS1 + r, 2, "eth0", ns, 10000, r == 2 ? 100000 : 0);
+		rec_comm_info(m, 800 + r, WORLD, (int32_t)r, 3, S0);
+	}
+	for (uint32_t r = 0; r < 3; r++) {
+		rec_call(m, SL_ALLREDUCE, 800 + r, NS1 + r, t1, t1 + (r == 2 ? 70 : 40) * MS, 65536, 4, WORLD, 1);
+		rec_call(m, SL_ALLREDUCE, 800 + r, NS1 + r, t2 + (r == 2 ? 30 : 0) * MS, t2 + 50 * MS, 65536, 4,
+			 WORLD, 2);
+	}
+	/* h3's queue holds 3 ms of data during both */
+	rec_qbin(m, 0, NS3, 2, 0x10000, t1 + 60 * MS, 30000, 20, 2000000, 20, 3000000, 20, 30000, 0);
+	rec_qbin(m, 0, NS3, 2, 0x10000, t2 + 40 * MS, 30000, 20, 2000000, 20, 3000000, 20, 30000, 0);
+	rec_end(m, S0 + 400 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+
+	assert_int_equal(c->ninstances, 2);
+	{
+		const struct corr_instance *in = inst(c, FT_OP_ALLREDUCE, 2, CORR_COMM_HANDLE);
+
+		assert_int_equal(in->skew_ns, 30 * MS);
+		assert_int_equal(in->span_ns, 50 * MS);
+		assert_int_equal(in->straggler, rank_index(c, 2));
+		assert_int_equal(in->own_late_ns, 0);   /* 5 ms of compute, like the others */
+		assert_false(in->why & CORR_WHY_STRAGGLER);
+		assert_int_equal(in->verdict, CORR_NETWORK);
+		assert_int_equal(in->ev.link, iface_index(m, NS3, 2));
+	}
 	corr__free(c);
 	model__free(m);
 }
@@ -1002,6 +1057,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_rules),
 		cmocka_unit_test(test_network_bound),
 		cmocka_unit_test(test_rank_bound),
+		cmocka_unit_test(test_late_from_previous),
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_inferred_phases),
 		cmocka_unit_test(test_compare),
