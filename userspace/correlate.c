@@ -1773,6 +1773,75 @@ static bool not_a_host(const struct model *m, const struct nsent *ne, size_t i, 
 	return bridge || (j - i >= 2 && nns >= 3) || (nnamed >= 2 && !model__netns_name(m, ne[i].netns)[0]);
 }
 
+struct hbin {
+	uint64_t t, bytes, pkts;
+};
+
+static int cmp_hbin(const void *a, const void *b)
+{
+	return cmp_u64(((const struct hbin *)a)->t, ((const struct hbin *)b)->t);
+}
+
+/* Bytes per packet at or below which an island of traffic is only ACKs and keepalives. */
+#define INFER_NOISE_PKT_BYTES 100
+#define INFER_NOISE_MAX_BYTES 1500
+
+/*
+ * The starts of the non-empty bins of one host (ne[i..j), every interface
+ * and direction), sorted, into OUT (room for all its bins), without noise:
+ * an island of bins (split at gaps >= FLOOR) of small packets only (mean
+ * <= INFER_NOISE_PKT_BYTES, < INFER_NOISE_MAX_BYTES in all) starts no
+ * phase — e.g. the delayed ACK of the previous collective's last segment,
+ * 40 ms later, just before the next one — but it ends one: such an island
+ * is kept when it starts less than TAIL after a kept bin (a collective's
+ * last small messages).  TAIL 0 keeps bulk traffic only.
+ */
+static int host_bins(const struct model *m, const struct nsent *ne, size_t i, size_t j, uint64_t floor,
+		     uint64_t tail, uint64_t *out, size_t *nout)
+{
+	size_t n = 0, k = 0;
+	uint64_t last = 0;
+	bool have = false;
+	struct hbin *hb;
+
+	for (size_t q = i; q < j; q++)
+		n += m->ifaces[ne[q].iface].dir[0].nbins + m->ifaces[ne[q].iface].dir[1].nbins;
+	*nout = 0;
+	hb = malloc((n ? n : 1) * sizeof(*hb));
+	if (!hb)
+		return -ENOMEM;
+	for (size_t q = i; q < j; q++)
+		for (int d = 0; d < 2; d++) {
+			const struct model_dir *x = &m->ifaces[ne[q].iface].dir[d];
+
+			for (size_t b = 0; b < x->nbins; b++)
+				if (x->bins[b].bytes)
+					hb[k++] = (struct hbin){ x->bins[b].start_ns, x->bins[b].bytes, x->bins[b].pkts };
+		}
+	if (k)
+		qsort(hb, k, sizeof(*hb), cmp_hbin);
+	for (size_t a = 0; a < k;) {
+		size_t b = a + 1;
+		uint64_t bytes = hb[a].bytes, pkts = hb[a].pkts;
+
+		while (b < k && hb[b].t - hb[b - 1].t < floor) {
+			bytes += hb[b].bytes;
+			pkts += hb[b].pkts;
+			b++;
+		}
+		if (!(bytes < INFER_NOISE_MAX_BYTES && bytes <= INFER_NOISE_PKT_BYTES * (pkts ? pkts : 1)) ||
+		    (have && hb[a].t - last < tail)) {
+			for (size_t q = a; q < b; q++)
+				out[(*nout)++] = hb[q].t;
+			last = hb[b - 1].t;
+			have = true;
+		}
+		a = b;
+	}
+	free(hb);
+	return 0;
+}
+
 /*
  * The gap that separates phases, from the traffic itself: the idle gaps
  * between non-empty bins of all hosts are bimodal when the workload
@@ -1850,7 +1919,7 @@ static int infer(struct corr *c)
 		goto out;
 
 	if (!gap) {
-		size_t nall = 0, na = 0;
+		size_t nall = 0, na = 0, k2 = 0;
 
 		for (size_t q = 0; q < nne; q++)
 			nall += m->ifaces[ne[q].iface].dir[0].nbins + m->ifaces[ne[q].iface].dir[1].nbins;
@@ -1862,14 +1931,13 @@ static int infer(struct corr *c)
 
 			while (j < nne && ne[j].netns == ne[i].netns)
 				j++;
-			for (size_t q = i; q < j && !not_a_host(m, ne, i, j, nns, nnamed); q++)
-				for (int d = 0; d < 2; d++) {
-					const struct model_dir *x = &m->ifaces[ne[q].iface].dir[d];
-
-					for (size_t b = 0; b < x->nbins; b++)
-						if (x->bins[b].bytes)
-							starts[na++] = x->bins[b].start_ns;
-				}
+			if (!not_a_host(m, ne, i, j, nns, nnamed)) {
+				err = host_bins(m, ne, i, j, floor, 0, starts + na, &k2);
+				if (err)
+					goto out;
+				na += k2;
+				err = -ENOMEM;
+			}
 			i = j;
 		}
 		if (na)
@@ -1910,16 +1978,10 @@ static int infer(struct corr *c)
 		starts = malloc((nb ? nb : 1) * sizeof(*starts));
 		if (!starts)
 			goto out;
-		for (size_t q = i; q < j; q++)
-			for (int d = 0; d < 2; d++) {
-				const struct model_dir *x = &m->ifaces[ne[q].iface].dir[d];
-
-				for (size_t b = 0; b < x->nbins; b++)
-					if (x->bins[b].bytes)
-						starts[ns++] = x->bins[b].start_ns;
-			}
-		if (ns)
-			qsort(starts, ns, sizeof(*starts), cmp_u64p);
+		err = host_bins(m, ne, i, j, floor, gap, starts, &ns);
+		if (err)
+			goto out;
+		err = -ENOMEM;
 		for (size_t q = 0; q < ns; q++) {
 			struct corr_interval *cur = h->nact ? &c->activity[c->nactivity - 1] : NULL;
 

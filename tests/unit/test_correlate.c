@@ -984,6 +984,47 @@ static void test_inferred_phases(void **state)
 	model__free(m);
 }
 
+/*
+ * The gap chosen from the traffic, and small-packet noise: two hosts, five
+ * phases 50 ms apart, each with bulk bins at +0, +3, +9 and +15 ms (stalls
+ * of 3 and 6 ms inside) and a last small message at +19 ms; a delayed ACK
+ * 7 ms before every phase but the first.  The gap lands between the 6 ms
+ * stalls and the 35 ms compute gaps (their geometric middle, 14.49 ms); the
+ * ACKs start no phase, the small tail message still ends its phase.
+ */
+static void test_inferred_auto_gap(void **state)
+{
+	struct model *m = mk();
+	struct corr *c;
+	static const uint64_t off[] = { 0, 3, 9, 15 };
+
+	(void)state;
+	rec_iface(m, NS1, 2, "eth0", "h1", 10000, 0);
+	rec_iface(m, NS2, 2, "eth0", "h2", 10000, 0);
+	for (uint64_t k = 0; k < 5; k++) {
+		uint64_t t = S0 + 10 * MS + k * 50 * MS;
+
+		for (uint32_t h = 0; h < 2; h++) {
+			for (size_t o = 0; o < 4; o++)
+				rec_bin(m, 0, NS1 + h, 2, h ? FT_DIR_RX : FT_DIR_TX, t + off[o] * MS, 1000, 1, 0);
+			rec_bin(m, 0, NS1 + h, 2, h ? FT_DIR_RX : FT_DIR_TX, t + 19 * MS, 80, 1, 0);
+			if (k)
+				rec_bin(m, 0, NS1 + h, 2, h ? FT_DIR_TX : FT_DIR_RX, t - 7 * MS, 66, 1, 0);
+		}
+	}
+	rec_end(m, S0 + 400 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+	assert_true(c->infer_gap_auto);
+	assert_int_equal(c->infer_gap_ns, 14491376);  /* sqrt(6 ms * 35 ms) */
+	assert_int_equal(c->ninferred, 5);
+	for (size_t k = 0; k < 5; k++) {
+		assert_int_equal(c->inferred[k].start_ns, S0 + 10 * MS + k * 50 * MS);
+		assert_int_equal(c->inferred[k].end_ns, S0 + 10 * MS + k * 50 * MS + 19 * MS + BIN);
+	}
+	corr__free(c);
+	model__free(m);
+}
+
 /* corr__compare on its own: merged windows, misses, spurious phases. */
 static void test_compare(void **state)
 {
@@ -1060,6 +1101,7 @@ int main(void)
 		cmocka_unit_test(test_late_from_previous),
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_inferred_phases),
+		cmocka_unit_test(test_inferred_auto_gap),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_enqueue_only),
 	};
