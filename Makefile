@@ -83,7 +83,7 @@ $(BUILD)/vmlinux.h: | $(BUILD)
 	$(call msg,BTF,$@)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/fabtrace.h $(wildcard bpf/*.bpf.h) $(BUILD)/vmlinux.h | $(BUILD)
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(BUILD)/vmlinux.h | $(BUILD)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		-I$(BUILD) -Ibpf -c $< -o $@

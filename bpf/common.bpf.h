@@ -118,6 +118,37 @@ static __always_inline bool iface_wanted(__u32 netns, __u32 ifindex)
 	return bpf_map_lookup_elem(&targ_ifaces, &k) != NULL;
 }
 
+/* Fill the flow of a TCP socket; false when it is filtered out. */
+static __always_inline bool sk_flow(const struct sock *sk, struct ft_flow *f)
+{
+	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	const struct net_device *dev;
+
+	f->netns = sk_netns(sk);
+	dev = BPF_CORE_READ(sk, sk_dst_cache, dev);
+	f->ifindex = dev ? BPF_CORE_READ(dev, ifindex) : 0;
+	if (f->ifindex ? !iface_wanted(f->netns, f->ifindex) : !netns_wanted(f->netns))
+		return false;
+	f->proto = 6;
+	f->sport = BPF_CORE_READ(sk, __sk_common.skc_num);
+	f->dport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	if (family == AF_INET) {
+		__be32 s = BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
+		__be32 d = BPF_CORE_READ(sk, __sk_common.skc_daddr);
+
+		f->family = 4;
+		__builtin_memcpy(f->saddr, &s, 4);
+		__builtin_memcpy(f->daddr, &d, 4);
+	} else if (family == AF_INET6) {
+		f->family = 6;
+		BPF_CORE_READ_INTO(&f->saddr, sk, __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr8);
+		BPF_CORE_READ_INTO(&f->daddr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+	} else {
+		return false;
+	}
+	return true;
+}
+
 /* Start of the bin that holds `now`. */
 static __always_inline __u64 bin_start(__u64 now, __u64 bin_ns)
 {

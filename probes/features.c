@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 
 #include "probes/netprobe.h"
+#include "probes/phaseprobe.h"
 #include "probes/privs.h"
 #include "userspace/commands.h"
 #include "userspace/json.h"
@@ -20,7 +21,10 @@ static void usage(FILE *f)
 "\n"
 "Try every probe fabtrace has on this kernel (load and attach, then detach)\n"
 "and show which variant 'record' will use for each hook, or why none works.\n"
-"Variants are tried in order of preference: tp_btf, then raw_tp.\n"
+"Variants are tried in order of preference: tp_btf, then raw_tp.  The phase\n"
+"probes are checked too: uprobes with BPF cookies on a function of fabtrace\n"
+"itself (uprobe_multi links, else one perf uprobe each), and the process\n"
+"(fork/exec/exit) and socket (send/recv) hooks that follow the traced programs.\n"
 "\n"
 "Examples:\n"
 "  sudo fabtrace features\n"
@@ -36,11 +40,12 @@ int cmd_features(int argc, char **argv)
 		{ 0 },
 	};
 	struct probe_status st[FT_PROBE_MAX];
+	struct phase_feature ph[PH_FEAT_MAX];
 	bool json = false, verbose = false, btf;
 	char missing[96];
 	struct utsname u;
 	struct stat sb;
-	int c, works = 0;
+	int c, works = 0, ph_works = 0;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -70,6 +75,9 @@ int cmd_features(int argc, char **argv)
 	netprobe__probe_features(st, verbose);
 	for (int i = 0; i < FT_PROBE_MAX; i++)
 		works += st[i].variant != NULL;
+	phaseprobe__probe_features(ph, verbose);
+	for (int i = 0; i < PH_FEAT_MAX; i++)
+		ph_works += ph[i].variant != NULL;
 
 	if (json) {
 		struct json j;
@@ -92,6 +100,20 @@ int cmd_features(int argc, char **argv)
 			json_object_end(&j);
 		}
 		json_array_end(&j);
+		json_key(&j, "phase_probes");
+		json_array_begin(&j);
+		for (int i = 0; i < PH_FEAT_MAX; i++) {
+			json_object_begin(&j);
+			json_kv_string(&j, "name", ph[i].name);
+			json_kv_string(&j, "hook", ph[i].hook);
+			json_kv_bool(&j, "works", ph[i].variant != NULL);
+			if (ph[i].variant)
+				json_kv_string(&j, "variant", ph[i].variant);
+			else
+				json_kv_string(&j, "why", ph[i].why);
+			json_object_end(&j);
+		}
+		json_array_end(&j);
 		json_object_end(&j);
 		json_finish(&j);
 	} else {
@@ -101,8 +123,15 @@ int cmd_features(int argc, char **argv)
 			printf("%-14s %-20s %-8s %s\n", st[i].name, st[i].tracepoint,
 			       st[i].variant ? st[i].variant : "-",
 			       st[i].variant ? "" : st[i].why);
-		printf("\n%d of %d probes work; all attach through bpf_links "
-		       "(nothing stays attached if fabtrace dies).\n", works, FT_PROBE_MAX);
+		printf("\n%-14s %-28s %-12s %s\n", "PHASE PROBE", "HOOK", "USES", "NOTES");
+		for (int i = 0; i < PH_FEAT_MAX; i++)
+			printf("%-14s %-28s %-12s %s\n", ph[i].name, ph[i].hook,
+			       ph[i].variant ? ph[i].variant : "-", ph[i].variant ? "" : ph[i].why);
+		printf("\n%d of %d probes and %d of %d phase probes work; all attach through "
+		       "bpf_links (nothing stays attached if fabtrace dies).\n", works, FT_PROBE_MAX,
+		       ph_works, PH_FEAT_MAX);
+		if (!ph[0].variant)
+			printf("Without uprobes, collective phases are inferred from the traffic.\n");
 	}
 	return works ? 0 : 1;
 }

@@ -5,9 +5,11 @@
  * One event loop (epoll) waits on the ring buffers, a 1 s timerfd and a
  * signalfd.  The tick writes what userspace samples (lost counters, new
  * interfaces, CE flows), flushes the capture block so a crash loses at most
- * about a second, and prints the status line.  On stop: counters snapshot,
- * detach, drain the rings, flush the bins still open in the per-CPU maps,
- * write END.
+ * about a second, and prints the status line.  A second timer (150 ms)
+ * lets the phase probes pick up libraries the traced processes dlopen().
+ * On stop: counters snapshot, detach, drain the rings, flush the bins
+ * still open in the per-CPU maps, write calls still in flight as OPEN
+ * phases, write END.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +31,9 @@
 
 #include "probes/btf_names.h"
 #include "probes/netns.h"
+#include "probes/catalog.h"
 #include "probes/netprobe.h"
+#include "probes/phaseprobe.h"
 #include "probes/privs.h"
 #include "userspace/capture.h"
 #include "userspace/commands.h"
@@ -37,6 +41,8 @@
 #include "userspace/util.h"
 
 #define MAX_IFACE_ARGS 64
+#define MAX_PIDS 256
+#define MAX_PHASE_SPECS 64
 #define MAX_CPUS 1024
 
 struct known_if {
@@ -55,6 +61,11 @@ struct recorder {
 	char *iface_args[MAX_IFACE_ARGS];
 	int n_iface_args;
 	const char *netns_arg;
+	pid_t pids[MAX_PIDS];         /* -p */
+	int npids;
+	struct phase_spec *specs;     /* --phase */
+	int nspecs;
+	bool no_phases;
 
 	/* state */
 	struct netns_set ns;
@@ -65,10 +76,11 @@ struct recorder {
 	int n_ifs, cap_ifs;
 	struct capture_writer *w;
 	struct netprobe *np;
+	struct phaseprobe *pp;        /* NULL: phase probes off or unavailable */
 	int ncpus;
 	uint64_t lost_written[FT_SRC_MAX][MAX_CPUS];
 	uint64_t counts[64];          /* records by type (types < 64) */
-	uint64_t bins, events, last_bins, last_events;
+	uint64_t bins, events, last_bins, last_events, phases, last_phases;
 	uint64_t start_ns;
 	uint64_t bytes_written, records_written; /* final, once the writer is closed */
 	pid_t child;
@@ -81,12 +93,21 @@ struct recorder {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: fabtrace record [OPTIONS] [-- COMMAND [ARGS...]]\n"
+"Usage: fabtrace record [OPTIONS] [-p PID[,PID...]] [-- COMMAND [ARGS...]]\n"
 "\n"
 "Trace the fabric: microburst bins per interface, qdisc depth and sojourn\n"
 "time, drops with their reason, TCP retransmits and congestion state, ECN CE\n"
 "marks.  Everything goes into one capture file; stop with Ctrl-C, -d, or when\n"
 "COMMAND exits.\n"
+"\n"
+"Collective phases: uprobes on MPI (Allreduce, Bcast, ..., the non-blocking\n"
+"calls and their Wait/Test completions), NCCL (host-side enqueue only), Gloo,\n"
+"the fabtrace marker library and --phase functions record every call with its\n"
+"bytes, communicator and sequence number.  They follow COMMAND and all its\n"
+"children (mpiexec -> ip netns exec -> ranks), or the -p processes and their\n"
+"children, or with neither every process on the system.  Libraries loaded\n"
+"later (dlopen) are picked up.  Without a phase library, phases are inferred\n"
+"from the traffic.\n"
 "\n"
 "Options:\n"
 "  -i, --iface [NETNS/]IFACE  trace only this interface (repeatable); NETNS is\n"
@@ -100,6 +121,12 @@ static void usage(FILE *f)
 "      --ringbuf SIZE         ring buffer per probe family (default 16M)\n"
 "  -q, --quiet                no status line\n"
 "  -v, --verbose              show libbpf and verifier messages\n"
+"  -p, --pid PID[,PID...]     trace the phases of running processes and their\n"
+"                             children (repeatable)\n"
+"      --phase LIB:SYMBOL[=NAME]  also trace SYMBOL of library LIB (a path or\n"
+"                             soname; SYMBOL a C name or a demangled C++ prefix)\n"
+"                             as phase NAME (repeatable)\n"
+"      --no-phases            no phase probes: fabric only (phases are inferred)\n"
 "      --json                 print the final summary as JSON on stdout\n"
 "  -h, --help                 this help\n"
 "\n"
@@ -107,6 +134,11 @@ static void usage(FILE *f)
 "  sudo fabtrace record -i eth0 -d 10s -o incident.ftr\n"
 "  sudo fabtrace record -i lab1h2/eth0 -i lab1sw/p2 --bin 20us -d 5s\n"
 "  sudo fabtrace record -o allreduce.ftr -- mpiexec -n 4 ./train\n"
+"  sudo fabtrace record -p 4242,4243 -d 30s\n"
+"  sudo fabtrace record --phase ./libsolver.so:solver_step=solve -- ./app\n"
+"  sudo fabtrace record --phase 'libgloo.so.0:gloo::rendezvous::Context::connect' \\\n"
+"      -- python train.py\n"
+"  sudo fabtrace record --no-phases -i eth0 -d 10s\n"
 "\n"
 "Needs root, or CAP_BPF + CAP_PERFMON + CAP_NET_ADMIN.\n");
 }
@@ -209,6 +241,14 @@ static int on_record(void *ctx, const struct ft_rec_hdr *h)
 		r->events++;
 		break;
 	}
+	case FT_REC_PHASE:
+	case FT_REC_REQ_DONE:
+	case FT_REC_COMM_INFO:
+	case FT_REC_PROC:
+	case FT_REC_SOCK_OWNER:
+	case FT_REC_PHASE_SLOT:
+		r->phases++;
+		break;
 	default:
 		r->events++;
 		break;
@@ -310,9 +350,10 @@ static void write_lost(struct recorder *r, bool force)
 	int ncpus = r->ncpus < MAX_CPUS ? r->ncpus : MAX_CPUS;
 
 	for (int src = 0; src < FT_SRC_MAX; src++) {
-		if (src == FT_SRC_USER)
+		if (src == FT_SRC_USER || (src == FT_SRC_PHASE && !r->pp))
 			continue;
-		if (netprobe__lost(r->np, src, cur, ncpus))
+		if (src == FT_SRC_PHASE ? phaseprobe__lost(r->pp, cur, ncpus)
+					: netprobe__lost(r->np, src, cur, ncpus))
 			continue;
 		for (int c = 0; c < ncpus; c++) {
 			struct ft_lost l = { .hdr = { FT_REC_LOST, sizeof(l), 0 } };
@@ -350,14 +391,16 @@ static void status_line(struct recorder *r, uint64_t now)
 {
 	char b1[32];
 
-	fprintf(stderr, "\r[%6.1fs] bins %7llu/s  events %6llu/s  lost %llu  %s written   ",
+	fprintf(stderr, "\r[%6.1fs] bins %7llu/s  events %6llu/s  phases %6llu/s  lost %llu  %s written   ",
 		(now - r->start_ns) / 1e9,
 		(unsigned long long)(r->bins - r->last_bins),
 		(unsigned long long)(r->events - r->last_events),
+		(unsigned long long)(r->phases - r->last_phases),
 		(unsigned long long)lost_total(r),
 		fmt_bytes((double)capture__bytes(r->w), b1, sizeof(b1)));
 	r->last_bins = r->bins;
 	r->last_events = r->events;
+	r->last_phases = r->phases;
 }
 
 static void tick(struct recorder *r, uint64_t ticks, bool tty)
@@ -535,6 +578,9 @@ static int write_preamble(struct recorder *r)
 	}
 	if (btf_drop_reasons(append_cb, r) == -EIO)
 		return -EIO;
+	/* phase slots and the processes followed so far, kept since the probes attached */
+	if (r->pp && phaseprobe__start(r->pp))
+		return -EIO;
 	return describe_all(r, FT_STATS_START);
 }
 
@@ -583,6 +629,9 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 		json_kv_u64(&j, "records", r->records_written);
 		json_kv_u64(&j, "bins", r->bins);
 		json_kv_u64(&j, "events", r->events);
+		json_kv_u64(&j, "phase_events", r->phases);
+		json_kv_u64(&j, "phases", r->counts[FT_REC_PHASE]);
+		json_kv_u64(&j, "phase_slots", r->counts[FT_REC_PHASE_SLOT]);
 		json_kv_u64(&j, "lost_events", lost_total(r));
 		json_kv_u64(&j, "interfaces", (uint64_t)r->n_ifs);
 		if (r->cmd)
@@ -594,11 +643,17 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 	}
 	if (r->quiet)
 		return;
-	fprintf(stderr, "fabtrace: recorded %.1f s (%s) to %s: %s, %llu records (%llu bins, %llu events), "
-		"%llu lost events\n", secs, why[r->stop_reason], r->out_path,
+	fprintf(stderr, "fabtrace: recorded %.1f s (%s) to %s: %s, %llu records (%llu bins, %llu events, "
+		"%llu phase events), %llu lost events\n", secs, why[r->stop_reason], r->out_path,
 		fmt_bytes((double)r->bytes_written, b, sizeof(b)),
 		(unsigned long long)r->records_written, (unsigned long long)r->bins,
-		(unsigned long long)r->events, (unsigned long long)lost_total(r));
+		(unsigned long long)r->events, (unsigned long long)r->phases,
+		(unsigned long long)lost_total(r));
+	if (r->pp)
+		fprintf(stderr, "fabtrace: phases: %llu calls in %llu traced functions%s\n",
+			(unsigned long long)r->counts[FT_REC_PHASE],
+			(unsigned long long)r->counts[FT_REC_PHASE_SLOT],
+			r->counts[FT_REC_PHASE_SLOT] ? "" : " (none found: phases will be inferred from traffic)");
 	if (lost_total(r))
 		fprintf(stderr, "fabtrace: warning: %llu events were lost (ring buffer full); "
 			"use a larger --ringbuf or a wider --bin\n", (unsigned long long)lost_total(r));
@@ -611,15 +666,35 @@ static int record_loop(struct recorder *r, int sfd, int go_fd)
 	struct epoll_event ev = { .events = EPOLLIN };
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	int pfd = r->pp ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
 	struct itimerspec its = { .it_interval = { 1, 0 }, .it_value = { 1, 0 } };
+	struct itimerspec pits = {
+		.it_interval = { 0, PHASEPROBE_TICK_MS * 1000000L },
+		.it_value = { 0, PHASEPROBE_TICK_MS * 1000000L },
+	};
 	bool tty = isatty(STDERR_FILENO);
 	uint64_t ticks = 0, deadline = r->duration_ns ? r->start_ns + r->duration_ns : 0;
 	int ret = 0;
 
-	if (ep < 0 || tfd < 0 || timerfd_settime(tfd, 0, &its, NULL))
-		return -errno;
+	if (ep < 0 || tfd < 0 || timerfd_settime(tfd, 0, &its, NULL) ||
+	    (r->pp && (pfd < 0 || timerfd_settime(pfd, 0, &pits, NULL)))) {
+		ret = -errno;
+		if (ep >= 0)
+			close(ep);
+		if (tfd >= 0)
+			close(tfd);
+		if (pfd >= 0)
+			close(pfd);
+		return ret;
+	}
 	ev.data.fd = netprobe__epoll_fd(r->np);
 	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	if (r->pp) {
+		ev.data.fd = phaseprobe__epoll_fd(r->pp);
+		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+		ev.data.fd = pfd;
+		epoll_ctl(ep, EPOLL_CTL_ADD, pfd, &ev);
+	}
 	ev.data.fd = tfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &ev);
 	ev.data.fd = sfd;
@@ -631,7 +706,7 @@ static int record_loop(struct recorder *r, int sfd, int go_fd)
 	}
 
 	while (!ret && !r->write_failed) {
-		struct epoll_event evs[4];
+		struct epoll_event evs[8];
 		int timeout = -1, n;
 		uint64_t now = mono_ns();
 
@@ -642,7 +717,7 @@ static int record_loop(struct recorder *r, int sfd, int go_fd)
 			}
 			timeout = (int)((deadline - now + 999999) / 1000000);
 		}
-		n = epoll_wait(ep, evs, 4, timeout);
+		n = epoll_wait(ep, evs, 8, timeout);
 		if (n < 0 && errno != EINTR) {
 			ret = -errno;
 			break;
@@ -655,6 +730,11 @@ static int record_loop(struct recorder *r, int sfd, int go_fd)
 
 				if (read(tfd, &exp, sizeof(exp)) > 0)
 					tick(r, ++ticks, tty);
+			} else if (fd == pfd) {
+				uint64_t exp;
+
+				if (read(pfd, &exp, sizeof(exp)) > 0)
+					phaseprobe__tick(r->pp);
 			} else if (fd == sfd) {
 				struct signalfd_siginfo si;
 
@@ -675,11 +755,15 @@ static int record_loop(struct recorder *r, int sfd, int go_fd)
 		/* drain the rings every round: they are the hot path */
 		if (netprobe__poll(r->np, 0) < 0)
 			break;
+		if (r->pp && phaseprobe__poll(r->pp, 0) < 0)
+			break;
 	}
 out:
 	if (tty && !r->quiet)
 		fputc('\n', stderr);
 	close(tfd);
+	if (pfd >= 0)
+		close(pfd);
 	close(ep);
 	return ret;
 }
@@ -688,14 +772,25 @@ static int finish(struct recorder *r)
 {
 	struct ft_end end = { .hdr = { FT_REC_END, sizeof(end), 0 } };
 	struct timespec pause = { 0, 20L * 1000 * 1000 };
+	uint64_t stop_ns = mono_ns();
 	int ret;
 
+	if (r->pp)
+		phaseprobe__disarm(r->pp); /* calls still running end here, as OPEN phases */
 	if (!r->write_failed)
 		describe_all(r, FT_STATS_STOP);
 	netprobe__detach(r->np);
+	if (r->pp)
+		phaseprobe__detach(r->pp);
 	nanosleep(&pause, NULL); /* let programs already running on other CPUs finish */
 	while (netprobe__poll(r->np, 0) > 0)
 		;
+	if (r->pp) {
+		while (phaseprobe__poll(r->pp, 0) > 0)
+			;
+		/* calls still running: OPEN phases that end at the stop */
+		phaseprobe__flush_open(r->pp, stop_ns);
+	}
 	netprobe__flush_bins(r->np);
 	netprobe__ce_flows(r->np, append_cb, r);
 	netprobe__coverage(r->np, append_cb, r);
@@ -716,9 +811,36 @@ static int finish(struct recorder *r)
 	return ret;
 }
 
+/* "-p 12,34": append to r->pids. */
+static int parse_pids(struct recorder *r, const char *arg)
+{
+	const char *s = arg;
+
+	do {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (errno || end == s || v <= 0 || v > INT32_MAX || (*end && *end != ',') ||
+		    (*end == ',' && !end[1])) {
+			ft_err("record: bad -p '%s'; use a PID or a comma-separated list, e.g. -p 1234,1235",
+			       arg);
+			return -1;
+		}
+		if (r->npids == MAX_PIDS) {
+			ft_err("record: too many -p PIDs (max %d); trace the parent instead", MAX_PIDS);
+			return -1;
+		}
+		r->pids[r->npids++] = (pid_t)v;
+		s = *end ? end + 1 : end;
+	} while (*s);
+	return 0;
+}
+
 static int parse_args(struct recorder *r, int argc, char **argv)
 {
-	enum { OPT_NETNS = 256, OPT_BIN, OPT_RTT, OPT_RINGBUF, OPT_JSON };
+	enum { OPT_NETNS = 256, OPT_BIN, OPT_RTT, OPT_RINGBUF, OPT_JSON, OPT_PHASE, OPT_NO_PHASES };
 	static const struct option opts[] = {
 		{ "iface", required_argument, NULL, 'i' },
 		{ "netns", required_argument, NULL, OPT_NETNS },
@@ -730,6 +852,9 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "phase", required_argument, NULL, OPT_PHASE },
+		{ "no-phases", no_argument, NULL, OPT_NO_PHASES },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -738,7 +863,7 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 
 	opterr = 0; /* our own one-line errors */
 	/* "+": stop at the first non-option so COMMAND's own flags stay its own */
-	while ((c = getopt_long(argc, argv, "+:i:d:o:qvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:d:o:p:qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if (r->n_iface_args == MAX_IFACE_ARGS) {
@@ -781,6 +906,27 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 			}
 			r->ringbuf_bytes = v;
 			break;
+		case 'p':
+			if (parse_pids(r, optarg))
+				return -1;
+			break;
+		case OPT_PHASE: {
+			char why[160];
+
+			if (r->nspecs == MAX_PHASE_SPECS) {
+				ft_err("record: too many --phase (max %d)", MAX_PHASE_SPECS);
+				return -1;
+			}
+			if (phase_spec__parse(optarg, &r->specs[r->nspecs], why, sizeof(why))) {
+				ft_err("record: bad --phase '%s': %s", optarg, why);
+				return -1;
+			}
+			r->nspecs++;
+			break;
+		}
+		case OPT_NO_PHASES:
+			r->no_phases = true;
+			break;
 		case 'q':
 			r->quiet = true;
 			break;
@@ -802,7 +948,54 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 	}
 	if (optind < argc)
 		r->cmd = &argv[optind];
+	if (r->no_phases && (r->npids || r->nspecs)) {
+		ft_err("record: %s needs the phase probes; drop --no-phases",
+		       r->npids ? "-p" : "--phase");
+		return -1;
+	}
 	return 0;
+}
+
+/* Phase probes: a user error (bad --phase, -p) stops; a kernel that cannot is a warning. */
+static int open_phases(struct recorder *r, const struct netprobe_opts *po)
+{
+	struct phaseprobe_opts o = {
+		.pids = r->pids, .npids = r->npids, .cmd = r->cmd,
+		.specs = r->specs, .nspecs = r->nspecs,
+		.netns = po->netns, .ifaces = po->ifaces, .n_ifaces = po->n_ifaces,
+		.ringbuf_bytes = r->ringbuf_bytes, .verbose = r->verbose,
+	};
+	char err[512];
+	int ret = phaseprobe__open(&r->pp, &o, on_record, r, err, sizeof(err));
+
+	if (!ret)
+		return 0;
+	r->pp = NULL;
+	if (ret == -EINVAL || r->npids || r->nspecs) {
+		ft_err("record: %s", err);
+		return -1;
+	}
+	if (!r->quiet)
+		ft_warn("record: phase probes unavailable (%s); phases will be inferred from traffic", err);
+	return 0;
+}
+
+static void phase_status(const struct recorder *r)
+{
+	struct phaseprobe_stats st;
+	char buf[512];
+
+	if (!r->pp || r->quiet || r->json)
+		return;
+	phaseprobe__stats(r->pp, &st);
+	if (!st.slots)
+		fprintf(stderr, "fabtrace: no MPI, NCCL, Gloo or marker library found%s; phases will "
+			"be inferred from traffic\n", st.systemwide ? "" : " yet (libraries loaded later are "
+			"still traced)");
+	else
+		fprintf(stderr, "fabtrace: phases: %u functions in %s%s\n", st.slots,
+			phaseprobe__describe(r->pp, buf, sizeof(buf)),
+			st.systemwide ? ", every process" : "");
 }
 
 int cmd_record(int argc, char **argv)
@@ -825,7 +1018,8 @@ int cmd_record(int argc, char **argv)
 	r->sample_ns = 10000000;
 	r->ringbuf_bytes = 16u << 20;
 	r->child = -1;
-	if (parse_args(r, argc, argv))
+	r->specs = calloc(MAX_PHASE_SPECS, sizeof(*r->specs));
+	if (!r->specs || parse_args(r, argc, argv))
 		goto out;
 	if (!privs_ok(missing, sizeof(missing))) {
 		ft_err("record: missing privileges: %s; run with sudo (or grant them with setcap)", missing);
@@ -850,6 +1044,8 @@ int cmd_record(int argc, char **argv)
 		ft_err("record: %s", err);
 		goto out;
 	}
+	if (!r->no_phases && open_phases(r, &po))
+		goto out;
 	r->ncpus = libbpf_num_possible_cpus();
 	r->start_ns = mono_ns();
 	warn_coverage(r);
@@ -877,11 +1073,15 @@ int cmd_record(int argc, char **argv)
 		finish(r);
 		goto out;
 	}
+	/* the command's phases are followed from its first instruction */
+	if (r->pp && r->cmd && phaseprobe__add_pid(r->pp, r->child))
+		ft_warn("record: cannot follow the command's process; its phases are not traced");
 	if (write_preamble(r) == 0) {
 		if (!r->quiet && !r->json)
 			fprintf(stderr, "fabtrace: recording to %s (%d interfaces%s%s); Ctrl-C to stop\n",
 				r->out_path, r->n_ifs, r->duration_ns ? ", for " : "",
 				r->duration_ns ? fmt_ns(r->duration_ns, err, sizeof(err)) : "");
+		phase_status(r);
 		if (record_loop(r, sfd, go_fd))
 			r->stop_reason = FT_STOP_ERROR;
 		go_fd = -1;
@@ -908,6 +1108,8 @@ out:
 		close(sfd);
 	free(r->filter);
 	free(r->ifs);
+	free(r->specs);
+	phaseprobe__close(r->pp);
 	netprobe__close(r->np);
 	netns_set__free(&r->ns);
 	free(r);
