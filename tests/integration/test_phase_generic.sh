@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Phase probes without MPI: a generic --phase on a test library's symbol, a
+# library dlopen()ed after the recording started, the marker API's steps, -p on a running process, and the errors
+# for an unknown library, an unknown symbol and a PID that does not exist.
+source "$(dirname "$0")/lib.sh"
+need_root
+need_cmd python3
+LIB=$ROOT/$BUILD/tests/lib/libftphase_test.so
+WL=$ROOT/$BUILD/tools/phase_workload
+[[ -x $WL && -f $LIB ]] || { echo "FAIL: $WL or $LIB not built (run make)"; exit 1; }
+J=$TMPD/r.json
+
+# 1. -- COMMAND: the library is dlopen()ed 300 ms after the start, and every
+#    call after that is a phase; the marker API marks one step per call.
+"$FT" record -q -o "$TMPD/g.ftr" --phase "$LIB:fttest_work=work" -- \
+	"$WL" --calls 20 --usec 2000 --other 3 --dlopen-after 300 --steps --json >"$TMPD/wl.json" 2>"$TMPD/rec.err"
+check "record -- phase_workload exits 0 ($(tail -n1 "$TMPD/rec.err"))" test $? = 0
+"$FT" report --json "$TMPD/g.ftr" >"$J" || bad "report --json"
+pid=$(jget "$TMPD/wl.json" "j['pid']")
+n=$(jget "$J" "sum(o['calls'] for r in j['ranks'] if r['pid']==$pid for o in r['ops'] if o['op']=='custom')")
+check "20 calls of the dlopen()ed fttest_work traced as 'work' ($n)" test "$n" = 20
+other=$(jget "$J" "sum(o['calls'] for r in j['ranks'] for o in r['ops'] if o['op'] not in ('custom','step','mark'))")
+check "fttest_other (not asked for) not traced ($other)" test "$other" = 0
+steps=$(jget "$J" "j['steps']['total']")
+check "20 marker steps ($steps)" test "$steps" = 20
+
+# 2. -p PID: attach to a process that is already running.
+"$WL" --calls 400 --usec 5000 >/dev/null 2>&1 &
+WPID=$!
+sleep 0.3
+"$FT" record -q -o "$TMPD/p.ftr" -d 1s -p "$WPID" --phase "$LIB:fttest_work" 2>"$TMPD/p.err"
+check "record -p $WPID exits 0 ($(tail -n1 "$TMPD/p.err"))" test $? = 0
+kill "$WPID" 2>/dev/null; wait "$WPID" 2>/dev/null
+"$FT" report --json "$TMPD/p.ftr" >"$J" || bad "report --json (-p)"
+n=$(jget "$J" "sum(o['calls'] for r in j['ranks'] if r['pid']==$WPID for o in r['ops'] if o['op']=='custom')")
+check "-p: about 1 s of 5 ms calls traced on pid $WPID ($n)" test "$n" -ge 100 -a "$n" -le 210
+others=$(jget "$J" "len([r for r in j['ranks'] if r['pid']!=$WPID])")
+check "-p: no other process traced ($others)" test "$others" = 0
+
+# 3. bad input: one line, exit 1, no capture file left behind
+bad_case() { # DESCRIPTION EXPECTED-WORD ARGS...
+	local d=$1 word=$2 rc
+	shift 2
+	rm -f "$TMPD/bad.ftr"
+	"$FT" record -q -o "$TMPD/bad.ftr" -d 1s "$@" >"$TMPD/bad.out" 2>&1
+	rc=$?
+	if ((rc == 1)) && [[ $(wc -l <"$TMPD/bad.out") -eq 1 ]] && grep -qi -- "$word" "$TMPD/bad.out" &&
+		[[ ! -e $TMPD/bad.ftr ]]; then
+		ok "$d: $(cat "$TMPD/bad.out")"
+	else
+		bad "$d: rc=$rc, output: $(head -c 300 "$TMPD/bad.out"), file: $(ls "$TMPD/bad.ftr" 2>&1)"
+	fi
+}
+bad_case "unknown library" "nosuchlib" --phase /nonexistent/libnosuchlib.so:f
+bad_case "unknown symbol" "no_such_symbol" --phase "$LIB:no_such_symbol"
+bad_case "malformed --phase" "phase" --phase "just-a-name"
+bad_case "PID that does not exist" "999999" -p 999999
+finish

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# A throttled link under real MPI all-reduces: host 2's link is shaped by tbf
+# to 100 Mbit/s with a 30 kB queue.  Every all-reduce is slowed by it, so the
+# slowest ones must be reported network-bound, naming host 2's interface and
+# its tbf qdisc with the queue as evidence, and not blaming a rank (a rank
+# that enters late only because the slow link let its previous all-reduce
+# end late is no straggler).
+source "$(dirname "$0")/lib.sh"
+need_root
+need_cmd mpiexec
+need_cmd python3
+lab_start 3 "h2=100mbit:limit=30kb"
+H2=$(lab_ns "$LAB" 2)
+J=$TMPD/report.json
+
+# shellcheck disable=SC2046
+"$FT" record -q -o "$TMPD/n.ftr" $(lab_iface_args) -- \
+	"$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 512k --iters 8 --warmup 1 --json --timeout 120 \
+	-- --compute 20000 >"$TMPD/wl.json" 2>"$TMPD/rec.err"
+check "record -- lab.sh mpi exits 0 ($(tail -n1 "$TMPD/rec.err"))" test $? = 0
+"$FT" report --json "$TMPD/n.ftr" >"$J" || bad "report --json"
+
+python3 - "$J" "$TMPD/wl.json" "eth0@$H2" <<'PY' || bad "network verdict checks (see above)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+w = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
+link = sys.argv[3]
+fail = 0
+def check(cond, what):
+    global fail
+    print(("ok   " if cond else "FAIL ") + what)
+    fail += not cond
+
+n = w["workload_calls"]["MPI_Allreduce"] + 1   # + the tool's own 4-byte verify all-reduce
+for r in j["ranks"]:
+    c = sum(o["calls"] for o in r["ops"] if o["op"] == "allreduce")
+    check(c == n, f"rank {r['rank']}: {c} all-reduces captured, workload made {n}")
+big = [c for c in j["collectives"]["items"] if c["op"] == "allreduce" and c["size_bytes"] == w["bytes"]]
+check(len(big) == w["iters"] + w["warmup"], f"{len(big)} {w['bytes']}-byte all-reduces matched across the 3 ranks")
+net = [c for c in big if c["verdict"] == "network"]
+check(len(net) >= len(big) - 1, f"{len(net)} of {len(big)} network-bound")
+slow = [s for s in j["slowest"]["items"] if s["size_bytes"] == w["bytes"]]
+check(len(slow) >= 3, f"slowest all-reduces listed ({len(slow)})")
+for s in slow[:5]:
+    e = s["evidence"]
+    check(s["verdict"] == "network" and e["link"] == link and (e["qdisc"] or "").startswith("tbf")
+          and e["queue_delay_ns"] >= 1_000_000,
+          f"seq {s['seq']}: {s['verdict']} on {e['link']} {e['qdisc']}, queue delay {e['queue_delay_ns']} ns, "
+          f"backlog {e['max_backlog_bytes']} B, drops {e['drops']}, retransmits {e['retransmits']}")
+check(not any(s["verdict"] == "rank" for s in j["slowest"]["items"]), "no rank blamed")
+
+sys.exit(1 if fail else 0)
+PY
+finish
