@@ -626,6 +626,39 @@ static bool exe_known(struct phaseprobe *p, unsigned long long dev, unsigned lon
 	return false;
 }
 
+/*
+ * The closure of the command, and of every executable file its arguments
+ * name by path ("mpiexec -n 4 ./train", "sh -c '/opt/x/bin/worker --id 1'"):
+ * launchers exec those later, and their libraries are then attached before
+ * the first call rather than just after the exec.
+ */
+static void cmd_closures(char *const *cmd, struct lib_set *known)
+{
+	char why[160];
+
+	libfind__closure(cmd[0], known, why, sizeof(why)); /* a script has none */
+	for (int i = 1; cmd[i]; i++) {
+		const char *s = cmd[i];
+
+		while (*s) {
+			char word[PATH_MAX];
+			size_t n = 0;
+			struct stat st;
+
+			while (*s && strchr(" \t\n'\"=;&|()<>", *s))
+				s++;
+			while (*s && !strchr(" \t\n'\"=;&|()<>", *s)) {
+				if (n + 1 < sizeof(word))
+					word[n++] = *s;
+				s++;
+			}
+			word[n] = '\0';
+			if (strchr(word, '/') && !stat(word, &st) && S_ISREG(st.st_mode) && !access(word, X_OK))
+				libfind__closure(word, known, why, sizeof(why));
+		}
+	}
+}
+
 /* A process exec'd: the closure of its new executable, then what it maps. */
 static int on_exec(struct phaseprobe *p, pid_t pid)
 {
@@ -1273,7 +1306,6 @@ int phaseprobe__open(struct phaseprobe **out, const struct phaseprobe_opts *o,
 {
 	struct phaseprobe *p = calloc(1, sizeof(*p));
 	struct lib_set known;
-	char why[160];
 	int ret;
 
 	if (!p)
@@ -1302,7 +1334,7 @@ int phaseprobe__open(struct phaseprobe **out, const struct phaseprobe_opts *o,
 
 	/* the libraries the targets use, or may use */
 	if (o->cmd && o->cmd[0])
-		libfind__closure(o->cmd[0], &known, why, sizeof(why)); /* a script has none */
+		cmd_closures(o->cmd, &known);
 	for (int i = 0; i < o->npids; i++)
 		libfind__maps(o->pids[i], &known);
 	for (size_t i = 0; i < sizeof(cache_prefixes) / sizeof(cache_prefixes[0]); i++)
