@@ -38,8 +38,8 @@ REC=$!
 for _ in $(seq 50); do [[ -s $OUT ]] && break; sleep 0.1; done
 sleep 0.5
 
-step "MPI_Allreduce: 4 ranks, one per host, 1 MiB x 10 (MPICH over TCP)"
-lab_mpi "$P" --bytes 1m --iters 10 --timeout 120
+step "MPI_Allreduce: 4 ranks, one per host, 1 MiB x 10 with 20 ms of compute between (MPICH over TCP; steps marked with the marker API)"
+lab_mpi "$P" --bytes 1m --iters 10 --timeout 120 -- --steps --compute 20000
 
 step "incast: hosts 2-4 send 2 MiB each to host 1 at once"
 lab_exec "$P" 1 "$LAB_BIN/incast" sink --port 5001 --expect-bytes 6m --duration 60 &

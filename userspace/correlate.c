@@ -2254,12 +2254,12 @@ int corr__build(const struct model *m, const struct corr_opts *o, struct corr **
 	c->show_probes = c->have_probes && c->opts.phases != CORR_PHASES_INFERRED;
 	c->inferred_on = c->opts.phases == CORR_PHASES_INFERRED ||
 			 (c->opts.phases == CORR_PHASES_AUTO && !c->have_probes);
-	for (size_t i = 0; i < m->nslots; i++)
-		c->enqueue_only |= (m->slots[i].flags & FT_SLOT_ENQUEUE_ONLY) != 0;
-
 	err = build_procs(c);
 	if (!err)
 		err = build_calls(c);
+	/* the enqueue caveat applies when NCCL calls were traced, not merely attached */
+	for (size_t i = 0; !err && i < c->ncalls; i++)
+		c->enqueue_only |= (c->calls[i].flags & CORR_CALL_ENQUEUE_ONLY) != 0;
 	if (!err)
 		err = build_spans(c);
 	if (!err)

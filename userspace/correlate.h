@@ -359,7 +359,7 @@ struct corr {
 	bool have_probes;           /* the capture has phase records */
 	bool show_probes;           /* probe sections apply (mode != inferred, records exist) */
 	bool inferred_on;           /* inferred phases were computed */
-	bool enqueue_only;          /* some slot is ENQUEUE_ONLY (NCCL) */
+	bool enqueue_only;          /* some traced call is ENQUEUE_ONLY (NCCL) */
 	uint64_t infer_gap_ns;      /* the gap actually used */
 	bool infer_gap_auto;        /* chosen from the traffic's idle gaps */
 

@@ -222,11 +222,15 @@ static size_t count_conserve(const struct model *m, enum model_conserve c)
 
 /* ---- text ---- */
 
+/* NCCL calls were traced (not merely attached: system-wide every libnccl is). */
 static bool any_enqueue_only(const struct model *m)
 {
-	for (size_t i = 0; i < m->nslots; i++)
-		if (m->slots[i].flags & FT_SLOT_ENQUEUE_ONLY)
+	for (size_t i = 0; i < m->nphases; i++) {
+		const struct model_slot *s = model__slot(m, m->phases[i].slot);
+
+		if (s && (s->flags & FT_SLOT_ENQUEUE_ONLY))
 			return true;
+	}
 	return false;
 }
 
