@@ -13,6 +13,7 @@
 #include "tcp.skel.h"
 #include "bpf/net.h"
 #include "probes/coverage.h"
+#include "probes/bpflog.h"
 #include "probes/netprobe.h"
 #include "userspace/util.h"
 
@@ -64,29 +65,6 @@ struct netprobe {
 	bool cov_known[FT_PROBE_MAX];
 	uint64_t cov_hits[FT_PROBE_MAX], cov_runs[FT_PROBE_MAX];
 };
-
-/* ---- libbpf output: shown with -v, otherwise the last warning explains failures */
-
-static bool verbose_log;
-static char last_log[160];
-
-static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char line[512];
-	size_t n;
-
-	if (verbose_log)
-		return vfprintf(stderr, fmt, ap);
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	n = strlen(line);
-	while (n && line[n - 1] == '\n')
-		line[--n] = 0;
-	if (n)
-		str_copy(last_log, line, sizeof(last_log));
-	return 0;
-}
 
 /* ---- objects: thin wrappers so hook code is not written twice per skeleton */
 
@@ -146,7 +124,7 @@ static int try_variant(const struct hook *h, int v, char *why, size_t whylen)
 	struct bpf_link *link;
 	int err;
 
-	last_log[0] = 0;
+	bpflog__clear();
 	err = obj_open(&ob, h->obj);
 	if (err) {
 		snprintf(why, whylen, "open: %s", strerror(-err));
@@ -159,14 +137,14 @@ static int try_variant(const struct hook *h, int v, char *why, size_t whylen)
 	err = bpf_object__load(ob.o);
 	if (err) {
 		snprintf(why, whylen, "%s load: %s%s%s", h->kinds[v], strerror(-err),
-			 last_log[0] ? ": " : "", last_log);
+			 bpflog__sep(), bpflog__last());
 		goto out;
 	}
 	link = bpf_program__attach(prog);
 	if (!link) {
 		err = -errno;
 		snprintf(why, whylen, "%s attach: %s%s%s", h->kinds[v], strerror(-err),
-			 last_log[0] ? ": " : "", last_log);
+			 bpflog__sep(), bpflog__last());
 		goto out;
 	}
 	bpf_link__destroy(link);
@@ -213,8 +191,7 @@ int netprobe__probe_features(struct probe_status st[FT_PROBE_MAX], bool verbose)
 {
 	int chosen[FT_PROBE_MAX];
 
-	verbose_log = verbose;
-	libbpf_set_print(libbpf_log);
+	bpflog__init(verbose);
 	choose_variants(chosen, st);
 	return 0;
 }
@@ -296,11 +273,11 @@ static int load_attach(struct netprobe *p, const struct netprobe_opts *o, char *
 					obs[id].o, hooks[i].progs[p->chosen[i]]), true);
 		set_filters(&obs[id], o);
 		bpf_map__set_max_entries(obj_map(&obs[id], "events"), (__u32)o->ringbuf_bytes);
-		last_log[0] = 0;
+		bpflog__clear();
 		ret = bpf_object__load(obs[id].o);
 		if (ret) {
 			snprintf(err, errlen, "loading BPF programs: %s%s%s", strerror(-ret),
-				 last_log[0] ? ": " : "", last_log);
+				 bpflog__sep(), bpflog__last());
 			break;
 		}
 		ret = fill_iface_filter(&obs[id], o);
@@ -430,8 +407,7 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 
 	if (!p)
 		return -ENOMEM;
-	verbose_log = o->verbose;
-	libbpf_set_print(libbpf_log);
+	bpflog__init(o->verbose);
 	p->fn = fn;
 	p->ctx = ctx;
 	p->ncpus = libbpf_num_possible_cpus();

@@ -20,6 +20,7 @@
 #include "probes/catalog.h"
 #include "probes/elfsyms.h"
 #include "probes/libfind.h"
+#include "probes/bpflog.h"
 #include "probes/phaseprobe.h"
 #include "userspace/util.h"
 
@@ -105,29 +106,6 @@ struct phaseprobe {
 	int cb_err;
 	unsigned ticks;
 };
-
-/* ---- libbpf messages: shown with -v; otherwise the last warning explains a failure */
-
-static bool verbose_log;
-static char last_log[160];
-
-static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char line[512];
-	size_t n;
-
-	if (verbose_log)
-		return vfprintf(stderr, fmt, ap);
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	n = strlen(line);
-	while (n && line[n - 1] == '\n')
-		line[--n] = 0;
-	if (n)
-		str_copy(last_log, line, sizeof(last_log));
-	return 0;
-}
 
 /* ---- small growable arrays ---- */
 
@@ -490,7 +468,7 @@ static void attach_failed(struct phaseprobe *p, const struct ph_lib *lib, const 
 	p->attach_failed++;
 	if (p->verbose)
 		ft_warn("record: cannot attach to %s in %s: %s%s%s", pt->symbol, lib->path,
-			strerror(-err), last_log[0] ? ": " : "", last_log);
+			strerror(-err), bpflog__sep(), bpflog__last());
 }
 
 /*
@@ -906,10 +884,10 @@ static int uprobe_selftest(bool multi, char *why, size_t whylen)
 		bpf_program__set_expected_attach_type(s->progs.phase_exit, PH_BPF_TRACE_UPROBE_MULTI);
 	}
 	bpf_map__set_max_entries(s->maps.events, 4096 * 4);
-	last_log[0] = 0;
+	bpflog__clear();
 	err = phase_bpf__load(s);
 	if (err) {
-		snprintf(why, whylen, "load: %s%s%s", strerror(-err), last_log[0] ? ": " : "", last_log);
+		snprintf(why, whylen, "load: %s%s%s", strerror(-err), bpflog__sep(), bpflog__last());
 		goto out;
 	}
 	catalog__generic_cfg(&call);
@@ -940,7 +918,7 @@ static int uprobe_selftest(bool multi, char *why, size_t whylen)
 		}
 		if (err)
 			snprintf(why, whylen, "%s attach: %s%s%s", ret ? "uretprobe" : "uprobe",
-				 strerror(-err), last_log[0] ? ": " : "", last_log);
+				 strerror(-err), bpflog__sep(), bpflog__last());
 	}
 	if (err)
 		goto out;
@@ -988,18 +966,18 @@ static int try_hook(int h, int v, char *why, size_t whylen)
 			mine = prog;
 	}
 	bpf_map__set_max_entries(s->maps.events, 4096 * 4);
-	last_log[0] = 0;
+	bpflog__clear();
 	err = phase_bpf__load(s);
 	if (err) {
 		snprintf(why, whylen, "%s load: %s%s%s", hooks[h].kinds[v], strerror(-err),
-			 last_log[0] ? ": " : "", last_log);
+			 bpflog__sep(), bpflog__last());
 		goto out;
 	}
 	link = bpf_program__attach(mine);
 	if (!link) {
 		err = -errno;
 		snprintf(why, whylen, "%s attach: %s%s%s", hooks[h].kinds[v], strerror(-err),
-			 last_log[0] ? ": " : "", last_log);
+			 bpflog__sep(), bpflog__last());
 		goto out;
 	}
 	bpf_link__destroy(link);
@@ -1040,8 +1018,7 @@ int phaseprobe__probe_features(struct phase_feature st[PH_FEAT_MAX], bool verbos
 {
 	int chosen[PH_HOOK_MAX];
 
-	verbose_log = verbose;
-	libbpf_set_print(libbpf_log);
+	bpflog__init(verbose);
 	st[0] = (struct phase_feature){ .name = "uprobe", .hook = "uprobe+uretprobe, bpf cookie" };
 	if (uprobe_selftest(true, st[0].why, sizeof(st[0].why)) == 0)
 		st[0].variant = "uprobe_multi";
@@ -1079,11 +1056,11 @@ static int load_attach(struct phaseprobe *p, const struct phaseprobe_opts *o, ch
 	p->skel->rodata->targ_netns = o->netns;
 	p->skel->rodata->targ_filter_ifaces = o->n_ifaces > 0;
 	bpf_map__set_max_entries(p->skel->maps.events, (__u32)o->ringbuf_bytes);
-	last_log[0] = 0;
+	bpflog__clear();
 	ret = phase_bpf__load(p->skel);
 	if (ret) {
 		snprintf(err, errlen, "loading the phase BPF programs: %s%s%s", strerror(-ret),
-			 last_log[0] ? ": " : "", last_log);
+			 bpflog__sep(), bpflog__last());
 		return ret;
 	}
 	fd = bpf_map__fd(p->skel->maps.targ_ifaces);
@@ -1311,8 +1288,7 @@ int phaseprobe__open(struct phaseprobe **out, const struct phaseprobe_opts *o,
 	if (!p)
 		return -ENOMEM;
 	lib_set__init(&known);
-	verbose_log = o->verbose;
-	libbpf_set_print(libbpf_log);
+	bpflog__init(o->verbose);
 	p->fn = fn;
 	p->ctx = ctx;
 	p->verbose = o->verbose;
