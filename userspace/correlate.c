@@ -521,6 +521,7 @@ static int build_calls(struct corr *c)
 		pr = proc_of(c, p->pid);
 		k->rank = pr ? pr->rank : CORR_NONE;
 		k->instance = CORR_NONE;
+		k->prev_call = CORR_NONE;
 		k->span = CORR_NONE;
 		k->step = -1;
 	}
@@ -726,38 +727,60 @@ static int cmp_call_pid_start(const void *a, const void *b, void *arg)
 	return c ? c : cmp_u32(*(const uint32_t *)a, *(const uint32_t *)b);
 }
 
-/* See corr_instance.own_late_ns. */
-static uint64_t own_lateness(const struct corr *c, const struct corr_instance *in, const uint32_t *mem,
+/*
+ * See corr_instance.own_late_ns.  The straggler L entered at
+ * prev_end(L) + gap(L), the rank O with the shortest gap at prev_end(O) +
+ * gap(O): its own part is gap(L) - gap(O), plus the part of
+ * prev_end(L) - prev_end(O) it was itself late by in its previous
+ * collective (it left that one late because it came late, e.g. to a
+ * broadcast whose root did not wait for it).  Sets the straggler call's
+ * late_self_ns for the next instance.  Instances of one communicator are
+ * built in seq order, so the previous one is done.
+ */
+static uint64_t own_lateness(struct corr *c, const struct corr_instance *in, const uint32_t *mem,
 			     uint64_t last_entry)
 {
-	uint64_t skew = last_entry - in->first_entry, mine = UINT64_MAX, others = UINT64_MAX;
-	bool found = false;
+	uint64_t skew = last_entry - in->first_entry, own;
+	struct corr_call *l = NULL;
+	const struct corr_call *o = NULL;
 
 	if (in->straggler == CORR_NONE)
 		return 0;
 	for (size_t i = 0; i < in->nmembers; i++) {
-		const struct corr_call *k = &c->calls[mem[i]];
-		uint64_t gap = k->prev_end_ns && k->prev_end_ns <= k->start_ns ? k->start_ns - k->prev_end_ns
-									 : UINT64_MAX;
+		struct corr_call *k = &c->calls[mem[i]];
 
-		if (!found && k->rank == in->straggler && k->start_ns == last_entry) {
-			found = true;
-			mine = gap;
-		} else if (gap < others) {
-			others = gap;
-		}
+		if (!l && k->rank == in->straggler && k->start_ns == last_entry)
+			l = k;
+		else if (k->prev_end_ns && k->prev_end_ns <= k->start_ns &&
+			 (!o || k->start_ns - k->prev_end_ns < o->start_ns - o->prev_end_ns))
+			o = k;
 	}
-	if (mine == UINT64_MAX || others == UINT64_MAX)
-		return skew;
-	return mine > others ? (mine - others < skew ? mine - others : skew) : 0;
+	if (!l || !o || !l->prev_end_ns || l->prev_end_ns > l->start_ns) {
+		own = skew;
+	} else {
+		uint64_t gl = l->start_ns - l->prev_end_ns, go = o->start_ns - o->prev_end_ns;
+
+		own = gl > go ? gl - go : 0;
+		if (l->prev_call != CORR_NONE && l->prev_end_ns > o->prev_end_ns) {
+			uint64_t carried = l->prev_end_ns - o->prev_end_ns, was = c->calls[l->prev_call].late_self_ns;
+
+			own += carried < was ? carried : was;
+		}
+		if (own > skew)
+			own = skew;
+	}
+	if (l)
+		l->late_self_ns = own;
+	return own;
 }
 
-/* prev_end_ns of every collective call: calls of one process in entry order. */
+/* prev_end_ns / prev_call of every collective call: calls of one process in entry order. */
 static int link_previous(struct corr *c)
 {
 	uint32_t *ix = NULL;
 	size_t n = 0;
 	uint64_t run = 0;   /* latest end so far of this process's collectives */
+	uint32_t run_call = CORR_NONE;
 
 	for (size_t i = 0; i < c->ncalls; i++)
 		n += call_is_collective(c, &c->calls[i]);
@@ -774,11 +797,16 @@ static int link_previous(struct corr *c)
 	for (size_t i = 0; i < n; i++) {
 		struct corr_call *k = &c->calls[ix[i]];
 
-		if (i && c->calls[ix[i - 1]].pid != k->pid)
+		if (i && c->calls[ix[i - 1]].pid != k->pid) {
 			run = 0;
+			run_call = CORR_NONE;
+		}
 		k->prev_end_ns = run;
-		if (k->end_ns > run)
+		k->prev_call = run_call;
+		if (k->end_ns > run) {
 			run = k->end_ns;
+			run_call = ix[i];
+		}
 	}
 	free(ix);
 	return 0;
@@ -1411,7 +1439,15 @@ static int verdicts(struct corr *c)
 		in->slow_ratio = g->span_p50_ns ? (double)in->span_ns / (double)g->span_p50_ns : NAN;
 		in->slow = g->span_p50_ns && (double)in->span_ns >= c->opts.th.slow_factor * (double)g->span_p50_ns;
 		memset(&vi, 0, sizeof(vi));
-		vi.span_ns = in->span_ns;
+		/*
+		 * The straggler's lateness is weighed against itself plus the
+		 * time the collective took once everybody was there, not the
+		 * whole span: a rank that left the previous collective early
+		 * (a broadcast leaf) enters early and stretches the span
+		 * without anybody being late.
+		 */
+		vi.span_ns = in->own_late_ns + in->all_arrived_ns < in->span_ns ?
+			     in->own_late_ns + in->all_arrived_ns : in->span_ns;
 		vi.skew_ns = in->nmembers > 1 ? in->own_late_ns : 0;
 		vi.slow = in->slow;
 		vi.net_observed = in->ev.observed;

@@ -204,6 +204,8 @@ struct corr_call {
 	uint64_t bytes;             /* count * dtype_size, 0 unknown */
 	uint64_t size_bytes;        /* nccl-tests size (set for instance members) */
 	uint64_t prev_end_ns;       /* end of this process's previous collective, 0 = none */
+	uint32_t prev_call;         /* that call (index into corr.calls), CORR_NONE */
+	uint64_t late_self_ns;      /* as the straggler of its instance: its own lateness, else 0 */
 	uint32_t pid, tid, netns, slot;
 	uint32_t op;                /* enum ft_op (from the slot; FT_OP_NONE if unknown) */
 	uint32_t flags;             /* enum corr_call_flags */

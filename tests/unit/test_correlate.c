@@ -33,7 +33,7 @@
 
 /* slots */
 enum { SL_ALLREDUCE = 1, SL_ALLGATHER, SL_REDSCAT, SL_IALLREDUCE, SL_WAIT, SL_STEP, SL_MARK, SL_BARRIER,
-       SL_NCCL_AR, SL_SEND };
+       SL_NCCL_AR, SL_SEND, SL_BCAST, SL_REDUCE };
 
 static struct model *mk(void)
 {
@@ -56,6 +56,8 @@ static void mpi_slots(struct model *m)
 	rec_slot(m, SL_MARK, FT_LIB_MARKER, FT_OP_MARK, FT_SLOT_MARKER, "phase");
 	rec_slot(m, SL_BARRIER, FT_LIB_MPI, FT_OP_BARRIER, FT_SLOT_COLLECTIVE, "barrier");
 	rec_slot(m, SL_SEND, FT_LIB_MPI, FT_OP_SEND, 0, "send");
+	rec_slot(m, SL_BCAST, FT_LIB_MPI, FT_OP_BCAST, FT_SLOT_COLLECTIVE, "bcast");
+	rec_slot(m, SL_REDUCE, FT_LIB_MPI, FT_OP_REDUCE, FT_SLOT_COLLECTIVE, "reduce");
 }
 
 static struct corr *build(struct model *m, enum corr_phases_mode mode)
@@ -772,6 +774,83 @@ static void test_late_from_previous(void **state)
 	model__free(m);
 }
 
+/*
+ * Lateness carried over a collective that did not wait: rank 1 comes to a
+ * broadcast 100 ms late, but the root and rank 2 leave it at once; then
+ * every rank but rank 1 computes 1 ms and enters a reduce, rank 1 computes
+ * 100 ms.  Rank 1 is 199 ms late to the reduce, all of it its own doing:
+ * 99 ms more compute, plus the 100 ms it was late to the broadcast.
+ */
+static void test_late_carried_over(void **state)
+{
+	struct model *m = mk();
+	struct corr *c;
+	const uint64_t t = S0 + 10 * MS;
+
+	(void)state;
+	mpi_slots(m);
+	for (uint32_t r = 0; r < 3; r++) {
+		char ns[8];
+
+		snprintf(ns, sizeof(ns), "h%u", r + 1);
+		rec_iface(m, NS1 + r, 2, "eth0", ns, 10000, 0);
+		rec_comm_info(m, 900 + r, WORLD, (int32_t)r, 3, S0);
+	}
+	rec_call(m, SL_BCAST, 900, NS1, t, t + 1 * MS, 1024, 4, WORLD, 1);
+	rec_call(m, SL_BCAST, 902, NS3, t, t + 2 * MS, 1024, 4, WORLD, 1);
+	rec_call(m, SL_BCAST, 901, NS2, t + 100 * MS, t + 101 * MS, 1024, 4, WORLD, 1);
+	rec_call(m, SL_REDUCE, 900, NS1, t + 2 * MS, t + 205 * MS, 1024, 4, WORLD, 2);
+	rec_call(m, SL_REDUCE, 902, NS3, t + 3 * MS, t + 205 * MS, 1024, 4, WORLD, 2);
+	rec_call(m, SL_REDUCE, 901, NS2, t + 201 * MS, t + 205 * MS, 1024, 4, WORLD, 2);
+	rec_end(m, S0 + 400 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+	assert_int_equal(c->ninstances, 2);
+	{
+		const struct corr_instance *in = inst(c, FT_OP_REDUCE, 2, CORR_COMM_HANDLE);
+
+		assert_int_equal(in->skew_ns, 199 * MS);
+		assert_int_equal(in->straggler, rank_index(c, 1));
+		assert_int_equal(in->own_late_ns, 199 * MS);  /* 99 ms (gap) + 100 ms (carried) */
+		assert_int_equal(in->verdict, CORR_RANK);
+	}
+	corr__free(c);
+	model__free(m);
+
+	/*
+	 * Now the root waits for rank 1 and only rank 2 (a leaf) leaves at
+	 * once, and enters the reduce early: the span (201 ms) is stretched by
+	 * rank 2, not by rank 1, whose own 99 ms are weighed against the 4 ms
+	 * the reduce took once all were there.
+	 */
+	m = mk();
+	mpi_slots(m);
+	for (uint32_t r = 0; r < 3; r++) {
+		char ns[8];
+
+		snprintf(ns, sizeof(ns), "h%u", r + 1);
+		rec_iface(m, NS1 + r, 2, "eth0", ns, 10000, 0);
+		rec_comm_info(m, 900 + r, WORLD, (int32_t)r, 3, S0);
+	}
+	rec_call(m, SL_BCAST, 900, NS1, t, t + 101 * MS, 1024, 4, WORLD, 1);
+	rec_call(m, SL_BCAST, 902, NS3, t, t + 2 * MS, 1024, 4, WORLD, 1);
+	rec_call(m, SL_BCAST, 901, NS2, t + 100 * MS, t + 101 * MS, 1024, 4, WORLD, 1);
+	rec_call(m, SL_REDUCE, 900, NS1, t + 102 * MS, t + 205 * MS, 1024, 4, WORLD, 2);
+	rec_call(m, SL_REDUCE, 902, NS3, t + 4 * MS, t + 205 * MS, 1024, 4, WORLD, 2);
+	rec_call(m, SL_REDUCE, 901, NS2, t + 201 * MS, t + 205 * MS, 1024, 4, WORLD, 2);
+	rec_end(m, S0 + 400 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+	{
+		const struct corr_instance *in = inst(c, FT_OP_REDUCE, 2, CORR_COMM_HANDLE);
+
+		assert_int_equal(in->span_ns, 201 * MS);
+		assert_int_equal(in->own_late_ns, 99 * MS);   /* 100 ms gap - rank 0's 1 ms; nothing carried */
+		assert_int_equal(in->all_arrived_ns, 4 * MS);
+		assert_int_equal(in->verdict, CORR_RANK);     /* 99 / (99 + 4), not 99 / 201 */
+	}
+	corr__free(c);
+	model__free(m);
+}
+
 /* ---- steps ---- */
 
 /*
@@ -1099,6 +1178,7 @@ int main(void)
 		cmocka_unit_test(test_network_bound),
 		cmocka_unit_test(test_rank_bound),
 		cmocka_unit_test(test_late_from_previous),
+		cmocka_unit_test(test_late_carried_over),
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_inferred_phases),
 		cmocka_unit_test(test_inferred_auto_gap),
