@@ -259,6 +259,15 @@ static const struct model_comm *comm_info(const struct model *m, uint32_t pid, u
 	return NULL;
 }
 
+static const struct corr_proc *proc_of(const struct corr *c, uint32_t pid);
+
+int64_t corr__rank_of_pid(const struct corr *c, uint32_t pid)
+{
+	const struct corr_proc *p = c ? proc_of(c, pid) : NULL;
+
+	return p && p->rank != CORR_NONE && c->ranks[p->rank].rank >= 0 ? c->ranks[p->rank].rank : -1;
+}
+
 static const struct corr_proc *proc_of(const struct corr *c, uint32_t pid)
 {
 	size_t lo = 0, hi = c->nprocs;

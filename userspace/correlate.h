@@ -389,6 +389,8 @@ struct corr {
 /* Build from a finished model (kept referenced: free the corr first).  0 or -errno. */
 int corr__build(const struct model *m, const struct corr_opts *o, struct corr **out);
 void corr__free(struct corr *c);
+/* The rank of process PID (its rank in its largest communicator), -1 if none. */
+int64_t corr__rank_of_pid(const struct corr *c, uint32_t pid);
 
 /* Details of an instance's network evidence, for display. */
 struct corr_link_ev {

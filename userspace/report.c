@@ -383,9 +383,25 @@ static void text_queues(FILE *f, const struct model *m)
 	}
 }
 
-static void text_retrans(FILE *f, const struct model *m)
+/* "rank 2 (pid 1234 allreduce)" or "pid 1234 (comm)" for a flow's first socket owner, "-" if none. */
+static const char *owner_str(const struct model *m, const struct corr *c, const struct model_flow *w,
+			     char *buf, size_t len)
 {
-	char fl[128], ns[48], r1[32], r2[32];
+	const struct model_owner *ow = w->nowners ? &m->owners[w->first_owner] : NULL;
+	int64_t rank = ow ? corr__rank_of_pid(c, ow->pid) : -1;
+
+	if (!ow)
+		snprintf(buf, len, "-");
+	else if (rank >= 0)
+		snprintf(buf, len, "rank %" PRId64 " (pid %u)%s", rank, ow->pid, w->nowners > 1 ? " +" : "");
+	else
+		snprintf(buf, len, "pid %u (%s)%s", ow->pid, ow->comm, w->nowners > 1 ? " +" : "");
+	return buf;
+}
+
+static void text_retrans(FILE *f, const struct model *m, const struct corr *c)
+{
+	char fl[128], ns[48], r1[32], r2[32], ow[64];
 
 	fprintf(f, "\nRetransmits: %" PRIu64 " skbs, %" PRIu64 " segments (", m->retrans, m->retrans_segs);
 	for (unsigned t = 1; t <= MODEL_NTRIGGER; t++) {
@@ -398,7 +414,8 @@ static void text_retrans(FILE *f, const struct model *m)
 		fprintf(f, "  none\n");
 		return;
 	}
-	fprintf(f, "  %-48s %-16s %-8s %8s %12s %12s\n", "FLOW", "NETNS", "TRIGGER", "COUNT", "FIRST", "LAST");
+	fprintf(f, "  %-48s %-16s %-8s %8s %12s %12s  %s\n", "FLOW", "NETNS", "TRIGGER", "COUNT", "FIRST", "LAST",
+		"OWNER");
 	for (size_t i = 0; i < m->nflows; i++) {
 		const struct model_flow *w = &m->flows[i];
 
@@ -407,10 +424,11 @@ static void text_retrans(FILE *f, const struct model *m)
 
 			if (!w->rtx[k])
 				continue;
-			fprintf(f, "  %-48s %-16s %-8s %8" PRIu64 " %12s %12s\n", flow_str(&w->key, fl, sizeof(fl)),
+			fprintf(f, "  %-48s %-16s %-8s %8" PRIu64 " %12s %12s  %s\n", flow_str(&w->key, fl, sizeof(fl)),
 				netns_str(m, w->key.netns, ns, sizeof(ns)), model__trigger_name(k), w->rtx[k],
 				fmt_rel(model__rel_ns(m, w->rtx_first_ns[k]), r1, sizeof(r1)),
-				fmt_rel(model__rel_ns(m, w->rtx_last_ns[k]), r2, sizeof(r2)));
+				fmt_rel(model__rel_ns(m, w->rtx_last_ns[k]), r2, sizeof(r2)),
+				owner_str(m, c, w, ow, sizeof(ow)));
 		}
 	}
 }
@@ -886,7 +904,7 @@ static void write_text(FILE *f, const struct model *m, const struct corr *c, con
 	text_ifaces(f, m);
 	text_bursts(f, m, o);
 	text_queues(f, m);
-	text_retrans(f, m);
+	text_retrans(f, m, c);
 	text_cong(f, m);
 	text_drops(f, m);
 	text_ce(f, m);
@@ -919,7 +937,8 @@ static void j_iface_ref(struct json *j, const struct model *m, uint32_t iface, u
 	json_kv_u64(j, "ifindex", ifindex);
 }
 
-static void j_flow(struct json *j, const struct model *m, const struct model_flow *w)
+/* A flow, and the processes that used its socket (socket owners) with their ranks. */
+static void j_flow(struct json *j, const struct model *m, const struct corr *c, const struct model_flow *w)
 {
 	char a[INET6_ADDRSTRLEN], p[24];
 
@@ -937,6 +956,22 @@ static void j_flow(struct json *j, const struct model *m, const struct model_flo
 	json_kv_string(j, "netns_name", model__netns_name(m, w->key.netns));
 	json_kv_u64(j, "ifindex", w->ifindex);
 	json_object_end(j);
+	json_key(j, "owners");
+	json_array_begin(j);
+	for (size_t o = 0; o < w->nowners; o++) {
+		const struct model_owner *ow = &m->owners[w->first_owner + o];
+		int64_t rank = corr__rank_of_pid(c, ow->pid);
+
+		json_object_begin(j);
+		json_kv_u64(j, "pid", ow->pid);
+		json_kv_string(j, "comm", ow->comm);
+		if (rank >= 0)
+			json_kv_i64(j, "rank", rank);
+		else
+			json_kv_string(j, "rank", NULL);
+		json_object_end(j);
+	}
+	json_array_end(j);
 }
 
 static void j_header(struct json *j, const struct model *m, const struct report_opts *o)
@@ -1132,7 +1167,7 @@ static void j_queues(struct json *j, const struct model *m)
 	json_array_end(j);
 }
 
-static void j_retrans(struct json *j, const struct model *m)
+static void j_retrans(struct json *j, const struct model *m, const struct corr *c)
 {
 	json_key(j, "retransmits");
 	json_object_begin(j);
@@ -1154,7 +1189,7 @@ static void j_retrans(struct json *j, const struct model *m)
 			if (!w->rtx[k])
 				continue;
 			json_object_begin(j);
-			j_flow(j, m, w);
+			j_flow(j, m, c, w);
 			json_kv_string(j, "trigger", model__trigger_name(k));
 			json_kv_u64(j, "count", w->rtx[k]);
 			json_kv_i64(j, "first_rel_ns", model__rel_ns(m, w->rtx_first_ns[k]));
@@ -1166,7 +1201,7 @@ static void j_retrans(struct json *j, const struct model *m)
 	json_object_end(j);
 }
 
-static void j_cong(struct json *j, const struct model *m)
+static void j_cong(struct json *j, const struct model *m, const struct corr *c)
 {
 	char a[24], b[24];
 
@@ -1189,7 +1224,7 @@ static void j_cong(struct json *j, const struct model *m)
 		if (!m->flows[i].cong_changes)
 			continue;
 		json_object_begin(j);
-		j_flow(j, m, &m->flows[i]);
+		j_flow(j, m, c, &m->flows[i]);
 		json_kv_u64(j, "changes", m->flows[i].cong_changes);
 		json_object_end(j);
 	}
@@ -1204,7 +1239,7 @@ static void j_cong(struct json *j, const struct model *m)
 		if (!w->samples)
 			continue;
 		json_object_begin(j);
-		j_flow(j, m, w);
+		j_flow(j, m, c, w);
 		json_kv_u64(j, "samples", w->samples);
 		json_kv_u64(j, "srtt_min_us", w->srtt_min_us);
 		json_kv_u64(j, "srtt_max_us", w->srtt_max_us);
@@ -1240,7 +1275,7 @@ static void j_drops(struct json *j, const struct model *m)
 	json_object_end(j);
 }
 
-static void j_ce(struct json *j, const struct model *m)
+static void j_ce(struct json *j, const struct model *m, const struct corr *c)
 {
 	json_key(j, "ce");
 	json_object_begin(j);
@@ -1266,7 +1301,7 @@ static void j_ce(struct json *j, const struct model *m)
 		if (!w->have_ce)
 			continue;
 		json_object_begin(j);
-		j_flow(j, m, w);
+		j_flow(j, m, c, w);
 		json_kv_u64(j, "ce_pkts", w->ce_pkts);
 		json_kv_i64(j, "first_rel_ns", model__rel_ns(m, w->ce_first_ns));
 		json_kv_i64(j, "last_rel_ns", model__rel_ns(m, w->ce_last_ns));
@@ -1578,7 +1613,7 @@ static void j_evidence(struct json *j, const struct model *m, const struct corr 
 	json_array_begin(j);
 	for (size_t i = 0; i < ev.nflows; i++) {
 		json_object_begin(j);
-		j_flow(j, m, &m->flows[ev.flows[i].flow]);
+		j_flow(j, m, c, &m->flows[ev.flows[i].flow]);
 		json_kv_u64(j, "retransmits", ev.flows[i].retrans);
 		json_kv_string(j, "attributed_by", ev.flows[i].owned ? "socket_owner" : "netns");
 		json_object_end(j);
@@ -1960,10 +1995,10 @@ static void write_json(FILE *f, const struct model *m, const struct corr *c, con
 	j_ifaces(&j, m);
 	j_bursts(&j, m, o);
 	j_queues(&j, m);
-	j_retrans(&j, m);
-	j_cong(&j, m);
+	j_retrans(&j, m, c);
+	j_cong(&j, m, c);
 	j_drops(&j, m);
-	j_ce(&j, m);
+	j_ce(&j, m, c);
 	j_conserve(&j, m);
 	j_lost(&j, m);
 	j_phases_head(&j, m, c);

@@ -48,6 +48,12 @@ for s in slow[:5]:
           f"seq {s['seq']}: {s['verdict']} on {e['link']} {e['qdisc']}, queue delay {e['queue_delay_ns']} ns, "
           f"backlog {e['max_backlog_bytes']} B, drops {e['drops']}, retransmits {e['retransmits']}")
 check(not any(s["verdict"] == "rank" for s in j["slowest"]["items"]), "no rank blamed")
+# flow attribution: the retransmits land on the ranks whose sockets they are
+rt = j["retransmits"]["items"]
+owned = [i for i in rt if i["owners"] and i["owners"][0]["rank"] is not None]
+check(rt and len(owned) == len(rt), f"{len(owned)} of {len(rt)} retransmitting flows attributed to a rank")
+check(all(int(i["flow"]["saddr"].split(".")[-1]) == i["owners"][0]["rank"] + 1 for i in owned),
+      "each to the rank on the flow's source host (rank r on 198.18.0.(r+1))")
 
 sys.exit(1 if fail else 0)
 PY
