@@ -180,8 +180,8 @@ unit: all
 integration: all
 	$(Q)BUILD=$(BUILD) tests/run.sh integration
 
-lint:
-	$(Q)tools/lint.sh
+lint: $(SKELS)
+	$(Q)BUILD=$(BUILD) tools/lint.sh
 
 clean:
 	$(call msg,CLEAN,build)

@@ -402,10 +402,10 @@ int catalog__plan(const struct elf_syms *s, struct cat_plan *p)
 		const struct elf_sym *e;
 
 		if (!f->prefix) {
-			char alias[128];
-
 			e = elf_syms__find(s, f->symbol);
 			if (!e && strncmp(f->symbol, "MPI_", 4) == 0) {
+				char alias[128];
+
 				snprintf(alias, sizeof(alias), "P%s", f->symbol);
 				e = elf_syms__find(s, alias);
 			}
@@ -546,10 +546,12 @@ int phase_spec__parse(const char *s, struct phase_spec *out, char *err, size_t e
 		snprintf(err, errlen, "no symbol after ':'; use LIB:SYMBOL[=NAME]");
 		return -EINVAL;
 	}
-	if (liblen >= sizeof(out->lib) || symlen >= sizeof(out->symbol)) {
-		snprintf(err, errlen, "%s is too long (max %zu characters)",
-			 liblen >= sizeof(out->lib) ? "library" : "symbol",
-			 (liblen >= sizeof(out->lib) ? sizeof(out->lib) : sizeof(out->symbol)) - 1);
+	if (liblen >= sizeof(out->lib)) {
+		snprintf(err, errlen, "library is too long (max %zu characters)", sizeof(out->lib) - 1);
+		return -EINVAL;
+	}
+	if (symlen >= sizeof(out->symbol)) {
+		snprintf(err, errlen, "symbol is too long (max %zu characters)", sizeof(out->symbol) - 1);
 		return -EINVAL;
 	}
 	if (nm && strlen(nm) >= sizeof(out->name)) {

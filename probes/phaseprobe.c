@@ -422,7 +422,6 @@ static int attach_perf(struct phaseprobe *p, const char *path, const struct cat_
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo);
 	struct bpf_link *ent, *ret = NULL;
-	int err;
 
 	uo.bpf_cookie = slot;
 	if (pt->cfg.kind != PH_K_MARK) {
@@ -436,7 +435,8 @@ static int attach_perf(struct phaseprobe *p, const char *path, const struct cat_
 	ent = bpf_program__attach_uprobe_opts(p->skel->progs.phase_entry, -1, path,
 					      (size_t)pt->offset, &uo);
 	if (!ent) {
-		err = -errno;
+		int err = -errno;
+
 		bpf_link__destroy(ret);
 		return err;
 	}
@@ -640,8 +640,7 @@ static void cmd_closures(char *const *cmd, struct lib_set *known)
 /* A process exec'd: the closure of its new executable, then what it maps. */
 static int on_exec(struct phaseprobe *p, pid_t pid)
 {
-	char link[64], err[160];
-	struct lib_set set;
+	char link[64];
 	struct stat st;
 	int ret = 0;
 
@@ -649,6 +648,9 @@ static int on_exec(struct phaseprobe *p, pid_t pid)
 	if (stat(link, &st))
 		return 0; /* gone already */
 	if (!exe_known(p, st.st_dev, st.st_ino)) {
+		char err[160];
+		struct lib_set set;
+
 		lib_set__init(&set);
 		/* through /proc/PID/exe: the file itself even in another mount namespace */
 		if (libfind__closure(link, &set, err, sizeof(err)) != -ENOMEM)

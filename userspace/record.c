@@ -983,19 +983,21 @@ static int open_phases(struct recorder *r, const struct netprobe_opts *po)
 static void phase_status(const struct recorder *r)
 {
 	struct phaseprobe_stats st;
-	char buf[512];
 
 	if (!r->pp || r->quiet || r->json)
 		return;
 	phaseprobe__stats(r->pp, &st);
-	if (!st.slots)
+	if (!st.slots) {
 		fprintf(stderr, "fabtrace: no MPI, NCCL, Gloo or marker library found%s; phases will "
 			"be inferred from traffic\n", st.systemwide ? "" : " yet (libraries loaded later are "
 			"still traced)");
-	else
+	} else {
+		char buf[512];
+
 		fprintf(stderr, "fabtrace: phases: %u functions in %s%s\n", st.slots,
 			phaseprobe__describe(r->pp, buf, sizeof(buf)),
 			st.systemwide ? ", every process" : "");
+	}
 }
 
 int cmd_record(int argc, char **argv)
