@@ -1830,6 +1830,8 @@ static int cmp_hbin(const void *a, const void *b)
 /* Bytes per packet at or below which an island of traffic is only ACKs and keepalives. */
 #define INFER_NOISE_PKT_BYTES 100
 #define INFER_NOISE_MAX_BYTES 1500
+/* Small packets end a phase only this soon after it: Linux delays an ACK by >= 40 ms. */
+#define INFER_TAIL_MAX_NS 20000000ull
 
 /*
  * The starts of the non-empty bins of one host (ne[i..j), every interface
@@ -1839,7 +1841,8 @@ static int cmp_hbin(const void *a, const void *b)
  * phase — e.g. the delayed ACK of the previous collective's last segment,
  * 40 ms later, just before the next one — but it ends one: such an island
  * is kept when it starts less than TAIL after a kept bin (a collective's
- * last small messages).  TAIL 0 keeps bulk traffic only.
+ * last small messages; never the delayed ACK 40 ms later: see
+ * INFER_TAIL_MAX_NS).  TAIL 0 keeps bulk traffic only.
  */
 static int host_bins(const struct model *m, const struct nsent *ne, size_t i, size_t j, uint64_t floor,
 		     uint64_t tail, uint64_t *out, size_t *nout)
@@ -1889,17 +1892,21 @@ static int host_bins(const struct model *m, const struct nsent *ne, size_t i, si
 
 /*
  * The gap that separates phases, from the traffic itself: the idle gaps
- * between non-empty bins of all hosts are bimodal when the workload
- * alternates communication and compute (short stalls inside a collective,
- * the compute time between them).  Take the largest ratio between
- * consecutive sorted gaps of at least FLOOR, and put the threshold at its
- * geometric middle, if that ratio is at least 2 and at least two gaps lie
- * above it; else FLOOR.  T (sorted bin starts) is scratch.
+ * between the hosts' bulk bins are bimodal when the workload alternates
+ * communication and compute (short stalls inside a collective, the compute
+ * time between them).  Split the gaps of at least FLOOR in two classes by
+ * Otsu's method on their logarithms (the split with the largest
+ * between-class variance; the upper class holds at least two gaps) and put
+ * the threshold at the geometric middle of the split.  If the classes are
+ * not clearly apart (means less than 3x apart, or less than 1.5x across the
+ * split), the gaps are one kind -- taken to be the pauses between phases --
+ * and the threshold is the geometric middle of FLOOR and the smallest gap.
+ * T (sorted bin starts) is scratch.
  */
 static uint64_t auto_gap(uint64_t *t, size_t n, uint64_t bin, uint64_t floor)
 {
-	size_t ng = 0, best = SIZE_MAX;
-	double ratio = 2.0;
+	size_t ng = 0, best = 0;
+	double total = 0, below = 0, score = -1, mu0 = 0, mu1 = 0;
 
 	for (size_t i = 1; i < n; i++)
 		if (t[i] - t[i - 1] > bin && t[i] - t[i - 1] >= floor)
@@ -1907,17 +1914,25 @@ static uint64_t auto_gap(uint64_t *t, size_t n, uint64_t bin, uint64_t floor)
 	if (ng < 3)
 		return floor;
 	qsort(t, ng, sizeof(*t), cmp_u64p);
-	for (size_t i = 0; i + 2 < ng; i++) {  /* at least two gaps above the split */
-		double r = (double)t[i + 1] / (double)t[i];
+	for (size_t i = 0; i < ng; i++)
+		total += log((double)t[i]);
+	for (size_t i = 1; i + 2 <= ng; i++) {   /* classes [0, i) and [i, ng) */
+		double w0 = (double)i / (double)ng, m0, m1, sc;
 
-		if (r >= ratio) {
-			ratio = r;
+		below += log((double)t[i - 1]);
+		m0 = below / (double)i;
+		m1 = (total - below) / (double)(ng - i);
+		sc = w0 * (1 - w0) * (m1 - m0) * (m1 - m0);
+		if (sc > score) {
+			score = sc;
 			best = i;
+			mu0 = m0;
+			mu1 = m1;
 		}
 	}
-	if (best == SIZE_MAX)
-		return floor;
-	return (uint64_t)sqrt((double)t[best] * (double)t[best + 1]);
+	if (best && mu1 - mu0 >= log(3.0) && (double)t[best] >= 1.5 * (double)t[best - 1])
+		return (uint64_t)sqrt((double)t[best - 1] * (double)t[best]);
+	return (uint64_t)sqrt((double)floor * (double)t[0]);
 }
 
 /*
@@ -2023,7 +2038,7 @@ static int infer(struct corr *c)
 		starts = malloc((nb ? nb : 1) * sizeof(*starts));
 		if (!starts)
 			goto out;
-		err = host_bins(m, ne, i, j, floor, gap, starts, &ns);
+		err = host_bins(m, ne, i, j, floor, gap < INFER_TAIL_MAX_NS ? gap : INFER_TAIL_MAX_NS, starts, &ns);
 		if (err)
 			goto out;
 		err = -ENOMEM;

@@ -1102,6 +1102,20 @@ static void test_inferred_auto_gap(void **state)
 	}
 	corr__free(c);
 	model__free(m);
+
+	/* one kind of gap only (40 ms pauses, no stalls): they separate the phases */
+	m = mk();
+	rec_iface(m, NS1, 2, "eth0", "h1", 10000, 0);
+	rec_iface(m, NS2, 2, "eth0", "h2", 10000, 0);
+	for (uint64_t k = 0; k < 5; k++)
+		for (uint32_t h = 0; h < 2; h++)
+			rec_bin(m, 0, NS1 + h, 2, h ? FT_DIR_RX : FT_DIR_TX, S0 + 10 * MS + k * 40 * MS, 1000, 1, 0);
+	rec_end(m, S0 + 400 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+	assert_int_equal(c->infer_gap_ns, 6324555);   /* sqrt(1 ms floor * 40 ms) */
+	assert_int_equal(c->ninferred, 5);
+	corr__free(c);
+	model__free(m);
 }
 
 /* corr__compare on its own: merged windows, misses, spurious phases. */
