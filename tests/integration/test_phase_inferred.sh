@@ -55,6 +55,8 @@ bad = []
 for i in one:
     s, e = i["start_rel_ns"], i["end_rel_ns"]
     r = [x for x in real if x[0] < e and x[2] > s]
+    if r and r[-1] == real[-1]:
+        continue   # the last is followed at once by the tool's own gather, all-reduce and barrier
     if len(r) != 1 or not (r[0][0] - TOL <= s <= r[0][1] + TOL) or abs(e - r[0][2]) > TOL:
         bad.append((s, e, r))
 check(not bad, f"each starts between the first and last entry and ends at the last exit, within 5 ms (bad: {bad[:3]})")
