@@ -51,9 +51,12 @@ check "drops by reason: QDISC_DROP on p1 ($named) = the drop records ($recs)" te
 segs=$(jget "$J" "j['retransmits']['segments']")
 skip_rtx=$(skipped "$J" retransmit)
 # Exact, but for retransmits the kernel provably did not run the probe for
-# (counted by the coverage check; see docs/known-issues.md).
+# (counted by the coverage check; see docs/known-issues.md), give or take
+# one per CPU at the edges of the counting window (docs/capture-format.md,
+# coverage).
+ncpu=$(nproc)
 check "retransmitted segments ($segs) = nstat TcpRetransSegs of the senders ($((r1 - r0))), $skip_rtx skipped by the kernel" \
-	test "$segs" -gt 0 -a "$segs" -le $((r1 - r0)) -a $((r1 - r0 - segs)) -le "$skip_rtx"
+	test "$segs" -gt 0 -a "$segs" -le $((r1 - r0)) -a $((r1 - r0 - segs)) -le $((skip_rtx + ncpu))
 python3 - "$J" "$(lab_ns "$LAB" 2)" "$(lab_ns "$LAB" 3)" <<'PY' || bad "retransmits attributed to the sender flows"
 import json, sys
 j = json.load(open(sys.argv[1]))
