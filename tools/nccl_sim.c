@@ -107,27 +107,20 @@ static int arg_error(const char *what, const char *why)
 
 static int parse_ops(const char *arg, struct opts *o)
 {
-	char buf[512], *save = NULL, *tok;
+	int idx[MAX_OPS];
+	int n = toolargs_list(arg, 512, op_names, OP_MAX, idx, MAX_OPS);
 
-	if (strlen(arg) >= sizeof(buf))
-		return arg_error("--ops", "list too long");
-	strcpy(buf, arg);
-	o->nops = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int k;
-
-		for (k = 0; k < OP_MAX; k++)
-			if (strcmp(tok, op_names[k]) == 0)
-				break;
-		if (k == OP_MAX)
-			return arg_error("--ops", "unknown op; use allreduce, allgather, reduce_scatter, broadcast, "
-						  "reduce, sendrecv");
-		if (o->nops >= MAX_OPS)
-			return arg_error("--ops", "too many ops (max 16)");
-		o->ops[o->nops++] = (enum op)k;
+	switch (n) {
+	case TA_LIST_TOO_LONG: return arg_error("--ops", "list too long");
+	case TA_LIST_UNKNOWN:
+		return arg_error("--ops", "unknown op; use allreduce, allgather, reduce_scatter, broadcast, "
+					  "reduce, sendrecv");
+	case TA_LIST_TOO_MANY: return arg_error("--ops", "too many ops (max 16)");
+	case TA_LIST_EMPTY: return arg_error("--ops", "empty list");
+	default: break;
 	}
-	if (!o->nops)
-		return arg_error("--ops", "empty list");
+	for (o->nops = 0; o->nops < n; o->nops++)
+		o->ops[o->nops] = (enum op)idx[o->nops];
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * toolargs.h — argument parsers shared by the standalone lab tools
- * (allreduce, incast, ecn_send).
+ * (allreduce, nccl_sim, incast, ecn_send, phase_workload).
  *
  * Each tool is built from its single .c file (allreduce with mpicc), with
  * no library to link against, so the shared code lives here as static
@@ -88,6 +88,42 @@ static inline int toolargs_addr(const char *s, struct sockaddr_in *sa, unsigned 
 	sa->sin_family = AF_INET;
 	sa->sin_port = htons((uint16_t)port);
 	return inet_pton(AF_INET, host, &sa->sin_addr) == 1 ? 0 : -1;
+}
+
+enum toolargs_list_err {
+	TA_LIST_TOO_LONG = -1, /* MAXLEN characters or more */
+	TA_LIST_UNKNOWN  = -2, /* a name not in the table */
+	TA_LIST_TOO_MANY = -3, /* more than MAX names */
+	TA_LIST_EMPTY    = -4, /* no name at all */
+};
+
+/*
+ * Parse a comma-separated list of names ("allreduce,bcast"; empty
+ * elements are skipped) into OUT[] as indices into NAMES[0..nnames), at
+ * most MAX of them, from a string shorter than MAXLEN (<= 1024): the count
+ * (>= 1), or a negative enum toolargs_list_err.
+ */
+static inline int toolargs_list(const char *s, size_t maxlen, const char *const *names, int nnames, int *out,
+				int max)
+{
+	char buf[1024], *save = NULL, *tok;
+	int n = 0;
+
+	if (strlen(s) >= maxlen || strlen(s) >= sizeof(buf))
+		return TA_LIST_TOO_LONG;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int k = 0;
+
+		while (k < nnames && strcmp(tok, names[k]) != 0)
+			k++;
+		if (k == nnames)
+			return TA_LIST_UNKNOWN;
+		if (n >= max)
+			return TA_LIST_TOO_MANY;
+		out[n++] = k;
+	}
+	return n ? n : TA_LIST_EMPTY;
 }
 
 #endif /* FABTRACE_TOOLS_TOOLARGS_H */
