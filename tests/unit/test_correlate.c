@@ -60,6 +60,21 @@ static void mpi_slots(struct model *m)
 	rec_slot(m, SL_REDUCE, FT_LIB_MPI, FT_OP_REDUCE, FT_SLOT_COLLECTIVE, "reduce");
 }
 
+/*
+ * Three MPI ranks: rank r is pid PID0 + r on eth0 of host h(r+1) (netns
+ * NS1 + r); the host of rank SHAPED (-1: none) has a 100 Mbit/s limit.
+ */
+static void three_ranks(struct model *m, uint32_t pid0, int shaped)
+{
+	for (uint32_t r = 0; r < 3; r++) {
+		char ns[8];
+
+		snprintf(ns, sizeof(ns), "h%u", r + 1);
+		rec_iface(m, NS1 + r, 2, "eth0", ns, 10000, (int)r == shaped ? 100000 : 0);
+		rec_comm_info(m, pid0 + r, WORLD, (int32_t)r, 3, S0);
+	}
+}
+
 static struct corr *build(struct model *m, enum corr_phases_mode mode)
 {
 	struct corr_opts o;
@@ -673,13 +688,7 @@ static void test_rank_bound(void **state)
 
 	(void)state;
 	mpi_slots(m);
-	for (uint32_t r = 0; r < 3; r++) {
-		char ns[8];
-
-		snprintf(ns, sizeof(ns), "h%u", r + 1);
-		rec_iface(m, NS1 + r, 2, "eth0", ns, 10000, 0);
-		rec_comm_info(m, 700 + r, WORLD, (int32_t)r, 3, S0);
-	}
+	three_ranks(m, 700, -1);
 	rec_iface(m, NS4, 2, "eth0", "h4", 10000, 100000);
 	rec_owner(m, f, 9999, S0, "other");
 	for (uint64_t s = 1; s <= 4; s++) {
@@ -740,13 +749,7 @@ static void test_late_from_previous(void **state)
 
 	(void)state;
 	mpi_slots(m);
-	for (uint32_t r = 0; r < 3; r++) {
-		char ns[8];
-
-		snprintf(ns, sizeof(ns), "h%u", r + 1);
-		rec_iface(m, NS1 + r, 2, "eth0", ns, 10000, r == 2 ? 100000 : 0);
-		rec_comm_info(m, 800 + r, WORLD, (int32_t)r, 3, S0);
-	}
+	three_ranks(m, 800, 2);
 	for (uint32_t r = 0; r < 3; r++) {
 		rec_call(m, SL_ALLREDUCE, 800 + r, NS1 + r, t1, t1 + (r == 2 ? 70 : 40) * MS, 65536, 4, WORLD, 1);
 		rec_call(m, SL_ALLREDUCE, 800 + r, NS1 + r, t2 + (r == 2 ? 30 : 0) * MS, t2 + 50 * MS, 65536, 4,
@@ -789,13 +792,7 @@ static void test_late_carried_over(void **state)
 
 	(void)state;
 	mpi_slots(m);
-	for (uint32_t r = 0; r < 3; r++) {
-		char ns[8];
-
-		snprintf(ns, sizeof(ns), "h%u", r + 1);
-		rec_iface(m, NS1 + r, 2, "eth0", ns, 10000, 0);
-		rec_comm_info(m, 900 + r, WORLD, (int32_t)r, 3, S0);
-	}
+	three_ranks(m, 900, -1);
 	rec_call(m, SL_BCAST, 900, NS1, t, t + 1 * MS, 1024, 4, WORLD, 1);
 	rec_call(m, SL_BCAST, 902, NS3, t, t + 2 * MS, 1024, 4, WORLD, 1);
 	rec_call(m, SL_BCAST, 901, NS2, t + 100 * MS, t + 101 * MS, 1024, 4, WORLD, 1);
@@ -824,13 +821,7 @@ static void test_late_carried_over(void **state)
 	 */
 	m = mk();
 	mpi_slots(m);
-	for (uint32_t r = 0; r < 3; r++) {
-		char ns[8];
-
-		snprintf(ns, sizeof(ns), "h%u", r + 1);
-		rec_iface(m, NS1 + r, 2, "eth0", ns, 10000, 0);
-		rec_comm_info(m, 900 + r, WORLD, (int32_t)r, 3, S0);
-	}
+	three_ranks(m, 900, -1);
 	rec_call(m, SL_BCAST, 900, NS1, t, t + 101 * MS, 1024, 4, WORLD, 1);
 	rec_call(m, SL_BCAST, 902, NS3, t, t + 2 * MS, 1024, 4, WORLD, 1);
 	rec_call(m, SL_BCAST, 901, NS2, t + 100 * MS, t + 101 * MS, 1024, 4, WORLD, 1);
