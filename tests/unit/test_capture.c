@@ -20,33 +20,8 @@
 
 #include "userspace/capture.h"
 
-static char tmpdir[64];
-
-static int setup_dir(void **state)
-{
-	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ft-test-capture.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown_dir(void **state)
-{
-	char cmd[PATH_MAX + 16];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *tpath(const char *name)
-{
-	static char buf[4][PATH_MAX];
-	static int n;
-	char *p = buf[n++ % 4];
-
-	snprintf(p, PATH_MAX, "%s/%s", tmpdir, name);
-	return p;
-}
+#define TMPDIR_NAME "capture"
+#include "tests/unit/tmpdir.h"
 
 static void make_header(struct ft_file_header *h)
 {
