@@ -1007,8 +1007,15 @@ static void test_write_error_enospc(void **state)
 	}
 	snprintf(path, sizeof(path), "%s/full.ftc", mnt);
 	write_until_error(path, ENOSPC);
-	umount2(mnt, MNT_DETACH);
-	rmdir(mnt);
+}
+
+/* Also after a failed assertion: a tmpfs left mounted outlives the test run. */
+static int unmount_small_tmpfs(void **state)
+{
+	(void)state;
+	umount2(tpath("small-tmpfs"), MNT_DETACH);
+	rmdir(tpath("small-tmpfs"));
+	return 0;
 }
 
 /* Random mutations must never crash the reader (a poor man's fuzzer). */
@@ -1067,7 +1074,7 @@ int main(void)
 		cmocka_unit_test(test_mode_and_replace),
 		cmocka_unit_test(test_chown),
 		cmocka_unit_test(test_write_error_fsize),
-		cmocka_unit_test(test_write_error_enospc),
+		cmocka_unit_test_teardown(test_write_error_enospc, unmount_small_tmpfs),
 		cmocka_unit_test(test_mutations),
 	};
 
