@@ -1896,8 +1896,10 @@ static int host_bins(const struct model *m, const struct nsent *ne, size_t i, si
  * communication and compute (short stalls inside a collective, the compute
  * time between them).  Split the gaps of at least FLOOR in two classes by
  * Otsu's method on their logarithms (the split with the largest
- * between-class variance; the upper class holds at least two gaps) and put
- * the threshold at the geometric middle of the split.  If the classes are
+ * between-class variance; the upper class holds at least two gaps), taking
+ * only clear breaks: splits at least half as wide, in log space, as the
+ * widest one (a spread of stalls otherwise draws the split into them).
+ * The threshold is the geometric middle of the split.  If the classes are
  * not clearly apart (means less than 3x apart, or less than 1.5x across the
  * split), the gaps are one kind -- taken to be the pauses between phases --
  * and the threshold is the geometric middle of FLOOR and the smallest gap.
@@ -1906,7 +1908,7 @@ static int host_bins(const struct model *m, const struct nsent *ne, size_t i, si
 static uint64_t auto_gap(uint64_t *t, size_t n, uint64_t bin, uint64_t floor)
 {
 	size_t ng = 0, best = 0;
-	double total = 0, below = 0, score = -1, mu0 = 0, mu1 = 0;
+	double total = 0, below = 0, score = -1, mu0 = 0, mu1 = 0, widest = 1;
 
 	for (size_t i = 1; i < n; i++)
 		if (t[i] - t[i - 1] > bin && t[i] - t[i - 1] >= floor)
@@ -1916,10 +1918,15 @@ static uint64_t auto_gap(uint64_t *t, size_t n, uint64_t bin, uint64_t floor)
 	qsort(t, ng, sizeof(*t), cmp_u64p);
 	for (size_t i = 0; i < ng; i++)
 		total += log((double)t[i]);
+	for (size_t i = 1; i + 2 <= ng; i++)
+		if ((double)t[i] / (double)t[i - 1] > widest)
+			widest = (double)t[i] / (double)t[i - 1];
 	for (size_t i = 1; i + 2 <= ng; i++) {   /* classes [0, i) and [i, ng) */
 		double w0 = (double)i / (double)ng, m0, m1, sc;
 
 		below += log((double)t[i - 1]);
+		if ((double)t[i] / (double)t[i - 1] < sqrt(widest))
+			continue;
 		m0 = below / (double)i;
 		m1 = (total - below) / (double)(ng - i);
 		sc = w0 * (1 - w0) * (m1 - m0) * (m1 - m0);

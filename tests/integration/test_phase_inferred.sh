@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Phases inferred from traffic alone.  Real MPI all-reduces (1 MiB, 2 ranks)
-# with 200 ms of compute between them on a clean fabric.  (1) Recorded with
+# with 500 ms of compute between them on a clean fabric.  (1) Recorded with
 # the phase probes, then reported with the probe records ignored
 # (--phases inferred): every traced all-reduce must be covered by an inferred
 # phase, one each, that starts between its first and last entry and ends at
@@ -12,7 +12,7 @@ need_root
 need_cmd mpiexec
 need_cmd python3
 lab_start 2
-ARGS=(--bytes 1m --iters 10 --warmup 1 --json --timeout 120 -- --compute 200000)
+ARGS=(--bytes 1m --iters 10 --warmup 1 --json --timeout 120 -- --compute 500000)
 
 # shellcheck disable=SC2046
 "$FT" record -q -o "$TMPD/p.ftr" $(lab_iface_args) -- \
