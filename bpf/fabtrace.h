@@ -39,6 +39,11 @@ enum ft_rec_type {
 	FT_REC_PROBE       = 37, /* struct ft_probe_info: one probe and whether it ran */
 	FT_REC_COVERAGE    = 38, /* struct ft_coverage: tracepoint hits vs program runs of a probe */
 	FT_REC_PHASE_SLOT  = 39, /* struct ft_phase_slot: what a phase record's slot names */
+	FT_REC_RDMA_PORT   = 40, /* struct ft_rdma_port: one port of an RDMA device */
+	FT_REC_CTR_GROUP   = 41, /* struct ft_ctr_group: counters sampled together (rdma/) */
+	FT_REC_CTR_NAME    = 42, /* struct ft_ctr_name: one counter of a group */
+	FT_REC_CTR_SAMPLE  = 43, /* struct ft_ctr_sample + __u64 values[n]: one read of a group */
+	FT_REC_SAMPLER     = 44, /* struct ft_sampler_event: back-off, lifespan, read errors */
 	FT_REC_END         = 63, /* struct ft_end: clean end of capture */
 };
 
@@ -438,6 +443,125 @@ struct ft_end {
 	__u64 records;      /* records written before this one */
 	__u32 stop_reason;  /* enum ft_stop_reason */
 	__u32 pad;
+};
+
+/* ---- counter sampler (rdma/): RDMA ports, their counters, NIC ethtool stats ---- */
+
+enum ft_link_layer {
+	FT_LL_UNKNOWN = 0,
+	FT_LL_IB = 1,
+	FT_LL_ETHERNET = 2,         /* RoCE */
+};
+
+enum ft_rdma_port_flags {
+	FT_PORT_COUNTERS    = 1 << 0, /* ports/N/counters/ exists */
+	FT_PORT_HW_COUNTERS = 1 << 1, /* ports/N/hw_counters/ exists */
+	FT_PORT_VERBS       = 1 << 2, /* attributes from libibverbs (else from sysfs only) */
+	FT_PORT_LIFESPAN_SET = 1 << 3, /* hw_counters/lifespan was changed for the recording */
+};
+
+/* One port of an RDMA device, written once at the start of a recording. */
+struct ft_rdma_port {
+	struct ft_rec_hdr hdr;
+	__u32 port_id;      /* capture-wide id, referenced by ft_ctr_group.port_id */
+	__u32 port_num;     /* 1-based port number on the device */
+	char  dev[32];      /* "mlx5_0" */
+	char  netdev[16];   /* RoCE: the netdev behind the port ("" for IB or unknown) */
+	__u32 netdev_netns; /* netns inode of that netdev, 0 when not found */
+	__u32 netdev_ifindex;
+	__u8  state;        /* IB port state: 1 down, 2 init, 3 armed, 4 active, 5 active_defer */
+	__u8  phys_state;   /* 5 = LinkUp, 3 = Disabled, ... */
+	__u8  link_layer;   /* enum ft_link_layer */
+	__u8  width;        /* lanes: 1, 2, 4, 8, 12; 0 unknown */
+	__u32 rate_mbps;    /* width x lane speed, 0 unknown */
+	__u32 active_mtu;   /* bytes, 0 unknown */
+	__u32 flags;        /* enum ft_rdma_port_flags */
+	__u32 lifespan_ms;  /* hw_counters/lifespan as found (0 unknown) */
+	__u32 lifespan_set_ms; /* value set for the recording (0 = left alone) */
+	__u64 node_guid;
+	char  rate[32];     /* sysfs "rate" text, e.g. "200 Gb/sec (4X HDR)" */
+	char  fw_ver[32];
+	char  hca_type[16]; /* "MT4123" */
+};
+
+enum ft_ctr_kind {
+	FT_CTR_PORT_COUNTERS = 0,   /* ports/N/counters/ (PMA, legacy widths) */
+	FT_CTR_PORT_HW       = 1,   /* ports/N/hw_counters/ (driver, cached for lifespan ms) */
+	FT_CTR_ETHTOOL       = 2,   /* ETHTOOL_GSTATS of a netdev */
+};
+
+/* A set of counters read together; every FT_REC_CTR_SAMPLE names its group. */
+struct ft_ctr_group {
+	struct ft_rec_hdr hdr;
+	__u32 group;        /* capture-wide id */
+	__u32 kind;         /* enum ft_ctr_kind */
+	__u32 port_id;      /* RDMA kinds: ft_rdma_port.port_id, else ~0 */
+	__u32 netns;        /* ETHTOOL: the netdev; RDMA: the port's netdev (0 none) */
+	__u32 ifindex;
+	__u32 ncounters;    /* values per sample */
+	__u64 period_ns;    /* sampling period asked for */
+	char  label[48];    /* "mlx5_0/1", "eth0@h1" */
+};
+
+enum ft_ctr_class {
+	FT_CLS_OTHER = 0,       /* recorded, not interpreted */
+	FT_CLS_DATA,            /* bytes/packets moved */
+	FT_CLS_CONGESTION,      /* CNPs, ECN marks, xmit wait */
+	FT_CLS_RETRANS,         /* retransmission and loss (out of sequence, timeouts, ...) */
+	FT_CLS_DISCARD,         /* discards, out of buffer, drops */
+	FT_CLS_LINK_ERR,        /* symbol errors, link downed/recovery, rcv errors */
+	FT_CLS_PAUSE,           /* pause/PFC frames, durations, transitions, storms */
+	FT_CLS_BUFFER,          /* buffer thresholds passed */
+	FT_CLS_MAX,
+};
+
+enum ft_ctr_flags {
+	FT_CTRF_BYTES     = 1 << 0, /* counts bytes (after scaling) */
+	FT_CTRF_PACKETS   = 1 << 1, /* counts packets/frames */
+	FT_CTRF_DIV4      = 1 << 2, /* sysfs value is octets / 4 (port_xmit_data, port_rcv_data) */
+	FT_CTRF_WIDTH32   = 1 << 3, /* known 32-bit counter: wraps at 2^32 */
+	FT_CTRF_USEC      = 1 << 4, /* counts microseconds (pause duration) */
+	FT_CTRF_TICKS     = 1 << 5, /* counts time ticks (port_xmit_wait) */
+};
+
+struct ft_ctr_name {
+	struct ft_rec_hdr hdr;
+	__u32 group;
+	__u32 index;        /* position in the group's samples */
+	__u16 cls;          /* enum ft_ctr_class */
+	__u16 flags;        /* enum ft_ctr_flags */
+	__u32 pad;
+	char  name[56];     /* file or ethtool string name */
+};
+
+#define FT_CTR_NA (~0ull)   /* value not available (N/A, unreadable, vanished) */
+
+/* One read of a group: raw values as the source gave them (before x4 scaling). */
+struct ft_ctr_sample {
+	struct ft_rec_hdr hdr;
+	__u64 ts_ns;        /* CLOCK_MONOTONIC when the read began */
+	__u32 group;
+	__u32 n;            /* values that follow */
+	__u32 read_ns;      /* how long the read took (sampler cost) */
+	__u32 pad;
+	/* __u64 values[n]; FT_CTR_NA where unavailable */
+};
+
+enum ft_sampler_event_kind {
+	FT_SAMPLER_BACKOFF = 0,     /* period raised: value = new period ns */
+	FT_SAMPLER_LIFESPAN_SET,    /* value = lifespan ms set on the port of `group` */
+	FT_SAMPLER_LIFESPAN_RESTORED, /* value = lifespan ms restored */
+	FT_SAMPLER_READ_ERROR,      /* a group could not be read: value = errno */
+	FT_SAMPLER_COST,            /* value = total ns spent sampling so far (at stop) */
+};
+
+struct ft_sampler_event {
+	struct ft_rec_hdr hdr;
+	__u64 ts_ns;
+	__u64 value;
+	__u32 kind;         /* enum ft_sampler_event_kind */
+	__u32 group;        /* ~0 when about the whole sampler */
+	char  msg[64];
 };
 
 /* ---- file framing ---- */

@@ -190,6 +190,44 @@ ABI_OFF(ft_phase_slot, lib, 32);
 ABI_OFF(ft_phase_slot, symbol, 160);
 ABI_OFF(ft_phase_slot, name, 256);
 
+/* counter sampler (rdma/) */
+ABI_SIZE(ft_rdma_port, 184);
+ABI_OFF(ft_rdma_port, port_id, 8);
+ABI_OFF(ft_rdma_port, dev, 16);
+ABI_OFF(ft_rdma_port, netdev, 48);
+ABI_OFF(ft_rdma_port, netdev_netns, 64);
+ABI_OFF(ft_rdma_port, state, 72);
+ABI_OFF(ft_rdma_port, rate_mbps, 76);
+ABI_OFF(ft_rdma_port, lifespan_set_ms, 92);
+ABI_OFF(ft_rdma_port, node_guid, 96);
+ABI_OFF(ft_rdma_port, rate, 104);
+ABI_OFF(ft_rdma_port, fw_ver, 136);
+ABI_OFF(ft_rdma_port, hca_type, 168);
+
+ABI_SIZE(ft_ctr_group, 88);
+ABI_OFF(ft_ctr_group, group, 8);
+ABI_OFF(ft_ctr_group, ncounters, 28);
+ABI_OFF(ft_ctr_group, period_ns, 32);
+ABI_OFF(ft_ctr_group, label, 40);
+
+ABI_SIZE(ft_ctr_name, 80);
+ABI_OFF(ft_ctr_name, index, 12);
+ABI_OFF(ft_ctr_name, cls, 16);
+ABI_OFF(ft_ctr_name, flags, 18);
+ABI_OFF(ft_ctr_name, name, 24);
+
+/* followed by n __u64 values, so the values stay 8-byte aligned */
+ABI_SIZE(ft_ctr_sample, 32);
+ABI_OFF(ft_ctr_sample, ts_ns, 8);
+ABI_OFF(ft_ctr_sample, group, 16);
+ABI_OFF(ft_ctr_sample, n, 20);
+ABI_OFF(ft_ctr_sample, read_ns, 24);
+
+ABI_SIZE(ft_sampler_event, 96);
+ABI_OFF(ft_sampler_event, value, 16);
+ABI_OFF(ft_sampler_event, kind, 24);
+ABI_OFF(ft_sampler_event, msg, 32);
+
 ABI_SIZE(ft_end, 32);
 ABI_OFF(ft_end, ts_ns, 8);
 ABI_OFF(ft_end, records, 16);

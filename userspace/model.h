@@ -32,6 +32,7 @@ struct model_opts {
 	/* conservation check: |binned - counters| <= max(tol_bytes, tol_frac * counters) is OK */
 	uint64_t conserve_tol_bytes;  /* default 0 */
 	double conserve_tol_frac;     /* default 0.001 (0.1 %) */
+	double spike_rate;            /* counter events/s that make a spike; default 1000 */
 };
 
 /* Fill O with the defaults above. */
@@ -271,6 +272,70 @@ struct model_drop_ev {
 	uint32_t iface;             /* index into model.ifaces, UINT32_MAX if none */
 };
 
+/* ---- counter sampler (rdma/): RDMA ports, counter groups, NIC stats ---- */
+
+/* One RDMA port (FT_REC_RDMA_PORT); sorted by port_id. */
+struct model_rdma_port {
+	struct ft_rdma_port rec;    /* as recorded */
+	uint32_t iface;             /* index into model.ifaces of its netdev, UINT32_MAX none */
+	uint32_t pad;
+};
+
+/* A group of counters read together (FT_REC_CTR_GROUP); sorted by group id. */
+struct model_ctr_group {
+	uint32_t group, kind;       /* enum ft_ctr_kind */
+	uint32_t port;              /* index into model.rdma_ports, UINT32_MAX none */
+	uint32_t iface;             /* index into model.ifaces (ethtool netdev or the port's), UINT32_MAX */
+	uint64_t period_ns;
+	char label[48];
+	size_t first_series, nseries; /* slice of model.ctr_series (by index in the group) */
+	const uint64_t *times;      /* read times of its samples, sorted */
+	size_t nsamples;
+	uint64_t read_ns_sum, read_ns_max; /* sampler cost */
+};
+
+/* One counter of a group, with its growth over the capture. */
+struct model_ctr_series {
+	uint32_t group;             /* index into model.ctr_groups */
+	uint32_t index;             /* position in the group's samples */
+	uint16_t cls, flags;        /* enum ft_ctr_class, enum ft_ctr_flags */
+	uint32_t pad;
+	char name[56];
+	uint64_t first, last;       /* first and last raw value read (FT_CTR_NA if none) */
+	uint64_t total;             /* growth over the capture, scaled (x4 applied) */
+	uint32_t wraps, resets, na; /* intervals that wrapped / reset / had N/A */
+	uint32_t pad2;
+	double peak_rate;           /* highest growth per second over one interval */
+	uint64_t peak_ns;           /* end of that interval */
+	size_t first_pt, npts;      /* slice of model.ctr_points (intervals with growth) */
+};
+
+/* Growth of one counter over one sample interval (only intervals that grew or were odd). */
+struct model_ctr_point {
+	uint64_t start_ns, end_ns;  /* previous read .. this read */
+	uint64_t delta;             /* scaled */
+	uint32_t series;            /* index into model.ctr_series */
+	uint32_t dflags;            /* enum ctr_delta_flags */
+};
+
+/*
+ * A spike: consecutive intervals of a congestion, pause, retransmission or
+ * discard counter growing at >= model_opts.spike_rate per second (gaps up
+ * to two periods merged).  Sorted by (start, series).
+ */
+struct model_ctr_event {
+	uint32_t series;            /* index into model.ctr_series */
+	uint32_t nintervals;
+	uint64_t start_ns, end_ns;
+	uint64_t delta;             /* growth inside it, scaled */
+	double peak_rate;           /* per second */
+};
+
+/* Sampler events (FT_REC_SAMPLER) as recorded, by time. */
+struct model_sampler_ev {
+	struct ft_sampler_event rec;
+};
+
 struct model {
 	struct ft_file_header hdr;
 	struct model_opts opts;
@@ -313,6 +378,14 @@ struct model {
 	/* single events, for windows (the aggregates above stay the totals) */
 	struct model_rtx *rtx_events; size_t nrtx_events;  /* by (flow, ts) */
 	struct model_drop_ev *drop_events; size_t ndrop_events; /* by (iface, ts) */
+
+	/* counter sampler (empty without it) */
+	struct model_rdma_port *rdma_ports; size_t nrdma_ports; /* by port_id */
+	struct model_ctr_group *ctr_groups; size_t nctr_groups; /* by group id */
+	struct model_ctr_series *ctr_series; size_t nctr_series; /* by (group, index) */
+	struct model_ctr_point *ctr_points; size_t nctr_points;  /* by (series, start) */
+	struct model_ctr_event *ctr_events; size_t nctr_events;  /* by (start, series) */
+	struct model_sampler_ev *sampler_evs; size_t nsampler_evs; /* by time */
 
 	struct model_priv *priv;    /* loading state (hash tables, raw bins) */
 };
