@@ -56,6 +56,11 @@ static const struct {
 	{ FT_REC_PROBE,       sizeof(struct ft_probe_info),  "probe" },
 	{ FT_REC_COVERAGE,    sizeof(struct ft_coverage),    "coverage" },
 	{ FT_REC_PHASE_SLOT,  sizeof(struct ft_phase_slot),  "phase_slot" },
+	{ FT_REC_RDMA_PORT,   sizeof(struct ft_rdma_port),   "rdma_port" },
+	{ FT_REC_CTR_GROUP,   sizeof(struct ft_ctr_group),   "ctr_group" },
+	{ FT_REC_CTR_NAME,    sizeof(struct ft_ctr_name),    "ctr_name" },
+	{ FT_REC_CTR_SAMPLE,  sizeof(struct ft_ctr_sample),  "ctr_sample" },
+	{ FT_REC_SAMPLER,     sizeof(struct ft_sampler_event), "sampler_event" },
 	{ FT_REC_END,         sizeof(struct ft_end),         "end" },
 };
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rdma/counters.h"
 #include "correlate.h"
 #include "util.h"
 
@@ -159,6 +160,12 @@ enum corr_verdict corr__verdict(const struct corr_thresholds *t, const struct co
 		w |= CORR_WHY_CE;
 	if (in->peak_util >= t->util) /* false for NaN */
 		w |= CORR_WHY_UTIL;
+	if (in->ctr_cong)
+		w |= CORR_WHY_CNP;
+	if (in->ctr_pause)
+		w |= CORR_WHY_PAUSE;
+	if (in->ctr_loss)
+		w |= CORR_WHY_RDMA_LOSS;
 	if (in->skew_ns > 0 && in->skew_ns >= t->skew_min_ns &&
 	    (double)in->skew_ns >= t->skew_frac * (double)in->span_ns)
 		w |= CORR_WHY_STRAGGLER;
@@ -1215,6 +1222,96 @@ static int cmp_flow_ev(const void *a, const void *b)
 	return c ? c : cmp_u32(x->flow, y->flow);
 }
 
+static int cmp_ctr_ev(const void *a, const void *b)
+{
+	const struct corr_ctr_ev *x = a, *y = b;
+	int c = cmp_u64(y->growth, x->growth);
+
+	return c ? c : cmp_u32(x->series, y->series);
+}
+
+/*
+ * Does a counter group speak for these ranks?  A port or NIC whose netdev
+ * is in a participant's namespace does; so does one with no netdev (an
+ * InfiniBand port, or a RoCE netdev not found): a capture is one node's,
+ * and its ranks share the node's adapters.
+ */
+static bool group_relevant(const struct model *m, const struct pset *ps, uint32_t gi)
+{
+	const struct model_ctr_group *g = &m->ctr_groups[gi];
+
+	if (!g->netns)
+		return g->kind != FT_CTR_ETHTOOL;
+	return in_set(ps->netns, ps->nnetns, g->netns);
+}
+
+/* Counter spikes overlapping [A, B) on the ranks' ports and NICs. */
+static int counter_evidence(const struct model *m, const struct pset *ps, uint64_t a, uint64_t b,
+			    struct corr_evidence *ev)
+{
+	struct corr_evsum *s = &ev->sum;
+	uint64_t longest = 0;
+	size_t lo = 0, hi = m->nctr_events;
+
+	for (size_t g = 0; g < m->nctr_groups; g++)
+		if (m->ctr_groups[g].nsamples > 1 && group_relevant(m, ps, (uint32_t)g))
+			s->observed = true;
+	for (size_t i = 0; i < m->nctr_events; i++)
+		if (m->ctr_events[i].end_ns - m->ctr_events[i].start_ns > longest)
+			longest = m->ctr_events[i].end_ns - m->ctr_events[i].start_ns;
+	/* events are sorted by start: those overlapping start after a - longest */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->ctr_events[mid].start_ns + longest < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < m->nctr_events && m->ctr_events[i].start_ns < b; i++) {
+		const struct model_ctr_event *e = &m->ctr_events[i];
+		const struct model_ctr_series *se = &m->ctr_series[e->series];
+		uint64_t x = e->start_ns > a ? e->start_ns : a, y = e->end_ns < b ? e->end_ns : b;
+		double grown;
+		uint64_t g;
+		size_t k;
+
+		if (e->end_ns <= a || !group_relevant(m, ps, se->group))
+			continue;
+		grown = model__ctr_growth(m, e->series, x, y);
+		/* a collective shorter than one sample interval still saw the spike */
+		g = grown > 0 ? (uint64_t)ceil(grown) : 0;
+		s->ctr_events++;
+		switch (se->cls) {
+		case FT_CLS_CONGESTION: s->ctr_cong += g; break;
+		case FT_CLS_PAUSE: s->ctr_pause += g; break;
+		case FT_CLS_RETRANS: s->ctr_retrans += g; break;
+		default: s->ctr_discard += g; break;
+		}
+		for (k = 0; k < ev->nctrs; k++)
+			if (ev->ctrs[k].series == e->series)
+				break;
+		if (k == ev->nctrs) {
+			struct corr_ctr_ev *n = realloc(ev->ctrs, (ev->nctrs + 1) * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			ev->ctrs = n;
+			memset(&ev->ctrs[k], 0, sizeof(ev->ctrs[k]));
+			ev->ctrs[k].series = e->series;
+			ev->nctrs++;
+		}
+		ev->ctrs[k].growth += g;
+		if (e->peak_rate > ev->ctrs[k].peak_rate)
+			ev->ctrs[k].peak_rate = e->peak_rate;
+	}
+	if (ev->nctrs) {
+		qsort(ev->ctrs, ev->nctrs, sizeof(*ev->ctrs), cmp_ctr_ev);
+		s->ctr_series = ev->ctrs[0].series;
+	}
+	return 0;
+}
+
 static int window_evidence(const struct corr *c, const struct pset *ps, uint64_t a, uint64_t b,
 			   struct corr_evidence *ev)
 {
@@ -1228,7 +1325,7 @@ static int window_evidence(const struct corr *c, const struct pset *ps, uint64_t
 	ev->start_ns = a;
 	ev->end_ns = b;
 	s->peak_util = NAN;
-	s->peak_iface = s->queue_qdisc = s->link = s->qdisc = CORR_NONE;
+	s->peak_iface = s->queue_qdisc = s->link = s->qdisc = s->ctr_series = CORR_NONE;
 	for (size_t i = 0; i < m->nifaces; i++)
 		ev->nlinks += in_set(ps->netns, ps->nnetns, m->ifaces[i].netns) && !is_loopback(&m->ifaces[i]);
 	if (ev->nlinks) {
@@ -1341,8 +1438,13 @@ static int window_evidence(const struct corr *c, const struct pset *ps, uint64_t
 	}
 	if (ev->nflows)
 		qsort(ev->flows, ev->nflows, sizeof(*ev->flows), cmp_flow_ev);
+	if (counter_evidence(m, ps, a, b, ev))
+		return -ENOMEM;
 
-	/* the culprit: the worst queue, else drops, retransmits, CE, a saturated link */
+	/*
+	 * The culprit: the worst queue, else drops, retransmits, CE, the
+	 * interface of a spiking counter, a saturated link.
+	 */
 	if (s->queue_qdisc != CORR_NONE && s->queue_delay_ns >= t->queue_delay_ns && s->queue_delay_ns) {
 		s->qdisc = s->queue_qdisc;
 		s->link = m->qdiscs[s->qdisc].iface;
@@ -1365,6 +1467,9 @@ static int window_evidence(const struct corr *c, const struct pset *ps, uint64_t
 				best_ce = ev->links[i].ce_pkts;
 				s->link = ev->links[i].iface;
 			}
+	} else if (s->ctr_series != CORR_NONE &&
+		   m->ctr_groups[m->ctr_series[s->ctr_series].group].iface != UINT32_MAX) {
+		s->link = m->ctr_groups[m->ctr_series[s->ctr_series].group].iface;
 	} else if (s->peak_util >= t->util) {
 		s->link = s->peak_iface;
 	}
@@ -1426,10 +1531,12 @@ void corr__evidence_free(struct corr_evidence *ev)
 	free(ev->links);
 	free(ev->drops);
 	free(ev->flows);
+	free(ev->ctrs);
 	ev->links = NULL;
 	ev->drops = NULL;
 	ev->flows = NULL;
-	ev->nlinks = ev->ndrops = ev->nflows = 0;
+	ev->ctrs = NULL;
+	ev->nlinks = ev->ndrops = ev->nflows = ev->nctrs = 0;
 }
 
 static int verdicts(struct corr *c)
@@ -1470,6 +1577,9 @@ static int verdicts(struct corr *c)
 		vi.retrans = in->ev.retrans - in->ev.retrans_tlp;
 		vi.ce_pkts = in->ev.ce_pkts;
 		vi.peak_util = in->ev.peak_util;
+		vi.ctr_cong = in->ev.ctr_cong;
+		vi.ctr_pause = in->ev.ctr_pause;
+		vi.ctr_loss = in->ev.ctr_retrans + in->ev.ctr_discard;
 		in->verdict = corr__verdict(&c->opts.th, &vi, &in->why);
 		c->verdicts[in->verdict]++;
 		c->opstats[in->opstat].verdicts[in->verdict]++;
@@ -2459,6 +2569,13 @@ static void evidence_str(const struct corr *c, const struct corr_evidence *ev, c
 		app(buf, len, k, "%s %" PRIu64 " CE", first ? "" : ",", s->ce_pkts);
 		first = false;
 	}
+	for (size_t i = 0; i < ev->nctrs && i < 3; i++) {
+		const struct model_ctr_series *se = &m->ctr_series[ev->ctrs[i].series];
+
+		app(buf, len, k, "%s %s %s +%" PRIu64 " (%s)", first ? "" : ",", m->ctr_groups[se->group].label,
+		    se->name, ev->ctrs[i].growth, ctr__class_name(se->cls));
+		first = false;
+	}
 	if (s->peak_util == s->peak_util && s->peak_iface != CORR_NONE) {
 		app(buf, len, k, "%s peak %.1f%% on %s %s", first ? "" : ",", s->peak_util * 100.0,
 		    m->ifaces[s->peak_iface].label, s->peak_dir == FT_DIR_TX ? "tx" : "rx");
@@ -2501,7 +2618,7 @@ const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t l
 		} else {
 			char b[32];
 
-			app(buf, len, &k, "; network clean (no queueing >= %s, drops, loss retransmits or CE)",
+			app(buf, len, &k, "; network clean (no queueing >= %s, drops, loss retransmits, CE or counter spikes)",
 			    fmt_ns(c->opts.th.queue_delay_ns, b, sizeof(b)));
 		}
 		break;

@@ -103,8 +103,12 @@ enum corr_why {
 	CORR_WHY_STRAGGLER = 1 << 5, /* skew >= skew_frac * span and >= skew_min_ns */
 	CORR_WHY_SLOW      = 1 << 6, /* span >= slow_factor * median */
 	CORR_WHY_UNOBSERVED = 1 << 7, /* no traced interface in the ranks' namespaces */
+	CORR_WHY_CNP       = 1 << 8, /* a congestion-counter spike (CNPs, ECN marks, xmit wait) */
+	CORR_WHY_PAUSE     = 1 << 9, /* a pause/PFC counter spike */
+	CORR_WHY_RDMA_LOSS = 1 << 10, /* a retransmission or discard counter spike */
 };
-#define CORR_WHY_CONGESTION (CORR_WHY_QUEUE | CORR_WHY_DROPS | CORR_WHY_RETRANS | CORR_WHY_CE)
+#define CORR_WHY_CONGESTION (CORR_WHY_QUEUE | CORR_WHY_DROPS | CORR_WHY_RETRANS | CORR_WHY_CE | \
+			     CORR_WHY_CNP | CORR_WHY_PAUSE | CORR_WHY_RDMA_LOSS)
 
 /* What the verdict rules look at (one instance). */
 struct corr_verdict_in {
@@ -117,12 +121,18 @@ struct corr_verdict_in {
 	uint64_t retrans;
 	uint64_t ce_pkts;
 	double peak_util;          /* NaN when unknown */
+	/* growth of spiking counters (model.ctr_events) on the ranks' ports and NICs */
+	uint64_t ctr_cong;         /* FT_CLS_CONGESTION */
+	uint64_t ctr_pause;        /* FT_CLS_PAUSE */
+	uint64_t ctr_loss;         /* FT_CLS_RETRANS + FT_CLS_DISCARD */
 };
 
 /*
  * The verdict rules, a pure function:
  *   congestion = queue delay >= queue_delay_ns, or congestion drops, or
- *                retransmits, or CE marks (a saturated link alone is not
+ *                retransmits, or CE marks, or a spike of a congestion,
+ *                pause, retransmission or discard counter (RDMA ports,
+ *                NIC stats) in the window (a saturated link alone is not
  *                congestion: a link may run at its rate without queueing)
  *   straggler  = skew >= skew_min_ns and skew >= skew_frac * span
  *   congestion and not straggler      -> CORR_NETWORK
@@ -249,6 +259,10 @@ struct corr_evsum {
 	uint32_t bursts;
 	uint32_t link;              /* index into model.ifaces named as the culprit, CORR_NONE */
 	uint32_t qdisc;             /* index into model.qdiscs named as the culprit, CORR_NONE */
+	/* counter spikes (model.ctr_events) overlapping the window, on the ranks' ports/NICs */
+	uint32_t ctr_events;
+	uint64_t ctr_cong, ctr_pause, ctr_retrans, ctr_discard; /* growth inside the window */
+	uint32_t ctr_series;        /* index into model.ctr_series that grew most, CORR_NONE */
 };
 
 enum corr_comm_kind {
@@ -418,9 +432,18 @@ struct corr_flow_ev {
 	bool owned;                 /* attributed by FT_REC_SOCK_OWNER (else by netns) */
 };
 
+/* A counter that spiked during the window. */
+struct corr_ctr_ev {
+	uint32_t series;            /* index into model.ctr_series */
+	uint32_t pad;
+	uint64_t growth;            /* inside the window (prorated over sample intervals) */
+	double peak_rate;           /* of the spike(s), per second */
+};
+
 struct corr_evidence {
 	uint64_t start_ns, end_ns;  /* the window: first entry .. last exit */
 	struct corr_evsum sum;
+	struct corr_ctr_ev *ctrs; size_t nctrs;     /* by growth desc */
 	struct corr_link_ev *links; size_t nlinks;  /* by interface order */
 	struct corr_drop_ev *drops; size_t ndrops;  /* by count desc */
 	struct corr_flow_ev *flows; size_t nflows;  /* with retransmits, by count desc */

@@ -17,6 +17,7 @@
 
 #include "capture.h"
 #include "model.h"
+#include "model_counters.h"
 
 /* ---- keyed vector ---- */
 
@@ -172,6 +173,7 @@ struct model_priv {
 	struct model_qbin *qraw;
 	size_t nqraw, capqraw;
 	struct vec phases, req_dones, rtx, dropev;
+	struct ctr_load *ctr;       /* counter sampler records (model_counters.c) */
 	uint64_t max_ts;
 	bool any_ts;
 };
@@ -204,6 +206,7 @@ void model_opts__init(struct model_opts *o)
 	o->burst_gap_ns = 0;
 	o->conserve_tol_bytes = 0;
 	o->conserve_tol_frac = 0; /* exact, but for packets in flight (see conserve()) */
+	o->spike_rate = 1000;
 }
 
 struct model *model__new(const struct ft_file_header *hdr, const struct model_opts *o)
@@ -218,6 +221,10 @@ struct model *model__new(const struct ft_file_header *hdr, const struct model_op
 	if (!m)
 		return NULL;
 	m->priv = calloc(1, sizeof(*m->priv));
+	if (m->priv && !(m->priv->ctr = model_ctr__new())) {
+		free(m->priv);
+		m->priv = NULL;
+	}
 	if (!m->priv) {
 		free(m);
 		errno = ENOMEM;
@@ -234,6 +241,8 @@ struct model *model__new(const struct ft_file_header *hdr, const struct model_op
 		m->opts.conserve_tol_frac = 0;
 	if (!m->opts.burst_gap_ns)
 		m->opts.burst_gap_ns = hdr->bin_ns;
+	if (!(m->opts.spike_rate > 0))
+		m->opts.spike_rate = 1000;
 	m->start_ns = hdr->start_mono_ns;
 
 	struct model_priv *p = m->priv;
@@ -279,6 +288,7 @@ static void priv_free(struct model_priv *p)
 	vec_free(&p->req_dones);
 	vec_free(&p->rtx);
 	vec_free(&p->dropev);
+	model_ctr__free(p->ctr);
 	free(p->raw);
 	free(p->qraw);
 	free(p);
@@ -293,6 +303,7 @@ void model__free(struct model *m)
 	free(m->bursts);
 	free(m->rtx_events);
 	free(m->drop_events);
+	free(m->ctr_events);
 	free(m);
 }
 
@@ -830,6 +841,8 @@ int model__add(struct model *m, const struct ft_rec_hdr *rec)
 	if (rec->size < sizeof(*rec))
 		return -EINVAL;
 	need = rec_min_size(rec->type);
+	if (!need)
+		need = model_ctr__min_size(rec->type);
 	if (!need) {
 		m->records++;
 		m->unknown_records++;
@@ -860,6 +873,14 @@ int model__add(struct model *m, const struct ft_rec_hdr *rec)
 	case FT_REC_DROP_REASON: return add_reason(m, (const void *)rec);
 	case FT_REC_PROBE: return add_probe(m, (const void *)rec);
 	case FT_REC_COVERAGE: return add_coverage(m, (const void *)rec);
+	case FT_REC_RDMA_PORT:
+	case FT_REC_CTR_GROUP:
+	case FT_REC_CTR_NAME:
+	case FT_REC_CTR_SAMPLE:
+		see_ts(m, ((const struct ft_ctr_sample *)rec)->ts_ns);
+		return model_ctr__add(m->priv->ctr, rec);
+	case FT_REC_SAMPLER:
+		return model_ctr__add(m->priv->ctr, rec);
 	case FT_REC_END:
 		m->have_end = true;
 		m->end = *(const struct ft_end *)rec;
@@ -1692,6 +1713,8 @@ int model__finish(struct model *m)
 		conserve(m, &ifs[i]);
 
 	if (finish_phases(m))
+		goto out;
+	if (model_ctr__finish(m, p->ctr))
 		goto out;
 
 	/* drop hash tables that are no longer consistent with sorted arrays */

@@ -286,6 +286,7 @@ struct model_ctr_group {
 	uint32_t group, kind;       /* enum ft_ctr_kind */
 	uint32_t port;              /* index into model.rdma_ports, UINT32_MAX none */
 	uint32_t iface;             /* index into model.ifaces (ethtool netdev or the port's), UINT32_MAX */
+	uint32_t netns, ifindex;    /* that netdev (0 = none: a node-wide IB port) */
 	uint64_t period_ns;
 	char label[48];
 	size_t first_series, nseries; /* slice of model.ctr_series (by index in the group) */
@@ -439,5 +440,15 @@ const char *model__trigger_name(unsigned trigger);  /* "rto", ..., "unknown" */
 const char *model__ca_state_name(unsigned state, char *buf, size_t len);
 const char *model__source_name(unsigned source);    /* "net", "tcp", "user", "phase", "unknown" */
 const char *model__conserve_name(enum model_conserve c); /* "ok", "mismatch", ... */
+
+/* ---- counters (userspace/model_counters.c) ---- */
+/* Growth per second of one point (over at least the hw_counters lifespan). */
+double model__ctr_point_rate(const struct model *m, const struct model_ctr_point *pt);
+/* Growth of series SI inside [FROM, TO), points prorated by their overlap. */
+double model__ctr_growth(const struct model *m, size_t si, uint64_t from, uint64_t to);
+/* Classes whose spikes are events: congestion, pause, retransmission, discard. */
+bool model__ctr_spike_class(unsigned cls);
+const char *model__ctr_kind_name(unsigned kind);    /* "counters", "hw_counters", "ethtool" */
+const char *model__link_layer_name(unsigned ll);    /* "InfiniBand", "RoCE", "unknown" */
 
 #endif

@@ -35,6 +35,7 @@
 #include "probes/netprobe.h"
 #include "probes/phaseprobe.h"
 #include "probes/privs.h"
+#include "rdma/sampler.h"
 #include "userspace/capture.h"
 #include "userspace/commands.h"
 #include "userspace/json.h"
@@ -49,6 +50,8 @@ struct known_if {
 	uint32_t netns, ifindex;
 	bool has_start;     /* a START stats record was written: check conservation */
 	bool described;     /* IFACE record written (or given up) */
+	bool traced;        /* selected by the filters (its NIC stats are sampled) */
+	char name[16];
 };
 
 struct recorder {
@@ -66,6 +69,7 @@ struct recorder {
 	struct phase_spec *specs;     /* --phase */
 	int nspecs;
 	bool no_phases;
+	struct sampler_opts so;       /* RDMA and NIC counters */
 
 	/* state */
 	struct netns_set ns;
@@ -77,6 +81,8 @@ struct recorder {
 	struct capture_writer *w;
 	struct netprobe *np;
 	struct phaseprobe *pp;        /* NULL: phase probes off or unavailable */
+	struct sampler *smp;          /* NULL: counter sampling off */
+	bool backoff_warned;
 	int ncpus;
 	uint64_t lost_written[FT_SRC_MAX][MAX_CPUS];
 	uint64_t counts[64];          /* records by type (types < 64) */
@@ -127,6 +133,23 @@ static void usage(FILE *f)
 "                             soname; SYMBOL a C name or a demangled C++ prefix)\n"
 "                             as phase NAME (repeatable)\n"
 "      --no-phases            no phase probes: fabric only (phases are inferred)\n"
+"\n"
+"Counters (RDMA ports and NIC statistics, on the same clock; see docs/rdma.md):\n"
+"      --counter-period DUR   sample every DUR (default 10ms); the sampler backs\n"
+"                             off (and says so) above its CPU budget\n"
+"      --rdma-devices LIST    only these RDMA devices/ports, e.g. mlx5_0,mlx5_1:1\n"
+"      --rdma-counters GLOBS  only RDMA counters matching (comma list), e.g.\n"
+"                             'np_cnp_*,rp_cnp_*,port_xmit_*'\n"
+"      --rdma-lifespan MS     set hw_counters/lifespan to MS for the recording\n"
+"                             (restored at the end; the driver caches hw\n"
+"                             counters for lifespan ms, default 10)\n"
+"      --nic-stats GLOBS      ethtool statistics to sample on the traced\n"
+"                             interfaces (default: pause/PFC, buffer, discard\n"
+"                             and ECN counters; 'all' for every one)\n"
+"      --no-rdma, --no-nic-stats   turn either part off\n"
+"      --sampler-budget PCT   CPU share of one core the sampler may use (default 5)\n"
+"      --sysfs-root DIR       read RDMA devices under DIR/class/infiniband instead\n"
+"                             of /sys (test fixtures; also $FABTRACE_SYSFS_ROOT)\n"
 "      --json                 print the final summary as JSON on stdout\n"
 "  -h, --help                 this help\n"
 "\n"
@@ -139,6 +162,7 @@ static void usage(FILE *f)
 "  sudo fabtrace record --phase 'libgloo.so.0:gloo::rendezvous::Context::connect' \\\n"
 "      -- python train.py\n"
 "  sudo fabtrace record --no-phases -i eth0 -d 10s\n"
+"  sudo fabtrace record --rdma-lifespan 1 --counter-period 1ms -d 5s -o cnp.ftr\n"
 "\n"
 "Needs root, or CAP_BPF + CAP_PERFMON + CAP_NET_ADMIN.\n");
 }
@@ -285,6 +309,8 @@ static int describe_link(const struct link_info *l, void *arg)
 	if (!k->described) {
 		info.flags |= FT_IFACE_TRACED;
 		k->described = true;
+		k->traced = true;
+		str_copy(k->name, info.name, sizeof(k->name));
 		if (append(r, &info.hdr))
 			return -EIO;
 	}
@@ -611,6 +637,158 @@ static int spawn_command(struct recorder *r, int *go_fd, const sigset_t *orig)
 	return 0;
 }
 
+/* ---- counters: RDMA ports and NIC statistics (rdma/sampler.h) ---- */
+
+/*
+ * A RoCE port names its netdev; find it in our own namespace first (where
+ * shared-mode RDMA devices live), else in another namespace if exactly one
+ * has that name (exclusive mode, or the lab).
+ */
+static int resolve_netdev(void *ctx, const char *name, uint32_t *netns, uint32_t *ifindex)
+{
+	struct recorder *r = ctx;
+	char err[160];
+	int found = 0;
+
+	for (int pass = 0; pass < 2 && !found; pass++) {
+		for (int i = 0; i < r->ns.n; i++) {
+			struct netns *n = &r->ns.ns[i];
+			struct link_info l;
+
+			if (n->self != (pass == 0) || netns__open(n, err, sizeof(err)))
+				continue;
+			str_copy(l.info.name, name, sizeof(l.info.name));
+			l.info.ifindex = 0;
+			netns__links(n, match_name, &l);
+			if (!l.info.ifindex)
+				continue;
+			if (found++)
+				return -ENOENT; /* in two namespaces: ambiguous */
+			*netns = n->inum;
+			*ifindex = l.info.ifindex;
+		}
+	}
+	if (!found)
+		return -ENOENT;
+	/* described as an interface (on the next tick) so the port has a label */
+	return add_if(r, *netns, *ifindex) ? 0 : -ENOMEM;
+}
+
+static int collect_link(const struct link_info *l, void *arg)
+{
+	struct recorder *r = arg;
+	struct known_if *k;
+
+	if (!if_traced(r, l->info.netns, l->info.ifindex))
+		return 0;
+	k = add_if(r, l->info.netns, l->info.ifindex);
+	if (!k)
+		return -ENOMEM;
+	k->traced = true;
+	str_copy(k->name, l->info.name, sizeof(k->name));
+	return 0;
+}
+
+/* The traced interfaces, before anything is written: their NIC stats are sampled. */
+static void collect_traced(struct recorder *r)
+{
+	char err[160];
+
+	for (int i = 0; i < r->ns.n; i++) {
+		struct netns *n = &r->ns.ns[i];
+
+		if (netns_traced(r, n->inum) && !netns__open(n, err, sizeof(err)))
+			netns__links(n, collect_link, r);
+	}
+}
+
+static int open_sampler(struct recorder *r)
+{
+	struct sampler_netdev *nd = calloc(r->n_ifs ? r->n_ifs : 1, sizeof(*nd));
+	char err[256];
+	int n = 0, ret;
+
+	if (!nd)
+		return -1;
+	if (!r->so.no_nic)
+		collect_traced(r);
+	for (int i = 0; i < r->n_ifs && !r->so.no_nic; i++) {
+		const struct known_if *k = &r->ifs[i];
+		struct netns *ns = netns_set__find_inum(&r->ns, k->netns);
+
+		if (!k->traced || !strcmp(k->name, "lo") || !ns || netns__open(ns, err, sizeof(err)))
+			continue;
+		nd[n].netns = k->netns;
+		nd[n].ifindex = k->ifindex;
+		nd[n].ioctl_fd = ns->ioctl_fd;
+		str_copy(nd[n].name, k->name, sizeof(nd[n].name));
+		if (ns->name[0])
+			snprintf(nd[n].label, sizeof(nd[n].label), "%s@%s", k->name, ns->name);
+		else
+			str_copy(nd[n].label, k->name, sizeof(nd[n].label));
+		n++;
+	}
+	r->so.netdevs = nd;
+	r->so.nnetdevs = (size_t)n;
+	r->so.resolve_netdev = resolve_netdev;
+	r->so.resolve_ctx = r;
+	ret = sampler__open(&r->so, &r->smp, err, sizeof(err));
+	free(nd);
+	r->so.netdevs = NULL;
+	r->so.nnetdevs = 0;
+	if (ret) {
+		ft_err("record: %s", err);
+		r->smp = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Describe the ports, groups and counters, and the RoCE netdevs as interfaces. */
+static int start_sampler(struct recorder *r)
+{
+	if (!r->smp)
+		return 0;
+	if (sampler__describe(r->smp, append_cb, r))
+		return -EIO;
+	describe_new(r); /* the RoCE netdevs */
+	if (!r->quiet && !r->json) {
+		fprintf(stderr, "fabtrace: %s\n", sampler__rdma_status(r->smp));
+		if (sampler__ngroups(r->smp) > sampler__nports(r->smp) * 2 || !sampler__nports(r->smp))
+			fprintf(stderr, "fabtrace: NIC stats: %zu groups sampled every %.3g ms\n",
+				sampler__ngroups(r->smp) - sampler__nports(r->smp) * 2,
+				sampler__period_ns(r->smp) / 1e6);
+	}
+	return sampler__sample(r->smp, mono_ns(), append_cb, r) ? -EIO : 0;
+}
+
+static void arm_sampler(const struct recorder *r, int fd)
+{
+	uint64_t p = sampler__period_ns(r->smp);
+	struct itimerspec its = {
+		.it_interval = { (time_t)(p / 1000000000ull), (long)(p % 1000000000ull) },
+		.it_value = { (time_t)(p / 1000000000ull), (long)(p % 1000000000ull) },
+	};
+
+	timerfd_settime(fd, 0, &its, NULL);
+}
+
+static void sample_counters(struct recorder *r, int fd)
+{
+	uint64_t before = sampler__period_ns(r->smp);
+
+	if (sampler__sample(r->smp, mono_ns(), append_cb, r))
+		return;
+	if (sampler__period_ns(r->smp) != before) {
+		arm_sampler(r, fd);
+		if (!r->quiet && !r->backoff_warned)
+			ft_warn("record: counter sampling took more than its CPU budget; period raised "
+				"to %.3g ms (see --sampler-budget, --rdma-counters)",
+				sampler__period_ns(r->smp) / 1e6);
+		r->backoff_warned = true;
+	}
+}
+
 static void print_summary(struct recorder *r, uint64_t end_ns)
 {
 	const double secs = (end_ns - r->start_ns) / 1e9;
@@ -634,6 +812,9 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 		json_kv_u64(&j, "phase_slots", r->counts[FT_REC_PHASE_SLOT]);
 		json_kv_u64(&j, "lost_events", lost_total(r));
 		json_kv_u64(&j, "interfaces", (uint64_t)r->n_ifs);
+		json_kv_u64(&j, "rdma_ports", r->counts[FT_REC_RDMA_PORT]);
+		json_kv_u64(&j, "counter_groups", r->counts[FT_REC_CTR_GROUP]);
+		json_kv_u64(&j, "counter_samples", r->counts[FT_REC_CTR_SAMPLE]);
 		if (r->cmd)
 			json_kv_i64(&j, "command_exit_status",
 				    WIFEXITED(r->child_status) ? WEXITSTATUS(r->child_status) : -1);
@@ -654,6 +835,11 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 			(unsigned long long)r->counts[FT_REC_PHASE],
 			(unsigned long long)r->counts[FT_REC_PHASE_SLOT],
 			r->counts[FT_REC_PHASE_SLOT] ? "" : " (none found: phases will be inferred from traffic)");
+	if (r->counts[FT_REC_CTR_GROUP])
+		fprintf(stderr, "fabtrace: counters: %llu samples of %llu groups (%llu RDMA ports)\n",
+			(unsigned long long)r->counts[FT_REC_CTR_SAMPLE],
+			(unsigned long long)r->counts[FT_REC_CTR_GROUP],
+			(unsigned long long)r->counts[FT_REC_RDMA_PORT]);
 	if (lost_total(r))
 		fprintf(stderr, "fabtrace: warning: %llu events were lost (ring buffer full); "
 			"use a larger --ringbuf or a wider --bin\n", (unsigned long long)lost_total(r));
@@ -667,6 +853,7 @@ static int record_loop(struct recorder *r, int sfd, int go_fd)
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	int pfd = r->pp ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
+	int cfd = r->smp ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
 	struct itimerspec its = { .it_interval = { 1, 0 }, .it_value = { 1, 0 } };
 	struct itimerspec pits = {
 		.it_interval = { 0, PHASEPROBE_TICK_MS * 1000000L },
@@ -677,7 +864,7 @@ static int record_loop(struct recorder *r, int sfd, int go_fd)
 	int ret = 0;
 
 	if (ep < 0 || tfd < 0 || timerfd_settime(tfd, 0, &its, NULL) ||
-	    (r->pp && (pfd < 0 || timerfd_settime(pfd, 0, &pits, NULL)))) {
+	    (r->pp && (pfd < 0 || timerfd_settime(pfd, 0, &pits, NULL))) || (r->smp && cfd < 0)) {
 		ret = -errno;
 		if (ep >= 0)
 			close(ep);
@@ -685,7 +872,14 @@ static int record_loop(struct recorder *r, int sfd, int go_fd)
 			close(tfd);
 		if (pfd >= 0)
 			close(pfd);
+		if (cfd >= 0)
+			close(cfd);
 		return ret;
+	}
+	if (r->smp) {
+		arm_sampler(r, cfd);
+		ev.data.fd = cfd;
+		epoll_ctl(ep, EPOLL_CTL_ADD, cfd, &ev);
 	}
 	ev.data.fd = netprobe__epoll_fd(r->np);
 	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
@@ -735,6 +929,11 @@ static int record_loop(struct recorder *r, int sfd, int go_fd)
 
 				if (read(pfd, &exp, sizeof(exp)) > 0)
 					phaseprobe__tick(r->pp);
+			} else if (fd == cfd) {
+				uint64_t exp;
+
+				if (read(cfd, &exp, sizeof(exp)) > 0)
+					sample_counters(r, cfd);
 			} else if (fd == sfd) {
 				struct signalfd_siginfo si;
 
@@ -764,6 +963,8 @@ out:
 	close(tfd);
 	if (pfd >= 0)
 		close(pfd);
+	if (cfd >= 0)
+		close(cfd);
 	close(ep);
 	return ret;
 }
@@ -779,6 +980,12 @@ static int finish(struct recorder *r)
 		phaseprobe__disarm(r->pp); /* calls still running end here, as OPEN phases */
 	if (!r->write_failed)
 		describe_all(r, FT_STATS_STOP);
+	if (r->smp) { /* last values at the stop, then lifespan restored */
+		if (!r->write_failed)
+			sampler__sample(r->smp, mono_ns(), append_cb, r);
+		sampler__close(r->smp, r->write_failed ? NULL : append_cb, r);
+		r->smp = NULL;
+	}
 	netprobe__detach(r->np);
 	if (r->pp)
 		phaseprobe__detach(r->pp);
@@ -840,7 +1047,9 @@ static int parse_pids(struct recorder *r, const char *arg)
 
 static int parse_args(struct recorder *r, int argc, char **argv)
 {
-	enum { OPT_NETNS = 256, OPT_BIN, OPT_RTT, OPT_RINGBUF, OPT_JSON, OPT_PHASE, OPT_NO_PHASES };
+	enum { OPT_NETNS = 256, OPT_BIN, OPT_RTT, OPT_RINGBUF, OPT_JSON, OPT_PHASE, OPT_NO_PHASES,
+	       OPT_CTR_PERIOD, OPT_RDMA_DEVS, OPT_RDMA_CTRS, OPT_LIFESPAN, OPT_NIC_STATS, OPT_NO_RDMA,
+	       OPT_NO_NIC, OPT_BUDGET, OPT_SYSFS };
 	static const struct option opts[] = {
 		{ "iface", required_argument, NULL, 'i' },
 		{ "netns", required_argument, NULL, OPT_NETNS },
@@ -855,6 +1064,15 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "phase", required_argument, NULL, OPT_PHASE },
 		{ "no-phases", no_argument, NULL, OPT_NO_PHASES },
+		{ "counter-period", required_argument, NULL, OPT_CTR_PERIOD },
+		{ "rdma-devices", required_argument, NULL, OPT_RDMA_DEVS },
+		{ "rdma-counters", required_argument, NULL, OPT_RDMA_CTRS },
+		{ "rdma-lifespan", required_argument, NULL, OPT_LIFESPAN },
+		{ "nic-stats", required_argument, NULL, OPT_NIC_STATS },
+		{ "no-rdma", no_argument, NULL, OPT_NO_RDMA },
+		{ "no-nic-stats", no_argument, NULL, OPT_NO_NIC },
+		{ "sampler-budget", required_argument, NULL, OPT_BUDGET },
+		{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -927,6 +1145,67 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 		case OPT_NO_PHASES:
 			r->no_phases = true;
 			break;
+		case OPT_CTR_PERIOD:
+			if (parse_duration(optarg, 0, &r->so.period_ns) || r->so.period_ns < 100000 ||
+			    r->so.period_ns > 60000000000ull) {
+				ft_err("record: bad --counter-period '%s'; use 100us..60s with a unit, e.g. 10ms",
+				       optarg);
+				return -1;
+			}
+			break;
+		case OPT_RDMA_DEVS:
+			r->so.devices = optarg;
+			break;
+		case OPT_RDMA_CTRS:
+			r->so.rdma_filter = optarg;
+			break;
+		case OPT_LIFESPAN: {
+			char *end;
+			unsigned long ms;
+
+			errno = 0;
+			ms = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || ms < 1 || ms > 10000) {
+				ft_err("record: bad --rdma-lifespan '%s'; use milliseconds 1..10000, e.g. 1",
+				       optarg);
+				return -1;
+			}
+			r->so.lifespan_ms = (uint32_t)ms;
+			break;
+		}
+		case OPT_NIC_STATS:
+			r->so.nic_filter = optarg;
+			break;
+		case OPT_NO_RDMA:
+			r->so.no_rdma = true;
+			break;
+		case OPT_NO_NIC:
+			r->so.no_nic = true;
+			break;
+		case OPT_BUDGET: {
+			char *end;
+			double pct;
+
+			errno = 0;
+			pct = strtod(optarg, &end);
+			if (errno || end == optarg || (*end && strcmp(end, "%")) || !(pct > 0 && pct <= 100)) {
+				ft_err("record: bad --sampler-budget '%s'; use a percentage of one core, "
+				       "e.g. 5", optarg);
+				return -1;
+			}
+			r->so.budget = pct / 100.0;
+			break;
+		}
+		case OPT_SYSFS: {
+			struct stat st;
+
+			if (stat(optarg, &st) || !S_ISDIR(st.st_mode)) {
+				ft_err("record: --sysfs-root '%s' is not a directory", optarg);
+				return -1;
+			}
+			r->so.sysfs_root = optarg;
+			break;
+		}
 		case 'q':
 			r->quiet = true;
 			break;
@@ -1020,6 +1299,7 @@ int cmd_record(int argc, char **argv)
 	r->sample_ns = 10000000;
 	r->ringbuf_bytes = 16u << 20;
 	r->child = -1;
+	sampler_opts__init(&r->so);
 	r->specs = calloc(MAX_PHASE_SPECS, sizeof(*r->specs));
 	if (!r->specs || parse_args(r, argc, argv))
 		goto out;
@@ -1047,6 +1327,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (!r->no_phases && open_phases(r, &po))
+		goto out;
+	if (open_sampler(r))
 		goto out;
 	r->ncpus = libbpf_num_possible_cpus();
 	r->start_ns = mono_ns();
@@ -1078,7 +1360,7 @@ int cmd_record(int argc, char **argv)
 	/* the command's phases are followed from its first instruction */
 	if (r->pp && r->cmd && phaseprobe__add_pid(r->pp, r->child))
 		ft_warn("record: cannot follow the command's process; its phases are not traced");
-	if (write_preamble(r) == 0) {
+	if (write_preamble(r) == 0 && start_sampler(r) == 0) {
 		if (!r->quiet && !r->json)
 			fprintf(stderr, "fabtrace: recording to %s (%d interfaces%s%s); Ctrl-C to stop\n",
 				r->out_path, r->n_ifs, r->duration_ns ? ", for " : "",
@@ -1111,6 +1393,8 @@ out:
 	free(r->filter);
 	free(r->ifs);
 	free(r->specs);
+	if (r->smp)
+		sampler__close(r->smp, NULL, NULL); /* on an early error: lifespan restored */
 	phaseprobe__close(r->pp);
 	netprobe__close(r->np);
 	netns_set__free(&r->ns);

@@ -19,6 +19,7 @@
 #include "json.h"
 #include "model.h"
 #include "report.h"
+#include "report_counters.h"
 #include "util.h"
 
 #define REPORT_SCHEMA "fabtrace-report/1"
@@ -26,16 +27,6 @@
 		     "times, not the collective's duration on the GPU"
 
 /* ---- formatting helpers ---- */
-
-/* "+1.234567" seconds relative to the capture start (exact, from integers). */
-static const char *fmt_rel(int64_t ns, char *buf, size_t len)
-{
-	uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
-
-	snprintf(buf, len, "%c%" PRIu64 ".%06" PRIu64, ns < 0 ? '-' : '+',
-		 a / 1000000000u, (a % 1000000000u) / 1000u);
-	return buf;
-}
 
 /* ISO 8601 UTC with microseconds: "2024-05-01T12:00:00.123456Z". */
 static const char *fmt_wall(int64_t ns, char *buf, size_t len)
@@ -910,6 +901,7 @@ static void write_text(FILE *f, const struct model *m, const struct corr *c, con
 	text_ce(f, m);
 	text_conserve(f, m);
 	text_lost(f, m, c);
+	report_ctr__text(f, m, o->top);
 	text_phases(f, m, c, o);
 }
 
@@ -1591,6 +1583,7 @@ static void j_evidence(struct json *j, const struct model *m, const struct corr 
 	json_kv_u64(j, "retransmits", ev.sum.retrans);
 	json_kv_u64(j, "tail_loss_probes", ev.sum.retrans_tlp);
 	json_kv_u64(j, "ce_pkts", ev.sum.ce_pkts);
+	report_ctr__evidence_json(j, m, &ev);
 	json_key(j, "drops_by_reason");
 	json_array_begin(j);
 	for (size_t i = 0; i < ev.ndrops; i++) {
@@ -1661,6 +1654,8 @@ static void j_why(struct json *j, unsigned why)
 		{ CORR_WHY_QUEUE, "queue" }, { CORR_WHY_DROPS, "drops" }, { CORR_WHY_RETRANS, "retransmits" },
 		{ CORR_WHY_CE, "ce" }, { CORR_WHY_UTIL, "saturated" }, { CORR_WHY_STRAGGLER, "straggler" },
 		{ CORR_WHY_SLOW, "slow" }, { CORR_WHY_UNOBSERVED, "network_not_traced" },
+		{ CORR_WHY_CNP, "counter_congestion" }, { CORR_WHY_PAUSE, "counter_pause" },
+		{ CORR_WHY_RDMA_LOSS, "counter_loss" },
 	};
 
 	json_key(j, "why");
@@ -2001,6 +1996,7 @@ static void write_json(FILE *f, const struct model *m, const struct corr *c, con
 	j_ce(&j, m, c);
 	j_conserve(&j, m);
 	j_lost(&j, m);
+	report_ctr__json(&j, m);
 	j_phases_head(&j, m, c);
 	j_processes(&j, m, c);
 	j_ranks(&j, c);

@@ -292,6 +292,15 @@ const char *fmt_ns(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+const char *fmt_rel(int64_t ns, char *buf, size_t len)
+{
+	uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
+
+	snprintf(buf, len, "%c%llu.%06llu", ns < 0 ? '-' : '+', (unsigned long long)(a / 1000000000u),
+		 (unsigned long long)((a % 1000000000u) / 1000u));
+	return buf;
+}
+
 static const char *fmt_si(double v, const char *const units[], char *buf, size_t len)
 {
 	int i = 0;

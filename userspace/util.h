@@ -38,6 +38,8 @@ int parse_iface_spec(const char *s, char *netns, size_t netns_len,
 const char *fmt_ns(uint64_t ns, char *buf, size_t len);
 const char *fmt_bytes(double bytes, char *buf, size_t len);
 const char *fmt_rate_bps(double bits_per_s, char *buf, size_t len);
+/* "+1.234567": NS as seconds relative to something, exact (integer arithmetic). */
+const char *fmt_rel(int64_t ns, char *buf, size_t len);
 
 uint64_t mono_ns(void);
 /* Copy with truncation and NUL termination (like strscpy). */
