@@ -173,6 +173,7 @@ struct model_priv {
 	struct model_qbin *qraw;
 	size_t nqraw, capqraw;
 	struct vec phases, req_dones, rtx, dropev;
+	struct vec lostev;          /* struct model_lost_ev */
 	struct ctr_load *ctr;       /* counter sampler records (model_counters.c) */
 	uint64_t max_ts;
 	bool any_ts;
@@ -264,6 +265,7 @@ struct model *model__new(const struct ft_file_header *hdr, const struct model_op
 	p->req_dones.isz = sizeof(struct model_req_done);
 	p->rtx.isz = sizeof(struct rtx_raw);
 	p->dropev.isz = sizeof(struct drop_raw);
+	p->lostev.isz = sizeof(struct model_lost_ev);
 	return m;
 }
 
@@ -288,6 +290,7 @@ static void priv_free(struct model_priv *p)
 	vec_free(&p->req_dones);
 	vec_free(&p->rtx);
 	vec_free(&p->dropev);
+	vec_free(&p->lostev);
 	model_ctr__free(p->ctr);
 	free(p->raw);
 	free(p->qraw);
@@ -304,6 +307,7 @@ void model__free(struct model *m)
 	free(m->rtx_events);
 	free(m->drop_events);
 	free(m->ctr_events);
+	free(m->lost_evs);
 	free(m);
 }
 
@@ -583,6 +587,22 @@ static int add_lost(struct model *m, const struct ft_lost *l)
 		return -ENOMEM;
 	struct model_lost *e = kvec_at(&m->priv->lost, (size_t)i);
 
+	if (l->lost > e->lost) { /* the window it grew in, for the timelines */
+		struct model_lost_ev *g = vec_push(&m->priv->lostev);
+		uint64_t from = l->ts_ns > MODEL_LOST_TICK_NS ? l->ts_ns - MODEL_LOST_TICK_NS : 0;
+
+		if (!g)
+			return -ENOMEM;
+		if (e->ts_ns > from)
+			from = e->ts_ns;
+		if (m->start_ns > from)
+			from = m->start_ns < l->ts_ns ? m->start_ns : l->ts_ns;
+		g->from_ns = from;
+		g->ts_ns = l->ts_ns;
+		g->lost = l->lost - e->lost;
+		g->source = l->source;
+		g->cpu = l->cpu;
+	}
 	e->lost = l->lost; /* cumulative: keep the last */
 	e->ts_ns = l->ts_ns;
 	return 0;
@@ -997,6 +1017,16 @@ static int cmp_lost(const void *a, const void *b)
 	const struct model_lost *x = a, *y = b;
 	int c = cmp_u32(x->source, y->source);
 
+	return c ? c : cmp_u32(x->cpu, y->cpu);
+}
+
+static int cmp_lost_ev(const void *a, const void *b)
+{
+	const struct model_lost_ev *x = a, *y = b;
+	int c = cmp_u64(x->ts_ns, y->ts_ns);
+
+	if (!c)
+		c = cmp_u32(x->source, y->source);
 	return c ? c : cmp_u32(x->cpu, y->cpu);
 }
 
@@ -1690,6 +1720,14 @@ int model__finish(struct model *m)
 		m->lost_by_source[s] += m->lost[i].lost;
 		m->lost_total += m->lost[i].lost;
 	}
+
+	/* growths of the lost counters, by time (owned by the model) */
+	m->lost_evs = (struct model_lost_ev *)p->lostev.items;
+	m->nlost_evs = p->lostev.n;
+	p->lostev.items = NULL;
+	p->lostev.n = p->lostev.cap = 0;
+	if (m->nlost_evs)
+		qsort(m->lost_evs, m->nlost_evs, sizeof(*m->lost_evs), cmp_lost_ev);
 
 	m->probes = (struct model_probe *)p->probes.items;
 	m->nprobes = p->probes.n;

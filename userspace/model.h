@@ -174,6 +174,21 @@ struct model_lost {
 	uint64_t ts_ns;
 };
 
+/*
+ * One growth of a lost counter (an FT_REC_LOST record whose value grew):
+ * LOST events of SOURCE on CPU were lost in (from_ns, ts_ns].  The recorder
+ * reads the counters once a second (MODEL_LOST_TICK_NS) and writes a record
+ * only when one changed, so from_ns = max(previous reading, ts - one tick,
+ * capture start).  Renderers show these windows as gaps, never as idle time.
+ */
+#define MODEL_LOST_TICK_NS 1000000000ull
+
+struct model_lost_ev {
+	uint64_t from_ns, ts_ns;
+	uint64_t lost;              /* the growth */
+	uint32_t source, cpu;
+};
+
 struct model_probe {
 	uint32_t id, attached;
 	char name[32];
@@ -362,6 +377,7 @@ struct model {
 	struct model_drop *drops; size_t ndrops;     /* by count desc, name, iface */
 	uint64_t drops_total;
 	struct model_lost *lost; size_t nlost;       /* by (source, cpu) */
+	struct model_lost_ev *lost_evs; size_t nlost_evs; /* by (ts, source, cpu) */
 	uint64_t lost_by_source[FT_SRC_MAX + 1];     /* [FT_SRC_MAX] = unknown sources */
 	uint64_t lost_total;
 	struct model_probe *probes; size_t nprobes;  /* by id */

@@ -1702,10 +1702,10 @@ static void j_instance(struct json *j, const struct model *m, const struct corr 
 	json_kv_bool(j, "open", in->open);
 	json_kv_bool(j, "partial", in->partial);
 	json_kv_bool(j, "op_mismatch", in->op_mismatch);
+	j_why(j, in->why);
 	if (detail) {
 		char *desc = malloc(1024);
 
-		j_why(j, in->why);
 		json_kv_string(j, "summary", desc ? corr__describe(c, idx, desc, 1024) : "");
 		free(desc);
 		j_evidence(j, m, c, idx);
@@ -2078,6 +2078,9 @@ static void usage(FILE *f)
 		"      --infer-gap DURATION  inferred phases: merge activity across gaps shorter\n"
 		"                        than this (default: chosen from the idle gaps in the\n"
 		"                        traffic, at least max(1ms, 10 bins))\n"
+		"      --spike-rate N    counters (RDMA, NIC): a congestion, pause, retransmission\n"
+		"                        or discard counter growing at >= N per second is a spike\n"
+		"                        (default 1000; docs/rdma.md)\n"
 		"  -h, --help            this help\n"
 		"\n"
 		"Examples:\n"
@@ -2087,6 +2090,7 @@ static void usage(FILE *f)
 		"  fabtrace report --json incident.ftr | jq '.lost.total_lost'\n"
 		"  fabtrace report --json run.ftr | jq '.slowest.items[] | {op, verdict, summary}'\n"
 		"  fabtrace report --phases inferred --json run.ftr | jq '.inferred_phases.comparison'\n"
+		"  fabtrace report --json roce.ftr | jq '.counter_spikes.spikes[] | {counter, growth}'\n"
 		"\n"
 		"Exit status: 0 (also for a truncated capture, with a warning), 1 when the\n"
 		"capture cannot be read or is corrupt, 2 for usage errors.\n");
@@ -2125,6 +2129,7 @@ int cmd_report(int argc, char **argv)
 		{ "skew-min", required_argument, NULL, 'M' },
 		{ "slow", required_argument, NULL, 'S' },
 		{ "infer-gap", required_argument, NULL, 'I' },
+		{ "spike-rate", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2245,6 +2250,20 @@ int cmd_report(int argc, char **argv)
 				return 2;
 			}
 			co.th.slow_factor = v;
+			break;
+		}
+		case 'R': {
+			char *end;
+			double v;
+
+			errno = 0;
+			v = strtod(optarg, &end);
+			if (end == optarg || *end || errno || !(v > 0) || v > 1e15) {
+				ft_err("report: --spike-rate '%s': not a rate; give e.g. 1000 (counts per second, > 0)",
+				       optarg);
+				return 2;
+			}
+			mo.spike_rate = v;
 			break;
 		}
 		case 'h':

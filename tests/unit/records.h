@@ -364,4 +364,82 @@ static inline void rec_owner(struct model *m, struct ft_flow f, uint32_t pid, ui
 	rec_add(m, r);
 }
 
+/* ---- counter sampler records ---- */
+
+static inline void rec_rdma_port(struct model *m, uint32_t port_id, const char *dev, uint32_t port_num,
+				 unsigned link_layer, const char *netdev, uint32_t netns, uint32_t ifindex,
+				 uint32_t lifespan_ms)
+{
+	struct ft_rdma_port r;
+
+	REC_HDR(r, FT_REC_RDMA_PORT);
+	r.port_id = port_id;
+	r.port_num = port_num;
+	snprintf(r.dev, sizeof(r.dev), "%s", dev);
+	snprintf(r.netdev, sizeof(r.netdev), "%s", netdev);
+	r.netdev_netns = netns;
+	r.netdev_ifindex = ifindex;
+	r.state = 4;
+	r.phys_state = 5;
+	r.link_layer = (uint8_t)link_layer;
+	r.width = 4;
+	r.rate_mbps = 100000;
+	r.lifespan_ms = lifespan_ms;
+	r.flags = FT_PORT_COUNTERS | FT_PORT_HW_COUNTERS;
+	snprintf(r.rate, sizeof(r.rate), "100 Gb/sec (4X EDR)");
+	rec_add(m, r);
+}
+
+static inline void rec_ctr_group(struct model *m, uint32_t group, unsigned kind, uint32_t port_id,
+				 uint32_t netns, uint32_t ifindex, uint32_t n, uint64_t period, const char *label)
+{
+	struct ft_ctr_group r;
+
+	REC_HDR(r, FT_REC_CTR_GROUP);
+	r.group = group;
+	r.kind = kind;
+	r.port_id = port_id;
+	r.netns = netns;
+	r.ifindex = ifindex;
+	r.ncounters = n;
+	r.period_ns = period;
+	snprintf(r.label, sizeof(r.label), "%s", label);
+	rec_add(m, r);
+}
+
+static inline void rec_ctr_name(struct model *m, uint32_t group, uint32_t index, unsigned cls,
+				unsigned flags, const char *name)
+{
+	struct ft_ctr_name r;
+
+	REC_HDR(r, FT_REC_CTR_NAME);
+	r.group = group;
+	r.index = index;
+	r.cls = (uint16_t)cls;
+	r.flags = (uint16_t)flags;
+	snprintf(r.name, sizeof(r.name), "%s", name);
+	rec_add(m, r);
+}
+
+/* One sample of N (<= 8) raw values. */
+static inline void rec_ctr_sample(struct model *m, uint32_t group, uint64_t ts, uint32_t read_ns,
+				  uint32_t n, const uint64_t *vals)
+{
+	struct {
+		struct ft_ctr_sample s;
+		uint64_t v[8];
+	} r;
+
+	assert_true(n <= 8);
+	memset(&r, 0, sizeof(r));
+	r.s.hdr.type = FT_REC_CTR_SAMPLE;
+	r.s.hdr.size = (uint16_t)(sizeof(r.s) + n * sizeof(uint64_t));
+	r.s.ts_ns = ts;
+	r.s.group = group;
+	r.s.n = n;
+	r.s.read_ns = read_ns;
+	memcpy(r.v, vals, n * sizeof(uint64_t));
+	assert_int_equal(model__add(m, &r.s.hdr), 0);
+}
+
 #endif

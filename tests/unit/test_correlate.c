@@ -673,6 +673,90 @@ static void test_network_bound(void **state)
 }
 
 /*
+ * Scenario (a'): an RDMA fabric, where the collective's data bypasses the
+ * kernel and only the adapters' counters see congestion.  Three ranks, one
+ * allreduce every 100 ms (20 ms each), a clean TCP side.  A CNP storm on
+ * the RoCE port behind h2's eth0 during allreduce 2, a pause storm on an
+ * InfiniBand port (no netdev: the whole node's) during allreduce 3, and a
+ * discard storm on a NIC in a namespace without ranks during allreduce 4:
+ * 2 and 3 are network-bound on the counters, 1 and 4 are ok.
+ */
+static void test_counter_evidence(void **state)
+{
+	struct model *m = mk();
+	struct corr *c;
+	char buf[1024];
+	uint64_t v;
+
+	(void)state;
+	mpi_slots(m);
+	three_ranks(m, 500, -1);
+	rec_iface(m, NSW, 7, "p9", "sw", 10000, 0);
+	rec_rdma_port(m, 0, "mlx5_0", 1, FT_LL_ETHERNET, "eth0", NS2, 2, 10);
+	rec_rdma_port(m, 1, "mlx5_1", 1, FT_LL_IB, "", 0, 0, 10);
+	rec_ctr_group(m, 0, FT_CTR_PORT_HW, 0, 0, 0, 1, 10 * MS, "mlx5_0/1");
+	rec_ctr_name(m, 0, 0, FT_CLS_CONGESTION, 0, "np_cnp_sent");
+	rec_ctr_group(m, 1, FT_CTR_PORT_COUNTERS, 1, 0, 0, 1, 10 * MS, "mlx5_1/1");
+	rec_ctr_name(m, 1, 0, FT_CLS_PAUSE, FT_CTRF_PACKETS, "rx_pause");
+	rec_ctr_group(m, 2, FT_CTR_ETHTOOL, UINT32_MAX, NSW, 7, 1, 10 * MS, "p9@sw");
+	rec_ctr_name(m, 2, 0, FT_CLS_DISCARD, FT_CTRF_PACKETS, "rx_discards_phy");
+	for (uint64_t k = 0; k <= 50; k++) {
+		uint64_t t = S0 + k * 10 * MS;
+
+		/* allreduce s runs from S0 + s*100ms for 20 ms; storms cover [s*100, s*100+20] */
+		v = t > S0 + 200 * MS && t <= S0 + 220 * MS ? (k - 20) * 1000 : t > S0 + 220 * MS ? 2000 : 0;
+		rec_ctr_sample(m, 0, t, 100, 1, &v);
+		v = t > S0 + 300 * MS && t <= S0 + 320 * MS ? (k - 30) * 1000 : t > S0 + 320 * MS ? 2000 : 0;
+		rec_ctr_sample(m, 1, t, 100, 1, &v);
+		v = t > S0 + 400 * MS && t <= S0 + 420 * MS ? (k - 40) * 1000 : t > S0 + 420 * MS ? 2000 : 0;
+		rec_ctr_sample(m, 2, t, 100, 1, &v);
+	}
+	for (uint64_t s = 1; s <= 4; s++) {
+		uint64_t t = S0 + s * 100 * MS;
+
+		for (uint32_t r = 0; r < 3; r++)
+			rec_call(m, SL_ALLREDUCE, 500 + r, NS1 + r, t + r * 10000, t + 20 * MS, 1024, 4, WORLD, s);
+	}
+	rec_end(m, S0 + 600 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+	assert_int_equal(c->ninstances, 4);
+	assert_int_equal(m->nctr_events, 3);
+	{
+		const struct corr_instance *in = inst(c, FT_OP_ALLREDUCE, 2, CORR_COMM_HANDLE);
+
+		assert_int_equal(in->verdict, CORR_NETWORK);
+		assert_true(in->why & CORR_WHY_CNP);
+		assert_false(in->why & (CORR_WHY_PAUSE | CORR_WHY_RDMA_LOSS | CORR_WHY_QUEUE | CORR_WHY_RETRANS));
+		assert_int_equal(in->ev.ctr_cong, 2000);
+		assert_int_equal(in->ev.ctr_events, 1);
+		assert_int_equal(in->ev.link, iface_index(m, NS2, 2));  /* the port's netdev */
+		assert_string_equal(m->ctr_series[in->ev.ctr_series].name, "np_cnp_sent");
+		corr__describe(c, (size_t)(in - c->instances), buf, sizeof(buf));
+		if (!strstr(buf, "network-bound: link eth0@h2:") || !strstr(buf, "mlx5_0/1 np_cnp_sent +2000 (congestion)"))
+			fail_msg("description: %s", buf);
+	}
+	{
+		const struct corr_instance *in = inst(c, FT_OP_ALLREDUCE, 3, CORR_COMM_HANDLE);
+
+		assert_int_equal(in->verdict, CORR_NETWORK);
+		assert_true(in->why & CORR_WHY_PAUSE);
+		assert_false(in->why & CORR_WHY_CNP);
+		assert_int_equal(in->ev.ctr_pause, 2000);
+		assert_int_equal(in->ev.link, CORR_NONE);               /* IB: no interface to name */
+	}
+	for (uint64_t s = 1; s <= 4; s += 3) {
+		const struct corr_instance *in = inst(c, FT_OP_ALLREDUCE, s, CORR_COMM_HANDLE);
+
+		assert_int_equal(in->verdict, CORR_OK);
+		assert_int_equal(in->ev.ctr_events, 0);
+		assert_int_equal(in->ev.ctr_discard, 0);               /* p9@sw carries no rank */
+		assert_true(in->ev.observed);                          /* the IB port is the node's */
+	}
+	corr__free(c);
+	model__free(m);
+}
+
+/*
  * Scenario (b): three ranks on an unshaped fabric, rank 2 sleeps 50 ms
  * before every allreduce: the others wait, the skew is the delay, the
  * network is clean (traffic, no queue): rank-bound, straggler rank 2.  A
@@ -1181,6 +1265,7 @@ int main(void)
 		cmocka_unit_test(test_nonblocking),
 		cmocka_unit_test(test_verdict_rules),
 		cmocka_unit_test(test_network_bound),
+		cmocka_unit_test(test_counter_evidence),
 		cmocka_unit_test(test_rank_bound),
 		cmocka_unit_test(test_late_from_previous),
 		cmocka_unit_test(test_late_carried_over),

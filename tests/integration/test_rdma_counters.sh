@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# RDMA counters end to end, against a sysfs fixture (this VM has no RDMA
+# device): a fixture tree modelled on mlx5 (a RoCE port whose netdev lives in
+# lab host 2, an InfiniBand port, a port without hw_counters) is advanced by
+# tools/rdma_fixture while fabtrace records real MPI all-reduces in the lab.
+# The driver raises a CNP + ECN storm for 200 ms and wraps a 32-bit counter.
+# The report must show the storm at the right time with the exact deltas,
+# and the all-reduces that ran inside it must be network-bound on the
+# counters (the TCP side is clean), the others not.
+source "$(dirname "$0")/lib.sh"
+need_root
+need_cmd mpiexec
+need_cmd python3
+FIX=$ROOT/$BUILD/tools/rdma_fixture
+[[ -x $FIX ]] || { echo "FAIL: $FIX is not built (run make)"; exit 1; }
+lab_start 3
+H2=$(lab_ns "$LAB" 2)
+ROCE=${LAB}r2                       # unique name: the RoCE port's netdev, in host 2
+ip -n "$H2" link add "$ROCE" type dummy && ip -n "$H2" link set "$ROCE" up ||
+	{ echo "FAIL: cannot add $ROCE in $H2"; exit 1; }
+SYS=$TMPD/sys
+"$FIX" create "$SYS" --netdev "$ROCE" || { echo "FAIL: rdma_fixture create"; exit 1; }
+
+# record the lab's MPI job with the fixture as /sys; the storm starts 600 ms
+# into the driver's run, well after MPI is up
+# shellcheck disable=SC2046
+start_record "$TMPD/r.ftr" --sysfs-root "$SYS" $(lab_iface_args) -- \
+	"$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 64k --iters 80 --warmup 1 --json --timeout 120 \
+	-- --compute 15000
+"$FIX" run "$SYS" --duration 2.5 --storm-at 600 --storm-len 200 --cnp-rate 50000 --ecn-rate 20000 \
+	--wrap >"$TMPD/fix.json" || bad "rdma_fixture run"
+REC_RC=0
+wait "$REC_PID" || REC_RC=$?
+REC_PID=
+check "record exits 0 when the MPI job ends" test "$REC_RC" = 0
+grep -q "RDMA: 3 ports" "$TMPD/record.err" && ok "recorder names the 3 fixture ports" ||
+	bad "recorder RDMA status line: $(grep RDMA "$TMPD/record.err")"
+"$FT" report --json "$TMPD/r.ftr" >"$TMPD/r.json" || bad "report --json"
+"$FT" report "$TMPD/r.ftr" >"$TMPD/r.txt" || bad "report (text)"
+grep -q "Counter spikes" "$TMPD/r.txt" && grep -q "np_cnp_sent" "$TMPD/r.txt" &&
+	ok "text report has the spikes section with np_cnp_sent" || bad "text report lacks the CNP spike"
+
+python3 - "$TMPD/r.json" "$TMPD/fix.json" "$ROCE@$H2" <<'PY' || bad "counter checks (see above)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+fx = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
+netdev = sys.argv[3]
+fail = 0
+def check(cond, what):
+    global fail
+    print(("ok   " if cond else "FAIL ") + what)
+    fail += not cond
+
+ports = {f"{p['device']}/{p['port']}": p for p in j["rdma_ports"]}
+check(sorted(ports) == ["mlx5_0/1", "mlx5_1/1", "mlx5_2/1"], f"ports {sorted(ports)}")
+r = ports.get("mlx5_0/1", {})
+check(r.get("link_layer") == "RoCE" and r.get("interface") == netdev,
+      f"mlx5_0/1 is RoCE on {r.get('interface')} (want {netdev})")
+check(ports.get("mlx5_1/1", {}).get("link_layer") == "InfiniBand", "mlx5_1/1 is InfiniBand")
+check(not ports.get("mlx5_2/1", {}).get("hw_counters", True), "mlx5_2/1 has no hw_counters")
+
+def counter(group, kind, name):
+    for g in j["counter_groups"]:
+        if g["group"] == group and g["kind"] == kind:
+            for c in g["counters"]:
+                if c["counter"] == name:
+                    return c
+    return None
+
+period = j["counter_groups"][0]["period_ns"]
+for name, d in sorted(fx["deltas"].items()):
+    kind = "counters" if name.startswith("port_") else "hw_counters"
+    c = counter("mlx5_0/1", kind, name)
+    scale = 4 if name in ("port_xmit_data", "port_rcv_data") else 1
+    # the recording spans the driver's whole run, so growth = the driver's delta
+    check(c is not None and c["total"] == d * scale,
+          f"{name}: total {c and c['total']} = driver delta {d} x{scale}")
+c = counter("mlx5_0/1", "counters", "port_xmit_wait")
+check(c is not None and c["wraps"] >= 1, f"port_xmit_wait wrapped at 2^32 ({c and c['wraps']} wraps, not a reset)")
+check(c is not None and c["resets"] == 0, "and no reset was seen")
+na = [c for g in j["counter_groups"] if g["group"] == "mlx5_1/1" for c in g["counters"] if c["first_raw"] is None]
+check(len(na) >= 1, f"N/A counters of the IB port recorded as unavailable ({len(na)})")
+
+start = fx["storm_start_ns"]; end = fx["storm_end_ns"]
+slack = 2 * period + 5_000_000
+spikes = [s for s in j["counter_spikes"]["spikes"] if s["group"] == "mlx5_0/1" and s["counter"] == "np_cnp_sent"]
+check(len(spikes) == 1, f"one np_cnp_sent spike ({len(spikes)})")
+if spikes:
+    s = spikes[0]
+    check(abs(s["start_ns"] - start) <= slack and abs(s["end_ns"] - end) <= slack,
+          f"spike {(s['start_ns'] - start) / 1e6:+.1f} ms .. {(s['end_ns'] - end) / 1e6:+.1f} ms from the storm")
+    check(s["growth"] == fx["deltas"]["np_cnp_sent"], f"spike growth {s['growth']} = storm CNPs {fx['deltas']['np_cnp_sent']}")
+    check(s["peak_per_s"] >= 25000, f"peak {s['peak_per_s']:.0f}/s (driver: 50000/s)")
+ecn = [s for s in j["counter_spikes"]["spikes"] if s["counter"] == "np_ecn_marked_roce_packets"]
+check(len(ecn) == 1 and ecn[0]["growth"] == fx["deltas"]["np_ecn_marked_roce_packets"], "one ECN-mark spike, exact growth")
+
+# verdicts: the all-reduces that overlap the storm are network-bound on the
+# counters (or unknown, when a rank was also late); those well clear of it are not
+coll = [c for c in j["collectives"]["items"] if c["op"] == "allreduce"]
+if spikes:
+    a, b = spikes[0]["start_rel_ns"], spikes[0]["end_rel_ns"]
+    inside = [c for c in coll if c["start_rel_ns"] < b and c["end_rel_ns"] > a]
+    clear = [c for c in coll if c["end_rel_ns"] < a - 2 * period or c["start_rel_ns"] > b + 2 * period]
+    check(len(inside) >= 3, f"{len(inside)} all-reduces overlap the storm")
+    good = [c for c in inside if "counter_congestion" in c["why"] and c["verdict"] in ("network", "unknown")]
+    check(len(good) == len(inside), f"{len(good)} of them network-bound on counter_congestion")
+    check(sum(c["verdict"] == "network" for c in inside) >= len(inside) - 1, "nearly all of them network")
+    bad = [c["seq"] for c in clear if "counter_congestion" in c["why"]]
+    check(len(clear) >= 10 and not bad, f"none of the {len(clear)} clear of it (wrongly: {bad})")
+sys.exit(1 if fail else 0)
+PY
+finish
