@@ -704,14 +704,15 @@ static void collect_traced(struct recorder *r)
 
 static int open_sampler(struct recorder *r)
 {
-	struct sampler_netdev *nd = calloc(r->n_ifs ? r->n_ifs : 1, sizeof(*nd));
+	struct sampler_netdev *nd;
 	char err[256];
 	int n = 0, ret;
 
-	if (!nd)
-		return -1;
 	if (!r->so.no_nic)
 		collect_traced(r);
+	nd = calloc(r->n_ifs ? r->n_ifs : 1, sizeof(*nd));
+	if (!nd)
+		return -1;
 	for (int i = 0; i < r->n_ifs && !r->so.no_nic; i++) {
 		const struct known_if *k = &r->ifs[i];
 		struct netns *ns = netns_set__find_inum(&r->ns, k->netns);

@@ -16,7 +16,8 @@ FIX=$ROOT/$BUILD/tools/rdma_fixture
 lab_start 3
 H2=$(lab_ns "$LAB" 2)
 ROCE=${LAB}r2                       # unique name: the RoCE port's netdev, in host 2
-ip -n "$H2" link add "$ROCE" type dummy && ip -n "$H2" link set "$ROCE" up ||
+# (no dummy driver on every kernel: a veth pair inside host 2 stands for the port's netdev)
+ip -n "$H2" link add "$ROCE" type veth peer name "${LAB}q2" && ip -n "$H2" link set "$ROCE" up ||
 	{ echo "FAIL: cannot add $ROCE in $H2"; exit 1; }
 SYS=$TMPD/sys
 "$FIX" create "$SYS" --netdev "$ROCE" || { echo "FAIL: rdma_fixture create"; exit 1; }
