@@ -35,15 +35,20 @@ enum ctr_delta_flags {
 	CTR_DELTA_WRAP64 = 1 << 1,
 	CTR_DELTA_RESET  = 1 << 2,  /* went backwards otherwise: counter reset, delta = cur */
 	CTR_DELTA_NA     = 1 << 3,  /* one side FT_CTR_NA: delta 0 */
+	CTR_DELTA_SAT    = 1 << 4,  /* FT_CTRF_WIDTH32 and CUR = 2^32-1: a saturated PMA
+				     * counter, the growth is a lower bound */
 };
 
 /*
  * Growth between two raw reads PREV and CUR of a counter with FLAGS
  * (enum ft_ctr_flags), in raw units (no x4).  Backwards moves: a counter
- * known or seen to be 32-bit (FT_CTRF_WIDTH32, or PREV < 2^32) whose
- * wrapped growth (CUR + 2^32 - PREV) is below 2^31 wrapped; the same test
- * at 2^64 for wider values; anything else is a reset and the growth is
- * CUR.  *dflags (may be NULL) gets CTR_DELTA_* bits.
+ * seen to be 32-bit (PREV < 2^32; FT_CTRF_WIDTH32 counters always are
+ * unless a value says otherwise) whose wrapped growth (CUR + 2^32 - PREV)
+ * is below 2^31 wrapped; the same test at 2^64 for wider values; anything
+ * else is a reset and the growth is CUR.  PMA counters (FT_CTRF_WIDTH32)
+ * saturate on real hardware: one at 2^32-1 stays there (growth 0,
+ * CTR_DELTA_SAT), and a move down from exactly 2^32-1 is a reset.
+ * *dflags (may be NULL) gets CTR_DELTA_* bits.
  */
 uint64_t ctr__delta(uint64_t prev, uint64_t cur, uint16_t flags, unsigned *dflags);
 /* A raw delta in the counter's unit: x4 for FT_CTRF_DIV4. */
@@ -51,7 +56,11 @@ uint64_t ctr__scale(uint64_t raw, uint16_t flags);
 
 /* Comma-separated glob list match (fnmatch); an empty or NULL list matches nothing. */
 bool ctr__glob_match(const char *list, const char *name);
-/* The default ethtool name filter (pause/PFC, buffer thresholds, discards). */
+/*
+ * The default ethtool name filter: pause/PFC (*pause*, *pfc*,
+ * tx_pause_storm_*), buffer thresholds (*_thres*), discards and drops
+ * (*discard*, *drop*, *out_of_buffer*), ECN marks (*ecn*, *marked*).
+ */
 extern const char ctr__default_nic_filter[];
 
 #endif

@@ -191,7 +191,10 @@ static void test_rec_table(void **state)
 	assert_int_equal(capture__rec_size(FT_REC_PHASE), sizeof(struct ft_phase));
 	assert_int_equal(capture__rec_size(FT_REC_PHASE_SLOT), sizeof(struct ft_phase_slot));
 	assert_null(capture__rec_name(12));  /* unassigned */
-	assert_null(capture__rec_name(40));
+	assert_string_equal(capture__rec_name(FT_REC_RDMA_PORT), "rdma_port");
+	assert_string_equal(capture__rec_name(FT_REC_CTR_SAMPLE), "ctr_sample");
+	assert_int_equal(capture__rec_size(FT_REC_CTR_SAMPLE), sizeof(struct ft_ctr_sample));
+	assert_null(capture__rec_name(45));
 }
 
 #define NREC_BIG 12000ull /* ~900 KB of records: at least 3 blocks */
