@@ -393,24 +393,30 @@ static int detect_spikes(struct model *m)
 		const struct model_ctr_series *s = &m->ctr_series[si];
 		uint64_t gap = 2 * m->ctr_groups[s->group].period_ns;
 		struct model_ctr_event ev = {0};
+		uint64_t cool = 0;
 		bool open = false;
 
 		if (!model__ctr_spike_class(s->cls))
 			continue;
+		/* hot intervals merge across gaps (quiet or cool intervals) of up to two periods */
 		for (size_t k = s->first_pt; k <= s->first_pt + s->npts; k++) {
 			const struct model_ctr_point *pt = k < s->first_pt + s->npts ? &m->ctr_points[k] : NULL;
 			double rate = pt && !(pt->dflags & CTR_DELTA_RESET) ? model__ctr_point_rate(m, pt) : 0;
-			bool hot = pt && rate >= m->opts.spike_rate;
 
-			if (open && (!hot || pt->start_ns > ev.end_ns + gap)) {
+			if (pt && rate < m->opts.spike_rate) {
+				cool += open ? pt->delta : 0;  /* counts if a hot one follows soon */
+				continue;
+			}
+			if (open && (!pt || pt->start_ns > ev.end_ns + gap)) {
 				if (grow((void **)&m->ctr_events, &cap, m->nctr_events + 1,
 					 sizeof(*m->ctr_events)))
 					return -ENOMEM;
 				m->ctr_events[m->nctr_events++] = ev;
 				open = false;
+				cool = 0;
 			}
-			if (!hot)
-				continue;
+			if (!pt)
+				break;
 			if (!open) {
 				memset(&ev, 0, sizeof(ev));
 				ev.series = (uint32_t)si;
@@ -418,7 +424,8 @@ static int detect_spikes(struct model *m)
 				open = true;
 			}
 			ev.end_ns = pt->end_ns;
-			ev.delta += pt->delta;
+			ev.delta += cool + pt->delta;
+			cool = 0;
 			ev.nintervals++;
 			if (rate > ev.peak_rate)
 				ev.peak_rate = rate;

@@ -3,7 +3,8 @@
 # device): a fixture tree modelled on mlx5 (a RoCE port whose netdev lives in
 # lab host 2, an InfiniBand port, a port without hw_counters) is advanced by
 # tools/rdma_fixture while fabtrace records real MPI all-reduces in the lab.
-# The driver raises a CNP + ECN storm for 200 ms and wraps a 32-bit counter.
+# The driver raises a CNP + ECN storm for 200 ms, wraps a 32-bit counter and
+# resets another.
 # The report must show the storm at the right time with the exact deltas,
 # and the all-reduces that ran inside it must be network-bound on the
 # counters (the TCP side is clean), the others not.
@@ -23,13 +24,18 @@ SYS=$TMPD/sys
 "$FIX" create "$SYS" --netdev "$ROCE" || { echo "FAIL: rdma_fixture create"; exit 1; }
 
 # record the lab's MPI job with the fixture as /sys; the storm starts 600 ms
-# into the driver's run, well after MPI is up
-# shellcheck disable=SC2046
-start_record "$TMPD/r.ftr" --sysfs-root "$SYS" $(lab_iface_args) -- \
-	"$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 64k --iters 80 --warmup 1 --json --timeout 120 \
-	-- --compute 15000
+# into the driver's run, well after MPI is up.  The recorded command also
+# waits for the driver to finish, so the capture spans the driver's whole run
+# (its deltas are then the exact expected growth) however fast MPI is.
+# shellcheck disable=SC2016,SC2046
+start_record "$TMPD/r.ftr" --sysfs-root "$SYS" $(lab_iface_args) -- bash -c '
+	"$1" mpi -p "$2" --bytes 64k --iters 80 --warmup 1 --json --timeout 120 -- --compute 15000 >"$3/wl.json"
+	rc=$?
+	until [[ -e $3/fix.done ]]; do sleep 0.05; done
+	exit $rc' lab "$ROOT/tools/lab.sh" "$LAB" "$TMPD"
 "$FIX" run "$SYS" --duration 2.5 --storm-at 600 --storm-len 200 --cnp-rate 50000 --ecn-rate 20000 \
-	--wrap >"$TMPD/fix.json" || bad "rdma_fixture run"
+	--wrap --reset-at 1800 >"$TMPD/fix.json" || bad "rdma_fixture run"
+touch "$TMPD/fix.done"
 REC_RC=0
 wait "$REC_PID" || REC_RC=$?
 REC_PID=
@@ -79,6 +85,9 @@ for name, d in sorted(fx["deltas"].items()):
 c = counter("mlx5_0/1", "counters", "port_xmit_wait")
 check(c is not None and c["wraps"] >= 1, f"port_xmit_wait wrapped at 2^32 ({c and c['wraps']} wraps, not a reset)")
 check(c is not None and c["resets"] == 0, "and no reset was seen")
+c = counter("mlx5_0/1", "hw_counters", "out_of_sequence")
+check(c is not None and c["resets"] == 1 and c["wraps"] == 0,
+      f"out_of_sequence reset to 0 once: {c and c['resets']} resets, {c and c['wraps']} wraps")
 na = [c for g in j["counter_groups"] if g["group"] == "mlx5_1/1" for c in g["counters"] if c["first_raw"] is None]
 check(len(na) >= 1, f"N/A counters of the IB port recorded as unavailable ({len(na)})")
 

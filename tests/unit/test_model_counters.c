@@ -3,7 +3,8 @@
  * Unit tests for the counter part of the model (userspace/model_counters.c):
  * growth per counter across samples with 32-bit wrap, reset, N/A and the x4
  * scaling of port_xmit_data; only intervals that moved kept as points;
- * spikes as events with the right start, end and growth; rates over at
+ * spikes as events with the right start, end and growth (merged across a
+ * cool interval); rates over at
  * least the hw_counters lifespan; bad records rejected.
  */
 #include <stdarg.h>
@@ -196,6 +197,38 @@ static void test_lifespan_rate(void **state)
 	model__free(m);
 }
 
+/*
+ * A storm with one cool interval in it (the driver stalled) is one spike,
+ * and its growth counts the cool interval too; a hot interval more than two
+ * periods after the last one starts a new spike.
+ */
+static void test_spike_merge(void **state)
+{
+	struct model *m = mk();
+	/* growth per 10 ms interval: hot, cool (500/s), hot, quiet x3, hot */
+	static const uint64_t grow[] = { 100, 5, 100, 0, 0, 0, 100 };
+	uint64_t v = 0;
+
+	(void)state;
+	rec_ctr_group(m, 0, FT_CTR_ETHTOOL, UINT32_MAX, 0, 0, 1, P10, "eth0");
+	rec_ctr_name(m, 0, 0, FT_CLS_PAUSE, FT_CTRF_PACKETS, "rx_pause");
+	rec_ctr_sample(m, 0, S0, 1, 1, &v);
+	for (size_t k = 0; k < sizeof(grow) / sizeof(grow[0]); k++) {
+		v += grow[k];
+		rec_ctr_sample(m, 0, S0 + (k + 1) * P10, 1, 1, &v);
+	}
+	rec_end(m, S0 + 100 * MS);
+	assert_int_equal(model__finish(m), 0);
+	assert_int_equal(m->nctr_events, 2);
+	assert_int_equal(m->ctr_events[0].start_ns, S0);
+	assert_int_equal(m->ctr_events[0].end_ns, S0 + 3 * P10);
+	assert_int_equal(m->ctr_events[0].delta, 205);
+	assert_int_equal(m->ctr_events[0].nintervals, 2);
+	assert_int_equal(m->ctr_events[1].start_ns, S0 + 6 * P10);
+	assert_int_equal(m->ctr_events[1].delta, 100);
+	model__free(m);
+}
+
 static void test_bad_and_orphan_records(void **state)
 {
 	struct model *m = mk();
@@ -240,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_growth_wrap_reset_na),
 		cmocka_unit_test(test_spikes),
 		cmocka_unit_test(test_lifespan_rate),
+		cmocka_unit_test(test_spike_merge),
 		cmocka_unit_test(test_bad_and_orphan_records),
 	};
 
