@@ -65,7 +65,7 @@ GLOO_BINS  := $(if $(wildcard /usr/include/gloo/allreduce.h),$(BUILD)/tools/gloo
 TEST_LIBS  := $(BUILD)/tests/lib/libnccl.so.2 $(BUILD)/tests/lib/libftphase_test.so
 WL_CFLAGS  := -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -fno-ipa-icf
 
-.PHONY: all deps demo test unit integration check-reliability bench clean install uninstall help lint
+.PHONY: all deps demo test unit integration check-reliability bench clean install uninstall help lint regen-goldens
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS) $(BUILD)/vmlinux.h
 
@@ -105,6 +105,18 @@ $(LIB): $(LIB_OBJS)
 $(BUILD)/fabtrace: $(MAIN_OBJ) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# ---- viz/html: the timeline's template, CSS and JS, embedded as NUL-terminated C arrays
+HTML_ASSETS := viz/html/template.html viz/html/timeline.css viz/html/timeline.js
+$(BUILD)/viz_html_assets.h: $(HTML_ASSETS) | $(BUILD)
+	$(call msg,GEN,$@)
+	$(Q)for f in $(HTML_ASSETS); do \
+		printf 'static const unsigned char viz_%s[] = {\n' "$$(basename $$f | tr '.-' '__')"; \
+		xxd -i <$$f || exit 1; \
+		printf ', 0x00\n};\n'; \
+	done >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/viz/html.o: $(BUILD)/viz_html_assets.h
 
 # ---- tests and lab tools
 # shared test headers (tests/unit/records.h: record builders)
@@ -159,6 +171,12 @@ $(BUILD)/tools/gloo_allreduce: tools/gloo_allreduce.cc tools/toolargs.h probes/m
 	$(Q)$(CXX) -O2 -g -std=c++17 -D_GNU_SOURCE $(WARN) $< $(MARKER_LIB) -lgloo -pthread \
 		-Wl,-rpath,'$$ORIGIN/..' -o $@
 
+# synthcap writes captures with the real capture writer: it links the library
+$(BUILD)/tools/synthcap: tools/synthcap.c $(LIB) | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
 $(BUILD)/tools/%: tools/%.c tools/toolargs.h | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
@@ -180,7 +198,11 @@ unit: all
 integration: all
 	$(Q)BUILD=$(BUILD) tests/run.sh integration
 
-lint: $(SKELS)
+# the timeline goldens (tests/fixtures/viz/) after an intended change of a renderer
+regen-goldens: $(BUILD)/fabtrace $(BUILD)/tools/synthcap
+	$(Q)BUILD=$(BUILD) tests/viz/goldens.sh regen
+
+lint: $(SKELS) $(BUILD)/viz_html_assets.h
 	$(Q)BUILD=$(BUILD) tools/lint.sh
 
 clean:

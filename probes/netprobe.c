@@ -380,6 +380,29 @@ static void take_coverage(struct netprobe *p)
 	p->cov_taken = true;
 }
 
+int netprobe__skipped_now(struct netprobe *p, uint64_t skipped[FT_PROBE_MAX], bool known[FT_PROBE_MAX])
+{
+	uint64_t hits[FT_PROBE_MAX] = {0}, runs[FT_PROBE_MAX], *v;
+
+	if (p->cov_taken)
+		return -EALREADY;
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		known[i] = p->cov_attached[i] && coverage__read(&p->hits[i], &hits[i]) == 0;
+	v = calloc((size_t)p->ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	/* read_runs() fills cov_runs; the final reading (take_coverage) reads them again */
+	if (p->net)
+		read_runs(p, p->net->maps.runs, OBJ_NET, v);
+	if (p->tcp)
+		read_runs(p, p->tcp->maps.runs, OBJ_TCP, v);
+	free(v);
+	memcpy(runs, p->cov_runs, sizeof(runs));
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		skipped[i] = known[i] ? coverage__skipped(hits[i], runs[i]) : 0;
+	return 0;
+}
+
 int netprobe__coverage(struct netprobe *p, netprobe_sample_fn fn, void *ctx)
 {
 	take_coverage(p);

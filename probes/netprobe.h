@@ -63,6 +63,13 @@ void netprobe__detach(struct netprobe *p);
  * (hits counted since attach, or known = 0 with probe_status.cov_why set).
  */
 int netprobe__coverage(struct netprobe *p, netprobe_sample_fn fn, void *ctx);
+/*
+ * While attached: tracepoint hits each hook's program did not see so far
+ * (hits - runs, clamped), for live views; known[i] false when they cannot be
+ * counted.  Reading hits before runs leaves in-flight runs on the "more
+ * runs" side, so a skip is never invented.  0 or -errno.
+ */
+int netprobe__skipped_now(struct netprobe *p, uint64_t skipped[FT_PROBE_MAX], bool known[FT_PROBE_MAX]);
 /* After detach: emit bins still open in the per-CPU maps as records. */
 int netprobe__flush_bins(struct netprobe *p);
 /* Current cumulative lost count per (source, cpu): fills out[src][cpu]. */

@@ -6,7 +6,8 @@ pkgs=(
 	make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 	libibverbs-dev librdmacm-dev libcmocka-dev
 	mpich libmpich-dev g++ libgloo-dev
-	iproute2 iputils-ping ethtool iptables tmux procps python3 util-linux
+	iproute2 iputils-ping ethtool iptables tmux curl procps python3 util-linux
+	xxd chromium
 )
 missing=()
 for p in "${pkgs[@]}"; do

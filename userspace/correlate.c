@@ -1165,12 +1165,20 @@ static void link_window(const struct model *m, uint32_t ii, uint64_t a, uint64_t
 				peak = model__bin_bps(m, x->bins[k].bytes);
 		}
 		l->peak_util[d] = x->capacity_bps > 0 ? peak / x->capacity_bps : NAN;
-		for (size_t k2 = 0; k2 < x->nbursts; k2++) {
-			const struct model_burst *bu = &m->bursts[x->first_burst + k2];
+		/* a direction's bursts are sorted and disjoint: their ends ascend too */
+		const struct model_burst *bu = &m->bursts[x->first_burst];
+		size_t lo = 0, hi = x->nbursts;
 
-			if (bu->start_ns < b && bu->start_ns + bu->duration_ns > a)
-				l->bursts++;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (bu[mid].start_ns + bu[mid].duration_ns <= a)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
+		for (; lo < x->nbursts && bu[lo].start_ns < b; lo++)
+			l->bursts++;
 	}
 	for (size_t q = 0; q < m->nqdiscs; q++) {
 		const struct model_qdisc *qd = &m->qdiscs[q];

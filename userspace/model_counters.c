@@ -96,10 +96,11 @@ static long group_slot(struct ctr_load *c, uint32_t id)
 	if (id >= (1u << 20))
 		return -EINVAL;
 	if (id >= c->ngroups) {
-		size_t cap = c->ngroups, capl = c->ngroups;
+		/* both arrays are exactly ngroups long: grow them alike */
+		size_t cap[2] = { c->ngroups, c->ngroups };
 
-		if (grow((void **)&c->groups, &cap, id + 1, sizeof(*c->groups)) ||
-		    grow((void **)&c->gl, &capl, id + 1, sizeof(*c->gl)))
+		if (grow((void **)&c->groups, &cap[0], id + 1, sizeof(*c->groups)) ||
+		    grow((void **)&c->gl, &cap[1], id + 1, sizeof(*c->gl)))
 			return -ENOMEM;
 		c->ngroups = id + 1;
 	}
@@ -228,7 +229,7 @@ static int add_sample(struct ctr_load *c, const struct ft_ctr_sample *r)
 	g->read_ns_sum += r->read_ns;
 
 	if (!gl->prev) {
-		gl->prev = malloc(sizeof(*gl->prev) * (gl->nnames ? gl->nnames : 1));
+		gl->prev = calloc(gl->nnames ? gl->nnames : 1, sizeof(*gl->prev));
 		if (!gl->prev)
 			return -ENOMEM;
 	}

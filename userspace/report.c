@@ -21,6 +21,7 @@
 #include "report.h"
 #include "report_counters.h"
 #include "util.h"
+#include "viz/viz.h"
 
 #define REPORT_SCHEMA "fabtrace-report/1"
 #define ENQUEUE_NOTE "NCCL calls mark enqueue, not completion: their times are host-side enqueue " \
@@ -2011,8 +2012,8 @@ int report__write(FILE *out, const struct model *m, const struct report_opts *o)
 {
 	struct report_opts def = { .top = 10 };
 	struct corr_opts co;
-	struct corr *c = NULL;
-	int err;
+	struct corr *own = NULL;
+	const struct corr *c;
 
 	if (!out || !m || !m->finished)
 		return -EINVAL;
@@ -2024,14 +2025,19 @@ int report__write(FILE *out, const struct model *m, const struct report_opts *o)
 		corr_opts__init(&co);
 		co.phases = o->phases;
 	}
-	err = corr__build(m, &co, &c);
-	if (err)
-		return err;
+	c = o->built;
+	if (!c) {
+		int err = corr__build(m, &co, &own);
+
+		if (err)
+			return err;
+		c = own;
+	}
 	if (o->json)
 		write_json(out, m, c, o);
 	else
 		write_text(out, m, c, o);
-	corr__free(c);
+	corr__free(own);
 	if (fflush(out) || ferror(out))
 		return -EIO;
 	return 0;
@@ -2083,6 +2089,20 @@ static void usage(FILE *f)
 		"                        (default 1000; docs/rdma.md)\n"
 		"  -h, --help            this help\n"
 		"\n"
+		"Timelines (docs/timelines.md); several may be given at once, each FILE is\n"
+		"written whole or not at all (mode 0600), - writes it to stdout:\n"
+		"      --svg FILE        static flame-style timeline of one window (default: the\n"
+		"                        slowest collective with context) for tickets and docs\n"
+		"      --html FILE       interactive timeline, one self-contained page\n"
+		"      --perfetto FILE   Chrome trace event JSON for ui.perfetto.dev / chrome://tracing\n"
+		"      --speedscope FILE evented profile per rank for speedscope.app\n"
+		"      --folded FILE     folded stacks rank;collective;phase;cause weight for\n"
+		"                        flamegraph.pl: where the collective time went\n"
+		"      --from T, --to T  window in seconds since the capture start (1.25, 1250ms,\n"
+		"                        +1.25s); default: SVG the slowest collective, others all\n"
+		"      --weight KEY      folded stacks weighted by time (ns, default) or bytes\n"
+		"  -q, --quiet           with timelines: do not print the summary too\n"
+		"\n"
 		"Examples:\n"
 		"  fabtrace report incident.ftr\n"
 		"  fabtrace report --threshold 80 --top 20 --sort peak incident.ftr\n"
@@ -2091,9 +2111,14 @@ static void usage(FILE *f)
 		"  fabtrace report --json run.ftr | jq '.slowest.items[] | {op, verdict, summary}'\n"
 		"  fabtrace report --phases inferred --json run.ftr | jq '.inferred_phases.comparison'\n"
 		"  fabtrace report --json roce.ftr | jq '.counter_spikes.spikes[] | {counter, growth}'\n"
+		"  fabtrace report -q --svg slow.svg run.ftr\n"
+		"  fabtrace report -q --from 12.5 --to 13.1 --svg w.svg --perfetto w.json run.ftr\n"
+		"  fabtrace report -q --speedscope run.speedscope.json run.ftr\n"
+		"  fabtrace report --folded - run.ftr | flamegraph.pl > where-time-went.svg\n"
 		"\n"
 		"Exit status: 0 (also for a truncated capture, with a warning), 1 when the\n"
-		"capture cannot be read or is corrupt, 2 for usage errors.\n");
+		"capture cannot be read or is corrupt or an output cannot be written, 2 for\n"
+		"usage errors.\n");
 }
 
 static int parse_pct(const char *s, double max, double *out)
@@ -2111,6 +2136,211 @@ static int parse_pct(const char *s, double max, double *out)
 		return -EINVAL;
 	*out = v / 100.0;
 	return 0;
+}
+
+/* ---- timelines (viz/): --html, --svg, --perfetto, --speedscope, --folded ---- */
+
+enum { TL_HTML, TL_SVG, TL_PERFETTO, TL_SPEEDSCOPE, TL_FOLDED, TL_N };
+
+enum {
+	OPT_TL = 0x100,             /* + TL_*: the output options */
+	OPT_FROM = OPT_TL + TL_N,
+	OPT_TO,
+	OPT_WEIGHT,
+};
+
+static const struct {
+	const char *opt, *what;
+	int (*render)(const struct viz_ctx *v, FILE *f);
+} tl_outputs[TL_N] = {
+	[TL_HTML] = { "html", "HTML timeline", viz__html },
+	[TL_SVG] = { "svg", "SVG timeline", viz__svg },
+	[TL_PERFETTO] = { "perfetto", "Perfetto/Chrome trace", viz__perfetto },
+	[TL_SPEEDSCOPE] = { "speedscope", "speedscope profile", viz__speedscope },
+	[TL_FOLDED] = { "folded", "folded stacks", viz__folded },
+};
+
+struct timeline_opts {
+	const char *out[TL_N];
+	bool have_from, have_to, quiet;
+	uint64_t from_rel, to_rel;  /* ns since the capture start */
+	enum viz_weight weight;
+};
+
+/* "1.25" (seconds), "1250ms", "+1.25s" (as the report prints times), "0". */
+static int parse_rel_time(const char *s, uint64_t *ns)
+{
+	const char *p;
+
+	if (s[0] == '+')
+		s++;
+	if (!parse_duration(s, 1000000000ull, ns))
+		return 0;
+	/* parse_duration() refuses 0, a valid window edge here */
+	for (p = s; *p == '0'; p++)
+		;
+	if (p == s && *p != '.')
+		return -EINVAL;
+	if (*p == '.')
+		for (p++; *p == '0'; p++)
+			;
+	if (*p) {
+		static const char *const units[] = { "s", "ms", "us", "ns", "m", "min", "h" };
+		bool unit = false;
+
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			unit |= !strcmp(p, units[i]);
+		if (!unit)
+			return -EINVAL;
+	}
+	if (p == s || (p == s + 1 && s[0] == '.'))
+		return -EINVAL;
+	*ns = 0;
+	return 0;
+}
+
+/* One of the timeline options; 0 or 2 (usage error, reported). */
+static int timeline_opt(struct timeline_opts *t, int c, const char *arg)
+{
+	if (c >= OPT_TL && c < OPT_TL + TL_N) {
+		if (t->out[c - OPT_TL]) {
+			ft_err("report: --%s given twice; give one file per format", tl_outputs[c - OPT_TL].opt);
+			return 2;
+		}
+		if (!arg[0]) {
+			ft_err("report: --%s needs a file name (or - for stdout)", tl_outputs[c - OPT_TL].opt);
+			return 2;
+		}
+		t->out[c - OPT_TL] = arg;
+		return 0;
+	}
+	if (c == OPT_WEIGHT) {
+		if (!strcmp(arg, "time"))
+			t->weight = VIZ_WEIGHT_TIME;
+		else if (!strcmp(arg, "bytes"))
+			t->weight = VIZ_WEIGHT_BYTES;
+		else {
+			ft_err("report: --weight '%s': unknown; use time or bytes", arg);
+			return 2;
+		}
+		return 0;
+	}
+	if (parse_rel_time(arg, c == OPT_FROM ? &t->from_rel : &t->to_rel)) {
+		ft_err("report: --%s '%s': not a time; give seconds since the capture start, e.g. 1.25 or 1250ms",
+		       c == OPT_FROM ? "from" : "to", arg);
+		return 2;
+	}
+	if (c == OPT_FROM)
+		t->have_from = true;
+	else
+		t->have_to = true;
+	return 0;
+}
+
+static bool timeline_wanted(const struct timeline_opts *t)
+{
+	for (int k = 0; k < TL_N; k++)
+		if (t->out[k])
+			return true;
+	return false;
+}
+
+/* Usage errors of the options together (before the capture is read); 0 or 2. */
+static int timeline_check(struct timeline_opts *t)
+{
+	int nstdout = 0, nout = 0;
+
+	for (int k = 0; k < TL_N; k++) {
+		nout += t->out[k] != NULL;
+		nstdout += t->out[k] && !strcmp(t->out[k], "-");
+	}
+	if (nstdout > 1) {
+		ft_err("report: more than one output is - (stdout); write all but one to files");
+		return 2;
+	}
+	if (nstdout)
+		t->quiet = true;    /* the summary would corrupt the output on stdout */
+	if (t->have_from && t->have_to && t->from_rel >= t->to_rel) {
+		ft_err("report: --from (%" PRIu64 " ns) is not before --to (%" PRIu64 " ns); give a window with "
+		       "from < to", t->from_rel, t->to_rel);
+		return 2;
+	}
+	if (!nout && (t->have_from || t->have_to || t->weight != VIZ_WEIGHT_TIME)) {
+		ft_err("report: --from, --to and --weight apply to the timeline outputs; add --svg, --html, "
+		       "--perfetto, --speedscope or --folded");
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * Render every requested timeline: all temporaries are created first (a bad
+ * path fails before any work), then rendered, then renamed into place.
+ * 0, or 1/2 after a one-line error (no output file left half-written).
+ */
+static int write_timelines(const struct model *m, const struct corr_opts *co, const struct timeline_opts *t,
+			   struct corr **out)
+{
+	struct viz_ctx v = { .m = m, .weight = t->weight };
+	struct outfile of[TL_N];
+	struct corr *c = NULL;
+	char err[512];
+	int ret = 0, k;
+
+	*out = NULL;
+	memset(of, 0, sizeof(of));
+	if (t->have_from || t->have_to) {
+		if (t->have_from && t->from_rel >= m->duration_ns) {
+			char a[32];
+
+			ft_err("report: --from is at or after the end of the capture (duration %s); give an earlier time",
+			       fmt_ns(m->duration_ns, a, sizeof(a)));
+			return 2;
+		}
+		v.from_ns = m->start_ns + (t->have_from ? t->from_rel : 0);
+		v.to_ns = t->have_to && t->to_rel < m->duration_ns ? m->start_ns + t->to_rel : m->end_ns;
+		if (v.to_ns <= v.from_ns)
+			v.to_ns = v.from_ns + 1;
+	}
+	ret = corr__build(m, co, &c);
+	if (ret) {
+		ft_err("report: correlating the capture: %s; report a shorter capture", strerror(-ret));
+		return 1;
+	}
+	v.c = c;
+	for (k = 0; k < TL_N && !ret; k++)
+		if (t->out[k] && outfile_open(&of[k], t->out[k], err, sizeof(err))) {
+			ft_err("report: --%s %s", tl_outputs[k].opt, err);
+			ret = 1;
+		}
+	for (k = 0; k < TL_N && !ret; k++) {
+		int r;
+
+		if (!t->out[k])
+			continue;
+		r = tl_outputs[k].render(&v, of[k].f);
+		if (r) {
+			ft_err("report: writing the %s to %s: %s; nothing was written", tl_outputs[k].what, t->out[k],
+			       strerror(-r));
+			ret = 1;
+		}
+	}
+	for (k = 0; k < TL_N && !ret; k++) {
+		if (!t->out[k])
+			continue;
+		if (outfile_commit(&of[k], err, sizeof(err))) {
+			ft_err("report: --%s %s", tl_outputs[k].opt, err);
+			ret = 1;
+		} else if (!t->quiet && strcmp(t->out[k], "-") != 0) {
+			fprintf(stderr, "fabtrace: report: wrote the %s to %s\n", tl_outputs[k].what, t->out[k]);
+		}
+	}
+	for (k = 0; k < TL_N; k++)
+		if (of[k].f)
+			outfile_abort(&of[k]);
+	/* the summary uses the same correlation: an hour-long capture is correlated once */
+	*out = c;
+	return ret;
 }
 
 int cmd_report(int argc, char **argv)
@@ -2131,8 +2361,19 @@ int cmd_report(int argc, char **argv)
 		{ "infer-gap", required_argument, NULL, 'I' },
 		{ "spike-rate", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "html", required_argument, NULL, OPT_TL + TL_HTML },
+		{ "svg", required_argument, NULL, OPT_TL + TL_SVG },
+		{ "perfetto", required_argument, NULL, OPT_TL + TL_PERFETTO },
+		{ "speedscope", required_argument, NULL, OPT_TL + TL_SPEEDSCOPE },
+		{ "folded", required_argument, NULL, OPT_TL + TL_FOLDED },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct timeline_opts tl = { .weight = VIZ_WEIGHT_TIME };
+	struct corr *built = NULL;
 	struct report_opts ro = { .top = 10, .sort = REPORT_SORT_BYTES };
 	struct corr_opts co;
 	struct model_opts mo;
@@ -2150,7 +2391,7 @@ int cmd_report(int argc, char **argv)
 			util_set_json(true);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":jpt:g:n:s:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jpt:g:n:s:hq", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			ro.json = true;
@@ -2266,6 +2507,20 @@ int cmd_report(int argc, char **argv)
 			mo.spike_rate = v;
 			break;
 		}
+		case 'q':
+			tl.quiet = true;
+			break;
+		case OPT_TL + TL_HTML:
+		case OPT_TL + TL_SVG:
+		case OPT_TL + TL_PERFETTO:
+		case OPT_TL + TL_SPEEDSCOPE:
+		case OPT_TL + TL_FOLDED:
+		case OPT_FROM:
+		case OPT_TO:
+		case OPT_WEIGHT:
+			if (timeline_opt(&tl, c, optarg))
+				return 2;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -2283,6 +2538,8 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	ro.path = argv[optind];
+	if (timeline_check(&tl))
+		return 2;
 
 	ret = model__load(ro.path, &mo, &m, err, sizeof(err));
 	if (ret) {
@@ -2303,7 +2560,16 @@ int cmd_report(int argc, char **argv)
 	if (m->truncated)
 		ft_warn("report: %s: %s; reporting what is readable", ro.path,
 			m->truncated_why[0] ? m->truncated_why : "capture truncated");
-	ret = report__write(stdout, m, &ro);
+	ret = timeline_wanted(&tl) ? write_timelines(m, &co, &tl, &built) : 0;
+	if (ret) {
+		corr__free(built);
+		model__free(m);
+		return ret;
+	}
+	ro.built = built;
+	if (!tl.quiet)
+		ret = report__write(stdout, m, &ro);
+	corr__free(built);
 	model__free(m);
 	if (ret == -ENOMEM) {
 		ft_err("report: correlating the capture: out of memory; report a shorter capture");

@@ -27,6 +27,7 @@ struct report_opts {
 	const char *path;      /* shown in the header */
 	enum corr_phases_mode phases; /* used when corr is NULL */
 	const struct corr_opts *corr; /* correlator options; NULL = defaults with `phases` */
+	const struct corr *built;     /* the model's correlation, already built (then corr and phases are unused) */
 };
 
 /*

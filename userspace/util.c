@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Small helpers shared by every subcommand: errors, parsing, clocks. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 #include "json.h"
@@ -336,6 +340,138 @@ const char *fmt_rate_bps(double bits_per_s, char *buf, size_t len)
 	static const char *const u[] = { "bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s", NULL };
 
 	return fmt_si(bits_per_s, u, buf, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* output files, written whole or not at all                           */
+
+int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
+{
+	const char *slash, *base, *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
+	struct stat st;
+	size_t dlen;
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	if (!path || !path[0]) {
+		snprintf(err, errlen, "empty output path");
+		return -EINVAL;
+	}
+	if (!strcmp(path, "-")) {
+		o->f = stdout;
+		o->path = strdup("-");
+		return o->path ? 0 : -ENOMEM;
+	}
+	if (lstat(path, &st) == 0) {
+		if (S_ISLNK(st.st_mode)) {
+			snprintf(err, errlen, "%s: is a symbolic link; refusing to write through it; remove it or "
+				 "choose another path", path);
+			return -ELOOP;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(err, errlen, "%s: exists and is not a regular file; choose another path", path);
+			return -EEXIST;
+		}
+	}
+	slash = strrchr(path, '/');
+	base = slash ? slash + 1 : path;
+	dlen = slash ? (size_t)(slash - path) + 1 : 0;
+	if (!base[0]) {
+		snprintf(err, errlen, "%s: is a directory; give a file name", path);
+		return -EISDIR;
+	}
+	o->path = strdup(path);
+	o->tmp = malloc(dlen + strlen(base) + 16);
+	if (!o->path || !o->tmp) {
+		outfile_abort(o);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	/* a hidden name in the same directory: rename() is then atomic */
+	sprintf(o->tmp, "%.*s.%s.XXXXXX", (int)dlen, path, base);
+	fd = mkostemp(o->tmp, O_CLOEXEC);   /* 0600, O_EXCL */
+	if (fd < 0) {
+		int e = errno;
+
+		free(o->tmp);
+		o->tmp = NULL;
+		outfile_abort(o);
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(e));
+		return -e;
+	}
+	if (geteuid() == 0 && sudo_uid && sudo_uid[0]) {
+		char *end;
+		unsigned long uid = strtoul(sudo_uid, &end, 10), gid;
+
+		gid = sudo_gid && sudo_gid[0] ? strtoul(sudo_gid, NULL, 10) : (unsigned long)-1;
+		if (!*end && fchown(fd, (uid_t)uid, (gid_t)gid) < 0) {
+			int e = errno;
+
+			close(fd);
+			outfile_abort(o);
+			snprintf(err, errlen, "%s: cannot give the file to uid %lu: %s", path, uid, strerror(e));
+			return -e;
+		}
+	}
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		int e = errno;
+
+		close(fd);
+		outfile_abort(o);
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+int outfile_commit(struct outfile *o, char *err, size_t errlen)
+{
+	int e = 0;
+
+	if (!o->f)
+		return -EINVAL;
+	errno = 0;
+	if (!o->tmp) {
+		if (fflush(o->f) || ferror(o->f))
+			e = errno ? errno : EIO;
+		o->f = NULL;
+		free(o->path);
+		o->path = NULL;
+		if (e)
+			snprintf(err, errlen, "stdout: %s", strerror(e));
+		return -e;
+	}
+	if (fflush(o->f) || ferror(o->f) || fsync(fileno(o->f)))
+		e = errno ? errno : EIO;
+	if (fclose(o->f) && !e)
+		e = errno ? errno : EIO;
+	o->f = NULL;
+	if (!e && rename(o->tmp, o->path))
+		e = errno;
+	if (e) {
+		snprintf(err, errlen, "%s: cannot write: %s", o->path, strerror(e));
+		outfile_abort(o);
+		return -e;
+	}
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	return 0;
+}
+
+void outfile_abort(struct outfile *o)
+{
+	if (o->f && o->tmp)
+		fclose(o->f);
+	else if (o->f)
+		fflush(o->f);
+	o->f = NULL;
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
 }
 
 uint64_t mono_ns(void)

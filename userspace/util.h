@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define FT_VERSION "0.1.0"
 
@@ -40,6 +41,24 @@ const char *fmt_bytes(double bytes, char *buf, size_t len);
 const char *fmt_rate_bps(double bits_per_s, char *buf, size_t len);
 /* "+1.234567": NS as seconds relative to something, exact (integer arithmetic). */
 const char *fmt_rel(int64_t ns, char *buf, size_t len);
+
+/*
+ * Output written whole or not at all (report's --svg, --perfetto, ...):
+ * outfile_open() creates a temporary file next to PATH (mode 0600, O_EXCL;
+ * as root with SUDO_UID set it is given to that user, like captures), and
+ * outfile_commit() flushes, syncs and renames it over PATH, so a failed run
+ * never leaves a half-written file.  PATH may not be a symlink or anything
+ * but a regular file.  PATH "-" is stdout.  Both return 0 or -errno with a
+ * one-line reason in ERR; outfile_abort() closes and removes the temporary.
+ */
+struct outfile {
+	FILE *f;
+	char *path;
+	char *tmp;          /* NULL for stdout */
+};
+int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen);
+int outfile_commit(struct outfile *o, char *err, size_t errlen);
+void outfile_abort(struct outfile *o);
 
 uint64_t mono_ns(void);
 /* Copy with truncation and NUL termination (like strscpy). */

@@ -45,8 +45,10 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # lab_start N [SHAPE...]: a fresh lab with a unique prefix in $LAB
+# (LAB_TAG, e.g. ftD, replaces lab_prefix's ftL so a suite's labs are told apart)
 lab_start() {
 	LAB=$(lab_prefix)
+	LAB=${LAB_TAG:-ftL}${LAB#ftL}
 	lab_up "$LAB" "$@" || { echo "FAIL: lab up"; exit 1; }
 }
 

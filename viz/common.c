@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Helpers shared by the renderers: the window, hosts, the items of a rank
+ * row and their packing into nested lanes, the cause of a collective's time,
+ * and escaping for JSON and XML.  See viz/common.h.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "userspace/json.h"
+#include "userspace/util.h"
+#include "viz/common.h"
+
+#define MS 1000000ull
+
+const char *viz__verdict_colour(enum corr_verdict v)
+{
+	switch (v) {
+	case CORR_OK: return VIZ_C_GREEN;
+	case CORR_NETWORK: return VIZ_C_VERMILION;
+	case CORR_RANK: return VIZ_C_PURPLE;
+	default: return VIZ_C_GREY;
+	}
+}
+
+int viz__grow(void **p, size_t *cap, size_t need, size_t isz)
+{
+	size_t nc;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap : 16;
+	while (nc < need)
+		nc *= 2;
+	q = realloc(*p, nc * isz);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = nc;
+	return 0;
+}
+
+void viz__window(const struct viz_ctx *v, bool focus, uint64_t *from, uint64_t *to)
+{
+	const struct model *m = v->m;
+	const struct corr *c = v->c;
+	uint64_t a = m->start_ns, b = m->end_ns > m->start_ns ? m->end_ns : m->start_ns + 1;
+
+	if (v->from_ns || v->to_ns) {
+		*from = v->from_ns;
+		*to = v->to_ns > v->from_ns ? v->to_ns : v->from_ns + 1;
+		return;
+	}
+	if (focus && c && c->nby_span) {
+		const struct corr_instance *in = &c->instances[c->by_span[0]];
+		/* one span of context each side shows what came before and after */
+		uint64_t pad = in->span_ns > MS ? in->span_ns : MS;
+		uint64_t x = in->first_entry > a + pad ? in->first_entry - pad : a;
+		uint64_t y = in->last_exit + pad < b ? in->last_exit + pad : b;
+
+		if (y > x) {
+			a = x;
+			b = y;
+		}
+	}
+	*from = a;
+	*to = b;
+}
+
+const char *viz__host_of(const struct model *m, uint32_t netns, char *buf, size_t len)
+{
+	const char *n = model__netns_name(m, netns);
+
+	if (n[0])
+		snprintf(buf, len, "%s", n);
+	else if (m->hdr.hostname[0])
+		snprintf(buf, len, "%.*s", (int)sizeof(m->hdr.hostname), m->hdr.hostname);
+	else
+		snprintf(buf, len, "netns %u", netns);
+	return buf;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+static int host_add(struct viz_hosts *h, size_t *cap, const char *name)
+{
+	if (viz__grow((void **)&h->name, cap, h->n + 1, sizeof(*h->name)))
+		return -ENOMEM;
+	snprintf(h->name[h->n++], sizeof(h->name[0]), "%s", name);
+	return 0;
+}
+
+int viz__hosts(const struct viz_ctx *v, struct viz_hosts *h)
+{
+	const struct model *m = v->m;
+	char buf[64];
+	size_t cap = 0, k = 0;
+
+	memset(h, 0, sizeof(*h));
+	for (size_t i = 0; v->c && i < v->c->nranks; i++)
+		if (host_add(h, &cap, v->c->ranks[i].host))
+			goto nomem;
+	for (size_t i = 0; i < m->nifaces; i++) {
+		const struct model_iface *f = &m->ifaces[i];
+
+		if ((f->known && (f->flags & FT_IFACE_TRACED)) || f->dir[0].nbins || f->dir[1].nbins)
+			if (host_add(h, &cap, viz__host_of(m, f->netns, buf, sizeof(buf))))
+				goto nomem;
+	}
+	for (size_t i = 0; i < m->nflows; i++)
+		if (m->flows[i].nrtx && host_add(h, &cap, viz__host_of(m, m->flows[i].key.netns, buf, sizeof(buf))))
+			goto nomem;
+	if (!h->n)
+		return 0;
+	qsort(h->name, h->n, sizeof(*h->name), cmp_name);
+	for (size_t i = 0; i < h->n; i++)
+		if (!k || strcmp(h->name[k - 1], h->name[i]) != 0)
+			memmove(h->name[k++], h->name[i], sizeof(h->name[0]));
+	h->n = k;
+	return 0;
+nomem:
+	viz__hosts_free(h);
+	return -ENOMEM;
+}
+
+void viz__hosts_free(struct viz_hosts *h)
+{
+	free(h->name);
+	h->name = NULL;
+	h->n = 0;
+}
+
+size_t viz__host_index(const struct viz_hosts *h, const char *name)
+{
+	size_t lo = 0, hi = h->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int r = strcmp(h->name[mid], name);
+
+		if (!r)
+			return mid;
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return h->n;
+}
+
+const char *viz__rank_label(const struct corr *c, uint32_t r, char *buf, size_t len)
+{
+	const struct corr_rank *rk;
+
+	if (r == CORR_NONE || r >= c->nranks) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	rk = &c->ranks[r];
+	if (rk->rank >= 0)
+		snprintf(buf, len, "rank %d (%s)", rk->rank, rk->host);
+	else
+		snprintf(buf, len, "pid %u (%s)", rk->pid, rk->host);
+	return buf;
+}
+
+const char *viz__call_op(const struct corr *c, const struct corr_call *k)
+{
+	const struct model_slot *s;
+
+	if (k->op != FT_OP_NONE && k->op != FT_OP_CUSTOM && k->op < FT_OP_MAX)
+		return corr__op_name(k->op);
+	s = model__slot(c->m, k->slot);
+	return s && s->name[0] ? s->name : "call";
+}
+
+const char *viz__item_name(const struct corr *c, const struct viz_item *it, char *buf, size_t len)
+{
+	switch (it->kind) {
+	case VIZ_STEP:
+		snprintf(buf, len, "step %" PRIu64, c->spans[it->ref].step);
+		break;
+	case VIZ_MARK:
+		snprintf(buf, len, "%.*s", (int)sizeof(c->spans[it->ref].name), c->spans[it->ref].name);
+		break;
+	case VIZ_CALL:
+		snprintf(buf, len, "%s", viz__call_op(c, &c->calls[it->ref]));
+		break;
+	case VIZ_WAIT:
+		snprintf(buf, len, "wait");
+		break;
+	default:
+		snprintf(buf, len, "transfer");
+		break;
+	}
+	return buf;
+}
+
+/* ---- items of a rank ---- */
+
+struct item_set {
+	struct viz_item *v;
+	size_t n, cap;
+	uint64_t from, to;
+};
+
+/* Add [start, end) clipped to the window; the new index, or UINT32_MAX when outside (or -ENOMEM in *err). */
+static uint32_t item_add(struct item_set *s, uint64_t start, uint64_t end, unsigned kind, uint32_t ref,
+			 uint32_t depth, uint32_t parent, int *err)
+{
+	struct viz_item *it;
+
+	if (end < start)
+		end = start;
+	if (!viz__visible(start, end, s->from, s->to))
+		return UINT32_MAX;
+	if (viz__grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v))) {
+		*err = -ENOMEM;
+		return UINT32_MAX;
+	}
+	it = &s->v[s->n];
+	it->start = start > s->from ? start : s->from;
+	it->end = end < s->to ? end : s->to;
+	it->kind = kind;
+	it->ref = ref;
+	it->depth = depth;
+	it->parent = parent;
+	it->lane = (uint32_t)s->n; /* the index before sorting, until viz__lanes() */
+	return (uint32_t)s->n++;
+}
+
+bool viz__visible(uint64_t start, uint64_t end, uint64_t from, uint64_t to)
+{
+	if (end < start)
+		end = start;
+	return !(start >= to || end < from || (end == from && end > start));
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct viz_item *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->lane < y->lane ? -1 : x->lane > y->lane;
+}
+
+int viz__rank_items(const struct corr *c, uint32_t r, uint64_t from, uint64_t to,
+		    struct viz_item **out, size_t *n)
+{
+	struct item_set s = { .from = from, .to = to };
+	uint32_t pid = c->ranks[r].pid, *span_item = NULL, *inv = NULL;
+	size_t s0 = 0, s1, nspan;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	/* spans and calls are sorted by pid first: this rank's are one run of each */
+	while (s0 < c->nspans && c->spans[s0].pid != pid)
+		s0++;
+	s1 = s0;
+	while (s1 < c->nspans && c->spans[s1].pid == pid)
+		s1++;
+	nspan = s1 - s0;
+	span_item = malloc((nspan ? nspan : 1) * sizeof(*span_item));
+	if (!span_item)
+		return -ENOMEM;
+	for (size_t i = s0; i < s1; i++) {
+		const struct corr_span *sp = &c->spans[i];
+		uint32_t parent = sp->parent != CORR_NONE && sp->parent >= s0 && sp->parent < i ?
+				  span_item[sp->parent - s0] : UINT32_MAX;
+
+		span_item[i - s0] = item_add(&s, sp->start_ns, sp->end_ns,
+					     sp->kind == CORR_SPAN_STEP ? VIZ_STEP : VIZ_MARK, (uint32_t)i,
+					     sp->depth, parent, &err);
+	}
+	for (size_t i = 0; !err && i < c->ncalls; i++) {
+		const struct corr_call *k = &c->calls[i];
+		uint32_t depth = 0, parent = UINT32_MAX, me;
+
+		if (k->rank != r)
+			continue;
+		if (k->span != CORR_NONE && k->span >= s0 && k->span < s1) {
+			depth = c->spans[k->span].depth + 1;
+			parent = span_item[k->span - s0];
+		}
+		me = item_add(&s, k->start_ns, k->end_ns, VIZ_CALL, (uint32_t)i, depth, parent, &err);
+		if (me == UINT32_MAX || k->instance == CORR_NONE)
+			continue;
+		{
+			uint64_t last = c->instances[k->instance].last_entry;
+			uint64_t w_end = last < k->end_ns ? last : k->end_ns;
+			uint64_t x_start = last > k->start_ns ? last : k->start_ns;
+
+			if (w_end > k->start_ns)
+				item_add(&s, k->start_ns, w_end, VIZ_WAIT, (uint32_t)i, depth + 1, me, &err);
+			if (k->end_ns > x_start)
+				item_add(&s, x_start, k->end_ns, VIZ_XFER, (uint32_t)i, depth + 1, me, &err);
+		}
+	}
+	free(span_item);
+	if (err || !s.n) {
+		free(s.v);
+		return err;
+	}
+	/* sort, then point the parents at the sorted positions */
+	inv = malloc(s.n * sizeof(*inv));
+	if (!inv) {
+		free(s.v);
+		return -ENOMEM;
+	}
+	qsort(s.v, s.n, sizeof(*s.v), cmp_item);
+	for (size_t i = 0; i < s.n; i++)
+		inv[s.v[i].lane] = (uint32_t)i;
+	for (size_t i = 0; i < s.n; i++) {
+		if (s.v[i].parent != UINT32_MAX)
+			s.v[i].parent = inv[s.v[i].parent];
+		s.v[i].lane = 0;
+	}
+	free(inv);
+	*out = s.v;
+	*n = s.n;
+	return 0;
+}
+
+struct lane_stack {
+	uint32_t *st;
+	size_t n, cap;
+};
+
+/* Does item I fit in lane L?  Items that ended by its start are closed on the way. */
+static bool lane_fits(const struct viz_item *it, struct lane_stack *l, uint32_t i)
+{
+	/* items are sorted by start: one that ended by this start is closed for every later item too */
+	while (l->n && it[l->st[l->n - 1]].end <= it[i].start)
+		l->n--;
+	return !l->n || it[l->st[l->n - 1]].end >= it[i].end;
+}
+
+int viz__lanes(struct viz_item *it, size_t n)
+{
+	struct lane_stack *ln = NULL;
+	size_t nl = 0, capl = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		uint32_t pl = it[i].parent != UINT32_MAX ? it[it[i].parent].lane : 0, chosen = UINT32_MAX;
+		struct lane_stack *l;
+
+		if (pl < nl && lane_fits(it, &ln[pl], (uint32_t)i))
+			chosen = pl;
+		for (uint32_t k = 0; chosen == UINT32_MAX && k < nl; k++)
+			if (k != pl && lane_fits(it, &ln[k], (uint32_t)i))
+				chosen = k;
+		if (chosen == UINT32_MAX) {
+			if (viz__grow((void **)&ln, &capl, nl + 1, sizeof(*ln))) {
+				err = -ENOMEM;
+				break;
+			}
+			memset(&ln[nl], 0, sizeof(ln[nl]));
+			chosen = (uint32_t)nl++;
+		}
+		l = &ln[chosen];
+		if (viz__grow((void **)&l->st, &l->cap, l->n + 1, sizeof(*l->st))) {
+			err = -ENOMEM;
+			break;
+		}
+		l->st[l->n++] = (uint32_t)i;
+		it[i].lane = chosen;
+	}
+	for (size_t k = 0; k < nl; k++)
+		free(ln[k].st);
+	free(ln);
+	return err ? err : (int)nl;
+}
+
+void viz__walk_lane(const struct viz_item *it, size_t n, uint32_t lane,
+		    void (*open)(void *arg, const struct viz_item *it),
+		    void (*close)(void *arg, const struct viz_item *it), void *arg)
+{
+	struct lane_stack st = { 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		if (it[i].lane != lane)
+			continue;
+		while (st.n && it[st.st[st.n - 1]].end <= it[i].start)
+			close(arg, &it[st.st[--st.n]]);
+		if (viz__grow((void **)&st.st, &st.cap, st.n + 1, sizeof(*st.st))) {
+			/* no memory for the stack: emit the item on its own, still balanced */
+			open(arg, &it[i]);
+			close(arg, &it[i]);
+			continue;
+		}
+		st.st[st.n++] = (uint32_t)i;
+		open(arg, &it[i]);
+	}
+	while (st.n)
+		close(arg, &it[st.st[--st.n]]);
+	free(st.st);
+}
+
+/* ---- causes ---- */
+
+static const char *net_cause(const struct corr *c, const struct corr_instance *in, char *buf, size_t len)
+{
+	const struct corr_evsum *s = &in->ev;
+	const char *link = s->link != CORR_NONE && s->link < c->m->nifaces ? c->m->ifaces[s->link].label : NULL;
+
+	if (in->why & CORR_WHY_QUEUE)
+		snprintf(buf, len, link ? "queue %s" : "queue", link);
+	else if (in->why & CORR_WHY_DROPS)
+		snprintf(buf, len, link ? "drops %s" : "drops", link);
+	else if (in->why & CORR_WHY_RETRANS)
+		snprintf(buf, len, "retrans");
+	else if (in->why & CORR_WHY_CE)
+		snprintf(buf, len, "ce");
+	else if (in->why & CORR_WHY_CNP)
+		snprintf(buf, len, "cnp");
+	else if (in->why & CORR_WHY_PAUSE)
+		snprintf(buf, len, "pause");
+	else if (in->why & CORR_WHY_RDMA_LOSS)
+		snprintf(buf, len, "rdma-loss");
+	else
+		return NULL;
+	return buf;
+}
+
+const char *viz__cause(const struct corr *c, const struct corr_call *k, unsigned kind, char *buf, size_t len)
+{
+	const struct corr_instance *in;
+
+	if (k->instance == CORR_NONE || k->instance >= c->ninstances) {
+		snprintf(buf, len, "unmatched");
+		return buf;
+	}
+	in = &c->instances[k->instance];
+	if (kind == VIZ_WAIT) {
+		/* lateness carried over from a slow network is the network's */
+		if (in->own_late_ns || !net_cause(c, in, buf, len))
+			snprintf(buf, len, "rank-late");
+		return buf;
+	}
+	if (!net_cause(c, in, buf, len))
+		snprintf(buf, len, "clean");
+	return buf;
+}
+
+const char *viz__flow_str(const struct ft_flow *f, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	int af = f->family == 6 ? AF_INET6 : AF_INET;
+
+	if (!inet_ntop(af, f->saddr, a, sizeof(a)))
+		snprintf(a, sizeof(a), "?");
+	if (!inet_ntop(af, f->daddr, b, sizeof(b)))
+		snprintf(b, sizeof(b), "?");
+	if (f->family == 6)
+		snprintf(buf, len, "[%s]:%u -> [%s]:%u", a, f->sport, b, f->dport);
+	else
+		snprintf(buf, len, "%s:%u -> %s:%u", a, f->sport, b, f->dport);
+	return buf;
+}
+
+const char *viz__coll_name(const struct corr *c, const struct corr_call *k, char *buf, size_t len)
+{
+	uint64_t size = k->instance != CORR_NONE && k->instance < c->ninstances &&
+			c->instances[k->instance].size_bytes ? c->instances[k->instance].size_bytes : k->bytes;
+
+	if (size) {
+		char b[32];
+
+		snprintf(buf, len, "%s %s", viz__call_op(c, k), fmt_bytes((double)size, b, sizeof(b)));
+	} else {
+		snprintf(buf, len, "%s", viz__call_op(c, k));
+	}
+	return buf;
+}
+
+/* ---- escaping ---- */
+
+void viz__json_str(FILE *f, const char *s)
+{
+	struct json j;
+
+	/* at depth 0 the writer adds no comma or indentation: just the escaped string */
+	json_init(&j, f, false);
+	json_string(&j, s);
+}
+
+const char *viz__secs(const struct model *m, uint64_t ts, char *buf, size_t len)
+{
+	int64_t ns = model__rel_ns(m, ts);
+	uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
+
+	snprintf(buf, len, "%s%" PRIu64 ".%06" PRIu64, ns < 0 ? "-" : "", a / 1000000000u,
+		 (a % 1000000000u) / 1000u);
+	return buf;
+}
+
+void viz__us(FILE *f, int64_t ns)
+{
+	uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
+
+	fprintf(f, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000, a % 1000);
+}
+
+/* Length of the valid UTF-8 sequence at S, 0 if invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void viz__xml(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (!n) {
+			fputs("&#xFFFD;", f);   /* not UTF-8: XML would refuse the document */
+			p++;
+			continue;
+		}
+		if (n > 1) {
+			fwrite(p, 1, n, f);
+			p += n;
+			continue;
+		}
+		switch (*p) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default:
+			fputc(*p < 0x20 ? ' ' : *p, f); /* control characters are not allowed in XML 1.0 */
+			break;
+		}
+		p++;
+	}
+}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * speedscope file format (https://www.speedscope.app/file-format-schema.json):
+ * one "evented" profile per rank, unit nanoseconds, times relative to the
+ * capture start, frames in shared.frames:
+ *
+ *   step N > named phase > collective ("allreduce 1.05 MB") >
+ *   "wait (rank-late)" / "transfer (queue eth0@h2)"
+ *
+ * Open/close events must nest like a call stack.  Intervals that overlap
+ * without nesting (non-blocking calls) cannot share a stack, so they go to
+ * extra profiles of the same rank ("rank 1 (h2) overlapping 1", ...), packed
+ * by viz__lanes().  One event per line; frames in order of first use.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "userspace/util.h"
+#include "viz/common.h"
+
+/* Frame names, indexed by an open-addressing hash table. */
+struct frames {
+	char **name;
+	size_t n, cap;
+	uint32_t *slot;             /* index + 1, 0 empty */
+	size_t nslots;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static int frames_rehash(struct frames *fr, size_t nslots)
+{
+	uint32_t *s = calloc(nslots, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < fr->n; i++) {
+		size_t h = (size_t)(hash_str(fr->name[i]) & (nslots - 1));
+
+		while (s[h])
+			h = (h + 1) & (nslots - 1);
+		s[h] = (uint32_t)i + 1;
+	}
+	free(fr->slot);
+	fr->slot = s;
+	fr->nslots = nslots;
+	return 0;
+}
+
+/* Index of NAME, added when new; -ENOMEM. */
+static long frame_id(struct frames *fr, const char *name)
+{
+	size_t h;
+
+	if ((fr->n + 1) * 2 > fr->nslots && frames_rehash(fr, fr->nslots ? fr->nslots * 2 : 256))
+		return -ENOMEM;
+	h = (size_t)(hash_str(name) & (fr->nslots - 1));
+	while (fr->slot[h]) {
+		if (!strcmp(fr->name[fr->slot[h] - 1], name))
+			return (long)fr->slot[h] - 1;
+		h = (h + 1) & (fr->nslots - 1);
+	}
+	if (viz__grow((void **)&fr->name, &fr->cap, fr->n + 1, sizeof(*fr->name)))
+		return -ENOMEM;
+	fr->name[fr->n] = strdup(name);
+	if (!fr->name[fr->n])
+		return -ENOMEM;
+	fr->slot[h] = (uint32_t)fr->n + 1;
+	return (long)fr->n++;
+}
+
+static void frames_free(struct frames *fr)
+{
+	for (size_t i = 0; i < fr->n; i++)
+		free(fr->name[i]);
+	free(fr->name);
+	free(fr->slot);
+}
+
+/* Frame name of an item: sub-phases carry their cause, so merged views show where time went. */
+static const char *item_frame(const struct corr *c, const struct viz_item *it, char *buf, size_t len)
+{
+	char cause[96];
+
+	switch (it->kind) {
+	case VIZ_CALL:
+		return viz__coll_name(c, &c->calls[it->ref], buf, len);
+	case VIZ_WAIT:
+	case VIZ_XFER:
+		snprintf(buf, len, "%s (%s)", it->kind == VIZ_WAIT ? "wait" : "transfer",
+			 viz__cause(c, &c->calls[it->ref], it->kind, cause, sizeof(cause)));
+		return buf;
+	default:
+		return viz__item_name(c, it, buf, len);
+	}
+}
+
+struct emit {
+	FILE *f;
+	const struct corr *c;
+	struct frames *fr;
+	int64_t base;               /* capture start */
+	bool first;
+	int err;
+};
+
+static void ev(struct emit *e, char type, const struct viz_item *it, uint64_t at)
+{
+	char name[160];
+	long id = frame_id(e->fr, item_frame(e->c, it, name, sizeof(name)));
+
+	if (id < 0) {
+		e->err = (int)id;
+		return;
+	}
+	fprintf(e->f, "%s\n{\"type\":\"%c\",\"frame\":%ld,\"at\":%" PRId64 "}", e->first ? "" : ",", type, id,
+		(int64_t)at - e->base);
+	e->first = false;
+}
+
+static void ev_open(void *arg, const struct viz_item *it)
+{
+	ev(arg, 'O', it, it->start);
+}
+
+static void ev_close(void *arg, const struct viz_item *it)
+{
+	ev(arg, 'C', it, it->end);
+}
+
+/* Frames only (the first pass): the same walk, no output. */
+static void fr_visit(void *arg, const struct viz_item *it)
+{
+	struct emit *e = arg;
+	char name[160];
+	long id = frame_id(e->fr, item_frame(e->c, it, name, sizeof(name)));
+
+	if (id < 0)
+		e->err = (int)id;
+}
+
+/* Walk every rank's lanes; with OUT the profiles are written, else only the frames collected. */
+static int walk(const struct viz_ctx *v, uint64_t from, uint64_t to, struct frames *fr, FILE *out)
+{
+	const struct corr *c = v->c;
+	struct emit e = { .f = out, .c = c, .fr = fr, .base = (int64_t)v->m->start_ns };
+	bool first_profile = true;
+
+	for (uint32_t r = 0; c && r < c->nranks && !e.err; r++) {
+		struct viz_item *it;
+		size_t n;
+		int lanes, err = viz__rank_items(c, r, from, to, &it, &n);
+		char label[96];
+
+		if (err)
+			return err;
+		lanes = viz__lanes(it, n);
+		if (lanes < 0) {
+			free(it);
+			return lanes;
+		}
+		viz__rank_label(c, r, label, sizeof(label));
+		/* a rank with nothing in the window still gets its (empty) profile */
+		for (int l = 0; l < (lanes ? lanes : 1) && !e.err; l++) {
+			if (out) {
+				char name[128];
+
+				if (l)
+					snprintf(name, sizeof(name), "%s overlapping %d", label, l);
+				else
+					snprintf(name, sizeof(name), "%s", label);
+				fprintf(out, "%s\n{\"type\":\"evented\",\"name\":", first_profile ? "" : "]},");
+				viz__json_str(out, name);
+				fprintf(out, ",\"unit\":\"nanoseconds\",\"startValue\":%" PRId64 ",\"endValue\":%" PRId64
+					",\"events\":[", (int64_t)from - e.base, (int64_t)to - e.base);
+				first_profile = false;
+				e.first = true;
+				viz__walk_lane(it, n, (uint32_t)l, ev_open, ev_close, &e);
+			} else {
+				viz__walk_lane(it, n, (uint32_t)l, fr_visit, fr_visit, &e);
+			}
+		}
+		free(it);
+	}
+	if (out && !e.err) {
+		if (first_profile) {
+			/* speedscope needs a profile to show: say why there is nothing */
+			fprintf(out, "\n{\"type\":\"evented\",\"name\":\"no collective phases in this capture\","
+				"\"unit\":\"nanoseconds\",\"startValue\":%" PRId64 ",\"endValue\":%" PRId64
+				",\"events\":[", (int64_t)from - e.base, (int64_t)to - e.base);
+		}
+		fprintf(out, "]}");
+	}
+	return e.err;
+}
+
+int viz__speedscope(const struct viz_ctx *v, FILE *f)
+{
+	struct frames fr = { 0 };
+	uint64_t from, to;
+	char title[160], a[32], b[32];
+	int err;
+
+	if (!v || !v->m || !f)
+		return -EINVAL;
+	viz__window(v, false, &from, &to);
+	/* frames first (they precede the profiles that index them) */
+	err = walk(v, from, to, &fr, NULL);
+	if (err)
+		goto out;
+	viz__secs(v->m, from, a, sizeof(a));
+	viz__secs(v->m, to, b, sizeof(b));
+	snprintf(title, sizeof(title), "fabtrace %.64s +%s..+%s s", v->m->hdr.hostname[0] ? v->m->hdr.hostname : "capture",
+		 a, b);
+	fprintf(f, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
+		   "\"exporter\":\"fabtrace %s\",\n\"name\":", FT_VERSION);
+	viz__json_str(f, title);
+	fprintf(f, ",\n\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[");
+	for (size_t i = 0; i < fr.n; i++) {
+		fprintf(f, "%s\n{\"name\":", i ? "," : "");
+		viz__json_str(f, fr.name[i]);
+		fputc('}', f);
+	}
+	fprintf(f, "]},\n\"profiles\":[");
+	err = walk(v, from, to, &fr, f);
+	if (err)
+		goto out;
+	fprintf(f, "]}\n");
+	err = fflush(f) || ferror(f) ? -EIO : 0;
+out:
+	frames_free(&fr);
+	return err;
+}
