@@ -955,11 +955,13 @@ int main(int argc, char **argv)
 		/* records per period, as generate() writes them: phases, bins (a congested transfer
 		 * takes congest_factor times the bins, on one collective in `every`), evidence, samples */
 		uint64_t xfer = host_bytes * 8 * 1000 / g.o.link_mbit + 50 * US;
-		double bins = (double)(xfer / g.o.bin + 2), every = g.o.congest.every ? (double)g.o.congest.every : 0;
+		/* whole bins, as the generator writes them */
+		uint64_t nbins = xfer / g.o.bin + 2, ncbins = xfer * g.o.congest_factor / g.o.bin + 2;
+		double bins = (double)nbins, every = g.o.congest.every ? (double)g.o.congest.every : 0;
 		double per = (double)g.nranks * (g.o.steps ? 8 : 1) + bins * (2.0 * g.o.hosts + 1);
 
 		if (every > 0)
-			per += ((double)(xfer * g.o.congest_factor / g.o.bin + 2) - bins) * (2.0 * g.o.hosts + 1) / every +
+			per += ((double)ncbins - bins) * (2.0 * g.o.hosts + 1) / every +
 			       18.0 / every;
 		if (g.o.rdma)
 			per += 3.0 * g.o.hosts * (double)g.o.period / (double)g.o.ctr_period;

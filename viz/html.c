@@ -468,6 +468,8 @@ static int trk_agg(const struct trk *t, unsigned j)
 {
 	static const int tp[4] = { 0, 1, 2, 2 }, q[3] = { 0, 0, 2 }, ctr[3] = { 0, 1, 2 };
 
+	if (j >= trk_nout(t))
+		return 2; /* an unused output: a sum of nothing */
 	return t->type == TRK_TP ? tp[j] : t->type == TRK_Q ? q[j] : ctr[j];
 }
 
