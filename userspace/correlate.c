@@ -207,19 +207,6 @@ static bool iface_observed(const struct model_iface *f)
 	return (f->known && (f->flags & FT_IFACE_TRACED)) || f->dir[0].nbins || f->dir[1].nbins;
 }
 
-static const char *host_of(const struct model *m, uint32_t netns, char *buf, size_t len)
-{
-	const char *n = model__netns_name(m, netns);
-
-	if (n[0])
-		snprintf(buf, len, "%s", n);
-	else if (m->hdr.hostname[0])
-		snprintf(buf, len, "%.*s", (int)sizeof(m->hdr.hostname), m->hdr.hostname);
-	else
-		snprintf(buf, len, "netns %u", netns);
-	return buf;
-}
-
 /* First phase record of PID (phases are sorted by pid), NULL if none. */
 static const struct model_phase *first_phase_of(const struct model *m, uint32_t pid)
 {
@@ -381,7 +368,7 @@ static int build_procs(struct corr *c)
 					break;
 				}
 		}
-		host_of(m, p->netns, p->host, sizeof(p->host));
+		model__host_name(m, p->netns, p->host, sizeof(p->host));
 	}
 	free(pids);
 

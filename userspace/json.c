@@ -83,8 +83,7 @@ void json_object_end(struct json *j)   { close_(j, '}'); }
 void json_array_begin(struct json *j)  { open_(j, '['); }
 void json_array_end(struct json *j)    { close_(j, ']'); }
 
-/* Length of a valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
-static size_t utf8_len(const unsigned char *p, size_t n)
+size_t json_utf8_len(const unsigned char *p, size_t n)
 {
 	unsigned char c = p[0];
 	size_t len;
@@ -135,7 +134,7 @@ static void put_escaped(FILE *out, const char *s)
 			fprintf(out, "\\u%04x", c);
 			l = 1;
 		} else {
-			l = utf8_len(p, n);
+			l = json_utf8_len(p, n);
 			if (l == 0) {
 				fputs("\\ufffd", out);
 				l = 1;

@@ -9,6 +9,7 @@
 #define FABTRACE_JSON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -40,6 +41,8 @@ void json_kv_u64(struct json *j, const char *key, uint64_t v);
 void json_kv_i64(struct json *j, const char *key, int64_t v);
 void json_kv_double(struct json *j, const char *key, double v, int decimals);
 void json_kv_bool(struct json *j, const char *key, bool v);
+/* Length of the valid UTF-8 sequence at P (N bytes left), 0 if invalid (also for surrogates). */
+size_t json_utf8_len(const unsigned char *p, size_t n);
 /* Ends the document with a newline (call when depth is back to 0). */
 void json_finish(struct json *j);
 

@@ -1788,6 +1788,19 @@ const char *model__netns_name(const struct model *m, uint32_t netns)
 	return "";
 }
 
+const char *model__host_name(const struct model *m, uint32_t netns, char *buf, size_t len)
+{
+	const char *n = model__netns_name(m, netns);
+
+	if (n[0])
+		snprintf(buf, len, "%s", n);
+	else if (m->hdr.hostname[0])
+		snprintf(buf, len, "%.*s", (int)sizeof(m->hdr.hostname), m->hdr.hostname);
+	else
+		snprintf(buf, len, "netns %u", netns);
+	return buf;
+}
+
 const char *model__drop_reason_name(const struct model *m, uint32_t reason)
 {
 	long i = kvec_find(&m->priv->reasons, &reason);

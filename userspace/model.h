@@ -430,6 +430,8 @@ void model__free(struct model *m);
 const struct model_iface *model__iface(const struct model *m, uint32_t netns, uint32_t ifindex);
 /* Name of a namespace from the interface records, "" if unknown. */
 const char *model__netns_name(const struct model *m, uint32_t netns);
+/* A host's name for a namespace: its netns name, else the capture's hostname, else "netns N". */
+const char *model__host_name(const struct model *m, uint32_t netns, char *buf, size_t len);
 const char *model__drop_reason_name(const struct model *m, uint32_t reason); /* NULL if unnamed */
 /* The flow with F's key (ifindex ignored), the slot, the process; NULL when absent. */
 const struct model_flow *model__flow(const struct model *m, const struct ft_flow *f);

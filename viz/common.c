@@ -71,19 +71,6 @@ void viz__window(const struct viz_ctx *v, bool focus, uint64_t *from, uint64_t *
 	*to = b;
 }
 
-const char *viz__host_of(const struct model *m, uint32_t netns, char *buf, size_t len)
-{
-	const char *n = model__netns_name(m, netns);
-
-	if (n[0])
-		snprintf(buf, len, "%s", n);
-	else if (m->hdr.hostname[0])
-		snprintf(buf, len, "%.*s", (int)sizeof(m->hdr.hostname), m->hdr.hostname);
-	else
-		snprintf(buf, len, "netns %u", netns);
-	return buf;
-}
-
 static int cmp_name(const void *a, const void *b)
 {
 	return strcmp((const char *)a, (const char *)b);
@@ -111,11 +98,11 @@ int viz__hosts(const struct viz_ctx *v, struct viz_hosts *h)
 		const struct model_iface *f = &m->ifaces[i];
 
 		if ((f->known && (f->flags & FT_IFACE_TRACED)) || f->dir[0].nbins || f->dir[1].nbins)
-			if (host_add(h, &cap, viz__host_of(m, f->netns, buf, sizeof(buf))))
+			if (host_add(h, &cap, model__host_name(m, f->netns, buf, sizeof(buf))))
 				goto nomem;
 	}
 	for (size_t i = 0; i < m->nflows; i++)
-		if (m->flows[i].nrtx && host_add(h, &cap, viz__host_of(m, m->flows[i].key.netns, buf, sizeof(buf))))
+		if (m->flows[i].nrtx && host_add(h, &cap, model__host_name(m, m->flows[i].key.netns, buf, sizeof(buf))))
 			goto nomem;
 	if (!h->n)
 		return 0;

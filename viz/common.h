@@ -35,8 +35,6 @@ const char *viz__verdict_colour(enum corr_verdict v);
  * or with FOCUS the slowest collective with one span of context on each side. */
 void viz__window(const struct viz_ctx *v, bool focus, uint64_t *from, uint64_t *to);
 
-/* Host of a network namespace: its name, else the capture's hostname (as the correlator names it). */
-const char *viz__host_of(const struct model *m, uint32_t netns, char *buf, size_t len);
 
 /* Hosts: the ranks' and the traced interfaces' hosts, sorted by name. */
 struct viz_hosts {

@@ -44,6 +44,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
+#include "userspace/json.h"
 #include "viz/viz.h"
 #include "viz_html_assets.h" /* generated into $(BUILD) from viz/html/ */
 
@@ -147,35 +148,16 @@ struct out {
 	int depth;
 };
 
+/*
+ * A valid UTF-8 sequence's length (userspace/json.c), except U+2028 and
+ * U+2029: legal in JSON but line terminators in older JavaScript, so they
+ * are escaped inside the page's <script>.
+ */
 static size_t utf8_len(const unsigned char *p, size_t n)
 {
-	unsigned char c = p[0];
-	size_t len;
-	unsigned cp;
+	size_t len = json_utf8_len(p, n);
 
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0x2028 || cp == 0x2029)
+	if (len == 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9))
 		return 0;
 	return len;
 }

@@ -510,7 +510,7 @@ static uint32_t host_of_netns(const struct pf *p, uint32_t netns)
 {
 	char buf[64];
 
-	return (uint32_t)viz__host_index(&p->hosts, viz__host_of(p->m, netns, buf, sizeof(buf)));
+	return (uint32_t)viz__host_index(&p->hosts, model__host_name(p->m, netns, buf, sizeof(buf)));
 }
 
 /* Instants of host H (hosts.n: those on no host); sorted. */

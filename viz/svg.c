@@ -844,7 +844,7 @@ static int event_rows(struct svg *s, const struct viz_hosts *hosts)
 		for (size_t i = 0; i < m->nflows; i++) {
 			const struct model_flow *w = &m->flows[i];
 
-			if (!w->nrtx || viz__host_index(hosts, viz__host_of(m, w->key.netns, buf, sizeof(buf))) != h)
+			if (!w->nrtx || viz__host_index(hosts, model__host_name(m, w->key.netns, buf, sizeof(buf))) != h)
 				continue;
 			for (size_t j = w->first_rtx; j < w->first_rtx + w->nrtx; j++)
 				if (m->rtx_events[j].ts_ns >= s->from && m->rtx_events[j].ts_ns < s->to) {
@@ -855,7 +855,7 @@ static int event_rows(struct svg *s, const struct viz_hosts *hosts)
 		for (size_t j = 0; j < m->ndrop_events; j++) {
 			const struct model_drop_ev *d = &m->drop_events[j];
 			size_t dh = d->iface < m->nifaces ?
-				    viz__host_index(hosts, viz__host_of(m, m->ifaces[d->iface].netns, buf, sizeof(buf))) :
+				    viz__host_index(hosts, model__host_name(m, m->ifaces[d->iface].netns, buf, sizeof(buf))) :
 				    hosts->n;
 			int c;
 
@@ -872,7 +872,7 @@ static int event_rows(struct svg *s, const struct viz_hosts *hosts)
 			const struct model_dir *x = &m->ifaces[i].dir[FT_DIR_RX];
 
 			if (!x->ce_pkts ||
-			    viz__host_index(hosts, viz__host_of(m, m->ifaces[i].netns, buf, sizeof(buf))) != h)
+			    viz__host_index(hosts, model__host_name(m, m->ifaces[i].netns, buf, sizeof(buf))) != h)
 				continue;
 			for (size_t k = first_bin(x->bins, x->nbins, s->from); k < x->nbins && x->bins[k].start_ns < s->to;
 			     k++)
@@ -885,7 +885,7 @@ static int event_rows(struct svg *s, const struct viz_hosts *hosts)
 			const struct model_ctr_event *x = &m->ctr_events[j];
 			uint32_t fi = m->ctr_groups[m->ctr_series[x->series].group].iface;
 			size_t eh = fi < m->nifaces ?
-				    viz__host_index(hosts, viz__host_of(m, m->ifaces[fi].netns, buf, sizeof(buf))) : hosts->n;
+				    viz__host_index(hosts, model__host_name(m, m->ifaces[fi].netns, buf, sizeof(buf))) : hosts->n;
 
 			if (eh == h && x->end_ns >= s->from && x->start_ns < s->to)
 				nspikes++;
@@ -925,7 +925,7 @@ static int event_rows(struct svg *s, const struct viz_hosts *hosts)
 			const struct model_ctr_series *se = &m->ctr_series[x->series];
 			uint32_t fi = m->ctr_groups[se->group].iface;
 			size_t eh = fi < m->nifaces ?
-				    viz__host_index(hosts, viz__host_of(m, m->ifaces[fi].netns, buf, sizeof(buf))) : hosts->n;
+				    viz__host_index(hosts, model__host_name(m, m->ifaces[fi].netns, buf, sizeof(buf))) : hosts->n;
 			double x0, x1;
 			char pk[32];
 
