@@ -386,52 +386,75 @@ double model__ctr_point_rate(const struct model *m, const struct model_ctr_point
 	return dt ? (double)pt->delta * 1e9 / (double)dt : 0;
 }
 
+static bool point_hot(const struct model *m, const struct model_ctr_point *pt, double *rate)
+{
+	*rate = pt->dflags & CTR_DELTA_RESET ? 0 : model__ctr_point_rate(m, pt);
+	return *rate >= m->opts.spike_rate;
+}
+
+/*
+ * Spikes of one series: runs of hot intervals, merged across cool or quiet
+ * gaps of up to two periods, plus the interval touching each end (a storm
+ * rarely starts or stops on a sample: its first and last, partly covered
+ * intervals look cool but hold part of its growth).
+ */
+static int series_spikes(struct model *m, size_t si, size_t *cap)
+{
+	const struct model_ctr_series *s = &m->ctr_series[si];
+	const struct model_ctr_point *pts = &m->ctr_points[s->first_pt];
+	uint64_t gap = 2 * m->ctr_groups[s->group].period_ns;
+	size_t n = s->npts, used = 0;
+	double rate;
+
+	for (size_t k = 0; k < n;) {
+		struct model_ctr_event ev = { .series = (uint32_t)si };
+		size_t last = k;
+
+		if (!point_hot(m, &pts[k], &rate)) {
+			k++;
+			continue;
+		}
+		ev.start_ns = pts[k].start_ns;
+		ev.end_ns = pts[k].end_ns;
+		ev.delta = pts[k].delta;
+		ev.nintervals = 1;
+		ev.peak_rate = rate;
+		if (k > used && pts[k - 1].end_ns == pts[k].start_ns && !(pts[k - 1].dflags & CTR_DELTA_RESET)) {
+			ev.start_ns = pts[k - 1].start_ns;
+			ev.delta += pts[k - 1].delta;
+		}
+		for (size_t j = k + 1; j < n && pts[j].start_ns <= pts[last].end_ns + gap; j++) {
+			if (!point_hot(m, &pts[j], &rate))
+				continue;
+			for (size_t i = last + 1; i <= j; i++)
+				ev.delta += pts[i].delta;  /* the cool ones in between, and this one */
+			ev.end_ns = pts[j].end_ns;
+			ev.nintervals++;
+			if (rate > ev.peak_rate)
+				ev.peak_rate = rate;
+			last = j;
+		}
+		used = last + 1;
+		if (used < n && pts[used].start_ns == pts[last].end_ns && !(pts[used].dflags & CTR_DELTA_RESET)) {
+			ev.end_ns = pts[used].end_ns;
+			ev.delta += pts[used].delta;
+			used++;
+		}
+		if (grow((void **)&m->ctr_events, cap, m->nctr_events + 1, sizeof(*m->ctr_events)))
+			return -ENOMEM;
+		m->ctr_events[m->nctr_events++] = ev;
+		k = used;
+	}
+	return 0;
+}
+
 static int detect_spikes(struct model *m)
 {
 	size_t cap = 0;
 
-	for (size_t si = 0; si < m->nctr_series; si++) {
-		const struct model_ctr_series *s = &m->ctr_series[si];
-		uint64_t gap = 2 * m->ctr_groups[s->group].period_ns;
-		struct model_ctr_event ev = {0};
-		uint64_t cool = 0;
-		bool open = false;
-
-		if (!model__ctr_spike_class(s->cls))
-			continue;
-		/* hot intervals merge across gaps (quiet or cool intervals) of up to two periods */
-		for (size_t k = s->first_pt; k <= s->first_pt + s->npts; k++) {
-			const struct model_ctr_point *pt = k < s->first_pt + s->npts ? &m->ctr_points[k] : NULL;
-			double rate = pt && !(pt->dflags & CTR_DELTA_RESET) ? model__ctr_point_rate(m, pt) : 0;
-
-			if (pt && rate < m->opts.spike_rate) {
-				cool += open ? pt->delta : 0;  /* counts if a hot one follows soon */
-				continue;
-			}
-			if (open && (!pt || pt->start_ns > ev.end_ns + gap)) {
-				if (grow((void **)&m->ctr_events, &cap, m->nctr_events + 1,
-					 sizeof(*m->ctr_events)))
-					return -ENOMEM;
-				m->ctr_events[m->nctr_events++] = ev;
-				open = false;
-				cool = 0;
-			}
-			if (!pt)
-				break;
-			if (!open) {
-				memset(&ev, 0, sizeof(ev));
-				ev.series = (uint32_t)si;
-				ev.start_ns = pt->start_ns;
-				open = true;
-			}
-			ev.end_ns = pt->end_ns;
-			ev.delta += cool + pt->delta;
-			cool = 0;
-			ev.nintervals++;
-			if (rate > ev.peak_rate)
-				ev.peak_rate = rate;
-		}
-	}
+	for (size_t si = 0; si < m->nctr_series; si++)
+		if (model__ctr_spike_class(m->ctr_series[si].cls) && series_spikes(m, si, &cap))
+			return -ENOMEM;
 	if (m->nctr_events)
 		qsort(m->ctr_events, m->nctr_events, sizeof(*m->ctr_events), cmp_event);
 	return 0;

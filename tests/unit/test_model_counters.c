@@ -199,14 +199,15 @@ static void test_lifespan_rate(void **state)
 
 /*
  * A storm with one cool interval in it (the driver stalled) is one spike,
- * and its growth counts the cool interval too; a hot interval more than two
- * periods after the last one starts a new spike.
+ * and its growth counts the cool interval too, and the partly covered
+ * interval touching its start; a hot interval more than two periods after
+ * the last one starts a new spike.
  */
 static void test_spike_merge(void **state)
 {
 	struct model *m = mk();
-	/* growth per 10 ms interval: hot, cool (500/s), hot, quiet x3, hot */
-	static const uint64_t grow[] = { 100, 5, 100, 0, 0, 0, 100 };
+	/* growth per 10 ms interval: cool edge, hot, cool (500/s), hot, quiet x3, hot */
+	static const uint64_t grow[] = { 7, 100, 5, 100, 0, 0, 0, 100 };
 	uint64_t v = 0;
 
 	(void)state;
@@ -221,10 +222,10 @@ static void test_spike_merge(void **state)
 	assert_int_equal(model__finish(m), 0);
 	assert_int_equal(m->nctr_events, 2);
 	assert_int_equal(m->ctr_events[0].start_ns, S0);
-	assert_int_equal(m->ctr_events[0].end_ns, S0 + 3 * P10);
-	assert_int_equal(m->ctr_events[0].delta, 205);
+	assert_int_equal(m->ctr_events[0].end_ns, S0 + 4 * P10);
+	assert_int_equal(m->ctr_events[0].delta, 212);
 	assert_int_equal(m->ctr_events[0].nintervals, 2);
-	assert_int_equal(m->ctr_events[1].start_ns, S0 + 6 * P10);
+	assert_int_equal(m->ctr_events[1].start_ns, S0 + 7 * P10);
 	assert_int_equal(m->ctr_events[1].delta, 100);
 	model__free(m);
 }
