@@ -67,10 +67,12 @@ REC=
 lab_down "$P"
 
 step "fabtrace report $OUT"
-"$FT" report --top 5 "$OUT"
+"$FT" report --top 5 --html "${OUT%.ftr}.html" --svg "${OUT%.ftr}.svg" "$OUT"
 cat <<EOT
 
-The capture stays in $OUT:
+The capture stays in $OUT, its timelines in ${OUT%.ftr}.html (open it in a
+browser: zoom, click a collective) and ${OUT%.ftr}.svg (the slowest all-reduce):
   $BUILD/fabtrace report --json $OUT    # the same, machine-readable
+  $BUILD/fabtrace report -q --perfetto demo.json $OUT   # for ui.perfetto.dev
   $BUILD/fabtrace info $OUT             # header, probes, record counts, lost events
 EOT
