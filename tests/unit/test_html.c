@@ -23,6 +23,7 @@
 #include "userspace/correlate.h"
 #include "userspace/model.h"
 #include "viz/viz.h"
+#include "jsoncheck.h"
 #include "records.h"
 
 #define MS 1000000ull
@@ -65,120 +66,6 @@ static struct model *small_model(void)
 	rec_end(m, S0 + 10000 * MS);
 	assert_int_equal(model__finish(m), 0);
 	return m;
-}
-
-/* ---- JSON syntax (RFC 8259), enough to reject what a browser's JSON.parse rejects ---- */
-
-static const char *js_value(const char *p, int depth);
-
-static const char *js_ws(const char *p)
-{
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	return p;
-}
-
-static const char *js_string(const char *p)
-{
-	if (*p++ != '"')
-		return NULL;
-	while (*p && *p != '"') {
-		if ((unsigned char)*p < 0x20)
-			return NULL;
-		if (*p == '\\') {
-			p++;
-			if (*p == 'u') {
-				for (int i = 1; i <= 4; i++)
-					if (!strchr("0123456789abcdefABCDEF", p[i]) || !p[i])
-						return NULL;
-				p += 4;
-			} else if (!*p || !strchr("\"\\/bfnrt", *p)) {
-				return NULL;
-			}
-		}
-		p++;
-	}
-	return *p == '"' ? p + 1 : NULL;
-}
-
-static const char *js_number(const char *p)
-{
-	const char *s;
-
-	if (*p == '-')
-		p++;
-	if (*p == '0')
-		p++;
-	else if (*p >= '1' && *p <= '9')
-		while (*p >= '0' && *p <= '9')
-			p++;
-	else
-		return NULL;
-	if (*p == '.') {
-		s = ++p;
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (p == s)
-			return NULL;
-	}
-	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '+' || *p == '-')
-			p++;
-		s = p;
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (p == s)
-			return NULL;
-	}
-	return p;
-}
-
-static const char *js_value(const char *p, int depth)
-{
-	p = js_ws(p);
-	if (depth > 64)
-		return NULL;
-	if (*p == '"')
-		return js_string(p);
-	if (*p == '{' || *p == '[') {
-		char close = *p == '{' ? '}' : ']';
-
-		p = js_ws(p + 1);
-		if (*p == close)
-			return p + 1;
-		for (;;) {
-			if (close == '}') {
-				p = js_string(js_ws(p));
-				if (!p || *(p = js_ws(p)) != ':')
-					return NULL;
-				p++;
-			}
-			p = js_value(p, depth + 1);
-			if (!p)
-				return NULL;
-			p = js_ws(p);
-			if (*p == close)
-				return p + 1;
-			if (*p++ != ',')
-				return NULL;
-		}
-	}
-	if (!strncmp(p, "true", 4))
-		return p + 4;
-	if (!strncmp(p, "false", 5))
-		return p + 5;
-	if (!strncmp(p, "null", 4))
-		return p + 4;
-	return js_number(p);
-}
-
-/* Is [S, END) one JSON value? */
-static bool json_ok(const char *s, const char *end)
-{
-	const char *p = js_value(s, 0);
-
-	return p && js_ws(p) == end;
 }
 
 /* Render into a malloc'd string (NUL-terminated). */

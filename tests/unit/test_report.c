@@ -14,7 +14,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,6 +26,7 @@
 #include "userspace/model.h"
 #include "userspace/report.h"
 #include "userspace/util.h"
+#include "jsoncheck.h"
 #include "records.h"
 
 #define MS 1000000ull
@@ -223,130 +223,6 @@ static char *render(const struct model *m, bool json, bool pretty, unsigned top)
 	assert_int_equal(report__write(f, m, &o), 0);
 	fclose(f);
 	return buf;
-}
-
-/* ---- a minimal JSON validator (RFC 8259 syntax) ---- */
-
-static const char *jv_value(const char *p);
-
-static const char *jv_ws(const char *p)
-{
-	while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
-		p++;
-	return p;
-}
-
-static const char *jv_string(const char *p)
-{
-	if (*p++ != '"')
-		return NULL;
-	while (*p && *p != '"') {
-		if ((unsigned char)*p < 0x20)
-			return NULL;
-		if (*p == '\\') {
-			p++;
-			if (*p == 'u') {
-				for (int i = 1; i <= 4; i++)
-					if (!isxdigit((unsigned char)p[i]))
-						return NULL;
-				p += 4;
-			} else if (!strchr("\"\\/bfnrt", *p) || !*p) {
-				return NULL;
-			}
-		}
-		p++;
-	}
-	return *p == '"' ? p + 1 : NULL;
-}
-
-static const char *jv_number(const char *p)
-{
-	const char *s;
-
-	if (*p == '-')
-		p++;
-	if (*p == '0')
-		p++;
-	else if (*p >= '1' && *p <= '9')
-		while (isdigit((unsigned char)*p))
-			p++;
-	else
-		return NULL;
-	if (*p == '.') {
-		s = ++p;
-		while (isdigit((unsigned char)*p))
-			p++;
-		if (p == s)
-			return NULL;
-	}
-	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '+' || *p == '-')
-			p++;
-		s = p;
-		while (isdigit((unsigned char)*p))
-			p++;
-		if (p == s)
-			return NULL;
-	}
-	return p;
-}
-
-static const char *jv_value(const char *p)
-{
-	p = jv_ws(p);
-	if (*p == '{') {
-		p = jv_ws(p + 1);
-		if (*p == '}')
-			return p + 1;
-		for (;;) {
-			p = jv_string(jv_ws(p));
-			if (!p)
-				return NULL;
-			p = jv_ws(p);
-			if (*p++ != ':')
-				return NULL;
-			p = jv_value(p);
-			if (!p)
-				return NULL;
-			p = jv_ws(p);
-			if (*p == '}')
-				return p + 1;
-			if (*p++ != ',')
-				return NULL;
-		}
-	}
-	if (*p == '[') {
-		p = jv_ws(p + 1);
-		if (*p == ']')
-			return p + 1;
-		for (;;) {
-			p = jv_value(p);
-			if (!p)
-				return NULL;
-			p = jv_ws(p);
-			if (*p == ']')
-				return p + 1;
-			if (*p++ != ',')
-				return NULL;
-		}
-	}
-	if (*p == '"')
-		return jv_string(p);
-	if (!strncmp(p, "true", 4))
-		return p + 4;
-	if (!strncmp(p, "false", 5))
-		return p + 5;
-	if (!strncmp(p, "null", 4))
-		return p + 4;
-	return jv_number(p);
-}
-
-static bool json_valid(const char *s)
-{
-	const char *p = jv_value(s);
-
-	return p && !*jv_ws(p);
 }
 
 #define HAS(hay, needle) do { \
