@@ -18,6 +18,7 @@
 #include "rdma/counters.h"
 #include "model.h"
 #include "model_counters.h"
+#include "util.h"
 
 /* Loading state of one group. */
 struct grp_load {
@@ -47,25 +48,6 @@ struct ctr_load {
 	size_t nevs, cap_evs;
 	uint64_t orphan_samples;          /* samples of a group never described */
 };
-
-static int grow(void **p, size_t *cap, size_t need, size_t isz)
-{
-	size_t nc;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap : 16;
-	while (nc < need)
-		nc *= 2;
-	q = realloc(*p, nc * isz);
-	if (!q)
-		return -ENOMEM;
-	memset((char *)q + *cap * isz, 0, (nc - *cap) * isz);
-	*p = q;
-	*cap = nc;
-	return 0;
-}
 
 struct ctr_load *model_ctr__new(void)
 {
@@ -99,8 +81,8 @@ static long group_slot(struct ctr_load *c, uint32_t id)
 		/* both arrays are exactly ngroups long: grow them alike */
 		size_t cap[2] = { c->ngroups, c->ngroups };
 
-		if (grow((void **)&c->groups, &cap[0], id + 1, sizeof(*c->groups)) ||
-		    grow((void **)&c->gl, &cap[1], id + 1, sizeof(*c->gl)))
+		if (grow_array((void **)&c->groups, &cap[0], id + 1, sizeof(*c->groups)) ||
+		    grow_array((void **)&c->gl, &cap[1], id + 1, sizeof(*c->gl)))
 			return -ENOMEM;
 		c->ngroups = id + 1;
 	}
@@ -121,7 +103,7 @@ static int add_port(struct ctr_load *c, const struct ft_rdma_port *r)
 {
 	struct model_rdma_port *p;
 
-	if (grow((void **)&c->ports, &c->cap_ports, c->nports + 1, sizeof(*c->ports)))
+	if (grow_array((void **)&c->ports, &c->cap_ports, c->nports + 1, sizeof(*c->ports)))
 		return -ENOMEM;
 	p = &c->ports[c->nports++];
 	memset(p, 0, sizeof(*p));
@@ -178,7 +160,7 @@ static int add_name(struct ctr_load *c, const struct ft_ctr_name *r)
 	gl = &c->gl[r->group];
 	if (r->index >= gl->nnames || gl->series_of[r->index] != UINT32_MAX)
 		return 0;
-	if (grow((void **)&c->series, &c->cap_series, c->nseries + 1, sizeof(*c->series)))
+	if (grow_array((void **)&c->series, &c->cap_series, c->nseries + 1, sizeof(*c->series)))
 		return -ENOMEM;
 	s = &c->series[c->nseries];
 	memset(s, 0, sizeof(*s));
@@ -194,7 +176,7 @@ static int add_name(struct ctr_load *c, const struct ft_ctr_name *r)
 
 static int push_point(struct ctr_load *c, const struct model_ctr_point *pt)
 {
-	if (grow((void **)&c->points, &c->cap_points, c->npoints + 1, sizeof(*c->points)))
+	if (grow_array((void **)&c->points, &c->cap_points, c->npoints + 1, sizeof(*c->points)))
 		return -ENOMEM;
 	c->points[c->npoints++] = *pt;
 	return 0;
@@ -220,7 +202,7 @@ static int add_sample(struct ctr_load *c, const struct ft_ctr_sample *r)
 	if (gl->nprev && r->ts_ns < gl->prev_ts)
 		return 0;   /* out of order: cannot happen with one writer; ignore */
 
-	if (grow((void **)&gl->times, &gl->cap_times, gl->ntimes + 1, sizeof(*gl->times)))
+	if (grow_array((void **)&gl->times, &gl->cap_times, gl->ntimes + 1, sizeof(*gl->times)))
 		return -ENOMEM;
 	gl->times[gl->ntimes++] = r->ts_ns;
 	g->nsamples++;
@@ -278,7 +260,7 @@ static int add_sample(struct ctr_load *c, const struct ft_ctr_sample *r)
 
 static int add_event(struct ctr_load *c, const struct ft_sampler_event *r)
 {
-	if (grow((void **)&c->evs, &c->cap_evs, c->nevs + 1, sizeof(*c->evs)))
+	if (grow_array((void **)&c->evs, &c->cap_evs, c->nevs + 1, sizeof(*c->evs)))
 		return -ENOMEM;
 	c->evs[c->nevs].rec = *r;
 	c->evs[c->nevs].rec.msg[sizeof(r->msg) - 1] = 0;
@@ -440,7 +422,7 @@ static int series_spikes(struct model *m, size_t si, size_t *cap)
 			ev.delta += pts[used].delta;
 			used++;
 		}
-		if (grow((void **)&m->ctr_events, cap, m->nctr_events + 1, sizeof(*m->ctr_events)))
+		if (grow_array((void **)&m->ctr_events, cap, m->nctr_events + 1, sizeof(*m->ctr_events)))
 			return -ENOMEM;
 		m->ctr_events[m->nctr_events++] = ev;
 		k = used;

@@ -296,6 +296,25 @@ const char *fmt_ns(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+int grow_array(void **p, size_t *cap, size_t need, size_t isz)
+{
+	size_t nc;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap : 16;
+	while (nc < need)
+		nc *= 2;
+	q = realloc(*p, nc * isz);
+	if (!q)
+		return -ENOMEM;
+	memset((char *)q + *cap * isz, 0, (nc - *cap) * isz);
+	*p = q;
+	*cap = nc;
+	return 0;
+}
+
 const char *fmt_rel(int64_t ns, char *buf, size_t len)
 {
 	uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;

@@ -60,6 +60,12 @@ int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen);
 int outfile_commit(struct outfile *o, char *err, size_t errlen);
 void outfile_abort(struct outfile *o);
 
+/*
+ * Make the array *P of *CAP items of ISZ bytes hold at least NEED, doubling
+ * (from 16); new items are zeroed.  0 or -ENOMEM (then *P is unchanged).
+ */
+int grow_array(void **p, size_t *cap, size_t need, size_t isz);
+
 uint64_t mono_ns(void);
 /* Copy with truncation and NUL termination (like strscpy). */
 void str_copy(char *dst, const char *src, size_t dstlen);

@@ -26,24 +26,6 @@ const char *viz__verdict_colour(enum corr_verdict v)
 	}
 }
 
-int viz__grow(void **p, size_t *cap, size_t need, size_t isz)
-{
-	size_t nc;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap : 16;
-	while (nc < need)
-		nc *= 2;
-	q = realloc(*p, nc * isz);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = nc;
-	return 0;
-}
-
 void viz__window(const struct viz_ctx *v, bool focus, uint64_t *from, uint64_t *to)
 {
 	const struct model *m = v->m;
@@ -78,7 +60,7 @@ static int cmp_name(const void *a, const void *b)
 
 static int host_add(struct viz_hosts *h, size_t *cap, const char *name)
 {
-	if (viz__grow((void **)&h->name, cap, h->n + 1, sizeof(*h->name)))
+	if (grow_array((void **)&h->name, cap, h->n + 1, sizeof(*h->name)))
 		return -ENOMEM;
 	snprintf(h->name[h->n++], sizeof(h->name[0]), "%s", name);
 	return 0;
@@ -208,7 +190,7 @@ static uint32_t item_add(struct item_set *s, uint64_t start, uint64_t end, unsig
 		end = start;
 	if (!viz__visible(start, end, s->from, s->to))
 		return UINT32_MAX;
-	if (viz__grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v))) {
+	if (grow_array((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v))) {
 		*err = -ENOMEM;
 		return UINT32_MAX;
 	}
@@ -353,7 +335,7 @@ int viz__lanes(struct viz_item *it, size_t n)
 			if (k != pl && lane_fits(it, &ln[k], (uint32_t)i))
 				chosen = k;
 		if (chosen == UINT32_MAX) {
-			if (viz__grow((void **)&ln, &capl, nl + 1, sizeof(*ln))) {
+			if (grow_array((void **)&ln, &capl, nl + 1, sizeof(*ln))) {
 				err = -ENOMEM;
 				break;
 			}
@@ -361,7 +343,7 @@ int viz__lanes(struct viz_item *it, size_t n)
 			chosen = (uint32_t)nl++;
 		}
 		l = &ln[chosen];
-		if (viz__grow((void **)&l->st, &l->cap, l->n + 1, sizeof(*l->st))) {
+		if (grow_array((void **)&l->st, &l->cap, l->n + 1, sizeof(*l->st))) {
 			err = -ENOMEM;
 			break;
 		}
@@ -385,7 +367,7 @@ void viz__walk_lane(const struct viz_item *it, size_t n, uint32_t lane,
 			continue;
 		while (st.n && it[st.st[st.n - 1]].end <= it[i].start)
 			close(arg, &it[st.st[--st.n]]);
-		if (viz__grow((void **)&st.st, &st.cap, st.n + 1, sizeof(*st.st))) {
+		if (grow_array((void **)&st.st, &st.cap, st.n + 1, sizeof(*st.st))) {
 			/* no memory for the stack: emit the item on its own, still balanced */
 			open(arg, &it[i]);
 			close(arg, &it[i]);

@@ -113,7 +113,4 @@ void viz__us(FILE *f, int64_t ns);
 /* XML text/attribute escaping. */
 void viz__xml(FILE *f, const char *s);
 
-/* A growable array of bytes (for frame tables and the like). */
-int viz__grow(void **p, size_t *cap, size_t need, size_t isz);
-
 #endif

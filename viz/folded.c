@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "userspace/util.h"
 #include "viz/common.h"
 
 struct stack_w {
@@ -60,7 +61,7 @@ static int add(struct folded *fo, const char *rank, const char *coll, const char
 	frame(c, sizeof(c), phase);
 	frame(d, sizeof(d), cause);
 	snprintf(line, sizeof(line), "%s;%s;%s;%s", a, b, c, d);
-	if (viz__grow((void **)&fo->v, &fo->cap, fo->n + 1, sizeof(*fo->v)))
+	if (grow_array((void **)&fo->v, &fo->cap, fo->n + 1, sizeof(*fo->v)))
 		return -ENOMEM;
 	fo->v[fo->n].s = strdup(line);
 	if (!fo->v[fo->n].s)

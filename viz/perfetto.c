@@ -269,7 +269,7 @@ static int flow_roles(struct pf *p)
 
 		if (!viz__visible(in->first_entry, in->last_exit, p->from, p->to))
 			continue;
-		if (viz__grow((void **)&tmp, &cap, in->nmembers + 1, sizeof(*tmp))) {
+		if (grow_array((void **)&tmp, &cap, in->nmembers + 1, sizeof(*tmp))) {
 			free(tmp);
 			return -ENOMEM;
 		}
@@ -521,7 +521,7 @@ static int gather(struct pf *p, uint32_t h, struct inst **out, size_t *n)
 	size_t cap = 0, k = 0;
 
 #define PUSH(T, K, R, A) do { \
-		if (viz__grow((void **)&v, &cap, k + 1, sizeof(*v))) { free(v); return -ENOMEM; } \
+		if (grow_array((void **)&v, &cap, k + 1, sizeof(*v))) { free(v); return -ENOMEM; } \
 		v[k].ts = (T); v[k].kind = (K); v[k].ref = (uint32_t)(R); v[k].aux = (uint32_t)(A); v[k].n = 0; k++; \
 	} while (0)
 	for (size_t i = 0; i < m->nflows; i++) {
@@ -713,7 +713,7 @@ static int emit_collectives(struct pf *p)
 
 		if (!viz__visible(in->first_entry, in->last_exit, p->from, p->to))
 			continue;
-		if (viz__grow((void **)&it, &cap, n + 1, sizeof(*it))) {
+		if (grow_array((void **)&it, &cap, n + 1, sizeof(*it))) {
 			free(it);
 			return -ENOMEM;
 		}
@@ -788,7 +788,7 @@ static int emit_lost(struct pf *p)
 
 		if (!viz__visible(g->from_ns, g->ts_ns, p->from, p->to))
 			continue;
-		if (viz__grow((void **)&it, &cap, n + 1, sizeof(*it))) {
+		if (grow_array((void **)&it, &cap, n + 1, sizeof(*it))) {
 			free(it);
 			return -ENOMEM;
 		}

@@ -69,7 +69,7 @@ static long frame_id(struct frames *fr, const char *name)
 			return (long)fr->slot[h] - 1;
 		h = (h + 1) & (fr->nslots - 1);
 	}
-	if (viz__grow((void **)&fr->name, &fr->cap, fr->n + 1, sizeof(*fr->name)))
+	if (grow_array((void **)&fr->name, &fr->cap, fr->n + 1, sizeof(*fr->name)))
 		return -ENOMEM;
 	fr->name[fr->n] = strdup(name);
 	if (!fr->name[fr->n])
