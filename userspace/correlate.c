@@ -239,7 +239,7 @@ static const struct model_comm *comms_of(const struct model *m, uint32_t pid, si
 	for (e = lo; e < m->ncomms && m->comms[e].pid == pid; e++)
 		;
 	*n = e - lo;
-	return &m->comms[lo];
+	return *n ? &m->comms[lo] : NULL; /* m->comms is NULL without communicators */
 }
 
 static const struct model_comm *comm_info(const struct model *m, uint32_t pid, uint64_t comm)
@@ -1153,7 +1153,7 @@ static void link_window(const struct model *m, uint32_t ii, uint64_t a, uint64_t
 		}
 		l->peak_util[d] = x->capacity_bps > 0 ? peak / x->capacity_bps : NAN;
 		/* a direction's bursts are sorted and disjoint: their ends ascend too */
-		const struct model_burst *bu = &m->bursts[x->first_burst];
+		const struct model_burst *bu = x->nbursts ? &m->bursts[x->first_burst] : NULL; /* bursts may be NULL */
 		size_t lo = 0, hi = x->nbursts;
 
 		while (lo < hi) {
@@ -1186,8 +1186,11 @@ static void link_window(const struct model *m, uint32_t ii, uint64_t a, uint64_t
 				maxd = qd->bins[k].drops;
 		}
 		delay = soj;
-		if (cap > 0 && (double)backlog * 8e9 / cap > (double)delay)
-			delay = (uint64_t)((double)backlog * 8e9 / cap);
+		if (cap > 0 && (double)backlog * 8e9 / cap > (double)delay) {
+			double d = (double)backlog * 8e9 / cap;
+
+			delay = d < 0x1p64 ? (uint64_t)d : UINT64_MAX;   /* beyond u64: no UB, saturate */
+		}
 		if (l->qdisc == CORR_NONE || delay > l->queue_delay_ns ||
 		    (delay == l->queue_delay_ns && backlog > l->max_backlog_bytes)) {
 			l->qdisc = (uint32_t)q;

@@ -822,8 +822,11 @@ int cmd_info(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			ft_err("info: unknown option '%s'; see 'fabtrace info --help'",
-			       argv[optind - 1] ? argv[optind - 1] : "?");
+			if (optopt) /* inside "-xj" optind still names the previous argument */
+				ft_err("info: unknown option '-%c'; see 'fabtrace info --help'", optopt);
+			else
+				ft_err("info: unknown option '%s'; see 'fabtrace info --help'",
+				       argv[optind - 1] ? argv[optind - 1] : "?");
 			return 2;
 		}
 	}

@@ -23,6 +23,7 @@
 
 #include "rdma/counters.h"
 #include "userspace/correlate.h"
+#include "userspace/json.h"
 #include "userspace/metrics.h"
 #include "userspace/session.h"
 #include "userspace/util.h"
@@ -33,28 +34,34 @@
 
 bool metrics__escape(char *dst, size_t len, const char *src)
 {
-	size_t o = 0;
+	const unsigned char *p = (const unsigned char *)src;
+	size_t o = 0, left = strlen(src);
 
 	if (!len)
 		return false;
-	for (; *src; src++) {
-		const char *rep = NULL;
-		char one[2] = { *src, 0 };
+	while (*p) {
+		/* whole UTF-8 characters only: one bad byte would make scrapers refuse everything */
+		size_t n = json_utf8_len(p, left), adv = n ? n : 1, rl = n;
+		const char *rep = (const char *)p;
 
-		if (*src == '\\')
+		if (*p == '\\')
 			rep = "\\\\";
-		else if (*src == '"')
+		else if (*p == '"')
 			rep = "\\\"";
-		else if (*src == '\n')
+		else if (*p == '\n')
 			rep = "\\n";
-		else
-			rep = one;
-		if (o + strlen(rep) >= len) {
+		else if (!n)
+			rep = "\xef\xbf\xbd"; /* not UTF-8: U+FFFD */
+		if (rep != (const char *)p)
+			rl = strlen(rep);
+		if (o + rl >= len) {
 			dst[o] = '\0';
 			return false;
 		}
-		memcpy(dst + o, rep, strlen(rep));
-		o += strlen(rep);
+		memcpy(dst + o, rep, rl);
+		o += rl;
+		p += adv;
+		left -= adv;
 	}
 	dst[o] = '\0';
 	return true;

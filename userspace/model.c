@@ -1243,7 +1243,8 @@ static double sustained_bps(const struct model *m, const struct model_dir *d)
 		win = m->hdr.bin_ns;
 	for (size_t hi = 0; hi < d->nbins; hi++) {
 		sum += d->bins[hi].bytes;
-		while (d->bins[lo].start_ns + win <= d->bins[hi].start_ns)
+		/* a difference, not start + win: that wraps near 2^64 and lo ran past hi */
+		while (lo < hi && d->bins[hi].start_ns - d->bins[lo].start_ns >= win)
 			sum -= d->bins[lo++].bytes;
 		if (sum > best)
 			best = sum;

@@ -447,7 +447,8 @@ static inline int64_t model__rel_ns(const struct model *m, uint64_t ts)
 
 static inline int64_t model__wall_ns(const struct model *m, uint64_t ts)
 {
-	return (int64_t)ts + m->hdr.realtime_offset_ns;
+	/* modulo 2^64: a damaged header's offset must not overflow (UB) */
+	return (int64_t)(ts + (uint64_t)m->hdr.realtime_offset_ns);
 }
 
 /* Bits per second of BYTES in one bin. */

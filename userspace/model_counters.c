@@ -383,7 +383,7 @@ static bool point_hot(const struct model *m, const struct model_ctr_point *pt, d
 static int series_spikes(struct model *m, size_t si, size_t *cap)
 {
 	const struct model_ctr_series *s = &m->ctr_series[si];
-	const struct model_ctr_point *pts = &m->ctr_points[s->first_pt];
+	const struct model_ctr_point *pts = s->npts ? &m->ctr_points[s->first_pt] : NULL; /* may be NULL */
 	uint64_t gap = 2 * m->ctr_groups[s->group].period_ns;
 	size_t n = s->npts, used = 0;
 	double rate;

@@ -2389,7 +2389,7 @@ int cmd_report(int argc, char **argv)
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j") || !strcmp(argv[i], "--pretty") ||
 		    !strcmp(argv[i], "-p"))
 			util_set_json(true);
-	optind = 1;
+	optind = 0; /* glibc: full re-initialisation; 1 keeps a stopped call's state (freed argv) */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":jpt:g:n:s:hq", lopts, NULL)) != -1) {
 		switch (c) {
@@ -2528,7 +2528,10 @@ int cmd_report(int argc, char **argv)
 			ft_err("report: option '%s' needs a value; see 'fabtrace report --help'", argv[optind - 1]);
 			return 2;
 		default:
-			ft_err("report: unknown option '%s'; see 'fabtrace report --help'", argv[optind - 1]);
+			if (optopt) /* inside "-xq" optind still names the previous argument */
+				ft_err("report: unknown option '-%c'; see 'fabtrace report --help'", optopt);
+			else
+				ft_err("report: unknown option '%s'; see 'fabtrace report --help'", argv[optind - 1]);
 			return 2;
 		}
 	}

@@ -486,33 +486,13 @@ void viz__us(FILE *f, int64_t ns)
 	fprintf(f, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000, a % 1000);
 }
 
-/* Length of the valid UTF-8 sequence at S, 0 if invalid. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 void viz__xml(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (*p) {
-		size_t n = utf8_len(p);
+		/* the JSON writer's validator: overlongs and surrogates are not UTF-8 either */
+		size_t n = json_utf8_len(p, strnlen((const char *)p, 4));
 
 		if (!n) {
 			fputs("&#xFFFD;", f);   /* not UTF-8: XML would refuse the document */

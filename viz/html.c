@@ -126,7 +126,8 @@ static void col_u(struct col *c, uint64_t v)
 
 static void col_d(struct col *c, int64_t v)
 {
-	vb_s(&c->b, v - c->prev);
+	/* modulo 2^64: times of a damaged capture can be further apart than int64_t holds */
+	vb_s(&c->b, (int64_t)((uint64_t)v - (uint64_t)c->prev));
 	c->prev = v;
 	c->n++;
 }

@@ -108,7 +108,7 @@ struct emit {
 	FILE *f;
 	const struct corr *c;
 	struct frames *fr;
-	int64_t base;               /* capture start */
+	uint64_t base;              /* capture start; times are made relative modulo 2^64 (no signed overflow) */
 	bool first;
 	int err;
 };
@@ -123,7 +123,7 @@ static void ev(struct emit *e, char type, const struct viz_item *it, uint64_t at
 		return;
 	}
 	fprintf(e->f, "%s\n{\"type\":\"%c\",\"frame\":%ld,\"at\":%" PRId64 "}", e->first ? "" : ",", type, id,
-		(int64_t)at - e->base);
+		(int64_t)(at - e->base));
 	e->first = false;
 }
 
@@ -152,7 +152,7 @@ static void fr_visit(void *arg, const struct viz_item *it)
 static int walk(const struct viz_ctx *v, uint64_t from, uint64_t to, struct frames *fr, FILE *out)
 {
 	const struct corr *c = v->c;
-	struct emit e = { .f = out, .c = c, .fr = fr, .base = (int64_t)v->m->start_ns };
+	struct emit e = { .f = out, .c = c, .fr = fr, .base = v->m->start_ns };
 	bool first_profile = true;
 
 	for (uint32_t r = 0; c && r < c->nranks && !e.err; r++) {
@@ -181,7 +181,7 @@ static int walk(const struct viz_ctx *v, uint64_t from, uint64_t to, struct fram
 				fprintf(out, "%s\n{\"type\":\"evented\",\"name\":", first_profile ? "" : "]},");
 				viz__json_str(out, name);
 				fprintf(out, ",\"unit\":\"nanoseconds\",\"startValue\":%" PRId64 ",\"endValue\":%" PRId64
-					",\"events\":[", (int64_t)from - e.base, (int64_t)to - e.base);
+					",\"events\":[", (int64_t)(from - e.base), (int64_t)(to - e.base));
 				first_profile = false;
 				e.first = true;
 				viz__walk_lane(it, n, (uint32_t)l, ev_open, ev_close, &e);
@@ -196,7 +196,7 @@ static int walk(const struct viz_ctx *v, uint64_t from, uint64_t to, struct fram
 			/* speedscope needs a profile to show: say why there is nothing */
 			fprintf(out, "\n{\"type\":\"evented\",\"name\":\"no collective phases in this capture\","
 				"\"unit\":\"nanoseconds\",\"startValue\":%" PRId64 ",\"endValue\":%" PRId64
-				",\"events\":[", (int64_t)from - e.base, (int64_t)to - e.base);
+				",\"events\":[", (int64_t)(from - e.base), (int64_t)(to - e.base));
 		}
 		fprintf(out, "]}");
 	}

@@ -233,13 +233,14 @@ static void axis(struct svg *s, double top, double bottom)
 {
 	uint64_t step, first;
 	int dec;
-	int64_t rel0 = model__rel_ns(s->m, s->from);
+	int64_t rel0 = model__rel_ns(s->m, s->from), rel_to = model__rel_ns(s->m, s->to);
 
 	nice_step(s->to - s->from, &step, &dec);
 	first = rel0 <= 0 ? 0 : ((uint64_t)rel0 + step - 1) / step * step;
 	fprintf(s->f, "<g class=\"axis\">\n<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", LG,
 		top, LG + PW, top, VIZ_C_BLACK);
-	for (uint64_t r = first; (int64_t)r <= model__rel_ns(s->m, s->to); r += step) {
+	/* unsigned: near INT64_MAX, (int64_t)r would turn negative and the ticks never end */
+	for (uint64_t r = first; rel_to >= 0 && r <= (uint64_t)rel_to; r += step) {
 		uint64_t t = s->m->start_ns + r;
 		double x = xt(s, t);
 		char lab[48];
@@ -718,7 +719,7 @@ static void qdisc_tracks(struct svg *s, double *bl, double *sj)
 		snprintf(l1, sizeof(l1), "%s %s %s queue", qd->iface < m->nifaces ? m->ifaces[qd->iface].label : "?",
 			 qd->kind[0] ? qd->kind : "qdisc", h);
 		snprintf(l2, sizeof(l2), "backlog max %s, sojourn max %s", fmt_bytes(bmax, a, sizeof(a)),
-			 fmt_ns((uint64_t)smax, b, sizeof(b)));
+			 fmt_ns(smax < 0x1p64 ? (uint64_t)smax : UINT64_MAX, b, sizeof(b))); /* 2^64: no UB */
 		fprintf(s->f, "<g class=\"track qdisc\">\n");
 		track_frame(s, TRACK_H, l1, l2);
 		area(s, bl, bmax, s->y + TRACK_H, TRACK_H - 4, VIZ_C_VERMILION, 0.35);

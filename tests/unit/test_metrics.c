@@ -307,6 +307,12 @@ static void test_escape(void **state)
 	assert_string_equal(out, "a\\\"b\\\\c\\nd");
 	assert_false(metrics__escape(out, 6, "\"\"\"\""));   /* does not fit: cut, still terminated */
 	assert_true(strlen(out) < 6);
+	/* label values stay UTF-8 (found by tests/fuzz/fuzz_records): a bad byte becomes U+FFFD, */
+	assert_true(metrics__escape(out, sizeof(out), "ns\xe8-\xc3\xa9"));
+	assert_string_equal(out, "ns\xef\xbf\xbd-\xc3\xa9");
+	/* and a cut never splits a character */
+	assert_false(metrics__escape(out, 4, "ab\xc3\xa9"));
+	assert_string_equal(out, "ab");
 }
 
 static int req(const char *s)

@@ -503,6 +503,22 @@ static void test_outfile(void **state)
 	assert_non_null(strstr(err, "cannot create"));
 }
 
+/* Names from a capture in SVG text: escaped, and UTF-8 or U+FFFD (found by tests/fuzz/fuzz_capture) */
+static void test_xml_text(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	/* an overlong E0 98 B9 is not UTF-8: an XML parser refuses the whole document */
+	viz__xml(f, "a<b&\"'\x01 \xe0\x98\xb9 \xed\xa0\x80 \xc3\xa9");
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(buf, "a&lt;b&amp;&quot;&apos;  &#xFFFD;&#xFFFD;&#xFFFD; &#xFFFD;&#xFFFD;&#xFFFD; \xc3\xa9");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -515,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_svg),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_outfile),
+		cmocka_unit_test(test_xml_text),
 	};
 
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
