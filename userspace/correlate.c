@@ -1045,7 +1045,7 @@ static int build_opstats(struct corr *c)
 	for (size_t i = 0; i < c->ninstances;) {
 		struct corr_opstat *g = &c->opstats[c->nopstats];
 		const struct corr_instance *f = &c->instances[ix[i]];
-		size_t j = i, nbw = 0;
+		size_t j = i + 1, nbw = 0; /* a group holds at least f itself */
 		double sum = 0, algsum = 0, bussum = 0;
 		uint64_t aa = 0;
 
