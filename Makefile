@@ -3,8 +3,10 @@
 #   make            build build/fabtrace, the BPF objects and the lab tools
 #   make deps       install the Debian packages the build and tests need
 #   make demo       deps + build + run the built-in lab scenario and report it
-#   make test       deps + build + every test (unit, then integration as root)
+#   make test       deps + build + every test (unit, fuzz targets' short run, integration as root)
+#   make fuzz       fuzz every target FUZZ_TIME=600 s (clang libFuzzer; docs/fuzzing.md)
 #   make SANITIZE=1 test   the same under ASan+UBSan (builds into build/san)
+#   make bench      deps + build + benchmarks, rewrites docs/performance.md (BENCH_QUICK=1)
 #   make V=1        show the full commands
 #   make install PREFIX=/usr/local DESTDIR=
 
@@ -65,7 +67,7 @@ GLOO_BINS  := $(if $(wildcard /usr/include/gloo/allreduce.h),$(BUILD)/tools/gloo
 TEST_LIBS  := $(BUILD)/tests/lib/libnccl.so.2 $(BUILD)/tests/lib/libftphase_test.so
 WL_CFLAGS  := -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -fno-ipa-icf
 
-.PHONY: all deps demo test unit integration check-reliability bench clean install uninstall help lint regen-goldens
+.PHONY: all deps demo test unit integration check-reliability bench clean install uninstall help lint regen-goldens fuzz fuzz-build fuzz-smoke
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS) $(BUILD)/vmlinux.h
 
@@ -73,7 +75,7 @@ all: $(BUILD)/fabtrace $(TOOL_BINS) $(MPI_BINS) $(UNIT_BINS)
 all: $(MARKER_LIB) $(GLOO_BINS) $(TEST_LIBS)
 
 help:
-	@sed -n '1,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,13p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	$(Q)tools/deps.sh
@@ -182,6 +184,46 @@ $(BUILD)/tools/%: tools/%.c tools/toolargs.h | $(BUILD)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@
 
+# ---- fuzzing (docs/fuzzing.md): libFuzzer targets tests/fuzz/fuzz_*.c, built with clang
+# into $(BUILD)/fuzz/ with their own copy of the library (ASan+UBSan, coverage).
+# Not part of `all`: tests/run.sh fuzz builds them (make fuzz-build).
+FUZZ_CC     ?= $(CLANG)
+FUZZ_SRCS   := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_OBJS   := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS))
+FUZZ_LIB    := $(BUILD)/fuzz/libfabtrace.a
+FUZZ_CFLAGS := -O1 -gline-tables-only -std=c11 -D_GNU_SOURCE $(WARN) -I$(BUILD) -I. -MMD -MP \
+	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-Wno-gnu-variable-sized-type-not-at-end
+FUZZ_TIME   ?= 600
+
+$(BUILD)/fuzz/obj/%.o: %.c $(SKELS) | $(BUILD)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(BUILD)/fuzz/obj/viz/html.o: $(BUILD)/viz_html_assets.h
+
+$(FUZZ_LIB): $(FUZZ_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB)
+	$(call msg,FUZZ-LD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -DFZ_SRCDIR='"$(CURDIR)"' -fsanitize=fuzzer $< $(FUZZ_LIB) $(LDLIBS) -o $@
+
+fuzz-build: $(FUZZ_BINS)
+
+# long runs: every target FUZZ_TIME seconds (FUZZ_TARGETS="fuzz_x ..." for some)
+fuzz: $(FUZZ_BINS)
+	$(Q)BUILD=$(BUILD) FUZZ_TIME=$(FUZZ_TIME) tests/fuzz/run.sh long $(FUZZ_TARGETS)
+
+# what tests/run.sh fuzz runs: replay corpus + regress, then FUZZ_SMOKE_SECS each
+fuzz-smoke: $(FUZZ_BINS)
+	$(Q)BUILD=$(BUILD) tests/fuzz/run.sh smoke $(FUZZ_TARGETS)
+
+-include $(shell find $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)
+
 $(BUILD):
 	$(Q)mkdir -p $@
 
@@ -204,6 +246,9 @@ regen-goldens: $(BUILD)/fabtrace $(BUILD)/tools/synthcap
 
 lint: $(SKELS) $(BUILD)/viz_html_assets.h
 	$(Q)BUILD=$(BUILD) tools/lint.sh
+
+# benchmarks: make bench (BENCH_QUICK=1, BENCH=NAME); rules and helpers in tools/bench/
+include tools/bench/bench.mk
 
 clean:
 	$(call msg,CLEAN,build)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run fabtrace's tests: cmocka unit tests (no root), then integration tests
-# (root, in the netns lab).  Usage: tests/run.sh [unit|integration] [NAME-FILTER]
+# (root, in the netns lab), with the fuzz targets' short run in between
+# (tests/fuzz, docs/fuzzing.md).  Usage: tests/run.sh [unit|fuzz|integration] [NAME-FILTER]
 # A test exiting 77 is skipped (it prints why).  Ends with one line
 # "N passed, N failed, N skipped" and exits non-zero if anything failed.
 set -u
@@ -38,6 +39,16 @@ if [[ $what == all || $what == unit ]]; then
 	for t in "$BUILD"/tests/test_*; do
 		[[ -x $t ]] || continue
 		run_one "unit/$(basename "$t")" 300 "$t"
+	done
+fi
+if [[ $what == all || $what == fuzz ]]; then
+	# per target: every corpus and regression input once, then FUZZ_SMOKE_SECS of fuzzing;
+	# the first one builds the targets (clang; skipped without libFuzzer)
+	echo "== fuzz targets (libFuzzer, ${FUZZ_SMOKE_SECS:-8} s each)"
+	for t in tests/fuzz/fuzz_*.c; do
+		[[ -f $t ]] || continue
+		t=$(basename "$t" .c)
+		run_one "fuzz/$t" 900 tests/fuzz/run.sh smoke "$t"
 	done
 fi
 if [[ $what == all || $what == integration ]]; then

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Install the Debian packages fabtrace needs to build, test and demo,
 # only those that are missing.  Does nothing (and needs no root) when all are present.
+# `tools/deps.sh bench` (make bench) adds the tools only the benchmarks use.
 set -euo pipefail
 pkgs=(
-	make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
+	make gcc clang libclang-rt-14-dev llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 	libibverbs-dev librdmacm-dev libcmocka-dev
 	mpich libmpich-dev g++ libgloo-dev
 	iproute2 iputils-ping ethtool iptables tmux curl procps python3 util-linux
 	xxd chromium
 )
+if [[ ${1:-} == bench ]]; then
+	pkgs+=(iperf3 tcpdump bpftrace time)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -291,8 +291,9 @@ lab_up() {
 		batch+="link set p$i master br0"$'\n'
 	done
 	local offcmd='' devs=''
+	# every port comes up below, offloads or not (--offload on left them down)
+	for ((i = 1; i <= n; i++)); do devs+=" p$i"; done
 	if [[ $offload == off ]]; then
-		for ((i = 1; i <= n; i++)); do devs+=" p$i"; done
 		offcmd="for d in $devs; do ethtool -K \$d tso off gso off gro off >/dev/null 2>&1 || true; done;"
 	fi
 	out=$(ip netns exec "$sw" sh -c "

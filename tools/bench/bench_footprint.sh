@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Benchmark 4: the recorder's footprint.
+#
+# a) A long recording (default probes, 10 us bins, both lab hosts' eth0)
+#    while iperf3 pushes a steady 500 Mbit/s of MTU-sized packets h1 -> h2:
+#    the recorder's RSS (VmRSS) and CPU (utime+stime) sampled every
+#    second.  Memory must stay flat: the table gives RSS after warm-up, at
+#    the end, the peak and the trend (Theil-Sen slope) after warm-up.
+# b) Capture size: the same traffic for S seconds at --bin 10us and at
+#    --bin 100us (alternating, repeated): capture bytes per second per busy
+#    interface (the two eth0), beside the packet rate that fills the bins.
+#    --no-phases here: the phase probes follow every process on the
+#    machine, and other users' processes would make the size theirs.
+set -u
+# shellcheck source-path=SCRIPTDIR source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_init footprint
+bench_need iperf3
+
+LONG=$(pick "${BENCH_FP_LONG:-180}" 15)
+S=$(pick 10 3)
+REPS=$(reps 3 1)
+RATE=500M
+
+bench_meta --busy "long_s=$LONG" "seconds=$S" "reps=$REPS" "rate=$RATE" "quick=$BENCH_QUICK"
+bench_lab 2
+W=$BENCH_TMP
+bench_spawn "$W/server.out" "$W/server.err" ip netns exec "$(lab_ns "$LAB" 2)" iperf3 -s -p 5201
+sleep 0.5
+IFS_ARGS=(-i "$(lab_ns "$LAB" 1)/eth0" -i "$(lab_ns "$LAB" 2)/eth0")
+say "lab $LAB: ${LONG}s recording, then ${S}s captures at 10us/100us x $REPS"
+
+start_rec() { # OUT BIN [RECORD-OPTIONS...]
+	local out=$1 bin=$2
+	shift 2
+	bench_spawn "$W/rec.out" "$W/rec.err" "$FT" record --bin "$bin" "${IFS_ARGS[@]}" "$@" -o "$out"
+	RPID=$SPAWNED
+	wait_grep "$W/rec.err" 'recording to' "$RPID" 30 || die "fabtrace did not start: $(cat "$W/rec.err")"
+	# the phase probes attach after that line (none with --no-phases)
+	[[ " $* " == *" --no-phases "* ]] || wait_grep "$W/rec.err" 'phases:' "$RPID" 30 || true
+	sleep 0.3
+}
+
+iperf_start() { # SECONDS
+	bench_spawn "$W/iperf.json" "$W/iperf.err" ip netns exec "$(lab_ns "$LAB" 1)" \
+		iperf3 -c "$(lab_addr 2)" -p 5201 -b "$RATE" -t "$1" -J
+	IPID=$SPAWNED
+}
+
+# a) the long recording
+start_rec "$W/long.ftr" 10us
+iperf_start "$LONG"
+t0=$(now_s)
+: >"$W/samples"
+while kill -0 "$IPID" 2>/dev/null && [[ $(awk '{print $3}' "/proc/$IPID/stat" 2>/dev/null) != Z ]]; do
+	printf '%s %s %s %s\n' "$(now_s)" "$(awk '/^VmRSS:/{print $2}' "/proc/$RPID/status")" \
+		"$(cpu_ticks "$RPID")" "$(stat -c %s "$W/long.ftr" 2>/dev/null || echo 0)" >>"$W/samples"
+	sleep 1
+done
+bench_wait "$IPID"
+t1=$(now_s)
+hwm=$(awk '/^VmHWM:/{print $2}' "/proc/$RPID/status")
+bench_stop "$RPID" INT
+python3 "$PY" fprow --kind long --t0 "$t0" --t1 "$t1" --samples "$W/samples" --hwm "$hwm" \
+	--clk "$CLK_TCK" --capture "$W/long.ftr" --iperf "$W/iperf.json" --err "$W/rec.err" >>"$BENCH_OUT" ||
+	die "no result for the long recording"
+tail -n1 "$BENCH_OUT" | python3 "$PY" brief >&2
+rm -f "$W/long.ftr"
+
+# b) capture bytes per second at two bin widths
+for ((r = 1; r <= REPS; r++)); do
+	for bin in 10us 100us; do
+		start_rec "$W/cap.ftr" "$bin" --no-phases
+		k0=$(cpu_ticks "$RPID")
+		p0=$(($(lab_counter "$LAB" 1 tx packets) + $(lab_counter "$LAB" 1 rx packets)))
+		t0=$(now_s)
+		iperf_start "$S"
+		bench_wait "$IPID"
+		t1=$(now_s)
+		p1=$(($(lab_counter "$LAB" 1 tx packets) + $(lab_counter "$LAB" 1 rx packets)))
+		k1=$(cpu_ticks "$RPID")
+		bench_stop "$RPID" INT
+		"$FT" info --json "$W/cap.ftr" >"$W/info.json" 2>/dev/null
+		python3 "$PY" fprow --kind bin --bin "$bin" --rep "$r" --t0 "$t0" --t1 "$t1" --clk "$CLK_TCK" \
+			--ticks0 "$k0" --ticks1 "$k1" --capture "$W/cap.ftr" --info "$W/info.json" \
+			--iperf "$W/iperf.json" --busy 2 --pkts $((p1 - p0)) >>"$BENCH_OUT" || die "no result for --bin $bin"
+		tail -n1 "$BENCH_OUT" | python3 "$PY" brief >&2
+		rm -f "$W/cap.ftr"
+	done
+done
+bench_meta "end=1"

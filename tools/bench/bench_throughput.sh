@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Benchmark 1: what tracing costs a saturated link.
+#
+# Two lab hosts, iperf3 TCP from h1 to h2 for T seconds, as fast as the CPU
+# lets it, twice: with the kernel's offloads (GSO/TSO: 64 kB skbs) and with
+# them off (MTU-sized packets, so the per-packet cost shows).  h1's eth0 has
+# an htb root at 100 Gbit/s, never the limit, so every packet goes through
+# qdisc enqueue/dequeue as on a NIC whose queue is in use (veth's default
+# noqueue would skip those hooks).  Each repetition runs every mode once, in
+# an order rotated from one repetition to the next:
+#   none        no tracer
+#   fabtrace    fabtrace record, default probes, --bin 10us, -i h1/eth0
+#   tcpdump     tcpdump -w on h1's eth0, full snaplen, to disk
+#   tcpdump128  the same with -s 128
+#   bpftrace    tools/bench/throughput.bt: bins per interface, qdisc backlog,
+#               retransmits on h1's eth0, 10 us bins
+# Per run: iperf3 -J throughput, the tracer's CPU (utime+stime from
+# /proc/PID/stat over the iperf3 run), its BPF programs' run time
+# (bpf_stats), what it lost (tcpdump: dropped by kernel; fabtrace: lost
+# events and skipped runs; bpftrace: lost events), what it wrote, and how
+# many BPF tracing programs of others were loaded (they run on these hooks too).
+# kernel.bpf_stats_enabled is 1 for every mode of this benchmark.
+set -u
+# shellcheck source-path=SCRIPTDIR source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_init throughput
+bench_need iperf3 tcpdump bpftrace
+
+# short runs, many repetitions: a traced run is compared with the untraced
+# run of its own repetition, and on a shared machine closer is better
+T=$(pick "${BENCH_TP_SECONDS:-4}" 2)
+REPS=$(reps 7 1)
+MODES=(none fabtrace tcpdump tcpdump128 bpftrace)
+[[ -n ${BENCH_TP_MODES:-} ]] && read -ra MODES <<<"$BENCH_TP_MODES"
+CONFIGS=(gso mtu)
+[[ -n ${BENCH_TP_CONFIGS:-} ]] && read -ra CONFIGS <<<"$BENCH_TP_CONFIGS"
+BIN_NS=10000
+
+bench_bpf_stats_on
+bench_meta --busy "seconds=$T" "reps=$REPS" "quick=$BENCH_QUICK"
+
+# start_tracer MODE: start it, wait until it traces; its PID in TPID ('' for none)
+start_tracer() {
+	local mode=$1 ns_inum
+	TPID=
+	case $mode in
+	none) return 0 ;;
+	fabtrace)
+		bench_spawn "$W/tracer.out" "$W/tracer.err" "$FT" record --bin 10us \
+			-i "$(lab_ns "$LAB" 1)/eth0" -o "$W/cap.ftr"
+		TPID=$SPAWNED
+		wait_grep "$W/tracer.err" 'recording to' "$TPID" 30 || die "fabtrace did not start: $(cat "$W/tracer.err")"
+		;;
+	tcpdump | tcpdump128)
+		local snap=()
+		[[ $mode == tcpdump128 ]] && snap=(-s 128)
+		# -Z root: write into our private work directory
+		bench_spawn "$W/tracer.out" "$W/tracer.err" ip netns exec "$(lab_ns "$LAB" 1)" \
+			tcpdump -i eth0 -n -Z root "${snap[@]}" -w "$W/cap.pcap"
+		TPID=$SPAWNED
+		wait_grep "$W/tracer.err" 'listening on' "$TPID" 30 || die "tcpdump did not start: $(cat "$W/tracer.err")"
+		;;
+	bpftrace)
+		ns_inum=$(ip netns exec "$(lab_ns "$LAB" 1)" stat -L -c %i /proc/self/ns/net)
+		bench_spawn "$W/tracer.out" "$W/tracer.err" bpftrace "$BENCH_DIR/throughput.bt" "$BIN_NS" "$ns_inum" "$IFX"
+		TPID=$SPAWNED
+		wait_grep "$W/tracer.out" '^Attaching' "$TPID" 60 || die "bpftrace did not start: $(cat "$W/tracer.err")"
+		;;
+	*) die "unknown mode $mode" ;;
+	esac
+	sleep 0.5 # let the tracer settle (fabtrace attaches its phase probes after the line)
+}
+
+# one_run CONFIG MODE REP
+one_run() {
+	local cfg=$1 mode=$2 rep=$3 t0 t1 c0='' c1='' b0 b1 ipid bytes=0
+	rm -f "$W"/tracer.* "$W"/cap.* "$W"/bpf0.json "$W"/bpf1.json
+	start_tracer "$mode"
+	if [[ -n $TPID ]]; then
+		python3 "$PY" bpfsnap "$TPID" >"$W/bpf0.json"
+		c0=$(cpu_ticks "$TPID")
+	fi
+	read -r b0 _ < <(sys_busy)
+	t0=$(now_s)
+	bench_spawn "$W/iperf.json" "$W/iperf.err" ip netns exec "$(lab_ns "$LAB" 1)" \
+		iperf3 -c "$(lab_addr 2)" -p 5201 -t "$T" -J
+	ipid=$SPAWNED
+	bench_wait "$ipid"
+	t1=$(now_s)
+	read -r b1 _ < <(sys_busy)
+	if [[ -n $TPID ]]; then
+		c1=$(cpu_ticks "$TPID")
+		python3 "$PY" bpfsnap "$TPID" >"$W/bpf1.json"
+		bench_stop "$TPID" INT
+	fi
+	for f in "$W"/cap.*; do [[ -f $f ]] && bytes=$(stat -c %s "$f"); done
+	[[ $mode == fabtrace && -f $W/cap.ftr ]] && "$FT" info --json "$W/cap.ftr" >"$W/info.json" 2>/dev/null
+	python3 "$PY" tprow --config "$cfg" --mode "$mode" --rep "$rep" --iperf "$W/iperf.json" --seconds "$T" \
+		--t0 "$t0" --t1 "$t1" --ticks0 "$c0" --ticks1 "$c1" --clk "$CLK_TCK" \
+		--busy0 "$b0" --busy1 "$b1" --bpf0 "$W/bpf0.json" --bpf1 "$W/bpf1.json" \
+		--out "$W/tracer.out" --err "$W/tracer.err" --info "$W/info.json" --bytes "$bytes" >>"$BENCH_OUT" ||
+		die "no result for $cfg/$mode (iperf3: $(head -c 300 "$W/iperf.json") $(cat "$W/iperf.err"))"
+	rm -f "$W"/cap.* "$W/info.json"
+	tail -n1 "$BENCH_OUT" | python3 "$PY" brief >&2
+}
+
+W=$BENCH_TMP
+for cfg in "${CONFIGS[@]}"; do
+	case $cfg in
+	gso) off=on ;;
+	mtu) off=off ;;
+	*) die "unknown config $cfg (gso, mtu)" ;;
+	esac
+	LAB_OFFLOAD=$off bench_lab 2 "h1=100gbit:dir=up:qdisc=htb:burst=1mb:limit=4mb"
+	IFX=$(ip netns exec "$(lab_ns "$LAB" 1)" cat /sys/class/net/eth0/ifindex)
+	bench_spawn "$W/server.out" "$W/server.err" ip netns exec "$(lab_ns "$LAB" 2)" iperf3 -s -p 5201
+	SERVER=$SPAWNED
+	sleep 0.5
+	say "$cfg: lab $LAB, ${T}s per run, $REPS repetitions of ${MODES[*]}"
+	# warm-up (connection setup, caches, CPU frequency), not recorded
+	ip netns exec "$(lab_ns "$LAB" 1)" iperf3 -c "$(lab_addr 2)" -p 5201 -t 1 >/dev/null 2>&1
+	for ((r = 1; r <= REPS; r++)); do
+		n=${#MODES[@]}
+		for ((k = 0; k < n; k++)); do
+			one_run "$cfg" "${MODES[(k + r - 1) % n]}" "$r"
+		done
+	done
+	bench_stop "$SERVER" TERM
+	bench_lab_down "$LAB"
+done
+bench_meta "end=1"

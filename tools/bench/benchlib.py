@@ -1,0 +1,797 @@
+#!/usr/bin/env python3
+"""Helpers for the fabtrace benchmarks (tools/bench/*.sh): snapshots of BPF
+program statistics, one JSON row per measurement, medians and ratios, and the
+markdown tables spliced into docs/performance.md.
+
+    benchlib.py meta NAME [KEY=VALUE...]      machine/load line for a results file
+    benchlib.py bpfsnap PID... [--names F] [--prev SNAP]   BPF programs of the PIDs: name, run time, runs
+    benchlib.py tprow|hookrow|rbrow|fprow|reprow ...   one result row (JSON line)
+    benchlib.py brief                         one-line summary of the row on stdin
+    benchlib.py render NAME RESULTS.jsonl     markdown for one benchmark
+    benchlib.py splice DOC NAME MARKDOWN      replace DOC's section NAME with the file
+Standard library only."""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+
+# ---------------------------------------------------------------- helpers
+
+def load_json(path, default=None):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return default
+
+
+def read_text(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def spread(xs):
+    xs = [x for x in xs if x is not None]
+    return (min(xs), max(xs)) if xs else (None, None)
+
+
+def fmt(x, nd=2, unit=""):
+    if x is None:
+        return "–"
+    if isinstance(x, float) and nd == 0:
+        return f"{x:,.0f}{unit}"
+    if isinstance(x, int):
+        return f"{x:,}{unit}"
+    return f"{x:,.{nd}f}{unit}"
+
+
+def fmt_range(xs, nd=2, unit=""):
+    m = med(xs)
+    lo, hi = spread(xs)
+    if m is None:
+        return "–"
+    if len([x for x in xs if x is not None]) < 2:
+        return fmt(m, nd, unit)
+    return f"{fmt(m, nd, unit)} ({fmt(lo, nd)}–{fmt(hi, nd)})"
+
+
+def si(x, nd=1):
+    """1234567 -> 1.2M"""
+    if x is None:
+        return "–"
+    for div, suf in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= div:
+            return f"{x / div:.{nd}f}{suf}"
+    return f"{x:.0f}"
+
+
+def rows_of(path):
+    out = []
+    for line in read_text(path).splitlines():
+        line = line.strip()
+        if line:
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                pass
+    return out
+
+
+# ---------------------------------------------------------------- meta
+
+def cpu_model():
+    for line in read_text("/proc/cpuinfo").splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown"
+
+
+def machine():
+    mem = 0
+    for line in read_text("/proc/meminfo").splitlines():
+        if line.startswith("MemTotal:"):
+            mem = int(line.split()[1]) // 1024
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "kernel": platform.release(),
+        "cpu": cpu_model(),
+        "ncpu": os.cpu_count(),
+        "mem_mb": mem,
+        "load": read_text("/proc/loadavg").split()[:3],
+    }
+
+
+def busy_pct(seconds=2.0):
+    """CPU busy (all CPUs, % of one) over a short sample: what else runs here."""
+    def snap():
+        f = read_text("/proc/stat").splitlines()[0].split()[1:]
+        v = [int(x) for x in f]
+        return sum(v) - v[3] - v[4], sum(v)
+    b0, t0 = snap()
+    time.sleep(seconds)
+    b1, t1 = snap()
+    ncpu = os.cpu_count() or 1
+    return (b1 - b0) / (t1 - t0) * 100 * ncpu if t1 > t0 else None
+
+
+def cmd_meta(a):
+    d = {"type": "meta", "bench": a.name}
+    d.update(machine())
+    if a.busy:
+        d["busy_pct"] = busy_pct()
+    for kv in a.kv:
+        k, _, v = kv.partition("=")
+        d[k] = v
+    print(json.dumps(d))
+
+
+# ---------------------------------------------------------------- BPF statistics
+
+def fdinfo(pid, fd):
+    d = {}
+    for line in read_text(f"/proc/{pid}/fdinfo/{fd}").splitlines():
+        k, _, v = line.partition(":")
+        d[k.strip()] = v.strip()
+    return d
+
+
+def bpf_progs(pid):
+    """{prog_id: {"ns": run_time_ns, "cnt": run_cnt}} of the programs PID holds."""
+    progs = {}
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return progs
+    for fd in fds:
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if link != "anon_inode:bpf-prog":
+            continue
+        d = fdinfo(pid, fd)
+        if "prog_id" not in d:
+            continue
+        progs[d["prog_id"]] = {"ns": int(d.get("run_time_ns", 0)), "cnt": int(d.get("run_cnt", 0))}
+    return progs
+
+
+def prog_names(ids):
+    """Names from bpftool (≤15 characters: the kernel's copy)."""
+    names = {}
+    if not ids:
+        return names
+    try:
+        out = subprocess.run(["bpftool", "prog", "show", "--json"], capture_output=True,
+                             text=True, timeout=30).stdout
+        for p in json.loads(out or "[]"):
+            if str(p.get("id")) in ids:
+                names[str(p["id"])] = p.get("name", "?")
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        pass
+    return names
+
+
+TRACING_TYPES = ("tracing", "raw_tracepoint", "tracepoint", "kprobe", "perf_event")
+
+
+def foreign_tracing_progs(own):
+    """BPF tracing programs loaded on the machine that are not in `own` (ids):
+    other users' tracers, whose programs also run on these hooks."""
+    try:
+        out = subprocess.run(["bpftool", "prog", "show", "--json"], capture_output=True,
+                             text=True, timeout=30).stdout
+        return sum(1 for p in json.loads(out or "[]")
+                   if p.get("type") in TRACING_TYPES and str(p.get("id")) not in own)
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None
+
+
+def cmd_bpfsnap(a):
+    progs = {}
+    for pid in a.pid:
+        for i, p in bpf_progs(pid).items():
+            p["pid"] = int(pid)
+            progs[i] = p
+    names = {}
+    prev = load_json(a.prev, {}) if a.prev else {}
+    for i, p in (prev or {}).items():
+        names[i] = p.get("name", "?")
+    if a.names:  # "prog ID NAME" lines (tools/bench/floor prints them: full names)
+        for line in read_text(a.names).splitlines():
+            f = line.split()
+            if len(f) == 3 and f[0] == "prog":
+                names[f[1]] = f[2]
+    missing = {i for i in progs if i not in names}
+    names.update(prog_names(missing))
+    for i, p in progs.items():
+        p["name"] = names.get(i, "?")
+    print(json.dumps(progs))
+
+
+def bpf_delta(f0, f1):
+    """Run time and runs per program between two snapshots."""
+    s0, s1 = load_json(f0, {}) or {}, load_json(f1, {}) or {}
+    out = {}
+    for i, p in s1.items():
+        q = s0.get(i, {"ns": 0, "cnt": 0})
+        out[i] = {"name": p.get("name", "?"), "ns": p["ns"] - q["ns"], "cnt": p["cnt"] - q["cnt"]}
+    return out
+
+
+# ---------------------------------------------------------------- 1. throughput
+
+def tracer_loss(mode, out, err, info):
+    """(lost, of) — what the tracer says it lost, out of how many."""
+    if mode.startswith("tcpdump"):
+        m = re.search(r"(\d+) packets? dropped by kernel", err)
+        r = re.search(r"(\d+) packets? received by filter", err)
+        return (int(m.group(1)) if m else None, int(r.group(1)) if r else None)
+    if mode == "fabtrace":
+        # lost events (ring buffer full, maps full) plus runs the kernel skipped
+        lost = (info or {}).get("lost", {})
+        if "total" not in lost:
+            return (None, None)
+        n = lost["total"] + (lost.get("skipped_runs") or 0)
+        return (n, info.get("records", {}).get("total", 0) + n)
+    if mode == "bpftrace":
+        lost = sum(int(x) for x in re.findall(r"Lost (\d+) events", out + err))
+        lines = sum(1 for ln in out.splitlines() if ln.split(" ", 1)[0] in ("tx", "rx", "q", "rtx"))
+        return (lost, lines + lost)
+    return (None, None)
+
+
+def cmd_tprow(a):
+    ip = load_json(a.iperf, {}) or {}
+    end = ip.get("end", {})
+    # a run cut short (iperf3 interrupted, server gone) is not a measurement
+    if "sum_received" not in end or end["sum_received"].get("seconds", 0) < 0.9 * a.seconds:
+        sys.exit(1)
+    el = a.t1 - a.t0
+    row = {
+        "type": "row", "config": a.config, "mode": a.mode, "rep": a.rep,
+        "gbps": end["sum_received"]["bits_per_second"] / 1e9,
+        "retrans": end.get("sum_sent", {}).get("retransmits"),
+        "iperf_s": end["sum_received"].get("seconds"),
+        "elapsed_s": el,
+        "sys_busy_pct": (a.busy1 - a.busy0) / (a.clk * el) * 100 if el > 0 else None,
+    }
+    if a.ticks0 not in (None, "") and a.ticks1 not in (None, ""):
+        row["tracer_cpu_pct"] = (int(a.ticks1) - int(a.ticks0)) / a.clk / el * 100
+    row["foreign_progs"] = foreign_tracing_progs(set((load_json(a.bpf1, {}) or {}).keys()))
+    if a.mode != "none":
+        d = bpf_delta(a.bpf0, a.bpf1)
+        if d:
+            row["bpf_ns"] = sum(p["ns"] for p in d.values())
+            row["bpf_runs"] = sum(p["cnt"] for p in d.values())
+            row["bpf_cpu_pct"] = row["bpf_ns"] / 1e9 / el * 100
+        lost, of = tracer_loss(a.mode, read_text(a.out), read_text(a.err), load_json(a.info, {}))
+        row["lost"] = lost
+        row["lost_of"] = of
+        row["written_bytes"] = a.bytes if a.mode != "bpftrace" else os.path.getsize(a.out) if os.path.exists(a.out) else 0
+    print(json.dumps(row))
+
+
+def cmd_brief(_a):
+    r = json.loads(sys.stdin.readline())
+    keep = [f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items() if k != "type"]
+    print("  " + " ".join(keep))
+
+
+def render_throughput(rows, meta):
+    out = []
+    for cfg, title in (("gso", "GSO/TSO on (64 kB skbs)"), ("mtu", "GSO/TSO off (MTU-sized packets)")):
+        rs = [r for r in rows if r.get("config") == cfg]
+        if not rs:
+            continue
+        base = {r["rep"]: r["gbps"] for r in rs if r["mode"] == "none"}
+        out.append(f"**{title}** — iperf3 h1→h2, {len(base)} repetitions; median (min–max)\n")
+        out.append("| mode | throughput Gbit/s | vs none | tracer CPU, userspace | BPF run time | machine busy | lost | written |")
+        out.append("|---|---|---|---|---|---|---|---|")
+        for mode in ("none", "fabtrace", "tcpdump", "tcpdump128", "bpftrace"):
+            m = [r for r in rs if r["mode"] == mode]
+            if not m:
+                continue
+            ratios = [r["gbps"] / base[r["rep"]] for r in m if base.get(r["rep"])]
+            lost = [r.get("lost") for r in m]
+            lost_of = [r.get("lost_of") for r in m]
+            pct = [l / o * 100 for l, o in zip(lost, lost_of) if l is not None and o]
+            if mode == "none":
+                lost_s = "–"
+            elif med(lost) is None:
+                lost_s = "?"
+            else:
+                lost_s = f"{fmt(med(lost), 0)} ({fmt(med(pct), 2)} %)" if pct else fmt(med(lost), 0)
+            wr = [r["written_bytes"] / r["elapsed_s"] / 1e6 for r in m if r.get("written_bytes") is not None]
+            name = {"none": "no tracing", "fabtrace": "fabtrace record, 10 µs bins",
+                    "tcpdump": "tcpdump -w (full snaplen)", "tcpdump128": "tcpdump -s 128 -w",
+                    "bpftrace": "bpftrace script"}[mode]
+            out.append("| " + " | ".join([
+                name,
+                fmt_range([r["gbps"] for r in m], 2),
+                "1" if mode == "none" else fmt_range(ratios, 3),
+                fmt_range([r.get("tracer_cpu_pct") for r in m], 1, " %") if mode != "none" else "–",
+                fmt_range([r.get("bpf_cpu_pct") for r in m], 1, " %") if mode in ("fabtrace", "bpftrace") else "–",
+                fmt(med([r.get("sys_busy_pct") for r in m]), 0, " %"),
+                lost_s,
+                fmt(med(wr), 1, " MB/s") if wr and mode != "none" else "–",
+            ]) + " |")
+        out.append("")
+    fr = [r.get("foreign_progs") for r in rows if r.get("foreign_progs") is not None]
+    if fr:
+        busy = sum(1 for x in fr if x)
+        out.append(f"Other BPF tracing programs (other users' tracers, also on these hooks) were loaded "
+                   f"at the end of {busy} of {len(fr)} runs" + (f", up to {max(fr)} at once." if busy else "."))
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- 2. hooks
+
+# fabtrace's programs (bpf/*.bpf.c, both variants) -> the hook they run on
+FAB_HOOKS = [
+    ("iface_tx_", "net_dev_start_xmit"), ("iface_rx_", "netif_receive_skb"),
+    ("qdisc_enq_", "qdisc_enqueue"), ("qdisc_deq_", "qdisc_dequeue"), ("drop_", "kfree_skb"),
+    ("retrans_", "tcp_retransmit_skb"), ("cong_state_", "tcp_cong_state_set"),
+    ("tcp_sample_", "tcp_probe"), ("proc_fork_", "sched_process_fork"),
+    ("proc_exec_", "sched_process_exec"), ("proc_exit_", "sched_process_exit"),
+    ("sock_send_", "sock_send_length"), ("sock_recv_", "sock_recv_length"),
+    ("phase_entry", "uprobe"), ("phase_exit", "uretprobe"),
+]
+HOOK_ORDER = [h for _, h in FAB_HOOKS]
+
+
+def fab_hook(name):
+    for pre, hook in FAB_HOOKS:
+        if name.startswith(pre):
+            return hook
+    return None
+
+
+def cmd_hookrow(a):
+    el = a.t1 - a.t0
+    both = bpf_delta(a.snap0, a.snap1)
+    flo = {i: p for i, p in both.items() if p["name"].startswith("fl_")}
+    fab = {i: p for i, p in both.items() if not p["name"].startswith("fl_")}
+    hooks = {}
+    for p in fab.values():
+        h = fab_hook(p["name"])
+        if h:
+            e = hooks.setdefault(h, {"prog": p["name"], "fab_ns": 0, "fab_cnt": 0, "floor_ns": 0, "floor_cnt": 0})
+            e["fab_ns"] += p["ns"]
+            e["fab_cnt"] += p["cnt"]
+    for p in flo.values():
+        if p["name"].startswith("fl_"):
+            h = p["name"][3:]
+            e = hooks.setdefault(h, {"prog": None, "fab_ns": 0, "fab_cnt": 0, "floor_ns": 0, "floor_cnt": 0})
+            e["floor_ns"] += p["ns"]
+            e["floor_cnt"] += p["cnt"]
+    if a.snap2 and a.snap3:
+        for p in bpf_delta(a.snap2, a.snap3).values():
+            h = fab_hook(p["name"])
+            if h and h in hooks:
+                hooks[h]["paused_ns"] = hooks[h].get("paused_ns", 0) + p["ns"]
+                hooks[h]["paused_cnt"] = hooks[h].get("paused_cnt", 0) + p["cnt"]
+    if not hooks:
+        sys.exit(1)
+    info = load_json(a.info, {}) or {}
+    row = {"type": "row", "rep": a.rep, "first": a.first, "elapsed_s": el, "hooks": hooks,
+           "paused_s": (a.t3 - a.t2) if a.t3 and a.t2 else None,
+           "fab_total_ns": sum(p["ns"] for p in fab.values()),
+           "floor_total_ns": sum(p["ns"] for p in flo.values()),
+           "gbps": a.txbytes * 8 / el / 1e9 if el > 0 else None,
+           "retrans": info.get("records", {}).get("by_type", {}).get("retrans", 0),
+           "lost": info.get("lost", {}).get("total"),
+           "records": info.get("records", {}).get("total")}
+    print(json.dumps(row))
+
+
+def render_hooks(rows, meta):
+    out = []
+    n = len(rows)
+    out.append(f"{n} repetitions; medians (min–max of ns per run).  *runs/s*: how often the hook fired; "
+               "*fabtrace − floor*: what fabtrace's own code costs per run beyond an empty program.\n")
+    out.append("| hook | fabtrace program | runs/s | fabtrace ns/run | empty program ns/run | fabtrace − floor | fabtrace CPU (% of a core) | ns/run, recorder stopped |")
+    out.append("|---|---|---|---|---|---|---|---|")
+    for h in HOOK_ORDER:
+        es = [(r["hooks"].get(h), r["elapsed_s"]) for r in rows if h in r["hooks"]]
+        if not es:
+            continue
+        prog = next((e["prog"] for e, _ in es if e.get("prog")), "–")
+        fab = [e["fab_ns"] / e["fab_cnt"] if e["fab_cnt"] else None for e, _ in es]
+        flo = [e["floor_ns"] / e["floor_cnt"] if e["floor_cnt"] else None for e, _ in es]
+        diff = [x - y for x, y in zip(fab, flo) if x is not None and y is not None]
+        rate = [e["fab_cnt"] / el for e, el in es]
+        cpu = [e["fab_ns"] / 1e9 / el * 100 for e, el in es]
+        hook = ("uprobe (NCCL calls, marker steps)" if h == "uprobe" else
+                "uretprobe (NCCL calls)" if h == "uretprobe" else f"`{h}`")
+        paused = [e["paused_ns"] / e["paused_cnt"] if e.get("paused_cnt") else None for e, _ in es]
+        out.append("| " + " | ".join([hook, f"`{prog}`", si(med(rate)), fmt_range(fab, 0), fmt_range(flo, 0),
+                                       fmt(med(diff), 0), fmt(med(cpu), 2, " %"), fmt(med(paused), 0)]) + " |")
+    tot = [r["fab_total_ns"] / 1e9 / r["elapsed_s"] * 100 for r in rows]
+    ftot = [r["floor_total_ns"] / 1e9 / r["elapsed_s"] * 100 for r in rows]
+    out.append(f"| **all hooks** | | | | | | **{fmt(med(tot), 2)} %** (empty programs: {fmt(med(ftot), 2)} %) | |")
+    g = [r.get("gbps") for r in rows]
+    rt = [r.get("retrans") for r in rows]
+    lost = [r.get("lost") for r in rows]
+    out.append(f"\nWorkload (medians per repetition): iperf3 at {fmt(med(g), 3)} Gbit/s through the tbf, "
+               f"{fmt(med(rt), 0)} retransmits recorded; " +
+               ("fabtrace lost no events." if not med(lost) else
+                f"fabtrace lost {fmt(med(lost), 0)} events (in the stopped window, when the ring buffer "
+                "filled up)."))
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- 3. ring buffer
+
+def cmd_rbrow(a):
+    rep = load_json(a.report, {}) or {}
+    if not rep:
+        sys.exit(1)
+    el = a.t1 - a.t0
+    rec = sum(i.get("count", 0) for i in rep.get("drops", {}).get("items", [])
+              if i.get("reason") == "NETFILTER_DROP")
+    lost = rep.get("lost", {}).get("total_lost")
+    gens = [load_json_str(read_text(g)) for g in a.gen]
+    sent = sum((g or {}).get("sent", 0) for g in gens)
+    offered = int(a.c1) - int(a.c0)
+    row = {"type": "row", "ring": a.ring, "rate": a.rate, "rep": a.rep, "elapsed_s": el,
+           "offered": offered, "offered_rate": offered / el if el > 0 else None, "sent": sent,
+           "recorded": rec, "lost": lost,
+           "unaccounted": offered - rec - (lost or 0),
+           "recorder_cpu_pct": (int(a.ticks1) - int(a.ticks0)) / a.clk / el * 100}
+    print(json.dumps(row))
+
+
+def load_json_str(s):
+    s = s.strip()
+    try:
+        return json.loads(s) if s else None
+    except ValueError:
+        return None
+
+
+def rate_key(r):
+    return float("inf") if r == "max" else float(r)
+
+
+def render_ringbuf(rows, meta):
+    out = []
+    rings = []
+    for r in rows:
+        if r["ring"] not in rings:
+            rings.append(r["ring"])
+    nrep = len({r["rep"] for r in rows})
+    secs = next((m.get("seconds") for m in meta if m.get("seconds")), "?")
+    out.append(f"{nrep} repetitions of {secs} s per step.  *offered events/s*: drops counted by the iptables "
+               "rule per second of sending (median, min–max); *offered*, *recorded* (drop events in the "
+               "capture), *lost* (lost events the capture counted) and *gap* (offered − recorded − lost; "
+               "0 = nothing vanished uncounted): totals over the repetitions; recorder CPU: median.\n")
+    for ring in rings:
+        rs = [r for r in rows if r["ring"] == ring]
+        rates = sorted({r["rate"] for r in rs}, key=rate_key)
+        out.append(f"**Ring buffer {ring}**" + (" (the default)" if ring == "16M" else "") + "\n")
+        out.append("| target rate | offered events/s | offered | recorded | lost | lost % | gap | recorder CPU |")
+        out.append("|---|---|---|---|---|---|---|---|")
+        best = None
+        for rate in rates:
+            m = [r for r in rs if r["rate"] == rate]
+            if all(r.get("lost") == 0 for r in m):
+                orate = med([r["offered_rate"] for r in m])
+                if best is None or orate > best:
+                    best = orate
+            # counts summed over the repetitions, so that each row adds up
+            off = sum(r["offered"] for r in m)
+            lost = sum(r["lost"] or 0 for r in m)
+            out.append("| " + " | ".join([
+                "as fast as 2 senders go" if rate == "max" else f"{si(rate_key(rate), 0)}/s",
+                fmt_range([r["offered_rate"] for r in m], 0),
+                fmt(off, 0),
+                fmt(sum(r["recorded"] for r in m), 0),
+                fmt(lost, 0),
+                fmt(lost / off * 100 if off else None, 2, " %"),
+                fmt(sum(r["unaccounted"] for r in m), 0),
+                fmt(med([r["recorder_cpu_pct"] for r in m]), 1, " %"),
+            ]) + " |")
+        out.append(f"\nHighest offered rate with no loss in any repetition: **{fmt(best, 0)} events/s**.\n")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- 4. footprint
+
+def slope(xs, ys):
+    """Theil-Sen: the median of the pairwise slopes, so one transient bump
+    (a buffer grown and given back) does not tilt the trend."""
+    pts = list(zip(xs, ys))
+    if len(pts) > 400:  # enough for a trend; keeps the pairs in the tens of thousands
+        pts = [pts[int(i * (len(pts) - 1) / 399)] for i in range(400)]
+    sl = [(y2 - y1) / (x2 - x1) for i, (x1, y1) in enumerate(pts) for x2, y2 in pts[i + 1:] if x2 != x1]
+    return statistics.median(sl) if sl else None
+
+
+def cmd_fprow(a):
+    el = a.t1 - a.t0
+    ip = (load_json(a.iperf, {}) or {}).get("end", {})
+    gbps = ip.get("sum_received", {}).get("bits_per_second", 0) / 1e9
+    size = os.path.getsize(a.capture) if os.path.exists(a.capture) else None
+    if a.kind == "long":
+        smp = []
+        for line in read_text(a.samples).splitlines():
+            f = line.split()
+            if len(f) == 4 and f[1].isdigit():
+                smp.append((float(f[0]) - a.t0, int(f[1]), int(f[2]), int(f[3])))
+        if len(smp) < 3:
+            sys.exit(1)
+        warm = max(10.0, 0.1 * el)  # startup: buffers and maps fill
+        after = [s for s in smp if s[0] >= warm] or smp
+        cpu = (smp[-1][2] - smp[0][2]) / a.clk / (smp[-1][0] - smp[0][0]) * 100
+        sl = slope([s[0] for s in after], [s[1] for s in after])
+        row = {"type": "row", "kind": "long", "elapsed_s": el, "gbps": gbps,
+               "rss_first_kb": smp[0][1], "rss_warm_kb": after[0][1], "rss_end_kb": smp[-1][1],
+               "rss_max_kb": max(s[1] for s in smp), "hwm_kb": int(a.hwm) if a.hwm else None,
+               "rss_slope_kb_per_min": sl * 60 if sl is not None else None,
+               "cpu_pct": cpu, "capture_bytes": size,
+               "capture_bps": size / el if size and el > 0 else None,
+               "samples": [[round(s[0], 1), s[1]] for s in smp]}
+        m = re.search(r"(\d+) lost events", read_text(a.err))
+        row["lost"] = int(m.group(1)) if m else None
+    else:
+        info = load_json(a.info, {}) or {}
+        bins = info.get("records", {}).get("by_type", {}).get("iface_bin")
+        row = {"type": "row", "kind": "bin", "bin": a.bin, "rep": a.rep, "elapsed_s": el, "gbps": gbps,
+               "capture_bytes": size, "busy": a.busy,
+               "bps_per_iface": size / el / a.busy if size and el > 0 else None,
+               "bins_per_s_per_iface": bins / el / a.busy if bins is not None and el > 0 else None,
+               "pkts_per_s": a.pkts / el if a.pkts and el > 0 else None,
+               "cpu_pct": (int(a.ticks1) - int(a.ticks0)) / a.clk / el * 100,
+               "lost": info.get("lost", {}).get("total")}
+    print(json.dumps(row))
+
+
+def render_footprint(rows, meta):
+    out = []
+    lg = [r for r in rows if r.get("kind") == "long"]
+    m0 = meta[0] if meta else {}
+    if lg:
+        r = lg[0]
+        # the trend again from the samples, so a change of method needs no new run
+        warm = max(10.0, 0.1 * r["elapsed_s"])
+        after = [p for p in r["samples"] if p[0] >= warm] or r["samples"]
+        sl = slope([p[0] for p in after], [p[1] for p in after])
+        r["rss_slope_kb_per_min"] = sl * 60 if sl is not None else None
+        out.append(f"**Long recording**: {r['elapsed_s']:.0f} s, iperf3 at {r['gbps']:.2f} Gbit/s "
+                   f"(MTU-sized packets), default probes, 10 µs bins, 2 interfaces; "
+                   f"RSS sampled every second ({len(r['samples'])} samples); warm-up = the first "
+                   f"{max(10.0, 0.1 * r['elapsed_s']):.0f} s; trend = Theil–Sen slope.\n")
+        out.append("| RSS at start | after warm-up | at the end | largest sample | peak (VmHWM) | end − warm-up | trend after warm-up | recorder CPU | capture | lost events |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|")
+        out.append("| " + " | ".join([
+            f"{r['rss_first_kb'] / 1024:.1f} MB", f"{r['rss_warm_kb'] / 1024:.1f} MB",
+            f"{r['rss_end_kb'] / 1024:.1f} MB",
+            f"{r['rss_max_kb'] / 1024:.1f} MB",
+            f"{(r.get('hwm_kb') or r['rss_max_kb']) / 1024:.1f} MB",
+            f"{(r['rss_end_kb'] - r['rss_warm_kb']) / 1024:+.1f} MB",
+            f"{fmt(r.get('rss_slope_kb_per_min'), 0)} kB/min",
+            f"{r['cpu_pct']:.1f} % of a core",
+            f"{fmt((r.get('capture_bps') or 0) / 1e6, 2)} MB/s",
+            fmt(r.get("lost"), 0),
+        ]) + " |")
+        # a coarse profile of RSS over time: ten points
+        sm = r["samples"]
+        pts = [sm[int(i * (len(sm) - 1) / 9)] for i in range(10)] if len(sm) >= 10 else sm
+        out.append("\nRSS over the recording (s → MB): " +
+                   ", ".join(f"{p[0]:.0f} → {p[1] / 1024:.1f}" for p in pts) + "\n")
+    bn = [r for r in rows if r.get("kind") == "bin"]
+    if bn:
+        nrep = len({r["rep"] for r in bn})
+        out.append(f"**Capture size per busy interface**: iperf3 at {m0.get('rate', '?')}bit/s h1→h2, "
+                   f"{bn[0]['elapsed_s']:.0f} s per capture, `--no-phases`, {nrep} repetitions alternating "
+                   "the bin width; medians.\n")
+        out.append("| bin | packets/s on h1's eth0 (tx+rx) | bins/s per interface | capture bytes/s per interface | recorder CPU |")
+        out.append("|---|---|---|---|---|")
+        for b in ("10us", "100us"):
+            m = [r for r in bn if r["bin"] == b]
+            if not m:
+                continue
+            out.append("| " + " | ".join([
+                b.replace("us", " µs"),
+                si(med([r.get("pkts_per_s") for r in m])),
+                si(med([r.get("bins_per_s_per_iface") for r in m])),
+                f"{fmt_range([(r.get('bps_per_iface') or 0) / 1e3 for r in m], 0)} kB/s",
+                fmt(med([r.get("cpu_pct") for r in m]), 1, " %"),
+            ]) + " |")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- 5. report speed
+
+def cmd_reprow(a):
+    last = [ln for ln in read_text(a.time).splitlines() if ln.strip()]
+    f = last[-1].split() if last else []
+    if len(f) != 2:
+        sys.exit(1)
+    info = load_json(a.info, {}) or {}
+    row = {"type": "row", "events": a.events, "out": a.out, "rep": a.rep,
+           "seconds": float(f[0]), "peak_rss_kb": int(f[1]),
+           "records": info.get("records", {}).get("total"),
+           "capture_bytes": os.path.getsize(a.capture) if os.path.exists(a.capture) else None,
+           "output_bytes": a.bytes}
+    print(json.dumps(row))
+
+
+def render_report(rows, meta):
+    out = []
+    sizes = sorted({r["events"] for r in rows})
+    nrep = len({r["rep"] for r in rows})
+    out.append(f"{nrep} repetitions; median wall time in seconds and peak RSS (`/usr/bin/time -f '%e %M'`), "
+               "output size.  *×10*: how much the time grows from the previous size (10× the records).\n")
+    out.append("| records | capture | text: s / peak RSS | HTML: s / peak RSS / size | Perfetto: s / peak RSS / size | time ×10 (text, HTML, Perfetto) |")
+    out.append("|---|---|---|---|---|---|")
+    prev = {}
+    for n in sizes:
+        rs = [r for r in rows if r["events"] == n]
+        cells = []
+        growth = []
+        for o in ("text", "html", "perfetto"):
+            m = [r for r in rs if r["out"] == o]
+            if not m:
+                cells.append("–")
+                growth.append("–")
+                continue
+            t = med([r["seconds"] for r in m])
+            mem = med([r["peak_rss_kb"] for r in m]) / 1024
+            c = f"{t:.2f} s / {mem:.0f} MB"
+            if o != "text":
+                c += f" / {med([r['output_bytes'] for r in m]) / 1e6:.1f} MB"
+            cells.append(c)
+            growth.append(f"{t / prev[o]:.1f}×" if prev.get(o) else "–")
+            prev[o] = t
+        recs = rs[0].get("records") or n
+        cap = (rs[0].get("capture_bytes") or 0) / 1e6
+        out.append("| " + " | ".join([f"{recs:,}", f"{cap:.1f} MB"] + cells + [", ".join(growth)]) + " |")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- the run
+
+def render_machine(rows, meta):
+    if not meta:
+        return ""
+    m, e = meta[0], meta[-1]
+    mins = int(e.get("seconds", 0) or 0)
+    busy = [x.get("busy_pct") for x in meta if x.get("busy_pct") is not None]
+    lines = [
+        f"- **Run**: {m.get('date')}, `make bench`" + (" with BENCH_QUICK=1 (smoke values)" if m.get("quick") == "1" else "")
+        + f", benchmarks: {e.get('benches', '?')}; took {mins // 60} min {mins % 60} s"
+        + (f"; failed: {e['failed']}" if e.get("failed") else "") + ".",
+        f"- **Machine**: {m.get('cpu')}, {m.get('ncpu')} CPUs, {m.get('mem_mb', 0) / 1024:.0f} GB RAM, kernel {m.get('kernel')}.",
+        f"- **Load**: load average {' '.join(m.get('load', []))} at the start and {' '.join(e.get('load', []))} at the end"
+        + (f"; before the run the CPUs were already {busy[0]:.0f} % busy (of {m.get('ncpu')}00 %) with other work"
+           if busy else "") + ".",
+    ]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- rendering
+
+RENDER = {"throughput": render_throughput, "hooks": render_hooks, "ringbuf": render_ringbuf, "footprint": render_footprint, "report": render_report, "machine": render_machine}
+
+
+def cmd_render(a):
+    rows = rows_of(a.results)
+    meta = [r for r in rows if r.get("type") == "meta"]
+    data = [r for r in rows if r.get("type") != "meta"]
+    fn = RENDER.get(a.name)
+    if not fn:
+        sys.exit(f"benchlib: no renderer for {a.name}")
+    head = ""
+    if meta and a.name != "machine":
+        m = meta[0]
+        last = meta[-1]
+        head = (f"*Measured {m.get('date')} on {m.get('cpu')} ({m.get('ncpu')} CPUs), kernel {m.get('kernel')}; "
+                f"load average {' '.join(m.get('load', []))} at the start, "
+                f"{' '.join(last.get('load', []))} at the end"
+                + ("; quick mode (BENCH_QUICK=1): smoke values, not for comparison" if m.get("quick") == "1" else "")
+                + ".*\n\n")
+    print(head + fn(data, meta))
+
+
+def cmd_splice(a):
+    doc = read_text(a.doc)
+    body = read_text(a.markdown).rstrip("\n")
+    begin, end = f"<!-- bench:{a.name}:begin -->", f"<!-- bench:{a.name}:end -->"
+    i, j = doc.find(begin), doc.find(end)
+    if i < 0 or j < i:
+        sys.exit(f"benchlib: {a.doc} has no {begin} ... {end} section")
+    doc = doc[:i + len(begin)] + "\n" + body + "\n" + doc[j:]
+    tmp = a.doc + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(doc)
+    os.replace(tmp, a.doc)
+
+
+def main():
+    ap = argparse.ArgumentParser(prog="benchlib.py")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("meta")
+    p.add_argument("name")
+    p.add_argument("--busy", action="store_true", help="sample the CPU load for 2 s")
+    p.add_argument("kv", nargs="*")
+    p.set_defaults(fn=cmd_meta)
+    p = sub.add_parser("bpfsnap")
+    p.add_argument("pid", nargs="+")
+    p.add_argument("--names", help="floor's 'prog ID NAME' lines")
+    p.add_argument("--prev", help="an earlier snapshot: names from it, no bpftool call")
+    p.set_defaults(fn=cmd_bpfsnap)
+    p = sub.add_parser("tprow")
+    for k in ("config", "mode", "iperf", "bpf0", "bpf1", "out", "err", "info", "ticks0", "ticks1"):
+        p.add_argument("--" + k, default="")
+    p.add_argument("--rep", type=int)
+    for k in ("t0", "t1", "busy0", "busy1", "clk"):
+        p.add_argument("--" + k, type=float)
+    p.add_argument("--seconds", type=float, default=0)
+    p.add_argument("--bytes", type=int, default=0)
+    p.set_defaults(fn=cmd_tprow)
+    p = sub.add_parser("hookrow")
+    for k in ("first", "snap0", "snap1", "snap2", "snap3", "info"):
+        p.add_argument("--" + k, default="")
+    p.add_argument("--rep", type=int)
+    p.add_argument("--txbytes", type=int, default=0)
+    for k in ("t0", "t1", "t2", "t3"):
+        p.add_argument("--" + k, type=float)
+    p.set_defaults(fn=cmd_hookrow)
+    p = sub.add_parser("rbrow")
+    for k in ("ring", "rate", "report", "c0", "c1", "ticks0", "ticks1"):
+        p.add_argument("--" + k, default="")
+    p.add_argument("--gen", nargs="*", default=[])
+    p.add_argument("--rep", type=int)
+    for k in ("t0", "t1", "clk"):
+        p.add_argument("--" + k, type=float)
+    p.set_defaults(fn=cmd_rbrow)
+    p = sub.add_parser("fprow")
+    for k in ("kind", "bin", "samples", "hwm", "capture", "iperf", "err", "info", "ticks0", "ticks1"):
+        p.add_argument("--" + k, default="")
+    p.add_argument("--rep", type=int)
+    p.add_argument("--busy", type=int, default=1)
+    p.add_argument("--pkts", type=int, default=0)
+    for k in ("t0", "t1", "clk"):
+        p.add_argument("--" + k, type=float)
+    p.set_defaults(fn=cmd_fprow)
+    p = sub.add_parser("reprow")
+    for k in ("out", "time", "info", "capture"):
+        p.add_argument("--" + k, default="")
+    for k in ("events", "rep", "bytes"):
+        p.add_argument("--" + k, type=int)
+    p.set_defaults(fn=cmd_reprow)
+    p = sub.add_parser("brief")
+    p.set_defaults(fn=cmd_brief)
+    p = sub.add_parser("render")
+    p.add_argument("name")
+    p.add_argument("results")
+    p.set_defaults(fn=cmd_render)
+    p = sub.add_parser("splice")
+    p.add_argument("doc")
+    p.add_argument("name")
+    p.add_argument("markdown")
+    p.set_defaults(fn=cmd_splice)
+    a = ap.parse_args()
+    a.fn(a)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The floor of each hook fabtrace uses: an empty program on the same hook
+ * and with the same attach kind (tp_btf; uprobe/uretprobe for the phase
+ * probes).  bench_hooks.sh runs it beside `fabtrace record` and compares
+ * ns per run (bpf_stats) of each pair.  The list follows bpf/net.bpf.c,
+ * bpf/tcp.bpf.c and bpf/phase.bpf.c; keep it in step with them.
+ *
+ * Program names are "fl_" + the hook, so the bench can tell them apart
+ * from fabtrace's own programs.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+/* net.bpf.c */
+SEC("tp_btf/net_dev_start_xmit")
+int BPF_PROG(fl_net_dev_start_xmit) { return 0; }
+
+SEC("tp_btf/netif_receive_skb")
+int BPF_PROG(fl_netif_receive_skb) { return 0; }
+
+SEC("tp_btf/qdisc_enqueue")
+int BPF_PROG(fl_qdisc_enqueue) { return 0; }
+
+SEC("tp_btf/qdisc_dequeue")
+int BPF_PROG(fl_qdisc_dequeue) { return 0; }
+
+SEC("tp_btf/kfree_skb")
+int BPF_PROG(fl_kfree_skb) { return 0; }
+
+/* tcp.bpf.c */
+SEC("tp_btf/tcp_retransmit_skb")
+int BPF_PROG(fl_tcp_retransmit_skb) { return 0; }
+
+SEC("tp_btf/tcp_cong_state_set")
+int BPF_PROG(fl_tcp_cong_state_set) { return 0; }
+
+SEC("tp_btf/tcp_probe")
+int BPF_PROG(fl_tcp_probe) { return 0; }
+
+/* phase.bpf.c: process tree and flow ownership */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(fl_sched_process_fork) { return 0; }
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(fl_sched_process_exec) { return 0; }
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(fl_sched_process_exit) { return 0; }
+
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(fl_sock_send_length) { return 0; }
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(fl_sock_recv_length) { return 0; }
+
+/* phase.bpf.c: collective and marker calls (attached by the loader to the
+ * functions it is given, like phase_entry/phase_exit) */
+SEC("uprobe")
+int fl_uprobe(struct pt_regs *ctx) { return 0; }
+
+SEC("uretprobe")
+int fl_uretprobe(struct pt_regs *ctx) { return 0; }
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

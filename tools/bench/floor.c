@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * floor — attach the empty programs of floor.bpf.c (every hook fabtrace uses)
+ * and hold them until SIGINT/SIGTERM.
+ *
+ *   floor [--uprobe LIB:SYMBOL]... [--uretprobe LIB:SYMBOL]... [--ready FILE]
+ *
+ * Every tp_btf program is attached through a bpf_link; each --uprobe adds an
+ * empty uprobe on SYMBOL in LIB, each --uretprobe an empty uretprobe (where
+ * fabtrace's phase_entry/phase_exit go: collectives get both, the marker
+ * functions only the entry).  Once attached it prints one line per
+ * program, "prog ID NAME", then "ready" (and creates --ready FILE), so the
+ * bench can match bpf_stats to hooks.  Nothing outlives the process.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "floor.skel.h"
+
+#define MAX_LINKS 64
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_WARN)
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: floor [--uprobe LIB:SYMBOL]... [--uretprobe LIB:SYMBOL]... [--ready FILE]\n"
+		   "Attach an empty BPF program to every hook fabtrace uses; hold until SIGINT/SIGTERM.\n");
+}
+
+static void print_prog(const struct bpf_program *p)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) == 0)
+		printf("prog %u %s\n", info.id, bpf_program__name(p));
+}
+
+int main(int argc, char **argv)
+{
+	const char *uprobes[16], *ready = NULL;
+	bool uret[16];
+	struct bpf_link *links[MAX_LINKS];
+	struct bpf_program *prog;
+	struct floor_bpf *skel;
+	int nup = 0, nlinks = 0, rc = 1;
+
+	for (int i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "--uprobe") || !strcmp(argv[i], "--uretprobe")) && i + 1 < argc &&
+		    nup < 16) {
+			uret[nup] = !strcmp(argv[i], "--uretprobe");
+			uprobes[nup++] = argv[++i];
+		} else if (!strcmp(argv[i], "--ready") && i + 1 < argc) {
+			ready = argv[++i];
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	libbpf_set_print(quiet_print);
+	/* blocked until sigsuspend(): a signal between the check and the wait
+	 * cannot be missed */
+	sigset_t block, old;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	skel = floor_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "floor: load: %s\n", strerror(errno));
+		return 1;
+	}
+	bpf_object__for_each_program(prog, skel->obj) {
+		const char *sec = bpf_program__section_name(prog);
+
+		if (strncmp(sec, "tp_btf/", 7) != 0)
+			continue;
+		links[nlinks] = bpf_program__attach(prog);
+		if (!links[nlinks]) {
+			fprintf(stderr, "floor: attach %s: %s\n", sec, strerror(errno));
+			goto out;
+		}
+		nlinks++;
+	}
+	for (int i = 0; i < nup; i++) {
+		char lib[4096];
+		const char *colon = strrchr(uprobes[i], ':');
+		LIBBPF_OPTS(bpf_uprobe_opts, o);
+
+		if (!colon || colon == uprobes[i] || (size_t)(colon - uprobes[i]) >= sizeof(lib) ||
+		    nlinks + 1 > MAX_LINKS) {
+			fprintf(stderr, "floor: --uprobe '%s': expected LIB:SYMBOL\n", uprobes[i]);
+			goto out;
+		}
+		memcpy(lib, uprobes[i], (size_t)(colon - uprobes[i]));
+		lib[colon - uprobes[i]] = '\0';
+		o.func_name = colon + 1;
+		o.retprobe = uret[i];
+		links[nlinks] = bpf_program__attach_uprobe_opts(uret[i] ? skel->progs.fl_uretprobe
+								       : skel->progs.fl_uprobe,
+								-1, lib, 0, &o);
+		if (!links[nlinks]) {
+			fprintf(stderr, "floor: %s %s: %s\n", uret[i] ? "uretprobe" : "uprobe", uprobes[i],
+				strerror(errno));
+			goto out;
+		}
+		nlinks++;
+	}
+	bpf_object__for_each_program(prog, skel->obj)
+		print_prog(prog);
+	printf("ready\n");
+	fflush(stdout);
+	if (ready) {
+		FILE *f = fopen(ready, "w");
+
+		if (f)
+			fclose(f);
+	}
+	while (!stop)
+		sigsuspend(&old);
+	rc = 0;
+out:
+	while (nlinks > 0)
+		bpf_link__destroy(links[--nlinks]);
+	floor_bpf__destroy(skel);
+	return rc;
+}
