@@ -56,6 +56,9 @@ lab_start() {
 start_record() {
 	local out=$1 i
 	shift
+	# empty it here: the background child truncates it only once it runs, and
+	# the previous recording's "recording to" would end the wait too early
+	: >"$TMPD/record.err"
 	"$FT" record -o "$out" "$@" 2>"$TMPD/record.err" &
 	REC_PID=$!
 	for ((i = 0; i < 100; i++)); do
