@@ -128,7 +128,7 @@ struct capture_writer {
 	uint64_t good_off;  /* end of the last complete block on disk */
 	uint64_t records;   /* records in complete blocks */
 	int err;            /* sticky -errno once a write failed */
-	char errmsg[256];
+	char errmsg[CAPTURE_ERR_MAX];
 };
 
 /* Write all of buf, retrying short writes and EINTR.  0 or -errno. */

@@ -16,6 +16,9 @@
 #include "../bpf/fabtrace.h"
 
 #define CAPTURE_BLOCK_TARGET ((size_t)256 * 1024) /* uncompressed bytes per block */
+/* Room for a writer's error: it names the file (a path can be long), the
+ * offset, the reason and what the capture keeps; ft_err prints up to 1 KiB. */
+#define CAPTURE_ERR_MAX 1024
 
 struct capture_writer;
 

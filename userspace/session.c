@@ -85,7 +85,7 @@ struct session {
 	int sfd, go_fd;
 	bool stop;
 	bool write_failed;
-	char write_error[160];
+	char write_error[CAPTURE_ERR_MAX];
 	char hostname[64];
 
 	int ep;
@@ -1015,8 +1015,17 @@ int session__start(struct session *s, int argc, char **argv)
 
 	fill_header(s, &hdr, argc, argv);
 	str_copy(s->hostname, hdr.hostname, sizeof(s->hostname));
+	/* block the stop signals before the file exists: from here on a Ctrl-C
+	 * stops the recording cleanly (a complete capture), it never kills us
+	 * between the header and the END record */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &s->orig_mask);
 	if (o->out_path) {
-		char err[256];
+		char err[CAPTURE_ERR_MAX];
 
 		if (getuid() == 0 && sudo_uid) { /* the capture belongs to whoever ran sudo */
 			uid = (uid_t)strtoul(sudo_uid, NULL, 10);
@@ -1028,12 +1037,6 @@ int session__start(struct session *s, int argc, char **argv)
 			return -1;
 		}
 	}
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, &s->orig_mask);
 	s->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (s->sfd < 0 || s->ep < 0 || (o->cmd && spawn_command(s))) {
