@@ -98,6 +98,16 @@ rel_mpi_job() {
 	fi
 }
 
+# rel_kill_children PID...: SIGTERM those PIDs that are still children of this
+# shell (never a process that reused the number of one of ours that ended)
+rel_kill_children() {
+	local p
+	for p in "$@"; do
+		[[ $(awk '{print $4}' "/proc/$p/stat" 2>/dev/null) == "$$" ]] && kill "$p" 2>/dev/null
+	done
+	return 0
+}
+
 # rel_asan FILE: the sanitizer reports in FILE (empty when clean)
 rel_asan() { grep -E "ERROR: (Address|Leak|Undefined)Sanitizer|runtime error:|SUMMARY: .*Sanitizer" "$1" | head -n 3; }
 

@@ -38,8 +38,8 @@ H1=$(lab_ns "$LAB" 1) H2=$(lab_ns "$LAB" 2) H3=$(lab_ns "$LAB" 3)
 MOUNTS=()
 BG=() # background processes of ours, killed at the end
 end_test() {
-	local m p
-	for p in "${BG[@]}"; do kill "$p" 2>/dev/null; done
+	local m
+	rel_kill_children "${BG[@]}"
 	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
 	cleanup
 }
@@ -72,12 +72,14 @@ PF=$!
 BG+=("$PF")
 timeout -s KILL 60 "$FT" record --no-phases -o "$OUT" -i "$H1/eth0" -i "$H2/eth0" 2>"$TMPD/full.err" &
 pid=$!
+REC_PID=$pid # lib.sh's cleanup stops it if the test dies
 for ((i = 0; i < 200; i++)); do grep -qs "recording to" "$TMPD/full.err" && break; sleep 0.05; done
 pgrep -P "$pid" -x fabtrace >"$TMPD/fpid" || echo "$pid" >"$TMPD/fpid" # timeout's child
 eval "$(rel owned "$(cat "$TMPD/fpid")" "$TMPD/owned.json")"
 rc=0
 wait "$pid" || rc=$?
-kill "$PF" 2>/dev/null
+REC_PID=
+rel_kill_children "$PF"
 echo "# recorder held $own; exit $rc; stderr:"
 sed 's/^/#   /' "$TMPD/full.err"
 check "full fs: the recorder stopped by itself with exit 1 (got $rc; 137 = still running after 60 s)" test "$rc" = 1
@@ -142,6 +144,7 @@ check "record -- CMD: the 30 calls and 30 steps the command made are all there" 
 "$FT" record --json -o "$TMPD/cmdk.ftr" -i "$H1/eth0" --phase "$LIB:fttest_work=work" -- \
 	"$WL" --calls 2000 --usec 5000 --steps >"$TMPD/cmdk.sum" 2>"$TMPD/cmdk.err" &
 pid=$!
+REC_PID=$pid # lib.sh's cleanup stops it if the test dies
 # (--json prints no "recording to"; COMMAND is exec'd once tracing runs)
 for ((i = 0; i < 200; i++)); do wpid=$(pgrep -P "$pid" -x phase_workload) && break; sleep 0.05; done
 sleep 1.5
@@ -149,6 +152,7 @@ kill -KILL "$wpid"
 t_kill=$(rel_us)
 rc=0
 wait "$pid" || rc=$?
+REC_PID=
 took=$(rel_secs_since "$t_kill")
 check "record -- CMD (killed): the recorder stops by itself, exit 0 (got $rc, ${took}s after the kill)" \
 	test "$rc" = 0 -a "${took%%.*}" -lt 5
@@ -166,17 +170,20 @@ check "record -- CMD (killed): its exit is recorded, before the capture's end" \
 # 2b. record -p PID; PID exits by itself, then PID is killed
 for how in exits killed; do
 	if [[ $how == exits ]]; then
-		# the library is dlopen()ed at 3 s, long after the recorder attached: every call is seen
-		"$WL" --calls 100 --usec 5000 --dlopen-after 3000 --json >"$TMPD/wl.json" 2>&1 &
+		# held until the recorder runs, then exec'd (the same pid): every call is seen
+		mkfifo "$TMPD/go"
+		bash -c 'read -r _ <"$1"; exec "$0" --calls 100 --usec 5000 --json' "$WL" "$TMPD/go" >"$TMPD/wl.json" 2>&1 &
 	else
 		"$WL" --calls 4000 --usec 5000 >/dev/null 2>&1 &
 	fi
 	wpid=$!
 	BG+=("$wpid")
-	"$FT" record -o "$TMPD/p$how.ftr" -d 6s -i "$H1/eth0" -p "$wpid" --phase "$LIB:fttest_work=work" \
+	"$FT" record -o "$TMPD/p$how.ftr" -d 4s -i "$H1/eth0" -p "$wpid" --phase "$LIB:fttest_work=work" \
 		2>"$TMPD/p.err" &
 	pid=$!
+	REC_PID=$pid # lib.sh's cleanup stops it if the test dies
 	for ((i = 0; i < 200; i++)); do grep -q "recording to" "$TMPD/p.err" && break; sleep 0.05; done
+	[[ $how == exits ]] && timeout 10 sh -c 'echo go >"$1"' sh "$TMPD/go"
 	if [[ $how == killed ]]; then
 		sleep 1.5
 		kill -KILL "$wpid"
@@ -188,11 +195,12 @@ for how in exits killed; do
 	kill -0 "$pid" 2>/dev/null && alive=1
 	rc=0
 	wait "$pid" || rc=$?
+	REC_PID=
 	r="record -p (PID $how)"
 	check "$r: the workload ended while recording (exit $wrc) and the recorder kept recording" test "$alive" = 1
 	"$FT" info --json "$TMPD/p$how.ftr" >"$TMPD/info.json"
-	check "$r: exit 0 (got $rc), stopped by -d after 6 s, as documented ($(grep -o "recorded .* (.*) to" "$TMPD/p.err"))" \
-		test "$rc" = 0 -a "$(jget "$TMPD/info.json" 'j["stop_reason"] == "duration" and j["duration_ns"] >= 5.9e9')" = True
+	check "$r: exit 0 (got $rc), stopped by -d after 4 s, as documented ($(grep -o "recorded .* (.*) to" "$TMPD/p.err"))" \
+		test "$rc" = 0 -a "$(jget "$TMPD/info.json" 'j["stop_reason"] == "duration" and j["duration_ns"] >= 3.9e9')" = True
 	"$FT" report --json "$TMPD/p$how.ftr" >"$TMPD/report.json"
 	check "$r: capture complete" test "$(jget "$TMPD/info.json" 'j["state"]')" = complete
 	calls=$(jget "$TMPD/report.json" "[(o['calls'], o['open']) for r in j['ranks'] if r['pid'] == $wpid for o in r['ops'] if o['op'] == 'custom']")
@@ -214,6 +222,7 @@ ip netns exec "$H2" ping -q -i 0.005 "$(lab_addr 3)" >/dev/null 2>&1 &
 BG+=($!)
 "$FT" record --no-phases -o "$TMPD/ns.ftr" -i "$H1/eth0" -i "$H2/eth0" 2>"$TMPD/ns.err" &
 pid=$!
+REC_PID=$pid # lib.sh's cleanup stops it if the test dies
 for ((i = 0; i < 200; i++)); do grep -q "recording to" "$TMPD/ns.err" && break; sleep 0.05; done
 sleep 1.5
 for p in $(ip netns pids "$H2"); do kill "$p"; done
@@ -231,6 +240,7 @@ check "netns: and does not spin: runnable $pct % of the 2 s after the deletion (
 kill -INT "$pid"
 rc=0
 wait "$pid" || rc=$?
+REC_PID=
 echo "# recorder stderr:"
 sed 's/^/#   /' "$TMPD/ns.err"
 check "netns: exit 0 after Ctrl-C (got $rc)" test "$rc" = 0
@@ -262,6 +272,7 @@ ip netns exec "$H3" ping -q -i 0.005 "$(lab_addr 1)" >/dev/null 2>&1 &
 BG+=($!)
 "$FT" record --no-phases -o "$TMPD/updown.ftr" -i "$H1/eth0" -i "$H3/eth0" 2>"$TMPD/ud.err" &
 pid=$!
+REC_PID=$pid # lib.sh's cleanup stops it if the test dies
 for ((i = 0; i < 200; i++)); do grep -q "recording to" "$TMPD/ud.err" && break; sleep 0.05; done
 sleep 1.2
 ip -n "$H1" link set eth0 down
@@ -274,6 +285,7 @@ check "updown: the recorder keeps running" kill -0 "$pid"
 kill -INT "$pid"
 rc=0
 wait "$pid" || rc=$?
+REC_PID=
 check "updown: exit 0 after Ctrl-C (got $rc)" test "$rc" = 0
 "$FT" info --json "$TMPD/updown.ftr" >"$TMPD/info.json"
 check "updown: capture complete" test "$(jget "$TMPD/info.json" 'j["state"], j["stop_reason"]')" = "('complete', 'signal')"

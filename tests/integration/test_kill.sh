@@ -48,7 +48,7 @@ os.setpgid(0, 0)
 os.execvp(sys.argv[1], sys.argv[1:])'
 
 end_test() {
-	[[ -n $PING ]] && kill "$PING" 2>/dev/null
+	[[ -n $PING ]] && rel_kill_children "$PING"
 	cleanup
 }
 trap end_test EXIT
@@ -134,9 +134,10 @@ for round in $(seq 1 12); do
 	if ((round <= 3)); then ms=$(rnd_ms 5 120); else ms=$(rnd_ms 100 2500); fi
 	"$FT" record -o "$out" -i "$H1/eth0" -i "$H2/eth0" 2>"$TMPD/rec.err" &
 	pid=$!
+	REC_PID=$pid # lib.sh's cleanup stops it if the test dies
 	t0=
 	if ((round > 3)); then
-		t0=$(wait_recording "$TMPD/rec.err" "$pid") || { bad "$r: recorder did not start: $(cat "$TMPD/rec.err")"; wait "$pid"; continue; }
+		t0=$(wait_recording "$TMPD/rec.err" "$pid") || { bad "$r: recorder did not start: $(cat "$TMPD/rec.err")"; wait "$pid"; REC_PID=; continue; }
 	fi
 	sleep "$(rel_ms_to_s "$ms")" # rounds 1-3: while the probes load and attach
 	secs=0.000
@@ -152,6 +153,7 @@ for round in $(seq 1 12); do
 	fi
 	rc=0
 	wait "$pid" 2>/dev/null || rc=$?
+	REC_PID=
 	if [[ -n $t0 ]]; then when="$secs s after recording started"; else when="$(rel_ms_to_s "$ms") s after exec"; fi
 	echo "# $r: killed $when, holding $own [${SECONDS}s]"
 	check "$r: died of SIGKILL (exit $rc)" test "$rc" = 137
@@ -179,13 +181,15 @@ for round in 1 2 3 4 5 6; do
 		"$FT" record -o "$out" -i "$H1/eth0" -i "$H2/eth0" 2>"$TMPD/rec.err" &
 	fi
 	pid=$!
-	t0=$(wait_recording "$TMPD/rec.err" "$pid") || { bad "$r: recorder did not start: $(cat "$TMPD/rec.err")"; wait "$pid"; continue; }
+	REC_PID=$pid # lib.sh's cleanup stops it if the test dies
+	t0=$(wait_recording "$TMPD/rec.err" "$pid") || { bad "$r: recorder did not start: $(cat "$TMPD/rec.err")"; wait "$pid"; REC_PID=; continue; }
 	sleep "$(rel_ms_to_s "$ms")"
 	eval "$(rel owned "$pid" "$TMPD/owned.json")"
 	if [[ $sig == INT ]]; then kill -INT -- "-$pid"; else kill -TERM "$pid"; fi
 	secs=$(rel_secs_since "$t0")
 	rc=0
 	wait "$pid" || rc=$?
+	REC_PID=
 	echo "# $r: signalled $secs s after recording started, holding $own [${SECONDS}s]"
 	check "$r: recorder exits 0 (got $rc)" test "$rc" = 0
 	check "$r: summary line printed" grep -q "recorded .* (signal)" "$TMPD/rec.err"
@@ -200,6 +204,7 @@ for round in 1 2; do
 	ms=$(rnd_ms 0 300)
 	python3 -c "$TTY_PY" "$FT" record -o "$out" -i "$H1/eth0" -i "$H2/eth0" 2>"$TMPD/rec.err" &
 	pid=$!
+	REC_PID=$pid # lib.sh's cleanup stops it if the test dies
 	for ((i = 0; i < 200; i++)); do
 		[[ $(cat "/proc/$pid/comm" 2>/dev/null) == fabtrace ]] && break # exec'd: own group, SIG_DFL
 		sleep 0.01
@@ -208,6 +213,7 @@ for round in 1 2; do
 	kill -INT -- "-$pid"
 	rc=0
 	wait "$pid" || rc=$?
+	REC_PID=
 	echo "# $r: SIGINT $(rel_ms_to_s "$ms") s after exec: exit $rc, $(ls -l "$out" 2>&1) [${SECONDS}s]"
 	if ((rc == 130)); then
 		check "$r: died of SIGINT before creating the capture: no file" test ! -e "$out"
@@ -253,6 +259,7 @@ mpi_kill() {
 	check "$r: the MPI job is still running" kill -0 "$rank"
 	res=$(rel unprobed "$rank" libmpi MPI_Allreduce "$w" "$TMPD/owned.json")
 	wait "$pid" 2>/dev/null
+	REC_PID=
 	echo "# $r: killed the recorder holding $own; MPI_Allreduce in the live rank: $res [${SECONDS}s]"
 	# another tracer's live uprobe (a recorder of another test on this
 	# machine) keeps an int3 there; ours must be gone (leak checks below)
@@ -270,6 +277,7 @@ r="MPI kill -9 #1 (record -- CMD)"
 	"$ROOT/tools/lab.sh" "$TMPD" "$LAB" --bytes 64k --iters 600 --warmup 2 --json --timeout 90 \
 	--bin "$ALLREDUCE" -- --compute 5000 2>"$TMPD/rec.err" &
 pid=$!
+REC_PID=$pid # lib.sh's cleanup stops it if the test dies
 rank=
 for ((i = 0; i < 150; i++)); do rank=$(ranks | head -n 1); [[ -n $rank ]] && break; sleep 0.1; done
 PING= # lab.sh mpi kills every process of the lab at its end
@@ -291,6 +299,7 @@ for round in 2 3; do
 	r="MPI kill -9 #$round (record -p${env[*]:+, ${env[*]}})"
 	env "${env[@]}" "$FT" record -o "$TMPD/mpi$round.ftr" -i "$H1/eth0" -i "$H2/eth0" -p "$job" 2>"$TMPD/rec.err" &
 	pid=$!
+	REC_PID=$pid # lib.sh's cleanup stops it if the test dies
 	wait_recording "$TMPD/rec.err" "$pid" >/dev/null || bad "$r: recorder did not start: $(cat "$TMPD/rec.err")"
 	mpi_kill "$r" "$pid" "$rank" "$w"
 done
