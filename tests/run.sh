@@ -29,6 +29,8 @@ run_one() { # name, timeout, command...
 	*)
 		fail=$((fail + 1)); failed+=("$name")
 		printf 'FAIL  %-40s %4ss (exit %s)\n' "$name" "$secs" "$rc"
+		# the failed checks first (a long log's tail may not hold them), then the tail
+		grep -E '^(FAIL|\[  FAILED|==[0-9]+==ERROR|.*runtime error:)' "$log" | head -n 15 | sed 's/^/      ! /'
 		sed 's/^/      | /' "$log" | tail -n 40
 		;;
 	esac

@@ -69,21 +69,9 @@ rel_uprobe_events() {
 }
 
 # rel_mpi_job RC OUT ERR: how an MPI job of tools/allreduce ended: "ok" (exit 0,
-# results verified), "exit-race" (see below) or "failed: ..."
-#
-# tools/allreduce ends every rank with MPI_Barrier and _exit() (MPI_Finalize
-# over UCX-tcp hangs here, in 10 of 80 runs), and lab_mpi runs it under
-# mpiexec -disable-auto-cleanup.  In about 2.5 % of the runs, with or
-# without fabtrace (measured: 2 of 80 and 1 of 60 plain lab_mpi runs), Hydra
-# then reports "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Hangup
-# (signal 1)" and exits 1 although every rank called exit_group(0) and no
-# SIGHUP was sent (signal:signal_generate traced): a race in Hydra's
-# bookkeeping of PMI sockets closed by _exit().  A job that printed its
-# verified results and fails only that way is "exit-race", not a failure;
-# any other signal (a SIGTRAP from a left-over uprobe) still fails.
-REL_HYDRA_RACE='YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Hangup (signal 1)
-This typically refers to a problem with your application.
-Please see the FAQ page for debugging suggestions'
+# results verified, nothing else printed) or "failed: ...".  (Hydra's
+# "Hangup (signal 1)" for ranks that exited 0 was its race on PMI sockets
+# closed by _exit(); tools/allreduce now sends PMI's finalize first.)
 rel_mpi_job() {
 	local rc=$1 out=$2 err=$3 other
 	other=$(grep -v '^{' "$out" 2>/dev/null)
@@ -91,8 +79,6 @@ rel_mpi_job() {
 		echo "failed: exit $rc, results not verified: $(printf '%s\n' "$other" "$(cat "$err" 2>/dev/null)" | head -n 3 | tr '\n' '|')"
 	elif [[ $rc == 0 && -z $other ]]; then
 		echo ok
-	elif [[ $rc == 1 && $other == "$REL_HYDRA_RACE" && ! -s $err ]]; then
-		echo exit-race
 	else
 		echo "failed: exit $rc: $(printf '%s\n' "$other" "$(cat "$err" 2>/dev/null)" | grep -v '^$' | head -n 3 | tr '\n' '|')"
 	fi

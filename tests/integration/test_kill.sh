@@ -237,14 +237,13 @@ ranks() {
 }
 # mpi_checks ROUND JOB: the job ended well ($TMPD/JOB.rc, JOB.out, JOB.err):
 # exit 0 with its results verified, nothing else printed (no SIGTRAP, no bad
-# termination); Hydra's exit race (reliability.sh, rel_mpi_job) is told apart
+# termination; reliability.sh, rel_mpi_job)
 mpi_checks() {
 	local r=$1 f=$TMPD/$2 i res
 	for ((i = 0; i < 1200; i++)); do [[ -s $f.rc ]] && break; sleep 0.1; done
 	check "$r: every rank verified its all-reduce results" grep -q '"verify":"ok"' "$f.out"
 	res=$(rel_mpi_job "$(cat "$f.rc" 2>/dev/null)" "$f.out" "$f.err")
-	[[ $res == exit-race ]] && echo "# $r: Hydra's exit race (not fabtrace: see rel_mpi_job in reliability.sh)"
-	check "$r: the MPI job finished cleanly, no SIGTRAP or bad termination ($res)" test "$res" = ok -o "$res" = exit-race
+	check "$r: the MPI job finished cleanly, no SIGTRAP or bad termination ($res)" test "$res" = ok
 }
 # mpi_kill ROUND PID RANK WAIT: the kill -9 and what must hold after it; WAIT:
 # seconds the kernel may take to remove the uprobes (perf uprobes: one

@@ -4,7 +4,8 @@
 # the phase probes, then reported with the probe records ignored
 # (--phases inferred): every traced all-reduce must be covered by an inferred
 # phase, one each, that starts between its first and last entry and ends at
-# its last exit, within 5 ms (50 bins of 100 us).  (2) Recorded
+# its last exit, within 5 ms (50 bins of 100 us; the exit may lag the last
+# packet by up to 20 ms when the rank is descheduled).  (2) Recorded
 # with --no-phases: there are no traced calls, and the inferred phases,
 # labelled as inferred, number the all-reduces the workload made.
 source "$(dirname "$0")/lib.sh"
@@ -36,7 +37,11 @@ def check(cond, what):
     global fail
     print(("ok   " if cond else "FAIL ") + what)
     fail += not cond
-TOL = 5_000_000   # 50 bins; a rank descheduled on this busy 2-core VM exits up to a timeslice after its last packet
+TOL = 5_000_000   # 50 bins
+# A rank leaves MPI_Allreduce some time after the collective's last packet;
+# descheduled on this busy 2-core VM it leaves up to a few timeslices later,
+# which traffic cannot show: the inferred end may precede the last exit by that
+EXIT_LAG = 20_000_000
 n = w["iters"] + w["warmup"]
 ip = inf["inferred_phases"]
 cmp = ip["comparison"]
@@ -57,9 +62,9 @@ for i in one:
     r = [x for x in real if x[0] < e and x[2] > s]
     if r and r[-1] == real[-1]:
         continue   # the last is followed at once by the tool's own gather, all-reduce and barrier
-    if len(r) != 1 or not (r[0][0] - TOL <= s <= r[0][1] + TOL) or abs(e - r[0][2]) > TOL:
+    if len(r) != 1 or not (r[0][0] - TOL <= s <= r[0][1] + TOL) or not (r[0][2] - EXIT_LAG <= e <= r[0][2] + TOL):
         bad.append((s, e, r))
-check(not bad, f"each starts between the first and last entry and ends at the last exit, within 5 ms (bad: {bad[:3]})")
+check(not bad, f"each starts between the first and last entry (5 ms) and ends at the last exit (-20 ms .. +5 ms) (bad: {bad[:3]})")
 check(nop["phases"]["records"] == 0 and not nop["ranks"], "--no-phases: no phase records, no ranks")
 k = len(nop["inferred_phases"]["items"])
 check(n <= k <= n + 2, f"--no-phases: {k} inferred phases for {n} all-reduces (+ at most 2 for setup traffic)")

@@ -3,7 +3,7 @@
 # device): a fixture tree modelled on mlx5 (a RoCE port whose netdev lives in
 # lab host 2, an InfiniBand port, a port without hw_counters) is advanced by
 # tools/rdma_fixture while fabtrace records real MPI all-reduces in the lab.
-# The driver raises a CNP + ECN storm for 200 ms, wraps a 32-bit counter and
+# The driver raises a CNP + ECN storm for 400 ms, wraps a 32-bit counter and
 # resets another.
 # The report must show the storm at the right time with the exact deltas,
 # and the all-reduces that ran inside it must be network-bound on the
@@ -23,17 +23,25 @@ ip -n "$H2" link add "$ROCE" type veth peer name "${LAB}q2" && ip -n "$H2" link 
 SYS=$TMPD/sys
 "$FIX" create "$SYS" --netdev "$ROCE" || { echo "FAIL: rdma_fixture create"; exit 1; }
 
-# record the lab's MPI job with the fixture as /sys; the storm starts 600 ms
-# into the driver's run, well after MPI is up.  The recorded command also
-# waits for the driver to finish, so the capture spans the driver's whole run
-# (its deltas are then the exact expected growth) however fast MPI is.
+# record the lab's MPI job with the fixture as /sys.  The driver starts when
+# the timed iterations start (allreduce --ready-file: MPI start-up and the
+# first, connecting iterations take seconds on a loaded machine), and the
+# 400 ms storm 300 ms later, inside the 80 iterations.  The
+# recorded command also waits for the driver to finish, so the capture spans
+# the driver's whole run (its deltas are then the exact expected growth).
 # shellcheck disable=SC2016,SC2046
 start_record "$TMPD/r.ftr" --sysfs-root "$SYS" $(lab_iface_args) -- bash -c '
-	"$1" mpi -p "$2" --bytes 64k --iters 80 --warmup 1 --json --timeout 120 -- --compute 15000 >"$3/wl.json"
+	"$1" mpi -p "$2" --bytes 64k --iters 80 --warmup 2 --json --timeout 120 -- --compute 15000 \
+		--ready-file "$3/wl.ready" >"$3/wl.json"
 	rc=$?
 	until [[ -e $3/fix.done ]]; do sleep 0.05; done
 	exit $rc' lab "$ROOT/tools/lab.sh" "$LAB" "$TMPD"
-"$FIX" run "$SYS" --duration 2.5 --storm-at 600 --storm-len 200 --cnp-rate 50000 --ecn-rate 20000 \
+for ((i = 0; i < 1200; i++)); do
+	[[ -e $TMPD/wl.ready ]] || ! kill -0 "$REC_PID" 2>/dev/null && break
+	sleep 0.05
+done
+[[ -e $TMPD/wl.ready ]] || bad "the MPI job did not start within 60 s"
+"$FIX" run "$SYS" --duration 2.5 --storm-at 300 --storm-len 400 --cnp-rate 50000 --ecn-rate 20000 \
 	--wrap --reset-at 1800 >"$TMPD/fix.json" || bad "rdma_fixture run"
 touch "$TMPD/fix.done"
 REC_RC=0
