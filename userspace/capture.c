@@ -80,6 +80,17 @@ const char *capture__rec_name(uint16_t type)
 	return NULL;
 }
 
+const char *capture__stop_reason_name(uint32_t reason)
+{
+	switch (reason) {
+	case FT_STOP_DURATION: return "duration";
+	case FT_STOP_SIGNAL: return "signal";
+	case FT_STOP_COMMAND: return "command exited";
+	case FT_STOP_ERROR: return "error";
+	default: return "unknown";
+	}
+}
+
 static void set_msg(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

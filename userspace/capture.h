@@ -72,5 +72,8 @@ void capture__free(struct capture_reader *r);
 /* Expected size of a known record type, 0 when the type is unknown. */
 size_t capture__rec_size(uint16_t type);
 const char *capture__rec_name(uint16_t type);
+/* The END record's stop reason as every command prints it: "duration",
+ * "signal", "command exited", "error" ("unknown" for a newer value). */
+const char *capture__stop_reason_name(uint32_t reason);
 
 #endif

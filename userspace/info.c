@@ -103,17 +103,6 @@ static const char *lib_name(uint32_t kind, char *buf, size_t len)
 	return buf;
 }
 
-static const char *stop_reason_name(uint32_t r)
-{
-	switch (r) {
-	case FT_STOP_DURATION: return "duration";
-	case FT_STOP_SIGNAL:   return "signal";
-	case FT_STOP_COMMAND:  return "command exited";
-	case FT_STOP_ERROR:    return "error";
-	default:               return "unknown";
-	}
-}
-
 /* Copy a fixed-size char field (maybe not terminated) as printable text. */
 static const char *field(const char *src, size_t srclen, char *buf, size_t buflen)
 {
@@ -496,7 +485,7 @@ static void print_plain(const struct info *in)
 	printf("bin width:       %s\n", h->bin_ns ? fmt_ns(h->bin_ns, b1, sizeof(b1)) : "unknown");
 	printf("CPUs:            %u\n", (unsigned)h->ncpus);
 	if (in->have_end)
-		printf("stop reason:     %s\n", stop_reason_name(in->end.stop_reason));
+		printf("stop reason:     %s\n", capture__stop_reason_name(in->end.stop_reason));
 
 	printf("probes:\n");
 	if (in->nprobes) {
@@ -616,7 +605,7 @@ static void print_json(const struct info *in, bool pretty)
 	json_kv_u64(&j, "bin_ns", h->bin_ns);
 	json_kv_u64(&j, "ncpus", h->ncpus);
 	if (in->have_end)
-		json_kv_string(&j, "stop_reason", stop_reason_name(in->end.stop_reason));
+		json_kv_string(&j, "stop_reason", capture__stop_reason_name(in->end.stop_reason));
 	else
 		json_kv_string(&j, "stop_reason", NULL);
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "userspace/capture.h"
 #include "userspace/commands.h"
 #include "userspace/json.h"
 #include "userspace/session.h"
@@ -122,7 +123,6 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 {
 	const struct session_stats *st = session__stats(r->s);
 	const double secs = (end_ns - st->start_ns) / 1e9;
-	static const char *why[] = { "duration reached", "signal", "command exited", "error" };
 	uint64_t lost = session__lost_total(r->s);
 	char b[32];
 
@@ -133,7 +133,7 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 		json_object_begin(&j);
 		json_kv_string(&j, "output", r->o.out_path);
 		json_kv_double(&j, "duration_s", secs, 3);
-		json_kv_string(&j, "stop_reason", why[st->stop_reason]);
+		json_kv_string(&j, "stop_reason", capture__stop_reason_name(st->stop_reason));
 		json_kv_u64(&j, "bytes", st->bytes_written);
 		json_kv_u64(&j, "records", st->records_written);
 		json_kv_u64(&j, "bins", st->bins);
@@ -156,7 +156,7 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 	if (r->o.quiet)
 		return;
 	fprintf(stderr, "fabtrace: recorded %.1f s (%s) to %s: %s, %llu records (%llu bins, %llu events, "
-		"%llu phase events), %llu lost events\n", secs, why[st->stop_reason], r->o.out_path,
+		"%llu phase events), %llu lost events\n", secs, capture__stop_reason_name(st->stop_reason), r->o.out_path,
 		fmt_bytes((double)st->bytes_written, b, sizeof(b)),
 		(unsigned long long)st->records_written, (unsigned long long)st->bins,
 		(unsigned long long)st->events, (unsigned long long)st->phases,

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "capture.h"
 #include "commands.h"
 #include "json.h"
 #include "model.h"
@@ -130,17 +131,6 @@ static const char *iface_str(const struct model *m, uint32_t iface, uint32_t net
 	return buf;
 }
 
-static const char *stop_reason_name(uint32_t r)
-{
-	switch (r) {
-	case FT_STOP_DURATION: return "duration";
-	case FT_STOP_SIGNAL: return "signal";
-	case FT_STOP_COMMAND: return "command";
-	case FT_STOP_ERROR: return "error";
-	default: return "unknown";
-	}
-}
-
 static const char *sort_name(enum report_sort s)
 {
 	return s == REPORT_SORT_PEAK ? "peak" : s == REPORT_SORT_TIME ? "time" : "bytes";
@@ -243,7 +233,7 @@ static void text_header(FILE *f, const struct model *m, const struct report_opts
 		fprintf(f, "  capture: TRUNCATED, %" PRIu64 " records readable\n", m->records);
 	else
 		fprintf(f, "  capture: complete (stopped by %s), %" PRIu64 " records\n",
-			stop_reason_name(m->end.stop_reason), m->records);
+			capture__stop_reason_name(m->end.stop_reason), m->records);
 	if (m->unknown_records)
 		fprintf(f, "  %" PRIu64 " records of unknown types skipped (written by a newer fabtrace)\n",
 			m->unknown_records);
@@ -985,7 +975,7 @@ static void j_header(struct json *j, const struct model *m, const struct report_
 	json_kv_u64(j, "bin_ns", m->hdr.bin_ns);
 	json_kv_string(j, "state", m->truncated ? "truncated" : "complete");
 	json_kv_string(j, "truncated_reason", m->truncated ? m->truncated_why : "");
-	json_kv_string(j, "stop_reason", m->have_end ? stop_reason_name(m->end.stop_reason) : "");
+	json_kv_string(j, "stop_reason", m->have_end ? capture__stop_reason_name(m->end.stop_reason) : "");
 	json_kv_u64(j, "records", m->records);
 	json_kv_u64(j, "unknown_records", m->unknown_records);
 	json_object_end(j);
