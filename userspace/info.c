@@ -801,6 +801,7 @@ int cmd_info(int argc, char **argv)
 
 	optind = 0; /* glibc: full re-initialisation, main may have used getopt */
 	opterr = 0;
+	char ob[64]; /* the rejected option, fmt_bad_opt() */
 	while ((c = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -811,11 +812,8 @@ int cmd_info(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			if (optopt) /* inside "-xj" optind still names the previous argument */
-				ft_err("info: unknown option '-%c'; see 'fabtrace info --help'", optopt);
-			else
-				ft_err("info: unknown option '%s'; see 'fabtrace info --help'",
-				       argv[optind - 1] ? argv[optind - 1] : "?");
+			ft_err("info: unknown option '%s'; see 'fabtrace info --help'",
+			       fmt_bad_opt(optopt, argv[optind - 1], ob, sizeof(ob)));
 			return 2;
 		}
 	}
@@ -830,9 +828,9 @@ int cmd_info(int argc, char **argv)
 	ret = capture__open(&r, in.path, err, sizeof(err));
 	if (ret < 0) {
 		if (ret == -EPROTONOSUPPORT || ret == -ENOENT || ret == -EACCES)
-			ft_err("%s", err);
+			ft_err("info: %s", err);
 		else
-			ft_err("%s; is this a file written by 'fabtrace record'?", err);
+			ft_err("info: %s; is this a file written by 'fabtrace record'?", err);
 		return 1;
 	}
 	in.hdr = *capture__header(r);

@@ -191,6 +191,7 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 
 	opterr = 0; /* our own one-line errors */
 	/* "+": stop at the first non-option so COMMAND's own flags stay its own */
+	char ob[64]; /* the rejected option, fmt_bad_opt() */
 	while ((c = getopt_long(argc, argv, "+:" SESSION_SHORT_OPTS "o:qh", opts, NULL)) != -1) {
 		int h = session_opts__parse(&r->o, c, optarg);
 
@@ -214,7 +215,8 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 			exit(0);
 		default:
 			ft_err("record: bad usage: %s '%s'; see 'fabtrace record --help'",
-			       c == ':' ? "missing value for" : "unknown option", argv[optind - 1]);
+			       c == ':' ? "missing value for" : "unknown option",
+			       fmt_bad_opt(optopt, argv[optind - 1], ob, sizeof(ob)));
 			return -1;
 		}
 	}

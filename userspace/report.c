@@ -2381,6 +2381,7 @@ int cmd_report(int argc, char **argv)
 			util_set_json(true);
 	optind = 0; /* glibc: full re-initialisation; 1 keeps a stopped call's state (freed argv) */
 	opterr = 0;
+	char ob[64]; /* the rejected option, fmt_bad_opt() */
 	while ((c = getopt_long(argc, argv, ":jpt:g:n:s:hq", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -2515,13 +2516,12 @@ int cmd_report(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case ':':
-			ft_err("report: option '%s' needs a value; see 'fabtrace report --help'", argv[optind - 1]);
+			ft_err("report: option '%s' needs a value; see 'fabtrace report --help'",
+			       fmt_bad_opt(optopt, argv[optind - 1], ob, sizeof(ob)));
 			return 2;
 		default:
-			if (optopt) /* inside "-xq" optind still names the previous argument */
-				ft_err("report: unknown option '-%c'; see 'fabtrace report --help'", optopt);
-			else
-				ft_err("report: unknown option '%s'; see 'fabtrace report --help'", argv[optind - 1]);
+			ft_err("report: unknown option '%s'; see 'fabtrace report --help'",
+			       fmt_bad_opt(optopt, argv[optind - 1], ob, sizeof(ob)));
 			return 2;
 		}
 	}

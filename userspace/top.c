@@ -1417,6 +1417,7 @@ static int parse_args(struct top *t, int argc, char **argv)
 		if (!strcmp(argv[i], "--json"))
 			util_set_json(true);
 	opterr = 0;
+	char ob[64]; /* the rejected option, fmt_bad_opt() */
 	while ((c = getopt_long(argc, argv, ":" SESSION_SHORT_OPTS "r:n:h", opts, NULL)) != -1) {
 		int h = session_opts__parse(&t->o, c, optarg);
 
@@ -1485,7 +1486,8 @@ static int parse_args(struct top *t, int argc, char **argv)
 			exit(0);
 		default:
 			ft_err("top: bad usage: %s '%s'; see 'fabtrace top --help'",
-			       c == ':' ? "missing value for" : "unknown option", argv[optind - 1]);
+			       c == ':' ? "missing value for" : "unknown option",
+			       fmt_bad_opt(optopt, argv[optind - 1], ob, sizeof(ob)));
 			return -1;
 		}
 	}

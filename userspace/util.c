@@ -315,6 +315,17 @@ int grow_array(void **p, size_t *cap, size_t need, size_t isz)
 	return 0;
 }
 
+const char *fmt_bad_opt(int optopt, const char *arg, char *buf, size_t len)
+{
+	if (arg && !strncmp(arg, "--", 2))
+		snprintf(buf, len, "%.*s", (int)strcspn(arg, "="), arg);
+	else if (optopt > ' ' && optopt < 127)
+		snprintf(buf, len, "-%c", optopt);
+	else
+		snprintf(buf, len, "%s", arg ? arg : "?");
+	return buf;
+}
+
 const char *fmt_rel(int64_t ns, char *buf, size_t len)
 {
 	uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;

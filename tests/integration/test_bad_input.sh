@@ -36,6 +36,13 @@ expect_err "bin without unit" "bad bin width" "$FT" record --bin 5 -d 1s -o a.ft
 expect_err "bin too small" "bad bin width" "$FT" record --bin 100ns -d 1s -o a.ftr
 expect_err "ringbuf not a power of two" "bad --ringbuf" "$FT" record --ringbuf 3M -d 1s -o a.ftr
 expect_err "unknown option" "unknown option '--frobnicate'" "$FT" record --frobnicate
+# inside a bundle getopt's optind names the whole word; the error names the letter
+expect_err "unknown option in a bundle (record)" "unknown option '-x'" "$FT" record -qx
+expect_err "missing value in a bundle (record)" "missing value for '-i'" "$FT" record -qi
+expect_err "missing value (record, long)" "missing value for '--iface'" "$FT" record --iface
+expect_err "unknown option in a bundle (top)" "unknown option '-x'" "$FT" top -xn 3
+expect_err "unknown option in a bundle (info)" "unknown option '-x'" "$FT" info -xj a.ftr
+expect_err "unknown option in a bundle (report)" "unknown option '-x'" "$FT" report -qx a.ftr
 expect_err "unknown command" "unknown command 'frob'" "$FT" frob
 no_file a.ftr "bad flags"
 
