@@ -18,6 +18,9 @@
 /* Filters, set by userspace before load (bcc's targ_* convention). */
 const volatile __u32 targ_netns = 0;         /* only this netns inode; 0 = all */
 const volatile bool  targ_filter_ifaces = 0; /* only (netns, ifindex) in targ_ifaces */
+/* Wake the recorder once this many bytes wait in the ring; 0 = the kernel's
+ * default (a wake-up whenever it had caught up, i.e. nearly every record). */
+const volatile __u32 targ_wake_bytes = 0;
 
 struct ifkey {
 	__u32 netns;
@@ -90,6 +93,22 @@ static __always_inline void *rec_reserve(__u16 type, __u32 size)
 	h->size = size;
 	h->cpu = bpf_get_smp_processor_id();
 	return h;
+}
+
+/*
+ * Commit a record from rec_reserve().  A wake-up per record (irq_work, then
+ * the recorder's epoll) was most of a probe's cost (docs/performance.md), so
+ * with targ_wake_bytes set a record wakes the recorder only when that much
+ * is waiting; the recorder drains on its own short timer otherwise.
+ */
+static __always_inline void rec_submit(void *r)
+{
+	__u64 flags = 0;
+
+	if (targ_wake_bytes)
+		flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= targ_wake_bytes ?
+				BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	bpf_ringbuf_submit(r, flags);
 }
 
 static __always_inline __u32 dev_netns(const struct net_device *dev)

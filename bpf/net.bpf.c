@@ -70,7 +70,7 @@ static __always_inline void emit_iface_bin(const struct bin_key *k, const struct
 	r->ifindex = k->ifindex;
 	r->dir = k->dir;
 	__builtin_memset(r->pad, 0, sizeof(r->pad));
-	bpf_ringbuf_submit(r, 0);
+	rec_submit(r);
 }
 
 static __always_inline void bin_add(__u32 netns, __u32 ifindex, __u32 dir,
@@ -264,7 +264,7 @@ static __always_inline void emit_qdisc_bin(const struct qdisc_key *k, const stru
 	r->handle = k->handle;
 	r->parent = a->parent;
 	__builtin_memcpy(r->kind, a->kind, sizeof(r->kind));
-	bpf_ringbuf_submit(r, 0);
+	rec_submit(r);
 }
 
 /* The qdisc's bin for now, rolling the previous one out if it closed. */
@@ -460,7 +460,7 @@ static __always_inline void handle_drop(struct sk_buff *skb, void *location, __u
 	r->reason = reason;
 	r->protocol = bpf_ntohs(BPF_CORE_READ(skb, protocol));
 	r->pad[0] = r->pad[1] = 0;
-	bpf_ringbuf_submit(r, 0);
+	rec_submit(r);
 }
 
 SEC("tp_btf/kfree_skb")

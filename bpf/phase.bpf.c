@@ -261,7 +261,7 @@ static __always_inline void emit_phase(const struct ph_call *c, __u32 slot, __u6
 	r->flags = c->flags | flags;
 	r->ret = ret;
 	__builtin_memset(r->name, 0, sizeof(r->name));
-	bpf_ringbuf_submit(r, 0);
+	rec_submit(r);
 }
 
 static __always_inline void emit_comm_info(__u64 comm, __u32 tgid, __s32 rank, __s32 size, __u32 slot)
@@ -276,7 +276,7 @@ static __always_inline void emit_comm_info(__u64 comm, __u32 tgid, __s32 rank, _
 	r->rank = rank;
 	r->size = size;
 	r->slot = slot;
-	bpf_ringbuf_submit(r, 0);
+	rec_submit(r);
 }
 
 static __always_inline void emit_req_done(__u64 req, __u64 id, __u32 slot, __u64 ts)
@@ -291,7 +291,7 @@ static __always_inline void emit_req_done(__u64 req, __u64 id, __u32 slot, __u64
 	r->tid = (__u32)id;
 	r->slot = slot;
 	r->pad = 0;
-	bpf_ringbuf_submit(r, 0);
+	rec_submit(r);
 }
 
 /* A marker call: one record now, start = end. */
@@ -324,7 +324,7 @@ static __always_inline void emit_mark(const struct ph_args *a, const struct ph_s
 	} else if (get_field(a, &cfg->count, &v)) {
 		r->count = v;
 	}
-	bpf_ringbuf_submit(r, 0);
+	rec_submit(r);
 }
 
 /* ---- entry ---- */
@@ -647,7 +647,7 @@ static __always_inline void emit_proc(__u32 event, __u32 pid, __u32 ppid,
 	__builtin_memset(r->comm, 0, sizeof(r->comm));
 	/* the process's name: its main thread's (the last thread to exit may be a helper) */
 	BPF_CORE_READ_STR_INTO(&r->comm, t, group_leader, comm);
-	bpf_ringbuf_submit(r, 0);
+	rec_submit(r);
 }
 
 static __always_inline void handle_fork(const struct task_struct *parent, const struct task_struct *child)
@@ -767,7 +767,7 @@ static __always_inline void handle_sock(const struct sock *sk)
 	r->pid = tgid;
 	r->tid = (__u32)id;
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
-	bpf_ringbuf_submit(r, 0);
+	rec_submit(r);
 }
 
 SEC("tp_btf/sock_send_length")

@@ -72,7 +72,7 @@ static __always_inline void handle_retransmit(const struct sock *sk, const struc
 		r->trigger = FT_RTX_FAST;
 	else
 		r->trigger = FT_RTX_UNKNOWN;
-	bpf_ringbuf_submit(r, 0);
+	rec_submit(r);
 }
 
 /* Kernels since 6.13 pass the retransmit's result as a third argument;
@@ -115,7 +115,7 @@ static __always_inline void handle_cong_state(const struct sock *sk, __u8 new_st
 	r->old_state = old;
 	r->new_state = new_state;
 	__builtin_memset(r->pad, 0, sizeof(r->pad));
-	bpf_ringbuf_submit(r, 0);
+	rec_submit(r);
 }
 
 SEC("tp_btf/tcp_cong_state_set")
@@ -159,7 +159,7 @@ static __always_inline void handle_probe(const struct sock *sk)
 	r->retrans_out = BPF_CORE_READ(tp, retrans_out);
 	r->total_retrans = BPF_CORE_READ(tp, total_retrans);
 	r->pad = 0;
-	bpf_ringbuf_submit(r, 0);
+	rec_submit(r);
 }
 
 SEC("tp_btf/tcp_probe")

@@ -220,12 +220,14 @@ static void set_filters(struct obj *ob, const struct netprobe_opts *o)
 		s->rodata->targ_bin_ns = o->bin_ns;
 		s->rodata->targ_netns = o->netns;
 		s->rodata->targ_filter_ifaces = o->n_ifaces > 0;
+		s->rodata->targ_wake_bytes = (__u32)o->wake_bytes;
 	} else {
 		struct tcp_bpf *s = ob->skel;
 
 		s->rodata->targ_sample_ns = o->sample_ns;
 		s->rodata->targ_netns = o->netns;
 		s->rodata->targ_filter_ifaces = o->n_ifaces > 0;
+		s->rodata->targ_wake_bytes = (__u32)o->wake_bytes;
 	}
 }
 

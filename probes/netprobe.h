@@ -21,6 +21,7 @@ struct netprobe_opts {
 	const uint32_t (*ifaces)[2]; /* (netns, ifindex) pairs to trace; NULL = all */
 	int n_ifaces;
 	size_t ringbuf_bytes;      /* per object; power of two */
+	size_t wake_bytes;         /* wake the consumer at this backlog; 0 = every record */
 	bool verbose;              /* print libbpf/verifier output */
 };
 

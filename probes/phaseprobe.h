@@ -38,6 +38,7 @@ struct phaseprobe_opts {
 	const uint32_t (*ifaces)[2];
 	int n_ifaces;
 	size_t ringbuf_bytes;       /* power of two */
+	size_t wake_bytes;          /* as netprobe_opts */
 	bool verbose;
 };
 

@@ -326,7 +326,6 @@ static void pmi_finalize(void)
 	static const char msg[] = "cmd=finalize\n";
 	const char *env = getenv("PMI_FD");
 	struct pollfd p = { .events = POLLIN };
-	char reply[128];
 	long long fd;
 
 	if (!env || toolargs_num(env, 0, INT_MAX, &fd, 0))
@@ -336,8 +335,11 @@ static void pmi_finalize(void)
 		return;
 	/* wait for "cmd=finalize_ack": the proxy stops watching the socket
 	 * then (bounded: a wedged proxy must not hang the rank) */
-	if (poll(&p, 1, 5000) == 1)
+	if (poll(&p, 1, 5000) == 1) {
+		char reply[128];
+
 		(void)!read(p.fd, reply, sizeof(reply));
+	}
 }
 
 static void finish(int status, int finalize)

@@ -56,6 +56,9 @@ static void usage(FILE *f)
 "      --bin WIDTH            microburst bin width (default 100us, min 1us)\n"
 "      --rtt-interval DUR     min gap between RTT/cwnd samples per flow (default 10ms)\n"
 "      --ringbuf SIZE         ring buffer per probe family (default 16M)\n"
+"      --wakeup SIZE          wake the recorder when SIZE bytes wait in a ring,\n"
+"                             else drain every 20 ms (default: ringbuf/8;\n"
+"                             0: on every record, which costs the probes ~2x)\n"
 "  -q, --quiet                no status line\n"
 "  -v, --verbose              show libbpf and verifier messages\n"
 "  -p, --pid PID[,PID...]     trace the phases of running processes and their\n"
@@ -81,7 +84,8 @@ static void usage(FILE *f)
 "      --sampler-budget PCT   CPU share of one core the sampler may use (default 5)\n"
 "      --sysfs-root DIR       read RDMA devices under DIR/class/infiniband instead\n"
 "                             of /sys (test fixtures; also $FABTRACE_SYSFS_ROOT)\n"
-"      --json                 print the final summary as JSON on stdout\n"
+"      --json                 print the final summary as JSON on stdout (status\n"
+"                             lines stay on stderr; -q drops them)\n"
 "  -h, --help                 this help\n"
 "\n"
 "Examples:\n"
@@ -142,6 +146,7 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 		json_kv_u64(&j, "phases", st->counts[FT_REC_PHASE]);
 		json_kv_u64(&j, "phase_slots", st->counts[FT_REC_PHASE_SLOT]);
 		json_kv_u64(&j, "lost_events", lost);
+		json_kv_u64(&j, "ring_wakeups", st->ring_wakeups);
 		json_kv_u64(&j, "interfaces", (uint64_t)st->n_ifs);
 		json_kv_u64(&j, "rdma_ports", st->counts[FT_REC_RDMA_PORT]);
 		json_kv_u64(&j, "counter_groups", st->counts[FT_REC_CTR_GROUP]);
@@ -249,7 +254,8 @@ int cmd_record(int argc, char **argv)
 
 		r->tty = isatty(STDERR_FILENO);
 		session__on_tick(r->s, status_line, r);
-		if (!r->o.quiet && !r->o.json)
+		/* also with --json (stdout): a script waits for this line on stderr */
+		if (!r->o.quiet)
 			fprintf(stderr, "fabtrace: recording to %s (%d interfaces%s%s); Ctrl-C to stop\n",
 				r->o.out_path, st->n_ifs, r->o.duration_ns ? ", for " : "",
 				r->o.duration_ns ? fmt_ns(r->o.duration_ns, buf, sizeof(buf)) : "");

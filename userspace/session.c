@@ -58,7 +58,10 @@ struct watch {
 };
 
 /* epoll data of the session's own descriptors (watches use their index) */
-enum { EV_TICK = MAX_WATCH, EV_PHASE, EV_CTR, EV_SIG, EV_NET, EV_PP };
+enum { EV_TICK = MAX_WATCH, EV_PHASE, EV_CTR, EV_SIG, EV_NET, EV_PP, EV_DRAIN };
+
+/* With batched wake-ups (--wakeup) the rings are drained at least this often. */
+#define DRAIN_MS 20
 
 struct session {
 	const struct session_opts *o;
@@ -252,6 +255,15 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		}
 		o->ringbuf_bytes = v;
 		return 1;
+	case SOPT_WAKEUP:
+		if (parse_size(arg, &v) || v > (1ull << 30)) {
+			ft_err("%s: bad --wakeup '%s'; use a size below --ringbuf, e.g. 256k (0: every record)",
+			       cmd, arg);
+			return -1;
+		}
+		o->wake_bytes = v;
+		o->wake_set = true;
+		return 1;
 	case 'v':
 		o->verbose = true;
 		return 1;
@@ -279,8 +291,18 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 	}
 }
 
+size_t session_opts__wake_bytes(const struct session_opts *o)
+{
+	return o->wake_set ? o->wake_bytes : o->ringbuf_bytes / 8;
+}
+
 int session_opts__check(const struct session_opts *o)
 {
+	if (o->wake_set && o->wake_bytes >= o->ringbuf_bytes) {
+		ft_err("%s: --wakeup %zu is not below --ringbuf %zu; use a smaller --wakeup (0: every record)",
+		       o->cmd_name, o->wake_bytes, o->ringbuf_bytes);
+		return -1;
+	}
 	if (o->no_phases && (o->npids || o->nspecs)) {
 		ft_err("%s: %s needs the phase probes; drop --no-phases", o->cmd_name,
 		       o->npids ? "-p" : "--phase");
@@ -913,7 +935,8 @@ static int open_phases(struct session *s, const struct netprobe_opts *po)
 		.pids = o->pids, .npids = o->npids, .cmd = o->cmd,
 		.specs = o->specs, .nspecs = o->nspecs,
 		.netns = po->netns, .ifaces = po->ifaces, .n_ifaces = po->n_ifaces,
-		.ringbuf_bytes = o->ringbuf_bytes, .verbose = o->verbose,
+		.ringbuf_bytes = o->ringbuf_bytes, .wake_bytes = session_opts__wake_bytes(o),
+		.verbose = o->verbose,
 	};
 	char err[512];
 	int ret = phaseprobe__open(&s->pp, &ppo, on_record, s, err, sizeof(err));
@@ -989,6 +1012,7 @@ int session__open(struct session **out, const struct session_opts *o,
 	po.ifaces = (const uint32_t (*)[2])s->filter;
 	po.n_ifaces = s->n_filter;
 	po.ringbuf_bytes = o->ringbuf_bytes;
+	po.wake_bytes = session_opts__wake_bytes(o);
 	po.verbose = o->verbose;
 	if (netprobe__open(&s->np, &po, on_record, s, err, sizeof(err))) {
 		ft_err("%s: %s", o->cmd_name, err);
@@ -1158,7 +1182,13 @@ int session__run(struct session *s)
 	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	int pfd = s->pp ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
 	int cfd = s->smp ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
+	bool batched = session_opts__wake_bytes(s->o) > 0;
+	int dfd = batched ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
 	struct itimerspec its = { .it_interval = { 1, 0 }, .it_value = { 1, 0 } };
+	struct itimerspec dits = {
+		.it_interval = { 0, DRAIN_MS * 1000000L },
+		.it_value = { 0, DRAIN_MS * 1000000L },
+	};
 	struct itimerspec pits = {
 		.it_interval = { 0, PHASEPROBE_TICK_MS * 1000000L },
 		.it_value = { 0, PHASEPROBE_TICK_MS * 1000000L },
@@ -1170,6 +1200,7 @@ int session__run(struct session *s)
 	    (s->pp && (pfd < 0 || timerfd_settime(pfd, 0, &pits, NULL))) || (s->smp && cfd < 0) ||
 	    add_own(s, tfd, EV_TICK) || (s->pp && add_own(s, pfd, EV_PHASE)) ||
 	    (s->smp && add_own(s, cfd, EV_CTR)) || add_own(s, s->sfd, EV_SIG) ||
+	    (batched && (dfd < 0 || timerfd_settime(dfd, 0, &dits, NULL) || add_own(s, dfd, EV_DRAIN))) ||
 	    add_own(s, netprobe__epoll_fd(s->np), EV_NET) ||
 	    (s->pp && add_own(s, phaseprobe__epoll_fd(s->pp), EV_PP))) {
 		ret = errno ? -errno : -EINVAL;
@@ -1221,8 +1252,12 @@ int session__run(struct session *s)
 			case EV_SIG:
 				on_signal(s);
 				break;
+			case EV_DRAIN: /* drained below; the read re-arms it */
+				(void)!read(dfd, &exp, sizeof(exp));
+				break;
 			case EV_NET:
 			case EV_PP:
+				s->st.ring_wakeups++;
 				break; /* drained below */
 			default:
 				if (id < MAX_WATCH && s->watches[id].fd >= 0 &&
@@ -1244,6 +1279,8 @@ out:
 		close(pfd);
 	if (cfd >= 0)
 		close(cfd);
+	if (dfd >= 0)
+		close(dfd);
 	return ret;
 }
 

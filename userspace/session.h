@@ -47,6 +47,8 @@ struct session_opts {
 	uint64_t duration_ns;         /* 0 = until stopped */
 	uint64_t bin_ns, sample_ns;
 	size_t ringbuf_bytes;
+	size_t wake_bytes;            /* --wakeup; used only when wake_set */
+	bool wake_set;
 	bool quiet, verbose, json;
 	char **cmd;                   /* -- COMMAND ARGS, NULL = none */
 	char *iface_args[SESSION_MAX_IFACE_ARGS];
@@ -72,7 +74,7 @@ void session_opts__free(struct session_opts *o);
 enum session_opt {
 	SOPT_NETNS = 256, SOPT_BIN, SOPT_RTT, SOPT_RINGBUF, SOPT_PHASE, SOPT_NO_PHASES,
 	SOPT_CTR_PERIOD, SOPT_RDMA_DEVS, SOPT_RDMA_CTRS, SOPT_LIFESPAN, SOPT_NIC_STATS,
-	SOPT_NO_RDMA, SOPT_NO_NIC, SOPT_BUDGET, SOPT_SYSFS,
+	SOPT_NO_RDMA, SOPT_NO_NIC, SOPT_BUDGET, SOPT_SYSFS, SOPT_WAKEUP,
 	SOPT_END,                     /* commands number their own options from here */
 };
 #define SESSION_SHORT_OPTS "i:d:p:v"
@@ -83,6 +85,7 @@ enum session_opt {
 	{ "bin", required_argument, NULL, SOPT_BIN }, \
 	{ "rtt-interval", required_argument, NULL, SOPT_RTT }, \
 	{ "ringbuf", required_argument, NULL, SOPT_RINGBUF }, \
+	{ "wakeup", required_argument, NULL, SOPT_WAKEUP }, \
 	{ "verbose", no_argument, NULL, 'v' }, \
 	{ "pid", required_argument, NULL, 'p' }, \
 	{ "phase", required_argument, NULL, SOPT_PHASE }, \
@@ -99,6 +102,9 @@ enum session_opt {
 int session_opts__parse(struct session_opts *o, int c, const char *arg);
 /* After parsing: options that contradict each other.  0 or -1 (printed). */
 int session_opts__check(const struct session_opts *o);
+/* Bytes waiting in a ring that wake the recorder: --wakeup, else an eighth
+ * of --ringbuf; 0 = every record (the kernel's default). */
+size_t session_opts__wake_bytes(const struct session_opts *o);
 
 /* Every record goes here after the capture; non-zero stops the session with an error. */
 typedef int (*session_sink_fn)(void *ctx, const struct ft_rec_hdr *rec);
@@ -107,6 +113,7 @@ typedef int (*session_sink_fn)(void *ctx, const struct ft_rec_hdr *rec);
 struct session_stats {
 	uint64_t counts[64];          /* records by type (types < 64) */
 	uint64_t bins, events, phases; /* kernel records by family */
+	uint64_t ring_wakeups;        /* times a ring woke the event loop (--wakeup) */
 	uint64_t start_ns;            /* CLOCK_MONOTONIC at open */
 	uint64_t bytes_written, records_written; /* capture: final once finished */
 	int n_ifs;                    /* interfaces known */

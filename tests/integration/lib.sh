@@ -52,14 +52,15 @@ lab_start() {
 	lab_up "$LAB" "$@" || { echo "FAIL: lab up"; exit 1; }
 }
 
-# start_record OUT [ARGS...]: fabtrace record in the background, return once it traces
+# start_record OUT [ARGS...]: fabtrace record in the background, return once it
+# traces; its stdout (the --json summary) goes to $TMPD/record.out
 start_record() {
 	local out=$1 i
 	shift
 	# empty it here: the background child truncates it only once it runs, and
 	# the previous recording's "recording to" would end the wait too early
 	: >"$TMPD/record.err"
-	"$FT" record -o "$out" "$@" 2>"$TMPD/record.err" &
+	"$FT" record -o "$out" "$@" >"$TMPD/record.out" 2>"$TMPD/record.err" &
 	REC_PID=$!
 	for ((i = 0; i < 100; i++)); do
 		grep -q "recording to" "$TMPD/record.err" 2>/dev/null && return 0

@@ -5,6 +5,9 @@
 # preferred tp_btf probes and once with the raw_tp fallbacks older kernels use.
 # (This VM's kernel skips BPF programs in PID 1's context; such skipped runs
 # are counted by the coverage check and are the only other allowed shortfall.)
+# The tp_btf run uses the default batched ring-buffer wake-ups, the raw_tp run
+# --wakeup 0 (one per record): both must lose nothing, and the batched one
+# must wake the recorder far less often than it has records.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd mpiexec
@@ -26,11 +29,23 @@ traffic() {
 for variant in tp_btf raw_tp; do
 	out=$TMPD/$variant.ftr
 	# shellcheck disable=SC2046
-	FABTRACE_VARIANTS=$variant start_record "$out" $(lab_iface_args)
+	wake=()
+	[[ $variant == raw_tp ]] && wake=(--wakeup 0)
+	FABTRACE_VARIANTS=$variant start_record "$out" --json "${wake[@]}" $(lab_iface_args)
 	traffic
 	sleep 0.3
 	stop_record INT
 	check "$variant: recorder exited 0" test "$REC_RC" = 0
+	read -r recs wakes lost < <(jget "$TMPD/record.out" '" ".join(str(j[k]) for k in ("records", "ring_wakeups", "lost_events"))')
+	echo "# $variant ${wake[*]:-(batched wake-ups)}: $recs records, $wakes ring wake-ups, $lost lost"
+	check "$variant: no lost events ($lost)" test "$lost" = 0
+	if ((${#wake[@]} == 0)); then
+		# 16M ring: one wake-up per 2 MB waiting; the rest is drained on the 20 ms timer
+		check "$variant: batched wake-ups: $wakes for $recs records (< 1 per 100)" test $((wakes * 100)) -lt "$recs"
+	else
+		check "$variant: --wakeup 0 wakes the recorder more often: $wakes for $recs records (> 1 per 100)" \
+			test $((wakes * 100)) -gt "$recs"
+	fi
 	"$FT" report --json "$out" >"$TMPD/$variant.json" || bad "$variant: report"
 	check "$variant: probes used" test "$(jget "$TMPD/$variant.json" \
 		"sorted(set(p['hook'].split('/')[0] for p in j['probes'] if p['attached']))")" = "['$variant']"

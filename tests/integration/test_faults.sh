@@ -145,7 +145,7 @@ check "record -- CMD: the 30 calls and 30 steps the command made are all there" 
 	"$WL" --calls 2000 --usec 5000 --steps >"$TMPD/cmdk.sum" 2>"$TMPD/cmdk.err" &
 pid=$!
 REC_PID=$pid # lib.sh's cleanup stops it if the test dies
-# (--json prints no "recording to"; COMMAND is exec'd once tracing runs)
+# (COMMAND is exec'd once tracing runs)
 for ((i = 0; i < 200; i++)); do wpid=$(pgrep -P "$pid" -x phase_workload) && break; sleep 0.05; done
 sleep 1.5
 kill -KILL "$wpid"

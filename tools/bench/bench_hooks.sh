@@ -17,7 +17,9 @@
 # alternating order, since the order of attachment is the order of the runs.
 # Then a second window with the recorder stopped (SIGSTOP): the programs
 # still run and fill the ring buffer, but no submit has a reader to wake,
-# which separates the programs' own work from the wake-ups.
+# which separates the programs' own work from the wake-ups.  Each
+# repetition runs this twice: with the recorder's default batched wake-ups,
+# and with --wakeup 0 (a wake-up per record, as before they were batched).
 # Per repetition and program: runs and ns per run; the table shows medians.
 set -u
 # shellcheck source-path=SCRIPTDIR source=common.sh
@@ -52,8 +54,10 @@ start_floor() {
 	wait_grep "$W/floor.out" '^ready' "$FPID" 30 || die "floor did not start: $(cat "$W/floor.err")"
 }
 
-start_fabtrace() {
-	bench_spawn "$W/rec.out" "$W/rec.err" "$FT" record --bin 10us -o "$W/cap.ftr"
+start_fabtrace() { # WAKE: batched or each
+	local wake=()
+	[[ $1 == each ]] && wake=(--wakeup 0)
+	bench_spawn "$W/rec.out" "$W/rec.err" "$FT" record --bin 10us "${wake[@]}" -o "$W/cap.ftr"
 	RPID=$SPAWNED
 	wait_grep "$W/rec.err" 'recording to' "$RPID" 30 || die "fabtrace did not start: $(cat "$W/rec.err")"
 	# the phase probes attach after that line
@@ -76,8 +80,11 @@ snap() {
 	python3 "$PY" bpfsnap "$FPID" "$RPID" --names "$W/floor.out" ${SNAP0:+--prev "$SNAP0"} >"$1"
 }
 
-for ((r = 1; r <= REPS; r++)); do
-	if ((r % 2)); then start_floor; start_fabtrace; first=floor; else start_fabtrace; start_floor; first=fabtrace; fi
+for ((k = 0; k < 2 * REPS; k++)); do
+	r=$((k / 2 + 1))
+	wake=batched
+	(((k + r) % 2)) && wake=each # alternate which window comes first
+	if ((r % 2)); then start_floor; start_fabtrace $wake; first=floor; else start_fabtrace $wake; start_floor; first=fabtrace; fi
 	sleep 0.5
 	# iperf3 runs until stopped, past both windows
 	bench_spawn "$W/iperf.out" "$W/iperf.err" ip netns exec "$(lab_ns "$LAB" 1)" \
@@ -108,10 +115,10 @@ for ((r = 1; r <= REPS; r++)); do
 	bench_stop "$RPID" INT
 	bench_stop "$FPID" INT
 	"$FT" info --json "$W/cap.ftr" >"$W/info.json" 2>/dev/null
-	python3 "$PY" hookrow --rep "$r" --first "$first" --t0 "$t0" --t1 "$t1" --t2 "$t2" --t3 "$t3" \
+	python3 "$PY" hookrow --rep "$r" --wakeup "$wake" --first "$first" --t0 "$t0" --t1 "$t1" --t2 "$t2" --t3 "$t3" \
 		--snap0 "$W/s0.json" --snap1 "$W/s1.json" --snap2 "$W/s2.json" --snap3 "$W/s3.json" \
 		--txbytes $((tx1 - tx0)) --info "$W/info.json" >>"$BENCH_OUT" || die "no result for repetition $r"
 	rm -f "$W/cap.ftr"
-	say "repetition $r done"
+	say "repetition $r ($wake wake-ups) done"
 done
 bench_meta "end=1"

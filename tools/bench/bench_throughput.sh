@@ -10,6 +10,8 @@
 # an order rotated from one repetition to the next:
 #   none        no tracer
 #   fabtrace    fabtrace record, default probes, --bin 10us, -i h1/eth0
+#   fabtrace_wake0  the same with --wakeup 0: a wake-up per record, as before
+#               batched wake-ups (docs/known-issues.md), to show what they save
 #   tcpdump     tcpdump -w on h1's eth0, full snaplen, to disk
 #   tcpdump128  the same with -s 128
 #   bpftrace    tools/bench/throughput.bt: bins per interface, qdisc backlog,
@@ -30,7 +32,7 @@ bench_need iperf3 tcpdump bpftrace
 # run of its own repetition, and on a shared machine closer is better
 T=$(pick "${BENCH_TP_SECONDS:-4}" 2)
 REPS=$(reps 7 1)
-MODES=(none fabtrace tcpdump tcpdump128 bpftrace)
+MODES=(none fabtrace fabtrace_wake0 tcpdump tcpdump128 bpftrace)
 [[ -n ${BENCH_TP_MODES:-} ]] && read -ra MODES <<<"$BENCH_TP_MODES"
 CONFIGS=(gso mtu)
 [[ -n ${BENCH_TP_CONFIGS:-} ]] && read -ra CONFIGS <<<"$BENCH_TP_CONFIGS"
@@ -45,8 +47,10 @@ start_tracer() {
 	TPID=
 	case $mode in
 	none) return 0 ;;
-	fabtrace)
-		bench_spawn "$W/tracer.out" "$W/tracer.err" "$FT" record --bin 10us \
+	fabtrace | fabtrace_wake0)
+		local wake=()
+		[[ $mode == fabtrace_wake0 ]] && wake=(--wakeup 0)
+		bench_spawn "$W/tracer.out" "$W/tracer.err" "$FT" record --bin 10us "${wake[@]}" \
 			-i "$(lab_ns "$LAB" 1)/eth0" -o "$W/cap.ftr"
 		TPID=$SPAWNED
 		wait_grep "$W/tracer.err" 'recording to' "$TPID" 30 || die "fabtrace did not start: $(cat "$W/tracer.err")"
@@ -94,7 +98,7 @@ one_run() {
 		bench_stop "$TPID" INT
 	fi
 	for f in "$W"/cap.*; do [[ -f $f ]] && bytes=$(stat -c %s "$f"); done
-	[[ $mode == fabtrace && -f $W/cap.ftr ]] && "$FT" info --json "$W/cap.ftr" >"$W/info.json" 2>/dev/null
+	[[ $mode == fabtrace* && -f $W/cap.ftr ]] && "$FT" info --json "$W/cap.ftr" >"$W/info.json" 2>/dev/null
 	python3 "$PY" tprow --config "$cfg" --mode "$mode" --rep "$rep" --iperf "$W/iperf.json" --seconds "$T" \
 		--t0 "$t0" --t1 "$t1" --ticks0 "$c0" --ticks1 "$c1" --clk "$CLK_TCK" \
 		--busy0 "$b0" --busy1 "$b1" --bpf0 "$W/bpf0.json" --bpf1 "$W/bpf1.json" \

@@ -243,7 +243,7 @@ def tracer_loss(mode, out, err, info):
         m = re.search(r"(\d+) packets? dropped by kernel", err)
         r = re.search(r"(\d+) packets? received by filter", err)
         return (int(m.group(1)) if m else None, int(r.group(1)) if r else None)
-    if mode == "fabtrace":
+    if mode.startswith("fabtrace"):
         # lost events (ring buffer full, maps full) plus runs the kernel skipped
         lost = (info or {}).get("lost", {})
         if "total" not in lost:
@@ -304,7 +304,7 @@ def render_throughput(rows, meta):
         out.append(f"**{title}** — iperf3 h1→h2, {len(base)} repetitions; median (min–max)\n")
         out.append("| mode | throughput Gbit/s | vs none | tracer CPU, userspace | BPF run time | machine busy | lost | written |")
         out.append("|---|---|---|---|---|---|---|---|")
-        for mode in ("none", "fabtrace", "tcpdump", "tcpdump128", "bpftrace"):
+        for mode in ("none", "fabtrace", "fabtrace_wake0", "tcpdump", "tcpdump128", "bpftrace"):
             m = [r for r in rs if r["mode"] == mode]
             if not m:
                 continue
@@ -320,6 +320,7 @@ def render_throughput(rows, meta):
                 lost_s = f"{fmt(med(lost), 0)} ({fmt(med(pct), 2)} %)" if pct else fmt(med(lost), 0)
             wr = [r["written_bytes"] / r["elapsed_s"] / 1e6 for r in m if r.get("written_bytes") is not None]
             name = {"none": "no tracing", "fabtrace": "fabtrace record, 10 µs bins",
+                    "fabtrace_wake0": "fabtrace record, 10 µs bins, --wakeup 0",
                     "tcpdump": "tcpdump -w (full snaplen)", "tcpdump128": "tcpdump -s 128 -w",
                     "bpftrace": "bpftrace script"}[mode]
             out.append("| " + " | ".join([
@@ -327,7 +328,7 @@ def render_throughput(rows, meta):
                 fmt_range([r["gbps"] for r in m], 2),
                 "1" if mode == "none" else fmt_range(ratios, 3),
                 fmt_range([r.get("tracer_cpu_pct") for r in m], 1, " %") if mode != "none" else "–",
-                fmt_range([r.get("bpf_cpu_pct") for r in m], 1, " %") if mode in ("fabtrace", "bpftrace") else "–",
+                fmt_range([r.get("bpf_cpu_pct") for r in m], 1, " %") if mode != "none" and not mode.startswith("tcpdump") else "–",
                 fmt(med([r.get("sys_busy_pct") for r in m]), 0, " %"),
                 lost_s,
                 fmt(med(wr), 1, " MB/s") if wr and mode != "none" else "–",
@@ -390,7 +391,7 @@ def cmd_hookrow(a):
     if not hooks:
         sys.exit(1)
     info = load_json(a.info, {}) or {}
-    row = {"type": "row", "rep": a.rep, "first": a.first, "elapsed_s": el, "hooks": hooks,
+    row = {"type": "row", "rep": a.rep, "first": a.first, "wakeup": a.wakeup, "elapsed_s": el, "hooks": hooks,
            "paused_s": (a.t3 - a.t2) if a.t3 and a.t2 else None,
            "fab_total_ns": sum(p["ns"] for p in fab.values()),
            "floor_total_ns": sum(p["ns"] for p in flo.values()),
@@ -403,11 +404,17 @@ def cmd_hookrow(a):
 
 def render_hooks(rows, meta):
     out = []
+    # each repetition ran the recorder twice: default (batched) wake-ups, and
+    # --wakeup 0 (one per record); rows of older runs have no "wakeup"
+    each = [r for r in rows if r.get("wakeup") == "each"]
+    rows = [r for r in rows if r.get("wakeup") != "each"]
     n = len(rows)
     out.append(f"{n} repetitions; medians (min–max of ns per run).  *runs/s*: how often the hook fired; "
-               "*fabtrace − floor*: what fabtrace's own code costs per run beyond an empty program.\n")
-    out.append("| hook | fabtrace program | runs/s | fabtrace ns/run | empty program ns/run | fabtrace − floor | fabtrace CPU (% of a core) | ns/run, recorder stopped |")
-    out.append("|---|---|---|---|---|---|---|---|")
+               "*fabtrace − floor*: what fabtrace's own code costs per run beyond an empty program; "
+               "*--wakeup 0*: the same program when every record wakes the recorder (the same repetition, "
+               "a second window).\n")
+    out.append("| hook | fabtrace program | runs/s | fabtrace ns/run | empty program ns/run | fabtrace − floor | fabtrace CPU (% of a core) | ns/run, recorder stopped | ns/run, --wakeup 0 |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
     for h in HOOK_ORDER:
         es = [(r["hooks"].get(h), r["elapsed_s"]) for r in rows if h in r["hooks"]]
         if not es:
@@ -421,11 +428,16 @@ def render_hooks(rows, meta):
         hook = ("uprobe (NCCL calls, marker steps)" if h == "uprobe" else
                 "uretprobe (NCCL calls)" if h == "uretprobe" else f"`{h}`")
         paused = [e["paused_ns"] / e["paused_cnt"] if e.get("paused_cnt") else None for e, _ in es]
+        ew = [r["hooks"][h] for r in each if h in r["hooks"]]
+        wake0 = [e["fab_ns"] / e["fab_cnt"] if e["fab_cnt"] else None for e in ew]
         out.append("| " + " | ".join([hook, f"`{prog}`", si(med(rate)), fmt_range(fab, 0), fmt_range(flo, 0),
-                                       fmt(med(diff), 0), fmt(med(cpu), 2, " %"), fmt(med(paused), 0)]) + " |")
+                                       fmt(med(diff), 0), fmt(med(cpu), 2, " %"), fmt(med(paused), 0),
+                                       fmt_range(wake0, 0) if ew else "–"]) + " |")
     tot = [r["fab_total_ns"] / 1e9 / r["elapsed_s"] * 100 for r in rows]
     ftot = [r["floor_total_ns"] / 1e9 / r["elapsed_s"] * 100 for r in rows]
-    out.append(f"| **all hooks** | | | | | | **{fmt(med(tot), 2)} %** (empty programs: {fmt(med(ftot), 2)} %) | |")
+    etot = [r["fab_total_ns"] / 1e9 / r["elapsed_s"] * 100 for r in each]
+    out.append(f"| **all hooks** | | | | | | **{fmt(med(tot), 2)} %** (empty programs: {fmt(med(ftot), 2)} %) | | "
+               + (f"{fmt(med(etot), 2)} % |" if each else "|"))
     g = [r.get("gbps") for r in rows]
     rt = [r.get("retrans") for r in rows]
     lost = [r.get("lost") for r in rows]
@@ -748,7 +760,7 @@ def main():
     p.add_argument("--bytes", type=int, default=0)
     p.set_defaults(fn=cmd_tprow)
     p = sub.add_parser("hookrow")
-    for k in ("first", "snap0", "snap1", "snap2", "snap3", "info"):
+    for k in ("first", "snap0", "snap1", "snap2", "snap3", "info", "wakeup"):
         p.add_argument("--" + k, default="")
     p.add_argument("--rep", type=int)
     p.add_argument("--txbytes", type=int, default=0)
