@@ -18,8 +18,8 @@
 /* Filters, set by userspace before load (bcc's targ_* convention). */
 const volatile __u32 targ_netns = 0;         /* only this netns inode; 0 = all */
 const volatile bool  targ_filter_ifaces = 0; /* only (netns, ifindex) in targ_ifaces */
-/* Wake the recorder once this many bytes wait in the ring; 0 = the kernel's
- * default (a wake-up whenever it had caught up, i.e. nearly every record). */
+/* Wake the recorder each time this many more bytes wait in the ring; 0 = the
+ * kernel's default (a wake-up whenever it had caught up: nearly every record). */
 const volatile __u32 targ_wake_bytes = 0;
 
 struct ifkey {
@@ -98,17 +98,33 @@ static __always_inline void *rec_reserve(__u16 type, __u32 size)
 /*
  * Commit a record from rec_reserve().  A wake-up per record (irq_work, then
  * the recorder's epoll) was most of a probe's cost (docs/performance.md), so
- * with targ_wake_bytes set a record wakes the recorder only when that much
- * is waiting; the recorder drains on its own short timer otherwise.
+ * with targ_wake_bytes set only the record that takes the backlog past a
+ * multiple of it wakes the recorder, which otherwise drains on its own short
+ * timer.  Past a multiple, not above a level: a recorder that lags (or is
+ * stopped) must not be woken by every record, which costs more than before.
+ * Two CPUs committing at once may both miss a crossing; the timer drains it.
  */
 static __always_inline void rec_submit(void *r)
 {
 	__u64 flags = 0;
 
-	if (targ_wake_bytes)
-		flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= targ_wake_bytes ?
-				BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (targ_wake_bytes) {
+		/* this record's room in the ring: 8-byte ring header, 8-byte aligned */
+		__u64 len = (((struct ft_rec_hdr *)r)->size + 8 + 7) & ~7ULL;
+		__u64 after = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+		__u64 before = after > len ? after - len : 0;
+
+		flags = before / targ_wake_bytes != after / targ_wake_bytes ? BPF_RB_FORCE_WAKEUP
+									   : BPF_RB_NO_WAKEUP;
+	}
 	bpf_ringbuf_submit(r, flags);
+}
+
+/* Commit a record the recorder must act on at once (an exec: it attaches the
+ * new program's libraries before that gets far); rare, so always woken. */
+static __always_inline void rec_submit_now(void *r)
+{
+	bpf_ringbuf_submit(r, targ_wake_bytes ? BPF_RB_FORCE_WAKEUP : 0);
 }
 
 static __always_inline __u32 dev_netns(const struct net_device *dev)

@@ -647,7 +647,10 @@ static __always_inline void emit_proc(__u32 event, __u32 pid, __u32 ppid,
 	__builtin_memset(r->comm, 0, sizeof(r->comm));
 	/* the process's name: its main thread's (the last thread to exit may be a helper) */
 	BPF_CORE_READ_STR_INTO(&r->comm, t, group_leader, comm);
-	rec_submit(r);
+	if (event == FT_PROC_EXEC)
+		rec_submit_now(r);
+	else
+		rec_submit(r);
 }
 
 static __always_inline void handle_fork(const struct task_struct *parent, const struct task_struct *child)

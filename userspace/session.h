@@ -102,8 +102,9 @@ enum session_opt {
 int session_opts__parse(struct session_opts *o, int c, const char *arg);
 /* After parsing: options that contradict each other.  0 or -1 (printed). */
 int session_opts__check(const struct session_opts *o);
-/* Bytes waiting in a ring that wake the recorder: --wakeup, else an eighth
- * of --ringbuf; 0 = every record (the kernel's default). */
+/* The recorder is woken each time this many more bytes wait in a ring:
+ * --wakeup, else an eighth of --ringbuf; 0 = every record (the kernel's
+ * default). */
 size_t session_opts__wake_bytes(const struct session_opts *o);
 
 /* Every record goes here after the capture; non-zero stops the session with an error. */
