@@ -315,12 +315,12 @@ int grow_array(void **p, size_t *cap, size_t need, size_t isz)
 	return 0;
 }
 
-const char *fmt_bad_opt(int optopt, const char *arg, char *buf, size_t len)
+const char *fmt_bad_opt(int opt, const char *arg, char *buf, size_t len)
 {
 	if (arg && !strncmp(arg, "--", 2))
 		snprintf(buf, len, "%.*s", (int)strcspn(arg, "="), arg);
-	else if (optopt > ' ' && optopt < 127)
-		snprintf(buf, len, "-%c", optopt);
+	else if (opt > ' ' && opt < 127)
+		snprintf(buf, len, "-%c", opt);
 	else
 		snprintf(buf, len, "%s", arg ? arg : "?");
 	return buf;

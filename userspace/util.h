@@ -42,9 +42,9 @@ const char *fmt_rate_bps(double bits_per_s, char *buf, size_t len);
 /* "+1.234567": NS as seconds relative to something, exact (integer arithmetic). */
 const char *fmt_rel(int64_t ns, char *buf, size_t len);
 /* The option getopt rejected, as typed: ARG (argv[optind - 1]) when it is a
- * long option ("--iface", without "=VALUE"), else "-" OPTOPT (inside a
- * bundle such as "-qx" ARG is the whole word), else ARG. */
-const char *fmt_bad_opt(int optopt, const char *arg, char *buf, size_t len);
+ * long option ("--iface", without "=VALUE"), else "-" OPT (getopt's optopt;
+ * inside a bundle such as "-qx" ARG is the whole word), else ARG. */
+const char *fmt_bad_opt(int opt, const char *arg, char *buf, size_t len);
 
 /*
  * Output written whole or not at all (report's --svg, --perfetto, ...):
