@@ -1252,7 +1252,7 @@ int session__run(struct session *s)
 			case EV_SIG:
 				on_signal(s);
 				break;
-			case EV_DRAIN: /* drained below; the read re-arms it */
+			case EV_DRAIN: /* drained below; the read clears the expiry */
 				(void)!read(dfd, &exp, sizeof(exp));
 				break;
 			case EV_NET:

@@ -125,7 +125,11 @@ if spikes:
     check(len(inside) >= 3, f"{len(inside)} all-reduces overlap the storm")
     good = [c for c in inside if "counter_congestion" in c["why"] and c["verdict"] in ("network", "unknown")]
     check(len(good) == len(inside), f"{len(good)} of them network-bound on counter_congestion")
-    check(sum(c["verdict"] == "network" for c in inside) >= len(inside) - 1, "nearly all of them network")
+    # "unknown" = network and a late rank at once: a few, when the sanitizer build or a
+    # loaded machine makes a rank late
+    nnet = sum(c["verdict"] == "network" for c in inside)
+    check(nnet >= max(len(inside) - 1, 0.75 * len(inside)),
+          f"nearly all of them network: {nnet} of {len(inside)} (the others unknown: a rank also late)")
     bad = [c["seq"] for c in clear if "counter_congestion" in c["why"]]
     check(len(clear) >= 10 and not bad, f"none of the {len(clear)} clear of it (wrongly: {bad})")
 sys.exit(1 if fail else 0)
