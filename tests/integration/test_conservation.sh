@@ -28,9 +28,9 @@ traffic() {
 
 for variant in tp_btf raw_tp; do
 	out=$TMPD/$variant.ftr
-	# shellcheck disable=SC2046
 	wake=()
 	[[ $variant == raw_tp ]] && wake=(--wakeup 0)
+	# shellcheck disable=SC2046
 	FABTRACE_VARIANTS=$variant start_record "$out" --json "${wake[@]}" $(lab_iface_args)
 	traffic
 	sleep 0.3

@@ -220,10 +220,7 @@ ip netns exec "$H1" ping -q -i 0.005 "$(lab_addr 3)" >/dev/null 2>&1 &
 BG+=($!)
 ip netns exec "$H2" ping -q -i 0.005 "$(lab_addr 3)" >/dev/null 2>&1 &
 BG+=($!)
-"$FT" record --no-phases -o "$TMPD/ns.ftr" -i "$H1/eth0" -i "$H2/eth0" 2>"$TMPD/ns.err" &
-pid=$!
-REC_PID=$pid # lib.sh's cleanup stops it if the test dies
-for ((i = 0; i < 200; i++)); do grep -q "recording to" "$TMPD/ns.err" && break; sleep 0.05; done
+start_record "$TMPD/ns.ftr" --no-phases -i "$H1/eth0" -i "$H2/eth0"
 sleep 1.5
 for p in $(ip netns pids "$H2"); do kill "$p"; done
 ip -n "$H2" link del eth0
@@ -231,20 +228,17 @@ ip netns del "$H2"
 t_del=$(rel_us) # once gone (commands are slow on a busy machine)
 check "netns: $H2 is gone" test -z "$(ip netns list | grep -w "$H2")"
 sleep 1
-r0=$(rel_runnable_ns "$pid") w0=$(rel_us)
+r0=$(rel_runnable_ns "$REC_PID") w0=$(rel_us)
 sleep 2
-r1=$(rel_runnable_ns "$pid") w1=$(rel_us)
+r1=$(rel_runnable_ns "$REC_PID") w1=$(rel_us)
 pct=$(((r1 - r0) / 10 / (w1 - w0)))
-check "netns: the recorder keeps running" kill -0 "$pid"
+check "netns: the recorder keeps running" kill -0 "$REC_PID"
 check "netns: and does not spin: runnable $pct % of the 2 s after the deletion ($(((r1 - r0) / 1000000)) ms; a spinning loop: ~100 %)" test "$pct" -lt 50
-kill -INT "$pid"
-rc=0
-wait "$pid" || rc=$?
-REC_PID=
+stop_record INT
 echo "# recorder stderr:"
-sed 's/^/#   /' "$TMPD/ns.err"
-check "netns: exit 0 after Ctrl-C (got $rc)" test "$rc" = 0
-asan=$(rel_asan "$TMPD/ns.err")
+sed 's/^/#   /' "$TMPD/record.err"
+check "netns: exit 0 after Ctrl-C (got $REC_RC)" test "$REC_RC" = 0
+asan=$(rel_asan "$TMPD/record.err")
 check "netns: no sanitizer report${asan:+ ($asan)}" test -z "$asan"
 "$FT" info --json "$TMPD/ns.ftr" >"$TMPD/info.json"
 check "netns: capture complete" test "$(jget "$TMPD/info.json" 'j["state"], j["stop_reason"]')" = "('complete', 'signal')"
@@ -270,10 +264,7 @@ check "netns: $H2/eth0 had traffic before ($h2_before bins), none after its dele
 echo "# 4. interface down and up [${SECONDS}s]"
 ip netns exec "$H3" ping -q -i 0.005 "$(lab_addr 1)" >/dev/null 2>&1 &
 BG+=($!)
-"$FT" record --no-phases -o "$TMPD/updown.ftr" -i "$H1/eth0" -i "$H3/eth0" 2>"$TMPD/ud.err" &
-pid=$!
-REC_PID=$pid # lib.sh's cleanup stops it if the test dies
-for ((i = 0; i < 200; i++)); do grep -q "recording to" "$TMPD/ud.err" && break; sleep 0.05; done
+start_record "$TMPD/updown.ftr" --no-phases -i "$H1/eth0" -i "$H3/eth0"
 sleep 1.2
 ip -n "$H1" link set eth0 down
 t_down=$(rel_us) # down from here (ip is slow to start on a busy machine)
@@ -281,12 +272,9 @@ sleep 1.2
 t_up=$(rel_us)   # still down until here
 ip -n "$H1" link set eth0 up
 sleep 1.5
-check "updown: the recorder keeps running" kill -0 "$pid"
-kill -INT "$pid"
-rc=0
-wait "$pid" || rc=$?
-REC_PID=
-check "updown: exit 0 after Ctrl-C (got $rc)" test "$rc" = 0
+check "updown: the recorder keeps running" kill -0 "$REC_PID"
+stop_record INT
+check "updown: exit 0 after Ctrl-C (got $REC_RC)" test "$REC_RC" = 0
 "$FT" info --json "$TMPD/updown.ftr" >"$TMPD/info.json"
 check "updown: capture complete" test "$(jget "$TMPD/info.json" 'j["state"], j["stop_reason"]')" = "('complete', 'signal')"
 "$FT" report --json --threshold 0.0001 --top 0 "$TMPD/updown.ftr" >"$TMPD/report.json"

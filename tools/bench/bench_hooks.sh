@@ -55,9 +55,9 @@ start_floor() {
 }
 
 start_fabtrace() { # WAKE: batched or each
-	local wake=()
-	[[ $1 == each ]] && wake=(--wakeup 0)
-	bench_spawn "$W/rec.out" "$W/rec.err" "$FT" record --bin 10us "${wake[@]}" -o "$W/cap.ftr"
+	local opt=()
+	[[ $1 == each ]] && opt=(--wakeup 0)
+	bench_spawn "$W/rec.out" "$W/rec.err" "$FT" record --bin 10us "${opt[@]}" -o "$W/cap.ftr"
 	RPID=$SPAWNED
 	wait_grep "$W/rec.err" 'recording to' "$RPID" 30 || die "fabtrace did not start: $(cat "$W/rec.err")"
 	# the phase probes attach after that line
