@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
+#include "probes/drop_reasons.h"
 #include "probes/netprobe.h"
 #include "probes/phaseprobe.h"
 #include "probes/privs.h"
@@ -17,7 +18,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: fabtrace features [--json] [-v]\n"
+"Usage: fabtrace features [--json] [-v] [--drop-reasons]\n"
 "\n"
 "Try every probe fabtrace has on this kernel (load and attach, then detach)\n"
 "and show which variant 'record' will use for each hook, or why none works.\n"
@@ -28,7 +29,9 @@ static void usage(FILE *f)
 "\n"
 "Examples:\n"
 "  sudo fabtrace features\n"
-"  sudo fabtrace features --json | jq '.probes[] | select(.works == false)'\n");
+"  sudo fabtrace features --json | jq '.probes[] | select(.works == false)'\n"
+"  fabtrace features --drop-reasons      # which of this kernel's drop reasons are\n"
+"                                        # congestion evidence (the rest: shown only)\n");
 }
 
 int cmd_features(int argc, char **argv)
@@ -36,12 +39,13 @@ int cmd_features(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "drop-reasons", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct probe_status st[FT_PROBE_MAX];
 	struct phase_feature ph[PH_FEAT_MAX];
-	bool json = false, verbose = false, btf;
+	bool json = false, verbose = false, drops = false, btf;
 	char missing[96];
 	struct utsname u;
 	struct stat sb;
@@ -57,6 +61,9 @@ int cmd_features(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
+		case 'D':
+			drops = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -65,6 +72,15 @@ int cmd_features(int argc, char **argv)
 			       argv[optind - 1]);
 			return 2;
 		}
+	}
+	if (drops) {
+		/* reads BTF only: no privileges needed */
+		int err = drop_reasons__print(json);
+
+		if (err)
+			ft_err("features: cannot read the kernel's drop reasons from /sys/kernel/btf/vmlinux: %s",
+			       strerror(-err));
+		return err ? 1 : 0;
 	}
 	if (!privs_ok(missing, sizeof(missing))) {
 		ft_err("features: missing privileges: %s; run with sudo", missing);

@@ -75,4 +75,7 @@ browser: zoom, click a collective) and ${OUT%.ftr}.svg (the slowest all-reduce):
   $BUILD/fabtrace report --json $OUT    # the same, machine-readable
   $BUILD/fabtrace report -q --perfetto demo.json $OUT   # for ui.perfetto.dev
   $BUILD/fabtrace info $OUT             # header, probes, record counts, lost events
+
+The answer again, for the screen you are looking at (fabtrace report --brief):
 EOT
+"$FT" report --brief "$OUT"

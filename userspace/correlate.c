@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "rdma/counters.h"
+#include "probes/drop_reasons.h"
 #include "correlate.h"
 #include "util.h"
 
@@ -129,19 +130,7 @@ double corr__busbw_factor(unsigned op, uint32_t nranks)
 
 bool corr__congestion_drop(const char *reason)
 {
-	static const char *const exact[] = {
-		"CPU_BACKLOG", "FULL_RING", "SOCKET_RCVBUFF", "SOCKET_BACKLOG", "TC_EGRESS",
-		"TC_INGRESS", "TCP_OFOMERGE",
-	};
-
-	if (!reason)
-		return false;
-	if (!strncmp(reason, "QDISC_", 6))
-		return true;
-	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
-		if (!strcmp(reason, exact[i]))
-			return true;
-	return false;
+	return drop_reason__congestion(reason);
 }
 
 enum corr_verdict corr__verdict(const struct corr_thresholds *t, const struct corr_verdict_in *in,
@@ -2503,6 +2492,20 @@ static const char *rank_str(const struct corr *c, uint32_t r, char *buf, size_t 
 	return buf;
 }
 
+const char *corr__rank_label(const struct corr *c, uint32_t rank, char *buf, size_t len)
+{
+	return rank_str(c, rank, buf, len);
+}
+
+const char *corr__qdisc_label(const struct model *m, uint32_t qdisc, char *buf, size_t len)
+{
+	if (qdisc >= m->nqdiscs) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	return qdisc_str(m, qdisc, buf, len);
+}
+
 /* Append to BUF at *k (bounded). */
 static void app(char *buf, size_t len, size_t *k, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -2519,6 +2522,72 @@ static void app(char *buf, size_t len, size_t *k, const char *fmt, ...)
 	va_end(ap);
 	if (n > 0)
 		*k = *k + (size_t)n < len ? *k + (size_t)n : len;
+}
+
+/* Drop reasons of EV summed over interfaces, the congestion ones first: "QDISC_DROP 12" */
+static size_t drops_by_reason(const struct corr_evidence *ev, struct corr_drop_ev *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ev->ndrops; i++) {
+		size_t r;
+
+		for (r = 0; r < n; r++)
+			if (out[r].reason == ev->drops[i].reason)
+				break;
+		if (r == n) {
+			if (n == cap)
+				continue;
+			out[n] = ev->drops[i];
+			out[n++].count = 0;
+		}
+		out[r].count += ev->drops[i].count;
+	}
+	return n;
+}
+
+/*
+ * ", 24 congestion drops (QDISC_DROP 24)" and, for drops whose reason is no
+ * congestion (NOT_SPECIFIED, TCP_OLD_SEQUENCE...), "; 4 other drops, not
+ * counted (NOT_SPECIFIED 4)": shown, never weighed.
+ */
+static void drops_str(const struct model *m, const struct corr_evidence *ev, char *buf, size_t len, size_t *k,
+		      bool first)
+{
+	struct corr_drop_ev by[16];
+	size_t n = drops_by_reason(ev, by, sizeof(by) / sizeof(by[0]));
+
+	for (int cong = 1; cong >= 0; cong--) {
+		uint64_t total = 0;
+		size_t shown = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (by[i].congestion == cong)
+				total += by[i].count;
+		if (!total)
+			continue;
+		if (cong)
+			app(buf, len, k, "%s %" PRIu64 " congestion drops (", first ? "" : ",", total);
+		else
+			app(buf, len, k, "%s %" PRIu64 " other drops, not counted (", first ? "" : ";", total);
+		for (size_t i = 0; i < n; i++) {
+			const char *nm;
+
+			if (by[i].congestion != cong)
+				continue;
+			if (shown++ == 3) {
+				app(buf, len, k, ", ...");
+				break;
+			}
+			nm = model__drop_reason_name(m, by[i].reason);
+			if (nm && nm[0])
+				app(buf, len, k, "%s%s %" PRIu64, shown > 1 ? ", " : "", nm, by[i].count);
+			else
+				app(buf, len, k, "%sreason %u %" PRIu64, shown > 1 ? ", " : "", by[i].reason, by[i].count);
+		}
+		app(buf, len, k, ")");
+		first = false;
+	}
 }
 
 /* "eth0@h2 tbf 1: queue 2.40 ms (backlog 30.0 kB), 12 drops (QDISC_DROP 12), ..." */
@@ -2544,17 +2613,7 @@ static void evidence_str(const struct corr *c, const struct corr_evidence *ev, c
 		first = false;
 	}
 	if (s->drops) {
-		app(buf, len, k, "%s %" PRIu64 " drops (", first ? "" : ",", s->drops);
-		for (size_t i = 0; i < ev->ndrops && i < 3; i++) {
-			const char *nm = model__drop_reason_name(m, ev->drops[i].reason);
-
-			if (nm && nm[0])
-				app(buf, len, k, "%s%s %" PRIu64, i ? ", " : "", nm, ev->drops[i].count);
-			else
-				app(buf, len, k, "%sreason %u %" PRIu64, i ? ", " : "", ev->drops[i].reason,
-				    ev->drops[i].count);
-		}
-		app(buf, len, k, "%s)", ev->ndrops > 3 ? ", ..." : "");
+		drops_str(m, ev, buf, len, k, first);
 		first = false;
 	}
 	if (s->retrans) {
@@ -2575,8 +2634,15 @@ static void evidence_str(const struct corr *c, const struct corr_evidence *ev, c
 		first = false;
 	}
 	if (s->peak_util == s->peak_util && s->peak_iface != CORR_NONE) {
-		app(buf, len, k, "%s peak %.1f%% on %s %s", first ? "" : ",", s->peak_util * 100.0,
-		    m->ifaces[s->peak_iface].label, s->peak_dir == FT_DIR_TX ? "tx" : "rx");
+		/* the busiest bin in bits/s and against the wire: a shaped link's bins
+		 * run at the line rate, so a % of the shaper would read 3000 % */
+		const struct model_dir *pd = &m->ifaces[s->peak_iface].dir[s->peak_dir & 1];
+		double bps = s->peak_util * pd->capacity_bps;
+
+		app(buf, len, k, "%s peak %s", first ? "" : ",", fmt_rate_bps(bps, q, sizeof(q)));
+		if (pd->line_bps > 0)
+			app(buf, len, k, " (%.1f%% of the line rate)", 100.0 * bps / pd->line_bps);
+		app(buf, len, k, " on %s %s", m->ifaces[s->peak_iface].label, s->peak_dir == FT_DIR_TX ? "tx" : "rx");
 		first = false;
 	}
 	if (first)

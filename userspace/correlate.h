@@ -465,5 +465,9 @@ void corr__compare(struct corr_inferred *inf, size_t ninf, const struct corr_int
 
 /* One-line description of an instance's verdict and evidence into BUF. */
 const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t len);
+/* "rank 2 (pid 812, h3)", "pid 812 (h3)"; "?" for CORR_NONE */
+const char *corr__rank_label(const struct corr *c, uint32_t rank, char *buf, size_t len);
+/* "tbf 1:", "htb 1:10" */
+const char *corr__qdisc_label(const struct model *m, uint32_t qdisc, char *buf, size_t len);
 
 #endif

@@ -1173,15 +1173,18 @@ static int detect_bursts(struct model *m, struct model_dir *d, uint32_t iface, u
 	struct model_burst cur;
 	bool open = false;
 	uint64_t pend_bytes = 0, pend_pkts = 0, end = 0;
+	/* a microburst is about the wire: against the line rate, not a shaper's
+	 * long-term rate (every packet of a shaped link would be a "burst") */
+	double ref = d->line_bps > 0 ? d->line_bps : d->capacity_bps;
 
 	d->first_burst = m->nbursts;
 	d->nbursts = 0;
-	if (!(d->capacity_bps > 0))
+	if (!(ref > 0))
 		return 0;
 	for (size_t i = 0; i < d->nbins; i++) {
 		const struct model_bin *b = &d->bins[i];
 		double bps = model__bin_bps(m, b->bytes);
-		double util = bps / d->capacity_bps;
+		double util = bps / ref;
 		bool hot = util >= m->opts.burst_threshold - eps && b->bytes > 0;
 
 		if (!hot) {
@@ -1199,7 +1202,7 @@ static int detect_bursts(struct model *m, struct model_dir *d, uint32_t iface, u
 				cur.peak_bps = bps;
 		} else {
 			if (open) {
-				cur.peak_util = cur.peak_bps / d->capacity_bps;
+				cur.peak_util = cur.peak_bps / ref;
 				if (burst_push(m, bcap, &cur))
 					return -ENOMEM;
 				d->nbursts++;
@@ -1219,7 +1222,7 @@ static int detect_bursts(struct model *m, struct model_dir *d, uint32_t iface, u
 		cur.duration_ns = end - cur.start_ns;
 	}
 	if (open) {
-		cur.peak_util = cur.peak_bps / d->capacity_bps;
+		cur.peak_util = cur.peak_bps / ref;
 		if (burst_push(m, bcap, &cur))
 			return -ENOMEM;
 		d->nbursts++;
@@ -1281,9 +1284,12 @@ static void dir_stats(struct model *m, struct model_dir *d)
 		d->mean_util = d->mean_bps / d->capacity_bps;
 		d->busy_util = d->busy_mean_bps / d->capacity_bps;
 		d->peak_util = d->peak_bps / d->capacity_bps;
+		d->sustained_util = d->sustained_bps / d->capacity_bps;
 	} else {
-		d->mean_util = d->busy_util = d->peak_util = NAN;
+		d->mean_util = d->busy_util = d->peak_util = d->sustained_util = NAN;
 	}
+	d->peak_line_util = d->line_bps > 0 ? d->peak_bps / d->line_bps : d->peak_util;
+	d->busy_line_util = d->line_bps > 0 ? d->busy_mean_bps / d->line_bps : d->busy_util;
 }
 
 static void conserve(struct model *m, struct model_iface *f)
@@ -1336,6 +1342,48 @@ static void conserve(struct model *m, struct model_iface *f)
 
 		d->conserve = !backwards && adiff <= tol && (pkts_ok || tol > inflight)
 				      ? MODEL_CONSERVE_OK : MODEL_CONSERVE_MISMATCH;
+	}
+}
+
+static uint64_t skipped_runs_of(const struct model *m, uint32_t probe)
+{
+	for (size_t i = 0; i < m->ncoverage; i++)
+		if (m->coverage[i].probe == probe)
+			return m->coverage[i].skipped;
+	return 0;
+}
+
+/*
+ * A probe run the kernel skipped is one skb missing from the bins (each run
+ * bins one skb) on whichever interface it passed.  When every shortfall of a
+ * direction, summed over its interfaces, fits in that direction's skipped
+ * runs, the mismatches are explained: OK_SKIPPED, not MISMATCH.  A surplus,
+ * or a shortfall larger than the skips, stays a MISMATCH.
+ */
+static void conserve_explain_skipped(struct model *m, int dir)
+{
+	uint64_t skipped = skipped_runs_of(m, dir == FT_DIR_RX ? FT_PROBE_IFACE_RX : FT_PROBE_IFACE_TX);
+	uint64_t short_pkts = 0;
+
+	if (!skipped)
+		return;
+	for (size_t i = 0; i < m->nifaces; i++) {
+		const struct model_dir *d = &m->ifaces[i].dir[dir];
+
+		if ((d->conserve == MODEL_CONSERVE_OK || d->conserve == MODEL_CONSERVE_MISMATCH) &&
+		    d->diff_pkts < 0)
+			short_pkts += (uint64_t)(-d->diff_pkts);
+	}
+	if (short_pkts > skipped)
+		return;
+	for (size_t i = 0; i < m->nifaces; i++) {
+		struct model_dir *d = &m->ifaces[i].dir[dir];
+
+		/* a surplus, or bytes missing without packets missing, stays unexplained */
+		if (d->conserve == MODEL_CONSERVE_MISMATCH && d->diff_pkts < 0 && d->diff_bytes < 0) {
+			d->conserve = MODEL_CONSERVE_OK_SKIPPED;
+			d->skipped_pkts = (uint64_t)(-d->diff_pkts);
+		}
 	}
 }
 
@@ -1635,6 +1683,8 @@ int model__finish(struct model *m)
 			struct model_dir *d = &ifs[i].dir[dir];
 
 			d->capacity_bps = capacity_bps(&ifs[i], dir);
+			d->line_bps = (double)ifs[i].speed_mbps * 1e6;
+			d->shaper_bps = dir == FT_DIR_TX ? (double)ifs[i].tx_rate_kbps * 1e3 : 0;
 			dir_stats(m, d);
 			if (detect_bursts(m, d, (uint32_t)i, (uint32_t)dir, &bcap))
 				goto out;
@@ -1750,6 +1800,8 @@ int model__finish(struct model *m)
 
 	for (size_t i = 0; i < ni; i++)
 		conserve(m, &ifs[i]);
+	for (int dir = 0; dir < 2; dir++)
+		conserve_explain_skipped(m, dir);
 
 	if (finish_phases(m))
 		goto out;
@@ -1894,6 +1946,7 @@ const char *model__conserve_name(enum model_conserve c)
 	switch (c) {
 	case MODEL_CONSERVE_OK: return "ok";
 	case MODEL_CONSERVE_MISMATCH: return "mismatch";
+	case MODEL_CONSERVE_OK_SKIPPED: return "ok_skipped";
 	case MODEL_CONSERVE_UNTRACED: return "untraced";
 	default: return "unknown";
 	}

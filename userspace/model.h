@@ -65,6 +65,12 @@ enum model_conserve {
 	MODEL_CONSERVE_UNTRACED,     /* interface not selected: no bins expected */
 	MODEL_CONSERVE_OK,
 	MODEL_CONSERVE_MISMATCH,
+	/*
+	 * Short of the counters by no more packets than the kernel skipped
+	 * runs of this direction's probe (coverage), summed over every
+	 * interface of that direction: explained, not a probe defect.
+	 */
+	MODEL_CONSERVE_OK_SKIPPED,
 };
 
 /* Window of the sustained rate: long enough to smooth a shaper's bucket. */
@@ -75,19 +81,29 @@ struct model_dir {
 	size_t nbins;
 	uint64_t bytes, pkts, ce_pkts;
 	uint64_t active_ns;         /* non-empty bins * bin width */
-	double capacity_bps;        /* 0 = unknown (then no utilisation, no bursts) */
+	double capacity_bps;        /* 0 = unknown (then no utilisation, no bursts): the shaper
+				     * where one is slower than the line, else the line rate */
+	double line_bps;            /* link speed, 0 = unknown */
+	double shaper_bps;          /* TX shaper (tbf/htb rate), 0 = none */
 	double mean_bps;            /* over the capture duration */
 	double busy_mean_bps;       /* over the active bins */
 	double peak_bps;            /* highest bin */
 	uint64_t peak_start_ns;     /* start of that bin */
 	double sustained_bps;       /* highest rate over any MODEL_SUSTAIN_NS window */
 	double mean_util, busy_util, peak_util; /* NaN when capacity is unknown */
+	/*
+	 * Honest utilisation for display: a bin's peak against the line rate
+	 * (what the wire can carry in a bin), the sustained rate against the
+	 * capacity (what the shaper lets through over 100 ms).  NaN when unknown.
+	 */
+	double peak_line_util, busy_line_util, sustained_util;
 	size_t first_burst, nbursts; /* slice of model.bursts */
 	/* conservation */
 	enum model_conserve conserve;
 	uint64_t counter_bytes, counter_pkts; /* stop - start */
 	int64_t diff_bytes, diff_pkts;        /* binned - counters */
 	uint64_t tol_bytes;                   /* allowed |diff_bytes| */
+	uint64_t skipped_pkts;                /* OK_SKIPPED: packets explained by skipped runs */
 };
 
 struct model_iface {

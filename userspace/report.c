@@ -21,6 +21,7 @@
 #include "model.h"
 #include "report.h"
 #include "report_counters.h"
+#include "report_headline.h"
 #include "util.h"
 #include "viz/viz.h"
 
@@ -29,29 +30,6 @@
 		     "times, not the collective's duration on the GPU"
 
 /* ---- formatting helpers ---- */
-
-/* ISO 8601 UTC with microseconds: "2024-05-01T12:00:00.123456Z". */
-static const char *fmt_wall(int64_t ns, char *buf, size_t len)
-{
-	int64_t sec = ns / 1000000000;
-	int64_t rem = ns % 1000000000;
-	struct tm tm;
-	time_t t;
-	char d[40];
-
-	if (rem < 0) {
-		rem += 1000000000;
-		sec--;
-	}
-	t = (time_t)sec;
-	if (!gmtime_r(&t, &tm)) {
-		snprintf(buf, len, "?");
-		return buf;
-	}
-	strftime(d, sizeof(d), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%s.%06lldZ", d, (long long)(rem / 1000));
-	return buf;
-}
 
 static const char *fmt_pct(double util, char *buf, size_t len)
 {
@@ -202,6 +180,29 @@ static size_t count_conserve(const struct model *m, enum model_conserve c)
 	return n;
 }
 
+static bool conserve_checked(enum model_conserve c)
+{
+	return c == MODEL_CONSERVE_OK || c == MODEL_CONSERVE_MISMATCH || c == MODEL_CONSERVE_OK_SKIPPED;
+}
+
+/* "OK", "OK (27 skipped)", "MISMATCH" */
+static const char *conserve_label(const struct model_dir *x, char *buf, size_t len)
+{
+	if (x->conserve == MODEL_CONSERVE_OK_SKIPPED)
+		snprintf(buf, len, "OK (%" PRIu64 " skipped)", x->skipped_pkts);
+	else
+		snprintf(buf, len, "%s", x->conserve == MODEL_CONSERVE_OK ? "OK" : "MISMATCH");
+	return buf;
+}
+
+static uint64_t skipped_of(const struct model *m, uint32_t probe)
+{
+	for (size_t i = 0; i < m->ncoverage; i++)
+		if (m->coverage[i].probe == probe)
+			return m->coverage[i].skipped;
+	return 0;
+}
+
 /* ---- text ---- */
 
 /* NCCL calls were traced (not merely attached: system-wide every libnccl is). */
@@ -220,7 +221,7 @@ static void text_header(FILE *f, const struct model *m, const struct report_opts
 {
 	char a[64], b[64], c[64];
 
-	fprintf(f, "fabtrace report: %s\n", o->path ? o->path : "(model)");
+	fprintf(f, "Capture: %s\n", o->path ? o->path : "(model)");
 	fprintf(f, "  host %s, kernel %s, recorded by fabtrace %s, %u CPUs\n",
 		m->hdr.hostname[0] ? m->hdr.hostname : "?", m->hdr.kernel[0] ? m->hdr.kernel : "?",
 		m->hdr.tool_version[0] ? m->hdr.tool_version : "?", m->hdr.ncpus);
@@ -267,41 +268,72 @@ static void text_header(FILE *f, const struct model *m, const struct report_opts
 			count_conserve(m, MODEL_CONSERVE_MISMATCH));
 }
 
+#define OVER_LINE_NOTE "over 100% of the line rate: the bin holds GSO/TSO super-packets counted whole " \
+	"when sent, or skbs released together; not a faster wire"
+
+/*
+ * "12.0%", or "119.8%*" over 100 %: a bin can hold more than the wire carries
+ * in its width (GSO/TSO super-packets counted whole when sent, skbs a token
+ * bucket releases together), and a shaper's bucket lets it exceed its rate for
+ * a moment.  *OVER is set so that the table can say why under it.
+ */
+static const char *fmt_pct_marked(double util, bool *over, char *buf, size_t len)
+{
+	if (util == util && util > 1.0005) {
+		snprintf(buf, len, "%.1f%%*", util * 100.0);
+		*over = true;
+		return buf;
+	}
+	return fmt_pct(util, buf, len);
+}
+
 static void text_ifaces(FILE *f, const struct model *m)
 {
-	char cap[32], by[32], mean[32], busy[32], peak[32], sus[32], u1[16], u2[16], u3[16];
+	char line[32], shp[32], by[32], mean[32], busy[32], peak[32], sus[32], u1[16], u2[16], u3[16], u4[16];
+	bool over_line = false, over_cap = false;
 
-	fprintf(f, "\nInterfaces (mean over the capture, busy = over non-empty bins, peak = busiest bin,\n"
-		   "  sustained = busiest 100 ms; %% of capacity)\n");
+	fprintf(f, "\nInterfaces (mean = over the capture, sustained = busiest 100 ms: %% of the capacity, the\n"
+		   "  shaper where there is one; busy = over non-empty bins, peak = busiest bin: %% of the line rate)\n");
 	if (!m->nifaces) {
 		fprintf(f, "  none\n");
 		return;
 	}
-	fprintf(f, "  %-24s %-3s %12s %10s %10s %16s %16s %16s %12s %6s %8s\n", "INTERFACE", "DIR", "CAPACITY",
-		"BYTES", "PKTS", "MEAN", "BUSY", "PEAK", "SUSTAINED", "BURSTS", "CE");
+	fprintf(f, "  %-24s %-3s %11s %11s %10s %10s %17s %17s %17s %17s %6s %8s\n", "INTERFACE", "DIR", "LINE RATE",
+		"SHAPER", "BYTES", "PKTS", "MEAN", "BUSY", "PEAK", "SUSTAINED", "BURSTS", "CE");
 	for (size_t i = 0; i < m->nifaces; i++) {
 		const struct model_iface *it = &m->ifaces[i];
 
 		for (int d = 0; d < 2; d++) {
 			const struct model_dir *x = &it->dir[d];
-			char mean_s[48], busy_s[48], peak_s[48];
+			char mean_s[48], busy_s[48], peak_s[48], sus_s[48];
 
-			if (x->capacity_bps > 0)
-				fmt_rate_bps(x->capacity_bps, cap, sizeof(cap));
+			if (x->line_bps > 0)
+				fmt_rate_bps(x->line_bps, line, sizeof(line));
 			else
-				snprintf(cap, sizeof(cap), "unknown");
+				snprintf(line, sizeof(line), "unknown");
+			if (x->shaper_bps > 0)
+				fmt_rate_bps(x->shaper_bps, shp, sizeof(shp));
+			else
+				snprintf(shp, sizeof(shp), "-");
 			fmt_bytes((double)x->bytes, by, sizeof(by));
-			snprintf(mean_s, sizeof(mean_s), "%s %s",
-				 fmt_rate_bps(x->mean_bps, mean, sizeof(mean)), fmt_pct(x->mean_util, u1, sizeof(u1)));
-			snprintf(busy_s, sizeof(busy_s), "%s %s",
-				 fmt_rate_bps(x->busy_mean_bps, busy, sizeof(busy)), fmt_pct(x->busy_util, u2, sizeof(u2)));
-			snprintf(peak_s, sizeof(peak_s), "%s %s",
-				 fmt_rate_bps(x->peak_bps, peak, sizeof(peak)), fmt_pct(x->peak_util, u3, sizeof(u3)));
-			fprintf(f, "  %-24s %-3s %12s %10s %10" PRIu64 " %16s %16s %16s %12s %6zu %8" PRIu64 "\n",
-				d == 0 ? it->label : "", dir_name(d), cap, by, x->pkts, mean_s, busy_s, peak_s,
-				fmt_rate_bps(x->sustained_bps, sus, sizeof(sus)), x->nbursts, x->ce_pkts);
+			snprintf(mean_s, sizeof(mean_s), "%s %s", fmt_rate_bps(x->mean_bps, mean, sizeof(mean)),
+				 fmt_pct_marked(x->mean_util, &over_cap, u1, sizeof(u1)));
+			snprintf(busy_s, sizeof(busy_s), "%s %s", fmt_rate_bps(x->busy_mean_bps, busy, sizeof(busy)),
+				 fmt_pct_marked(x->busy_line_util, &over_line, u2, sizeof(u2)));
+			snprintf(peak_s, sizeof(peak_s), "%s %s", fmt_rate_bps(x->peak_bps, peak, sizeof(peak)),
+				 fmt_pct_marked(x->peak_line_util, &over_line, u3, sizeof(u3)));
+			snprintf(sus_s, sizeof(sus_s), "%s %s", fmt_rate_bps(x->sustained_bps, sus, sizeof(sus)),
+				 fmt_pct_marked(x->sustained_util, &over_cap, u4, sizeof(u4)));
+			fprintf(f, "  %-24s %-3s %11s %11s %10s %10" PRIu64 " %17s %17s %17s %17s %6zu %8" PRIu64 "\n",
+				d == 0 ? it->label : "", dir_name(d), line, shp, by, x->pkts, mean_s, busy_s, peak_s,
+				sus_s, x->nbursts, x->ce_pkts);
 		}
 	}
+	if (over_line)
+		fprintf(f, "  * %s\n", OVER_LINE_NOTE);
+	if (over_cap)
+		fprintf(f, "  * over 100%% of the shaper: its token bucket's burst allowance lets it exceed the rate "
+			"for a moment\n");
 }
 
 static void text_bursts(FILE *f, const struct model *m, const struct report_opts *o)
@@ -309,8 +341,9 @@ static void text_bursts(FILE *f, const struct model *m, const struct report_opts
 	size_t n;
 	const struct model_burst **v = top_bursts(m, o, &n);
 	char rel[32], wall[40], dur[32], by[32], pk[32], u[16];
+	bool over = false;
 
-	fprintf(f, "\nMicrobursts (bins at >= %.1f%% of capacity, merged across gaps < %s): %zu",
+	fprintf(f, "\nMicrobursts (bins at >= %.1f%% of the line rate, merged across gaps < %s): %zu",
 		m->opts.burst_threshold * 100.0, fmt_ns(m->opts.burst_gap_ns, dur, sizeof(dur)), m->nbursts);
 	if (n < m->nbursts)
 		fprintf(f, ", top %zu by %s", n, sort_name(o->sort));
@@ -327,13 +360,15 @@ static void text_bursts(FILE *f, const struct model *m, const struct report_opts
 		char peak_s[48];
 
 		snprintf(peak_s, sizeof(peak_s), "%s %s", fmt_rate_bps(b->peak_bps, pk, sizeof(pk)),
-			 fmt_pct(b->peak_util, u, sizeof(u)));
+			 fmt_pct_marked(b->peak_util, &over, u, sizeof(u)));
 		fprintf(f, "  %-24s %-3s %12s %-27s %10s %10s %8" PRIu64 " %18s\n", m->ifaces[b->iface].label,
 			dir_name((int)b->dir), fmt_rel(model__rel_ns(m, b->start_ns), rel, sizeof(rel)),
 			fmt_wall(model__wall_ns(m, b->start_ns), wall, sizeof(wall)),
 			fmt_ns(b->duration_ns, dur, sizeof(dur)), fmt_bytes((double)b->bytes, by, sizeof(by)),
 			b->pkts, peak_s);
 	}
+	if (over)
+		fprintf(f, "  * %s\n", OVER_LINE_NOTE);
 	free(v);
 }
 
@@ -462,23 +497,39 @@ static void text_cong(FILE *f, const struct model *m)
 	}
 }
 
+static uint64_t congestion_drops(const struct model *m)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < m->ndrops; i++)
+		if (corr__congestion_drop(m->drops[i].name))
+			n += m->drops[i].count;
+	return n;
+}
+
 static void text_drops(FILE *f, const struct model *m)
 {
 	char nm[64], r1[32], r2[32];
+	uint64_t cong = congestion_drops(m);
 
-	fprintf(f, "\nDrops by reason: %" PRIu64 "\n", m->drops_total);
+	fprintf(f, "\nDrops by reason: %" PRIu64, m->drops_total);
+	if (m->drops_total)
+		fprintf(f, " (%" PRIu64 " congestion, weighed as evidence; %" PRIu64 " other, shown only)",
+			cong, m->drops_total - cong);
+	fputc('\n', f);
 	if (!m->ndrops) {
 		fprintf(f, "  none\n");
 		return;
 	}
-	fprintf(f, "  %-32s %-24s %8s %12s %12s\n", "REASON", "INTERFACE", "COUNT", "FIRST", "LAST");
+	fprintf(f, "  %-32s %-24s %8s %12s %12s  %s\n", "REASON", "INTERFACE", "COUNT", "FIRST", "LAST", "EVIDENCE");
 	for (size_t i = 0; i < m->ndrops; i++) {
 		const struct model_drop *d = &m->drops[i];
 
-		fprintf(f, "  %-32s %-24s %8" PRIu64 " %12s %12s\n", d->name,
+		fprintf(f, "  %-32s %-24s %8" PRIu64 " %12s %12s  %s\n", d->name,
 			iface_str(m, d->iface, d->netns, d->ifindex, nm, sizeof(nm)), d->count,
 			fmt_rel(model__rel_ns(m, d->first_ns), r1, sizeof(r1)),
-			fmt_rel(model__rel_ns(m, d->last_ns), r2, sizeof(r2)));
+			fmt_rel(model__rel_ns(m, d->last_ns), r2, sizeof(r2)),
+			corr__congestion_drop(d->name) ? "congestion" : "-");
 	}
 }
 
@@ -515,6 +566,7 @@ static void text_ce(FILE *f, const struct model *m)
 static void text_conserve(FILE *f, const struct model *m)
 {
 	bool any = false;
+	char st[48];
 
 	fprintf(f, "\nConservation (binned bytes vs the interface counters' change from start to stop)\n");
 	for (size_t i = 0; i < m->nifaces; i++) {
@@ -523,7 +575,7 @@ static void text_conserve(FILE *f, const struct model *m)
 		for (int d = 0; d < 2; d++) {
 			const struct model_dir *x = &it->dir[d];
 
-			if (x->conserve != MODEL_CONSERVE_OK && x->conserve != MODEL_CONSERVE_MISMATCH)
+			if (!conserve_checked(x->conserve))
 				continue;
 			if (!any)
 				fprintf(f, "  %-24s %-3s %14s %14s %12s %10s %10s  %s\n", "INTERFACE", "DIR", "BINNED",
@@ -531,11 +583,15 @@ static void text_conserve(FILE *f, const struct model *m)
 			any = true;
 			fprintf(f, "  %-24s %-3s %14" PRIu64 " %14" PRIu64 " %+12" PRId64 " %10" PRIu64 " %+10" PRId64 "  %s\n",
 				it->label, dir_name(d), x->bytes, x->counter_bytes, x->diff_bytes, x->tol_bytes,
-				x->diff_pkts, x->conserve == MODEL_CONSERVE_OK ? "OK" : "MISMATCH");
+				x->diff_pkts, conserve_label(x, st, sizeof(st)));
 		}
 	}
 	if (!any)
 		fprintf(f, "  no interface has both start and stop counters\n");
+	if (count_conserve(m, MODEL_CONSERVE_OK_SKIPPED))
+		fprintf(f, "  OK (N skipped): short by N packets, no more than the probe runs the kernel skipped "
+			"(%" PRIu64 " rx, %" PRIu64 " tx; see Lost events): explained, not lost\n",
+			skipped_of(m, FT_PROBE_IFACE_RX), skipped_of(m, FT_PROBE_IFACE_TX));
 	for (size_t i = 0; i < m->nifaces; i++) {
 		const struct model_iface *it = &m->ifaces[i];
 
@@ -882,6 +938,13 @@ static void text_phases(FILE *f, const struct model *m, const struct corr *c, co
 
 static void write_text(FILE *f, const struct model *m, const struct corr *c, const struct report_opts *o)
 {
+	struct headline h;
+
+	headline__build(&h, m, c, o->path);
+	headline__text(f, &h);
+	if (o->brief)
+		return;
+	fprintf(f, "\n");
 	text_header(f, m, o);
 	text_ifaces(f, m);
 	text_bursts(f, m, o);
@@ -1040,6 +1103,8 @@ static void j_dir(struct json *j, const struct model *m, const struct model_dir 
 {
 	json_object_begin(j);
 	json_kv_double(j, "capacity_bps", x->capacity_bps > 0 ? x->capacity_bps : (double)NAN, 0);
+	json_kv_double(j, "line_bps", x->line_bps > 0 ? x->line_bps : (double)NAN, 0);
+	json_kv_double(j, "shaper_bps", x->shaper_bps > 0 ? x->shaper_bps : (double)NAN, 0);
 	json_kv_u64(j, "total_bytes", x->bytes);
 	json_kv_u64(j, "total_pkts", x->pkts);
 	json_kv_u64(j, "ce_pkts", x->ce_pkts);
@@ -1056,6 +1121,9 @@ static void j_dir(struct json *j, const struct model *m, const struct model_dir 
 	json_kv_double(j, "mean_util", x->mean_util, 4);
 	json_kv_double(j, "busy_util", x->busy_util, 4);
 	json_kv_double(j, "peak_util", x->peak_util, 4);
+	json_kv_double(j, "peak_line_util", x->peak_line_util, 4);
+	json_kv_double(j, "busy_line_util", x->busy_line_util, 4);
+	json_kv_double(j, "sustained_util", x->sustained_util, 4);
 	json_kv_u64(j, "bursts", x->nbursts);
 	json_object_end(j);
 }
@@ -1240,6 +1308,7 @@ static void j_drops(struct json *j, const struct model *m)
 	json_key(j, "drops");
 	json_object_begin(j);
 	json_kv_u64(j, "total", m->drops_total);
+	json_kv_u64(j, "congestion", congestion_drops(m));
 	json_key(j, "items");
 	json_array_begin(j);
 	for (size_t i = 0; i < m->ndrops; i++) {
@@ -1250,6 +1319,7 @@ static void j_drops(struct json *j, const struct model *m)
 		json_kv_u64(j, "reason_id", d->reason);
 		j_iface_ref(j, m, d->iface, d->netns, d->ifindex);
 		json_kv_u64(j, "count", d->count);
+		json_kv_bool(j, "congestion", corr__congestion_drop(d->name));
 		json_kv_i64(j, "first_rel_ns", model__rel_ns(m, d->first_ns));
 		json_kv_i64(j, "last_rel_ns", model__rel_ns(m, d->last_ns));
 		json_object_end(j);
@@ -1303,7 +1373,7 @@ static void j_conserve(struct json *j, const struct model *m)
 
 		for (int d = 0; d < 2; d++) {
 			const struct model_dir *x = &it->dir[d];
-			bool checked = x->conserve == MODEL_CONSERVE_OK || x->conserve == MODEL_CONSERVE_MISMATCH;
+			bool checked = conserve_checked(x->conserve);
 
 			json_object_begin(j);
 			j_iface_ref(j, m, (uint32_t)i, it->netns, it->ifindex);
@@ -1317,12 +1387,14 @@ static void j_conserve(struct json *j, const struct model *m)
 				json_kv_i64(j, "diff_bytes", x->diff_bytes);
 				json_kv_i64(j, "diff_pkts", x->diff_pkts);
 				json_kv_u64(j, "tolerance_bytes", x->tol_bytes);
+				json_kv_u64(j, "skipped_pkts", x->skipped_pkts);
 			} else {
 				json_kv_string(j, "counter_bytes", NULL);
 				json_kv_string(j, "counter_pkts", NULL);
 				json_kv_string(j, "diff_bytes", NULL);
 				json_kv_string(j, "diff_pkts", NULL);
 				json_kv_string(j, "tolerance_bytes", NULL);
+				json_kv_string(j, "skipped_pkts", NULL);
 			}
 			json_object_end(j);
 		}
@@ -1975,9 +2047,20 @@ static void write_json(FILE *f, const struct model *m, const struct corr *c, con
 {
 	struct json j;
 
+	struct headline h;
+
+	headline__build(&h, m, c, o->path);
 	json_init(&j, f, o->pretty);
 	json_object_begin(&j);
+	if (o->brief) {
+		json_kv_string(&j, "schema", REPORT_SCHEMA);
+		headline__json(&j, &h, m, c);
+		json_object_end(&j);
+		json_finish(&j);
+		return;
+	}
 	j_header(&j, m, o);
+	headline__json(&j, &h, m, c);
 	j_ifaces(&j, m);
 	j_bursts(&j, m, o);
 	j_queues(&j, m);
@@ -2040,7 +2123,10 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: fabtrace report [OPTIONS] CAPTURE\n"
 		"\n"
-		"Summarise a capture: per-interface rates against link speed, microbursts,\n"
+		"Summarise a capture.  The first screen is the answer: the verdict counts,\n"
+		"where the blame falls (a link and its queue, or a rank), the worst\n"
+		"collectives with cause, place and time, and whether the data is whole.\n"
+		"Then the details: per-interface rates against link speed, microbursts,\n"
 		"queue depth and sojourn time, retransmits, congestion-state changes, drops\n"
 		"by reason, ECN CE marks, the conservation check (binned bytes vs interface\n"
 		"counters) and lost events.  With phase probes (MPI, NCCL, Gloo, markers):\n"
@@ -2053,9 +2139,11 @@ static void usage(FILE *f)
 		"clock.\n"
 		"\n"
 		"Options:\n"
+		"  -b, --brief           the answer alone: the first screen (verdicts, where the\n"
+		"                        blame falls, the worst collectives, whether data is whole)\n"
 		"  -j, --json            one JSON document (keys: docs/report-json.md)\n"
 		"  -p, --pretty          indented JSON (implies --json)\n"
-		"  -t, --threshold PCT   a bin is part of a burst at >= PCT %% of capacity (default 50)\n"
+		"  -t, --threshold PCT   a bin is part of a burst at >= PCT %% of the line rate (default 50)\n"
 		"  -g, --gap DURATION    merge bursts separated by less than this (default: one bin)\n"
 		"  -n, --top N           show the N largest bursts and the N slowest collectives\n"
 		"                        (default 10, 0 = all)\n"
@@ -2095,6 +2183,8 @@ static void usage(FILE *f)
 		"\n"
 		"Examples:\n"
 		"  fabtrace report incident.ftr\n"
+		"  fabtrace report --brief incident.ftr\n"
+		"  fabtrace report --json incident.ftr | jq '.headline.lines[]'\n"
 		"  fabtrace report --threshold 80 --top 20 --sort peak incident.ftr\n"
 		"  fabtrace report --json incident.ftr | jq '.microbursts.items[0]'\n"
 		"  fabtrace report --json incident.ftr | jq '.lost.total_lost'\n"
@@ -2352,6 +2442,7 @@ int cmd_report(int argc, char **argv)
 		{ "spike-rate", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "brief", no_argument, NULL, 'b' },
 		{ "html", required_argument, NULL, OPT_TL + TL_HTML },
 		{ "svg", required_argument, NULL, OPT_TL + TL_SVG },
 		{ "perfetto", required_argument, NULL, OPT_TL + TL_PERFETTO },
@@ -2382,8 +2473,11 @@ int cmd_report(int argc, char **argv)
 	optind = 0; /* glibc: full re-initialisation; 1 keeps a stopped call's state (freed argv) */
 	opterr = 0;
 	char ob[64]; /* the rejected option, fmt_bad_opt() */
-	while ((c = getopt_long(argc, argv, ":jpt:g:n:s:hq", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jpt:g:n:s:hqb", lopts, NULL)) != -1) {
 		switch (c) {
+		case 'b':
+			ro.brief = true;
+			break;
 		case 'j':
 			ro.json = true;
 			break;

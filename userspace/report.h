@@ -22,6 +22,7 @@ enum report_sort {
 struct report_opts {
 	bool json;
 	bool pretty;           /* JSON: indented */
+	bool brief;            /* the headline alone (text), or schema + headline (JSON) */
 	unsigned top;          /* bursts and slowest collectives shown; 0 = all */
 	enum report_sort sort;
 	const char *path;      /* shown in the header */

@@ -526,3 +526,26 @@ void str_copy(char *dst, const char *src, size_t dstlen)
 	memcpy(dst, src, n);
 	dst[n] = '\0';
 }
+
+/* Wall-clock ns since the epoch as RFC 3339 UTC with microseconds: "2026-11-24T22:26:41.598355Z" */
+const char *fmt_wall(int64_t ns, char *buf, size_t len)
+{
+	int64_t sec = ns / 1000000000;
+	int64_t rem = ns % 1000000000;
+	struct tm tm;
+	time_t t;
+	char d[40];
+
+	if (rem < 0) {
+		rem += 1000000000;
+		sec--;
+	}
+	t = (time_t)sec;
+	if (!gmtime_r(&t, &tm)) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	strftime(d, sizeof(d), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%06lldZ", d, (long long)(rem / 1000));
+	return buf;
+}

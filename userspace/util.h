@@ -41,6 +41,8 @@ const char *fmt_bytes(double bytes, char *buf, size_t len);
 const char *fmt_rate_bps(double bits_per_s, char *buf, size_t len);
 /* "+1.234567": NS as seconds relative to something, exact (integer arithmetic). */
 const char *fmt_rel(int64_t ns, char *buf, size_t len);
+/* ns since the epoch as "2026-11-24T22:26:41.598355Z" (UTC) */
+const char *fmt_wall(int64_t ns, char *buf, size_t len);
 /* The option getopt rejected, as typed: ARG (argv[optind - 1]) when it is a
  * long option ("--iface", without "=VALUE"), else "-" OPT (getopt's optopt;
  * inside a bundle such as "-qx" ARG is the whole word), else ARG. */

@@ -45,6 +45,7 @@
 #include <sys/socket.h>
 
 #include "userspace/json.h"
+#include "userspace/report_headline.h"
 #include "viz/viz.h"
 #include "viz_html_assets.h" /* generated into $(BUILD) from viz/html/ */
 
@@ -1077,6 +1078,16 @@ static void put_meta(struct html *h)
 		ku(o, model__source_name(s), m->lost_by_source[s]);
 	end_obj(o);
 	ku(o, "skipped_runs", m->skipped_runs);
+	{
+		/* the page opens on the report's answer (its title line aside: the header has it) */
+		struct headline hl;
+
+		headline__build(&hl, m, h->pc, NULL);
+		arr(o, "headline");
+		for (size_t i = 1; i < hl.nlines; i++)
+			ks(o, NULL, hl.lines[i]);
+		end_arr(o);
+	}
 	kb(o, "have_probes", c && c->have_probes);
 	kb(o, "show_probes", c && c->show_probes);
 	kb(o, "inferred_on", c && c->inferred_on);

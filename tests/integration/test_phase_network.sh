@@ -57,4 +57,48 @@ check(all(int(i["flow"]["saddr"].split(".")[-1]) == i["owners"][0]["rank"] + 1 f
 
 sys.exit(1 if fail else 0)
 PY
+# The answer first (issue 17): the report's first screen names the verdict, the
+# link and its queue and the time; --brief is that screen alone; the JSON and
+# the HTML page open on the same lines; no utilisation over 100 % goes unmarked.
+"$FT" report "$TMPD/n.ftr" >"$TMPD/report.txt" || bad "report (text)"
+"$FT" report --brief "$TMPD/n.ftr" >"$TMPD/brief.txt" || bad "report --brief"
+"$FT" report -q --html "$TMPD/n.html" "$TMPD/n.ftr" || bad "report --html"
+python3 - "$TMPD/report.txt" "$TMPD/brief.txt" "$J" "$TMPD/n.html" "eth0@$H2" <<'PY' || bad "headline checks (see above)"
+import json, re, sys
+text, brief, j, page, link = open(sys.argv[1]).read(), open(sys.argv[2]).read(), json.load(open(sys.argv[3])), \
+    open(sys.argv[4]).read(), sys.argv[5]
+fail = 0
+def check(cond, what):
+    global fail
+    print(("ok   " if cond else "FAIL ") + what)
+    fail += not cond
+
+first = text.split("\n\n")[0].splitlines()
+check(len(first) <= 15, f"headline: {len(first)} lines (<= 15)")
+check(brief.rstrip("\n").splitlines() == first, "--brief prints the headline alone, the same lines")
+ans = [l for l in first if l.startswith("Answer: of ")]
+m = re.match(r"Answer: of (\d+) collectives, (\d+) network-bound", ans[0]) if ans else None
+nnet = sum(c["verdict"] == "network" for c in j["collectives"]["items"])
+check(m and int(m.group(1)) == len(j["collectives"]["items"]) and int(m.group(2)) == nnet >= 8,
+      f"verdict counts first: {ans}")
+check(any(l.strip().startswith("network-bound:") and f"on link {link} (tbf" in l for l in first),
+      f"the blame on {link} and its tbf queue")
+worst = [l for l in first if "NETWORK link " + link in l]
+check(worst and all(re.search(r"at \+\d+\.\d+ s \(\d\d:\d\d:\d\d\.\d{3}Z\)", l) and "queueing" in l
+                    for l in worst), f"worst collectives with place, queue and time: {worst[:1]}")
+check(any(l.startswith("Data: capture complete") for l in first), "data quality in one line")
+check(j["headline"]["lines"] == first, "JSON headline = the text's first screen")
+check(j["headline"]["worst"] and j["headline"]["worst"][0]["link"] == link, "JSON worst[0] names the link")
+data = json.loads(re.search(r'<script type="application/json" id="ft-data">(.*?)</script>', page, re.S).group(1))
+check(data["meta"]["headline"] == first[1:], "the HTML page opens on the same answer")
+# honest utilisation: a percentage over 100 always carries its mark and the note
+over = re.findall(r"(\d+\.\d)%(\*?)", text)
+check(all(mark == "*" for v, mark in over if float(v) > 100.0), "every % over 100 is marked")
+check(not any(float(v) > 100.0 for v, _ in over) or "* over 100% of the" in text, "and explained")
+shaped = [d for i in j["interfaces"] if i["interface"] == link for k, d in i.items() if k == "tx"]
+check(shaped and shaped[0]["shaper_bps"] == 100e6 and shaped[0]["line_bps"] > shaped[0]["shaper_bps"],
+      "the shaped link: shaper and line rate apart")
+check(shaped and shaped[0]["peak_line_util"] < 1.0, f"its peak against the line rate: {shaped and shaped[0]['peak_line_util']}")
+sys.exit(1 if fail else 0)
+PY
 finish

@@ -1255,6 +1255,68 @@ static void test_enqueue_only(void **state)
 	model__free(m);
 }
 
+
+/* Drops as evidence: only congestion reasons count; a reason seen on two links is one item. */
+static void test_drop_reasons_evidence(void **state)
+{
+	struct model *m = mk();
+	struct corr *c;
+	char buf[1024];
+	const struct corr_instance *in;
+
+	(void)state;
+	assert_true(corr__congestion_drop("QDISC_DROP"));
+	assert_true(corr__congestion_drop("QDISC_SOMETHING_NEWER"));
+	assert_true(corr__congestion_drop("CPU_BACKLOG"));
+	assert_false(corr__congestion_drop("QDISC_INGRESS"));
+	assert_false(corr__congestion_drop("NOT_SPECIFIED"));
+	assert_false(corr__congestion_drop("TCP_OLD_SEQUENCE"));
+	assert_false(corr__congestion_drop(NULL));
+
+	mpi_slots(m);
+	rec_iface(m, NS1, 2, "eth0", "h1", 10000, 0);
+	rec_iface(m, NS2, 2, "eth0", "h2", 10000, 0);
+	rec_reason(m, 5, "QDISC_DROP");
+	rec_reason(m, 2, "NOT_SPECIFIED");
+	rec_comm_info(m, 601, WORLD, 0, 2, S0);
+	rec_comm_info(m, 602, WORLD, 1, 2, S0);
+	rec_proc(m, 601, 600, NS1, FT_PROC_EXISTING, S0, "allreduce");
+	rec_proc(m, 602, 600, NS2, FT_PROC_EXISTING, S0, "allreduce");
+	for (uint64_t s = 1; s <= 2; s++) {
+		uint64_t t = S0 + s * 100 * MS;
+
+		rec_call(m, SL_ALLREDUCE, 601, NS1, t, t + 40 * MS, 262144, 4, WORLD, s);
+		rec_call(m, SL_ALLREDUCE, 602, NS2, t + 200 * US, t + 40 * MS, 262144, 4, WORLD, s);
+		rec_bin(m, 0, NS2, 2, FT_DIR_TX, t + MS, 1250, 1, 0);
+		/* NOT_SPECIFIED on both links in both; QDISC_DROP on both links in #2 only */
+		rec_drop(m, t + 2 * MS, NS1, 2, 2);
+		rec_drop(m, t + 2 * MS + 10, NS2, 2, 2);
+		if (s == 2) {
+			rec_drop(m, t + 3 * MS, NS1, 2, 5);
+			rec_drop(m, t + 3 * MS + 10, NS2, 2, 5);
+		}
+	}
+	rec_end(m, S0 + 500 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+
+	/* #1: only NOT_SPECIFIED: shown, not counted, so not network-bound */
+	in = inst(c, FT_OP_ALLREDUCE, 1, CORR_COMM_HANDLE);
+	assert_int_equal(in->ev.drops, 2);
+	assert_int_equal(in->ev.cong_drops, 0);
+	assert_false(in->why & CORR_WHY_DROPS);
+	assert_int_not_equal(in->verdict, CORR_NETWORK);
+	/* #2: QDISC_DROP counts; each reason once, summed over the two links */
+	in = inst(c, FT_OP_ALLREDUCE, 2, CORR_COMM_HANDLE);
+	assert_int_equal(in->ev.cong_drops, 2);
+	assert_int_equal(in->verdict, CORR_NETWORK);
+	corr__describe(c, (size_t)(in - c->instances), buf, sizeof(buf));
+	if (!strstr(buf, "2 congestion drops (QDISC_DROP 2); 2 other drops, not counted (NOT_SPECIFIED 2)") ||
+	    strstr(buf, "QDISC_DROP 1") || strstr(buf, "NOT_SPECIFIED 1"))
+		fail_msg("description: %s", buf);
+	corr__free(c);
+	model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1265,6 +1327,7 @@ int main(void)
 		cmocka_unit_test(test_nonblocking),
 		cmocka_unit_test(test_verdict_rules),
 		cmocka_unit_test(test_network_bound),
+		cmocka_unit_test(test_drop_reasons_evidence),
 		cmocka_unit_test(test_counter_evidence),
 		cmocka_unit_test(test_rank_bound),
 		cmocka_unit_test(test_late_from_previous),

@@ -135,6 +135,11 @@ static void test_page(void **state)
 	assert_non_null(strstr(data, "h1\\u003cb\\u003e\\u0026"));
 	/* the counts the page shows */
 	assert_non_null(strstr(data, "\"insts\":{\"n\":3,"));
+	/* the page opens on the report's answer: the headline's lines, the title aside */
+	assert_non_null(strstr(data, "\"headline\":[\"Answer: of 3 collectives"));
+	assert_non_null(strstr(data, "\"Data: capture "));
+	assert_non_null(strstr(a, "<pre id=\"ft-answer\""));
+	assert_non_null(strstr(a, "el('ft-answer').textContent"));
 	assert_int_equal(count(data, "\"world\":2"), 2);
 	assert_non_null(strstr(data, "\"lost\":[[0,500000000,2,1,1],[2000000000,3000000000,5,0,0]]"));
 	/* deterministic */

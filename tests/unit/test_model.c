@@ -58,6 +58,59 @@ static const struct model_dir *dir_of(const struct model *m, uint32_t netns, uin
 
 /* ---- tests ---- */
 
+/* Conservation's third state: a shortfall within the skipped probe runs is explained. */
+static struct model *skipped_case(uint64_t tx_hits, uint64_t tx_runs, uint64_t short2, uint64_t short3)
+{
+	struct model *m = mk(0, 0);
+
+	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+	rec_iface(m, NS1, 3, "eth1", "h1", 1000, 0);
+	rec_stats(m, NS1, 2, FT_STATS_START, 0, 0, 0, 0);
+	rec_stats(m, NS1, 3, FT_STATS_START, 0, 0, 0, 0);
+	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0, 100000, 100, 0);
+	rec_bin(m, 0, NS1, 3, FT_DIR_TX, S0, 100000, 100, 0);
+	/* the counters saw SHORT more packets of 1000 bytes each than the bins */
+	rec_stats(m, NS1, 2, FT_STATS_STOP, 0, 0, 100000 + 1000 * short2, 100 + short2);
+	rec_stats(m, NS1, 3, FT_STATS_STOP, 0, 0, 100000 + 1000 * short3, 100 + short3);
+	rec_coverage(m, FT_PROBE_IFACE_TX, 1, tx_hits, tx_runs);
+	rec_end(m, S0 + 2 * BIN);
+	assert_int_equal(model__finish(m), 0);
+	return m;
+}
+
+static void test_conservation_skipped(void **state)
+{
+	struct model *m;
+	const struct model_dir *a, *b;
+
+	(void)state;
+	/* 10 + 5 short, 15 runs skipped: both explained */
+	m = skipped_case(1015, 1000, 10, 5);
+	a = dir_of(m, NS1, 2, FT_DIR_TX);
+	b = dir_of(m, NS1, 3, FT_DIR_TX);
+	assert_int_equal(a->conserve, MODEL_CONSERVE_OK_SKIPPED);
+	assert_int_equal(a->skipped_pkts, 10);
+	assert_int_equal(b->conserve, MODEL_CONSERVE_OK_SKIPPED);
+	assert_int_equal(b->skipped_pkts, 5);
+	assert_string_equal(model__conserve_name(a->conserve), "ok_skipped");
+	/* rx had no skips and nothing missing */
+	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_RX)->conserve, MODEL_CONSERVE_OK);
+	model__free(m);
+
+	/* 10 + 5 short but only 14 skipped: the sum does not fit, both stay mismatches */
+	m = skipped_case(1014, 1000, 10, 5);
+	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->conserve, MODEL_CONSERVE_MISMATCH);
+	assert_int_equal(dir_of(m, NS1, 3, FT_DIR_TX)->conserve, MODEL_CONSERVE_MISMATCH);
+	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->skipped_pkts, 0);
+	model__free(m);
+
+	/* no coverage known: no explanation */
+	m = skipped_case(1000, 1000, 10, 0);
+	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->conserve, MODEL_CONSERVE_MISMATCH);
+	assert_int_equal(dir_of(m, NS1, 3, FT_DIR_TX)->conserve, MODEL_CONSERVE_OK);
+	model__free(m);
+}
+
 static void test_bins_summed_and_sorted(void **state)
 {
 	struct model *m = mk(0, 0);
@@ -891,6 +944,7 @@ int main(void)
 		cmocka_unit_test(test_many_bins),
 		cmocka_unit_test(test_phase_records),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_conservation_skipped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -82,13 +82,13 @@ static void scenario(sink_fn fn, void *ctx, uint64_t lost_net, bool end)
 	assert_int_equal(EMIT(pi), 0);
 
 	REC_HDR(ii, FT_REC_IFACE);
-	ii.netns = NS1; ii.ifindex = 2; ii.mtu = 1500; ii.speed_mbps = 1000; ii.tx_rate_kbps = 100000;
+	ii.netns = NS1; ii.ifindex = 2; ii.mtu = 1500; ii.speed_mbps = 100; ii.tx_rate_kbps = 100000;
 	ii.flags = FT_IFACE_UP | FT_IFACE_TRACED;
 	snprintf(ii.name, sizeof(ii.name), "eth0");
 	snprintf(ii.netns_name, sizeof(ii.netns_name), "h1");
 	snprintf(ii.kind, sizeof(ii.kind), "veth");
 	assert_int_equal(EMIT(ii), 0);
-	ii.netns = NS2; ii.ifindex = 3; ii.tx_rate_kbps = 0;
+	ii.netns = NS2; ii.ifindex = 3; ii.tx_rate_kbps = 0; ii.speed_mbps = 1000;
 	snprintf(ii.netns_name, sizeof(ii.netns_name), "h2");
 	assert_int_equal(EMIT(ii), 0);
 
@@ -267,7 +267,11 @@ static void test_json_values(void **state)
 	HAS(s, "\"peak_util\": 1.0000");
 	HAS(s, "\"mean_bps\": 25600000,");
 	HAS(s, "\"mean_util\": 0.2560");
-	HAS(s, "\"capacity_bps\": 1000000000,");
+	HAS(s, "\"capacity_bps\": 100000000,");
+	/* honest utilisation: line rate and shaper apart (both 100 Mbit/s here) */
+	HAS(s, "\"line_bps\": 100000000,");
+	HAS(s, "\"shaper_bps\": 100000000,");
+	HAS(s, "\"peak_line_util\": 1.0000");
 	/* bursts: +2 ms 2 bins 24500 B, +7 ms 1 bin; sorted by bytes */
 	HAS(s, "\"total\": 2,\n    \"shown\": 2");
 	HAS(s, "\"start_rel_ns\": 2000000");
@@ -349,7 +353,7 @@ static void test_text_values(void **state)
 	HAS(s, "capture: complete (stopped by duration)");
 	HAS(s, "probe qdisc_deq not attached: no BTF for qdisc_dequeue");
 	/* top 1: the 2-bin burst, relative and wall clock */
-	HAS(s, "Microbursts (bins at >= 50.0% of capacity, merged across gaps < 1.00 ms): 2, top 1 by bytes");
+	HAS(s, "Microbursts (bins at >= 50.0% of the line rate, merged across gaps < 1.00 ms): 2, top 1 by bytes");
 	HAS(s, "+0.002000 2023-11-14T22:13:21.002000Z");
 	assert_null(strstr(s, "+0.007000 2023-11-14T22:13:21.007000Z"));
 	HAS(s, "MISMATCH");
@@ -583,7 +587,8 @@ static void test_phase_sections(void **state)
 	HAS(s, "\n  1             +0.099000    51.0 ms    51.0 ms     2\n      allreduce #1 comm 0x44000000: 45.0 ms, network\n");
 	HAS(s, "Slowest collectives (by span): 3; verdicts: network 2, rank 1, unknown 0, ok 0");
 	HAS(s, "network-bound: link eth0@h2 (tbf 1:): queueing 2.50 ms (backlog 30.0 kB, sojourn max 2.50 ms), "
-	    "1 drops (QDISC_DROP 1), peak 100.0% on eth0@h2 tx; entry skew 100 us");
+	    "1 congestion drops (QDISC_DROP 1), peak 100 Mbit/s (1.0% of the line rate) on eth0@h2 tx; "
+	    "entry skew 100 us");
 	HAS(s, "rank-bound: rank 1 (pid 101, h2) entered 40.0 ms after the first (89% of the span); network clean");
 	assert_null(strstr(s, "Inferred phases"));
 	assert_null(strstr(s, "NCCL calls mark enqueue"));
@@ -842,6 +847,87 @@ static void test_cmd_report(void **state)
 	rmdir(tmpdir);
 }
 
+
+static char *render_brief(const struct model *m, bool json)
+{
+	struct report_opts o = { .json = json, .brief = true, .top = 10, .path = "run.ftr" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(report__write(f, m, &o), 0);
+	fclose(f);
+	return buf;
+}
+
+/* The answer first: verdicts, blame, worst collectives and data quality within 15 lines. */
+static void test_headline(void **state)
+{
+	struct model *m = phase_model(false);
+	char *s, *b, *blank;
+	size_t lines = 0;
+
+	(void)state;
+	s = render(m, false, false, 10);
+	blank = strstr(s, "\n\n");
+	assert_non_null(blank);
+	for (const char *p = s; p < blank; p++)
+		lines += *p == '\n';
+	assert_true(lines + 1 <= 15);
+	/* the answer comes before any detail section */
+	assert_true(strstr(s, "Answer: of 3 collectives, 2 network-bound, 1 rank-bound, 0 unknown, 0 ok") < blank);
+	HAS(s, "\n  network-bound: 2 on link eth0@h2 (tbf 1:)\n");
+	HAS(s, "\n  rank-bound:    1 by rank 1 (pid 101, h2)\n");
+	HAS(s, "NETWORK link eth0@h2 (tbf 1:): queueing 2.50 ms, 1 congestion drops");
+	HAS(s, "RANK rank 1 (pid 101, h2) entered 40.0 ms late");
+	HAS(s, "Data: capture complete; no events lost");
+	assert_true(strstr(s, "Worst collectives") < blank);
+	assert_true(strstr(s, "\nCapture: small.ftr\n") > blank);
+
+	/* --brief: the headline alone, byte for byte the same lines */
+	b = render_brief(m, false);
+	assert_null(strstr(b, "Capture:"));
+	assert_null(strstr(b, "Interfaces"));
+	assert_int_equal(strncmp(b + strlen("fabtrace report: run.ftr"), s + strlen("fabtrace report: small.ftr"),
+				 (size_t)(blank - s) - strlen("fabtrace report: small.ftr")), 0);
+	free(b);
+	free(s);
+
+	/* JSON: the same answer, structured */
+	s = render(m, true, true, 10);
+	assert_true(json_valid(s));
+	HAS(s, "\"headline\": {");
+	HAS(s, "\"conservation\": \"unchecked\"");
+	HAS(s, "\"verdict\": \"network\",");
+	HAS(s, "\"link\": \"eth0@h2\",");
+	HAS(s, "\"queue\": \"tbf 1:\",");
+	HAS(s, "\"verdict\": \"rank\",");
+	HAS(s, "\"straggler_rank\": 1,");
+	free(s);
+	s = render_brief(m, true);
+	assert_true(json_valid(s));
+	HAS(s, "\"headline\":{\"lines\":[\"fabtrace report: run.ftr");
+	assert_null(strstr(s, "\"interfaces\""));
+	free(s);
+	model__free(m);
+}
+
+/* Without phases the headline names the network's worst: queue, drops, retransmits, busiest link. */
+static void test_headline_network_only(void **state)
+{
+	struct model *m = small_model(3, true);
+	char *s = render(m, false, false, 10);
+
+	(void)state;
+	HAS(s, "Answer: no collective phases in this capture");
+	HAS(s, "  worst queue: tbf 1: on eth0@h1, sojourn up to 400 us, backlog up to 45.0 kB at +0.003000 s");
+	HAS(s, "  drops: 2 congestion, 1 other; retransmits: 3 (rto 2, fast 1, tail-loss probes 0)");
+	HAS(s, "Data: capture complete; 4 events LOST (ring buffer full); conservation MISMATCH on 1");
+	free(s);
+	model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -855,6 +941,8 @@ int main(void)
 		cmocka_unit_test(test_phase_sections),
 		cmocka_unit_test(test_phases_modes),
 		cmocka_unit_test(test_cmd_report),
+		cmocka_unit_test(test_headline),
+		cmocka_unit_test(test_headline_network_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1067,35 +1067,56 @@
       ctx.stroke();
     }
 
+    /*
+     * The axis of one direction fits its link: the data's nice maximum, but never
+     * above the link's capacity (the shaper where there is one, else the line
+     * rate).  Bins above it (GSO super-packets, a token bucket's bursts) are
+     * clipped and marked at the edge, so a 100 Mbit/s link is drawn on a
+     * 100 Mbit/s scale, not on the 5 Gbit/s of its fullest bin.
+     */
+    function linkScale(buf, cap) {
+      let mx = 0;
+      if (buf) for (let x = 0; x < buf.max.length; x++) if (buf.max[x] > mx) mx = buf.max[x];
+      const s = niceMax(mx);
+      return cap > 0 && cap < s ? cap : s;
+    }
+
+    function markClipped(buf, W, yBase, scale, hpx, up) {
+      ctx.fillStyle = COL.drop;
+      for (let x = 0; x < W; x++)
+        if (buf.max[x] > scale * 1.0005) ctx.fillRect(GUTTER + x, up ? yBase - hpx - 1 : yBase + hpx - 1, 1, 2);
+    }
+
     function drawTp(row, y) {
       const W = Math.min(8192, Math.floor(plotW()));
       const a = view.from, b = a + W * nsPerPx();
       const half = (row.h - 6) / 2, mid = y + 3 + half;
-      let mx = 0;
       const tx = row.tx ? raster(row.tx, a, b, W, rbuf) : null;
       const rx = row.rx ? raster(row.rx, a, b, W, rbuf2) : null;
-      for (const buf of [tx, rx]) if (buf) for (let x = 0; x < W; x++) if (buf.max[x] > mx) mx = buf.max[x];
-      const scale = niceMax(mx);
+      const cap = D.ifaces[row.iface].cap;
+      const sTx = linkScale(tx, cap[1]), sRx = linkScale(rx, cap[0]);
       ctx.strokeStyle = '#BDBDBD';
       ctx.beginPath(); ctx.moveTo(GUTTER, mid + 0.5); ctx.lineTo(GUTTER + W, mid + 0.5); ctx.stroke();
-      if (tx) drawEnvelope(tx, W, mid, scale, half, true, COL.txFill, COL.tx);
-      if (rx) drawEnvelope(rx, W, mid, scale, half, false, COL.rxFill, COL.rx);
-      const cap = D.ifaces[row.iface].cap;
+      if (tx) { drawEnvelope(tx, W, mid, sTx, half, true, COL.txFill, COL.tx); markClipped(tx, W, mid, sTx, half, true); }
+      if (rx) { drawEnvelope(rx, W, mid, sRx, half, false, COL.rxFill, COL.rx); markClipped(rx, W, mid, sRx, half, false); }
       for (let d = 0; d < 2; d++) {
-        if (!(cap[d] > 0) || cap[d] > scale) continue;
-        const yy = d === 1 ? mid - cap[d] / scale * half : mid + cap[d] / scale * half;
+        const sc = d === 1 ? sTx : sRx;
+        if (!(cap[d] > 0) || cap[d] > sc) continue;
+        const yy = d === 1 ? mid - cap[d] / sc * half : mid + cap[d] / sc * half;
         ctx.strokeStyle = COL.cap;
         ctx.setLineDash([4, 3]);
         ctx.beginPath(); ctx.moveTo(GUTTER, yy); ctx.lineTo(GUTTER + W, yy); ctx.stroke();
         ctx.setLineDash([]);
       }
       shadeWindows(tx || rx, y, row.h);
-      row.scale = scale;
+      row.scale = [sRx, sTx];
       row.lod = tx ? tx.exact : rx ? rx.exact : false;
       ctx.fillStyle = COL.muted;
       ctx.font = '10px system-ui, sans-serif';
       ctx.textBaseline = 'top';
-      ctx.fillText(fmtBits(scale), GUTTER + 3, y + 2);
+      ctx.fillText('tx ' + fmtBits(sTx), GUTTER + 3, y + 2);
+      ctx.textBaseline = 'bottom';
+      ctx.fillText('rx ' + fmtBits(sRx), GUTTER + 3, y + row.h - 2);
     }
 
     function shadeWindows(buf, y, h) {
@@ -1765,7 +1786,8 @@
       h += '<h4>Tracks</h4>';
       h += '<div class="row"><span class="sw" style="background:' + COL.txFill + ';border-color:' + COL.tx + '"></span>TX: min\u2013max band, mean line</div>';
       h += '<div class="row"><span class="sw" style="background:' + COL.rxFill + ';border-color:' + COL.rx + '"></span>RX (mirrored below)</div>';
-      h += '<div class="row"><span class="sw" style="border-top:2px dashed ' + COL.cap + ';border-bottom:0;border-left:0;border-right:0;height:0"></span>link capacity</div>';
+      h += '<div class="row"><span class="sw" style="border-top:2px dashed ' + COL.cap + ';border-bottom:0;border-left:0;border-right:0;height:0"></span>link capacity (the axis never goes above it)</div>';
+      h += '<div class="row"><span class="sw" style="background:' + COL.drop + ';height:3px"></span>clipped: bins above the link\'s capacity (GSO super-packets, a shaper\'s bursts)</div>';
       h += '<div class="row"><span class="sw" style="background:' + COL.backlog + '"></span>queue backlog; line: sojourn max</div>';
       h += '<h4>Events</h4>';
       h += '<div class="row"><span style="color:' + COL.rtx + '">\u25b2</span> retransmit &nbsp;<span style="color:' + COL.drop + '">\u2715</span> drop &nbsp;<span style="color:' + COL.ce + '">\u25c6</span> CE mark</div>';
@@ -1776,6 +1798,7 @@
     }
 
     function buildNotes() {
+      el('ft-answer').textContent = (M.headline || []).join('\n');
       const n = [];
       if (M.truncated) n.push('Truncated capture: ' + (M.truncated_why || 'no end record') + '; showing what is readable.');
       if (M.lost_total) n.push(M.lost_total + ' events were lost while recording (ring buffer full); the hatched ranges are incomplete, not idle.');
