@@ -212,17 +212,23 @@ static struct model *small_model(uint64_t lost_net, bool end)
 	return m;
 }
 
-static char *render(const struct model *m, bool json, bool pretty, unsigned top)
+static char *render_with(const struct model *m, const struct report_opts *o)
 {
-	struct report_opts o = { .json = json, .pretty = pretty, .top = top, .path = "small.ftr" };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	assert_int_equal(report__write(f, m, &o), 0);
+	assert_int_equal(report__write(f, m, o), 0);
 	fclose(f);
 	return buf;
+}
+
+static char *render(const struct model *m, bool json, bool pretty, unsigned top)
+{
+	struct report_opts o = { .json = json, .pretty = pretty, .top = top, .path = "small.ftr" };
+
+	return render_with(m, &o);
 }
 
 #define HAS(hay, needle) do { \
@@ -851,14 +857,8 @@ static void test_cmd_report(void **state)
 static char *render_brief(const struct model *m, bool json)
 {
 	struct report_opts o = { .json = json, .brief = true, .top = 10, .path = "run.ftr" };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
 
-	assert_non_null(f);
-	assert_int_equal(report__write(f, m, &o), 0);
-	fclose(f);
-	return buf;
+	return render_with(m, &o);
 }
 
 /* The answer first: verdicts, blame, worst collectives and data quality within 15 lines. */
