@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -95,9 +96,27 @@ static const char *labels(char *buf, size_t len, ...)
 	return buf;
 }
 
-/* The descriptor lines of one family (the unit, when given, ends its name). */
+/*
+ * The format being rendered: set by metrics__render() for the one exposition
+ * it writes (the event loop is single-threaded), read by family().
+ */
+static enum metrics_format cur_format;
+
+/*
+ * The descriptor lines of one family (the unit, when given, ends its name).
+ * OpenMetrics names a family without the samples' _total/_info suffix and
+ * has the info type and # UNIT.  Prometheus text 0.0.4 names it as its
+ * samples (name_total, name_info) and knows neither: an info is a gauge of 1.
+ */
 static void family(FILE *f, const char *name, const char *type, const char *unit, const char *help)
 {
+	if (cur_format == METRICS_TEXT) {
+		const char *suffix = !strcmp(type, "counter") ? "_total" : !strcmp(type, "info") ? "_info" : "";
+
+		fprintf(f, "# HELP %s%s %s\n", name, suffix, help);
+		fprintf(f, "# TYPE %s%s %s\n", name, suffix, !strcmp(type, "info") ? "gauge" : type);
+		return;
+	}
 	fprintf(f, "# TYPE %s %s\n", name, type);
 	if (unit)
 		fprintf(f, "# UNIT %s %s\n", name, unit);
@@ -384,6 +403,7 @@ int metrics__render(const struct live *l, const struct metrics_info *info, FILE 
 	char lbl[512];
 	uint64_t dropped_ctr = 0;
 
+	cur_format = info ? info->format : METRICS_OPENMETRICS;
 	family(f, "fabtrace_build", "info", NULL, "fabtrace version and host");
 	fprintf(f, "fabtrace_build_info%s 1\n",
 		labels(lbl, sizeof(lbl), "version", FT_VERSION, "hostname",
@@ -428,11 +448,53 @@ int metrics__render(const struct live *l, const struct metrics_info *info, FILE 
 		    l->nifaces > METRICS_MAX_IFACES ? l->nifaces - METRICS_MAX_IFACES : 0);
 	counter_u64(f, "fabtrace_series_dropped", labels(lbl, sizeof(lbl), "family", "counter", END),
 		    dropped_ctr);
-	fputs("# EOF\n", f);
+	if (cur_format == METRICS_OPENMETRICS)
+		fputs("# EOF\n", f);
 	return ferror(f) ? -EIO : 0;
 }
 
 /* ---- HTTP ---- */
+
+/* The q value in the media range parameters P..END ("; q=0.5"), 1 without one */
+static double accept_q(const char *p, const char *end)
+{
+	char num[16];
+
+	for (; p + 2 < end; p++)
+		if ((p[0] == 'q' || p[0] == 'Q') && p[1] == '=') {
+			size_t n = (size_t)(end - p - 2) < sizeof(num) - 1 ? (size_t)(end - p - 2) : sizeof(num) - 1;
+
+			memcpy(num, p + 2, n);
+			num[n] = '\0';
+			return strtod(num, NULL);
+		}
+	return 1.0;
+}
+
+enum metrics_format metrics__negotiate(const char *buf, size_t len)
+{
+	static const char om[] = "application/openmetrics-text";
+	const char *p = memchr(buf, '\n', len), *end = buf + len;
+
+	/* the header lines after the request line: "Accept: a/b;q=0.5, c/d" */
+	while (p && p + 1 < end) {
+		const char *line = p + 1, *eol = memchr(line, '\n', (size_t)(end - line));
+		const char *lend = eol ? eol : end;
+
+		if (lend - line > 7 && !strncasecmp(line, "accept:", 7)) {
+			for (const char *q = line + 7; q + sizeof(om) - 1 <= lend; q++) {
+				const char *after = q + sizeof(om) - 1, *next;
+
+				if (strncasecmp(q, om, sizeof(om) - 1) != 0)
+					continue;
+				next = memchr(after, ',', (size_t)(lend - after));
+				return accept_q(after, next ? next : lend) > 0 ? METRICS_OPENMETRICS : METRICS_TEXT;
+			}
+		}
+		p = eol;
+	}
+	return METRICS_TEXT;
+}
 
 int metrics__parse_request(const char *buf, size_t len)
 {
@@ -618,9 +680,12 @@ static void respond(struct client *c, int status)
 	size_t blen = 0;
 	int h;
 
+	struct metrics_info info = c->m->info;
+
+	info.format = metrics__negotiate(c->in, c->in_len);
 	if (status == 200) {
 		FILE *f = open_memstream(&body, &blen);
-		if (!f || metrics__render(c->m->l, &c->m->info, f) || fclose(f)) {
+		if (!f || metrics__render(c->m->l, &info, f) || fclose(f)) {
 			if (f && body) /* fclose failed after the stream existed */
 				free(body);
 			body = NULL;
@@ -637,7 +702,8 @@ static void respond(struct client *c, int status)
 	}
 	h = snprintf(hdr, sizeof(hdr), "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
 		     "%sConnection: close\r\n\r\n", status, reason[ri],
-		     status == 200 ? METRICS_CONTENT_TYPE : "text/plain; charset=utf-8", blen,
+		     status != 200 ? "text/plain; charset=utf-8" :
+		     info.format == METRICS_OPENMETRICS ? METRICS_CONTENT_TYPE : METRICS_CONTENT_TYPE_TEXT, blen,
 		     status == 405 ? "Allow: GET\r\n" : "");
 	c->out = malloc((size_t)h + blen);
 	if (!c->out) {

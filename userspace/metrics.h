@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The OpenMetrics endpoint of `fabtrace top --listen`: the live aggregator
- * (userspace/live.h) rendered as OpenMetrics 1.0 text, and a tiny HTTP/1.1
+ * The metrics endpoint of `fabtrace top --listen`: the live aggregator
+ * (userspace/live.h) rendered as Prometheus text 0.0.4, or as OpenMetrics 1.0
+ * when the scraper's Accept header asks for it, and a tiny HTTP/1.1
  * server inside the session's event loop (non-blocking; GET /metrics only;
  * bounded request size, clients and time; one response per connection).
  * Every metric is documented in docs/top.md.
@@ -18,6 +19,7 @@
 #include "userspace/live.h"
 
 #define METRICS_CONTENT_TYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"
+#define METRICS_CONTENT_TYPE_TEXT "text/plain; version=0.0.4; charset=utf-8"
 #define METRICS_MAX_REQUEST 4096   /* bytes of request line + headers */
 #define METRICS_MAX_CLIENTS 8
 #define METRICS_CLIENT_TIMEOUT_NS 5000000000ull
@@ -25,12 +27,21 @@
 #define METRICS_MAX_IFACES 256
 #define METRICS_MAX_COUNTERS 256   /* per family: RDMA port counters, NIC counters */
 
+enum metrics_format {
+	METRICS_OPENMETRICS = 0,   /* OpenMetrics 1.0: info type, # UNIT, # EOF */
+	METRICS_TEXT,              /* Prometheus text 0.0.4: every scraper reads it */
+};
+
 struct metrics_info {
 	const char *hostname;
 	double refresh_s;
+	enum metrics_format format;
 };
 
-/* Render the whole exposition (ending in "# EOF\n") to OUT.  0 or -EIO. */
+/*
+ * Render the whole exposition in info->format (NULL: OpenMetrics, ending in
+ * "# EOF\n") to OUT.  0 or -EIO.
+ */
 int metrics__render(const struct live *l, const struct metrics_info *info, FILE *out);
 /* Label value escaping (\\, \", \n) into DST; false when it did not fit. */
 bool metrics__escape(char *dst, size_t len, const char *src);
@@ -42,6 +53,11 @@ bool metrics__escape(char *dst, size_t len, const char *src);
  * METRICS_MAX_REQUEST bytes).
  */
 int metrics__parse_request(const char *buf, size_t len);
+/*
+ * The format a complete request asks for: OpenMetrics when its Accept header
+ * lists application/openmetrics-text (without q=0), else Prometheus text.
+ */
+enum metrics_format metrics__negotiate(const char *buf, size_t len);
 
 /*
  * "ADDR:PORT", "[V6ADDR]:PORT", ":PORT" or "PORT" (loopback 127.0.0.1), or

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The OpenMetrics endpoint of `fabtrace top --listen`, scraped with curl
+# The metrics endpoint of `fabtrace top --listen`, scraped with curl
 # during MPI traffic over a shaped link (host 2: tbf 100 Mbit/s, 30 kB).
-# Two scrapes must be valid OpenMetrics 1.0 text (checked by a parser here:
+# Without an Accept header it answers Prometheus text 0.0.4, which promtool
+# and prometheus_client's text parser must accept; asked for OpenMetrics it
+# answers that, which prometheus_client's OpenMetrics parser must accept.
+# Two OpenMetrics scrapes must be valid OpenMetrics 1.0 text (checked by a parser here:
 # families, TYPE/UNIT/HELP, label syntax, _total on counters, no duplicate
 # series, # EOF last), every counter must be monotonic between them, the
 # metrics docs/top.md documents must be there (and nothing undocumented),
@@ -13,6 +16,7 @@ need_root
 need_cmd curl
 need_cmd mpiexec
 need_cmd python3
+/usr/bin/python3 -c 'import prometheus_client' 2>/dev/null || skip "needs python3-prometheus-client ('make deps' installs it)"
 LAB_TAG=ftD
 lab_start 3 "h2=100mbit:limit=30kb"
 H2=$(lab_ns "$LAB" 2)
@@ -45,9 +49,36 @@ check "listening on loopback ($ADDR)" grep -q '^127\.0\.0\.1:[0-9]*$' <<<"$ADDR"
 lab_mpi "$LAB" --bytes 1m --iters 40 --timeout 150 >"$TMPD/mpi.out" 2>&1 &
 BG+=($!)
 sleep 4
-curl -sS -D "$TMPD/h1" -o "$TMPD/m1" "http://$ADDR/metrics" || bad "first scrape"
+OM=(-H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1')
+curl -sS "${OM[@]}" -D "$TMPD/h1" -o "$TMPD/m1" "http://$ADDR/metrics" || bad "first scrape"
 sleep 3
-curl -sS -D "$TMPD/h2" -o "$TMPD/m2" "http://$ADDR/metrics" || bad "second scrape"
+curl -sS "${OM[@]}" -D "$TMPD/h2" -o "$TMPD/m2" "http://$ADDR/metrics" || bad "second scrape"
+curl -sS -D "$TMPD/h3" -o "$TMPD/m3" "http://$ADDR/metrics" || bad "third scrape (no Accept)"
+check "no Accept: Prometheus text 0.0.4 ($(grep -i '^content-type' "$TMPD/h3" | tr -d '\r'))" \
+	grep -qix 'content-type: text/plain; version=0.0.4; charset=utf-8' <(tr -d '\r' <"$TMPD/h3")
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$TMPD/m3" >"$TMPD/promtool.out" 2>&1
+	check "promtool check metrics accepts the 0.0.4 answer ($(head -c 300 "$TMPD/promtool.out"))" test $? = 0
+else
+	bad "promtool missing ('make deps' installs prometheus)"
+fi
+/usr/bin/python3 - "$TMPD/m3" "$TMPD/m1" <<'PY' || bad "prometheus_client parses both answers (see above)"
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.openmetrics.parser import text_string_to_metric_families as om_families
+text = list(text_string_to_metric_families(open(sys.argv[1]).read()))
+om = list(om_families(open(sys.argv[2]).read()))
+# the text format has no info type: its gauge keeps the sample name fabtrace_build_info
+tnames = {f.name for f in text}
+onames = {f.name + "_info" if f.type == "info" else f.name for f in om}
+ok = len(text) > 20 and len(om) > 20 and tnames == onames
+print(("ok   " if ok else "FAIL ") + f"prometheus_client: {len(text)} families in text 0.0.4, {len(om)} in OpenMetrics, "
+      f"same names {sorted(tnames ^ onames)}")
+types = {f.name: f.type for f in text}
+ok2 = types.get("fabtrace_build_info") == "gauge" and types.get("fabtrace_lost_events") == "counter"
+print(("ok   " if ok2 else "FAIL ") + f"types: build_info {types.get('fabtrace_build_info')}, lost_events {types.get('fabtrace_lost_events')}")
+sys.exit(0 if ok and ok2 else 1)
+PY
 check "Content-Type is OpenMetrics 1.0 ($(grep -i '^content-type' "$TMPD/h1" | tr -d '\r'))" \
 	grep -qix 'content-type: application/openmetrics-text; version=1.0.0; charset=utf-8' <(tr -d '\r' <"$TMPD/h1")
 check "HTTP/1.1 200" grep -q '^HTTP/1.1 200 OK' "$TMPD/h2"
@@ -245,7 +276,7 @@ gone = sum(1 for c in idle if reply(c) == b"")
 print(("ok   " if gone == 8 else "FAIL ") + f"idle clients closed after the timeout: {gone} of 8")
 fail += gone != 8
 s = conn()
-s.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+s.sendall(b"GET /metrics HTTP/1.0\r\nAccept: application/openmetrics-text\r\n\r\n")
 r = reply(s)
 print(("ok   " if r.startswith(b"HTTP/1.1 200") and r.endswith(b"# EOF\n") else "FAIL ") + "then served again")
 fail += not (r.startswith(b"HTTP/1.1 200") and r.endswith(b"# EOF\n"))

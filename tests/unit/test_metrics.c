@@ -370,6 +370,53 @@ static void test_addr(void **state)
 	assert_int_equal(metrics__parse_addr("", false, &ss, &len, err, sizeof(err)), -EINVAL);
 }
 
+
+static enum metrics_format nego(const char *s)
+{
+	return metrics__negotiate(s, strlen(s));
+}
+
+/* Prometheus text 0.0.4 unless the scraper asks for OpenMetrics (issue 17) */
+static void test_negotiation(void **state)
+{
+	struct live *l = fixture();
+	struct metrics_info mi = { .hostname = "h", .refresh_s = 1.0, .format = METRICS_TEXT };
+	char *t = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(nego("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"), METRICS_TEXT);
+	assert_int_equal(nego("GET /metrics HTTP/1.1\r\nAccept: text/plain;version=0.0.4;q=0.3,*/*;q=0.1\r\n\r\n"),
+			 METRICS_TEXT);
+	/* what Prometheus 2.x sends */
+	assert_int_equal(nego("GET /metrics HTTP/1.1\r\naccept: application/openmetrics-text;version=1.0.0,"
+			      "application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,"
+			      "*/*;q=0.1\r\n\r\n"), METRICS_OPENMETRICS);
+	assert_int_equal(nego("GET /metrics HTTP/1.1\r\nACCEPT: Application/OpenMetrics-Text\r\n\r\n"),
+			 METRICS_OPENMETRICS);
+	assert_int_equal(nego("GET /metrics HTTP/1.1\r\nAccept: application/openmetrics-text; q=0\r\n\r\n"),
+			 METRICS_TEXT);
+	assert_int_equal(nego("GET /metrics HTTP/1.1\r\nX-Accept: application/openmetrics-text\r\n\r\n"),
+			 METRICS_TEXT);
+
+	f = open_memstream(&t, &len);
+	assert_non_null(f);
+	assert_int_equal(metrics__render(l, &mi, f), 0);
+	assert_int_equal(fclose(f), 0);
+	/* no OpenMetrics-only syntax */
+	assert_null(strstr(t, "# EOF"));
+	assert_null(strstr(t, "# UNIT"));
+	assert_null(strstr(t, " info\n"));
+	/* families named as their samples */
+	assert_non_null(strstr(t, "# TYPE fabtrace_build_info gauge\n"));
+	assert_non_null(strstr(t, "# TYPE fabtrace_lost_events_total counter\n"));
+	assert_non_null(strstr(t, "\nfabtrace_lost_events_total{source=\"net\"} "));
+	assert_non_null(strstr(t, "# TYPE fabtrace_bin_width_seconds gauge\n"));
+	free(t);
+	live__free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_request),
 		cmocka_unit_test(test_addr),
+		cmocka_unit_test(test_negotiation),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
