@@ -9,6 +9,7 @@
  * model__finish() sorts it by (interface, direction, start) and sums equal
  * keys in place, so memory stays proportional to the number of bins.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -2016,4 +2017,20 @@ fail:
 	model__free(m);
 	capture__free(r);
 	return ret;
+}
+
+const char *model__flow_str(const struct ft_flow *f, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	int af = f->family == 6 ? AF_INET6 : AF_INET;
+
+	if (!inet_ntop(af, f->saddr, a, sizeof(a)))
+		snprintf(a, sizeof(a), "?");
+	if (!inet_ntop(af, f->daddr, b, sizeof(b)))
+		snprintf(b, sizeof(b), "?");
+	if (f->family == 6)
+		snprintf(buf, len, "[%s]:%u -> [%s]:%u", a, f->sport, b, f->dport);
+	else
+		snprintf(buf, len, "%s:%u -> %s:%u", a, f->sport, b, f->dport);
+	return buf;
 }

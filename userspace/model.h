@@ -449,6 +449,8 @@ const char *model__netns_name(const struct model *m, uint32_t netns);
 /* A host's name for a namespace: its netns name, else the capture's hostname, else "netns N". */
 const char *model__host_name(const struct model *m, uint32_t netns, char *buf, size_t len);
 const char *model__drop_reason_name(const struct model *m, uint32_t reason); /* NULL if unnamed */
+/* "10.0.0.1:40000 -> 10.0.0.2:5201", "[::1]:1 -> [::1]:2" */
+const char *model__flow_str(const struct ft_flow *f, char *buf, size_t len);
 /* The flow with F's key (ifindex ignored), the slot, the process; NULL when absent. */
 const struct model_flow *model__flow(const struct model *m, const struct ft_flow *f);
 const struct model_slot *model__slot(const struct model *m, uint32_t slot);

@@ -72,20 +72,6 @@ static void addr_str(const struct ft_flow *f, const uint8_t *a, char *buf, size_
 		snprintf(buf, len, "?");
 }
 
-/* "10.0.0.1:40000 -> 10.0.0.2:5201" ([v6]:port for IPv6). */
-static const char *flow_str(const struct ft_flow *f, char *buf, size_t len)
-{
-	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
-
-	addr_str(f, f->saddr, s, sizeof(s));
-	addr_str(f, f->daddr, d, sizeof(d));
-	if (f->family == 6)
-		snprintf(buf, len, "[%s]:%u -> [%s]:%u", s, f->sport, d, f->dport);
-	else
-		snprintf(buf, len, "%s:%u -> %s:%u", s, f->sport, d, f->dport);
-	return buf;
-}
-
 static const char *netns_str(const struct model *m, uint32_t netns, char *buf, size_t len)
 {
 	const char *n = model__netns_name(m, netns);
@@ -441,7 +427,7 @@ static void text_retrans(FILE *f, const struct model *m, const struct corr *c)
 
 			if (!w->rtx[k])
 				continue;
-			fprintf(f, "  %-48s %-16s %-8s %8" PRIu64 " %12s %12s  %s\n", flow_str(&w->key, fl, sizeof(fl)),
+			fprintf(f, "  %-48s %-16s %-8s %8" PRIu64 " %12s %12s  %s\n", model__flow_str(&w->key, fl, sizeof(fl)),
 				netns_str(m, w->key.netns, ns, sizeof(ns)), model__trigger_name(k), w->rtx[k],
 				fmt_rel(model__rel_ns(m, w->rtx_first_ns[k]), r1, sizeof(r1)),
 				fmt_rel(model__rel_ns(m, w->rtx_last_ns[k]), r2, sizeof(r2)),
@@ -468,7 +454,7 @@ static void text_cong(FILE *f, const struct model *m)
 		if (!any)
 			fprintf(f, "  by flow:\n");
 		any = true;
-		fprintf(f, "    %-48s %-16s %8" PRIu64 "\n", flow_str(&w->key, fl, sizeof(fl)),
+		fprintf(f, "    %-48s %-16s %8" PRIu64 "\n", model__flow_str(&w->key, fl, sizeof(fl)),
 			netns_str(m, w->key.netns, ns, sizeof(ns)), w->cong_changes);
 	}
 	if (!m->cong_changes)
@@ -492,7 +478,7 @@ static void text_cong(FILE *f, const struct model *m)
 			 fmt_ns((uint64_t)w->srtt_max_us * 1000, s2, sizeof(s2)),
 			 fmt_ns((uint64_t)w->srtt_last_us * 1000, s3, sizeof(s3)));
 		snprintf(cw, sizeof(cw), "%u/%u/%u", w->cwnd_min, w->cwnd_max, w->cwnd_last);
-		fprintf(f, "  %-48s %-16s %8" PRIu64 " %26s %20s\n", flow_str(&w->key, fl, sizeof(fl)),
+		fprintf(f, "  %-48s %-16s %8" PRIu64 " %26s %20s\n", model__flow_str(&w->key, fl, sizeof(fl)),
 			netns_str(m, w->key.netns, ns, sizeof(ns)), w->samples, srtt, cw);
 	}
 }
@@ -553,7 +539,7 @@ static void text_ce(FILE *f, const struct model *m)
 
 		if (!w->have_ce)
 			continue;
-		fprintf(f, "  %-48s %-16s %10" PRIu64 " CE packets, %s .. %s\n", flow_str(&w->key, fl, sizeof(fl)),
+		fprintf(f, "  %-48s %-16s %10" PRIu64 " CE packets, %s .. %s\n", model__flow_str(&w->key, fl, sizeof(fl)),
 			netns_str(m, w->key.netns, ns, sizeof(ns)), w->ce_pkts,
 			fmt_rel(model__rel_ns(m, w->ce_first_ns), r1, sizeof(r1)),
 			fmt_rel(model__rel_ns(m, w->ce_last_ns), r2, sizeof(r2)));

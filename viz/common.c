@@ -427,22 +427,6 @@ const char *viz__cause(const struct corr *c, const struct corr_call *k, unsigned
 	return buf;
 }
 
-const char *viz__flow_str(const struct ft_flow *f, char *buf, size_t len)
-{
-	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
-	int af = f->family == 6 ? AF_INET6 : AF_INET;
-
-	if (!inet_ntop(af, f->saddr, a, sizeof(a)))
-		snprintf(a, sizeof(a), "?");
-	if (!inet_ntop(af, f->daddr, b, sizeof(b)))
-		snprintf(b, sizeof(b), "?");
-	if (f->family == 6)
-		snprintf(buf, len, "[%s]:%u -> [%s]:%u", a, f->sport, b, f->dport);
-	else
-		snprintf(buf, len, "%s:%u -> %s:%u", a, f->sport, b, f->dport);
-	return buf;
-}
-
 const char *viz__coll_name(const struct corr *c, const struct corr_call *k, char *buf, size_t len)
 {
 	uint64_t size = k->instance != CORR_NONE && k->instance < c->ninstances &&

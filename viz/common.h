@@ -99,7 +99,6 @@ const char *viz__call_op(const struct corr *c, const struct corr_call *k);
 const char *viz__cause(const struct corr *c, const struct corr_call *k, unsigned kind, char *buf, size_t len);
 
 /* "10.0.0.1:40000 -> 10.0.0.2:5201" ([v6]:port for IPv6). */
-const char *viz__flow_str(const struct ft_flow *f, char *buf, size_t len);
 /* Collective frame: "allreduce 1.05 MB" (nccl-tests size, else the call's bytes), or the op alone. */
 const char *viz__coll_name(const struct corr *c, const struct corr_call *k, char *buf, size_t len);
 

@@ -586,7 +586,7 @@ static void emit_inst(struct pf *p, uint32_t pid, uint32_t tid, const struct ins
 		const struct model_rtx *x = &m->rtx_events[e->ref];
 
 		snprintf(name, sizeof(name), "retransmit %s", model__trigger_name(x->trigger));
-		viz__flow_str(&m->flows[x->flow].key, buf, sizeof(buf));
+		model__flow_str(&m->flows[x->flow].key, buf, sizeof(buf));
 		break;
 	}
 	case EV_DROP: {
