@@ -6,6 +6,7 @@
 int cmd_record(int argc, char **argv);   /* userspace/record.c */
 int cmd_report(int argc, char **argv);   /* userspace/report.c */
 int cmd_info(int argc, char **argv);     /* userspace/info.c */
+int cmd_export(int argc, char **argv);   /* userspace/export.c */
 int cmd_top(int argc, char **argv);      /* userspace/top.c */
 int cmd_features(int argc, char **argv); /* probes/features.c */
 

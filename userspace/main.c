@@ -15,6 +15,7 @@ static const struct cmd {
 	{ "report", cmd_report, "summarise a capture (text or --json)" },
 	{ "top", cmd_top, "live view of the fabric (and an OpenMetrics endpoint with --listen)" },
 	{ "info", cmd_info, "show a capture's header, probes, record counts and lost events" },
+	{ "export", cmd_export, "write a capture's raw bins, qdisc bins and events as CSV or JSON lines" },
 	{ "features", cmd_features, "show which probes work on this kernel, and why not" },
 };
 
@@ -30,6 +31,7 @@ static void usage(FILE *f)
 		"  fabtrace report incident.ftr\n"
 		"  fabtrace report --json incident.ftr\n"
 		"  fabtrace info incident.ftr\n"
+		"  fabtrace export --what all -o incident-csv/ incident.ftr\n"
 		"  sudo fabtrace top\n"
 		"  sudo fabtrace top --headless --listen 127.0.0.1:9464\n"
 		"  sudo fabtrace features\n");
