@@ -72,7 +72,7 @@ WL_CFLAGS  := -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -fno-ipa-icf
 .SECONDARY: $(BPF_OBJS) $(SKELS) $(BUILD)/vmlinux.h
 
 all: $(BUILD)/fabtrace $(TOOL_BINS) $(MPI_BINS) $(UNIT_BINS)
-all: $(MARKER_LIB) $(GLOO_BINS) $(TEST_LIBS)
+all: $(MARKER_LIB) $(GLOO_BINS) $(TEST_LIBS) $(BUILD)/man/.stamp
 
 help:
 	@sed -n '1,13p' Makefile | sed 's/^# \{0,1\}//'
@@ -254,9 +254,22 @@ clean:
 	$(call msg,CLEAN,build)
 	$(Q)rm -rf build
 
-install: $(BUILD)/fabtrace $(MARKER_LIB)
+# ---- man pages, one per command, made from the binary's own --help (tools/mkman.py)
+$(BUILD)/man/.stamp: $(BUILD)/fabtrace tools/mkman.py
+	$(call msg,MAN,$(BUILD)/man)
+	$(Q)rm -rf $(BUILD)/man.tmp && mkdir -p $(BUILD)/man.tmp
+	$(Q)tools/mkman.py $(BUILD)/fabtrace >$(BUILD)/man.tmp/fabtrace.1
+	$(Q)for c in $$($(BUILD)/fabtrace --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p'); do \
+		tools/mkman.py $(BUILD)/fabtrace $$c >$(BUILD)/man.tmp/fabtrace-$$c.1 || exit 1; \
+	done
+	$(Q)rm -rf $(BUILD)/man && mv $(BUILD)/man.tmp $(BUILD)/man && touch $@
+
+install: $(BUILD)/fabtrace $(MARKER_LIB) $(BUILD)/man/.stamp
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BUILD)/fabtrace $(DESTDIR)$(PREFIX)/bin/fabtrace
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 tools/completion/fabtrace.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/fabtrace
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 0755 $(BUILD)/libfabtrace_marker.so.1 $(DESTDIR)$(PREFIX)/lib/libfabtrace_marker.so.1
 	ln -sf libfabtrace_marker.so.1 $(DESTDIR)$(PREFIX)/lib/libfabtrace_marker.so
@@ -265,6 +278,8 @@ install: $(BUILD)/fabtrace $(MARKER_LIB)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/fabtrace
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/fabtrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/fabtrace-*.1
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/fabtrace
 	rm -f $(DESTDIR)$(PREFIX)/lib/libfabtrace_marker.so $(DESTDIR)$(PREFIX)/lib/libfabtrace_marker.so.1
 	rm -f $(DESTDIR)$(PREFIX)/include/fabtrace_marker.h
 

@@ -13,7 +13,7 @@ static const struct cmd {
 } cmds[] = {
 	{ "record", cmd_record, "trace the fabric into a capture file" },
 	{ "report", cmd_report, "summarise a capture (text or --json)" },
-	{ "top", cmd_top, "live view of the fabric (and an OpenMetrics endpoint with --listen)" },
+	{ "top", cmd_top, "live view of the fabric (and a Prometheus metrics endpoint with --listen)" },
 	{ "info", cmd_info, "show a capture's header, probes, record counts and lost events" },
 	{ "export", cmd_export, "write a capture's raw bins, qdisc bins and events as CSV or JSON lines" },
 	{ "features", cmd_features, "show which probes work on this kernel, and why not" },
