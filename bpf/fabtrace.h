@@ -262,6 +262,13 @@ struct ft_comm_info {
 	__s32 size;
 	__u32 slot;         /* function that told us (MPI_Comm_rank, ncclCommInitRank, ...) */
 };
+/*
+ * comm of an ft_comm_info read from the process's environment (PMI_RANK,
+ * OMPI_COMM_WORLD_RANK, RANK...) when fabtrace attached to it: its world
+ * rank and size as the launcher set them; slot is FT_SLOT_ENV.
+ */
+#define FT_COMM_ENV (~0ull)
+#define FT_SLOT_ENV (~0u)
 
 enum ft_proc_event {
 	FT_PROC_EXISTING = 0, /* already running when recording began (-p, or found at start) */

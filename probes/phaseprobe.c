@@ -21,6 +21,7 @@
 #include "probes/elfsyms.h"
 #include "probes/libfind.h"
 #include "probes/bpflog.h"
+#include "probes/procenv.h"
 #include "probes/phaseprobe.h"
 #include "userspace/util.h"
 
@@ -239,10 +240,28 @@ static pid_t tgid_of(pid_t pid)
 	return tgid;
 }
 
+/*
+ * The launcher's rank in the process's environment, as a comm_info of
+ * FT_COMM_ENV: all there is of its rank when the job ran before we attached.
+ */
+static int emit_env_rank(struct phaseprobe *p, pid_t pid)
+{
+	struct ft_comm_info ci = { .hdr = { FT_REC_COMM_INFO, sizeof(ci), 0 } };
+
+	if (procenv__rank(pid, &ci.rank, &ci.size))
+		return 0;
+	ci.ts_ns = mono_ns();
+	ci.comm = FT_COMM_ENV;
+	ci.pid = (uint32_t)pid;
+	ci.slot = FT_SLOT_ENV;
+	return emit(p, &ci.hdr);
+}
+
 static int emit_proc(struct phaseprobe *p, pid_t pid, uint32_t event)
 {
 	struct ft_proc r = { .hdr = { FT_REC_PROC, sizeof(r), 0 } };
 	pid_t ppid = 0;
+	int ret;
 
 	if (proc_info(pid, &ppid, r.comm, &r.netns))
 		return 0; /* gone meanwhile */
@@ -250,7 +269,8 @@ static int emit_proc(struct phaseprobe *p, pid_t pid, uint32_t event)
 	r.pid = (uint32_t)pid;
 	r.ppid = (uint32_t)ppid;
 	r.event = event;
-	return emit(p, &r.hdr);
+	ret = emit(p, &r.hdr);
+	return !ret && event != FT_PROC_EXIT ? emit_env_rank(p, pid) : ret;
 }
 
 typedef int (*pid_fn)(struct phaseprobe *p, pid_t pid, pid_t ppid, void *arg);
@@ -659,6 +679,9 @@ static int on_exec(struct phaseprobe *p, pid_t pid)
 	}
 	if (!ret)
 		ret = examine_maps(p, pid);
+	/* a followed program's rank from its launcher, in case its init call is not probed */
+	if (!ret && !p->systemwide)
+		ret = emit_env_rank(p, pid);
 	return ret;
 }
 

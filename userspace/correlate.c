@@ -20,6 +20,7 @@
 #include "rdma/counters.h"
 #include "probes/drop_reasons.h"
 #include "correlate.h"
+#include "seq_align.h"
 #include "util.h"
 
 /* ---- names, formulas, rules ---- */
@@ -380,13 +381,20 @@ static int build_procs(struct corr *c)
 		r->rank = r->world_size = -1;
 		memcpy(r->host, p->host, sizeof(r->host));
 		memcpy(r->comm, p->comm, sizeof(r->comm));
-		/* world rank: the rank in the largest communicator it told us about */
+		/*
+		 * world rank: the rank in the largest communicator it told us
+		 * about; the launcher's environment (FT_COMM_ENV, read when we
+		 * attached to a running job) only when the library said nothing
+		 */
 		cm = comms_of(m, p->pid, &ncm);
 		for (size_t j = 0; j < ncm; j++) {
+			bool env = cm[j].comm == FT_COMM_ENV, best_env = best && best->comm == FT_COMM_ENV;
+
 			if (cm[j].rank < 0)
 				continue;
-			if (!best || cm[j].size > best->size ||
-			    (cm[j].size == best->size && cm[j].first_ns < best->first_ns))
+			if (!best || (best_env && !env) ||
+			    (env == best_env && (cm[j].size > best->size ||
+						 (cm[j].size == best->size && cm[j].first_ns < best->first_ns))))
 				best = &cm[j];
 		}
 		if (best) {
@@ -872,6 +880,39 @@ static void instance_stats(struct corr *c, struct corr_instance *in)
 }
 
 /*
+ * Jobs attached mid-run: each process's count of a communicator's calls
+ * starts at the first call the probes saw, which need not be the same
+ * collective on every rank; shift them into step (userspace/seq_align.h).
+ */
+static int align_keys(struct corr *c, struct ikey *keys, size_t n)
+{
+	struct seq_item *it = calloc(n ? n : 1, sizeof(*it));
+
+	if (!it)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct corr_call *k = &c->calls[keys[i].call];
+
+		it[i].g0 = (uint64_t)keys[i].kind << 56 | (uint64_t)(keys[i].size & 0xffffff) << 32 | keys[i].order;
+		it[i].g1 = keys[i].handle;
+		it[i].pid = k->pid;
+		it[i].idx = (uint32_t)i;
+		it[i].op = k->op;
+		it[i].seq = (int64_t)keys[i].seq;
+		it[i].start = k->start_ns;
+		it[i].end = k->end_ns > k->start_ns ? k->end_ns : k->start_ns;
+	}
+	if (seq_align__run(it, n, &c->seq_shifted)) {
+		free(it);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		keys[it[i].idx].seq = (uint64_t)it[i].seq;
+	free(it);
+	return 0;
+}
+
+/*
  * Collectives are matched across ranks by (communicator, seq).  An integer
  * communicator handle (<= 32 bits: MPICH's handles) is the same in every
  * process; a pointer (Open MPI's and NCCL's communicator objects) is not,
@@ -938,6 +979,8 @@ static int build_instances(struct corr *c)
 			e->size = ci && ci->size > 0 ? (uint32_t)ci->size : 0;
 		}
 	}
+	if (align_keys(c, keys, n))
+		goto out;
 	qsort(keys, n, sizeof(*keys), cmp_ikey);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;

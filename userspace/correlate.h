@@ -376,6 +376,8 @@ struct corr {
 	bool show_probes;           /* probe sections apply (mode != inferred, records exist) */
 	bool inferred_on;           /* inferred phases were computed */
 	bool enqueue_only;          /* some traced call is ENQUEUE_ONLY (NCCL) */
+	size_t seq_shifted;         /* (communicator, process) pairs whose seq was shifted into step
+				     * with the others' (a job attached mid-run; seq_align.h) */
 	uint64_t infer_gap_ns;      /* the gap actually used */
 	bool infer_gap_auto;        /* chosen from the traffic's idle gaps */
 

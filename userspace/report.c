@@ -911,6 +911,10 @@ static void text_phases(FILE *f, const struct model *m, const struct corr *c, co
 	} else {
 		fprintf(f, "\nCollective phases (phase probes): %zu records, %zu ranks, %zu calls, %zu collective "
 			   "instances\n", m->nphases, c->nranks, c->ncalls, c->ninstances);
+		if (c->seq_shifted)
+			fprintf(f, "  attached mid-run: the collective counts of %zu (communicator, process) pairs "
+				"were shifted into step with the others' (by the calls' overlap in time)\n",
+				c->seq_shifted);
 		if (c->enqueue_only)
 			fprintf(f, "!! %s\n", ENQUEUE_NOTE);
 		text_collectives(f, c);
@@ -1483,6 +1487,7 @@ static void j_phases_head(struct json *j, const struct model *m, const struct co
 	json_kv_string(j, "source", c->show_probes ? "probes" : c->inferred_on ? "inferred" : "none");
 	json_kv_u64(j, "records", m->nphases);
 	json_kv_u64(j, "request_completions", m->nreq_dones);
+	json_kv_u64(j, "seq_shifted", c->seq_shifted);
 	json_kv_bool(j, "enqueue_only", c->enqueue_only);
 	json_kv_string(j, "enqueue_only_note", c->enqueue_only ? ENQUEUE_NOTE : "");
 	json_key(j, "thresholds");

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# A job already running, the usual case in an incident (issue 15): MPICH, 4
+# ranks on lab hosts, rank 2 sleeping 150 ms before each all-reduce.
+# `fabtrace record -d` starts at random points of the job, with no command
+# and no -p (every process), three times.  Each recording must know the ranks
+# (MPI_Comm_rank ran before the attach: from the launcher's environment),
+# match the all-reduces across all four ranks although each rank's first
+# observed call may be a different collective, and name rank 2 as the
+# straggler, rank-bound, as a recording from the start does.
+source "$(dirname "$0")/lib.sh"
+need_root
+need_cmd mpiexec.mpich
+need_cmd python3
+lab_start 4
+BG=
+a_cleanup() {
+	[[ -n $BG ]] && kill "$BG" 2>/dev/null && wait "$BG" 2>/dev/null
+	cleanup
+}
+trap a_cleanup EXIT
+
+"$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 256k --iters 70 --warmup 1 --delay 2:150000 --json \
+	--timeout 120 >"$TMPD/wl.json" 2>"$TMPD/wl.err" &
+BG=$!
+sleep 1
+for i in 1 2 3; do
+	# a random point of the job's loop: 0-300 ms on top of the previous recording
+	sleep "0.$((RANDOM % 3))$((RANDOM % 10))"
+	"$FT" record -q -d 2500ms -o "$TMPD/a$i.ftr" $(lab_iface_args) >/dev/null 2>"$TMPD/rec$i.err"
+	check "attach $i: record exits 0 ($(tail -n 1 "$TMPD/rec$i.err"))" test $? = 0
+	"$FT" report --json --top 0 "$TMPD/a$i.ftr" >"$TMPD/a$i.json" || bad "attach $i: report"
+done
+kill -0 "$BG" 2>/dev/null || bad "the job was still running during the recordings ($(tail -n 2 "$TMPD/wl.err"))"
+wait "$BG"
+BG=
+
+python3 - "$TMPD"/a1.json "$TMPD"/a2.json "$TMPD"/a3.json <<'PY' || bad "attach checks (see above)"
+import json, sys
+fail = 0
+def check(cond, what):
+    global fail
+    print(("ok   " if cond else "FAIL ") + what)
+    fail += not cond
+
+for n, path in enumerate(sys.argv[1:], 1):
+    j = json.load(open(path))
+    ranks = sorted(r["rank"] for r in j["ranks"] if r["rank"] is not None)
+    check(ranks == [0, 1, 2, 3], f"attach {n}: ranks from the launcher's environment: {ranks}")
+    ar = [c for c in j["collectives"]["items"] if c["op"] == "allreduce" and c["size_bytes"] == 262144]
+    full = [c for c in ar if c["members"] == 4]
+    check(len(ar) >= 8 and len(full) >= len(ar) - 2,
+          f"attach {n}: {len(full)} of {len(ar)} all-reduces matched with all 4 ranks")
+    rb = [c for c in full if c["verdict"] == "rank" and c["straggler_rank"] == 2]
+    check(len(rb) >= 0.8 * len(full), f"attach {n}: {len(rb)} of {len(full)} rank-bound, naming rank 2 "
+          f"(verdicts {sorted(set((c['verdict'], c['straggler_rank']) for c in full), key=str)})")
+sys.exit(1 if fail else 0)
+PY
+finish
