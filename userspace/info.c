@@ -54,6 +54,7 @@ struct info {
 	size_t nslots;
 	bool slots_overflow;
 	uint64_t proc_events[FT_PROC_EXIT + 2]; /* by enum ft_proc_event; last: unknown */
+	uint64_t env_ranks;         /* comm_info records from the launcher's environment (FT_COMM_ENV) */
 	enum capture_state state;
 	uint64_t good_off;
 	uint64_t blocks;
@@ -213,6 +214,8 @@ static void account(struct info *in, const struct ft_rec_hdr *r)
 		note_ts(in, *ts8);
 		if (r->type == FT_REC_LOST)
 			add_lost(in, (const struct ft_lost *)r);
+		if (r->type == FT_REC_COMM_INFO && ((const struct ft_comm_info *)r)->comm == FT_COMM_ENV)
+			in->env_ranks++;
 		break;
 	case FT_REC_PHASE:
 		note_ts(in, ((const struct ft_phase *)r)->start_ns);
@@ -458,6 +461,9 @@ static void print_phase_slots(const struct info *in)
 		       (unsigned long long)in->proc_events[FT_PROC_FORK],
 		       (unsigned long long)in->proc_events[FT_PROC_EXEC],
 		       (unsigned long long)in->proc_events[FT_PROC_EXIT]);
+	if (in->env_ranks)
+		printf("ranks from env:  %llu processes (their launcher's PMI_RANK, RANK...: attached mid-run)\n",
+		       (unsigned long long)in->env_ranks);
 }
 
 static void print_plain(const struct info *in)
@@ -687,6 +693,7 @@ static void print_json(const struct info *in, bool pretty)
 	for (int e = 0; e <= FT_PROC_EXIT + 1; e++)
 		json_kv_u64(&j, proc_event_names[e], in->proc_events[e]);
 	json_object_end(&j);
+	json_kv_u64(&j, "env_ranks", in->env_ranks);
 
 	json_key(&j, "records");
 	json_object_begin(&j);
