@@ -22,7 +22,8 @@ endif
 CC       ?= gcc
 CLANG    ?= clang
 BPFTOOL  ?= bpftool
-MPICC    ?= mpicc
+MPICC    ?= mpicc.mpich
+MPICC_OMPI ?= mpicc.openmpi
 ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/s390x/s390/')
 
 ifeq ($(V),1)
@@ -59,6 +60,8 @@ UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS  := $(filter-out tools/allreduce.c,$(wildcard tools/*.c))
 TOOL_BINS  := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 MPI_BINS   := $(if $(wildcard tools/allreduce.c),$(BUILD)/tools/allreduce)
+# the same workload built with Open MPI, where it is installed (lab.sh mpi --mpi openmpi)
+MPI_BINS   += $(if $(shell command -v $(MPICC_OMPI) 2>/dev/null),$(BUILD)/tools/allreduce.openmpi)
 # workloads: the marker library (probes/marker), the Gloo workload (only with Debian's
 # libgloo-dev), the stand-in libnccl.so.2 and the --phase test library (tests/lib).
 # Own flags, never the sanitizers: these libraries are loaded by unsanitized programs.
@@ -133,6 +136,11 @@ $(BUILD)/tools/allreduce: tools/allreduce.c tools/toolargs.h probes/marker/fabtr
 	$(call msg,MPICC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(MPICC) -O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $< $(MARKER_LIB) -Wl,-rpath,'$$ORIGIN/..' -o $@
+
+$(BUILD)/tools/allreduce.openmpi: tools/allreduce.c tools/toolargs.h probes/marker/fabtrace_marker.h $(MARKER_LIB) | $(BUILD)
+	$(call msg,MPICC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(MPICC_OMPI) -O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $< $(MARKER_LIB) -Wl,-rpath,'$$ORIGIN/..' -o $@
 
 # marker API: build/libfabtrace_marker.so -> .so.1 (soname); only the 4 markers exported
 $(BUILD)/libfabtrace_marker.so.1: probes/marker/fabtrace_marker.c probes/marker/fabtrace_marker.h | $(BUILD)

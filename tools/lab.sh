@@ -391,11 +391,15 @@ lab_counter() { _lab_stat "$(lab_ns "$1" "$2")" eth0 "$3" "${4:-bytes}"; }
 lab_port_counter() { _lab_stat "$(lab_sw "$1")" "p$2" "$3" "${4:-bytes}"; }
 
 # lab_mpi P [--bytes B] [--iters I] [--warmup W] [--delay R:U]... [--json] [--quiet]
-#           [--timeout S] [--bin PATH] [--ranks N]
+#           [--timeout S] [--bin PATH] [--ranks N] [--mpi mpich|openmpi]
 # One allreduce rank per host (rank r runs in host r+1; --ranks N uses hosts
-# 1..N only, leaving the others idle), traffic over eth0.
+# 1..N only, leaving the others idle), traffic over eth0.  The MPI is named,
+# never the alternatives' generic mpiexec: MPICH's mpiexec.mpich (default;
+# build/tools/allreduce), or Open MPI's mpirun.openmpi (build/tools/
+# allreduce.openmpi), started in host 1 with its PMIx server on eth0 so that
+# every rank, wrapped in `ip netns exec` by OMPI_COMM_WORLD_RANK, reaches it.
 lab_mpi() {
-	local p=${1:-} n i timeout=120 bin=$LAB_BIN/allreduce rc
+	local p=${1:-} n i timeout=120 bin= mpi=mpich rc
 	shift || true
 	_lab_check_prefix "$p" || return 1
 	n=$(lab_hosts "$p") || return 1
@@ -405,6 +409,8 @@ lab_mpi() {
 		--timeout) [[ ${2:-} =~ ^[0-9]+$ ]] || { _lab_err "--timeout '${2:-}'" "expected seconds" "e.g. --timeout 60"; return 1; }
 			timeout=$2; shift 2 ;;
 		--bin) bin=${2:-}; shift 2 ;;
+		--mpi) [[ ${2:-} == mpich || ${2:-} == openmpi ]] || { _lab_err "--mpi '${2:-}'" "expected mpich or openmpi" "e.g. --mpi openmpi"; return 1; }
+			mpi=$2; shift 2 ;;
 		--ranks) [[ ${2:-} =~ ^[0-9]+$ ]] && (($2 >= 1 && $2 <= n)) || { _lab_err "--ranks '${2:-}'" "expected 1..$n (hosts in the lab)" "e.g. --ranks 4"; return 1; }
 			n=$2; shift 2 ;;
 		--bytes | --iters | --warmup | --delay)
@@ -415,13 +421,30 @@ lab_mpi() {
 		*) _lab_err "mpi option '$1'" "unknown" "see 'tools/lab.sh --help'"; return 1 ;;
 		esac
 	done
-	command -v mpiexec >/dev/null || { _lab_err "mpi" "mpiexec not found" "install mpich ('make deps')"; return 1; }
-	[[ -x $bin ]] || { _lab_err "mpi" "$bin is not built" "run 'make $(realpath --relative-to="$_LAB_ROOT" "$bin" 2>/dev/null || echo build/tools/allreduce)'"; return 1; }
-	local cmd=(timeout -k 5 "$timeout" mpiexec -disable-auto-cleanup)
-	for ((i = 1; i <= n; i++)); do
-		((i > 1)) && cmd+=(:)
-		cmd+=(-n 1 ip netns exec "$(lab_ns "$p" "$i")" env "${LAB_MPI_ENV[@]}" "$bin" "${args[@]}")
-	done
+	local cmd
+	if [[ $mpi == mpich ]]; then
+		bin=${bin:-$LAB_BIN/allreduce}
+		command -v mpiexec.mpich >/dev/null || { _lab_err "mpi" "mpiexec.mpich not found" "install mpich ('make deps')"; return 1; }
+		[[ -x $bin ]] || { _lab_err "mpi" "$bin is not built" "run 'make $(realpath --relative-to="$_LAB_ROOT" "$bin" 2>/dev/null || echo build/tools/allreduce)'"; return 1; }
+		cmd=(timeout -k 5 "$timeout" mpiexec.mpich -disable-auto-cleanup)
+		for ((i = 1; i <= n; i++)); do
+			((i > 1)) && cmd+=(:)
+			cmd+=(-n 1 ip netns exec "$(lab_ns "$p" "$i")" env "${LAB_MPI_ENV[@]}" "$bin" "${args[@]}")
+		done
+	else
+		bin=${bin:-$LAB_BIN/allreduce.openmpi}
+		command -v mpirun.openmpi >/dev/null || { _lab_err "mpi" "mpirun.openmpi not found" "install openmpi-bin ('make deps')"; return 1; }
+		[[ -x $bin ]] || { _lab_err "mpi" "$bin is not built" "run 'make $(realpath --relative-to="$_LAB_ROOT" "$bin" 2>/dev/null || echo build/tools/allreduce.openmpi)'"; return 1; }
+		# mpirun and its PMIx server in host 1, reachable on eth0 from every host;
+		# TCP between the ranks over eth0 only (no shared memory: the traffic
+		# must cross the lab); MPI_Finalize, as Open MPI wants it
+		cmd=(timeout -k 5 "$timeout" ip netns exec "$(lab_ns "$p" 1)"
+			env PMIX_MCA_ptl_tcp_if_include=eth0 PMIX_MCA_ptl_tcp_remote_connections=1
+			OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=eth0 OMPI_MCA_oob_tcp_if_include=eth0
+			mpirun.openmpi --allow-run-as-root --oversubscribe -np "$n"
+			bash -c 'exec ip netns exec "${0}h$((OMPI_COMM_WORLD_RANK + 1))" "$@"' "$p"
+			"$bin" "${args[@]}" --finalize)
+	fi
 	rc=0
 	"${cmd[@]}" </dev/null || rc=$?
 	if ((rc == 124 || rc == 137)); then
@@ -524,8 +547,9 @@ commands:
                                    LAB_SWITCH_NS, LAB_ADDRS, LAB_SH), always tear down;
                                    exits with CMD's status
   mpi    -p P [--bytes B] [--iters I] [--warmup W] [--delay RANK:USEC]... [--json]
-              [--timeout S] [-- --ops LIST --compute USEC --steps ...]
-                                   MPI collectives, one rank per host (rank r on host r+1)
+              [--timeout S] [--mpi mpich|openmpi] [-- --ops LIST --compute USEC --steps ...]
+                                   MPI collectives, one rank per host (rank r on host r+1);
+                                   MPICH (mpiexec.mpich, default) or Open MPI (mpirun.openmpi)
   gloo   -p P [--bytes B] [--iters I] [--ops LIST] [--json] [--timeout S] [-- ...]
                                    Gloo (gloo_allreduce), one rank per host, TCP bound
                                    to 198.18.0.I, FileStore rendezvous in a temp dir

@@ -5,7 +5,7 @@
 # match `tc -s`, and nothing on the idle host 5, which runs no rank.
 source "$(dirname "$0")/lib.sh"
 need_root
-need_cmd mpiexec
+need_cmd mpiexec.mpich
 need_cmd python3
 RATE=100000000
 lab_start 5 "h2=100mbit:limit=30kb"

@@ -10,7 +10,7 @@
 # must wake the recorder far less often than it has records.
 source "$(dirname "$0")/lib.sh"
 need_root
-need_cmd mpiexec
+need_cmd mpiexec.mpich
 need_cmd python3
 lab_start 4
 

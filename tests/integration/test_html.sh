@@ -12,7 +12,7 @@
 # with FT_KEEP=DIR in DIR).
 source "$(dirname "$0")/lib.sh"
 need_root
-need_cmd mpiexec
+need_cmd mpiexec.mpich
 need_cmd python3
 need_cmd chromium
 lab_start 3 "h2=100mbit:limit=30kb"

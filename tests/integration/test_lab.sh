@@ -10,7 +10,7 @@ B=$LAB_BIN
 
 skip() { echo "SKIP test_lab: $*"; exit 77; }
 [[ $(id -u) -eq 0 ]] || skip "needs root (network namespaces)"
-command -v mpiexec >/dev/null || skip "mpiexec not found (install mpich: make deps)"
+command -v mpiexec.mpich >/dev/null || skip "mpiexec.mpich not found (install mpich: make deps)"
 for t in allreduce incast ecn_send; do
 	[[ -x $B/$t ]] || skip "$B/$t is not built (make build/tools/$t)"
 done

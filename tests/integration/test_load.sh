@@ -14,7 +14,7 @@
 # seconds): no loss, every call of every process in the capture.
 source "$(dirname "$0")/lib.sh"
 need_root
-need_cmd mpiexec
+need_cmd mpiexec.mpich
 need_cmd python3
 source "$(dirname "$0")/reliability.sh"
 N=32

@@ -14,7 +14,7 @@
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd curl
-need_cmd mpiexec
+need_cmd mpiexec.mpich
 need_cmd python3
 /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null || skip "needs python3-prometheus-client ('make deps' installs it)"
 LAB_TAG=ftD

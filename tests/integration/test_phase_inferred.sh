@@ -10,7 +10,7 @@
 # labelled as inferred, number the all-reduces the workload made.
 source "$(dirname "$0")/lib.sh"
 need_root
-need_cmd mpiexec
+need_cmd mpiexec.mpich
 need_cmd python3
 lab_start 2
 ARGS=(--bytes 1m --iters 10 --warmup 1 --json --timeout 120 -- --compute 500000)

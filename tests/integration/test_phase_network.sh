@@ -7,7 +7,7 @@
 # end late is no straggler).
 source "$(dirname "$0")/lib.sh"
 need_root
-need_cmd mpiexec
+need_cmd mpiexec.mpich
 need_cmd python3
 lab_start 3 "h2=100mbit:limit=30kb"
 H2=$(lab_ns "$LAB" 2)

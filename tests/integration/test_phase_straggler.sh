@@ -8,7 +8,7 @@
 # clean.
 source "$(dirname "$0")/lib.sh"
 need_root
-need_cmd mpiexec
+need_cmd mpiexec.mpich
 need_cmd python3
 lab_start 3
 J=$TMPD/report.json

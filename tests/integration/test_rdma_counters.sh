@@ -10,7 +10,7 @@
 # counters (the TCP side is clean), the others not.
 source "$(dirname "$0")/lib.sh"
 need_root
-need_cmd mpiexec
+need_cmd mpiexec.mpich
 need_cmd python3
 FIX=$ROOT/$BUILD/tools/rdma_fixture
 [[ -x $FIX ]] || { echo "FAIL: $FIX is not built (run make)"; exit 1; }

@@ -12,7 +12,7 @@
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd tmux
-need_cmd mpiexec
+need_cmd mpiexec.mpich
 need_cmd python3
 LAB_TAG=ftD
 
