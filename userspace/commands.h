@@ -8,5 +8,6 @@ int cmd_report(int argc, char **argv);   /* userspace/report.c */
 int cmd_info(int argc, char **argv);     /* userspace/info.c */
 int cmd_top(int argc, char **argv);      /* userspace/top.c */
 int cmd_features(int argc, char **argv); /* probes/features.c */
+int cmd_merge(int argc, char **argv);    /* userspace/merge.c */
 
 #endif
