@@ -74,20 +74,69 @@ static float *down(const float *x, size_t n, size_t f, size_t *on)
 	return o;
 }
 
+/*
+ * Best e in [lo, hi] for max_{|d|<=D} C_AB(e + d) + max_{|d|<=D} C_BA(-e + d):
+ * each direction may take up to D bins of delay (wire, queues, binning), so
+ * the two peaks need not sit at exactly e and -e.  Returns the score; *second
+ * is the best score more than 2D + 2 away (ambiguity).
+ */
+static double best_joint(const struct dir *ab, const struct dir *ba, size_t n, size_t pad, int64_t lo, int64_t hi,
+			 int64_t D, int64_t *best_e, double *second)
+{
+	size_t w = (size_t)(hi - lo + 2 * D + 1);
+	double *cab = malloc(w * sizeof(double)), *cba = malloc(w * sizeof(double)), best = -2;
+
+	*second = -2;
+	if (!cab || !cba) {
+		free(cab);
+		free(cba);
+		return -2;
+	}
+	for (size_t i = 0; i < w; i++) {
+		cab[i] = dcorr(ab, n, pad, lo - D + (int64_t)i);   /* lag lo - D + i */
+		cba[i] = dcorr(ba, n, pad, -hi - D + (int64_t)i);  /* lag -hi - D + i */
+	}
+	for (int64_t e = lo; e <= hi; e++) {
+		double mab = -2, mba = -2;
+
+		for (int64_t d = -D; d <= D; d++) {
+			double x = cab[e + d - (lo - D)], y = cba[-e + d - (-hi - D)];
+
+			mab = x > mab ? x : mab;
+			mba = y > mba ? y : mba;
+		}
+		double sc = (mab + mba) / 2;
+
+		if (sc > best) {
+			if (llabs(e - *best_e) > 2 * D + 2 && best > *second)
+				*second = best;
+			best = sc;
+			*best_e = e;
+		} else if (sc > *second && llabs(e - *best_e) > 2 * D + 2) {
+			*second = sc;
+		}
+	}
+	free(cab);
+	free(cba);
+	return best;
+}
+
+#define MF_DELAY_BINS 10 /* the most delay one direction may add at full resolution */
+
 struct mf_est mergefit__pair(const struct mf_series *a, const struct mf_series *b, int64_t lo, int64_t hi)
 {
 	struct mf_est r = { 0 };
 	const size_t n = a->n, pad = a->pad;
 	struct dir ab, ba;
-	int64_t best_e = 0, f = 1;
-	double best = -2, second = -2;
+	int64_t best_e = 0, f = 1, D = MF_DELAY_BINS;
+	double best, second = -2;
 
 	if (b->n != n || b->pad != pad || n <= 2 * pad || lo > hi)
 		return r;
-	if (lo < -(int64_t)pad)
-		lo = -(int64_t)pad;
-	if (hi > (int64_t)pad)
-		hi = (int64_t)pad;
+	if (lo < -(int64_t)pad + D)
+		lo = -(int64_t)pad + D;
+	if (hi > (int64_t)pad - D)
+		hi = (int64_t)pad - D;
 	if (lo > hi)
 		return r;
 	/* coarse pass on bins grouped by f when the range is wide */
@@ -97,55 +146,34 @@ struct mf_est mergefit__pair(const struct mf_series *a, const struct mf_series *
 		size_t cn, cpad = pad / (size_t)f, t;
 		float *atx = down(a->tx, n, (size_t)f, &cn), *arx = down(a->rx, n, (size_t)f, &t),
 		      *btx = down(b->tx, n, (size_t)f, &t), *brx = down(b->rx, n, (size_t)f, &t);
+		double sc = -2;
 
 		if (atx && arx && btx && brx) {
 			dir_init(&ab, atx, brx, cn, cpad);
 			dir_init(&ba, btx, arx, cn, cpad);
-			for (int64_t e = lo / f; e <= hi / f; e++) {
-				double s = (dcorr(&ab, cn, cpad, e) + dcorr(&ba, cn, cpad, -e)) / 2;
-
-				if (s > best) {
-					if (llabs(e - best_e) > 2)
-						second = best;
-					best = s;
-					best_e = e;
-				} else if (s > second && llabs(e - best_e) > 2) {
-					second = s;
-				}
-			}
+			sc = best_joint(&ab, &ba, cn, cpad, lo / f + 1, hi / f - 1, 1, &best_e, &second);
 		}
 		free(atx);
 		free(arx);
 		free(btx);
 		free(brx);
-		if (best < -1)
+		if (sc < -1)
 			return r;
-		r.second = second;
 		lo = best_e * f - 2 * f > lo ? best_e * f - 2 * f : lo;
 		hi = best_e * f + 2 * f < hi ? best_e * f + 2 * f : hi;
-		best = -2;
 	}
 	dir_init(&ab, a->tx, b->rx, n, pad);
 	dir_init(&ba, b->tx, a->rx, n, pad);
-	for (int64_t e = lo; e <= hi; e++) {
-		double s = (dcorr(&ab, n, pad, e) + dcorr(&ba, n, pad, -e)) / 2;
+	double fine_second;
 
-		if (s > best) {
-			if (f == 1 && llabs(e - best_e) > 20)
-				second = best;
-			best = s;
-			best_e = e;
-		} else if (f == 1 && s > second && llabs(e - best_e) > 20) {
-			second = s;
-		}
-	}
+	best = best_joint(&ab, &ba, n, pad, lo, hi, D, &best_e, &fine_second);
 	if (f == 1)
-		r.second = second;
+		second = fine_second;
 	/* each direction's own peak near the joint one: the NTP pair */
 	int64_t lab = best_e, lba = -best_e;
 	double sab = -2, sba = -2;
 
-	for (int64_t d = -3; d <= 3; d++) {
+	for (int64_t d = -D; d <= D; d++) {
 		double x = dcorr(&ab, n, pad, best_e + d), y = dcorr(&ba, n, pad, -best_e + d);
 
 		if (x > sab) {
@@ -158,9 +186,10 @@ struct mf_est mergefit__pair(const struct mf_series *a, const struct mf_series *
 		}
 	}
 	r.score = best;
+	r.second = second;
 	r.e_bins2 = lab - lba;
 	r.rtt_bins = lab + lba;
-	r.valid = best >= 0.15 && sab > 0.1 && sba > 0.1 && (r.second < 0 || r.second < 0.9 * best);
+	r.valid = best >= 0.15 && sab > 0.1 && sba > 0.1 && (second < 0 || second < 0.9 * best);
 	return r;
 }
 
