@@ -38,7 +38,7 @@
 #define MERGE_MAX_HOSTS 1024
 #define MAX_WINDOWS 6
 #define MAX_ADDRS 64
-#define COLL_BITS 18                       /* collective instances kept per host */
+#define COLL_BITS 15                       /* collective instances kept per host */
 #define DEFAULT_WINDOW_NS 1000000000ull    /* search +-1 s when a clock gives no bound */
 #define WINDOW_LEN_NS 2000000000ull
 
@@ -226,6 +226,8 @@ static struct coll *coll_find(struct host *h, uint64_t comm, uint64_t seq, uint3
 {
 	size_t mask = ((size_t)1 << COLL_BITS) - 1;
 
+	if (!h->coll && add) /* only hosts with collectives pay for the table */
+		h->coll = calloc(mask + 1, sizeof(*h->coll));
 	if (!h->coll)
 		return NULL;
 	for (size_t i = coll_hash(comm, seq, op), k = 0; k < 64; i = (i + 1) & mask, k++) {
@@ -398,11 +400,6 @@ static int pass1(struct merge *m, struct host *h)
 		return -1;
 	}
 	h->hdr = *capture__header(r);
-	h->coll = calloc((size_t)1 << COLL_BITS, sizeof(*h->coll));
-	if (!h->coll) {
-		capture__free(r);
-		return -1;
-	}
 	note_t(h, h->hdr.start_mono_ns);
 	while ((st = capture__next(r, &rec)) == 1)
 		if (pass1_record(h, rec)) {
