@@ -42,6 +42,10 @@ const char *clockinfo__daemons(uint16_t bits, char *buf, size_t len)
 
 void clockinfo__add(struct clockinfo *c, const struct ft_rec_hdr *r)
 {
+	/* a merged capture (its FT_REC_HOST records come first) mixes every
+	 * host's pairs: its hosts are listed instead */
+	if (c->nhosts && (r->type == FT_REC_HOST_ID || r->type == FT_REC_CLOCK))
+		return;
 	switch (r->type) {
 	case FT_REC_HOST_ID:
 		if (!c->have_id)

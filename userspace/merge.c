@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "capture.h"
 #include "commands.h"
@@ -1145,6 +1146,15 @@ int cmd_merge(int argc, char **argv)
 	if (!m.out) {
 		ft_err("merge: no output; give -o FILE, e.g. fabtrace merge -o job.ftr node1.ftr node2.ftr");
 		return 2;
+	}
+	{
+		struct stat st;
+
+		if (lstat(m.out, &st) == 0 && (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode))) {
+			ft_err("merge: %s: %s; choose another path", m.out, S_ISLNK(st.st_mode) ?
+			       "is a symbolic link; refusing to write through it" : "exists and is not a regular file");
+			return 1;
+		}
 	}
 	if (argc - optind < 1) {
 		ft_err("merge: no captures to merge; e.g. fabtrace merge -o job.ftr node1.ftr node2.ftr");
