@@ -113,11 +113,11 @@ void clockinfo__print(const struct clockinfo *c)
 		       c->id.netns_name[0] ? c->id.netns_name : "");
 	if (c->nclock) {
 		printf("clock:           %s (maxerror %lld us, esterror %lld us)%s%s; %llu pairs, "
-		       "read within %llu ns; REALTIME-MONOTONIC drift %+.0f ppb%s\n",
+		       "read within %llu ns; REALTIME-MONOTONIC drift %+.0f ppb\n",
 		       sync_name(c->last.sync), (long long)c->last.maxerror_us, (long long)c->last.esterror_us,
 		       c->last.daemons ? ", " : "", clockinfo__daemons(c->last.daemons, b1, sizeof(b1)),
 		       (unsigned long long)c->nclock, (unsigned long long)c->first.gap_ns,
-		       clockinfo__drift_ppb(c), c->last.tai_offset ? "" : "");
+		       clockinfo__drift_ppb(c));
 		if (c->last.tai_offset)
 			printf("clock TAI:       TAI-UTC %d s (CLOCK_TAI recorded with every pair)\n",
 			       (int)c->last.tai_offset);

@@ -107,7 +107,7 @@ struct merge {
 	int64_t wstart[MAX_WINDOWS];        /* core start of each window, coarse clock */
 	uint64_t wlen, pad_ns;
 	double tref;                        /* coarse-clock time the fits are centred on */
-	struct pairfit *pf; size_t npf;
+	struct pairfit *pf; size_t npf, cappf;
 	char **warnings; size_t nwarn;
 	int argc; char **argv;
 };
@@ -585,7 +585,7 @@ static void fit_pairs(struct merge *m)
 
 			if (!talk(a, b))
 				continue;
-			if (grow_array((void **)&m->pf, &(size_t){ m->npf }, m->npf + 1, sizeof(*m->pf)))
+			if (grow_array((void **)&m->pf, &m->cappf, m->npf + 1, sizeof(*m->pf)))
 				return;
 			p = &m->pf[m->npf];
 			memset(p, 0, sizeof(*p));

@@ -72,10 +72,11 @@ mh_stop_all() {
 # mh_shift N: host I's capture -> $TMPD/hI.ftr with the shifts in MH_SHIFT[I]
 # (capshift options); the truth as JSON lines in $TMPD/truth.jsonl
 mh_shift() {
-	local n=$1 i f
+	local n=$1 i f g
 	: >"$TMPD/truth.jsonl"
 	for ((i = 1; i <= n; i++)); do
-		f=$(ls "$TMPD"/host"$i"-*.ftr 2>/dev/null | head -n1)
+		f=
+		for g in "$TMPD"/host"$i"-*.ftr; do [[ -e $g ]] && f=$g; done
 		check "host $i capture named by its -o pattern (host$i-PID.ftr)" test -n "$f"
 		# shellcheck disable=SC2086
 		"$CAPSHIFT" ${MH_SHIFT[$i]} --host "node$i" -o "$TMPD/h$i.ftr" "$f" >>"$TMPD/truth.jsonl" ||

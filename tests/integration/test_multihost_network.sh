@@ -14,6 +14,7 @@ need_cmd python3
 source "$(dirname "$0")/multihost.sh"
 lab_start 3 "h2=100mbit:limit=30kb"
 H2=$(lab_ns "$LAB" 2)
+# shellcheck disable=SC2034 # read by mh_shift (multihost.sh)
 MH_SHIFT=([1]="--mono-shift 0 --maxerror 50000"
 	[2]="--mono-shift 86400s --clock-error 12ms --maxerror 50000"
 	[3]="--mono-shift 300s --clock-error -30ms --unsynced")
@@ -36,6 +37,15 @@ check "merge warns that host 3's clock was unsynchronised" \
 "$FT" info --json "$TMPD/job.ftr" >"$TMPD/info.json" || bad "info merged"
 "$FT" report "$TMPD/job.ftr" >"$TMPD/job.txt" || bad "text report merged"
 check "text report of the merged capture lists the hosts' clocks" grep -q "node2.*offset" "$TMPD/job.txt"
+
+"$FT" report -q --perfetto "$TMPD/job.perfetto.json" "$TMPD/job.ftr" || bad "perfetto timeline of the merged capture"
+check "the merged timeline has a process per host" python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+names = {e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"}
+sys.exit(0 if all(h in names for h in sys.argv[2:]) else 1)' "$TMPD/job.perfetto.json" \
+	"$(lab_ns "$LAB" 1)" "$(lab_ns "$LAB" 2)" "$(lab_ns "$LAB" 3)"
 
 python3 "$(dirname "$0")/multihost_check.py" network "$TMPD" "eth0@$H2" || bad "multi-host checks (see above)"
 finish

@@ -14,6 +14,7 @@ need_cmd mpiexec
 need_cmd python3
 source "$(dirname "$0")/multihost.sh"
 lab_start 3
+# shellcheck disable=SC2034 # read by mh_shift (multihost.sh)
 MH_SHIFT=([1]="--mono-shift 0 --maxerror 60000"
 	[2]="--mono-shift 7200s --clock-error -25ms --maxerror 60000"
 	[3]="--mono-shift -1500s --clock-error 40ms --maxerror 60000")
