@@ -331,6 +331,8 @@ static int pass1_record(struct host *h, const struct ft_rec_hdr *r)
 
 		note_t(h, p->start_ns);
 		note_t(h, p->end_ns);
+		if (p->slot > h->max_slot)
+			h->max_slot = p->slot;
 		if (add_u32(&h->pids, &h->npids, &h->cappids, p->pid) ||
 		    add_u32(&h->netns, &h->nnetns, &h->capnetns, p->netns))
 			return -ENOMEM;
@@ -737,7 +739,7 @@ static bool share(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
 
 static void assign_ids(struct merge *m)
 {
-	uint32_t next_ns = 0x7f000000u;
+	uint32_t next_ns = 0x7f000000u, slot = 0, group = 0, port = 0, cpu = 0;
 
 	for (size_t i = 0; i < m->n; i++) {
 		qsort(m->h[i].pids, m->h[i].npids, sizeof(uint32_t), cmp_u32);
@@ -748,10 +750,15 @@ static void assign_ids(struct merge *m)
 		bool pid_clash = false;
 
 		h->rt.bin_ns = m->bin_ns;
-		h->rt.slot_base = (uint32_t)i << 16;
-		h->rt.group_base = (uint32_t)i << 16;
-		h->rt.port_base = (uint32_t)i << 16;
-		h->rt.cpu_base = (uint32_t)i * 4096;
+		/* one host's ids after the other's: they stay small and dense */
+		h->rt.slot_base = slot;
+		h->rt.group_base = group;
+		h->rt.port_base = port;
+		h->rt.cpu_base = cpu;
+		slot += h->max_slot + 1;
+		group += h->max_group + 1;
+		port += h->max_port + 1;
+		cpu += (h->max_cpu + 1 > h->hdr.ncpus ? h->max_cpu + 1 : h->hdr.ncpus);
 		for (size_t j = 0; j < i; j++) {
 			if (same_machine(h, &m->h[j]))
 				continue; /* one kernel: its pids and namespaces are one space */

@@ -100,9 +100,10 @@ static void judge(struct hosts *hs, const struct corr *c)
 void report_hosts__text(FILE *f, const char *path, const struct model *m, const struct corr *c)
 {
 	struct hosts hs;
-	char b1[32];
 
 	if (load(path, m, &hs) == 0) {
+		char b1[32];
+
 		judge(&hs, c);
 		fprintf(f, "\nHosts (merged capture, one clock: %.*s's)\n", (int)sizeof(hs.h[0].label), hs.h[0].label);
 		for (size_t i = 0; i < hs.n; i++) {
