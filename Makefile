@@ -181,8 +181,8 @@ $(BUILD)/tools/gloo_allreduce: tools/gloo_allreduce.cc tools/toolargs.h probes/m
 	$(Q)$(CXX) -O2 -g -std=c++17 -D_GNU_SOURCE $(WARN) $< $(MARKER_LIB) -lgloo -pthread \
 		-Wl,-rpath,'$$ORIGIN/..' -o $@
 
-# synthcap writes captures with the real capture writer: it links the library
-$(BUILD)/tools/synthcap: tools/synthcap.c $(LIB) | $(BUILD)
+# synthcap and capshift write captures with the real capture writer: they link the library
+$(BUILD)/tools/synthcap $(BUILD)/tools/capshift: $(BUILD)/tools/%: tools/%.c $(LIB) | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@

@@ -44,6 +44,10 @@ enum ft_rec_type {
 	FT_REC_CTR_NAME    = 42, /* struct ft_ctr_name: one counter of a group */
 	FT_REC_CTR_SAMPLE  = 43, /* struct ft_ctr_sample + __u64 values[n]: one read of a group */
 	FT_REC_SAMPLER     = 44, /* struct ft_sampler_event: back-off, lifespan, read errors */
+	FT_REC_HOST_ID     = 56, /* struct ft_host_id: which machine (and namespace) recorded */
+	FT_REC_CLOCK       = 57, /* struct ft_clock: REALTIME/TAI <-> MONOTONIC pair + sync state */
+	FT_REC_HOST        = 58, /* struct ft_host: one host of a merged capture, its clock fit */
+	FT_REC_HOST_NETNS  = 59, /* struct ft_host_netns: a namespace of a merged capture's host */
 	FT_REC_END         = 63, /* struct ft_end: clean end of capture */
 };
 
@@ -571,11 +575,107 @@ struct ft_sampler_event {
 	char  msg[64];
 };
 
+/* ---- hosts and clocks (docs/multihost.md) ---- */
+
+/* Who recorded: written once, at the start. */
+struct ft_host_id {
+	struct ft_rec_hdr hdr;
+	char  hostname[64];     /* uname -n */
+	char  machine_id[40];   /* /etc/machine-id, "" when unreadable */
+	char  boot_id[40];      /* /proc/sys/kernel/random/boot_id */
+	char  netns_name[32];   /* --netns NAME, "" when not restricted */
+	__u32 netns;            /* that namespace's inode, 0 when not restricted */
+	__u32 pid;              /* the recorder's pid */
+	__s64 start_realtime_ns;/* CLOCK_REALTIME at the start */
+};
+
+enum ft_clock_kind {
+	FT_CLOCK_START    = 0,
+	FT_CLOCK_PERIODIC = 1,
+	FT_CLOCK_STOP     = 2,
+};
+
+enum ft_clock_sync {
+	FT_SYNC_UNKNOWN  = 0,   /* adjtimex() failed */
+	FT_SYNC_OK       = 1,   /* STA_UNSYNC clear */
+	FT_SYNC_UNSYNCED = 2,   /* STA_UNSYNC set: maxerror means nothing */
+};
+
+/* Clock daemons seen running at the start (bits of ft_clock.daemons). */
+enum ft_clock_daemon {
+	FT_CLKD_CHRONY    = 1 << 0,
+	FT_CLKD_NTPD      = 1 << 1,
+	FT_CLKD_TIMESYNCD = 1 << 2,
+	FT_CLKD_PTP4L     = 1 << 3,
+	FT_CLKD_PHC2SYS   = 1 << 4,
+};
+
+/*
+ * One CLOCK_REALTIME (and CLOCK_TAI) reading bracketed by two CLOCK_MONOTONIC
+ * reads, the tightest of a few tries, with the kernel's sync state from
+ * adjtimex().  At the start, every second, and at the stop.
+ */
+struct ft_clock {
+	struct ft_rec_hdr hdr;
+	__u64 mono_ns;          /* middle of the bracket */
+	__s64 realtime_ns;
+	__s64 tai_ns;           /* CLOCK_TAI (= realtime + tai_offset) */
+	__u64 gap_ns;           /* bracket width: the pair's reading uncertainty */
+	__s64 maxerror_us;      /* adjtimex maxerror, -1 unknown */
+	__s64 esterror_us;      /* adjtimex esterror, -1 unknown */
+	__s64 freq;             /* adjtimex freq (ppm << 16) */
+	__s64 offset_ns;        /* adjtimex offset (PLL's remaining correction) */
+	__u32 status;           /* adjtimex status bits (STA_*) */
+	__s32 tai_offset;       /* adjtimex tai: TAI - UTC seconds, 0 unset */
+	__s32 state;            /* adjtimex return: TIME_OK 0 ... TIME_ERROR 5 */
+	__u8  kind;             /* enum ft_clock_kind */
+	__u8  sync;             /* enum ft_clock_sync */
+	__u16 daemons;          /* enum ft_clock_daemon bits */
+};
+
+enum ft_host_flags {
+	FT_HOST_REFERENCE = 1 << 0, /* the merged timeline is this host's clock */
+	FT_HOST_TRAFFIC   = 1 << 1, /* offset refined from matched traffic */
+	FT_HOST_UNSYNCED  = 1 << 2, /* its clock said it was not synchronised */
+	FT_HOST_COARSE    = 1 << 3, /* only the realtime anchors placed it */
+};
+
+/*
+ * One host of a merged capture (fabtrace merge): every timestamp of its
+ * records was mapped t' = t + offset_ns + (t - t0_ns) * drift_ppb / 1e9.
+ */
+struct ft_host {
+	struct ft_rec_hdr hdr;
+	__u32 index;            /* 0 .. hosts-1 */
+	__u32 flags;            /* enum ft_host_flags */
+	__s64 offset_ns;
+	__s64 drift_ppb;
+	__u64 t0_ns;            /* host clock where offset_ns holds */
+	__u64 uncertainty_ns;   /* bound on the offset's error (0 for the reference) */
+	__s64 coarse_offset_ns; /* what the realtime anchors alone gave */
+	__u32 pid_base;         /* added to this host's pids (0 when they were unique) */
+	__u32 pairs;            /* traffic pairs (windows x peers) that placed it */
+	char  hostname[64];
+	char  label[64];        /* the name a report uses for it */
+	char  source[64];       /* the capture file it came from (basename) */
+};
+
+/* A network namespace of a merged capture's host. */
+struct ft_host_netns {
+	struct ft_rec_hdr hdr;
+	__u32 host;             /* ft_host.index */
+	__u32 netns;            /* as written in the merged capture */
+};
+
 /* ---- file framing ---- */
 
 #define FT_MAGIC         "FABTRACE"
 #define FT_FORMAT_VERSION 1
 #define FT_BLOCK_MAGIC   0x4b425446u /* "FTBK" little endian */
+
+enum ft_file_flags {
+	FT_FILE_MERGED = 1 << 0,  /* written by fabtrace merge: several hosts, FT_REC_HOST records */
+};
 
 struct ft_file_header {
 	char  magic[8];           /* FT_MAGIC, not NUL terminated */
@@ -587,7 +687,7 @@ struct ft_file_header {
 	__u64 bin_ns;             /* microburst bin width */
 	__u64 probes;             /* bit (1 << enum ft_probe_id) per attached probe */
 	__u32 ncpus;
-	__u32 flags;
+	__u32 flags;              /* enum ft_file_flags */
 	char  hostname[64];
 	char  kernel[64];         /* uname -r */
 	char  tool_version[32];

@@ -81,11 +81,6 @@ struct {
 	__type(value, __u64);
 } sock_seen SEC(".maps");
 
-static __always_inline bool tgid_traced(__u32 tgid)
-{
-	return !targ_follow || bpf_map_lookup_elem(&traced, &tgid) != NULL;
-}
-
 static __always_inline __u32 task_netns(const struct task_struct *t)
 {
 	return BPF_CORE_READ(t, nsproxy, net_ns, ns.inum);
@@ -94,6 +89,16 @@ static __always_inline __u32 task_netns(const struct task_struct *t)
 static __always_inline __u32 current_netns(void)
 {
 	return task_netns((const struct task_struct *)bpf_get_current_task());
+}
+
+/* Called in the context of a task of TGID.  System-wide with --netns, only
+ * that namespace's processes: a per-host recorder of a lab "host" sees its
+ * own ranks only, as on a machine of its own (docs/multihost.md). */
+static __always_inline bool tgid_traced(__u32 tgid)
+{
+	if (!targ_follow)
+		return !targ_netns || current_netns() == targ_netns;
+	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
 }
 
 /* ---- arguments ---- */
@@ -660,6 +665,8 @@ static __always_inline void handle_fork(const struct task_struct *parent, const 
 
 	if (pid != tgid)
 		return; /* a new thread, not a new process */
+	if (!targ_follow && targ_netns && task_netns(child) != targ_netns)
+		return;
 	if (targ_follow) {
 		if (!bpf_map_lookup_elem(&traced, &ptgid))
 			return;

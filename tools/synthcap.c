@@ -65,6 +65,7 @@ struct opts {
 	bool steps, rdma, lost, quiet;
 	uint64_t lost_seq;          /* 0: auto */
 	uint64_t events;
+	unsigned only_host;         /* 1-based: write only that host's records (0: all) */
 	char cmdline[256];
 };
 
@@ -137,11 +138,16 @@ static int parse_seqset(const char *s, struct seqset *out)
 	return *end ? -1 : 0;
 }
 
+static int rec_host(const struct gen *g, const struct ft_rec_hdr *h);
+
 static void emit(struct gen *g, const void *rec)
 {
-	int ret;
+	int ret, rh;
 
 	if (g->err)
+		return;
+	/* --only-host: as that host's own recorder would have written it */
+	if (g->o.only_host && (rh = rec_host(g, rec)) >= 0 && (unsigned)rh != g->o.only_host - 1)
 		return;
 	ret = capture__append(g->w, rec);
 	if (ret) {
@@ -156,6 +162,35 @@ static void emit(struct gen *g, const void *rec)
 static uint32_t host_netns(unsigned h) { return NETNS0 + 1 + h; }          /* h 0-based */
 static uint32_t rank_pid(unsigned r) { return 4000 + r; }
 static unsigned rank_host(const struct gen *g, unsigned r) { return r / g->o.rpp; }
+
+/* The host (0-based) a record belongs to, -1 for the capture as a whole. */
+static int rec_host(const struct gen *g, const struct ft_rec_hdr *h)
+{
+	uint32_t ns = 0, pid = 0;
+
+	switch (h->type) {
+	case FT_REC_IFACE_BIN: ns = ((const struct ft_iface_bin *)(const void *)h)->netns; break;
+	case FT_REC_QDISC_BIN: ns = ((const struct ft_qdisc_bin *)(const void *)h)->netns; break;
+	case FT_REC_DROP: ns = ((const struct ft_drop *)(const void *)h)->netns; break;
+	case FT_REC_RETRANS: ns = ((const struct ft_retrans *)(const void *)h)->flow.netns; break;
+	case FT_REC_CONG_STATE: ns = ((const struct ft_cong_state *)(const void *)h)->flow.netns; break;
+	case FT_REC_TCP_SAMPLE: ns = ((const struct ft_tcp_sample *)(const void *)h)->flow.netns; break;
+	case FT_REC_PHASE: ns = ((const struct ft_phase *)(const void *)h)->netns; break;
+	case FT_REC_REQ_DONE: pid = ((const struct ft_req_done *)(const void *)h)->pid; break;
+	case FT_REC_COMM_INFO: pid = ((const struct ft_comm_info *)(const void *)h)->pid; break;
+	case FT_REC_PROC: ns = ((const struct ft_proc *)(const void *)h)->netns; break;
+	case FT_REC_SOCK_OWNER: ns = ((const struct ft_sock_owner *)(const void *)h)->flow.netns; break;
+	case FT_REC_IFACE: ns = ((const struct ft_iface_info *)(const void *)h)->netns; break;
+	case FT_REC_IFACE_STATS: ns = ((const struct ft_iface_stats *)(const void *)h)->netns; break;
+	case FT_REC_CE_FLOW: ns = ((const struct ft_ce_flow *)(const void *)h)->flow.netns; break;
+	default: return -1;
+	}
+	if (ns > NETNS0 && ns <= NETNS0 + g->o.hosts)
+		return (int)(ns - NETNS0 - 1);
+	if (pid >= 4000 && pid < 4000 + g->o.hosts * g->o.rpp)
+		return (int)((pid - 4000) / g->o.rpp);
+	return -1;
+}
 
 static struct ft_flow flow_of(unsigned h, unsigned nh)
 {
@@ -639,6 +674,12 @@ static int generate(struct gen *g)
 		free(exit_);
 		return -ENOMEM;
 	}
+	if (o->only_host > o->hosts) {
+		fprintf(stderr, "synthcap: --only-host %u: there are %u hosts\n", o->only_host, o->hosts);
+		free(entry);
+		free(exit_);
+		return -EINVAL;
+	}
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.start_mono_ns = START_NS;
 	hdr.realtime_offset_ns = EPOCH_2024 * (int64_t)SEC - (int64_t)START_NS;
@@ -646,7 +687,10 @@ static int generate(struct gen *g)
 	hdr.bin_ns = o->bin;
 	hdr.probes = (1ull << FT_PROBE_MAX) - 1;
 	hdr.ncpus = 2;
-	snprintf(hdr.hostname, sizeof(hdr.hostname), "synth");
+	if (o->only_host)
+		snprintf(hdr.hostname, sizeof(hdr.hostname), "synth-h%u", o->only_host);
+	else
+		snprintf(hdr.hostname, sizeof(hdr.hostname), "synth");
 	snprintf(hdr.kernel, sizeof(hdr.kernel), "6.1.0-synth");
 	snprintf(hdr.tool_version, sizeof(hdr.tool_version), "%s", FT_VERSION);
 	snprintf(hdr.command, sizeof(hdr.command), "%s", o->cmdline);
@@ -768,7 +812,9 @@ static void usage(FILE *f)
 		"      --no-lost            no lost-event gap\n"
 		"      --lost-seq N         lose the bins of the first half of collective N's transfer\n"
 		"                           (default: the one at 60%% of the capture)\n"
-		"      --seed N             jitter seed (default 1)\n"
+		"      --only-host H        write only host H's records (1-based), as its own\n"
+"                           recorder would: per-node captures for fabtrace merge\n"
+"      --seed N             jitter seed (default 1)\n"
 		"      --events N           size the capture to about N records (sets the duration)\n"
 		"  -q, --quiet              no summary line\n"
 		"  -h, --help\n"
@@ -807,7 +853,8 @@ static int dur(const char *s, uint64_t *out)
 static int parse(struct opts *o, int argc, char **argv)
 {
 	enum { O_HOSTS = 256, O_RPP, O_BIN, O_BIN_US, O_PERIOD, O_SIZE, O_COMPUTE, O_OPT, O_LINK, O_CONGEST,
-	       O_CFACTOR, O_STRAG, O_NOSTEPS, O_NORDMA, O_CTRP, O_NOLOST, O_LOSTSEQ, O_SEED, O_EVENTS };
+	       O_CFACTOR, O_STRAG, O_NOSTEPS, O_NORDMA, O_CTRP, O_NOLOST, O_LOSTSEQ, O_SEED, O_EVENTS,
+	       O_ONLY };
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' }, { "duration", required_argument, NULL, 'd' },
 		{ "hosts", required_argument, NULL, O_HOSTS }, { "ranks-per-host", required_argument, NULL, O_RPP },
@@ -820,6 +867,7 @@ static int parse(struct opts *o, int argc, char **argv)
 		{ "no-rdma", no_argument, NULL, O_NORDMA }, { "ctr-period", required_argument, NULL, O_CTRP },
 		{ "no-lost", no_argument, NULL, O_NOLOST }, { "lost-seq", required_argument, NULL, O_LOSTSEQ },
 		{ "seed", required_argument, NULL, O_SEED }, { "events", required_argument, NULL, O_EVENTS },
+		{ "only-host", required_argument, NULL, O_ONLY },
 		{ "quiet", no_argument, NULL, 'q' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	const char *strag = NULL, *congest = "2:2/10";
@@ -866,6 +914,7 @@ static int parse(struct opts *o, int argc, char **argv)
 		case O_LOSTSEQ: if (num(optarg, 1, UINT32_MAX, &v)) goto bad; o->lost_seq = v; break;
 		case O_SEED: if (num(optarg, 0, UINT64_MAX, &v)) goto bad; o->seed = v; break;
 		case O_EVENTS: if (num(optarg, 100, 1000000000000ull, &v)) goto bad; o->events = v; break;
+		case O_ONLY: if (num(optarg, 1, 250, &v)) goto bad; o->only_host = (unsigned)v; break;
 		case 'q': o->quiet = true; break;
 		case 'h': usage(stdout); exit(0);
 		default:

@@ -228,6 +228,28 @@ ABI_OFF(ft_sampler_event, value, 16);
 ABI_OFF(ft_sampler_event, kind, 24);
 ABI_OFF(ft_sampler_event, msg, 32);
 
+ABI_SIZE(ft_host_id, 200);
+ABI_OFF(ft_host_id, machine_id, 72);
+ABI_OFF(ft_host_id, netns, 184);
+ABI_OFF(ft_host_id, start_realtime_ns, 192);
+
+ABI_SIZE(ft_clock, 88);
+ABI_OFF(ft_clock, mono_ns, 8);
+ABI_OFF(ft_clock, realtime_ns, 16);
+ABI_OFF(ft_clock, gap_ns, 32);
+ABI_OFF(ft_clock, maxerror_us, 40);
+ABI_OFF(ft_clock, status, 72);
+ABI_OFF(ft_clock, kind, 84);
+
+ABI_SIZE(ft_host, 256);
+ABI_OFF(ft_host, offset_ns, 16);
+ABI_OFF(ft_host, uncertainty_ns, 40);
+ABI_OFF(ft_host, pid_base, 56);
+ABI_OFF(ft_host, hostname, 64);
+
+ABI_SIZE(ft_host_netns, 16);
+ABI_OFF(ft_host_netns, netns, 12);
+
 ABI_SIZE(ft_end, 32);
 ABI_OFF(ft_end, ts_ns, 8);
 ABI_OFF(ft_end, records, 16);

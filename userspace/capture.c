@@ -61,6 +61,10 @@ static const struct {
 	{ FT_REC_CTR_NAME,    sizeof(struct ft_ctr_name),    "ctr_name" },
 	{ FT_REC_CTR_SAMPLE,  sizeof(struct ft_ctr_sample),  "ctr_sample" },
 	{ FT_REC_SAMPLER,     sizeof(struct ft_sampler_event), "sampler_event" },
+	{ FT_REC_HOST_ID,     sizeof(struct ft_host_id),     "host_id" },
+	{ FT_REC_CLOCK,       sizeof(struct ft_clock),       "clock" },
+	{ FT_REC_HOST,        sizeof(struct ft_host),        "host" },
+	{ FT_REC_HOST_NETNS,  sizeof(struct ft_host_netns),  "host_netns" },
 	{ FT_REC_END,         sizeof(struct ft_end),         "end" },
 };
 

@@ -9,5 +9,6 @@ int cmd_info(int argc, char **argv);     /* userspace/info.c */
 int cmd_export(int argc, char **argv);   /* userspace/export.c */
 int cmd_top(int argc, char **argv);      /* userspace/top.c */
 int cmd_features(int argc, char **argv); /* probes/features.c */
+int cmd_merge(int argc, char **argv);    /* userspace/merge.c */
 
 #endif

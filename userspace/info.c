@@ -18,6 +18,7 @@
 
 #include "capture.h"
 #include "commands.h"
+#include "clockinfo.h"
 #include "correlate.h"
 #include "json.h"
 #include "util.h"
@@ -55,6 +56,7 @@ struct info {
 	bool slots_overflow;
 	uint64_t proc_events[FT_PROC_EXIT + 2]; /* by enum ft_proc_event; last: unknown */
 	uint64_t env_ranks;         /* comm_info records from the launcher's environment (FT_COMM_ENV) */
+	struct clockinfo clk;  /* host identity, clock pairs, merged hosts */
 	enum capture_state state;
 	uint64_t good_off;
 	uint64_t blocks;
@@ -194,6 +196,7 @@ static void account(struct info *in, const struct ft_rec_hdr *r)
 
 	in->counts[r->type]++;
 	in->total++;
+	clockinfo__add(&in->clk, r);
 	/* the reader guarantees a known type is at least its struct's size */
 	switch (r->type) {
 	case FT_REC_IFACE_BIN:
@@ -490,6 +493,7 @@ static void print_plain(const struct info *in)
 	       in->have_end ? "" : " (up to the last record found)");
 	printf("bin width:       %s\n", h->bin_ns ? fmt_ns(h->bin_ns, b1, sizeof(b1)) : "unknown");
 	printf("CPUs:            %u\n", (unsigned)h->ncpus);
+	clockinfo__print(&in->clk);
 	if (in->have_end)
 		printf("stop reason:     %s\n", capture__stop_reason_name(in->end.stop_reason));
 
@@ -610,6 +614,8 @@ static void print_json(const struct info *in, bool pretty)
 	json_kv_bool(&j, "duration_from_end_record", in->have_end);
 	json_kv_u64(&j, "bin_ns", h->bin_ns);
 	json_kv_u64(&j, "ncpus", h->ncpus);
+	json_kv_bool(&j, "merged", (h->flags & FT_FILE_MERGED) != 0);
+	clockinfo__json(&in->clk, &j);
 	if (in->have_end)
 		json_kv_string(&j, "stop_reason", capture__stop_reason_name(in->end.stop_reason));
 	else
@@ -888,5 +894,6 @@ out:
 	free(in.ifaces);
 	free(in.lost);
 	free(in.slots);
+	clockinfo__free(&in.clk);
 	return rc;
 }

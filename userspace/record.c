@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
 
 #include "userspace/capture.h"
 #include "userspace/commands.h"
+#include "userspace/hostclock.h"
 #include "userspace/json.h"
 #include "userspace/session.h"
 #include "userspace/util.h"
@@ -25,6 +27,7 @@ struct recorder {
 	struct session *s;
 	bool tty;
 	uint64_t last_bins, last_events, last_phases;
+	char out[4096];     /* -o after its %h/%t/%p are expanded */
 };
 
 static void usage(FILE *f)
@@ -49,10 +52,15 @@ static void usage(FILE *f)
 "Options:\n"
 "  -i, --iface [NETNS/]IFACE  trace only this interface (repeatable); NETNS is\n"
 "                             a name from 'ip netns'.  Default: all interfaces\n"
-"      --netns NAME           trace only this network namespace\n"
+"      --netns NAME           trace only this network namespace: its interfaces\n"
+"                             and, with neither -p nor COMMAND, the phases of\n"
+"                             its processes only (one recorder per lab host)\n"
 "  -d, --duration DURATION    stop after DURATION (e.g. 10s, 500ms, 2m)\n"
 "  -o, --output FILE          capture file (default: fabtrace.ftr); created 0600,\n"
-"                             never through a symlink\n"
+"                             never through a symlink.  FILE may hold %%h (host\n"
+"                             name up to its first dot), %%H (full host name), %%t\n"
+"                             (start, UTC YYYYmmddTHHMMSSZ), %%p (pid), %%%% ('%%'),\n"
+"                             so one command line serves every node\n"
 "      --bin WIDTH            microburst bin width (default 100us, min 1us)\n"
 "      --rtt-interval DUR     min gap between RTT/cwnd samples per flow (default 10ms)\n"
 "      --ringbuf SIZE         ring buffer per probe family (default 16M)\n"
@@ -98,6 +106,8 @@ static void usage(FILE *f)
 "  sudo fabtrace record --phase 'libgloo.so.0:gloo::rendezvous::Context::connect' \\\n"
 "      -- python train.py\n"
 "  sudo fabtrace record --no-phases -i eth0 -d 10s\n"
+"  srun --ntasks-per-node=1 --overlap sudo fabtrace record -o job-%%h.ftr -d 60s\n"
+"      (then: fabtrace merge -o job.ftr job-*.ftr; see docs/multihost.md)\n"
 "  sudo fabtrace record --rdma-lifespan 1 --counter-period 1ms -d 5s -o cnp.ftr\n"
 "\n"
 "Needs root, or CAP_BPF + CAP_PERFMON + CAP_NET_ADMIN.\n");
@@ -243,6 +253,17 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (!r->o.out_path)
 		r->o.out_path = "fabtrace.ftr";
+	if (strchr(r->o.out_path, '%')) {
+		char host[256] = "", err[512];
+
+		gethostname(host, sizeof(host) - 1);
+		if (hostclock__expand_path(r->o.out_path, host, time(NULL), getpid(), r->out, sizeof(r->out),
+					   err, sizeof(err))) {
+			ft_err("record: %s", err);
+			goto out;
+		}
+		r->o.out_path = r->out;
+	}
 	if (session__open(&r->s, &r->o, NULL, NULL))
 		goto out;
 	rc = session__start(r->s, argc, argv);

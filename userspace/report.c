@@ -22,6 +22,7 @@
 #include "report.h"
 #include "report_counters.h"
 #include "report_headline.h"
+#include "report_hosts.h"
 #include "util.h"
 #include "viz/viz.h"
 
@@ -947,6 +948,7 @@ static void write_text(FILE *f, const struct model *m, const struct corr *c, con
 	text_lost(f, m, c);
 	report_ctr__text(f, m, o->top);
 	text_phases(f, m, c, o);
+	report_hosts__text(f, o->path, m, c); /* merged captures only */
 }
 
 /* ---- JSON ---- */
@@ -2068,6 +2070,7 @@ static void write_json(FILE *f, const struct model *m, const struct corr *c, con
 	j_collectives(&j, m, c, o);
 	j_steps(&j, m, c);
 	j_inferred(&j, m, c);
+	report_hosts__json(&j, o->path, m, c); /* merged captures only */
 	json_object_end(&j);
 	json_finish(&j);
 }

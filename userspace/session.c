@@ -35,6 +35,7 @@
 #include "probes/phaseprobe.h"
 #include "probes/privs.h"
 #include "userspace/capture.h"
+#include "userspace/hostclock.h"
 #include "userspace/session.h"
 #include "userspace/util.h"
 
@@ -72,6 +73,7 @@ struct session {
 
 	struct netns_set ns;
 	uint32_t netns_filter;
+	uint16_t clock_daemons;     /* enum ft_clock_daemon, found at the start */
 	uint32_t (*filter)[2];
 	int n_filter;
 	struct known_if *ifs;
@@ -564,9 +566,19 @@ uint64_t session__lost_total(const struct session *s)
 	return t;
 }
 
+/* A REALTIME/TAI <-> MONOTONIC pair with the sync state (docs/multihost.md). */
+static int write_clock(struct session *s, uint8_t kind)
+{
+	struct ft_clock c;
+
+	hostclock__sample(&c, kind, s->clock_daemons);
+	return append(s, &c.hdr);
+}
+
 static void tick(struct session *s, uint64_t ticks)
 {
 	describe_new(s);
+	write_clock(s, FT_CLOCK_PERIODIC); /* a clock being slewed drifts: one pair a second */
 	write_lost(s, false);
 	if (ticks % 5 == 0)
 		netprobe__ce_flows(s->np, append_cb, s);
@@ -727,7 +739,12 @@ static int write_preamble(struct session *s)
 {
 	const struct probe_status *st = netprobe__status(s->np);
 	uint64_t mask = netprobe__mask(s->np);
+	struct ft_host_id hid;
 
+	hostclock__host_id(&hid, s->o->netns_arg, s->netns_filter);
+	s->clock_daemons = hostclock__daemons();
+	if (append(s, &hid.hdr) || write_clock(s, FT_CLOCK_START))
+		return -EIO;
 	for (int i = 0; i < FT_PROBE_MAX; i++) {
 		struct ft_probe_info p = { .hdr = { FT_REC_PROBE, sizeof(p), 0 } };
 
@@ -1318,6 +1335,7 @@ int session__finish(struct session *s)
 	netprobe__coverage(s->np, append_cb, s);
 	describe_new(s);
 	write_lost(s, true);
+	write_clock(s, FT_CLOCK_STOP);
 	end.ts_ns = mono_ns();
 	end.records = s->w ? capture__records(s->w) : 0;
 	end.stop_reason = (uint32_t)s->st.stop_reason;

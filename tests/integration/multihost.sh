@@ -1,0 +1,85 @@
+# Sourced by the multi-host tests (test_multihost_*.sh), after lib.sh.
+#
+# Each lab host is recorded by its own recorder, restricted to its own
+# namespace (record --netns), as if it were a separate machine; one more
+# recorder takes the whole lab in one capture, the single-capture reference
+# of the same run.  tools/capshift then gives every host capture its own
+# clock: another boot time (--mono-shift) and a REALTIME that is off by a
+# known amount (--clock-error), with a sync state claiming a maxerror that
+# covers it.  fabtrace merge must find those errors from the traffic.
+
+CAPSHIFT=$ROOT/$BUILD/tools/capshift
+[[ -x $CAPSHIFT ]] || { echo "FAIL: $CAPSHIFT is not built (run make)"; exit 1; }
+MH_PIDS=()
+
+mh_cleanup() {
+	local p
+	for p in "${MH_PIDS[@]}"; do
+		kill -INT "$p" 2>/dev/null
+	done
+	sleep 0.5
+	for p in "${MH_PIDS[@]}"; do
+		kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	MH_PIDS=()
+	cleanup
+}
+trap mh_cleanup EXIT
+
+# mh_start OUT NAME ARGS...: a recorder in the background; waits until it traces
+mh_start() {
+	local out=$1 name=$2 i
+	shift 2
+	: >"$TMPD/$name.err"
+	"$FT" record -o "$out" "$@" >"$TMPD/$name.out" 2>"$TMPD/$name.err" &
+	MH_PIDS+=($!)
+	for ((i = 0; i < 150; i++)); do
+		grep -q "recording to" "$TMPD/$name.err" 2>/dev/null && return 0
+		kill -0 "${MH_PIDS[-1]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "FAIL: recorder $name did not start:"
+	cat "$TMPD/$name.err"
+	exit 1
+}
+
+# mh_record_all N: recorders for hosts 1..N (own namespace each, -o with %h
+# patterns checked on the way) and one for the whole lab ($TMPD/single.ftr)
+mh_record_all() {
+	local n=$1 i
+	for ((i = 1; i <= n; i++)); do
+		mh_start "$TMPD/host$i-%p.ftr" "h$i" --netns "$(lab_ns "$LAB" "$i")"
+	done
+	# shellcheck disable=SC2046
+	mh_start "$TMPD/single.ftr" single $(lab_iface_args)
+}
+
+# mh_stop_all: stop every recorder (SIGINT: a clean end); fails on a bad exit
+mh_stop_all() {
+	local p rc
+	for p in "${MH_PIDS[@]}"; do
+		kill -INT "$p" 2>/dev/null
+	done
+	for p in "${MH_PIDS[@]}"; do
+		rc=0
+		wait "$p" || rc=$?
+		check "recorder $p stopped cleanly" test "$rc" = 0
+	done
+	MH_PIDS=()
+}
+
+# mh_shift N: host I's capture -> $TMPD/hI.ftr with the shifts in MH_SHIFT[I]
+# (capshift options); the truth as JSON lines in $TMPD/truth.jsonl
+mh_shift() {
+	local n=$1 i f g
+	: >"$TMPD/truth.jsonl"
+	for ((i = 1; i <= n; i++)); do
+		f=
+		for g in "$TMPD"/host"$i"-*.ftr; do [[ -e $g ]] && f=$g; done
+		check "host $i capture named by its -o pattern (host$i-PID.ftr)" test -n "$f"
+		# shellcheck disable=SC2086
+		"$CAPSHIFT" ${MH_SHIFT[$i]} --host "node$i" -o "$TMPD/h$i.ftr" "$f" >>"$TMPD/truth.jsonl" ||
+			bad "capshift host $i"
+	done
+}

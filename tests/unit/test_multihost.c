@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for the multi-host pieces: output-name patterns and clock
+ * pairs (userspace/hostclock.c), record rewriting (userspace/retime.c) and
+ * the clock arithmetic of fabtrace merge (userspace/mergefit.c).
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "userspace/hostclock.h"
+#include "userspace/mergefit.h"
+#include "userspace/retime.h"
+
+static void expand_ok(const char *pat, const char *want)
+{
+	char out[256], err[256] = "";
+
+	/* 2026-11-25T22:00:00Z */
+	if (hostclock__expand_path(pat, "node17.cluster.example", 1795644000, 4242, out, sizeof(out), err,
+				   sizeof(err)))
+		fail_msg("expand(\"%s\") failed: %s", pat, err);
+	if (strcmp(out, want))
+		fail_msg("expand(\"%s\") = \"%s\", want \"%s\"", pat, out, want);
+}
+
+static void expand_bad(const char *pat, const char *host, size_t outlen, int want)
+{
+	char out[256], err[256] = "";
+	int rc = hostclock__expand_path(pat, host, 0, 1, out, outlen, err, sizeof(err));
+
+	if (rc != want)
+		fail_msg("expand(\"%s\") = %d, want %d", pat, rc, want);
+	assert_true(err[0] != '\0');
+}
+
+static void test_expand(void **state)
+{
+	(void)state;
+	expand_ok("job-%h.ftr", "job-node17.ftr");
+	expand_ok("/scratch/%H/%t-%p.ftr", "/scratch/node17.cluster.example/20261125T220000Z-4242.ftr");
+	expand_ok("100%%-%h", "100%-node17");
+	expand_ok("plain.ftr", "plain.ftr");
+	expand_bad("job-%q.ftr", "n", 256, -EINVAL);
+	expand_bad("job-%", "n", 256, -EINVAL);
+	expand_bad("%h.ftr", "a/b", 256, -EINVAL);   /* a '/' from the host name */
+	expand_bad("%h.ftr", ".x", 256, -EINVAL);    /* empty short name */
+	expand_bad("job-%H.ftr", "node17.cluster.example", 10, -ENAMETOOLONG);
+}
+
+static void test_clock_sample(void **state)
+{
+	struct ft_clock c;
+	struct timespec m;
+
+	(void)state;
+	hostclock__sample(&c, FT_CLOCK_START, 0);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	assert_int_equal(c.hdr.type, FT_REC_CLOCK);
+	assert_int_equal(c.hdr.size, sizeof(c));
+	assert_true(c.mono_ns > 0 && c.mono_ns <= (uint64_t)m.tv_sec * 1000000000ull + (uint64_t)m.tv_nsec);
+	assert_true(c.realtime_ns > 1600000000ll * 1000000000ll); /* after 2020 */
+	assert_true(c.gap_ns < 50000000);                         /* a tight bracket */
+	assert_true(c.sync == FT_SYNC_OK || c.sync == FT_SYNC_UNSYNCED);
+}
+
+static void test_retime(void **state)
+{
+	struct retime rt = { .offset_ns = 1000000, .bin_ns = 100000, .pid_base = 1u << 22, .slot_base = 1u << 16,
+			     .nnetns = 1, .netns = { { 7, 99 } } };
+	struct ft_phase p = { .hdr = { FT_REC_PHASE, sizeof(p), 0 }, .start_ns = 5000, .end_ns = 0, .pid = 42,
+			      .tid = 43, .netns = 7, .slot = 3 };
+	struct ft_iface_bin b = { .hdr = { FT_REC_IFACE_BIN, sizeof(b), 0 }, .start_ns = 300000, .netns = 8 };
+	struct ft_lost l = { .hdr = { FT_REC_LOST, sizeof(l), 0 }, .ts_ns = 1, .cpu = 1 };
+
+	(void)state;
+	rt.cpu_base = 4096;
+	retime__record(&rt, &p.hdr);
+	assert_int_equal(p.start_ns, 1005000);
+	assert_int_equal(p.end_ns, 0); /* unset stays unset */
+	assert_int_equal(p.pid, 42 + (1u << 22));
+	assert_int_equal(p.tid, 43 + (1u << 22));
+	assert_int_equal(p.netns, 99);
+	assert_int_equal(p.slot, 3 + (1u << 16));
+	rt.offset_ns = 1030000; /* bins stay on the grid: 1.33 ms rounds to 1.3 ms */
+	retime__record(&rt, &b.hdr);
+	assert_int_equal(b.start_ns, 1300000);
+	assert_int_equal(b.netns, 8); /* not in the map */
+	retime__record(&rt, &l.hdr);
+	assert_int_equal(l.cpu, 4097);
+	/* drift: 1000 ppm around t0 */
+	struct retime d = { .drift = 1e-3, .t0_ns = 1000000 };
+
+	assert_int_equal(retime__ts(&d, 2000000), 2001000);
+	assert_int_equal(retime__ts(&d, 1000000), 1000000);
+}
+
+/* Two hosts exchanging bursts; B's clock reads E bins ahead and each
+ * direction takes D bins on the wire. */
+static void series(struct mf_series *a, struct mf_series *b, size_t n, size_t pad, int e, int d, unsigned seed)
+{
+	a->n = b->n = n;
+	a->pad = b->pad = pad;
+	a->tx = calloc(n, sizeof(float));
+	a->rx = calloc(n, sizeof(float));
+	b->tx = calloc(n, sizeof(float));
+	b->rx = calloc(n, sizeof(float));
+	srand(seed);
+	for (size_t t = 0; t < n; t++) {
+		if (rand() % 7 == 0) { /* A sends at t, B sees it at t + d on its clock + e */
+			float v = (float)(1 + rand() % 100);
+			long u = (long)t + d + e;
+
+			a->tx[t] += v;
+			if (u >= 0 && (size_t)u < n)
+				b->rx[u] += v;
+		}
+		if (rand() % 9 == 0) { /* B sends at its t (true t - e), A sees it d later */
+			float v = (float)(1 + rand() % 100);
+			long u = (long)t - e + d;
+
+			b->tx[t] += v;
+			if (u >= 0 && (size_t)u < n)
+				a->rx[u] += v;
+		}
+	}
+}
+
+static void free_series(struct mf_series *a, struct mf_series *b)
+{
+	free(a->tx);
+	free(a->rx);
+	free(b->tx);
+	free(b->rx);
+}
+
+static void test_pair(void **state)
+{
+	static const int cases[][2] = { { 0, 0 }, { 37, 1 }, { -120, 2 }, { 250, 0 }, { -3, 3 } };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mf_series a, b;
+		struct mf_est e;
+
+		series(&a, &b, 6000, 600, cases[i][0], cases[i][1], 7 + (unsigned)i);
+		e = mergefit__pair(&a, &b, -600, 600);
+		if (!e.valid || e.e_bins2 != 2 * cases[i][0] || e.rtt_bins != 2 * cases[i][1])
+			fail_msg("offset %d delay %d: valid %d, 2e %lld, rtt %lld", cases[i][0], cases[i][1], e.valid,
+				 (long long)e.e_bins2, (long long)e.rtt_bins);
+		/* a causal window that excludes the truth cannot find it */
+		e = mergefit__pair(&a, &b, cases[i][0] + 50, cases[i][0] + 100);
+		assert_false(e.valid && e.e_bins2 == 2 * cases[i][0]);
+		free_series(&a, &b);
+	}
+	/* one-way traffic (B never sends): no two-way match, no estimate */
+	struct mf_series a, b;
+
+	series(&a, &b, 6000, 600, 10, 0, 3);
+	memset(b.tx, 0, 6000 * sizeof(float));
+	memset(a.rx, 0, 6000 * sizeof(float));
+	assert_false(mergefit__pair(&a, &b, -600, 600).valid);
+	free_series(&a, &b);
+}
+
+static void test_line_chain(void **state)
+{
+	const double t[] = { -2, -1, 0, 1, 2 }, e[] = { 96, 98, 100, 102, 104 }, s[] = { 1, 1, 1, 1, 1 };
+	double a, b, w[16], dist[4];
+	int prev[4];
+
+	(void)state;
+	assert_int_equal(mergefit__line(t, e, s, 5, 0, &a, &b), 0);
+	assert_true(fabs(a - 100) < 1e-9 && fabs(b - 2) < 1e-9);
+	assert_int_equal(mergefit__line(t, e, s, 1, 0, &a, &b), 0);
+	assert_true(fabs(a - 96) < 1e-9 && b == 0);
+	assert_int_equal(mergefit__line(t, e, s, 0, 0, &a, &b), -1);
+	/* 0-1 costs 5, 0-2 costs 1, 2-1 costs 1: 1 is reached through 2; 3 is cut off */
+	for (int i = 0; i < 16; i++)
+		w[i] = -1;
+	w[0 * 4 + 1] = w[1 * 4 + 0] = 5;
+	w[0 * 4 + 2] = w[2 * 4 + 0] = 1;
+	w[2 * 4 + 1] = w[1 * 4 + 2] = 1;
+	mergefit__chain(4, w, prev, dist);
+	assert_int_equal(prev[1], 2);
+	assert_int_equal(prev[2], 0);
+	assert_true(fabs(dist[1] - 2) < 1e-9);
+	assert_true(dist[3] < 0 && prev[3] == -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_expand),
+		cmocka_unit_test(test_clock_sample),
+		cmocka_unit_test(test_retime),
+		cmocka_unit_test(test_pair),
+		cmocka_unit_test(test_line_chain),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The clock arithmetic of `fabtrace merge` (docs/multihost.md), kept apart
+ * from the file handling so that it can be tested alone:
+ *
+ *  - pair estimates from traffic: host A's TX bins against host B's RX bins
+ *    and B's TX against A's RX, as NTP uses its four timestamps.  Bytes that
+ *    leave A at t arrive at B at t + delay, so if B's clock reads e ahead of
+ *    A's the A->B match sits at lag e + delay and the B->A match at
+ *    -e + delay': the offset is the half difference, and half the sum (the
+ *    "round trip") bounds its error, together with the bin width;
+ *  - the causal window from collectives: no rank leaves an all-reduce
+ *    before the last one entered, so e lies within [L, U];
+ *  - a line (offset, drift) per pair through its windows, and each host's
+ *    offset against the reference along the most certain chain of pairs.
+ */
+#ifndef FABTRACE_MERGEFIT_H
+#define FABTRACE_MERGEFIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One window's traffic of one host, binned on the coarse merged clock:
+ * n bins of which the core [pad, n - pad) is matched, pad bins each side
+ * being the room the search may move the other host by. */
+struct mf_series {
+	float *tx, *rx;
+	size_t n, pad;
+};
+
+struct mf_est {
+	bool valid;
+	int64_t e_bins2;     /* 2 x offset of B against A, in bins (half bins exact) */
+	int64_t rtt_bins;    /* lag A->B + lag B->A, bins */
+	double score;        /* mean normalised correlation of both directions at the match */
+	double second;       /* best score away from the match (ambiguity) */
+};
+
+/*
+ * Offset of B's clock against A's in one window, searched over lags
+ * [lo, hi] bins (within +-pad).  Returns the estimate (valid = a clear,
+ * two-way match).
+ */
+struct mf_est mergefit__pair(const struct mf_series *a, const struct mf_series *b, int64_t lo, int64_t hi);
+
+/* Weighted line e(t) = a + b (t - tref) through N points (t, e, sigma);
+ * with one point (or all at one t) b = 0.  0, or -1 when N = 0. */
+int mergefit__line(const double *t, const double *e, const double *sigma, size_t n, double tref,
+		   double *a, double *b);
+
+/*
+ * Chain: the most certain path (sum of uncertainties) from host 0 to every
+ * host over the pair graph.  W[i*n+j] is the uncertainty of the edge i->j
+ * (< 0 none); on return PREV[j] is the host before j on its path (-1 for 0
+ * and for unreachable hosts) and DIST[j] the summed uncertainty (< 0
+ * unreachable).
+ */
+void mergefit__chain(size_t n, const double *w, int *prev, double *dist);
+
+#endif
