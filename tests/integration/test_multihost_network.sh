@@ -9,7 +9,7 @@
 # on host 2's link, as the single capture of the same run does.
 source "$(dirname "$0")/lib.sh"
 need_root
-need_cmd mpiexec
+need_cmd mpiexec.mpich
 need_cmd python3
 source "$(dirname "$0")/multihost.sh"
 lab_start 3 "h2=100mbit:limit=30kb"

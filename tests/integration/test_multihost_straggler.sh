@@ -11,7 +11,7 @@
 # same straggler as the single capture of the same run.
 source "$(dirname "$0")/lib.sh"
 need_root
-need_cmd mpiexec
+need_cmd mpiexec.mpich
 need_cmd python3
 source "$(dirname "$0")/multihost.sh"
 lab_start 3
