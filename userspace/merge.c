@@ -742,8 +742,10 @@ static void assign_ids(struct merge *m)
 	uint32_t next_ns = 0x7f000000u, slot = 0, group = 0, port = 0, cpu = 0;
 
 	for (size_t i = 0; i < m->n; i++) {
-		qsort(m->h[i].pids, m->h[i].npids, sizeof(uint32_t), cmp_u32);
-		qsort(m->h[i].netns, m->h[i].nnetns, sizeof(uint32_t), cmp_u32);
+		if (m->h[i].npids)
+			qsort(m->h[i].pids, m->h[i].npids, sizeof(uint32_t), cmp_u32);
+		if (m->h[i].nnetns)
+			qsort(m->h[i].netns, m->h[i].nnetns, sizeof(uint32_t), cmp_u32);
 	}
 	for (size_t i = 0; i < m->n; i++) {
 		struct host *h = &m->h[i];
