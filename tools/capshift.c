@@ -17,6 +17,10 @@
  *   --unsynced          the sync state: unsynchronised
  *   --host NAME         its host name (header and host identity)
  *
+ * A capture without clock pairs (an older recorder, tools/synthcap) gets a
+ * pair at its start and one at its end, from its header's anchor, when
+ * --maxerror or --unsynced is given.
+ *
  * The truth is printed as one JSON line on stdout, so a test can compare
  * what merge recovers with what was done.
  */
@@ -136,7 +140,39 @@ int main(int argc, char **argv)
 		fprintf(stderr, "capshift: %s\n", err);
 		goto out;
 	}
+	bool had_clock = false, added = false;
+	uint64_t last_ts = h.start_mono_ns;
+
 	while ((st = capture__next(r, &rec)) == 1) {
+		if (rec->type == FT_REC_CLOCK)
+			had_clock = true;
+		if (rec->size >= 16 && rec->type != FT_REC_IFACE && rec->type != FT_REC_PROBE &&
+		    rec->type < FT_REC_IFACE) { /* kernel records: a timestamp at offset 8 */
+			uint64_t t;
+
+			memcpy(&t, (const uint8_t *)rec + 8, sizeof(t));
+			t = retime__ts(rt, t);
+			last_ts = t > last_ts ? t : last_ts;
+		}
+		if (rec->type == FT_REC_END && !had_clock && (maxerr >= 0 || unsynced)) {
+			/* an older capture: pairs at its start and end from the header's anchor */
+			for (int k = 0; k < 2; k++) {
+				struct ft_clock ck = { .hdr = { FT_REC_CLOCK, sizeof(ck), 0 } };
+
+				ck.kind = k ? FT_CLOCK_STOP : FT_CLOCK_START;
+				ck.mono_ns = k ? last_ts : h.start_mono_ns;
+				ck.realtime_ns = (int64_t)ck.mono_ns + h.realtime_offset_ns;
+				ck.sync = unsynced ? FT_SYNC_UNSYNCED : FT_SYNC_OK;
+				ck.status = unsynced ? 0x40 : 0;
+				ck.maxerror_us = unsynced ? 16000000 : maxerr;
+				ck.esterror_us = unsynced ? 16000000 : maxerr / 4;
+				if (capture__append(w, &ck.hdr)) {
+					fprintf(stderr, "capshift: %s\n", capture__last_error(w));
+					goto out;
+				}
+			}
+			added = true;
+		}
 		memcpy(buf, rec, rec->size);
 		struct ft_rec_hdr *x = (struct ft_rec_hdr *)(void *)buf;
 
@@ -169,8 +205,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	w = NULL;
-	printf("{\"input\":\"%s\",\"output\":\"%s\",\"mono_shift_ns\":%lld,\"clock_error_ns\":%lld,\"drift_ppb\":%lld}\n",
-	       argv[optind], out, (long long)shift, (long long)cerr, (long long)drift_ppb);
+	printf("{\"input\":\"%s\",\"output\":\"%s\",\"mono_shift_ns\":%lld,\"clock_error_ns\":%lld,\"drift_ppb\":%lld,"
+	       "\"clock_pairs_added\":%s}\n", argv[optind], out, (long long)shift, (long long)cerr, (long long)drift_ppb,
+	       added ? "true" : "false");
 	rc = 0;
 	goto out;
 bad:

@@ -51,6 +51,27 @@ check "report: the same stragglers and verdicts as the capture of all hosts at o
 	test "$(jget report.json "$same")" = "$(jget all.json "$same")"
 rm -f job.ftr
 
+# a skew within the clocks' uncertainty is no straggler: synthcap's straggler
+# is 30 ms late; the clock pairs capshift adds claim 1 us, 40 ms, or nothing
+CAPSHIFT=$ROOT/$BUILD/tools/capshift
+for sync in "--maxerror 1" "--maxerror 40000" "--unsynced"; do
+	for h in 1 2 3; do
+		# shellcheck disable=SC2086
+		"$CAPSHIFT" $sync -o "s$h.ftr" "n$h.ftr" >/dev/null || bad "capshift $sync"
+	done
+	"$FT" merge -q --anchors-only -o sync.ftr s1.ftr s2.ftr s3.ftr || bad "merge $sync"
+	"$FT" report --json sync.ftr >sync.json && "$FT" report sync.ftr >sync.txt || bad "report $sync"
+	got=$(jget sync.json '(j["hosts"]["rank_bound"], j["hosts"]["rank_bound_within_clock_uncertainty"])')
+	case $sync in
+	*" 1") check "clocks within 2 us: no rank verdict doubted ($got)" test "$got" = "(2, 0)"
+		check "  and no warning in the text" test "$(grep -c 'within the clocks' sync.txt)" = 0 ;;
+	*40000) check "clocks within 80 ms: both rank verdicts (30 ms) doubted ($got)" test "$got" = "(2, 2)"
+		check "  the text warns, naming the bound" grep -q "2 of 2 rank-bound .*up to 80.0 ms" sync.txt ;;
+	*) check "unsynchronised clocks: both rank verdicts doubted ($got)" test "$got" = "(2, 2)" ;;
+	esac
+	rm -f sync.ftr
+done
+
 # truncated / corrupt: what is readable, with a warning
 size=$(stat -c %s n2.ftr)
 head -c $((size * 2 / 3)) n2.ftr >trunc.ftr
