@@ -8,7 +8,7 @@
 source "$(dirname "$0")/lib.sh"
 need_cmd python3
 SYNTH=$ROOT/$BUILD/tools/synthcap
-cd "$TMPD"
+cd "$TMPD" || exit 1
 
 expect_err() { # DESC PATTERN CMD...
 	local d=$1 pat=$2 rc=0
@@ -60,7 +60,8 @@ for sync in "--maxerror 1" "--maxerror 40000" "--unsynced"; do
 		"$CAPSHIFT" $sync -o "s$h.ftr" "n$h.ftr" >/dev/null || bad "capshift $sync"
 	done
 	"$FT" merge -q --anchors-only -o sync.ftr s1.ftr s2.ftr s3.ftr || bad "merge $sync"
-	"$FT" report --json sync.ftr >sync.json && "$FT" report sync.ftr >sync.txt || bad "report $sync"
+	"$FT" report --json sync.ftr >sync.json || bad "report --json $sync"
+	"$FT" report sync.ftr >sync.txt || bad "report $sync"
 	got=$(jget sync.json '(j["hosts"]["rank_bound"], j["hosts"]["rank_bound_within_clock_uncertainty"])')
 	case $sync in
 	*" 1") check "clocks within 2 us: no rank verdict doubted ($got)" test "$got" = "(2, 0)"
