@@ -625,7 +625,28 @@ static void fit_pairs(struct merge *m)
 			if (!p->nwin)
 				continue;
 			mergefit__line(p->t, p->e, p->s, p->nwin, 0, &p->fa, &p->fb);
-			double worst = 0, res = 0;
+			double worst = 0, res = 0, tmin = p->t[0], tmax = p->t[0];
+
+			for (size_t k = 0; k < p->nwin; k++) {
+				worst = p->s[k] > worst ? p->s[k] : worst;
+				tmin = p->t[k] < tmin ? p->t[k] : tmin;
+				tmax = p->t[k] > tmax ? p->t[k] : tmax;
+			}
+			/* the clock pairs already give the drift (to ppb); the traffic's own
+			 * slope counts only where it moves the offset by more than the
+			 * matches' uncertainty across the windows */
+			if (fabs(p->fb) * (tmax - tmin) <= 2 * worst) {
+				double sw = 0, se = 0;
+
+				p->fb = 0;
+
+				for (size_t k = 0; k < p->nwin; k++) {
+					sw += 1 / (p->s[k] * p->s[k]);
+					se += p->e[k] / (p->s[k] * p->s[k]);
+				}
+				p->fa = se / sw;
+			}
+			worst = 0;
 
 			for (size_t k = 0; k < p->nwin; k++) {
 				double d = fabs(p->e[k] - (p->fa + p->fb * p->t[k]));

@@ -8,6 +8,8 @@ import sys
 # Bound on |recovered - true| clock error, measured in the lab (docs/multihost.md:
 # the worst seen over repeated runs, with margin).  The bin is 100 us.
 BOUND_NS = 1_000_000
+# Bound on the recovered drift (ppb): the clock pairs, one a second, give it.
+DRIFT_BOUND_PPB = 1000
 
 kind, d = sys.argv[1], sys.argv[2]
 fail = 0
@@ -45,6 +47,11 @@ for h, t in zip(hosts, truth):
     # the whole mapping: mono shift undone, clock error found
     check(abs(h["offset_ns"] + t["mono_shift_ns"] - truth[0]["mono_shift_ns"]) <= BOUND_NS,
           f"{h['label']}: offset {h['offset_ns']} ns undoes the {t['mono_shift_ns']} ns boot shift")
+    # a clock running d fast is mapped back by -d / (1 + d)
+    fast = t["drift_ppb"] * 1e-9
+    want_drift = -fast / (1 + fast) * 1e9
+    check(abs(h["drift_ppb"] - want_drift) <= DRIFT_BOUND_PPB,
+          f"{h['label']}: drift {h['drift_ppb']:+.0f} ppb found, {want_drift:+.0f} ppb made")
 
 info = load("info.json")
 check(info["merged"] and len(info["hosts"]) == len(truth), "info shows a merged capture with its hosts")
