@@ -396,7 +396,6 @@ static int pass1(struct merge *m, struct host *h)
 	struct capture_reader *r = NULL;
 	const struct ft_rec_hdr *rec;
 	char err[CAPTURE_ERR_MAX];
-	int st;
 
 	if (capture__open(&r, h->path, err, sizeof(err))) {
 		ft_err("merge: %s", err);
@@ -404,7 +403,7 @@ static int pass1(struct merge *m, struct host *h)
 	}
 	h->hdr = *capture__header(r);
 	note_t(h, h->hdr.start_mono_ns);
-	while ((st = capture__next(r, &rec)) == 1)
+	while (capture__next(r, &rec) == 1)
 		if (pass1_record(h, rec)) {
 			ft_err("merge: out of memory");
 			capture__free(r);
