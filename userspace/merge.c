@@ -850,14 +850,26 @@ static int write_host(struct merge *m, struct capture_writer *w, struct host *h,
 			continue;
 		}
 		memcpy(buf, rec, rec->size);
-		retime__record(&h->rt, x);
 		if (x->type == FT_REC_IFACE) {
 			struct ft_iface_info *f = (void *)buf;
+			bool moved = false;
 
-			/* a host's own namespace gets its host's name, so views name the host */
-			if (!f->netns_name[0])
+			for (uint32_t k = 0; k < h->rt.nnetns; k++)
+				moved |= h->rt.netns[k][0] == f->netns;
+			/* a host's own namespace gets its host's name, so views name the
+			 * host; a namespace whose inode clashed with another host's keeps
+			 * its name after the host's */
+			if (!f->netns_name[0]) {
 				str_copy(f->netns_name, h->label, sizeof(f->netns_name));
+			} else if (moved) {
+				char nm[sizeof(f->netns_name) + 1];
+
+				memcpy(nm, f->netns_name, sizeof(f->netns_name));
+				nm[sizeof(f->netns_name)] = '\0';
+				snprintf(f->netns_name, sizeof(f->netns_name), "%.15s:%.15s", h->label, nm);
+			}
 		}
+		retime__record(&h->rt, x);
 		if (capture__append(w, x)) {
 			ft_err("merge: %s", capture__last_error(w));
 			capture__free(r);

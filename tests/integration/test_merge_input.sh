@@ -73,6 +73,19 @@ for sync in "--maxerror 1" "--maxerror 40000" "--unsynced"; do
 	rm -f sync.ftr
 done
 
+# two machines whose pids and namespace inodes collide (every real host's
+# initial namespace has the same inode): the second's are moved, its
+# namespace named after its host
+"$ROOT/$BUILD/tools/capshift" --host other -o twin.ftr n1.ftr >/dev/null || bad "capshift twin"
+"$FT" merge --json -o job.ftr n1.ftr twin.ftr >merge.json || bad "merge of colliding captures"
+check "the second host's pids are moved (pid base 4194304)" \
+	test "$(jget merge.json '[h["pid_base"] for h in j["hosts"]]')" = "[0, 4194304]"
+"$FT" report --json job.ftr >report.json || bad "report on the colliding merge"
+check "report: two processes on two hosts, not one" \
+	test "$(jget report.json 'sorted((r["pid"], r["host"]) for r in j["ranks"])')" = \
+	"[(4000, 'h1'), (4198304, 'other:h1')]"
+rm -f job.ftr
+
 # truncated / corrupt: what is readable, with a warning
 size=$(stat -c %s n2.ftr)
 head -c $((size * 2 / 3)) n2.ftr >trunc.ftr
