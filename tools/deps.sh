@@ -10,6 +10,7 @@ pkgs=(
 	prometheus python3-prometheus-client groff-base man-db
 	iproute2 iputils-ping ethtool iptables tmux curl procps python3 util-linux
 	xxd chromium
+	slurm-wlm  # test_multihost_slurm: a one-node Slurm cluster on localhost
 )
 if [[ ${1:-} == bench ]]; then
 	pkgs+=(iperf3 tcpdump bpftrace time)
