@@ -374,8 +374,9 @@ static void text_queues(FILE *f, const struct model *m)
 	for (size_t i = 0; i < m->nqdiscs; i++) {
 		const struct model_qdisc *q = &m->qdiscs[i];
 
-		if (q->sojourn_cnt)
-			fmt_ns((uint64_t)(q->sojourn_mean_ns + 0.5), sm, sizeof(sm));
+		if (q->sojourn_cnt)  /* (a corrupt capture's mean may not fit in 64 bits) */
+			fmt_ns(q->sojourn_mean_ns < 1.8e19 ? (uint64_t)(q->sojourn_mean_ns + 0.5) : UINT64_MAX, sm,
+			       sizeof(sm));
 		else
 			snprintf(sm, sizeof(sm), "-");
 		fprintf(f, "  %-24s %-8s %-7s %12s %12s %8u %10s %10s %10" PRIu64 " %10s %12" PRIu64 " %12" PRIu64 "\n",
