@@ -217,6 +217,7 @@ enum ft_phase_flags {
 	FT_PHASE_MARK_BEGIN  = 1 << 2, /* marker begin: start_ns = end_ns = the call */
 	FT_PHASE_MARK_END    = 1 << 3, /* marker end */
 	FT_PHASE_COUNT_TOTAL = 1 << 4, /* count is already the sum over ranks (v-variants) */
+	FT_PHASE_LIB_SEQ     = 1 << 5, /* seq is the library's own (Gloo's tag), equal on every rank */
 };
 
 /*
@@ -425,6 +426,14 @@ enum ft_slot_flags {
 	FT_SLOT_ENQUEUE_ONLY = 1 << 2, /* returns at host-side enqueue, not at completion (NCCL) */
 	FT_SLOT_COMPLETION   = 1 << 3, /* Wait/Test family */
 	FT_SLOT_MARKER       = 1 << 4,
+	/*
+	 * How the library represents its communicator, decided by the library
+	 * (never by the value's magnitude): an integer handle equal in every
+	 * process (MPICH), or a per-process object pointer (Open MPI, NCCL,
+	 * Gloo).  Captures from before these bits have neither.
+	 */
+	FT_SLOT_COMM_POINTER = 1 << 7,
+	FT_SLOT_COMM_HANDLE  = 1 << 8,
 };
 
 /* What phase records with this slot are: the library, symbol and operation. */

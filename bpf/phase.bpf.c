@@ -378,8 +378,15 @@ static __always_inline void entry_call(const struct ph_args *a, const struct ph_
 		c->peer = (__s32)v;
 	if (get_field(a, &cfg->req, &v))
 		c->out = v;
-	if (cfg->slot_flags & FT_SLOT_COLLECTIVE)
+	if (!(cfg->slot_flags & FT_SLOT_COLLECTIVE))
+		return;
+	if (get_field(a, &cfg->libseq, &v)) {
+		/* +1: seq 0 means "not a collective"; Gloo's tags start at 0 */
+		c->seq = v + 1;
+		c->flags |= FT_PHASE_LIB_SEQ;
+	} else {
 		c->seq = next_seq(tgid, c->comm);
+	}
 }
 
 static __always_inline void entry_completion(const struct ph_args *a, const struct ph_slot_cfg *cfg,

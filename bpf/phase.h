@@ -99,6 +99,7 @@ struct ph_slot_cfg {
 	struct ph_field index;   /* completion: int *index (any) or int *outcount (some) */
 	struct ph_field indices; /* completion: int indices[] (some) */
 	struct ph_field name;    /* marker: const char * */
+	struct ph_field libseq;  /* the library's own collective number (Gloo's tag), else seq counts */
 };
 
 /* A call between entry and return; key struct ph_call_key. */

@@ -20,6 +20,7 @@
  */
 #define D32 (PH_F_DEREF | PH_F_SIGNED)
 #define D64 (PH_F_DEREF | PH_F_64)
+#define DU32 PH_F_DEREF /* an unsigned 32-bit field (Gloo's uint32_t tag) */
 
 #define COLL  FT_SLOT_COLLECTIVE
 #define NBC   (FT_SLOT_COLLECTIVE | FT_SLOT_NONBLOCKING)
@@ -59,6 +60,11 @@
  * HalvingDoubling: int count_ at 56, int bytes_ at 60; AllgatherRing: 64/68;
  * BroadcastOneToAll: size_t count_ 56, bytes_ 64, int rootRank_ 72.
  * gloo::Context: int rank at 8, int size at 12 (after the vtable).
+ * Each options struct's uint32_t tag (its offset below, per struct): the
+ * caller's number for the collective, equal on every rank.  PyTorch's
+ * ProcessGroupGloo numbers each process group's collectives with it
+ * (collectiveCounter_), whichever of the group's contexts and worker
+ * threads runs them, so it is the cross-rank sequence (see correlate.c).
  */
 #define GLOO_FN(sym, nm, o, ...) \
 	{ .symbol = sym, .prefix = true, .lib = FT_LIB_GLOO, .op = o, .kind = PH_K_CALL, \
@@ -169,20 +175,20 @@ static const struct cat_func catalog[] = {
 	  .out = AP(0), .nranks = AI(1), .rank = AI(NCCL_INIT_RANK_ARG) },
 
 	/* ---- Gloo: the function API (bytes where the options layout is known) ---- */
-	GLOO_FN("gloo::allreduce(", "allreduce", FT_OP_ALLREDUCE,
+	GLOO_FN("gloo::allreduce(", "allreduce", FT_OP_ALLREDUCE, .libseq = { 1, DU32, 128 },
 		.count = { 1, D64, 80 }, .dtype = { 1, D64, 88 }, .dtype_kind = PH_DT_SIZE),
-	GLOO_FN("gloo::broadcast(", "broadcast", FT_OP_BCAST,
+	GLOO_FN("gloo::broadcast(", "broadcast", FT_OP_BCAST, .libseq = { 1, DU32, 52 },
 		.count = { 1, D64, 32 }, .dtype = { 1, D64, 40 }, .dtype_kind = PH_DT_SIZE, .peer = { 1, D32, 48 }),
-	GLOO_FN("gloo::reduce(", "reduce", FT_OP_REDUCE,
+	GLOO_FN("gloo::reduce(", "reduce", FT_OP_REDUCE, .libseq = { 1, DU32, 88 },
 		.count = { 1, D64, 32 }, .dtype = { 1, D64, 40 }, .dtype_kind = PH_DT_SIZE, .peer = { 1, D32, 48 }),
-	GLOO_FN("gloo::allgather(", "allgather", FT_OP_ALLGATHER),
-	GLOO_FN("gloo::allgatherv(", "allgatherv", FT_OP_ALLGATHER),
+	GLOO_FN("gloo::allgather(", "allgather", FT_OP_ALLGATHER, .libseq = { 1, DU32, 40 }),
+	GLOO_FN("gloo::allgatherv(", "allgatherv", FT_OP_ALLGATHER, .libseq = { 1, DU32, 64 }),
 	GLOO_FN("gloo::reduce_scatter", "reduce_scatter", FT_OP_REDUCE_SCATTER),
-	GLOO_FN("gloo::alltoall(", "alltoall", FT_OP_ALLTOALL),
-	GLOO_FN("gloo::alltoallv(", "alltoallv", FT_OP_ALLTOALL),
-	GLOO_FN("gloo::barrier(", "barrier", FT_OP_BARRIER),
-	GLOO_FN("gloo::gather(", "gather", FT_OP_GATHER),
-	GLOO_FN("gloo::scatter(", "scatter", FT_OP_SCATTER),
+	GLOO_FN("gloo::alltoall(", "alltoall", FT_OP_ALLTOALL, .libseq = { 1, DU32, 40 }),
+	GLOO_FN("gloo::alltoallv(", "alltoallv", FT_OP_ALLTOALL, .libseq = { 1, DU32, 136 }),
+	GLOO_FN("gloo::barrier(", "barrier", FT_OP_BARRIER, .libseq = { 1, DU32, 24 }),
+	GLOO_FN("gloo::gather(", "gather", FT_OP_GATHER, .libseq = { 1, DU32, 44 }),
+	GLOO_FN("gloo::scatter(", "scatter", FT_OP_SCATTER, .libseq = { 1, DU32, 60 }),
 	/* ---- Gloo: algorithm classes (templates, compiled into the application) ---- */
 	GLOO_ALGO("gloo::AllreduceRing<", "allreduce_ring", FT_OP_ALLREDUCE,
 		  .count = { 1, D32, 56 }, .dtype = { 1, D32, 60 }, .dtype_kind = PH_DT_RATIO),
@@ -303,12 +309,18 @@ void catalog__cfg(const struct cat_func *f, enum cat_mpi_flavor flavor, struct p
 	c->index = field(f->index);
 	c->indices = field(f->indices);
 	c->name = field(f->mark);
-	if (f->lib != FT_LIB_MPI)
+	c->libseq = field(f->libseq);
+	if (f->lib != FT_LIB_MPI) {
+		if (c->comm.arg != PH_NOARG)
+			c->slot_flags |= FT_SLOT_COMM_POINTER; /* NCCL, Gloo: objects */
 		return;
+	}
 	if (flavor == CAT_MPI_OMPI) {
 		/* handles are pointers */
-		if (c->comm.arg != PH_NOARG)
+		if (c->comm.arg != PH_NOARG) {
 			c->comm.flags = PH_F_64;
+			c->slot_flags |= FT_SLOT_COMM_POINTER;
+		}
 		if (c->dtype.arg != PH_NOARG) {
 			c->dtype.flags = PH_F_64 | PH_F_DEREF;
 			c->dtype.off = OMPI_DTYPE_SIZE_OFF;
@@ -316,6 +328,8 @@ void catalog__cfg(const struct cat_func *f, enum cat_mpi_flavor flavor, struct p
 		}
 		c->cfg |= PH_CFG_REQ64;
 	} else {
+		if (c->comm.arg != PH_NOARG)
+			c->slot_flags |= FT_SLOT_COMM_HANDLE;
 		if (c->dtype.arg != PH_NOARG)
 			c->dtype_kind = PH_DT_MPICH;
 		c->req_null = MPICH_REQUEST_NULL;
@@ -377,10 +391,10 @@ static int add_point(struct cat_plan *p, const struct cat_func *f, const struct 
 		return -ENOMEM;
 	pt->lib = f->lib;
 	pt->op = f->op;
-	pt->slot_flags = f->slot_flags;
 	str_copy(pt->symbol, f->prefix ? s->demangled : f->symbol, sizeof(pt->symbol));
 	str_copy(pt->name, f->name, sizeof(pt->name));
 	catalog__cfg(f, p->flavor, &pt->cfg);
+	pt->slot_flags = pt->cfg.slot_flags; /* with the flavor's communicator kind */
 	return 1;
 }
 

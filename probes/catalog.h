@@ -43,7 +43,7 @@ struct cat_func {
 	uint32_t cfg;        /* enum ph_cfg_flags (flavor bits are added) */
 	const char *name;    /* display name, e.g. "allreduce" */
 	struct cat_arg count, vcounts, dtype, comm, peer, req, out, rank, nranks,
-		       reqs, nreqs, flag, index, indices, mark;
+		       reqs, nreqs, flag, index, indices, mark, libseq;
 };
 
 /* How an MPI library represents handles. */

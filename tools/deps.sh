@@ -7,6 +7,7 @@ pkgs=(
 	make gcc clang libclang-rt-14-dev llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 	libibverbs-dev librdmacm-dev libcmocka-dev
 	mpich libmpich-dev openmpi-bin libopenmpi-dev g++ libgloo-dev
+	python3-torch  # PyTorch DDP over Gloo (tests: test_ddp_gloo_*), run with /usr/bin/python3
 	prometheus python3-prometheus-client groff-base man-db
 	iproute2 iputils-ping ethtool iptables tmux curl procps python3 util-linux
 	xxd chromium

@@ -518,6 +518,8 @@ static int build_calls(struct corr *c)
 			k->flags |= CORR_CALL_ENQUEUE_ONLY;
 		if (p->flags & FT_PHASE_COUNT_TOTAL)
 			k->flags |= CORR_CALL_COUNT_TOTAL;
+		if (p->flags & FT_PHASE_LIB_SEQ)
+			k->flags |= CORR_CALL_LIB_SEQ;
 		pr = proc_of(c, p->pid);
 		k->rank = pr ? pr->rank : CORR_NONE;
 		k->instance = CORR_NONE;
@@ -887,44 +889,78 @@ static void instance_stats(struct corr *c, struct corr_instance *in)
 static int align_keys(struct corr *c, struct ikey *keys, size_t n)
 {
 	struct seq_item *it = calloc(n ? n : 1, sizeof(*it));
+	size_t m = 0;
 
 	if (!it)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct corr_call *k = &c->calls[keys[i].call];
+		struct seq_item *e = &it[m];
 
-		it[i].g0 = (uint64_t)keys[i].kind << 56 | (uint64_t)(keys[i].size & 0xffffff) << 32 | keys[i].order;
-		it[i].g1 = keys[i].handle;
-		it[i].pid = k->pid;
-		it[i].idx = (uint32_t)i;
-		it[i].op = k->op;
-		it[i].seq = (int64_t)keys[i].seq;
-		it[i].start = k->start_ns;
-		it[i].end = k->end_ns > k->start_ns ? k->end_ns : k->start_ns;
+		if (keys[i].kind == CORR_COMM_LIBSEQ)
+			continue; /* the library's own number: equal on every rank already */
+		m++;
+		e->g0 = (uint64_t)keys[i].kind << 56 | (uint64_t)(keys[i].size & 0xffffff) << 32 | keys[i].order;
+		e->g1 = keys[i].handle;
+		e->pid = k->pid;
+		e->idx = (uint32_t)i;
+		e->op = k->op;
+		e->seq = (int64_t)keys[i].seq;
+		e->start = k->start_ns;
+		e->end = k->end_ns > k->start_ns ? k->end_ns : k->start_ns;
 	}
-	if (seq_align__run(it, n, &c->seq_shifted)) {
+	if (seq_align__run(it, m, &c->seq_shifted)) {
 		free(it);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < m; i++)
 		keys[it[i].idx].seq = (uint64_t)it[i].seq;
 	free(it);
 	return 0;
 }
 
 /*
- * Collectives are matched across ranks by (communicator, seq).  An integer
- * communicator handle (<= 32 bits: MPICH's handles) is the same in every
- * process; a pointer (Open MPI's and NCCL's communicator objects) is not,
- * so it is replaced by a canonical key: the communicator's size and the
- * order in which the process first used it for a collective.
+ * Collectives are matched across ranks by (communicator key, seq): see
+ * comm_key.h for the kinds of key.
  */
+static int fill_keys(struct corr *c, struct ikey *keys, size_t n)
+{
+	struct comm_key_in *in = calloc(n ? n : 1, sizeof(*in));
+	struct comm_key *out = calloc(n ? n : 1, sizeof(*out));
+	int err = -ENOMEM;
+
+	if (!in || !out)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct corr_call *k = &c->calls[keys[i].call];
+		const struct model_slot *s = model__slot(c->m, k->slot);
+		const struct model_comm *ci = k->comm ? comm_info(c->m, k->pid, k->comm) : NULL;
+
+		in[i] = (struct comm_key_in){
+			.comm = k->comm, .seq = k->seq, .start_ns = k->start_ns, .pid = k->pid,
+			.slot_flags = s ? s->flags : 0,
+			.size = ci && ci->size > 0 ? (uint32_t)ci->size : 0,
+			.lib_seq = (k->flags & CORR_CALL_LIB_SEQ) != 0,
+		};
+	}
+	err = comm_key__build(in, n, out);
+	for (size_t i = 0; !err && i < n; i++) {
+		keys[i].kind = out[i].kind;
+		keys[i].size = out[i].size;
+		keys[i].order = out[i].order;
+		keys[i].handle = out[i].handle;
+		keys[i].seq = out[i].seq;
+	}
+out:
+	free(in);
+	free(out);
+	return err;
+}
+
 static int build_instances(struct corr *c)
 {
 	struct ikey *keys;
 	size_t n = 0, ni = 0;
-	uint64_t *seen = NULL;
-	size_t nseen = 0, capseen = 0;
 	int err = link_previous(c);
 
 	if (err)
@@ -940,45 +976,13 @@ static int build_instances(struct corr *c)
 		goto out;
 	n = 0;
 	for (size_t i = 0; i < c->ncalls; i++) {
-		const struct corr_call *k = &c->calls[i];
-		struct ikey *e;
-
-		if (i && c->calls[i - 1].pid != k->pid)
-			nseen = 0;
-		if (!call_is_collective(c, k))
+		if (!call_is_collective(c, &c->calls[i]))
 			continue;
-		e = &keys[n++];
-		e->call = (uint32_t)i;
-		e->seq = k->seq;
-		e->rank = k->rank;
-		if (!k->comm) {
-			e->kind = CORR_COMM_NONE;
-		} else if (k->comm <= UINT32_MAX) {
-			e->kind = CORR_COMM_HANDLE;
-			e->handle = k->comm;
-		} else {
-			const struct model_comm *ci = comm_info(c->m, k->pid, k->comm);
-			size_t o = 0;
-
-			while (o < nseen && seen[o] != k->comm)
-				o++;
-			if (o == nseen) {
-				if (nseen == capseen) {
-					size_t nc = capseen ? capseen * 2 : 8;
-					uint64_t *ns = realloc(seen, nc * sizeof(*ns));
-
-					if (!ns)
-						goto out;
-					seen = ns;
-					capseen = nc;
-				}
-				seen[nseen++] = k->comm;
-			}
-			e->kind = CORR_COMM_POINTER;
-			e->order = (uint32_t)o;
-			e->size = ci && ci->size > 0 ? (uint32_t)ci->size : 0;
-		}
+		keys[n].call = (uint32_t)i;
+		keys[n++].rank = c->calls[i].rank;
 	}
+	if (fill_keys(c, keys, n))
+		goto out;
 	if (align_keys(c, keys, n))
 		goto out;
 	qsort(keys, n, sizeof(*keys), cmp_ikey);
@@ -1001,7 +1005,8 @@ static int build_instances(struct corr *c)
 			j++;
 		in->comm_kind = keys[i].kind;
 		in->comm = c->calls[keys[i].call].comm;
-		in->comm_size = keys[i].kind == CORR_COMM_POINTER ? keys[i].size : 0;
+		in->comm_size = keys[i].kind == CORR_COMM_POINTER || keys[i].kind == CORR_COMM_LIBSEQ ?
+				keys[i].size : 0;
 		in->comm_order = keys[i].order;
 		in->seq = keys[i].seq;
 		in->first_member = c->nmembers;
@@ -1018,7 +1023,6 @@ static int build_instances(struct corr *c)
 	err = 0;
 out:
 	free(keys);
-	free(seen);
 	return err;
 }
 

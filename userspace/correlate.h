@@ -48,6 +48,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "model.h"
+#include "comm_key.h"
 
 #define CORR_NONE UINT32_MAX
 
@@ -205,6 +206,7 @@ enum corr_call_flags {
 	CORR_CALL_NO_COMPLETION = 1 << 3, /* non-blocking: no completion seen (end = return) */
 	CORR_CALL_ENQUEUE_ONLY = 1 << 4, /* NCCL: the call returns at enqueue */
 	CORR_CALL_COUNT_TOTAL  = 1 << 5,
+	CORR_CALL_LIB_SEQ      = 1 << 6, /* seq is the library's own number (Gloo's tag + 1) */
 };
 
 struct corr_call {
@@ -265,18 +267,13 @@ struct corr_evsum {
 	uint32_t ctr_series;        /* index into model.ctr_series that grew most, CORR_NONE */
 };
 
-enum corr_comm_kind {
-	CORR_COMM_NONE = 0,         /* no communicator argument (comm 0) */
-	CORR_COMM_HANDLE,           /* an integer handle equal on every rank (MPICH) */
-	CORR_COMM_POINTER,          /* a per-process pointer (Open MPI, NCCL): canonical key */
-};
 
 struct corr_instance {
 	uint32_t op;
 	uint32_t comm_kind;         /* enum corr_comm_kind */
 	uint64_t comm;              /* HANDLE: the handle; POINTER: the first member's pointer */
-	uint32_t comm_size;         /* POINTER: size in the key; else from FT_REC_COMM_INFO, 0 unknown */
-	uint32_t comm_order;        /* POINTER: order of first use in each process */
+	uint32_t comm_size;         /* POINTER, LIBSEQ: size in the key; else from FT_REC_COMM_INFO, 0 unknown */
+	uint32_t comm_order;        /* POINTER: order of first use in each process; LIBSEQ: see comm_key.c */
 	uint64_t seq;
 	uint32_t nranks;            /* n for sizes and factors: comm size, else members */
 	size_t first_member, nmembers; /* slice of corr.members (call indices, by rank) */

@@ -419,6 +419,8 @@ static const char *slot_flags_str(uint32_t flags, char *buf, size_t len)
 		{ FT_SLOT_ENQUEUE_ONLY, "enqueue only" },
 		{ FT_SLOT_COMPLETION, "completion" },
 		{ FT_SLOT_MARKER, "marker" },
+		{ FT_SLOT_COMM_POINTER, "comm pointer" },
+		{ FT_SLOT_COMM_HANDLE, "comm handle" },
 	};
 	size_t k = 0;
 

@@ -608,13 +608,16 @@ static struct live_rank *rank_of(struct live *l, const struct live_proc *p)
 /*
  * Match one collective across ranks by (communicator, seq): an integer
  * handle (MPICH) is the same in every process; a pointer (Open MPI, NCCL)
- * is not, so it is keyed by the communicator's size only.  The rank that
- * entered last, once every rank was seen, is the one the others waited for.
+ * is not, so it is keyed by the communicator's size only, and apart from
+ * collectives the library numbered itself (Gloo's tag).  The kind comes
+ * from the slot (comm_key.h).  The rank that entered last, once every rank
+ * was seen, is the one the others waited for.
  */
-static void match_instance(struct live *l, uint32_t proc, uint64_t comm, int32_t size,
+static void match_instance(struct live *l, uint32_t proc, uint64_t comm, uint32_t kind, int32_t size,
 			   uint64_t seq, uint16_t op, uint64_t entry)
 {
-	uint64_t key = comm <= UINT32_MAX ? comm : (uint64_t)1 << 63 | (uint32_t)size;
+	uint64_t key = kind == CORR_COMM_HANDLE ? comm :
+		       (uint64_t)(kind == CORR_COMM_LIBSEQ ? 2 : 1) << 62 | (uint32_t)size;
 	struct live_instance *in = NULL;
 
 	if (size < 2 || !seq)
@@ -719,7 +722,7 @@ static void on_phase(struct live *l, const struct ft_phase *r)
 	if (n <= 0)
 		n = p->size;
 	bytes = r->dtype_size ? r->count * r->dtype_size : 0;
-	match_instance(l, k, r->comm, n, r->seq, s->op, r->start_ns);
+	match_instance(l, k, r->comm, comm_key__kind(s->flags, r->comm, (r->flags & FT_PHASE_LIB_SEQ) != 0), n, r->seq, s->op, r->start_ns);
 	if ((r->flags & FT_PHASE_NONBLOCKING) && !(r->flags & FT_PHASE_OPEN)) {
 		struct live_pending *q = &l->pend[l->pend_next];
 

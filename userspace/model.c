@@ -864,6 +864,10 @@ int model__add(struct model *m, const struct ft_rec_hdr *rec)
 	need = rec_min_size(rec->type);
 	if (!need)
 		need = model_ctr__min_size(rec->type);
+	if (!need && capture__rec_size(rec->type)) {
+		m->records++; /* known, read elsewhere (host identity and clocks: clockinfo.c) */
+		return 0;
+	}
 	if (!need) {
 		m->records++;
 		m->unknown_records++;
