@@ -244,7 +244,7 @@ struct ft_phase {
 	__s32 peer;         /* root of rooted collectives, peer of send/recv; -1 = none */
 	__u32 flags;        /* enum ft_phase_flags */
 	__s32 ret;          /* return value (low 32 bits) */
-	char  name[32];     /* marker name; "" otherwise */
+	char  name[32];     /* marker name; Open MPI collectives: the communicator's name; else "" */
 };
 
 /* A request passed to a completion call (MPI_Wait/Test family) completed. */

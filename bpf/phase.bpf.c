@@ -265,7 +265,7 @@ static __always_inline void emit_phase(const struct ph_call *c, __u32 slot, __u6
 	r->peer = c->peer;
 	r->flags = c->flags | flags;
 	r->ret = ret;
-	__builtin_memset(r->name, 0, sizeof(r->name));
+	__builtin_memcpy(r->name, c->comm_name, sizeof(r->name));
 	rec_submit(r);
 }
 
@@ -380,6 +380,14 @@ static __always_inline void entry_call(const struct ph_args *a, const struct ph_
 		c->out = v;
 	if (!(cfg->slot_flags & FT_SLOT_COLLECTIVE))
 		return;
+	/*
+	 * Open MPI names every communicator the same on all its ranks
+	 * ("MPI_COMM_WORLD", "MPI COMMUNICATOR 3 DUP FROM 0": its context id):
+	 * an identity the ranks share, where the pointer is per process.
+	 */
+	if ((cfg->cfg & PH_CFG_COMM_NAME) && c->comm)
+		bpf_probe_read_user_str(c->comm_name, sizeof(c->comm_name),
+					(const void *)(c->comm + cfg->name_off));
 	if (get_field(a, &cfg->libseq, &v)) {
 		/* +1: seq 0 means "not a collective"; Gloo's tags start at 0 */
 		c->seq = v + 1;

@@ -72,6 +72,7 @@ enum ph_cfg_flags {
 	PH_CFG_MARK_STR  = 1 << 4, /* marker: name = string at `name` (else count = step) */
 	PH_CFG_CTX_INFO  = 1 << 5, /* comm points to an object with int rank, size at ctx_off */
 	PH_CFG_VFALLBACK = 1 << 6, /* v-variant: without the comm size use `count` per rank */
+	PH_CFG_COMM_NAME = 1 << 7, /* comm points to an object with its name at name_off (Open MPI) */
 };
 
 struct ph_slot_cfg {
@@ -83,7 +84,7 @@ struct ph_slot_cfg {
 	__u8  op;          /* enum ft_op */
 	__u32 req_null;    /* MPI_REQUEST_NULL of an int-handle MPI, skipped; 0 = none */
 	__u16 ctx_off;     /* PH_CFG_CTX_INFO: offset of int rank (size follows) */
-	__u16 pad;
+	__u16 name_off;    /* PH_CFG_COMM_NAME: offset of the communicator's name */
 	struct ph_field count;   /* elements (the step for a step marker) */
 	struct ph_field vcounts; /* int counts[comm size] of a v-variant, summed */
 	struct ph_field dtype;   /* datatype (see dtype_kind) */
@@ -126,6 +127,7 @@ struct ph_call {
 	__u32 nreqs;       /* completion: handles saved in reqs */
 	__u32 pad;
 	__u64 reqs[PH_MAX_REQS];
+	char  comm_name[32]; /* PH_CFG_COMM_NAME: the communicator's name as the library keeps it */
 };
 
 /* Per-communicator state, keyed by process and communicator. */

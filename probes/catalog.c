@@ -281,6 +281,14 @@ static struct ph_field field(struct cat_arg a)
 
 /* Open MPI: MPI_Datatype -> ompi_datatype_t whose opal_datatype_t size_t size is at 24. */
 #define OMPI_DTYPE_SIZE_OFF 24
+/*
+ * Open MPI: MPI_Comm -> ompi_communicator_t, char c_name[MPI_MAX_OBJECT_NAME]
+ * at 160 (after opal_infosubscriber_t and opal_mutex_t; Open MPI 4.1, read
+ * off Debian 12's 4.1.4 by finding "MPI_COMM_WORLD" in the object).  The
+ * correlator trusts the names only where a process's show Open MPI's own
+ * pattern, so a build with another layout falls back to pointers.
+ */
+#define OMPI_COMM_NAME_OFF 160
 /* MPICH: MPI_REQUEST_NULL (completion calls skip it). */
 #define MPICH_REQUEST_NULL 0x2c000000u
 
@@ -320,6 +328,8 @@ void catalog__cfg(const struct cat_func *f, enum cat_mpi_flavor flavor, struct p
 		if (c->comm.arg != PH_NOARG) {
 			c->comm.flags = PH_F_64;
 			c->slot_flags |= FT_SLOT_COMM_POINTER;
+			c->cfg |= PH_CFG_COMM_NAME;
+			c->name_off = OMPI_COMM_NAME_OFF;
 		}
 		if (c->dtype.arg != PH_NOARG) {
 			c->dtype.flags = PH_F_64 | PH_F_DEREF;

@@ -789,6 +789,8 @@ static int close_calls(struct phaseprobe *p, uint64_t stop_ns, bool all)
 		r.dtype_size = c.dtype_size;
 		r.peer = c.peer;
 		r.flags = c.flags | FT_PHASE_OPEN;
+		memcpy(r.name, c.comm_name, sizeof(r.name));
+		r.name[sizeof(r.name) - 1] = '\0';
 		ret = emit(p, &r.hdr);
 	}
 	free(keys);

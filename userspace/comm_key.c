@@ -7,6 +7,14 @@
  *   pointers; the key is the communicator's size and the order in which the
  *   process first used it, and the count is the process's own (seq_align.c
  *   shifts it where the probes attached mid-run).
+ * NAMED: Open MPI names each communicator the same on all its ranks
+ *   ("MPI_COMM_WORLD", "MPI COMMUNICATOR 3 DUP FROM 0": the context id the
+ *   ranks agreed on, and where it came from), and the probe reads the name
+ *   out of the object.  The key is (size, name), which holds however the
+ *   processes ordered their first use.  The names of a process are trusted
+ *   only when one of them has Open MPI's own form (proof that the object
+ *   layout the probe assumed is this library's); else the calls stay POINTER.
+ *   The count is the process's own, shifted by seq_align.c when attached.
  * LIBSEQ: Gloo's callers number their collectives themselves (the options'
  *   tag).  PyTorch's ProcessGroupGloo takes the tag from one counter per
  *   process group, whichever of the group's contexts and worker threads runs
@@ -20,6 +28,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bpf/fabtrace.h"
 #include "comm_key.h"
@@ -143,6 +152,44 @@ static void assign_first_use(const struct comm_key_in *in, const uint32_t *ix, s
 	}
 }
 
+/* Open MPI's own names: its predefined communicators and the ones it names when created. */
+static bool ompi_own_name(const char *s)
+{
+	return s && (!strncmp(s, "MPI_COMM_", 9) || !strncmp(s, "MPI COMMUNICATOR ", 17));
+}
+
+/* FNV-1a: a name as a number (equal names, equal numbers, on every rank). */
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * Per process (IX[i, j) of one pid): pointer calls whose communicator
+ * carries a name become NAMED, if any of the process's names has Open
+ * MPI's own form.
+ */
+static void trust_names(const struct comm_key_in *in, const uint32_t *ix, size_t i, size_t j,
+			struct comm_key *out)
+{
+	bool trusted = false;
+
+	for (size_t k = i; k < j && !trusted; k++)
+		trusted = out[ix[k]].kind == CORR_COMM_POINTER && ompi_own_name(in[ix[k]].name);
+	for (size_t k = i; trusted && k < j; k++) {
+		const struct comm_key_in *x = &in[ix[k]];
+
+		if (out[ix[k]].kind == CORR_COMM_POINTER && x->name && x->name[0]) {
+			out[ix[k]].kind = CORR_COMM_NAMED;
+			out[ix[k]].handle = name_hash(x->name);
+		}
+	}
+}
+
 int comm_key__build(const struct comm_key_in *in, size_t n, struct comm_key *out)
 {
 	uint32_t *ix = malloc((n ? n : 1) * sizeof(*ix));
@@ -161,7 +208,7 @@ int comm_key__build(const struct comm_key_in *in, size_t n, struct comm_key *out
 		if (out[i].kind == CORR_COMM_HANDLE)
 			out[i].handle = in[i].comm;
 		if (out[i].kind == CORR_COMM_POINTER || out[i].kind == CORR_COMM_LIBSEQ)
-			out[i].size = in[i].size;
+			out[i].size = in[i].size; /* NAMED ones are POINTER here */
 	}
 	/* per process: unnumbered Gloo calls, then pointers' order of first use */
 	qsort_r(ix, n, sizeof(*ix), cmp_pid_comm, (void *)in);
@@ -179,6 +226,7 @@ int comm_key__build(const struct comm_key_in *in, size_t n, struct comm_key *out
 
 		while (j < n && in[ix[j]].pid == pid)
 			j++;
+		trust_names(in, ix, i, j, out);
 		assign_first_use(in, ix, i, j, out, first);
 		i = j;
 	}

@@ -20,6 +20,7 @@ enum corr_comm_kind {
 	CORR_COMM_HANDLE,           /* an integer handle equal on every rank (MPICH) */
 	CORR_COMM_POINTER,          /* a per-process pointer (Open MPI, NCCL): canonical key */
 	CORR_COMM_LIBSEQ,           /* numbered by the library itself (Gloo's tag): (size, tag) */
+	CORR_COMM_NAMED,            /* a pointer whose object carries a name equal on every rank (Open MPI) */
 };
 
 /* One collective call as the key needs it. */
@@ -31,13 +32,14 @@ struct comm_key_in {
 	uint32_t slot_flags;        /* enum ft_slot_flags of its slot (FT_SLOT_COMM_*) */
 	uint32_t size;              /* the communicator's size where known, else 0 */
 	bool lib_seq;               /* seq is the library's own (FT_PHASE_LIB_SEQ) */
+	const char *name;           /* the communicator's name as the library keeps it, NULL or "" none */
 };
 
 struct comm_key {
 	uint32_t kind;              /* enum corr_comm_kind */
 	uint32_t size;              /* POINTER, LIBSEQ: the communicator's size (0 unknown) */
 	uint32_t order;             /* POINTER: order of first use in the process; LIBSEQ: see .c */
-	uint64_t handle;            /* HANDLE: the handle */
+	uint64_t handle;            /* HANDLE: the handle; NAMED: a hash of the name */
 	uint64_t seq;               /* the number to match across ranks (>= 1) */
 };
 

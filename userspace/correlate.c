@@ -510,6 +510,7 @@ static int build_calls(struct corr *c)
 		k->slot = p->slot;
 		k->op = s && s->op < FT_OP_MAX ? s->op : FT_OP_NONE;
 		k->peer = p->peer;
+		k->comm_name = p->name;
 		if (p->flags & FT_PHASE_OPEN)
 			k->flags |= CORR_CALL_OPEN;
 		if ((p->flags & FT_PHASE_NONBLOCKING) || (s && (s->flags & FT_SLOT_NONBLOCKING) && p->req))
@@ -941,6 +942,7 @@ static int fill_keys(struct corr *c, struct ikey *keys, size_t n)
 			.slot_flags = s ? s->flags : 0,
 			.size = ci && ci->size > 0 ? (uint32_t)ci->size : 0,
 			.lib_seq = (k->flags & CORR_CALL_LIB_SEQ) != 0,
+			.name = k->comm_name,
 		};
 	}
 	err = comm_key__build(in, n, out);
@@ -1005,9 +1007,10 @@ static int build_instances(struct corr *c)
 			j++;
 		in->comm_kind = keys[i].kind;
 		in->comm = c->calls[keys[i].call].comm;
-		in->comm_size = keys[i].kind == CORR_COMM_POINTER || keys[i].kind == CORR_COMM_LIBSEQ ?
-				keys[i].size : 0;
+		in->comm_size = keys[i].kind == CORR_COMM_POINTER || keys[i].kind == CORR_COMM_LIBSEQ ||
+				keys[i].kind == CORR_COMM_NAMED ? keys[i].size : 0;
 		in->comm_order = keys[i].order;
+		in->comm_name = keys[i].kind == CORR_COMM_NAMED ? c->calls[keys[i].call].comm_name : "";
 		in->seq = keys[i].seq;
 		in->first_member = c->nmembers;
 		in->nmembers = j - i;

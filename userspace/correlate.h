@@ -226,6 +226,7 @@ struct corr_call {
 	uint32_t instance;          /* index into corr.instances, CORR_NONE */
 	uint32_t span;              /* innermost marker span around its entry, CORR_NONE */
 	int64_t step;               /* step number of the innermost step around it, -1 none */
+	const char *comm_name;      /* the library's name of the communicator (Open MPI), "" none; model-owned */
 };
 
 enum corr_span_kind {
@@ -274,6 +275,7 @@ struct corr_instance {
 	uint64_t comm;              /* HANDLE: the handle; POINTER: the first member's pointer */
 	uint32_t comm_size;         /* POINTER, LIBSEQ: size in the key; else from FT_REC_COMM_INFO, 0 unknown */
 	uint32_t comm_order;        /* POINTER: order of first use in each process; LIBSEQ: see comm_key.c */
+	const char *comm_name;      /* NAMED: the name every rank gave it (model-owned); else "" */
 	uint64_t seq;
 	uint32_t nranks;            /* n for sizes and factors: comm size, else members */
 	size_t first_member, nmembers; /* slice of corr.members (call indices, by rank) */

@@ -662,7 +662,8 @@ static const char *fmt_gbps(double bytes_per_s, char *buf, size_t len)
 }
 
 /*
- * "0x44000000", "ptr#0/4" (order of first use / size), "tag/4" (numbered by
+ * "0x44000000", "ptr#0/4" (order of first use / size), "MPI_COMM_WORLD" (the
+ * name every rank gave it), "tag/4" (numbered by
  * the library, size 4; "tag#1/4" for a second group of that size), "-"
  */
 static const char *comm_str(const struct corr_instance *in, char *buf, size_t len)
@@ -671,6 +672,8 @@ static const char *comm_str(const struct corr_instance *in, char *buf, size_t le
 		snprintf(buf, len, "0x%" PRIx64, in->comm);
 	else if (in->comm_kind == CORR_COMM_POINTER)
 		snprintf(buf, len, "ptr#%u/%u", in->comm_order, in->comm_size);
+	else if (in->comm_kind == CORR_COMM_NAMED)
+		snprintf(buf, len, "%s", in->comm_name);
 	else if (in->comm_kind == CORR_COMM_LIBSEQ && in->comm_order)
 		snprintf(buf, len, "tag#%u/%u", in->comm_order, in->comm_size);
 	else if (in->comm_kind == CORR_COMM_LIBSEQ)
@@ -683,7 +686,7 @@ static const char *comm_str(const struct corr_instance *in, char *buf, size_t le
 static const char *comm_kind_name(uint32_t k)
 {
 	return k == CORR_COMM_HANDLE ? "handle" : k == CORR_COMM_POINTER ? "pointer" :
-	       k == CORR_COMM_LIBSEQ ? "library" : "none";
+	       k == CORR_COMM_LIBSEQ ? "library" : k == CORR_COMM_NAMED ? "named" : "none";
 }
 
 /* "3" (world rank) or "pid 1234" */

@@ -5,7 +5,8 @@
 # alternatives point at.  Recorded from the start: the ranks come from
 # MPI_Comm_rank, Open MPI's pointer communicators are matched across the four
 # processes, and rank 1 sleeping 100 ms before each all-reduce is named the
-# straggler, rank-bound.  Then the same job attached mid-run at a random point
+# straggler, rank-bound.  The communicators are keyed by the name Open MPI
+# gives them on every rank (MPI_COMM_WORLD), read out of the object.  Then the same job attached mid-run at a random point
 # (no command, no -p): ranks from OMPI_COMM_WORLD_RANK, the same verdicts.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -61,6 +62,9 @@ for name, path, edge in (("from the start", sys.argv[1], 0), ("attached mid-run"
     check(len(full) >= want and len(full) >= len(ar) - edge,
           f"{name}: {len(full)} of {len(ar)} all-reduces matched across the 4 Open MPI ranks "
           f"(comm kind {sorted(set(c['comm_kind'] for c in ar))})")
+    # Open MPI's name of the communicator, equal on every rank, is the key (not the pointer)
+    check(ar and all(c["comm_kind"] == "named" and c["comm"] == "MPI_COMM_WORLD" for c in ar),
+          f"{name}: keyed by the communicator's name: {sorted(set((c['comm_kind'], c['comm']) for c in ar))}")
     rb = [c for c in full if c["verdict"] == "rank" and c["straggler_rank"] == 1]
     check(full and len(rb) >= 0.8 * len(full),
           f"{name}: {len(rb)} of {len(full)} rank-bound naming rank 1 "

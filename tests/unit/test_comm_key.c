@@ -84,6 +84,38 @@ static void test_build(void **state)
 	assert_int_equal(out[9].seq, 7);
 }
 
+/* Open MPI's names: trusted where a process shows Open MPI's own form, else pointers. */
+static void test_names(void **state)
+{
+	const struct comm_key_in in[] = {
+		/* pid 1 first used its dup, pid 2 its world: names pair them all the same */
+		{ .comm = 0x7f10, .seq = 1, .start_ns = 10, .pid = 1, .slot_flags = PTR, .size = 4,
+		  .name = "MPI COMMUNICATOR 3 DUP FROM 0" },
+		{ .comm = 0x7f00, .seq = 1, .start_ns = 20, .pid = 1, .slot_flags = PTR, .size = 4,
+		  .name = "MPI_COMM_WORLD" },
+		{ .comm = 0x5500, .seq = 1, .start_ns = 15, .pid = 2, .slot_flags = PTR, .size = 4,
+		  .name = "MPI_COMM_WORLD" },
+		{ .comm = 0x5510, .seq = 1, .start_ns = 25, .pid = 2, .slot_flags = PTR, .size = 4,
+		  .name = "MPI COMMUNICATOR 3 DUP FROM 0" },
+		/* pid 3: bytes that are no Open MPI name (another layout): not trusted */
+		{ .comm = 0x6600, .seq = 1, .start_ns = 30, .pid = 3, .slot_flags = PTR, .size = 4, .name = "\x01" "ab" },
+		{ .comm = 0x6610, .seq = 1, .start_ns = 40, .pid = 3, .slot_flags = PTR, .size = 4, .name = "" },
+	};
+	struct comm_key out[sizeof(in) / sizeof(in[0])];
+
+	(void)state;
+	assert_int_equal(comm_key__build(in, sizeof(in) / sizeof(in[0]), out), 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(out[i].kind, CORR_COMM_NAMED);
+	assert_true(out[0].handle == out[3].handle);  /* the dup, on both */
+	assert_true(out[1].handle == out[2].handle);  /* the world, on both */
+	assert_true(out[0].handle != out[1].handle);
+	assert_int_equal(out[4].kind, CORR_COMM_POINTER);
+	assert_int_equal(out[5].kind, CORR_COMM_POINTER);
+	assert_int_equal(out[4].order, 0);
+	assert_int_equal(out[5].order, 1);
+}
+
 /*
  * PyTorch-shaped: 4 ranks, each with its own context pointers below 4 GiB
  * (non-PIE python3), two contexts per group chosen by tag, calls on two
@@ -151,6 +183,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kind_by_library),
 		cmocka_unit_test(test_build),
+		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_torch_gloo),
 	};
 
