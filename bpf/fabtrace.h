@@ -274,6 +274,12 @@ struct ft_comm_info {
  */
 #define FT_COMM_ENV (~0ull)
 #define FT_SLOT_ENV (~0u)
+/*
+ * A comm_info with slot FT_SLOT_JOB names the process's job instead: comm is
+ * a hash of the job's id from the launcher's environment (probes/procenv.h),
+ * equal in every process of the job; rank and size are -1.
+ */
+#define FT_SLOT_JOB (~1u)
 
 enum ft_proc_event {
 	FT_PROC_EXISTING = 0, /* already running when recording began (-p, or found at start) */

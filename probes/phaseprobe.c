@@ -247,14 +247,26 @@ static pid_t tgid_of(pid_t pid)
 static int emit_env_rank(struct phaseprobe *p, pid_t pid)
 {
 	struct ft_comm_info ci = { .hdr = { FT_REC_COMM_INFO, sizeof(ci), 0 } };
+	uint64_t job;
+	int ret = 0;
 
-	if (procenv__rank(pid, &ci.rank, &ci.size))
+	if (procenv__read(pid, &ci.rank, &ci.size, &job))
 		return 0;
 	ci.ts_ns = mono_ns();
-	ci.comm = FT_COMM_ENV;
 	ci.pid = (uint32_t)pid;
-	ci.slot = FT_SLOT_ENV;
-	return emit(p, &ci.hdr);
+	if (ci.rank >= 0) {
+		ci.comm = FT_COMM_ENV;
+		ci.slot = FT_SLOT_ENV;
+		ret = emit(p, &ci.hdr);
+	}
+	if (!ret && job) {
+		/* the job, so that two jobs traced system-wide are not matched together */
+		ci.comm = job;
+		ci.rank = ci.size = -1;
+		ci.slot = FT_SLOT_JOB;
+		ret = emit(p, &ci.hdr);
+	}
+	return ret;
 }
 
 static int emit_proc(struct phaseprobe *p, pid_t pid, uint32_t event)

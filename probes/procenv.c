@@ -55,7 +55,59 @@ int procenv__parse_rank(const char *env, size_t len, int32_t *rank, int32_t *siz
 	return 0;
 }
 
-int procenv__rank(pid_t pid, int32_t *rank, int32_t *size)
+/* The value of NAME in ENV and its length; NULL when absent or empty. */
+static const char *env_str(const char *env, size_t len, const char *name, size_t *vl)
+{
+	size_t nl = strlen(name);
+
+	for (size_t i = 0; i < len;) {
+		const char *e = env + i;
+		size_t el = strnlen(e, len - i);
+
+		if (el > nl + 1 && !memcmp(e, name, nl) && e[nl] == '=') {
+			*vl = el - nl - 1;
+			return e + nl + 1;
+		}
+		i += el + 1;
+	}
+	return NULL;
+}
+
+/* FNV-1a over N bytes, continuing from H. */
+static uint64_t fnv(uint64_t h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+uint64_t procenv__parse_job(const char *env, size_t len)
+{
+	/* each: variables that together name one job on every node, in order of preference */
+	static const char *const jobs[][2] = {
+		{ "PMIX_NAMESPACE", NULL },            /* Open MPI 4/5, PMIx launchers */
+		{ "OMPI_MCA_ess_base_jobid", NULL },   /* Open MPI */
+		{ "SLURM_JOB_ID", "SLURM_STEP_ID" },   /* srun */
+		{ "TORCHELASTIC_RUN_ID", NULL },       /* torchrun */
+		{ "MASTER_ADDR", "MASTER_PORT" },      /* torch.distributed's env:// rendezvous */
+	};
+
+	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		uint64_t h = 0xcbf29ce484222325ull;
+		size_t vl = 0;
+		const char *v = env_str(env, len, jobs[i][0], &vl);
+
+		if (!v)
+			continue;
+		h = fnv(fnv(h, jobs[i][0], strlen(jobs[i][0])), v, vl);
+		if (jobs[i][1] && (v = env_str(env, len, jobs[i][1], &vl)) != NULL)
+			h = fnv(fnv(h, ":", 1), v, vl);
+		return h && h != ~0ull ? h : 1;
+	}
+	return 0;
+}
+
+int procenv__read(pid_t pid, int32_t *rank, int32_t *size, uint64_t *job)
 {
 	char path[64], *buf;
 	size_t cap = (size_t)64 * 1024, len = 0;
@@ -63,6 +115,7 @@ int procenv__rank(pid_t pid, int32_t *rank, int32_t *size)
 	int fd, ret;
 
 	*rank = *size = -1;
+	*job = 0;
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -77,6 +130,7 @@ int procenv__rank(pid_t pid, int32_t *rank, int32_t *size)
 		len += (size_t)n;
 	close(fd);
 	ret = procenv__parse_rank(buf, len, rank, size);
+	*job = procenv__parse_job(buf, len);
 	free(buf);
-	return ret;
+	return ret && !*job ? ret : 0;
 }

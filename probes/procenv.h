@@ -4,7 +4,8 @@
  * for jobs already running when fabtrace attaches, whose MPI_Comm_rank or
  * communicator set-up ran before the probes were there.  Written into the
  * capture as an ft_comm_info with comm = FT_COMM_ENV, which the correlator
- * trusts less than a rank the library itself reported.
+ * trusts less than a rank the library itself reported; its job as one with
+ * slot FT_SLOT_JOB.
  */
 #ifndef FABTRACE_PROCENV_H
 #define FABTRACE_PROCENV_H
@@ -21,7 +22,18 @@
  * none).  0, or -ENOENT when no rank variable is set to a number.
  */
 int procenv__parse_rank(const char *env, size_t len, int32_t *rank, int32_t *size);
-/* The same for a running process (-ENOENT also when its environ cannot be read). */
-int procenv__rank(pid_t pid, int32_t *rank, int32_t *size);
+/*
+ * Which job the process belongs to, as a number equal in every process of
+ * the job on every node, 0 when its launcher left no such variable: a hash
+ * of PMIX_NAMESPACE, OMPI_MCA_ess_base_jobid, SLURM_JOB_ID:SLURM_STEP_ID,
+ * TORCHELASTIC_RUN_ID or MASTER_ADDR:MASTER_PORT (the first present).  It
+ * keeps two jobs traced system-wide apart.  MPICH's Hydra sets none.
+ */
+uint64_t procenv__parse_job(const char *env, size_t len);
+/*
+ * Rank, size and job of a running process.  0 when any was found; -ENOENT
+ * when none (also when its environ cannot be read).
+ */
+int procenv__read(pid_t pid, int32_t *rank, int32_t *size, uint64_t *job);
 
 #endif

@@ -204,7 +204,8 @@ int comm_key__build(const struct comm_key_in *in, size_t n, struct comm_key *out
 	}
 	for (size_t i = 0; i < n; i++) {
 		ix[i] = (uint32_t)i;
-		out[i] = (struct comm_key){ .kind = comm_key__kind(in[i].slot_flags, in[i].comm, in[i].lib_seq), .seq = in[i].seq };
+		out[i] = (struct comm_key){ .kind = comm_key__kind(in[i].slot_flags, in[i].comm, in[i].lib_seq),
+					    .seq = in[i].seq, .job = in[i].job };
 		if (out[i].kind == CORR_COMM_HANDLE)
 			out[i].handle = in[i].comm;
 		if (out[i].kind == CORR_COMM_POINTER || out[i].kind == CORR_COMM_LIBSEQ)

@@ -33,6 +33,7 @@ struct comm_key_in {
 	uint32_t size;              /* the communicator's size where known, else 0 */
 	bool lib_seq;               /* seq is the library's own (FT_PHASE_LIB_SEQ) */
 	const char *name;           /* the communicator's name as the library keeps it, NULL or "" none */
+	uint64_t job;               /* the process's job (FT_SLOT_JOB), 0 unknown */
 };
 
 struct comm_key {
@@ -41,6 +42,7 @@ struct comm_key {
 	uint32_t order;             /* POINTER: order of first use in the process; LIBSEQ: see .c */
 	uint64_t handle;            /* HANDLE: the handle; NAMED: a hash of the name */
 	uint64_t seq;               /* the number to match across ranks (>= 1) */
+	uint64_t job;               /* part of every key: two jobs never match (0 = unknown) */
 };
 
 /*

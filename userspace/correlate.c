@@ -245,6 +245,18 @@ static const struct model_comm *comm_info(const struct model *m, uint32_t pid, u
 
 static const struct corr_proc *proc_of(const struct corr *c, uint32_t pid);
 
+/* PID's job from its launcher's environment (FT_SLOT_JOB), 0 unknown. */
+static uint64_t job_of(const struct model *m, uint32_t pid)
+{
+	size_t n;
+	const struct model_comm *c = comms_of(m, pid, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (c[i].slot == FT_SLOT_JOB)
+			return c[i].comm;
+	return 0;
+}
+
 int64_t corr__rank_of_pid(const struct corr *c, uint32_t pid)
 {
 	const struct corr_proc *p = c ? proc_of(c, pid) : NULL;
@@ -669,14 +681,16 @@ static int parent_calls(struct corr *c)
 
 struct ikey {
 	uint32_t kind, size, order, rank;
-	uint64_t handle, seq;
+	uint64_t handle, seq, job;
 	uint32_t call;
 };
 
 static int cmp_ikey_group(const struct ikey *x, const struct ikey *y)
 {
-	int c = cmp_u32(x->kind, y->kind);
+	int c = cmp_u64(x->job, y->job);
 
+	if (!c)
+		c = cmp_u32(x->kind, y->kind);
 	if (!c)
 		c = cmp_u32(x->size, y->size);
 	if (!c)
@@ -902,7 +916,7 @@ static int align_keys(struct corr *c, struct ikey *keys, size_t n)
 			continue; /* the library's own number: equal on every rank already */
 		m++;
 		e->g0 = (uint64_t)keys[i].kind << 56 | (uint64_t)(keys[i].size & 0xffffff) << 32 | keys[i].order;
-		e->g1 = keys[i].handle;
+		e->g1 = keys[i].handle ^ keys[i].job * 0x9e3779b97f4a7c15ull; /* one job's */
 		e->pid = k->pid;
 		e->idx = (uint32_t)i;
 		e->op = k->op;
@@ -943,6 +957,7 @@ static int fill_keys(struct corr *c, struct ikey *keys, size_t n)
 			.size = ci && ci->size > 0 ? (uint32_t)ci->size : 0,
 			.lib_seq = (k->flags & CORR_CALL_LIB_SEQ) != 0,
 			.name = k->comm_name,
+			.job = job_of(c->m, k->pid),
 		};
 	}
 	err = comm_key__build(in, n, out);
@@ -951,6 +966,7 @@ static int fill_keys(struct corr *c, struct ikey *keys, size_t n)
 		keys[i].size = out[i].size;
 		keys[i].order = out[i].order;
 		keys[i].handle = out[i].handle;
+		keys[i].job = out[i].job;
 		keys[i].seq = out[i].seq;
 	}
 out:

@@ -56,6 +56,7 @@ struct info {
 	bool slots_overflow;
 	uint64_t proc_events[FT_PROC_EXIT + 2]; /* by enum ft_proc_event; last: unknown */
 	uint64_t env_ranks;         /* comm_info records from the launcher's environment (FT_COMM_ENV) */
+	uint64_t env_jobs;          /* comm_info records naming a process's job (FT_SLOT_JOB) */
 	struct clockinfo clk;  /* host identity, clock pairs, merged hosts */
 	enum capture_state state;
 	uint64_t good_off;
@@ -219,6 +220,8 @@ static void account(struct info *in, const struct ft_rec_hdr *r)
 			add_lost(in, (const struct ft_lost *)r);
 		if (r->type == FT_REC_COMM_INFO && ((const struct ft_comm_info *)r)->comm == FT_COMM_ENV)
 			in->env_ranks++;
+		if (r->type == FT_REC_COMM_INFO && ((const struct ft_comm_info *)r)->slot == FT_SLOT_JOB)
+			in->env_jobs++;
 		break;
 	case FT_REC_PHASE:
 		note_ts(in, ((const struct ft_phase *)r)->start_ns);
@@ -469,6 +472,9 @@ static void print_phase_slots(const struct info *in)
 	if (in->env_ranks)
 		printf("ranks from env:  %llu processes (their launcher's PMI_RANK, RANK...: attached mid-run)\n",
 		       (unsigned long long)in->env_ranks);
+	if (in->env_jobs)
+		printf("jobs from env:   %llu processes (PMIX_NAMESPACE, SLURM_JOB_ID, MASTER_ADDR:PORT...)\n",
+		       (unsigned long long)in->env_jobs);
 }
 
 static void print_plain(const struct info *in)
@@ -702,6 +708,7 @@ static void print_json(const struct info *in, bool pretty)
 		json_kv_u64(&j, proc_event_names[e], in->proc_events[e]);
 	json_object_end(&j);
 	json_kv_u64(&j, "env_ranks", in->env_ranks);
+	json_kv_u64(&j, "env_jobs", in->env_jobs);
 
 	json_key(&j, "records");
 	json_object_begin(&j);

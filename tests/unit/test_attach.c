@@ -57,8 +57,28 @@ static void test_env_rank(void **state)
 	assert_int_equal(r, 1);
 	assert_int_equal(s, -1);
 	assert_int_equal(parse("", 0, &r, &s), -ENOENT);
+	/* the job: one number for every process of it, on every node; none from MPICH's Hydra */
+	{
+		static const char r0[] = "PMIX_RANK=0\0PMIX_NAMESPACE=27787265\0";
+		static const char r1[] = "PMIX_NAMESPACE=27787265\0PMIX_RANK=1\0";
+		static const char other[] = "PMIX_NAMESPACE=27787266\0PMIX_RANK=1\0";
+		static const char t0[] = "MASTER_ADDR=10.0.0.1\0MASTER_PORT=29500\0RANK=0\0";
+		static const char t1[] = "RANK=1\0MASTER_PORT=29500\0MASTER_ADDR=10.0.0.1\0";
+		static const char t2[] = "MASTER_ADDR=10.0.0.1\0MASTER_PORT=29501\0RANK=0\0";
+
+		assert_true(procenv__parse_job(r0, sizeof(r0)) != 0);
+		assert_true(procenv__parse_job(r0, sizeof(r0)) == procenv__parse_job(r1, sizeof(r1)));
+		assert_true(procenv__parse_job(r0, sizeof(r0)) != procenv__parse_job(other, sizeof(other)));
+		assert_true(procenv__parse_job(t0, sizeof(t0)) == procenv__parse_job(t1, sizeof(t1)));
+		assert_true(procenv__parse_job(t0, sizeof(t0)) != procenv__parse_job(t2, sizeof(t2)));
+		assert_int_equal(procenv__parse_job(mpich, sizeof(mpich)), 0);
+	}
 	/* a process that is not there */
-	assert_int_equal(procenv__rank(0x7ffffff0, &r, &s), -ENOENT);
+	{
+		uint64_t job;
+
+		assert_int_equal(procenv__read(0x7ffffff0, &r, &s, &job), -ENOENT);
+	}
 }
 
 /*

@@ -178,6 +178,44 @@ static void test_torch_gloo(void **state)
 	model__free(m);
 }
 
+/* Two jobs on one machine, traced system-wide: the same handles, the same counts, never one instance. */
+static void test_two_jobs(void **state)
+{
+	struct ft_file_header h = rec_file_header(S0, 100000);
+	struct model *m = model__new(&h, NULL);
+	struct corr_opts o;
+	struct corr *c = NULL;
+
+	(void)state;
+	assert_non_null(m);
+	rec_slot(m, 1, FT_LIB_MPI, FT_OP_ALLREDUCE, FT_SLOT_COLLECTIVE | HDL, "allreduce");
+	for (uint32_t p = 0; p < 4; p++) {
+		struct ft_comm_info job;
+
+		rec_iface(m, NS1 + p, 2, "eth0", p < 2 ? "a" : "b", 10000, 0);
+		rec_comm_info(m, 100 + p, 0x44000000, (int32_t)(p % 2), 2, S0);
+		REC_HDR(job, FT_REC_COMM_INFO);
+		job.pid = 100 + p;
+		job.comm = p < 2 ? 0x1111 : 0x2222; /* jobs a and b */
+		job.rank = job.size = -1;
+		job.slot = FT_SLOT_JOB;
+		job.ts_ns = S0;
+		rec_add(m, job);
+		for (uint64_t k = 1; k <= 5; k++)
+			rec_call(m, 1, 100 + p, NS1 + p, S0 + k * 100 * MS + p * MS, S0 + k * 100 * MS + 20 * MS,
+				 1024, 4, 0x44000000, k);
+	}
+	rec_end(m, S0 + 700 * MS);
+	assert_int_equal(model__finish(m), 0);
+	corr_opts__init(&o);
+	assert_int_equal(corr__build(m, &o, &c), 0);
+	assert_int_equal(c->ninstances, 10);
+	for (size_t i = 0; i < c->ninstances; i++)
+		assert_int_equal(c->instances[i].nmembers, 2);
+	corr__free(c);
+	model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_torch_gloo),
+		cmocka_unit_test(test_two_jobs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
