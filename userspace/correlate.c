@@ -20,6 +20,7 @@
 #include "rdma/counters.h"
 #include "probes/drop_reasons.h"
 #include "correlate.h"
+#include "corr_plugin.h"
 #include "seq_align.h"
 #include "util.h"
 
@@ -483,7 +484,8 @@ static int build_calls(struct corr *c)
 	size_t n = 0;
 
 	for (size_t i = 0; i < m->nphases; i++)
-		n += !is_marker(&m->phases[i], model__slot(m, m->phases[i].slot));
+		n += !is_marker(&m->phases[i], model__slot(m, m->phases[i].slot)) &&
+		     !corr_plugin__is_child(model__slot(m, m->phases[i].slot));
 	c->calls = calloc(n ? n : 1, sizeof(*c->calls));
 	if (!c->calls)
 		return -ENOMEM;
@@ -493,7 +495,7 @@ static int build_calls(struct corr *c)
 		const struct corr_proc *pr;
 		struct corr_call *k;
 
-		if (is_marker(p, s))
+		if (is_marker(p, s) || corr_plugin__is_child(s))
 			continue;
 		k = &c->calls[c->ncalls++];
 		k->start_ns = p->start_ns;
@@ -516,6 +518,8 @@ static int build_calls(struct corr *c)
 			k->flags |= CORR_CALL_NONBLOCKING;
 		if (s && (s->flags & FT_SLOT_ENQUEUE_ONLY))
 			k->flags |= CORR_CALL_ENQUEUE_ONLY;
+		if (corr_plugin__is_plugin(s))
+			k->flags |= CORR_CALL_PLUGIN;
 		if (p->flags & FT_PHASE_COUNT_TOTAL)
 			k->flags |= CORR_CALL_COUNT_TOTAL;
 		pr = proc_of(c, p->pid);
@@ -525,6 +529,9 @@ static int build_calls(struct corr *c)
 		k->span = CORR_NONE;
 		k->step = -1;
 	}
+	/* the NCCL profiler plugin times these collectives for real: no enqueue-only twins */
+	corr_plugin__drop_enqueue(c);
+	corr_plugin__summary(m, c, &c->plugin);
 	return match_completions(c);
 }
 
@@ -951,7 +958,9 @@ static int build_instances(struct corr *c)
 		e->call = (uint32_t)i;
 		e->seq = k->seq;
 		e->rank = k->rank;
-		if (!k->comm) {
+		if (k->flags & CORR_CALL_PLUGIN) {
+			corr_plugin__key(k, &e->kind, &e->handle, &e->order);
+		} else if (!k->comm) {
 			e->kind = CORR_COMM_NONE;
 		} else if (k->comm <= UINT32_MAX) {
 			e->kind = CORR_COMM_HANDLE;
