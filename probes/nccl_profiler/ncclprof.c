@@ -334,10 +334,21 @@ static void release(struct np_obj *o)
 		finish(o);
 }
 
+/* FABTRACE_NCCL_PROXY_OPS=0: no record per proxy op (one per call only) */
+static int proxy_ops_on = -1;
+
 static void emit_proxy(struct np_obj *o)
 {
 	struct ph_plugin_ev ev = { 0 };
 	const struct np_obj *p = o->parent;
+
+	if (proxy_ops_on < 0) {
+		const char *e = getenv("FABTRACE_NCCL_PROXY_OPS");
+
+		proxy_ops_on = !(e && strcmp(e, "0") == 0);
+	}
+	if (!proxy_ops_on)
+		return;
 
 	ev.comm_hash = o->ctx->comm_hash;
 	ev.seq = p ? p->seq : 0;
