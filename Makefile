@@ -69,7 +69,8 @@ MARKER_LIB := $(BUILD)/libfabtrace_marker.so
 # the NCCL profiler plugin (probes/nccl_profiler): NCCL_PROFILER_PLUGIN names it
 NCCL_PLUGIN := $(BUILD)/libnccl-profiler-fabtrace.so
 GLOO_BINS  := $(if $(wildcard /usr/include/gloo/allreduce.h),$(BUILD)/tools/gloo_allreduce)
-TEST_LIBS  := $(BUILD)/tests/lib/libnccl.so.2 $(BUILD)/tests/lib/libftphase_test.so
+TEST_LIBS  := $(BUILD)/tests/lib/libnccl.so.2 $(BUILD)/tests/lib/libftphase_test.so \
+	      $(BUILD)/tests/lib/libtorch_cuda.so
 WL_CFLAGS  := -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -fno-ipa-icf
 
 .PHONY: all deps demo test unit integration check-reliability bench clean install uninstall help lint regen-goldens fuzz fuzz-build fuzz-smoke
@@ -169,6 +170,17 @@ $(BUILD)/tests/lib/libnccl.so.2: tests/lib/fake_nccl.c tests/lib/fake_nccl.h | $
 	$(call msg,CC-SO,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(WL_CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libnccl.so.2 $< -o $@
+
+# the same stand-in under another name: NCCL linked statically into a framework's library
+$(BUILD)/tests/lib/libtorch_cuda.so: tests/lib/fake_nccl.c tests/lib/fake_nccl.h | $(BUILD)
+	$(call msg,CC-SO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(WL_CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libtorch_cuda.so $< -o $@
+
+$(BUILD)/tools/nccl_dlopen: tools/nccl_dlopen.c tools/toolargs.h tests/lib/fake_nccl.h | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(WL_CFLAGS) $< -ldl -o $@
 
 $(BUILD)/tests/lib/libftphase_test.so: tests/lib/ftphase_test.c | $(BUILD)
 	$(call msg,CC-SO,$@)
