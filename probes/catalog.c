@@ -75,8 +75,8 @@
  * times (bpf/phase.h).  One function per operation: the slot gives the op.
  */
 #define PLUG_FN(sym, nm, o, fl) \
-	{ .symbol = sym, .lib = FT_LIB_NCCL, .op = o, .kind = PH_K_PLUGIN, \
-	  .slot_flags = (fl) | FT_SLOT_PLUGIN, .name = nm }
+	{ .symbol = (sym), .lib = FT_LIB_NCCL, .op = (o), .kind = PH_K_PLUGIN, \
+	  .slot_flags = (fl) | FT_SLOT_PLUGIN, .name = (nm) }
 
 #define MARK_FN(sym, nm, o, extra, ...) \
 	{ .symbol = sym, .lib = FT_LIB_MARKER, .op = o, .kind = PH_K_MARK, \

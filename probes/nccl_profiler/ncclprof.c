@@ -49,13 +49,13 @@
 
 /* ---- the functions fabtrace uprobes (catalog: fabtrace_nccl_*) ---- */
 
-/* last event of each function: each body differs, so none are folded together */
-static const struct ph_plugin_ev *volatile np_last[16] __attribute__((used));
+/* the time of each function's last event: each body differs, so none are folded together */
+static volatile uint64_t np_last[16] __attribute__((used));
 
 #define EMIT_FN(fn, idx)                                        \
 	NP_EMIT void fn(const struct ph_plugin_ev *ev)          \
 	{                                                       \
-		np_last[idx] = ev;                              \
+		np_last[idx] = ev->now_ns;                      \
 		__asm__ volatile("" : : "r"(ev) : "memory");    \
 	}
 

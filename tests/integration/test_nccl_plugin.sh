@@ -24,10 +24,10 @@ ITERS=8
 
 # run_ranks OUTPREFIX ARGS...: the 3 ranks, rank r in host r+1, under record
 run_ranks() {
-	local out=$1 r
+	local out=$1
 	shift
 	: >"$TMPD/$out.json"
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2016
 	"$FT" record -q -o "$TMPD/$out.ftr" $(lab_iface_args) -- bash -c '
 		drv=$1; lab=$2; shift 2
 		for r in 0 1 2; do
