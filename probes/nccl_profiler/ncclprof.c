@@ -325,6 +325,29 @@ static bool complete(const struct np_obj *o)
 	return o->superseded;
 }
 
+/*
+ * Report a complete call and keep it among the last NP_DONE_KEEP reported:
+ * NCCL may still start a child of it (one more channel than nChannels said),
+ * whose parent pointer must stay valid.  The oldest is freed, unless a child
+ * still holds it: then that child's stop frees it.  (under ctx lock)
+ */
+static void retire(struct np_ctx *c, struct np_obj *o)
+{
+	struct np_obj *old = c->done[c->done_pos];
+
+	unlink_pending(c, o);
+	emit_parent(o);
+	o->emitted = true;
+	if (old) {
+		if (old->refs > 0)
+			old->orphan = true;
+		else
+			free(old);
+	}
+	c->done[c->done_pos] = o;
+	c->done_pos = (c->done_pos + 1) % NP_DONE_KEEP;
+}
+
 /* o's references all gone (under ctx lock) */
 static void finish(struct np_obj *o);
 
@@ -373,11 +396,14 @@ static void finish(struct np_obj *o)
 
 	switch (o->kind) {
 	case NPO_COLL:
-		if (complete(o)) {
-			unlink_pending(o->ctx, o);
-			emit_parent(o);
-			free(o);
+		if (o->emitted) {
+			/* a late child let go of a call already reported */
+			if (o->orphan)
+				free(o);
+			return;
 		}
+		if (complete(o))
+			retire(o->ctx, o);
 		return;
 	case NPO_PROXY_OP:
 		emit_proxy(o);
@@ -438,11 +464,8 @@ static void supersede(struct np_ctx *c, const struct np_obj *p)
 		if (!o->children && p->order - o->order < 64)
 			continue;
 		o->superseded = true;
-		if (complete(o)) {
-			unlink_pending(c, o);
-			emit_parent(o);
-			free(o);
-		}
+		if (complete(o))
+			retire(c, o);
 	}
 }
 
@@ -614,6 +637,13 @@ nccl_result_t np_finalize(struct np_ctx *c)
 			/* still referenced by a child NCCL never stopped: let it leak */
 			STAT(dropped);
 		}
+	}
+	for (unsigned i = 0; i < NP_DONE_KEEP; i++) {
+		o = c->done[i];
+		if (o && o->refs > 0)
+			STAT(dropped); /* a child NCCL never stopped still holds it: let it leak */
+		else
+			free(o);
 	}
 	pthread_mutex_unlock(&c->lock);
 	pthread_mutex_destroy(&c->lock);

@@ -32,6 +32,8 @@ struct np_ev {
 	uint64_t ptimer;     /* KernelCh start (v4+), 0 = none */
 };
 
+#define NP_DONE_KEEP 64 /* reported calls kept for late children, per communicator */
+
 /* One communicator (init). */
 struct np_ctx {
 	int version;
@@ -40,6 +42,8 @@ struct np_ctx {
 	bool announced, reannounced;
 	pthread_mutex_t lock;
 	struct np_obj *pending; /* stopped parents waiting for their children */
+	struct np_obj *done[NP_DONE_KEEP]; /* the last reported calls (retire()) */
+	unsigned done_pos;
 };
 
 enum np_obj_kind { NPO_COLL = 1, NPO_PROXY_OP, NPO_PROXY_STEP, NPO_KERNEL_CH, NPO_NET };
@@ -62,6 +66,7 @@ struct np_obj {
 	uint64_t first_ns, last_ns; /* children's span, host clock */
 	int kch_started, kch_stopped, children;
 	bool stopped, gpu, superseded;
+	bool emitted, orphan;  /* reported; freed by its last child's stop */
 	uint64_t order;        /* start order in the ctx */
 	/* ProxyOp */
 	int channel, nsteps, is_send, steps_seen, net_events;

@@ -19,7 +19,7 @@
 /* the plugin is one file, not part of libfabtrace: test it whole */
 #include "probes/nccl_profiler/ncclprof.c"
 
-#define MAXEV 64
+#define MAXEV 256
 static struct rec {
 	unsigned op;
 	bool proxy, comm;
@@ -439,6 +439,51 @@ static void test_p2p_not_collective(void **state)
 	assert_int_equal(nth_coll(0)->ev.flags, PH_PEV_PROXY);
 }
 
+/* A child that starts after its call was reported (one more channel than
+ * nChannels said), even after the call left the kept window: no second
+ * report, no use of freed memory (run under SANITIZE=1 to see). */
+static void test_late_child(void **state)
+{
+	const struct np_table_v5 *t = &ncclProfiler_v6;
+	void *ctx, *c, *k, *late, *other;
+	struct np_descr_v5 d = coll5(0, 1), kd;
+	union np_state_v4 st;
+	uint64_t now = now_ns();
+
+	(void)state;
+	t->init(&ctx, 0x42, &(int){ 0 }, "c", 1, 2, 0, NULL);
+	t->startEvent(ctx, &c, &d);
+	t->stopEvent(c);
+	kd = child5(NP_KERNEL_CH, c);
+	kd.kernelCh.pTimer = now - 2000;
+	t->startEvent(ctx, &k, &kd);
+	st.kernelCh.pTimer = now - 1000;
+	t->recordEventState(k, NP_ST_KERNEL_CH_STOP, &st);
+	t->stopEvent(k);
+	assert_int_equal(count(false, false), 1);
+	t->startEvent(ctx, &late, &kd);      /* the late channel holds the reported call */
+	assert_non_null(late);
+	/* more calls than the kept window: the held one is not freed under the child */
+	for (int i = 1; i <= NP_DONE_KEEP + 2; i++) {
+		struct np_descr_v5 di = coll5((uint64_t)i, 1), ki;
+
+		t->startEvent(ctx, &other, &di);
+		t->stopEvent(other);
+		ki = child5(NP_KERNEL_CH, other);
+		ki.kernelCh.pTimer = now;
+		t->startEvent(ctx, &k, &ki);
+		st.kernelCh.pTimer = now + 10;
+		t->recordEventState(k, NP_ST_KERNEL_CH_STOP, &st);
+		t->stopEvent(k);
+	}
+	assert_int_equal(count(false, false), NP_DONE_KEEP + 3);
+	t->recordEventState(late, NP_ST_KERNEL_CH_STOP, &st);
+	t->stopEvent(late);                  /* frees the call it held */
+	assert_int_equal(count(false, false), NP_DONE_KEEP + 3);
+	t->finalize(ctx);
+	assert_int_equal(count(false, false), NP_DONE_KEEP + 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -450,6 +495,7 @@ int main(void)
 		cmocka_unit_test_setup(test_proxy_superseded, setup),
 		cmocka_unit_test_setup(test_host_only_and_detached, setup),
 		cmocka_unit_test_setup(test_p2p_not_collective, setup),
+		cmocka_unit_test_setup(test_late_child, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
