@@ -1531,6 +1531,7 @@ static void j_phases_head(struct json *j, const struct model *m, const struct co
 		json_kv_bool(j, "enqueue_only", (sl->flags & FT_SLOT_ENQUEUE_ONLY) != 0);
 		json_kv_bool(j, "completion", (sl->flags & FT_SLOT_COMPLETION) != 0);
 		json_kv_bool(j, "marker", (sl->flags & FT_SLOT_MARKER) != 0);
+		json_kv_bool(j, "plugin", (sl->flags & FT_SLOT_PLUGIN) != 0);
 		json_object_end(j);
 	}
 	json_array_end(j);
