@@ -21,13 +21,15 @@
  *   - finalize.
  * The proxy thread moves the data: a ring all-reduce over TCP, each rank
  * sending to rank+1 and receiving from rank-1, 2(n-1) steps of bytes/n.
- * The application thread waits for each all-reduce (a stream sync) before
+ * The application thread waits for each collective (a stream sync) before
  * the next; --delay-rank R --delay US makes rank R compute US longer before
- * each one (a straggler).
+ * each iteration (a straggler).  --ops LIST: the collectives of one
+ * iteration, in order (allreduce, allgather, reduce_scatter: 2, 1 and 1
+ * times n-1 ring steps); each function has its own seqNumber, as in NCCL.
  *
  * Usage: nccl_profiler_driver --rank R --nranks N --addrs A0,A1,... [--port P]
  *        [--bytes B] [--iters I] [--channels C] [--abi V] [--comm-id S]
- *        [--compute US] [--delay-rank R --delay US] [--bench N]
+ *        [--compute US] [--delay-rank R --delay US] [--ops LIST] [--bench N]
  * One JSON line at the end.  --bench N: no ranks, no traffic; N all-reduces
  * with 1 channel and 2 proxy ops of 4 steps each, and the cost per event.
  * Exit 0 ok, 1 failure, 2 bad arguments.
@@ -55,8 +57,22 @@
 
 #define MAX_RANKS 16
 
+/* the collectives: NCCL's func name, v1's ncclFunc_t, ring steps per (n - 1) */
+static const struct drv_op {
+	const char *name, *func;
+	uint8_t func_v1;
+	int steps_per;
+} drv_ops[] = {
+	{ "allreduce", "AllReduce", 4, 2 },
+	{ "allgather", "AllGather", 2, 1 },
+	{ "reduce_scatter", "ReduceScatter", 3, 1 },
+};
+#define NOPS (sizeof(drv_ops) / sizeof(drv_ops[0]))
+
 static struct {
 	int rank, nranks, port, iters, channels, abi, delay_rank;
+	const struct drv_op *ops[8];
+	int nops;
 	long long bytes, compute_us, delay_us, bench;
 	const char *comm_id;
 	char addrs[MAX_RANKS][64];
@@ -130,7 +146,7 @@ static void d_head(union descr *d, int type, void *parent)
 	d->v4.rank = opt.rank;
 }
 
-static void *start_coll(uint64_t seq, size_t count)
+static void *start_coll(const struct drv_op *op, uint64_t seq, size_t count)
 {
 	union descr d;
 	void *h;
@@ -139,7 +155,7 @@ static void *start_coll(uint64_t seq, size_t count)
 	if (ver == 1) {
 		d.v1.coll.commHash = comm_hash;
 		d.v1.coll.seqNumber = seq;
-		d.v1.coll.func = 4;      /* ncclFuncAllReduce */
+		d.v1.coll.func = op->func_v1;
 		d.v1.coll.count = count;
 		d.v1.coll.datatype = 7;  /* ncclFloat32 */
 		d.v1.coll.nMaxChannels = (uint8_t)opt.channels;
@@ -148,7 +164,7 @@ static void *start_coll(uint64_t seq, size_t count)
 	} else if (ver <= 3) {
 		d.v2.coll.commHash = comm_hash;
 		d.v2.coll.seqNumber = seq;
-		d.v2.coll.func = "AllReduce";
+		d.v2.coll.func = op->func;
 		d.v2.coll.count = count;
 		d.v2.coll.datatype = "ncclFloat32";
 		if (ver == 2) {
@@ -162,7 +178,7 @@ static void *start_coll(uint64_t seq, size_t count)
 		}
 	} else {
 		d.v4.coll.seqNumber = seq;
-		d.v4.coll.func = "AllReduce";
+		d.v4.coll.func = op->func;
 		d.v4.coll.count = count;
 		d.v4.coll.root = 0;
 		d.v4.coll.datatype = "ncclFloat32";
@@ -302,12 +318,13 @@ static void connect_ring(void)
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static void *work;        /* the Coll handle posted, or NULL */
+static int work_steps;    /* its ring steps per (n - 1) */
 static bool work_posted, work_done, quit;
 static char *sbuf, *rbuf;
 
-static void run_coll(void *coll)
+static void run_coll(void *coll, int steps_per)
 {
-	int n = opt.nranks, nsteps = 2 * (n - 1), next = (opt.rank + 1) % n,
+	int n = opt.nranks, nsteps = steps_per * (n - 1), next = (opt.rank + 1) % n,
 	    prev = (opt.rank + n - 1) % n;
 	size_t per_ch = (size_t)opt.bytes / (size_t)opt.channels, chunk = per_ch / (size_t)n;
 
@@ -352,15 +369,17 @@ static void *proxy_main(void *arg)
 	pthread_mutex_lock(&mu);
 	for (;;) {
 		void *c;
+		int k;
 
 		while (!work_posted && !quit)
 			pthread_cond_wait(&cv, &mu);
 		if (!work_posted && quit)
 			break;
 		c = work;
+		k = work_steps;
 		work_posted = false;
 		pthread_mutex_unlock(&mu);
-		run_coll(c);
+		run_coll(c, k);
 		pthread_mutex_lock(&mu);
 		work_done = true;
 		pthread_cond_broadcast(&cv);
@@ -443,7 +462,7 @@ static int bench(void)
 	init_plugin();
 	t0 = ts(CLOCK_MONOTONIC);
 	for (long long i = 0; i < n; i++) {
-		void *c = start_coll((uint64_t)i, 1024), *kch, *op[2];
+		void *c = start_coll(&drv_ops[0], (uint64_t)i, 1024), *kch, *op[2];
 
 		p_stop(c);
 		kch = ver >= 3 ? start_kernel_ch(c, 0) : NULL;
@@ -481,7 +500,7 @@ int main(int argc, char **argv)
 		{ "port", 1, 0, 'p' }, { "bytes", 1, 0, 'b' }, { "iters", 1, 0, 'i' },
 		{ "channels", 1, 0, 'c' }, { "abi", 1, 0, 'v' }, { "comm-id", 1, 0, 'I' },
 		{ "compute", 1, 0, 'C' }, { "delay-rank", 1, 0, 'R' }, { "delay", 1, 0, 'D' },
-		{ "bench", 1, 0, 'B' }, { 0, 0, 0, 0 },
+		{ "bench", 1, 0, 'B' }, { "ops", 1, 0, 'O' }, { 0, 0, 0, 0 },
 	};
 	long long v;
 	int c;
@@ -504,6 +523,22 @@ int main(int argc, char **argv)
 		case 'R': if (toolargs_num(a, 0, MAX_RANKS - 1, &v, 0)) goto usage; opt.delay_rank = (int)v; break;
 		case 'D': if (toolargs_num(a, 0, 60000000, &opt.delay_us, 0)) goto usage; break;
 		case 'B': if (toolargs_num(a, 1, 100000000, &opt.bench, 0)) goto usage; break;
+		case 'O': {
+			char buf[256], *save = NULL, *t;
+
+			snprintf(buf, sizeof(buf), "%s", a);
+			opt.nops = 0;
+			for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+				size_t k = 0;
+
+				while (k < NOPS && strcmp(drv_ops[k].name, t))
+					k++;
+				if (k == NOPS || opt.nops == 8)
+					goto usage;
+				opt.ops[opt.nops++] = &drv_ops[k];
+			}
+			break;
+		}
 		case 'a': {
 			char buf[1024], *save = NULL, *t;
 			int k = 0;
@@ -532,20 +567,25 @@ int main(int argc, char **argv)
 	if (pthread_create(&th, NULL, proxy_main, NULL))
 		die("pthread_create");
 	t0 = ts(CLOCK_MONOTONIC);
+	if (!opt.nops)
+		opt.ops[opt.nops++] = &drv_ops[0];
 	for (int i = 0; i < opt.iters; i++) {
-		void *coll;
-
 		sleep_us(opt.compute_us + (opt.rank == opt.delay_rank ? opt.delay_us : 0));
-		coll = start_coll((uint64_t)i, (size_t)opt.bytes / 4);
-		p_stop(coll); /* enqueued: NCCL stops a Coll here, before the GPU runs it */
-		pthread_mutex_lock(&mu);
-		work = coll;
-		work_posted = true;
-		work_done = false;
-		pthread_cond_broadcast(&cv);
-		while (!work_done) /* the stream sync */
-			pthread_cond_wait(&cv, &mu);
-		pthread_mutex_unlock(&mu);
+		for (int k = 0; k < opt.nops; k++) {
+			/* seqNumber counts per communicator and function */
+			void *coll = start_coll(opt.ops[k], (uint64_t)i, (size_t)opt.bytes / 4);
+
+			p_stop(coll); /* enqueued: NCCL stops a Coll here, before the GPU runs it */
+			pthread_mutex_lock(&mu);
+			work = coll;
+			work_steps = opt.ops[k]->steps_per;
+			work_posted = true;
+			work_done = false;
+			pthread_cond_broadcast(&cv);
+			while (!work_done) /* the stream sync */
+				pthread_cond_wait(&cv, &mu);
+			pthread_mutex_unlock(&mu);
+		}
 	}
 	pthread_mutex_lock(&mu);
 	quit = true;
@@ -561,7 +601,7 @@ int main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: nccl_profiler_driver --rank R --nranks N --addrs A0,A1,... [--port P] "
 			"[--bytes B] [--iters I] [--channels C] [--abi 1..6] [--comm-id S] [--compute US] "
-			"[--delay-rank R --delay US]\n"
+			"[--delay-rank R --delay US] [--ops allreduce,allgather,reduce_scatter]\n"
 			"       nccl_profiler_driver --bench N [--abi V]   (NCCL_PROFILER_PLUGIN set)\n");
 	return 2;
 }

@@ -5,10 +5,11 @@
 # NCCL does (Coll on the application thread, stopped at enqueue; KernelCh,
 # ProxyOp and ProxyStep children later on a proxy thread), while 3 ranks in
 # lab hosts run a real ring all-reduce over TCP.
-#  1. Host 2's link throttled (tbf 100 Mbit/s), ABI v6 (GPU timer): every
-#     all-reduce recorded by the plugin with real durations (not
-#     ENQUEUE_ONLY), matched across all 3 ranks by (commHash, func, seq),
-#     network-bound naming host 2's link.
+#  1. Host 2's link throttled (tbf 100 Mbit/s), ABI v6 (GPU timer), an
+#     all-reduce and an all-gather per iteration: every call recorded by the
+#     plugin with real durations (not ENQUEUE_ONLY), matched across all 3
+#     ranks by (commHash, func, seq) (both functions count seq from 1), the
+#     all-reduces network-bound naming host 2's link.
 #  2. Unshaped, ABI v3 (proxy progress, no GPU timer), rank 1 150 ms late:
 #     rank-bound naming rank 1.
 source "$(dirname "$0")/lib.sh"
@@ -40,7 +41,8 @@ run_ranks() {
 	"$FT" report "$TMPD/$out.ftr" >"$TMPD/$out.report.txt" || bad "report ($out)"
 }
 
-run_ranks net --abi 6 --bytes 1m --iters $ITERS --channels 2 --compute 20000 --comm-id net
+run_ranks net --abi 6 --bytes 1m --iters $ITERS --channels 2 --compute 20000 --comm-id net \
+	--ops allreduce,allgather
 python3 - "$TMPD/net.report.json" "$TMPD/net.json" "eth0@$H2" "$ITERS" <<'PY' || bad "network run checks (see above)"
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -53,15 +55,21 @@ def check(cond, what):
     fail += not cond
 check(len(w) == 3 and all(x["abi"] == 6 for x in w), f"3 ranks ran with the plugin's v6 table ({[x.get('abi') for x in w]})")
 p = j["phases"]["nccl_plugin"]
-check(p["calls"] == 3 * iters and p["gpu_timed"] == 3 * iters,
-      f"{p['calls']} plugin calls, {p['gpu_timed']} GPU-timed (want {3 * iters})")
-check(p["proxy_ops"] == 3 * iters * 2 * 2, f"{p['proxy_ops']} proxy ops (3 ranks x {iters} x 2 channels x send+recv)")
+check(p["calls"] == 3 * iters * 2 and p["gpu_timed"] == 3 * iters * 2,
+      f"{p['calls']} plugin calls, {p['gpu_timed']} GPU-timed (want {3 * iters * 2})")
+check(p["proxy_ops"] == 3 * iters * 2 * 2 * 2,
+      f"{p['proxy_ops']} proxy ops (3 ranks x {iters} x 2 ops x 2 channels x send+recv)")
 check(not j["phases"]["enqueue_only"], "no ENQUEUE_ONLY caveat")
 ar = [c for c in j["collectives"]["items"] if c["op"] == "allreduce"]
 check(len(ar) == iters, f"{len(ar)} all-reduce instances, want {iters}")
 check(all(c["members"] == 3 and c["comm_kind"] == "handle" for c in ar),
       "each matched across the 3 ranks by the comm hash: " + str([(c["seq"], c["members"]) for c in ar]))
 check(sorted(c["seq"] for c in ar) == list(range(1, iters + 1)), "seq = NCCL's seqNumber + 1")
+# the all-gathers count their own seqNumber: same numbers, other instances
+ag = [c for c in j["collectives"]["items"] if c["op"] == "allgather"]
+check(len(ag) == iters and all(c["members"] == 3 for c in ag)
+      and sorted(c["seq"] for c in ag) == list(range(1, iters + 1)),
+      f"{len(ag)} all-gathers, each with the 3 ranks, seq 1..{iters} of their own")
 check(all(not c["enqueue_only"] for c in ar), "none enqueue-only")
 # 1 MiB ring all-reduce over a 100 Mbit/s hop: >= 4/3 MiB through it, >= 100 ms
 check(all(c["duration_ns"] >= 50_000_000 for c in ar),
