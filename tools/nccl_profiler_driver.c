@@ -531,7 +531,7 @@ int main(int argc, char **argv)
 			for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 				size_t k = 0;
 
-				while (k < NOPS && strcmp(drv_ops[k].name, t))
+				while (k < NOPS && strcmp(drv_ops[k].name, t) != 0)
 					k++;
 				if (k == NOPS || opt.nops == 8)
 					goto usage;
