@@ -66,8 +66,11 @@ MPI_BINS   += $(if $(shell command -v $(MPICC_OMPI) 2>/dev/null),$(BUILD)/tools/
 # libgloo-dev), the stand-in libnccl.so.2 and the --phase test library (tests/lib).
 # Own flags, never the sanitizers: these libraries are loaded by unsanitized programs.
 MARKER_LIB := $(BUILD)/libfabtrace_marker.so
+# the NCCL profiler plugin (probes/nccl_profiler): NCCL_PROFILER_PLUGIN names it
+NCCL_PLUGIN := $(BUILD)/libnccl-profiler-fabtrace.so
 GLOO_BINS  := $(if $(wildcard /usr/include/gloo/allreduce.h),$(BUILD)/tools/gloo_allreduce)
-TEST_LIBS  := $(BUILD)/tests/lib/libnccl.so.2 $(BUILD)/tests/lib/libftphase_test.so
+TEST_LIBS  := $(BUILD)/tests/lib/libnccl.so.2 $(BUILD)/tests/lib/libftphase_test.so \
+	      $(BUILD)/tests/lib/libtorch_cuda.so
 WL_CFLAGS  := -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -fno-ipa-icf
 
 .PHONY: all deps demo test unit integration check-reliability bench clean install uninstall help lint regen-goldens fuzz fuzz-build fuzz-smoke
@@ -75,7 +78,7 @@ WL_CFLAGS  := -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -fno-ipa-icf
 .SECONDARY: $(BPF_OBJS) $(SKELS) $(BUILD)/vmlinux.h
 
 all: $(BUILD)/fabtrace $(TOOL_BINS) $(MPI_BINS) $(UNIT_BINS)
-all: $(MARKER_LIB) $(GLOO_BINS) $(TEST_LIBS) $(BUILD)/man/.stamp
+all: $(MARKER_LIB) $(GLOO_BINS) $(TEST_LIBS) $(BUILD)/man/.stamp $(NCCL_PLUGIN)
 
 help:
 	@sed -n '1,13p' Makefile | sed 's/^# \{0,1\}//'
@@ -150,11 +153,34 @@ $(BUILD)/libfabtrace_marker.so.1: probes/marker/fabtrace_marker.c probes/marker/
 $(MARKER_LIB): $(BUILD)/libfabtrace_marker.so.1
 	$(Q)ln -sf libfabtrace_marker.so.1 $@
 
+$(NCCL_PLUGIN): $(wildcard probes/nccl_profiler/*.c probes/nccl_profiler/*.h) bpf/phase.h bpf/fabtrace.h | $(BUILD)
+	$(call msg,CC-SO,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -I. -fPIC -fvisibility=hidden -shared -pthread \
+		-Wl,-soname,libnccl-profiler-fabtrace.so probes/nccl_profiler/ncclprof.c -o $@
+
+# the stand-in for NCCL's side of the profiler ABI (tests/integration/test_nccl_plugin.sh)
+$(BUILD)/tools/nccl_profiler_driver: tools/nccl_profiler_driver.c tools/toolargs.h \
+		probes/nccl_profiler/ncclprof_abi.h | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(WL_CFLAGS) -I. $< -ldl -pthread -o $@
+
 # stand-in NCCL (no GPU here: real NCCL cannot run) and the --phase test library
 $(BUILD)/tests/lib/libnccl.so.2: tests/lib/fake_nccl.c tests/lib/fake_nccl.h | $(BUILD)
 	$(call msg,CC-SO,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(WL_CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libnccl.so.2 $< -o $@
+
+# the same stand-in under another name: NCCL linked statically into a framework's library
+$(BUILD)/tests/lib/libtorch_cuda.so: tests/lib/fake_nccl.c tests/lib/fake_nccl.h | $(BUILD)
+	$(call msg,CC-SO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(WL_CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libtorch_cuda.so $< -o $@
+
+$(BUILD)/tools/nccl_dlopen: tools/nccl_dlopen.c tools/toolargs.h tests/lib/fake_nccl.h | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(WL_CFLAGS) $< -ldl -o $@
 
 $(BUILD)/tests/lib/libftphase_test.so: tests/lib/ftphase_test.c | $(BUILD)
 	$(call msg,CC-SO,$@)
@@ -272,7 +298,7 @@ $(BUILD)/man/.stamp: $(BUILD)/fabtrace tools/mkman.py
 	done
 	$(Q)rm -rf $(BUILD)/man && mv $(BUILD)/man.tmp $(BUILD)/man && touch $@
 
-install: $(BUILD)/fabtrace $(MARKER_LIB) $(BUILD)/man/.stamp
+install: $(BUILD)/fabtrace $(MARKER_LIB) $(NCCL_PLUGIN) $(BUILD)/man/.stamp
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BUILD)/fabtrace $(DESTDIR)$(PREFIX)/bin/fabtrace
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
@@ -282,6 +308,8 @@ install: $(BUILD)/fabtrace $(MARKER_LIB) $(BUILD)/man/.stamp
 	install -m 0755 $(BUILD)/libfabtrace_marker.so.1 $(DESTDIR)$(PREFIX)/lib/libfabtrace_marker.so.1
 	ln -sf libfabtrace_marker.so.1 $(DESTDIR)$(PREFIX)/lib/libfabtrace_marker.so
 	install -m 0644 probes/marker/fabtrace_marker.h $(DESTDIR)$(PREFIX)/include/fabtrace_marker.h
+	install -d $(DESTDIR)$(PREFIX)/lib/fabtrace
+	install -m 0755 $(NCCL_PLUGIN) $(DESTDIR)$(PREFIX)/lib/fabtrace/libnccl-profiler-fabtrace.so
 	@if [ -z "$(DESTDIR)" ]; then ldconfig 2>/dev/null || true; fi
 
 uninstall:
@@ -290,5 +318,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/fabtrace
 	rm -f $(DESTDIR)$(PREFIX)/lib/libfabtrace_marker.so $(DESTDIR)$(PREFIX)/lib/libfabtrace_marker.so.1
 	rm -f $(DESTDIR)$(PREFIX)/include/fabtrace_marker.h
+	rm -f $(DESTDIR)$(PREFIX)/lib/fabtrace/libnccl-profiler-fabtrace.so
+	-rmdir $(DESTDIR)$(PREFIX)/lib/fabtrace 2>/dev/null
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -217,7 +217,10 @@ enum ft_phase_flags {
 	FT_PHASE_MARK_BEGIN  = 1 << 2, /* marker begin: start_ns = end_ns = the call */
 	FT_PHASE_MARK_END    = 1 << 3, /* marker end */
 	FT_PHASE_COUNT_TOTAL = 1 << 4, /* count is already the sum over ranks (v-variants) */
-	FT_PHASE_LIB_SEQ     = 1 << 5, /* seq is the library's own (Gloo's tag), equal on every rank */
+	/* FT_SLOT_PLUGIN records: where start/end come from; ret is the channel count */
+	FT_PHASE_GPU_TIMER   = 1 << 5, /* kernel-channel GPU timestamps */
+	FT_PHASE_PROXY       = 1 << 6, /* NCCL proxy progress (no GPU timer in this ABI) */
+	FT_PHASE_LIB_SEQ     = 1 << 7, /* seq is the library's own (Gloo's tag), equal on every rank */
 };
 
 /*
@@ -432,6 +435,9 @@ enum ft_slot_flags {
 	FT_SLOT_ENQUEUE_ONLY = 1 << 2, /* returns at host-side enqueue, not at completion (NCCL) */
 	FT_SLOT_COMPLETION   = 1 << 3, /* Wait/Test family */
 	FT_SLOT_MARKER       = 1 << 4,
+	/* an event of fabtrace's NCCL profiler plugin (probes/nccl_profiler): start and
+	 * end are the collective's own, as the GPU or NCCL's proxy ran it, not a call's */
+	FT_SLOT_PLUGIN       = 1 << 5,
 	/*
 	 * How the library represents its communicator, decided by the library
 	 * (never by the value's magnitude): an integer handle equal in every

@@ -332,6 +332,45 @@ static __always_inline void emit_mark(const struct ph_args *a, const struct ph_s
 	rec_submit(r);
 }
 
+/* An event of the NCCL profiler plugin: its own times, moved onto our clock. */
+static __always_inline void emit_plugin(const struct ph_args *a, const struct ph_slot_cfg *cfg,
+					__u32 slot, __u64 id, __u64 now)
+{
+	struct ph_plugin_ev ev;
+	struct ft_phase *r;
+	__u64 p = read_arg(a, 0);
+	__s64 shift;
+
+	if (!p || bpf_probe_read_user(&ev, sizeof(ev), (const void *)p))
+		return;
+	if (cfg->cfg & PH_CFG_PLUGIN_COMM) {
+		emit_comm_info(ev.comm_hash, id >> 32, ev.rank, ev.nranks, slot);
+		return;
+	}
+	r = rec_reserve(FT_REC_PHASE, sizeof(*r));
+	if (!r)
+		return;
+	shift = (__s64)(now - ev.now_ns);
+	r->start_ns = ev.start_ns + (__u64)shift;
+	r->end_ns = ev.end_ns + (__u64)shift;
+	r->count = ev.count;
+	r->comm = ev.comm_hash;
+	r->req = 0;
+	r->seq = ev.seq;
+	r->pid = id >> 32;
+	r->tid = (__u32)id;
+	r->netns = current_netns();
+	r->slot = slot;
+	r->dtype_size = ev.dtype_size;
+	r->peer = ev.peer;
+	r->flags = ((ev.flags & PH_PEV_GPU_TIMER) ? FT_PHASE_GPU_TIMER : 0) |
+		   ((ev.flags & PH_PEV_PROXY) ? FT_PHASE_PROXY : 0);
+	r->ret = (__s32)ev.nchannels;
+	__builtin_memcpy(r->name, ev.name, sizeof(r->name));
+	r->name[sizeof(r->name) - 1] = 0;
+	rec_submit(r);
+}
+
 /* ---- entry ---- */
 
 static __always_inline void entry_call(const struct ph_args *a, const struct ph_slot_cfg *cfg,
@@ -444,6 +483,10 @@ int BPF_KPROBE(phase_entry)
 	load_args(ctx, &args);
 	if (cfg->kind == PH_K_MARK) {
 		emit_mark(&args, cfg, slot, id, now);
+		return 0;
+	}
+	if (cfg->kind == PH_K_PLUGIN) {
+		emit_plugin(&args, cfg, slot, id, now);
 		return 0;
 	}
 	c = bpf_map_lookup_elem(&scratch, &zero);

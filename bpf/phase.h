@@ -45,6 +45,8 @@ enum ph_kind {
 	PH_K_COMM_SIZE,   /* MPI_Comm_size: ft_comm_info with *out as size */
 	PH_K_COMM_INIT,   /* ncclCommInitRank: comm = *out, rank, nranks */
 	PH_K_COMPLETION,  /* MPI_Wait/Test family: ft_req_done per completed request */
+	PH_K_PLUGIN,      /* NCCL profiler plugin: arg 0 points to a struct ph_plugin_ev;
+			   * one ft_phase (or ft_comm_info with PH_CFG_PLUGIN_COMM) at entry */
 };
 
 /* How the dtype field gives the bytes per element. */
@@ -72,7 +74,8 @@ enum ph_cfg_flags {
 	PH_CFG_MARK_STR  = 1 << 4, /* marker: name = string at `name` (else count = step) */
 	PH_CFG_CTX_INFO  = 1 << 5, /* comm points to an object with int rank, size at ctx_off */
 	PH_CFG_VFALLBACK = 1 << 6, /* v-variant: without the comm size use `count` per rank */
-	PH_CFG_COMM_NAME = 1 << 7, /* comm points to an object with its name at name_off (Open MPI) */
+	PH_CFG_PLUGIN_COMM = 1 << 7, /* PH_K_PLUGIN: a communicator's rank and size (comm_info) */
+	PH_CFG_COMM_NAME = 1 << 8, /* comm points to an object with its name at name_off (Open MPI) */
 };
 
 struct ph_slot_cfg {
@@ -101,6 +104,35 @@ struct ph_slot_cfg {
 	struct ph_field indices; /* completion: int indices[] (some) */
 	struct ph_field name;    /* marker: const char * */
 	struct ph_field libseq;  /* the library's own collective number (Gloo's tag), else seq counts */
+};
+
+/*
+ * What fabtrace's NCCL profiler plugin (probes/nccl_profiler) passes, by
+ * pointer, to each of its empty fabtrace_nccl_* functions.  The uprobe on
+ * the function copies it into one record.  Times are the plugin's
+ * CLOCK_MONOTONIC; now_ns is that clock at the call, so the BPF side moves
+ * start and end onto its own clock by (its now - now_ns): the same clock
+ * unless the process runs in a time namespace.
+ */
+struct ph_plugin_ev {
+	__u64 now_ns;
+	__u64 start_ns;     /* first kernel channel (GPU timer) or proxy op start */
+	__u64 end_ns;       /* last kernel channel or proxy op stop */
+	__u64 comm_hash;    /* NCCL's commHash: equal on every rank */
+	__u64 seq;          /* NCCL's seqNumber + 1 (per communicator and function); 0 none */
+	__u64 count;        /* elements; bytes of a proxy op */
+	__s32 rank, nranks;
+	__s32 peer;         /* root, P2P or proxy peer; -1 none */
+	__u32 dtype_size;
+	__u32 flags;        /* enum ph_plugin_ev_flags */
+	__u32 nchannels;
+	char  name[32];     /* "Ring/Simple/4ch", "send ch2 8 steps" */
+};
+
+enum ph_plugin_ev_flags {
+	PH_PEV_GPU_TIMER = 1 << 0, /* start/end from kernel-channel GPU timestamps */
+	PH_PEV_PROXY     = 1 << 1, /* start/end from proxy progress */
+	PH_PEV_HOST      = 1 << 2, /* neither: the host's enqueue..stop (no child events) */
 };
 
 /* A call between entry and return; key struct ph_call_key. */

@@ -75,6 +75,15 @@
 	  .kind = PH_K_CALL, .slot_flags = COLL, .cfg = PH_CFG_CTX_INFO, .ctx_off = 8, \
 	  .name = nm, .comm = { 1, D64, 8 }, __VA_ARGS__ }
 
+/*
+ * fabtrace's NCCL profiler plugin (probes/nccl_profiler): empty functions
+ * whose argument 0 points to a struct ph_plugin_ev with the collective's own
+ * times (bpf/phase.h).  One function per operation: the slot gives the op.
+ */
+#define PLUG_FN(sym, nm, o, fl) \
+	{ .symbol = (sym), .lib = FT_LIB_NCCL, .op = (o), .kind = PH_K_PLUGIN, \
+	  .slot_flags = (fl) | FT_SLOT_PLUGIN, .name = (nm) }
+
 #define MARK_FN(sym, nm, o, extra, ...) \
 	{ .symbol = sym, .lib = FT_LIB_MARKER, .op = o, .kind = PH_K_MARK, \
 	  .slot_flags = FT_SLOT_MARKER, .cfg = extra, .name = nm, __VA_ARGS__ }
@@ -170,9 +179,48 @@ static const struct cat_func catalog[] = {
 		.count = AP(1), .dtype = AU(2), .peer = AI(3), .comm = AP(4)),
 	NCCL_FN("ncclGroupStart", "group_start", FT_OP_GROUP_START, 0),
 	NCCL_FN("ncclGroupEnd", "group_end", FT_OP_GROUP_END, 0),
+	NCCL_FN("ncclAlltoAll", "alltoall", FT_OP_ALLTOALL, COLL,
+		.count = AP(2), .dtype = AU(3), .comm = AP(4)),
+	NCCL_FN("ncclGather", "gather", FT_OP_GATHER, COLL,
+		.count = AP(2), .dtype = AU(3), .peer = AI(4), .comm = AP(5)),
+	NCCL_FN("ncclScatter", "scatter", FT_OP_SCATTER, COLL,
+		.count = AP(2), .dtype = AU(3), .peer = AI(4), .comm = AP(5)),
 	{ .symbol = "ncclCommInitRank", .lib = FT_LIB_NCCL, .op = FT_OP_COMM_INIT,
 	  .kind = PH_K_COMM_INIT, .slot_flags = ENQ, .name = "comm_init_rank",
 	  .out = AP(0), .nranks = AI(1), .rank = AI(NCCL_INIT_RANK_ARG) },
+	/* ncclCommInitRankConfig(comm *, nranks, ncclUniqueId, rank, config *): as InitRank */
+	{ .symbol = "ncclCommInitRankConfig", .lib = FT_LIB_NCCL, .op = FT_OP_COMM_INIT,
+	  .kind = PH_K_COMM_INIT, .slot_flags = ENQ, .name = "comm_init_rank_config",
+	  .out = AP(0), .nranks = AI(1), .rank = AI(NCCL_INIT_RANK_ARG) },
+	/* ncclCommInitRankScalable(comm *, nranks, myrank, nId, ncclUniqueId *ids, config *) */
+	{ .symbol = "ncclCommInitRankScalable", .lib = FT_LIB_NCCL, .op = FT_OP_COMM_INIT,
+	  .kind = PH_K_COMM_INIT, .slot_flags = ENQ, .name = "comm_init_rank_scalable",
+	  .out = AP(0), .nranks = AI(1), .rank = AI(2) },
+	/* new communicators whose rank NCCL computes: entry and return only */
+	NCCL_FN("ncclCommSplit", "comm_split", FT_OP_COMM_INIT, 0, .comm = AP(0)),
+	NCCL_FN("ncclCommShrink", "comm_shrink", FT_OP_COMM_INIT, 0, .comm = AP(0)),
+	NCCL_FN("ncclCommInitAll", "comm_init_all", FT_OP_COMM_INIT, 0, .count = AI(1)),
+	NCCL_FN("ncclCommFinalize", "comm_finalize", FT_OP_CUSTOM, 0, .comm = AP(0)),
+	NCCL_FN("ncclCommDestroy", "comm_destroy", FT_OP_CUSTOM, 0, .comm = AP(0)),
+	NCCL_FN("ncclCommAbort", "comm_abort", FT_OP_CUSTOM, 0, .comm = AP(0)),
+
+	/* ---- NCCL as the GPU ran it: fabtrace's profiler plugin ---- */
+	{ .symbol = "fabtrace_nccl_comm", .lib = FT_LIB_NCCL, .op = FT_OP_COMM_INIT,
+	  .kind = PH_K_PLUGIN, .slot_flags = FT_SLOT_PLUGIN, .cfg = PH_CFG_PLUGIN_COMM | PH_CFG_NO_PHASE,
+	  .name = "plugin_comm" },
+	PLUG_FN("fabtrace_nccl_allreduce", "allreduce", FT_OP_ALLREDUCE, COLL),
+	PLUG_FN("fabtrace_nccl_reduce_scatter", "reduce_scatter", FT_OP_REDUCE_SCATTER, COLL),
+	PLUG_FN("fabtrace_nccl_allgather", "allgather", FT_OP_ALLGATHER, COLL),
+	PLUG_FN("fabtrace_nccl_broadcast", "broadcast", FT_OP_BCAST, COLL),
+	PLUG_FN("fabtrace_nccl_reduce", "reduce", FT_OP_REDUCE, COLL),
+	PLUG_FN("fabtrace_nccl_alltoall", "alltoall", FT_OP_ALLTOALL, COLL),
+	PLUG_FN("fabtrace_nccl_gather", "gather", FT_OP_GATHER, COLL),
+	PLUG_FN("fabtrace_nccl_scatter", "scatter", FT_OP_SCATTER, COLL),
+	PLUG_FN("fabtrace_nccl_coll_other", "coll_other", FT_OP_CUSTOM, COLL),
+	PLUG_FN("fabtrace_nccl_send", "send", FT_OP_SEND, 0),
+	PLUG_FN("fabtrace_nccl_recv", "recv", FT_OP_RECV, 0),
+	/* a proxy operation: one channel's transfers with one peer (network) */
+	PLUG_FN("fabtrace_nccl_proxy_op", "proxy_op", FT_OP_CUSTOM, 0),
 
 	/* ---- Gloo: the function API (bytes where the options layout is known) ---- */
 	GLOO_FN("gloo::allreduce(", "allreduce", FT_OP_ALLREDUCE, .libseq = { 1, DU32, 128 },

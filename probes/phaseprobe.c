@@ -420,7 +420,7 @@ static int attach_multi(struct phaseprobe *p, const char *path, const struct cat
 	for (size_t i = 0; i < n; i++) {
 		offs[ne] = pts[i].offset;
 		cookies[ne++] = slot0 + i;
-		if (pts[i].cfg.kind != PH_K_MARK) {
+		if (pts[i].cfg.kind != PH_K_MARK && pts[i].cfg.kind != PH_K_PLUGIN) {
 			offs[n + nr] = pts[i].offset;
 			cookies[n + nr++] = slot0 + i;
 		}
@@ -456,7 +456,7 @@ static int attach_perf(struct phaseprobe *p, const char *path, const struct cat_
 	struct bpf_link *ent, *ret = NULL;
 
 	uo.bpf_cookie = slot;
-	if (pt->cfg.kind != PH_K_MARK) {
+	if (pt->cfg.kind != PH_K_MARK && pt->cfg.kind != PH_K_PLUGIN) {
 		uo.retprobe = true;
 		ret = bpf_program__attach_uprobe_opts(p->skel->progs.phase_exit, -1, path,
 						      (size_t)pt->offset, &uo);

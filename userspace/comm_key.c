@@ -2,7 +2,9 @@
 /*
  * Cross-rank communicator keys (see comm_key.h).
  *
- * HANDLE: MPICH's integer handles are the same in every process.
+ * HANDLE: MPICH's integer handles are the same in every process, and so is
+ *   the comm hash in the NCCL profiler plugin's records (corr_plugin.h),
+ *   whose seqNumber counts per communicator and function (order = op).
  * POINTER: Open MPI's and NCCL's communicator objects are per-process
  *   pointers; the key is the communicator's size and the order in which the
  *   process first used it, and the count is the process's own (seq_align.c
@@ -206,6 +208,13 @@ int comm_key__build(const struct comm_key_in *in, size_t n, struct comm_key *out
 		ix[i] = (uint32_t)i;
 		out[i] = (struct comm_key){ .kind = comm_key__kind(in[i].slot_flags, in[i].comm, in[i].lib_seq),
 					    .seq = in[i].seq, .job = in[i].job };
+		if (in[i].plugin) {
+			/* NCCL's comm hash, equal on every rank; seqNumber counts per function */
+			out[i].kind = CORR_COMM_HANDLE;
+			out[i].handle = in[i].comm;
+			out[i].order = in[i].op;
+			continue;
+		}
 		if (out[i].kind == CORR_COMM_HANDLE)
 			out[i].handle = in[i].comm;
 		if (out[i].kind == CORR_COMM_POINTER || out[i].kind == CORR_COMM_LIBSEQ)

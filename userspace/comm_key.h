@@ -17,7 +17,7 @@
 
 enum corr_comm_kind {
 	CORR_COMM_NONE = 0,         /* no communicator argument (comm 0) */
-	CORR_COMM_HANDLE,           /* an integer handle equal on every rank (MPICH) */
+	CORR_COMM_HANDLE,           /* a value equal on every rank (MPICH's handles, NCCL's comm hash) */
 	CORR_COMM_POINTER,          /* a per-process pointer (Open MPI, NCCL): canonical key */
 	CORR_COMM_LIBSEQ,           /* numbered by the library itself (Gloo's tag): (size, tag) */
 	CORR_COMM_NAMED,            /* a pointer whose object carries a name equal on every rank (Open MPI) */
@@ -34,6 +34,8 @@ struct comm_key_in {
 	bool lib_seq;               /* seq is the library's own (FT_PHASE_LIB_SEQ) */
 	const char *name;           /* the communicator's name as the library keeps it, NULL or "" none */
 	uint64_t job;               /* the process's job (FT_SLOT_JOB), 0 unknown */
+	bool plugin;                /* an NCCL profiler plugin record: comm is NCCL's comm hash */
+	uint32_t op;                /* enum ft_op: the plugin's seqNumber counts per function */
 };
 
 struct comm_key {

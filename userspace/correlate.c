@@ -20,6 +20,7 @@
 #include "rdma/counters.h"
 #include "probes/drop_reasons.h"
 #include "correlate.h"
+#include "corr_plugin.h"
 #include "seq_align.h"
 #include "util.h"
 
@@ -495,7 +496,8 @@ static int build_calls(struct corr *c)
 	size_t n = 0;
 
 	for (size_t i = 0; i < m->nphases; i++)
-		n += !is_marker(&m->phases[i], model__slot(m, m->phases[i].slot));
+		n += !is_marker(&m->phases[i], model__slot(m, m->phases[i].slot)) &&
+		     !corr_plugin__is_child(model__slot(m, m->phases[i].slot));
 	c->calls = calloc(n ? n : 1, sizeof(*c->calls));
 	if (!c->calls)
 		return -ENOMEM;
@@ -505,7 +507,7 @@ static int build_calls(struct corr *c)
 		const struct corr_proc *pr;
 		struct corr_call *k;
 
-		if (is_marker(p, s))
+		if (is_marker(p, s) || corr_plugin__is_child(s))
 			continue;
 		k = &c->calls[c->ncalls++];
 		k->start_ns = p->start_ns;
@@ -529,6 +531,8 @@ static int build_calls(struct corr *c)
 			k->flags |= CORR_CALL_NONBLOCKING;
 		if (s && (s->flags & FT_SLOT_ENQUEUE_ONLY))
 			k->flags |= CORR_CALL_ENQUEUE_ONLY;
+		if (corr_plugin__is_plugin(s))
+			k->flags |= CORR_CALL_PLUGIN;
 		if (p->flags & FT_PHASE_COUNT_TOTAL)
 			k->flags |= CORR_CALL_COUNT_TOTAL;
 		if (p->flags & FT_PHASE_LIB_SEQ)
@@ -540,6 +544,9 @@ static int build_calls(struct corr *c)
 		k->span = CORR_NONE;
 		k->step = -1;
 	}
+	/* the NCCL profiler plugin times these collectives for real: no enqueue-only twins */
+	corr_plugin__drop_enqueue(c);
+	corr_plugin__summary(m, c, &c->plugin);
 	return match_completions(c);
 }
 
@@ -912,8 +919,8 @@ static int align_keys(struct corr *c, struct ikey *keys, size_t n)
 		const struct corr_call *k = &c->calls[keys[i].call];
 		struct seq_item *e = &it[m];
 
-		if (keys[i].kind == CORR_COMM_LIBSEQ)
-			continue; /* the library's own number: equal on every rank already */
+		if (keys[i].kind == CORR_COMM_LIBSEQ || (k->flags & CORR_CALL_PLUGIN))
+			continue; /* the library's own number (Gloo's tag, NCCL's seqNumber): equal already */
 		m++;
 		e->g0 = (uint64_t)keys[i].kind << 56 | (uint64_t)(keys[i].size & 0xffffff) << 32 | keys[i].order;
 		e->g1 = keys[i].handle ^ keys[i].job * 0x9e3779b97f4a7c15ull; /* one job's */
@@ -958,6 +965,8 @@ static int fill_keys(struct corr *c, struct ikey *keys, size_t n)
 			.lib_seq = (k->flags & CORR_CALL_LIB_SEQ) != 0,
 			.name = k->comm_name,
 			.job = job_of(c->m, k->pid),
+			.plugin = (k->flags & CORR_CALL_PLUGIN) != 0,
+			.op = k->op,
 		};
 	}
 	err = comm_key__build(in, n, out);

@@ -207,6 +207,18 @@ enum corr_call_flags {
 	CORR_CALL_ENQUEUE_ONLY = 1 << 4, /* NCCL: the call returns at enqueue */
 	CORR_CALL_COUNT_TOTAL  = 1 << 5,
 	CORR_CALL_LIB_SEQ      = 1 << 6, /* seq is the library's own number (Gloo's tag + 1) */
+	CORR_CALL_PLUGIN       = 1 << 7, /* timed by the NCCL profiler plugin (corr_plugin.h) */
+};
+
+/* What the NCCL profiler plugin contributed (corr_plugin.h). */
+struct corr_plugin_sum {
+	uint64_t calls;             /* plugin-timed Coll/P2p records */
+	uint64_t gpu_timed;         /* by kernel-channel GPU timestamps */
+	uint64_t proxy_timed;       /* by proxy progress */
+	uint64_t host_timed;        /* neither (no child event seen) */
+	uint64_t proxy_ops;         /* proxy-op records (one channel, one peer) */
+	uint64_t proxy_bytes;
+	uint64_t dropped_enqueue;   /* host-side NCCL calls replaced by plugin records */
 };
 
 struct corr_call {
@@ -375,6 +387,7 @@ struct corr {
 	bool show_probes;           /* probe sections apply (mode != inferred, records exist) */
 	bool inferred_on;           /* inferred phases were computed */
 	bool enqueue_only;          /* some traced call is ENQUEUE_ONLY (NCCL) */
+	struct corr_plugin_sum plugin; /* the NCCL profiler plugin's records */
 	size_t seq_shifted;         /* (communicator, process) pairs whose seq was shifted into step
 				     * with the others' (a job attached mid-run; seq_align.h) */
 	uint64_t infer_gap_ns;      /* the gap actually used */

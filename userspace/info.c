@@ -413,7 +413,7 @@ static bool unknown_source_seen_before(const struct info *in, size_t idx)
 	return false;
 }
 
-/* "collective, non-blocking, enqueue only, completion, marker" or "-" */
+/* "collective, non-blocking, enqueue only, completion, marker, nccl plugin" or "-" */
 static const char *slot_flags_str(uint32_t flags, char *buf, size_t len)
 {
 	static const struct { uint32_t bit; const char *name; } f[] = {
@@ -424,6 +424,7 @@ static const char *slot_flags_str(uint32_t flags, char *buf, size_t len)
 		{ FT_SLOT_MARKER, "marker" },
 		{ FT_SLOT_COMM_POINTER, "comm pointer" },
 		{ FT_SLOT_COMM_HANDLE, "comm handle" },
+		{ FT_SLOT_PLUGIN, "nccl plugin" },
 	};
 	size_t k = 0;
 
@@ -697,6 +698,7 @@ static void print_json(const struct info *in, bool pretty)
 		json_kv_bool(&j, "enqueue_only", (p->flags & FT_SLOT_ENQUEUE_ONLY) != 0);
 		json_kv_bool(&j, "completion", (p->flags & FT_SLOT_COMPLETION) != 0);
 		json_kv_bool(&j, "marker", (p->flags & FT_SLOT_MARKER) != 0);
+		json_kv_bool(&j, "plugin", (p->flags & FT_SLOT_PLUGIN) != 0);
 		json_object_end(&j);
 	}
 	json_array_end(&j);

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "capture.h"
+#include "corr_plugin.h"
 #include "commands.h"
 #include "json.h"
 #include "model.h"
@@ -193,15 +194,10 @@ static uint64_t skipped_of(const struct model *m, uint32_t probe)
 /* ---- text ---- */
 
 /* NCCL calls were traced (not merely attached: system-wide every libnccl is). */
+/* Processes timed by the NCCL profiler plugin are not (corr_plugin.h). */
 static bool any_enqueue_only(const struct model *m)
 {
-	for (size_t i = 0; i < m->nphases; i++) {
-		const struct model_slot *s = model__slot(m, m->phases[i].slot);
-
-		if (s && (s->flags & FT_SLOT_ENQUEUE_ONLY))
-			return true;
-	}
-	return false;
+	return corr_plugin__enqueue_uncovered(m);
 }
 
 static void text_header(FILE *f, const struct model *m, const struct report_opts *o)
@@ -930,6 +926,13 @@ static void text_phases(FILE *f, const struct model *m, const struct corr *c, co
 				c->seq_shifted);
 		if (c->enqueue_only)
 			fprintf(f, "!! %s\n", ENQUEUE_NOTE);
+		if (c->plugin.calls)
+			fprintf(f, "  NCCL profiler plugin: %" PRIu64 " calls timed as NCCL ran them (%" PRIu64
+				" by kernel-channel GPU timer, %" PRIu64 " by proxy progress, %" PRIu64
+				" host-side only), %" PRIu64 " proxy operations (%" PRIu64 " bytes); %" PRIu64
+				" enqueue-time NCCL calls replaced\n",
+				c->plugin.calls, c->plugin.gpu_timed, c->plugin.proxy_timed, c->plugin.host_timed,
+				c->plugin.proxy_ops, c->plugin.proxy_bytes, c->plugin.dropped_enqueue);
 		text_collectives(f, c);
 		text_ranks(f, c);
 		text_steps(f, m, c);
@@ -1504,6 +1507,16 @@ static void j_phases_head(struct json *j, const struct model *m, const struct co
 	json_kv_u64(j, "seq_shifted", c->seq_shifted);
 	json_kv_bool(j, "enqueue_only", c->enqueue_only);
 	json_kv_string(j, "enqueue_only_note", c->enqueue_only ? ENQUEUE_NOTE : "");
+	json_key(j, "nccl_plugin");
+	json_object_begin(j);
+	json_kv_u64(j, "calls", c->plugin.calls);
+	json_kv_u64(j, "gpu_timed", c->plugin.gpu_timed);
+	json_kv_u64(j, "proxy_timed", c->plugin.proxy_timed);
+	json_kv_u64(j, "host_timed", c->plugin.host_timed);
+	json_kv_u64(j, "proxy_ops", c->plugin.proxy_ops);
+	json_kv_u64(j, "proxy_bytes", c->plugin.proxy_bytes);
+	json_kv_u64(j, "dropped_enqueue", c->plugin.dropped_enqueue);
+	json_object_end(j);
 	json_key(j, "thresholds");
 	json_object_begin(j);
 	json_kv_u64(j, "queue_delay_ns", c->opts.th.queue_delay_ns);
@@ -1529,6 +1542,7 @@ static void j_phases_head(struct json *j, const struct model *m, const struct co
 		json_kv_bool(j, "enqueue_only", (sl->flags & FT_SLOT_ENQUEUE_ONLY) != 0);
 		json_kv_bool(j, "completion", (sl->flags & FT_SLOT_COMPLETION) != 0);
 		json_kv_bool(j, "marker", (sl->flags & FT_SLOT_MARKER) != 0);
+		json_kv_bool(j, "plugin", (sl->flags & FT_SLOT_PLUGIN) != 0);
 		json_object_end(j);
 	}
 	json_array_end(j);

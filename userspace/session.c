@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -765,10 +766,44 @@ static int write_preamble(struct session *s)
 	return describe_all(s, FT_STATS_START);
 }
 
+/*
+ * fabtrace's NCCL profiler plugin (probes/nccl_profiler): next to this binary
+ * in the build tree, else in ../lib/fabtrace/ (make install).  "" if neither.
+ */
+static void nccl_plugin_path(char *out, size_t len)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	static const char *const rel[] = { "libnccl-profiler-fabtrace.so",
+					   "../lib/fabtrace/libnccl-profiler-fabtrace.so" };
+
+	out[0] = 0;
+	if (n <= 0)
+		return;
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char cand[PATH_MAX + 64];
+
+		snprintf(cand, sizeof(cand), "%s/%s", exe, rel[i]);
+		if (access(cand, R_OK) == 0 && realpath(cand, exe)) {
+			snprintf(out, len, "%s", exe);
+			return;
+		}
+	}
+}
+
 /* Fork COMMAND now, held on a pipe until tracing runs. */
 static int spawn_command(struct session *s)
 {
+	char plugin[PATH_MAX];
 	int pfd[2];
+
+	/* NCCL in the command loads our profiler plugin, unless the user named one */
+	nccl_plugin_path(plugin, sizeof(plugin));
 
 	if (pipe2(pfd, O_CLOEXEC))
 		return -errno;
@@ -782,6 +817,8 @@ static int spawn_command(struct session *s)
 		close(pfd[1]);
 		if (read(pfd[0], &c, 1) != 1)
 			_exit(126); /* tracing failed before it started */
+		if (plugin[0])
+			setenv("NCCL_PROFILER_PLUGIN", plugin, 0);
 		execvp(s->o->cmd[0], s->o->cmd);
 		fprintf(stderr, "fabtrace: %s: cannot run '%s': %s; check the command and PATH\n",
 			s->o->cmd_name, s->o->cmd[0], strerror(errno));

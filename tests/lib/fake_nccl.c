@@ -148,6 +148,24 @@ FAKE_API(ncclResult_t, ncclCommInitRank, ncclComm_t *comm, int nranks, ncclUniqu
 	return ncclSuccess;
 }
 
+/* the config is not looked at (PyTorch passes one) */
+FAKE_API(ncclResult_t, ncclCommInitRankConfig, ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank,
+	 ncclConfig_t *config)
+{
+	(void)config;
+	return ncclCommInitRank(comm, nranks, commId, rank);
+}
+
+FAKE_API(ncclResult_t, ncclCommFinalize, ncclComm_t comm)
+{
+	return comm_ok(comm) ? ncclSuccess : ncclInvalidArgument;
+}
+
+FAKE_API(ncclResult_t, ncclCommAbort, ncclComm_t comm)
+{
+	return ncclCommDestroy(comm);
+}
+
 FAKE_API(ncclResult_t, ncclCommDestroy, ncclComm_t comm)
 {
 	if (!comm)
@@ -233,6 +251,27 @@ FAKE_API(ncclResult_t, ncclReduceScatter, const void *sendbuff, void *recvbuff, 
 	if ((unsigned)op > ncclAvg)
 		return ncclInvalidArgument;
 	return launch(comm, sendbuff, recvbuff, recvcount, datatype, -1);
+}
+
+FAKE_API(ncclResult_t, ncclAlltoAll, const void *sendbuff, void *recvbuff, size_t count,
+	 ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+{
+	(void)stream;
+	return launch(comm, sendbuff, recvbuff, count, datatype, -1);
+}
+
+FAKE_API(ncclResult_t, ncclGather, const void *sendbuff, void *recvbuff, size_t sendcount,
+	 ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+	(void)stream;
+	return launch(comm, sendbuff, recvbuff ? recvbuff : sendbuff, sendcount, datatype, root);
+}
+
+FAKE_API(ncclResult_t, ncclScatter, const void *sendbuff, void *recvbuff, size_t recvcount,
+	 ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+{
+	(void)stream;
+	return launch(comm, sendbuff ? sendbuff : recvbuff, recvbuff, recvcount, datatype, root);
 }
 
 FAKE_API(ncclResult_t, ncclSend, const void *sendbuff, size_t count, ncclDataType_t datatype, int peer,

@@ -45,9 +45,12 @@ static void test_entries_sane(void **state)
 			assert_true(f->req.pos1 != 0);
 		if (f->kind == PH_K_COMPLETION)
 			assert_true(f->reqs.pos1 != 0 && (f->slot_flags & FT_SLOT_COMPLETION));
-		/* NCCL returns at enqueue: every NCCL slot says so */
+		/* NCCL returns at enqueue: every NCCL slot says so, except the profiler
+		 * plugin's, which carry the times NCCL ran the collective */
 		if (f->lib == FT_LIB_NCCL)
-			assert_true(f->slot_flags & FT_SLOT_ENQUEUE_ONLY);
+			assert_true(!(f->slot_flags & FT_SLOT_ENQUEUE_ONLY) == !!(f->slot_flags & FT_SLOT_PLUGIN));
+		if (f->kind == PH_K_PLUGIN)
+			assert_true(f->lib == FT_LIB_NCCL && (f->slot_flags & FT_SLOT_PLUGIN));
 		if (f->prefix)
 			assert_int_equal(f->lib, FT_LIB_GLOO);
 		if (f->kind == PH_K_MARK)
@@ -70,6 +73,11 @@ static void test_required_functions(void **state)
 	static const char *const nccl[] = {
 		"ncclAllReduce", "ncclReduceScatter", "ncclAllGather", "ncclBroadcast", "ncclReduce",
 		"ncclSend", "ncclRecv", "ncclGroupStart", "ncclGroupEnd", "ncclCommInitRank",
+		"ncclCommInitRankConfig", "ncclCommInitRankScalable", "ncclCommSplit", "ncclCommShrink",
+		"ncclCommInitAll", "ncclCommDestroy", "ncclCommAbort", "ncclCommFinalize", "ncclAlltoAll",
+		"ncclGather", "ncclScatter",
+		/* the profiler plugin's functions */
+		"fabtrace_nccl_comm", "fabtrace_nccl_allreduce", "fabtrace_nccl_send", "fabtrace_nccl_proxy_op",
 	};
 	static const char *const other[] = {
 		"gloo::allreduce(", "gloo::allgather(", "gloo::allgatherv(", "gloo::broadcast(",

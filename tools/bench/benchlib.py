@@ -679,6 +679,27 @@ def render_report(rows, meta):
     return "\n".join(out)
 
 
+# ---------------------------------------------------------------- 6. NCCL profiler plugin
+
+def render_ncclplugin(rows, meta):
+    out = []
+    nrep = len({r["rep"] for r in rows})
+    colls = rows[0]["colls"] if rows else 0
+    out.append(f"{nrep} repetitions of {colls:,} all-reduces per ABI version; median (min–max) ns per plugin "
+               "event (Coll, KernelCh, ProxyOp, ProxyStep), one thread, no traffic.  *untraced*: the plugin's "
+               "bookkeeping and its empty functions; *under record*: also a uprobe and a record per completed "
+               "call and proxy op.\n")
+    out.append("| ABI | events per all-reduce | untraced ns/event | under `record` ns/event | record's share |")
+    out.append("|---|---|---|---|---|")
+    for v in sorted({r["abi"] for r in rows}):
+        u = [r["ns_per_event"] for r in rows if r["abi"] == v and not r["traced"]]
+        t = [r["ns_per_event"] for r in rows if r["abi"] == v and r["traced"]]
+        ev = next(r["events_per_coll"] for r in rows if r["abi"] == v)
+        share = fmt(med(t) - med(u), 0) if u and t else "–"
+        out.append(f"| v{v} | {ev} | {fmt_range(u, 0)} | {fmt_range(t, 0)} | {share} |")
+    return "\n".join(out)
+
+
 # ---------------------------------------------------------------- the run
 
 def render_machine(rows, meta):
@@ -701,7 +722,7 @@ def render_machine(rows, meta):
 
 # ---------------------------------------------------------------- rendering
 
-RENDER = {"throughput": render_throughput, "hooks": render_hooks, "ringbuf": render_ringbuf, "footprint": render_footprint, "report": render_report, "machine": render_machine}
+RENDER = {"throughput": render_throughput, "hooks": render_hooks, "ringbuf": render_ringbuf, "footprint": render_footprint, "report": render_report, "ncclplugin": render_ncclplugin, "machine": render_machine}
 
 
 def cmd_render(a):

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The library a process really loads (issue 15, item 5).  A pip wheel's
+# libnccl.so.2 lives in site-packages/nvidia/nccl/lib and is dlopen()ed by
+# path, while the loader cache may name another libnccl.so.2 (this machine
+# has one under /usr/local/cuda-*/lib).  A stand-in libnccl.so.2 is put into
+# a fake site-packages and dlopen()ed 300 ms after the start by
+# tools/nccl_dlopen: record must attach to that copy (the calls it makes are
+# recorded, from slots on that file, with the rank from
+# ncclCommInitRankConfig), not only to the loader cache's.  Then the same
+# NCCL functions inside a library named libtorch_cuda.so (NCCL linked
+# statically into a framework): found by their symbols, not by the name.
+source "$(dirname "$0")/lib.sh"
+need_root
+need_cmd python3
+DL=$ROOT/$BUILD/tools/nccl_dlopen
+[[ -x $DL && -f $ROOT/$BUILD/tests/lib/libtorch_cuda.so ]] || { echo "FAIL: nccl_dlopen or libtorch_cuda.so not built"; exit 1; }
+SP=$TMPD/venv/lib/python3/site-packages
+mkdir -p "$SP/nvidia/nccl/lib" "$SP/torch/lib"
+cp "$ROOT/$BUILD/tests/lib/libnccl.so.2" "$SP/nvidia/nccl/lib/libnccl.so.2"
+cp "$ROOT/$BUILD/tests/lib/libtorch_cuda.so" "$SP/torch/lib/libtorch_cuda.so"
+ITERS=12
+
+for lib in "$SP/nvidia/nccl/lib/libnccl.so.2" "$SP/torch/lib/libtorch_cuda.so"; do
+	name=$(basename "$lib")
+	"$FT" record -q -o "$TMPD/$name.ftr" -- "$DL" --delay-ms 300 --iters $ITERS "$lib" \
+		>"$TMPD/$name.wl" 2>"$TMPD/$name.err"
+	check "record -- nccl_dlopen $name exits 0 ($(tail -n1 "$TMPD/$name.err"))" test $? = 0
+	"$FT" report --json "$TMPD/$name.ftr" >"$TMPD/$name.json" || bad "report --json ($name)"
+	python3 - "$TMPD/$name.json" "$TMPD/$name.wl" "$(readlink -f "$lib")" "$ITERS" <<'PY' || bad "$name checks (see above)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+w = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
+lib, iters = sys.argv[3], int(sys.argv[4])
+fail = 0
+def check(cond, what):
+    global fail
+    print(("ok   " if cond else "FAIL ") + what)
+    fail += not cond
+check(w["loaded"] == lib, f"the program loaded {w['loaded']}")
+slots = j["phases"]["slots"]
+mine = {s["symbol"] for s in slots if s["lib"] == lib}
+want = {"ncclAllReduce", "ncclAlltoAll", "ncclGather", "ncclScatter", "ncclCommInitRankConfig",
+        "ncclCommFinalize", "ncclCommDestroy"}
+check(want <= mine, f"probes on the loaded copy {lib}: missing {sorted(want - mine)}")
+others = sorted({s["lib"] for s in slots if s["lib"] != lib and s["lib_kind"] == "NCCL"})
+print(f"     other NCCL libraries attached (not mapped by the program): {others}")
+ranks = j["ranks"]
+check(len(ranks) == 1 and ranks[0]["rank"] == 0, "rank 0 from ncclCommInitRankConfig: " + str([r["rank"] for r in ranks]))
+ops = {o["op"]: o["calls"] for r in ranks for o in r["ops"]}
+for op in ("allreduce", "alltoall", "gather", "scatter"):
+    check(ops.get(op) == iters, f"{op}: {ops.get(op)} calls recorded, the program made {iters}")
+sys.exit(1 if fail else 0)
+PY
+done
+finish
