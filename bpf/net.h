@@ -39,8 +39,46 @@ struct qdisc_acc {
 	__u32 enq_pkts;
 	__u32 drops;
 	__u32 parent;
-	__u32 pad;
+	__u32 handle;   /* the qdisc of a slot_qdisc entry (0: entry unused) */
 	char  kind[16];
+};
+
+/*
+ * The chosen interfaces (-i), found without a hash-map helper call: an
+ * array of buckets, FT_IF_WAYS entries each, indexed by ft_if_bucket().
+ * An entry's slot indexes the per-CPU arrays slot_bins (slot * 2 + dir) and
+ * slot_qdisc (slot * FT_QDISC_WAYS + way), so a chosen interface's packets
+ * touch array maps only, whose lookups the verifier inlines.
+ */
+#define FT_IF_BUCKETS 256
+#define FT_IF_WAYS    4
+#define FT_IF_SLOTS   256   /* chosen interfaces at most */
+#define FT_QDISC_WAYS 4     /* root qdiscs per chosen interface in slot_qdisc */
+
+struct if_way {
+	__u32 netns;        /* 0: unused */
+	__u32 ifindex;
+	__u32 slot;
+	__u32 pad;
+};
+
+struct if_bucket {
+	struct if_way w[FT_IF_WAYS];
+};
+
+static inline __u32 ft_if_bucket(__u32 netns, __u32 ifindex)
+{
+	return ((netns * 2654435761u) ^ (ifindex * 40503u)) % FT_IF_BUCKETS;
+}
+
+/* One skb per qdisc whose sojourn is being measured (sampled sojourn). */
+#define FT_SOJ_TRACK 1024
+struct soj_track {
+	__u64 q;            /* the qdisc */
+	__u64 skb;          /* 0: none in flight */
+	__u64 ts;           /* its enqueue time */
+	__u32 len;
+	__u32 pad;
 };
 
 /* CE-marked packets of one flow (key: struct ft_flow as in the packet), per CPU. */

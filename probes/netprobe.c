@@ -57,6 +57,8 @@ struct netprobe {
 	netprobe_sample_fn fn;
 	void *ctx;
 	int ncpus;
+	uint32_t (*slots)[2];              /* (netns, ifindex) of each slot (-i), for the flush */
+	int n_slots;
 	int cb_err;
 	/* coverage: tracepoint hits (perf) against program runs (`runs` maps) */
 	struct tp_counter hits[FT_PROBE_MAX];
@@ -231,18 +233,41 @@ static void set_filters(struct obj *ob, const struct netprobe_opts *o)
 	}
 }
 
-static int fill_iface_filter(struct obj *ob, const struct netprobe_opts *o)
+int netprobe__fill_iftab(int fd, const uint32_t (*ifaces)[2], int n, char *err, size_t errlen)
 {
-	int fd = bpf_map__fd(obj_map(ob, "targ_ifaces"));
-	__u8 one = 1;
+	struct if_bucket *tab = calloc(FT_IF_BUCKETS, sizeof(*tab));
+	int ret = 0;
 
-	for (int i = 0; i < o->n_ifaces; i++) {
-		struct { __u32 netns, ifindex; } k = { o->ifaces[i][0], o->ifaces[i][1] };
-
-		if (bpf_map_update_elem(fd, &k, &one, BPF_ANY))
-			return -errno;
+	if (!tab)
+		return -ENOMEM;
+	if (n > FT_IF_SLOTS) {
+		snprintf(err, errlen, "%d interfaces chosen; at most %d can be traced one by one "
+			 "(trace all with no -i)", n, FT_IF_SLOTS);
+		ret = -E2BIG;
 	}
-	return 0;
+	for (int i = 0; i < n && !ret; i++) {
+		struct if_bucket *b = &tab[ft_if_bucket(ifaces[i][0], ifaces[i][1])];
+		int w = 0;
+
+		while (w < FT_IF_WAYS && b->w[w].netns &&
+		       !(b->w[w].netns == ifaces[i][0] && b->w[w].ifindex == ifaces[i][1]))
+			w++;
+		if (w == FT_IF_WAYS) {
+			snprintf(err, errlen, "interface filter: more than %d of the chosen interfaces "
+				 "share a table bucket; choose fewer (or none: all interfaces)", FT_IF_WAYS);
+			ret = -E2BIG;
+		} else if (!b->w[w].netns) {
+			b->w[w] = (struct if_way){ .netns = ifaces[i][0], .ifindex = ifaces[i][1],
+						   .slot = (__u32)i };
+		}
+	}
+	for (__u32 k = 0; k < FT_IF_BUCKETS && !ret; k++)
+		if (bpf_map_update_elem(fd, &k, &tab[k], BPF_ANY)) {
+			ret = -errno;
+			snprintf(err, errlen, "interface filter map: %s", strerror(-ret));
+		}
+	free(tab);
+	return ret;
 }
 
 /* Load the objects the chosen variants need, then attach them all. */
@@ -282,11 +307,10 @@ static int load_attach(struct netprobe *p, const struct netprobe_opts *o, char *
 				 bpflog__sep(), bpflog__last());
 			break;
 		}
-		ret = fill_iface_filter(&obs[id], o);
-		if (ret) {
-			snprintf(err, errlen, "interface filter map: %s", strerror(-ret));
+		ret = netprobe__fill_iftab(bpf_map__fd(obj_map(&obs[id], "targ_iftab")), o->ifaces,
+					   o->n_ifaces, err, errlen);
+		if (ret)
 			break;
-		}
 		fd = bpf_map__fd(obj_map(&obs[id], "events"));
 		if (!p->rb) {
 			p->rb = ring_buffer__new(fd, on_sample, p, NULL);
@@ -436,8 +460,18 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 	p->fn = fn;
 	p->ctx = ctx;
 	p->ncpus = libbpf_num_possible_cpus();
+	if (o->n_ifaces > 0) {
+		p->slots = calloc((size_t)o->n_ifaces, sizeof(*p->slots));
+		if (!p->slots) {
+			free(p);
+			return -ENOMEM;
+		}
+		memcpy(p->slots, o->ifaces, (size_t)o->n_ifaces * sizeof(*p->slots));
+		p->n_slots = o->n_ifaces;
+	}
 	if (p->ncpus <= 0) {
 		snprintf(err, errlen, "cannot count possible CPUs");
+		free(p->slots);
 		free(p);
 		return -EINVAL;
 	}
@@ -562,28 +596,74 @@ static int flush_iface(struct netprobe *p, const void *key, const void *vals, vo
 	return 0;
 }
 
+static int flush_qdisc_one(struct netprobe *p, const struct qdisc_key *k, const struct qdisc_acc *a,
+			   int c)
+{
+	struct ft_qdisc_bin r = {
+		.hdr = { FT_REC_QDISC_BIN, sizeof(r), (__u32)c },
+		.start_ns = a->start_ns, .max_backlog = a->max_backlog,
+		.enq_bytes = a->enq_bytes, .sojourn_sum_ns = a->sojourn_sum_ns,
+		.sojourn_max_ns = a->sojourn_max_ns, .sojourn_cnt = a->sojourn_cnt,
+		.max_qlen = a->max_qlen, .enq_pkts = a->enq_pkts, .drops = a->drops,
+		.netns = k->netns, .ifindex = k->ifindex, .handle = k->handle,
+		.parent = a->parent,
+	};
+
+	memcpy(r.kind, a->kind, sizeof(r.kind));
+	if ((a->enq_pkts || a->sojourn_cnt) && p->fn(p->ctx, &r.hdr) < 0)
+		return -EIO;
+	return 0;
+}
+
 static int flush_qdisc(struct netprobe *p, const void *key, const void *vals, void *arg)
 {
-	const struct qdisc_key *k = key;
-
 	(void)arg;
-	for (int c = 0; c < p->ncpus; c++) {
-		const struct qdisc_acc *a = (const struct qdisc_acc *)((const char *)vals + c * sizeof(*a));
-		struct ft_qdisc_bin r = {
-			.hdr = { FT_REC_QDISC_BIN, sizeof(r), (__u32)c },
-			.start_ns = a->start_ns, .max_backlog = a->max_backlog,
-			.enq_bytes = a->enq_bytes, .sojourn_sum_ns = a->sojourn_sum_ns,
-			.sojourn_max_ns = a->sojourn_max_ns, .sojourn_cnt = a->sojourn_cnt,
-			.max_qlen = a->max_qlen, .enq_pkts = a->enq_pkts, .drops = a->drops,
-			.netns = k->netns, .ifindex = k->ifindex, .handle = k->handle,
-			.parent = a->parent,
-		};
-
-		memcpy(r.kind, a->kind, sizeof(r.kind));
-		if ((a->enq_pkts || a->sojourn_cnt) && p->fn(p->ctx, &r.hdr) < 0)
+	for (int c = 0; c < p->ncpus; c++)
+		if (flush_qdisc_one(p, key, (const struct qdisc_acc *)((const char *)vals +
+								     c * sizeof(struct qdisc_acc)), c))
 			return -EIO;
-	}
 	return 0;
+}
+
+/* The open bins of the chosen interfaces (slot_bins, slot_qdisc). */
+static int flush_slots(struct netprobe *p)
+{
+	size_t vsz = sizeof(struct qdisc_acc) > sizeof(struct bin_acc) ? sizeof(struct qdisc_acc)
+									: sizeof(struct bin_acc);
+	void *vals = calloc((size_t)p->ncpus, vsz);
+	int ret = 0;
+
+	if (!vals)
+		return -ENOMEM;
+	for (int s = 0; s < p->n_slots && !ret; s++) {
+		struct bin_key bk = { .netns = p->slots[s][0], .ifindex = p->slots[s][1] };
+
+		for (__u32 dir = 0; dir < 2 && !ret; dir++) {
+			__u32 idx = (__u32)s * 2 + dir;
+
+			bk.dir = dir;
+			if (bpf_map_lookup_elem(bpf_map__fd(p->net->maps.slot_bins), &idx, vals) == 0)
+				ret = flush_iface(p, &bk, vals, NULL);
+		}
+		for (__u32 w = 0; w < FT_QDISC_WAYS && !ret; w++) {
+			__u32 idx = (__u32)s * FT_QDISC_WAYS + w;
+
+			if (bpf_map_lookup_elem(bpf_map__fd(p->net->maps.slot_qdisc), &idx, vals))
+				continue;
+			/* each CPU's entry names its own qdisc (ways are claimed per CPU) */
+			for (int c = 0; c < p->ncpus && !ret; c++) {
+				const struct qdisc_acc *a = (const struct qdisc_acc *)((const char *)vals +
+										       c * sizeof(*a));
+				struct qdisc_key qk = { .netns = bk.netns, .ifindex = bk.ifindex,
+							.handle = a->handle };
+
+				if (a->kind[0])
+					ret = flush_qdisc_one(p, &qk, a, c);
+			}
+		}
+	}
+	free(vals);
+	return ret;
 }
 
 int netprobe__flush_bins(struct netprobe *p)
@@ -599,6 +679,8 @@ int netprobe__flush_bins(struct netprobe *p)
 	if (!ret)
 		ret = percpu_walk(bpf_map__fd(p->net->maps.qdisc_bins), sizeof(struct qdisc_key),
 				  sizeof(struct qdisc_acc), p->ncpus, flush_qdisc, p, NULL);
+	if (!ret)
+		ret = flush_slots(p);
 	return ret;
 }
 
@@ -665,5 +747,6 @@ void netprobe__close(struct netprobe *p)
 	if (!p)
 		return;
 	unload(p);
+	free(p->slots);
 	free(p);
 }

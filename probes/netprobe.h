@@ -45,6 +45,13 @@ struct netprobe;
 
 typedef int (*netprobe_sample_fn)(void *ctx, const struct ft_rec_hdr *rec);
 
+/*
+ * Fill a loaded object's targ_iftab (bpf/net.h) with the chosen interfaces,
+ * interface i in slot i.  0, or -E2BIG when more interfaces share a bucket
+ * than it has ways (or more than FT_IF_SLOTS), with err set; -errno.
+ */
+int netprobe__fill_iftab(int fd, const uint32_t (*ifaces)[2], int n, char *err, size_t errlen);
+
 /* Probe features, load the chosen variants and attach them.  0 or -errno with err set. */
 int netprobe__open(struct netprobe **p, const struct netprobe_opts *o,
 		   netprobe_sample_fn fn, void *ctx, char *err, size_t errlen);
