@@ -117,6 +117,31 @@ static __always_inline void rec_submit(void *r)
 	bpf_ringbuf_submit(r, flags);
 }
 
+/* Copy a record of `size` bytes (<= max) from `buf` into the ring, with the
+ * wake-up rule of rec_submit(); false when the ring is full. */
+static __always_inline bool rec_output(void *buf, __u64 size)
+{
+	__u64 flags = 0;
+
+	if (targ_wake_bytes) {
+		__u64 after = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) + ((size + 8 + 7) & ~7ULL);
+
+		flags = (after - ((size + 8 + 7) & ~7ULL)) / targ_wake_bytes != after / targ_wake_bytes
+				? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	}
+	return bpf_ringbuf_output(&events, buf, size, flags) == 0;
+}
+
+/* Add n to this CPU's lost count. */
+static __always_inline void count_lost_n(__u64 n)
+{
+	__u32 k = 0;
+	__u64 *v = bpf_map_lookup_elem(&lost, &k);
+
+	if (v)
+		*v += n;
+}
+
 /* Commit a record the recorder must act on at once (an exec: it attaches the
  * new program's libraries before that gets far); rare, so always woken. */
 static __always_inline void rec_submit_now(void *r)

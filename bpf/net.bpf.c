@@ -74,13 +74,40 @@ struct {
 	__type(value, struct ce_val);
 } ce_flows SEC(".maps");
 
-static __always_inline void emit_iface_bin(__u32 netns, __u32 ifindex, __u32 dir,
-					   const struct bin_acc *a)
-{
-	struct ft_iface_bin *r = rec_reserve(FT_REC_IFACE_BIN, sizeof(*r));
+/* Closed bins waiting to leave in a batch (struct iface_stage in net.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2); /* FT_STAGE_TX, FT_STAGE_RX */
+	__type(key, __u32);
+	__type(value, struct iface_stage);
+} iface_stage SEC(".maps");
 
-	if (!r)
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2); /* FT_STAGE_ENQ - 2, FT_STAGE_DEQ - 2 */
+	__type(key, __u32);
+	__type(value, struct qdisc_stage);
+} qdisc_stage SEC(".maps");
+
+static __always_inline void emit_iface_bin(__u32 netns, __u32 ifindex, __u32 dir,
+					   const struct bin_acc *a, __u64 now)
+{
+	__u32 k = dir;
+	struct iface_stage *st = bpf_map_lookup_elem(&iface_stage, &k);
+	struct ft_iface_bin *r;
+	__u32 n;
+
+	if (!st)
 		return;
+	n = st->n;
+	if (n >= FT_BATCH) /* cannot happen: written out when full */
+		n = st->n = 0;
+	if (!n)
+		st->first_ns = now;
+	r = &st->b[n];
+	r->hdr.type = FT_REC_IFACE_BIN;
+	r->hdr.size = sizeof(*r);
+	r->hdr.cpu = bpf_get_smp_processor_id();
 	r->start_ns = a->start_ns;
 	r->bytes = a->bytes;
 	r->pkts = a->pkts;
@@ -89,7 +116,16 @@ static __always_inline void emit_iface_bin(__u32 netns, __u32 ifindex, __u32 dir
 	r->ifindex = ifindex;
 	r->dir = dir;
 	__builtin_memset(r->pad, 0, sizeof(r->pad));
-	rec_submit(r);
+	st->n = ++n;
+	if (n == FT_BATCH || now - st->first_ns > FT_STAGE_MAX_NS) {
+		st->hdr.type = FT_REC_BATCH;
+		st->hdr.size = sizeof(st->hdr) + n * sizeof(*r);
+		st->hdr.cpu = r->hdr.cpu;
+		/* the whole stage, a constant size; hdr.size says how much of it counts */
+		if (!rec_output(st, sizeof(st->hdr) + sizeof(st->b)))
+			count_lost_n(n);
+		st->n = 0;
+	}
 }
 
 /* The open bin of (interface, direction) on this CPU; NULL when the map is full. */
@@ -126,7 +162,7 @@ static __always_inline void bin_add(__u32 slot1, __u32 netns, __u32 ifindex, __u
 	}
 	if (a->start_ns != start) {
 		if (a->pkts)
-			emit_iface_bin(netns, ifindex, dir, a);
+			emit_iface_bin(netns, ifindex, dir, a, now);
 		a->start_ns = start;
 		a->bytes = 0;
 		a->pkts = 0;
@@ -284,13 +320,24 @@ int BPF_PROG(iface_rx_raw, struct sk_buff *skb)
 
 /* ---- qdiscs ---- */
 
-static __always_inline void emit_qdisc_bin(__u32 netns, __u32 ifindex, __u32 handle,
-					   const struct qdisc_acc *a)
+static __always_inline void emit_qdisc_bin(__u32 stage, __u32 netns, __u32 ifindex, __u32 handle,
+					   const struct qdisc_acc *a, __u64 now)
 {
-	struct ft_qdisc_bin *r = rec_reserve(FT_REC_QDISC_BIN, sizeof(*r));
+	struct qdisc_stage *st = bpf_map_lookup_elem(&qdisc_stage, &stage);
+	struct ft_qdisc_bin *r;
+	__u32 n;
 
-	if (!r)
+	if (!st)
 		return;
+	n = st->n;
+	if (n >= FT_BATCH)
+		n = st->n = 0;
+	if (!n)
+		st->first_ns = now;
+	r = &st->b[n];
+	r->hdr.type = FT_REC_QDISC_BIN;
+	r->hdr.size = sizeof(*r);
+	r->hdr.cpu = bpf_get_smp_processor_id();
 	r->start_ns = a->start_ns;
 	r->max_backlog = a->max_backlog;
 	r->enq_bytes = a->enq_bytes;
@@ -305,7 +352,16 @@ static __always_inline void emit_qdisc_bin(__u32 netns, __u32 ifindex, __u32 han
 	r->handle = handle;
 	r->parent = a->parent;
 	__builtin_memcpy(r->kind, a->kind, sizeof(r->kind));
-	rec_submit(r);
+	st->n = ++n;
+	if (n == FT_BATCH || now - st->first_ns > FT_STAGE_MAX_NS) {
+		st->hdr.type = FT_REC_BATCH;
+		st->hdr.size = sizeof(st->hdr) + n * sizeof(*r);
+		st->hdr.cpu = r->hdr.cpu;
+		/* the whole stage, a constant size; hdr.size says how much of it counts */
+		if (!rec_output(st, sizeof(st->hdr) + sizeof(st->b)))
+			count_lost_n(n);
+		st->n = 0;
+	}
 }
 
 /* The qdisc's open bin on this CPU: a way of the interface's slot, else the hash. */
@@ -348,7 +404,7 @@ static __always_inline struct qdisc_acc *qdisc_get(__u32 slot1, __u32 netns, __u
 /* The qdisc's bin for now, rolling the previous one out if it closed; *tidx:
  * the qdisc's soj_track entry (from its identity: the verifier allows no
  * arithmetic on a typed pointer, so not from its address). */
-static __always_inline struct qdisc_acc *qdisc_bin(bool btf, struct Qdisc *q,
+static __always_inline struct qdisc_acc *qdisc_bin(bool btf, __u32 stage, struct Qdisc *q,
 						   const struct netdev_queue *txq, __u64 now,
 						   __u32 *tidx)
 {
@@ -374,7 +430,7 @@ static __always_inline struct qdisc_acc *qdisc_bin(bool btf, struct Qdisc *q,
 	}
 	if (a->start_ns != start) {
 		if (a->enq_pkts || a->sojourn_cnt)
-			emit_qdisc_bin(netns, ifindex, handle, a);
+			emit_qdisc_bin(stage, netns, ifindex, handle, a, now);
 		a->start_ns = start;
 		a->max_backlog = 0;
 		a->enq_bytes = 0;
@@ -407,7 +463,7 @@ static __always_inline void handle_enqueue(bool btf, struct Qdisc *q, const stru
 
 	count_run(FT_PROBE_QDISC_ENQ); /* first: every invocation counts, filtered or not */
 	now = bpf_ktime_get_ns();
-	a = qdisc_bin(btf, q, txq, now, &tidx);
+	a = qdisc_bin(btf, FT_STAGE_ENQ - 2, q, txq, now, &tidx);
 	if (!a)
 		return;
 	qlen = KREAD(btf, q, q.qlen);
@@ -489,7 +545,7 @@ static __always_inline void handle_dequeue(bool btf, struct Qdisc *q, const stru
 	if (!skb)
 		return;
 	now = bpf_ktime_get_ns();
-	a = qdisc_bin(btf, q, txq, now, &tidx);
+	a = qdisc_bin(btf, FT_STAGE_DEQ - 2, q, txq, now, &tidx);
 	if (!a)
 		return;
 	t = bpf_map_lookup_elem(&soj_track, &tidx);

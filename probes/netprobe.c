@@ -64,6 +64,7 @@ struct netprobe {
 	struct tp_counter hits[FT_PROBE_MAX];
 	bool cov_attached[FT_PROBE_MAX];   /* counted: the hook was attached */
 	bool cov_taken;                    /* cov_* below hold the final reading */
+	bool cov_misses;                   /* hits = runs + the kernel's recursion_misses */
 	bool cov_known[FT_PROBE_MAX];
 	uint64_t cov_hits[FT_PROBE_MAX], cov_runs[FT_PROBE_MAX];
 };
@@ -200,11 +201,35 @@ int netprobe__probe_features(struct probe_status st[FT_PROBE_MAX], bool verbose)
 
 /* ---- recording */
 
+/* The records of a batch (FT_REC_BATCH, bpf/net.h), one by one; every
+ * record must lie inside the batch's used part. */
+static int unpack_batch(struct netprobe *p, const struct ft_rec_hdr *h, size_t size)
+{
+	size_t used = h->size, off = sizeof(*h);
+
+	if (used > size)
+		return 0; /* cannot happen with our programs; never trust it */
+	while (off + sizeof(*h) <= used) {
+		const struct ft_rec_hdr *r = (const void *)((const char *)h + off);
+
+		if (r->size < sizeof(*r) || r->size > used - off || r->type == FT_REC_BATCH)
+			break;
+		if (p->fn(p->ctx, r) < 0) {
+			p->cb_err = -EIO;
+			return -EIO;
+		}
+		off += r->size;
+	}
+	return 0;
+}
+
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct netprobe *p = ctx;
 	const struct ft_rec_hdr *h = data;
 
+	if (size >= sizeof(*h) && h->type == FT_REC_BATCH)
+		return unpack_batch(p, h, size);
 	if (size < sizeof(*h) || h->size != size)
 		return 0; /* cannot happen with our programs; never trust it */
 	if (p->fn(p->ctx, h) < 0) {
@@ -351,16 +376,73 @@ static void unload(struct netprobe *p)
 	p->tcp = NULL;
 }
 
-/* ---- coverage: one counting perf event per CPU on every attached hook's tracepoint */
+/*
+ * ---- coverage: tracepoint hits against program runs.
+ *
+ * A raw tracepoint skips a program only when it would recurse on its CPU
+ * (__bpf_trace_run), and kernels since 6.7 count each such skip in the
+ * program's recursion_misses: then hits = runs + misses, read at no cost on
+ * the hot path.  Older kernels get a counting perf event per CPU on every
+ * hook's tracepoint, which makes the kernel fill the tracepoint's record on
+ * each hit for the count (measured in docs/performance.md, section 0).
+ */
+static bool kernel_counts_misses(void)
+{
+	int maj = 0, min = 0;
+	FILE *f;
+
+	if (getenv("FABTRACE_COVERAGE_PERF")) /* tests: the older kernels' way */
+		return false;
+	f = fopen("/proc/sys/kernel/osrelease", "r");
+	if (!f)
+		return false;
+	if (fscanf(f, "%d.%d", &maj, &min) != 2)
+		maj = 0;
+	fclose(f);
+	return maj > 6 || (maj == 6 && min >= 7);
+}
+
+/* Recursion misses of the program attached to hook i, or -errno. */
+static int64_t prog_misses(struct netprobe *p, int i)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	struct bpf_program *prog;
+	struct bpf_object *o = hooks[i].obj == OBJ_NET ? (p->net ? p->net->obj : NULL)
+						      : (p->tcp ? p->tcp->obj : NULL);
+
+	if (!o || p->chosen[i] < 0)
+		return -ENOENT;
+	prog = bpf_object__find_program_by_name(o, hooks[i].progs[p->chosen[i]]);
+	memset(&info, 0, sizeof(info));
+	if (!prog || bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return -ENOENT;
+	return (int64_t)info.recursion_misses;
+}
+
+static int cov_read_hits(struct netprobe *p, int i, uint64_t runs, uint64_t *hits)
+{
+	int64_t m;
+
+	if (!p->cov_misses)
+		return coverage__read(&p->hits[i], hits);
+	m = prog_misses(p, i);
+	if (m < 0)
+		return (int)m;
+	*hits = runs + (uint64_t)m;
+	return 0;
+}
 
 static void open_counters(struct netprobe *p)
 {
+	p->cov_misses = kernel_counts_misses();
 	for (int i = 0; i < FT_PROBE_MAX; i++) {
 		if (!p->links[i])
 			continue;
 		p->cov_attached[i] = true;
 		p->st[i].cov_why[0] = 0;
-		coverage__open(&p->hits[i], hooks[i].system, hooks[i].tracepoint, p->ncpus,
+		if (!p->cov_misses)
+			coverage__open(&p->hits[i], hooks[i].system, hooks[i].tracepoint, p->ncpus,
 			       p->st[i].cov_why, sizeof(p->st[i].cov_why));
 	}
 }
@@ -390,9 +472,10 @@ static void take_coverage(struct netprobe *p)
 
 	if (p->cov_taken)
 		return;
-	for (int i = 0; i < FT_PROBE_MAX; i++)
-		if (p->cov_attached[i])
-			p->cov_known[i] = coverage__read(&p->hits[i], &p->cov_hits[i]) == 0;
+	if (!p->cov_misses)
+		for (int i = 0; i < FT_PROBE_MAX; i++)
+			if (p->cov_attached[i])
+				p->cov_known[i] = coverage__read(&p->hits[i], &p->cov_hits[i]) == 0;
 	v = calloc((size_t)p->ncpus, sizeof(*v));
 	if (v) {
 		if (p->net)
@@ -401,6 +484,10 @@ static void take_coverage(struct netprobe *p)
 			read_runs(p, p->tcp->maps.runs, OBJ_TCP, v);
 		free(v);
 	}
+	if (p->cov_misses) /* runs first, then misses: a skip in between counts as a hit */
+		for (int i = 0; i < FT_PROBE_MAX; i++)
+			if (p->cov_attached[i])
+				p->cov_known[i] = cov_read_hits(p, i, p->cov_runs[i], &p->cov_hits[i]) == 0;
 	for (int i = 0; i < FT_PROBE_MAX; i++)
 		coverage__close(&p->hits[i]);
 	p->cov_taken = true;
@@ -412,8 +499,9 @@ int netprobe__skipped_now(struct netprobe *p, uint64_t skipped[FT_PROBE_MAX], bo
 
 	if (p->cov_taken)
 		return -EALREADY;
-	for (int i = 0; i < FT_PROBE_MAX; i++)
-		known[i] = p->cov_attached[i] && coverage__read(&p->hits[i], &hits[i]) == 0;
+	if (!p->cov_misses)
+		for (int i = 0; i < FT_PROBE_MAX; i++)
+			known[i] = p->cov_attached[i] && coverage__read(&p->hits[i], &hits[i]) == 0;
 	v = calloc((size_t)p->ncpus, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -424,6 +512,9 @@ int netprobe__skipped_now(struct netprobe *p, uint64_t skipped[FT_PROBE_MAX], bo
 		read_runs(p, p->tcp->maps.runs, OBJ_TCP, v);
 	free(v);
 	memcpy(runs, p->cov_runs, sizeof(runs));
+	if (p->cov_misses)
+		for (int i = 0; i < FT_PROBE_MAX; i++)
+			known[i] = p->cov_attached[i] && cov_read_hits(p, i, runs[i], &hits[i]) == 0;
 	for (int i = 0; i < FT_PROBE_MAX; i++)
 		skipped[i] = known[i] ? coverage__skipped(hits[i], runs[i]) : 0;
 	return 0;
@@ -666,6 +757,32 @@ static int flush_slots(struct netprobe *p)
 	return ret;
 }
 
+/* Closed bins still staged for a batch (iface_stage, qdisc_stage), per CPU. */
+static int flush_stages(struct netprobe *p)
+{
+	_Static_assert(sizeof(struct iface_stage) % 8 == 0, "per-CPU value stride");
+	_Static_assert(sizeof(struct qdisc_stage) % 8 == 0, "per-CPU value stride");
+	struct qdisc_stage *vals = calloc((size_t)p->ncpus, sizeof(*vals));
+	int ret = 0;
+
+	if (!vals)
+		return -ENOMEM;
+	for (__u32 k = 0; k < 2 && !ret; k++) {
+		struct iface_stage *iv = (struct iface_stage *)vals;
+
+		if (bpf_map_lookup_elem(bpf_map__fd(p->net->maps.iface_stage), &k, vals) == 0)
+			for (int c = 0; c < p->ncpus && !ret; c++)
+				for (__u32 i = 0; i < iv[c].n && i < FT_BATCH && !ret; i++)
+					ret = p->fn(p->ctx, &iv[c].b[i].hdr) < 0 ? -EIO : 0;
+		if (!ret && bpf_map_lookup_elem(bpf_map__fd(p->net->maps.qdisc_stage), &k, vals) == 0)
+			for (int c = 0; c < p->ncpus && !ret; c++)
+				for (__u32 i = 0; i < vals[c].n && i < FT_BATCH && !ret; i++)
+					ret = p->fn(p->ctx, &vals[c].b[i].hdr) < 0 ? -EIO : 0;
+	}
+	free(vals);
+	return ret;
+}
+
 int netprobe__flush_bins(struct netprobe *p)
 {
 	_Static_assert(sizeof(struct bin_acc) % 8 == 0, "per-CPU value stride");
@@ -674,8 +791,10 @@ int netprobe__flush_bins(struct netprobe *p)
 
 	if (!p->net)
 		return 0;
-	ret = percpu_walk(bpf_map__fd(p->net->maps.iface_bins), sizeof(struct bin_key),
-			  sizeof(struct bin_acc), p->ncpus, flush_iface, p, NULL);
+	ret = flush_stages(p);
+	if (!ret)
+		ret = percpu_walk(bpf_map__fd(p->net->maps.iface_bins), sizeof(struct bin_key),
+				  sizeof(struct bin_acc), p->ncpus, flush_iface, p, NULL);
 	if (!ret)
 		ret = percpu_walk(bpf_map__fd(p->net->maps.qdisc_bins), sizeof(struct qdisc_key),
 				  sizeof(struct qdisc_acc), p->ncpus, flush_qdisc, p, NULL);
