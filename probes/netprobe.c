@@ -47,6 +47,61 @@ static const struct hook {
 	  { "tcp_sample_btf", "tcp_sample_raw" }, { "tp_btf", "raw_tp" } },
 };
 
+/*
+ * Families, with their cost on the attribution benchmark's path (veth,
+ * iperf3 at MTU size, 2 vCPUs, kernel 6.18, bpf_stats on): the programs'
+ * run time per tx packet of the traced interface.  Keep in step with
+ * docs/performance.md (section 0) when the programs change.
+ */
+const struct probe_family netprobe_families[] = {
+	{ "bins", (1ull << FT_PROBE_IFACE_TX) | (1ull << FT_PROBE_IFACE_RX),
+	  "bytes, packets and CE marks per interface, direction and bin (iface_tx, iface_rx)",
+	  "~200 ns per packet: 2 tx + 2 rx runs of 40-60 ns (an empty program: 25 ns)" },
+	{ "qdisc", (1ull << FT_PROBE_QDISC_ENQ) | (1ull << FT_PROBE_QDISC_DEQ),
+	  "queue depth, sojourn time and qdisc drops per bin (qdisc_enqueue, qdisc_dequeue)",
+	  "~100-600 ns per queued packet (packets that bypass an empty qdisc: none)" },
+	{ "drops", 1ull << FT_PROBE_DROP, "every dropped packet with its reason (drop)",
+	  "~30 ns per freed skb, ~250 ns per drop" },
+	{ "tcp", (1ull << FT_PROBE_RETRANS) | (1ull << FT_PROBE_CONG_STATE) | (1ull << FT_PROBE_TCP_SAMPLE),
+	  "retransmits, congestion-state changes, RTT/cwnd samples (retransmit, cong_state, tcp_sample)",
+	  "~50 ns per packet: tcp_sample runs ~85 ns per received ACK; retransmits ~1 us each" },
+	{ "rtt", 1ull << FT_PROBE_TCP_SAMPLE, "RTT/cwnd samples only (tcp_sample)",
+	  "~50 ns per packet (one run per received ACK)" },
+};
+const int netprobe_n_families = (int)(sizeof(netprobe_families) / sizeof(netprobe_families[0]));
+
+int netprobe__parse_families(const char *list, uint64_t *mask)
+{
+	char buf[256], *save = NULL, *t;
+
+	*mask = 0;
+	if (!list || strlen(list) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, list);
+	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		bool found = false;
+
+		for (int i = 0; i < netprobe_n_families && !found; i++)
+			if (!strcmp(t, netprobe_families[i].name)) {
+				*mask |= netprobe_families[i].mask;
+				found = true;
+			}
+		for (int i = 0; i < FT_PROBE_MAX && !found; i++)
+			if (!strcmp(t, hooks[i].name)) {
+				*mask |= 1ull << i;
+				found = true;
+			}
+		if (!found)
+			return -EINVAL;
+	}
+	return *mask ? 0 : -EINVAL;
+}
+
+const char *netprobe__families_help(void)
+{
+	return "bins, qdisc, drops, tcp, rtt, or probe names (fabtrace features)";
+}
+
 struct netprobe {
 	struct net_bpf *net;
 	struct tcp_bpf *tcp;
@@ -65,6 +120,7 @@ struct netprobe {
 	bool cov_attached[FT_PROBE_MAX];   /* counted: the hook was attached */
 	bool cov_taken;                    /* cov_* below hold the final reading */
 	bool cov_misses;                   /* hits = runs + the kernel's recursion_misses */
+	bool cov_force_perf;               /* --coverage-counters */
 	bool cov_known[FT_PROBE_MAX];
 	uint64_t cov_hits[FT_PROBE_MAX], cov_runs[FT_PROBE_MAX];
 };
@@ -161,7 +217,7 @@ out:
  * FABTRACE_VARIANTS=raw_tp (or tp_btf) restricts the choice to one kind, so
  * tests can exercise the fallbacks that older kernels in the fleet need.
  */
-static void choose_variants(int chosen[FT_PROBE_MAX], struct probe_status st[FT_PROBE_MAX])
+static void choose_variants(int chosen[FT_PROBE_MAX], struct probe_status st[FT_PROBE_MAX], uint64_t skip)
 {
 	const char *only = getenv("FABTRACE_VARIANTS");
 
@@ -170,6 +226,10 @@ static void choose_variants(int chosen[FT_PROBE_MAX], struct probe_status st[FT_
 
 		chosen[i] = -1;
 		st[i] = (struct probe_status){ .id = h->id, .name = h->name, .tracepoint = h->tracepoint };
+		if (skip & (1ull << i)) {
+			snprintf(st[i].why, sizeof(st[i].why), "left out (--no-probes)");
+			continue;
+		}
 		for (int v = 0; v < 3 && h->progs[v]; v++) {
 			char why[160];
 
@@ -195,7 +255,7 @@ int netprobe__probe_features(struct probe_status st[FT_PROBE_MAX], bool verbose)
 	int chosen[FT_PROBE_MAX];
 
 	bpflog__init(verbose);
-	choose_variants(chosen, st);
+	choose_variants(chosen, st, 0);
 	return 0;
 }
 
@@ -239,22 +299,42 @@ static int on_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+size_t netprobe__ring_share(size_t ringbuf_bytes, unsigned div)
+{
+	size_t r = ringbuf_bytes / (div ? div : 1);
+
+	return r < (64u << 10) ? (64u << 10) : r;
+}
+
+size_t netprobe__wake_for(size_t wake_bytes, size_t ring_bytes)
+{
+	return wake_bytes > ring_bytes / 8 ? ring_bytes / 8 : wake_bytes;
+}
+
+/* The ring of an object: net gets --ringbuf, tcp (rare events) a quarter. */
+static size_t obj_ring(enum obj_id id, const struct netprobe_opts *o)
+{
+	return id == OBJ_NET ? o->ringbuf_bytes : netprobe__ring_share(o->ringbuf_bytes, 4);
+}
+
 static void set_filters(struct obj *ob, const struct netprobe_opts *o)
 {
+	__u32 wake = (__u32)netprobe__wake_for(o->wake_bytes, obj_ring(ob->id, o));
+
 	if (ob->id == OBJ_NET) {
 		struct net_bpf *s = ob->skel;
 
 		s->rodata->targ_bin_ns = o->bin_ns;
 		s->rodata->targ_netns = o->netns;
 		s->rodata->targ_filter_ifaces = o->n_ifaces > 0;
-		s->rodata->targ_wake_bytes = (__u32)o->wake_bytes;
+		s->rodata->targ_wake_bytes = wake;
 	} else {
 		struct tcp_bpf *s = ob->skel;
 
 		s->rodata->targ_sample_ns = o->sample_ns;
 		s->rodata->targ_netns = o->netns;
 		s->rodata->targ_filter_ifaces = o->n_ifaces > 0;
-		s->rodata->targ_wake_bytes = (__u32)o->wake_bytes;
+		s->rodata->targ_wake_bytes = wake;
 	}
 }
 
@@ -324,7 +404,7 @@ static int load_attach(struct netprobe *p, const struct netprobe_opts *o, char *
 				bpf_program__set_autoload(bpf_object__find_program_by_name(
 					obs[id].o, hooks[i].progs[p->chosen[i]]), true);
 		set_filters(&obs[id], o);
-		bpf_map__set_max_entries(obj_map(&obs[id], "events"), (__u32)o->ringbuf_bytes);
+		bpf_map__set_max_entries(obj_map(&obs[id], "events"), (__u32)obj_ring((enum obj_id)id, o));
 		bpflog__clear();
 		ret = bpf_object__load(obs[id].o);
 		if (ret) {
@@ -391,8 +471,6 @@ static bool kernel_counts_misses(void)
 	int maj = 0, min = 0;
 	FILE *f;
 
-	if (getenv("FABTRACE_COVERAGE_PERF")) /* tests: the older kernels' way */
-		return false;
 	f = fopen("/proc/sys/kernel/osrelease", "r");
 	if (!f)
 		return false;
@@ -435,7 +513,7 @@ static int cov_read_hits(struct netprobe *p, int i, uint64_t runs, uint64_t *hit
 
 static void open_counters(struct netprobe *p)
 {
-	p->cov_misses = kernel_counts_misses();
+	p->cov_misses = !p->cov_force_perf && kernel_counts_misses();
 	for (int i = 0; i < FT_PROBE_MAX; i++) {
 		if (!p->links[i])
 			continue;
@@ -566,19 +644,28 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 		free(p);
 		return -EINVAL;
 	}
+	if ((o->skip & ((1ull << FT_PROBE_MAX) - 1)) == (1ull << FT_PROBE_MAX) - 1) {
+		snprintf(err, errlen, "--no-probes leaves out every network probe; keep at least one");
+		netprobe__close(p);
+		return -EINVAL;
+	}
 	/* Fast path: the preferred variant of every hook, in one load per object.
 	 * Trying hooks one by one costs a BTF parse each, so only on failure. */
 	if (!getenv("FABTRACE_VARIANTS")) {
 		for (int i = 0; i < FT_PROBE_MAX; i++) {
-			p->chosen[i] = 0;
+			bool skip = o->skip & (1ull << i);
+
+			p->chosen[i] = skip ? -1 : 0;
 			p->st[i] = (struct probe_status){ .id = hooks[i].id, .name = hooks[i].name,
-				.tracepoint = hooks[i].tracepoint, .variant = hooks[i].kinds[0] };
+				.tracepoint = hooks[i].tracepoint, .variant = skip ? NULL : hooks[i].kinds[0] };
+			if (skip)
+				snprintf(p->st[i].why, sizeof(p->st[i].why), "left out (--no-probes)");
 		}
 		if (load_attach(p, o, err, errlen) == 0)
 			goto done;
 		unload(p);
 	}
-	choose_variants(p->chosen, p->st);
+	choose_variants(p->chosen, p->st, o->skip);
 	for (int i = 0; i < FT_PROBE_MAX; i++)
 		any |= p->chosen[i] >= 0;
 	if (!any) {
@@ -593,6 +680,7 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 		return ret;
 	}
 done:
+	p->cov_force_perf = o->coverage_counters;
 	open_counters(p);
 	*out = p;
 	return 0;
