@@ -24,7 +24,14 @@ struct netprobe_opts {
 	size_t wake_bytes;         /* wake the consumer at this backlog; 0 = every record */
 	bool verbose;              /* print libbpf/verifier output */
 	uint64_t skip;             /* bit (1 << ft_probe_id): leave this probe out */
-	bool coverage_counters;    /* count tracepoint hits with perf counters, also on 6.7+ */
+	int coverage;              /* enum netprobe_coverage */
+};
+
+/* How the coverage check counts tracepoint hits (record --coverage). */
+enum netprobe_coverage {
+	NP_COV_AUTO,               /* kernel where it counts every skip (6.7+, unpatched), else counters */
+	NP_COV_COUNTERS,           /* a counting perf event per CPU per tracepoint */
+	NP_COV_KERNEL,             /* runs + the programs' recursion_misses */
 };
 
 /*

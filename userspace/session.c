@@ -295,8 +295,17 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 			return -1;
 		}
 		return 1;
-	case SOPT_COV_COUNTERS:
-		o->coverage_counters = true;
+	case SOPT_COVERAGE:
+		if (!strcmp(arg, "auto"))
+			o->coverage = NP_COV_AUTO;
+		else if (!strcmp(arg, "counters"))
+			o->coverage = NP_COV_COUNTERS;
+		else if (!strcmp(arg, "kernel"))
+			o->coverage = NP_COV_KERNEL;
+		else {
+			ft_err("%s: bad --coverage '%s'; one of auto, counters, kernel", cmd, arg);
+			return -1;
+		}
 		return 1;
 	default:
 		return parse_counter_opt(o, c, arg);
@@ -1042,7 +1051,7 @@ int session__open(struct session **out, const struct session_opts *o,
 	po.wake_bytes = session_opts__wake_bytes(o);
 	po.verbose = o->verbose;
 	po.skip = o->no_probes;
-	po.coverage_counters = o->coverage_counters;
+	po.coverage = o->coverage;
 	if (netprobe__open(&s->np, &po, on_record, s, err, sizeof(err))) {
 		ft_err("%s: %s", o->cmd_name, err);
 		return -1;

@@ -60,7 +60,7 @@ struct session_opts {
 	int nspecs;
 	bool no_phases;
 	uint64_t no_probes;           /* --no-probes: bit (1 << ft_probe_id) per probe left out */
-	bool coverage_counters;       /* --coverage-counters */
+	int coverage;                 /* --coverage: enum netprobe_coverage */
 	struct sampler_opts so;       /* RDMA and NIC counters */
 };
 
@@ -77,7 +77,7 @@ enum session_opt {
 	SOPT_NETNS = 256, SOPT_BIN, SOPT_RTT, SOPT_RINGBUF, SOPT_PHASE, SOPT_NO_PHASES,
 	SOPT_CTR_PERIOD, SOPT_RDMA_DEVS, SOPT_RDMA_CTRS, SOPT_LIFESPAN, SOPT_NIC_STATS,
 	SOPT_NO_RDMA, SOPT_NO_NIC, SOPT_BUDGET, SOPT_SYSFS, SOPT_WAKEUP, SOPT_NO_PROBES,
-	SOPT_COV_COUNTERS,
+	SOPT_COVERAGE,
 	SOPT_END,                     /* commands number their own options from here */
 };
 #define SESSION_SHORT_OPTS "i:d:p:v"
@@ -94,7 +94,7 @@ enum session_opt {
 	{ "phase", required_argument, NULL, SOPT_PHASE }, \
 	{ "no-phases", no_argument, NULL, SOPT_NO_PHASES }, \
 	{ "no-probes", required_argument, NULL, SOPT_NO_PROBES }, \
-	{ "coverage-counters", no_argument, NULL, SOPT_COV_COUNTERS }, \
+	{ "coverage", required_argument, NULL, SOPT_COVERAGE }, \
 	{ "counter-period", required_argument, NULL, SOPT_CTR_PERIOD }, \
 	{ "rdma-devices", required_argument, NULL, SOPT_RDMA_DEVS }, \
 	{ "rdma-counters", required_argument, NULL, SOPT_RDMA_CTRS }, \

@@ -121,7 +121,7 @@ static void usage(FILE *f)
 "      --no-phases            no phase probes\n"
 "      --no-probes LIST       leave out probe families: bins, qdisc, drops, tcp,\n"
 "                             rtt (costs: 'fabtrace features')\n"
-"      --coverage-counters    count tracepoint hits with perf counters (see record)\n"
+"      --coverage MODE        auto, counters or kernel (see record --help)\n"
 "      --counter-period DUR, --rdma-devices LIST, --rdma-counters GLOBS,\n"
 "      --rdma-lifespan MS, --nic-stats GLOBS, --no-rdma, --no-nic-stats,\n"
 "      --sampler-budget PCT, --sysfs-root DIR   as for record\n"

@@ -11,6 +11,9 @@
 #               own count of skipped runs
 #   floor       tools/bench/floor: an empty program on every hook fabtrace uses
 #   fabtrace    fabtrace record --bin 10us -i h1/eth0 (default probes)
+#   fabtrace_kcov  the same with --coverage kernel: skipped runs from the
+#               kernel's recursion_misses, no perf counters (what 'auto' picks
+#               on an unpatched 6.7+ kernel; this VM's kernel gets counters)
 #   fabtrace_nophases  the same with --no-phases
 # Per run: throughput; h1's eth0 tx packets; all CPUs' busy time (/proc/stat)
 # per packet; per BPF program (bpf_stats): runs and run time; the tracer's
@@ -24,7 +27,7 @@ bench_need iperf3
 
 T=$(pick "${BENCH_AT_SECONDS:-4}" 2)
 REPS=$(reps 5 1)
-MODES=(none counters floor fabtrace fabtrace_nophases)
+MODES=(none counters floor fabtrace fabtrace_kcov fabtrace_nophases)
 [[ -n ${BENCH_AT_MODES:-} ]] && read -ra MODES <<<"$BENCH_AT_MODES"
 CONFIGS=(gso mtu)
 [[ -n ${BENCH_AT_CONFIGS:-} ]] && read -ra CONFIGS <<<"$BENCH_AT_CONFIGS"
@@ -44,9 +47,10 @@ start_tracer() { # MODE; its PID in TPID ('' for none)
 		TPID=$SPAWNED
 		wait_grep "$W/tracer.out" '^ready' "$TPID" 30 || die "floor did not start: $(cat "$W/tracer.err")"
 		;;
-	fabtrace | fabtrace_nophases)
+	fabtrace | fabtrace_kcov | fabtrace_nophases)
 		local opt=()
 		[[ $1 == fabtrace_nophases ]] && opt=(--no-phases)
+		[[ $1 == fabtrace_kcov ]] && opt=(--coverage kernel)
 		bench_spawn "$W/tracer.out" "$W/tracer.err" "$FT" record --bin 10us --json "${opt[@]}" \
 			-i "$(lab_ns "$LAB" 1)/eth0" -o "$W/cap.ftr"
 		TPID=$SPAWNED

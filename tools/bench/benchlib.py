@@ -304,7 +304,7 @@ def render_throughput(rows, meta):
         out.append(f"**{title}** — iperf3 h1→h2, {len(base)} repetitions; median (min–max)\n")
         out.append("| mode | throughput Gbit/s | vs none | tracer CPU, userspace | BPF run time | machine busy | lost | written |")
         out.append("|---|---|---|---|---|---|---|---|")
-        for mode in ("none", "fabtrace", "fabtrace_wake0", "tcpdump", "tcpdump128", "bpftrace"):
+        for mode in ("none", "fabtrace", "fabtrace_kcov", "fabtrace_wake0", "tcpdump", "tcpdump128", "bpftrace"):
             m = [r for r in rs if r["mode"] == mode]
             if not m:
                 continue
@@ -320,6 +320,7 @@ def render_throughput(rows, meta):
                 lost_s = f"{fmt(med(lost), 0)} ({fmt(med(pct), 2)} %)" if pct else fmt(med(lost), 0)
             wr = [r["written_bytes"] / r["elapsed_s"] / 1e6 for r in m if r.get("written_bytes") is not None]
             name = {"none": "no tracing", "fabtrace": "fabtrace record, 10 µs bins",
+                    "fabtrace_kcov": "fabtrace record, 10 µs bins, --coverage kernel",
                     "fabtrace_wake0": "fabtrace record, 10 µs bins, --wakeup 0",
                     "tcpdump": "tcpdump -w (full snaplen)", "tcpdump128": "tcpdump -s 128 -w",
                     "bpftrace": "bpftrace script"}[mode]
@@ -379,6 +380,7 @@ def cmd_atrow(a):
 
 AT_NAMES = {"none": "no tracing", "counters": "perf counters on the 8 network tracepoints (no program)",
             "floor": "empty program on every hook", "fabtrace": "fabtrace record, 10 µs bins",
+            "fabtrace_kcov": "fabtrace record, 10 µs bins, --coverage kernel",
             "fabtrace_nophases": "fabtrace record, 10 µs bins, --no-phases"}
 
 
@@ -400,7 +402,7 @@ def render_attrib(rows, meta):
         out.append("| mode | throughput Gbit/s | vs none | packets/s | CPU per packet | extra CPU per packet | BPF run time per packet | tracer CPU per packet |")
         out.append("|---|---|---|---|---|---|---|---|")
         extra = {}
-        for mode in ("none", "counters", "floor", "fabtrace", "fabtrace_nophases"):
+        for mode in ("none", "counters", "floor", "fabtrace", "fabtrace_kcov", "fabtrace_nophases"):
             m = [r for r in rs if r["mode"] == mode]
             if not m:
                 continue
