@@ -494,15 +494,18 @@ static bool kernel_skips_silently(void)
 
 static bool kernel_counts_misses(void)
 {
-	int maj = 0, min = 0;
-	FILE *f;
+	char buf[64] = "", *end;
+	long maj, min = 0;
+	FILE *f = fopen("/proc/sys/kernel/osrelease", "r");
 
-	f = fopen("/proc/sys/kernel/osrelease", "r");
 	if (!f)
 		return false;
-	if (fscanf(f, "%d.%d", &maj, &min) != 2)
-		maj = 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
 	fclose(f);
+	maj = strtol(buf, &end, 10);
+	if (*end == '.')
+		min = strtol(end + 1, NULL, 10);
 	return (maj > 6 || (maj == 6 && min >= 7)) && !kernel_skips_silently();
 }
 
