@@ -12,7 +12,7 @@
 #include "probes/phaseprobe.h"
 
 /* measured as the network families are (probes/netprobe.c) */
-#define PHASES_COST "~7 ns per packet: sock_send/recv ~250-300 ns per socket call; uprobes ~1 us per traced call"
+#define PHASES_COST "~10 ns per MTU packet: sock_send/recv ~270-320 ns per socket call; uprobes ~2-5 us per traced call"
 #include "probes/privs.h"
 #include "userspace/commands.h"
 #include "userspace/json.h"

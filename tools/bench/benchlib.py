@@ -461,17 +461,18 @@ def render_attrib(rows, meta):
             hooks_only = e_floor - med(fl_bpf) if e_floor is not None and fl_bpf else None
             parts = [("fabtrace's programs, their own run time (bpf_stats)", med(fab_bpf)),
                      ("the enabled hooks: tracepoint dispatch and program entry, beyond an empty program's run time (floor run: extra CPU − its run time)", hooks_only),
-                     ("the recorder: draining the rings (records/packet: " + fmt(med(recs), 3) + "; wake-ups/s: " + fmt(med(wk), 0) + "), writing the capture", med(rec))]
+                     ("the coverage check's counting perf events (counters run: extra CPU; `--coverage auto` opens them on this VM's patched kernel, not on an unpatched 6.7+ kernel, see the --coverage kernel row)", e_cnt),
+                     ("the recorder: draining the rings (records/packet: " + fmt(med(recs), 3) + "; wake-ups/s: " + fmt(med(wk), 0) + "), writing the capture, sampling NIC counters", med(rec))]
             known = sum(v for _, v in parts if v is not None)
-            out.append(f"*Attribution* ({cfg}), CPU ns per packet, medians: fabtrace's whole extra cost is "
+            out.append(f"*Attribution* ({cfg}), CPU ns per packet, medians of the runs above (so the parts need not add up "
+                       f"when the spread is large): fabtrace's whole extra cost is "
                        f"**{fmt(e_fab, 0)} ns** per packet over {fmt(med(per_pkt(list(base.values()), 'busy_ns_per_pkt')), 0)} ns untraced.\n")
             out.append("| part | ns per packet |")
             out.append("|---|---|")
             for k, v in parts:
                 out.append(f"| {k} | {fmt(v, 0)} |")
-            out.append(f"| the coverage check's counting perf events, had they been opened (counters run: extra CPU; the recorder reads the kernel's skipped-run count instead) | ({fmt(e_cnt, 0)}) |")
             if e_fab is not None:
-                out.append(f"| rest (cache and scheduling effects, noise of the shared machine) | {fmt(e_fab - known, 0)} |")
+                out.append(f"| rest: fabtrace's extra minus the parts (cache and scheduling effects, and the noise of the shared machine) | {fmt(e_fab - known, 0)} |")
             out.append("")
     fr = [r.get("foreign_progs") for r in rows if r.get("foreign_progs") is not None]
     if fr:
