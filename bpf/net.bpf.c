@@ -16,6 +16,8 @@
 #include "net.h"
 
 const volatile __u64 targ_bin_ns = 100000;
+/* Closed bins per batch record (1 for a live view, which wants each bin at once). */
+const volatile __u32 targ_batch = FT_BATCH;
 
 /* Open bins of interfaces without a slot (no -i: every interface). */
 struct {
@@ -117,7 +119,7 @@ static __always_inline void emit_iface_bin(__u32 netns, __u32 ifindex, __u32 dir
 	r->dir = dir;
 	__builtin_memset(r->pad, 0, sizeof(r->pad));
 	st->n = ++n;
-	if (n == FT_BATCH || now - st->first_ns > FT_STAGE_MAX_NS) {
+	if (n >= targ_batch || now - st->first_ns > FT_STAGE_MAX_NS) {
 		st->hdr.type = FT_REC_BATCH;
 		st->hdr.size = sizeof(st->hdr) + n * sizeof(*r);
 		st->hdr.cpu = r->hdr.cpu;
@@ -353,7 +355,7 @@ static __always_inline void emit_qdisc_bin(__u32 stage, __u32 netns, __u32 ifind
 	r->parent = a->parent;
 	__builtin_memcpy(r->kind, a->kind, sizeof(r->kind));
 	st->n = ++n;
-	if (n == FT_BATCH || now - st->first_ns > FT_STAGE_MAX_NS) {
+	if (n >= targ_batch || now - st->first_ns > FT_STAGE_MAX_NS) {
 		st->hdr.type = FT_REC_BATCH;
 		st->hdr.size = sizeof(st->hdr) + n * sizeof(*r);
 		st->hdr.cpu = r->hdr.cpu;

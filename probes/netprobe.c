@@ -326,6 +326,7 @@ static void set_filters(struct obj *ob, const struct netprobe_opts *o)
 		struct net_bpf *s = ob->skel;
 
 		s->rodata->targ_bin_ns = o->bin_ns;
+		s->rodata->targ_batch = o->batch_bins && o->batch_bins <= FT_BATCH ? o->batch_bins : FT_BATCH;
 		s->rodata->targ_netns = o->netns;
 		s->rodata->targ_filter_ifaces = o->n_ifaces > 0;
 		s->rodata->targ_wake_bytes = wake;

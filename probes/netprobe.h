@@ -25,6 +25,7 @@ struct netprobe_opts {
 	bool verbose;              /* print libbpf/verifier output */
 	uint64_t skip;             /* bit (1 << ft_probe_id): leave this probe out */
 	int coverage;              /* enum netprobe_coverage */
+	unsigned batch_bins;       /* closed bins per ring-buffer record, 1..FT_BATCH (0: FT_BATCH) */
 };
 
 /* How the coverage check counts tracepoint hits (record --coverage). */

@@ -1052,6 +1052,7 @@ int session__open(struct session **out, const struct session_opts *o,
 	po.verbose = o->verbose;
 	po.skip = o->no_probes;
 	po.coverage = o->coverage;
+	po.batch_bins = o->live ? 1 : 0; /* 0: full batches */
 	if (netprobe__open(&s->np, &po, on_record, s, err, sizeof(err))) {
 		ft_err("%s: %s", o->cmd_name, err);
 		return -1;

@@ -61,6 +61,7 @@ struct session_opts {
 	bool no_phases;
 	uint64_t no_probes;           /* --no-probes: bit (1 << ft_probe_id) per probe left out */
 	int coverage;                 /* --coverage: enum netprobe_coverage */
+	bool live;                    /* a live view (top): every closed bin at once */
 	struct sampler_opts so;       /* RDMA and NIC counters */
 };
 

@@ -1604,6 +1604,7 @@ int cmd_top(int argc, char **argv)
 		ft_err("top: out of memory");
 		goto out;
 	}
+	t->o.live = true; /* bins as they close: no batching (probes/netprobe.h) */
 	if (session__open(&t->s, &t->o, to_live, t))
 		goto out;
 	rc = session__start(t->s, argc, argv);
