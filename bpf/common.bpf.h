@@ -9,6 +9,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
 #include "fabtrace.h"
+#include "net.h"
 
 #define AF_INET  2
 #define AF_INET6 10
@@ -17,22 +18,18 @@
 
 /* Filters, set by userspace before load (bcc's targ_* convention). */
 const volatile __u32 targ_netns = 0;         /* only this netns inode; 0 = all */
-const volatile bool  targ_filter_ifaces = 0; /* only (netns, ifindex) in targ_ifaces */
+const volatile bool  targ_filter_ifaces = 0; /* only (netns, ifindex) in targ_iftab */
 /* Wake the recorder each time this many more bytes wait in the ring; 0 = the
  * kernel's default (a wake-up whenever it had caught up: nearly every record). */
 const volatile __u32 targ_wake_bytes = 0;
 
-struct ifkey {
-	__u32 netns;
-	__u32 ifindex;
-};
-
+/* The chosen interfaces and their slots (struct if_bucket in net.h). */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, struct ifkey);
-	__type(value, __u8);
-} targ_ifaces SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FT_IF_BUCKETS);
+	__type(key, __u32);
+	__type(value, struct if_bucket);
+} targ_iftab SEC(".maps");
 
 /* Every event goes through this ring buffer; userspace sizes it. */
 struct {
@@ -120,6 +117,31 @@ static __always_inline void rec_submit(void *r)
 	bpf_ringbuf_submit(r, flags);
 }
 
+/* Copy a record of `size` bytes (<= max) from `buf` into the ring, with the
+ * wake-up rule of rec_submit(); false when the ring is full. */
+static __always_inline bool rec_output(void *buf, __u64 size)
+{
+	__u64 flags = 0;
+
+	if (targ_wake_bytes) {
+		__u64 after = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) + ((size + 8 + 7) & ~7ULL);
+
+		flags = (after - ((size + 8 + 7) & ~7ULL)) / targ_wake_bytes != after / targ_wake_bytes
+				? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	}
+	return bpf_ringbuf_output(&events, buf, size, flags) == 0;
+}
+
+/* Add n to this CPU's lost count. */
+static __always_inline void count_lost_n(__u64 n)
+{
+	__u32 k = 0;
+	__u64 *v = bpf_map_lookup_elem(&lost, &k);
+
+	if (v)
+		*v += n;
+}
+
 /* Commit a record the recorder must act on at once (an exec: it attaches the
  * new program's libraries before that gets far); rare, so always woken. */
 static __always_inline void rec_submit_now(void *r)
@@ -127,14 +149,37 @@ static __always_inline void rec_submit_now(void *r)
 	bpf_ringbuf_submit(r, targ_wake_bytes ? BPF_RB_FORCE_WAKEUP : 0);
 }
 
+/*
+ * Kernel reads.  A tp_btf program may load a field through its arguments'
+ * typed pointers directly (a plain load the JIT guards against faults); a
+ * raw_tp program must call bpf_probe_read_kernel (BPF_CORE_READ), a helper
+ * call each, several times the cost.  Every handler takes `btf`, a constant
+ * in each program, so only one of the two is compiled into it.
+ */
+#define KREAD(btf, p, f) ((btf) ? (p)->f : BPF_CORE_READ(p, f))
+
+static __always_inline __u32 dev_netns_x(bool btf, const struct net_device *dev)
+{
+	if (btf)
+		return dev->nd_net.net->ns.inum;
+	return BPF_CORE_READ(dev, nd_net.net, ns.inum);
+}
+
 static __always_inline __u32 dev_netns(const struct net_device *dev)
 {
-	return BPF_CORE_READ(dev, nd_net.net, ns.inum);
+	return dev_netns_x(false, dev);
+}
+
+static __always_inline __u32 sk_netns_x(bool btf, const struct sock *sk)
+{
+	if (btf)
+		return sk->__sk_common.skc_net.net->ns.inum;
+	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
 }
 
 static __always_inline __u32 sk_netns(const struct sock *sk)
 {
-	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
+	return sk_netns_x(false, sk);
 }
 
 static __always_inline bool netns_wanted(__u32 netns)
@@ -142,34 +187,61 @@ static __always_inline bool netns_wanted(__u32 netns)
 	return !targ_netns || netns == targ_netns;
 }
 
+/* The slot of a chosen interface + 1; 0 when it is not chosen. */
+static __always_inline __u32 iface_slot1(__u32 netns, __u32 ifindex)
+{
+	__u32 b = ft_if_bucket(netns, ifindex);
+	struct if_bucket *e = bpf_map_lookup_elem(&targ_iftab, &b);
+
+	if (!e)
+		return 0;
+#pragma unroll
+	for (int i = 0; i < FT_IF_WAYS; i++)
+		if (e->w[i].netns == netns && e->w[i].ifindex == ifindex && netns)
+			return e->w[i].slot + 1;
+	return 0;
+}
+
+#define FT_SLOT_ALL ((__u32)~0U) /* every interface is traced (no -i): no slot */
+
+/* 0: not traced; FT_SLOT_ALL: traced, no -i; else the chosen interface's slot + 1 */
+static __always_inline __u32 iface_pick(__u32 netns, __u32 ifindex)
+{
+	if (!netns_wanted(netns))
+		return 0;
+	if (!targ_filter_ifaces)
+		return FT_SLOT_ALL;
+	return iface_slot1(netns, ifindex);
+}
+
 static __always_inline bool iface_wanted(__u32 netns, __u32 ifindex)
 {
-	struct ifkey k = { .netns = netns, .ifindex = ifindex };
-
-	if (!netns_wanted(netns))
-		return false;
-	if (!targ_filter_ifaces)
-		return true;
-	return bpf_map_lookup_elem(&targ_ifaces, &k) != NULL;
+	return iface_pick(netns, ifindex) != 0;
 }
 
 /* Fill the flow of a TCP socket; false when it is filtered out. */
-static __always_inline bool sk_flow(const struct sock *sk, struct ft_flow *f)
+static __always_inline bool sk_flow_x(bool btf, const struct sock *sk, struct ft_flow *f)
 {
-	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	__u16 family = KREAD(btf, sk, __sk_common.skc_family);
 	const struct net_device *dev;
 
-	f->netns = sk_netns(sk);
-	dev = BPF_CORE_READ(sk, sk_dst_cache, dev);
-	f->ifindex = dev ? BPF_CORE_READ(dev, ifindex) : 0;
+	f->netns = sk_netns_x(btf, sk);
+	if (btf) {
+		const struct dst_entry *dst = sk->sk_dst_cache;
+
+		dev = dst ? dst->dev : NULL;
+	} else {
+		dev = BPF_CORE_READ(sk, sk_dst_cache, dev);
+	}
+	f->ifindex = dev ? KREAD(btf, dev, ifindex) : 0;
 	if (f->ifindex ? !iface_wanted(f->netns, f->ifindex) : !netns_wanted(f->netns))
 		return false;
 	f->proto = 6;
-	f->sport = BPF_CORE_READ(sk, __sk_common.skc_num);
-	f->dport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	f->sport = KREAD(btf, sk, __sk_common.skc_num);
+	f->dport = bpf_ntohs(KREAD(btf, sk, __sk_common.skc_dport));
 	if (family == AF_INET) {
-		__be32 s = BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
-		__be32 d = BPF_CORE_READ(sk, __sk_common.skc_daddr);
+		__be32 s = KREAD(btf, sk, __sk_common.skc_rcv_saddr);
+		__be32 d = KREAD(btf, sk, __sk_common.skc_daddr);
 
 		f->family = 4;
 		__builtin_memcpy(f->saddr, &s, 4);
@@ -182,6 +254,11 @@ static __always_inline bool sk_flow(const struct sock *sk, struct ft_flow *f)
 		return false;
 	}
 	return true;
+}
+
+static __always_inline bool sk_flow(const struct sock *sk, struct ft_flow *f)
+{
+	return sk_flow_x(false, sk, f);
 }
 
 /* Start of the bin that holds `now`. */

@@ -16,7 +16,10 @@
 #include "net.h"
 
 const volatile __u64 targ_bin_ns = 100000;
+/* Closed bins per batch record (1 for a live view, which wants each bin at once). */
+const volatile __u32 targ_batch = FT_BATCH;
 
+/* Open bins of interfaces without a slot (no -i: every interface). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 4096);
@@ -24,6 +27,15 @@ struct {
 	__type(value, struct bin_acc);
 } iface_bins SEC(".maps");
 
+/* Open bins of the chosen interfaces: slot * 2 + dir. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FT_IF_SLOTS * 2);
+	__type(key, __u32);
+	__type(value, struct bin_acc);
+} slot_bins SEC(".maps");
+
+/* Open queue bins of qdiscs without a slot (or past FT_QDISC_WAYS on one). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1024);
@@ -31,23 +43,31 @@ struct {
 	__type(value, struct qdisc_acc);
 } qdisc_bins SEC(".maps");
 
-/*
- * Enqueue time per skb, for the sojourn time at dequeue.  The length guards
- * against a stale entry: a qdisc that segments a GSO skb frees it, and a
- * segment may later be allocated at the same address.
- */
-struct enq_mark {
-	__u64 ts;
-	__u32 len;
-	__u32 pad;
-};
-
+/* Open queue bins of the chosen interfaces' qdiscs: slot * FT_QDISC_WAYS + way,
+ * the way found by the qdisc's handle (qdisc_acc.handle). */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u64);
-	__type(value, struct enq_mark);
-} skb_enq_ts SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FT_IF_SLOTS * FT_QDISC_WAYS);
+	__type(key, __u32);
+	__type(value, struct qdisc_acc);
+} slot_qdisc SEC(".maps");
+
+/*
+ * Sampled sojourn: per qdisc (by identity, FT_SOJ_TRACK entries) one skb at
+ * a time is followed from enqueue to dequeue; a new one is picked once it
+ * left (or after a second, if it never did: a qdisc that segments a GSO skb
+ * frees it).  Shared by the CPUs: a race costs a sample, never a wrong one,
+ * since dequeue matches the qdisc, the skb's address and its length.
+ * Dequeued skbs that carry TCP's CLOCK_MONOTONIC departure time (EDT) are
+ * measured from that stamp as well.  This replaced an LRU-hash update per
+ * enqueued skb, the dearest work of the packet programs.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FT_SOJ_TRACK);
+	__type(key, __u32);
+	__type(value, struct soj_track);
+} soj_track SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -56,43 +76,95 @@ struct {
 	__type(value, struct ce_val);
 } ce_flows SEC(".maps");
 
-static __always_inline void emit_iface_bin(const struct bin_key *k, const struct bin_acc *a)
-{
-	struct ft_iface_bin *r = rec_reserve(FT_REC_IFACE_BIN, sizeof(*r));
+/* Closed bins waiting to leave in a batch (struct iface_stage in net.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2); /* FT_STAGE_TX, FT_STAGE_RX */
+	__type(key, __u32);
+	__type(value, struct iface_stage);
+} iface_stage SEC(".maps");
 
-	if (!r)
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2); /* FT_STAGE_ENQ - 2, FT_STAGE_DEQ - 2 */
+	__type(key, __u32);
+	__type(value, struct qdisc_stage);
+} qdisc_stage SEC(".maps");
+
+static __always_inline void emit_iface_bin(__u32 netns, __u32 ifindex, __u32 dir,
+					   const struct bin_acc *a, __u64 now)
+{
+	__u32 k = dir;
+	struct iface_stage *st = bpf_map_lookup_elem(&iface_stage, &k);
+	struct ft_iface_bin *r;
+	__u32 n;
+
+	if (!st)
 		return;
+	n = st->n;
+	if (n >= FT_BATCH) /* cannot happen: written out when full */
+		n = st->n = 0;
+	if (!n)
+		st->first_ns = now;
+	r = &st->b[n];
+	r->hdr.type = FT_REC_IFACE_BIN;
+	r->hdr.size = sizeof(*r);
+	r->hdr.cpu = bpf_get_smp_processor_id();
 	r->start_ns = a->start_ns;
 	r->bytes = a->bytes;
 	r->pkts = a->pkts;
 	r->ce_pkts = a->ce_pkts;
-	r->netns = k->netns;
-	r->ifindex = k->ifindex;
-	r->dir = k->dir;
+	r->netns = netns;
+	r->ifindex = ifindex;
+	r->dir = dir;
 	__builtin_memset(r->pad, 0, sizeof(r->pad));
-	rec_submit(r);
+	st->n = ++n;
+	if (n >= targ_batch || now - st->first_ns > FT_STAGE_MAX_NS) {
+		st->hdr.type = FT_REC_BATCH;
+		st->hdr.size = sizeof(st->hdr) + n * sizeof(*r);
+		st->hdr.cpu = r->hdr.cpu;
+		/* the whole stage, a constant size; hdr.size says how much of it counts */
+		if (!rec_output(st, sizeof(st->hdr) + sizeof(st->b)))
+			count_lost_n(n);
+		st->n = 0;
+	}
 }
 
-static __always_inline void bin_add(__u32 netns, __u32 ifindex, __u32 dir,
-				    __u64 bytes, __u32 ce)
+/* The open bin of (interface, direction) on this CPU; NULL when the map is full. */
+static __always_inline struct bin_acc *bin_get(__u32 slot1, __u32 netns, __u32 ifindex, __u32 dir,
+					       __u64 start)
 {
 	struct bin_key k = { .netns = netns, .ifindex = ifindex, .dir = dir };
-	__u64 start = bin_start(bpf_ktime_get_ns(), targ_bin_ns);
-	struct bin_acc *a = bpf_map_lookup_elem(&iface_bins, &k);
+	struct bin_acc *a;
 
+	if (slot1 != FT_SLOT_ALL) {
+		__u32 idx = (slot1 - 1) * 2 + dir;
+
+		return bpf_map_lookup_elem(&slot_bins, &idx);
+	}
+	a = bpf_map_lookup_elem(&iface_bins, &k);
 	if (!a) {
 		struct bin_acc z = { .start_ns = start };
 
 		bpf_map_update_elem(&iface_bins, &k, &z, BPF_NOEXIST);
 		a = bpf_map_lookup_elem(&iface_bins, &k);
-		if (!a) {
-			count_lost(); /* map full: this packet is not binned */
-			return;
-		}
+	}
+	return a;
+}
+
+static __always_inline void bin_add(__u32 slot1, __u32 netns, __u32 ifindex, __u32 dir,
+				    __u64 now, __u64 bytes, __u32 ce)
+{
+	__u64 start = bin_start(now, targ_bin_ns);
+	struct bin_acc *a = bin_get(slot1, netns, ifindex, dir, start);
+
+	if (!a) {
+		count_lost(); /* map full: this packet is not binned */
+		return;
 	}
 	if (a->start_ns != start) {
 		if (a->pkts)
-			emit_iface_bin(&k, a);
+			emit_iface_bin(netns, ifindex, dir, a, now);
 		a->start_ns = start;
 		a->bytes = 0;
 		a->pkts = 0;
@@ -103,28 +175,31 @@ static __always_inline void bin_add(__u32 netns, __u32 ifindex, __u32 dir,
 	a->ce_pkts += ce;
 }
 
-static __always_inline void handle_xmit(const struct sk_buff *skb, const struct net_device *dev)
+static __always_inline void handle_xmit(bool btf, const struct sk_buff *skb,
+					const struct net_device *dev)
 {
-	__u32 netns = dev_netns(dev);
-	__u32 ifindex = BPF_CORE_READ(dev, ifindex);
+	__u32 netns, ifindex, slot1;
 
 	count_run(FT_PROBE_IFACE_TX); /* first: every invocation counts, filtered or not */
-	if (!iface_wanted(netns, ifindex))
+	netns = dev_netns_x(btf, dev);
+	ifindex = KREAD(btf, dev, ifindex);
+	slot1 = iface_pick(netns, ifindex);
+	if (!slot1)
 		return;
-	bin_add(netns, ifindex, FT_DIR_TX, BPF_CORE_READ(skb, len), 0);
+	bin_add(slot1, netns, ifindex, FT_DIR_TX, bpf_ktime_get_ns(), KREAD(btf, skb, len), 0);
 }
 
 SEC("tp_btf/net_dev_start_xmit")
 int BPF_PROG(iface_tx_btf, const struct sk_buff *skb, const struct net_device *dev)
 {
-	handle_xmit(skb, dev);
+	handle_xmit(true, skb, dev);
 	return 0;
 }
 
 SEC("raw_tp/net_dev_start_xmit")
 int BPF_PROG(iface_tx_raw, const struct sk_buff *skb, const struct net_device *dev)
 {
-	handle_xmit(skb, dev);
+	handle_xmit(false, skb, dev);
 	return 0;
 }
 
@@ -175,9 +250,8 @@ static __always_inline bool parse_ce(const unsigned char *nh, __u16 proto, struc
 	return true;
 }
 
-static __always_inline void ce_flow_add(struct ft_flow *f)
+static __always_inline void ce_flow_add(struct ft_flow *f, __u64 now)
 {
-	__u64 now = bpf_ktime_get_ns();
 	struct ce_val *v = bpf_map_lookup_elem(&ce_flows, f);
 
 	if (!v) {
@@ -196,60 +270,76 @@ static __always_inline void ce_flow_add(struct ft_flow *f)
 	v->last_ns = now;
 }
 
-static __always_inline void handle_receive(const struct sk_buff *skb)
+static __always_inline void handle_receive(bool btf, const struct sk_buff *skb)
 {
-	const struct net_device *dev = BPF_CORE_READ(skb, dev);
-	__u32 netns, ifindex, len, ce = 0;
+	const struct net_device *dev;
+	__u32 netns, ifindex, len, ce = 0, slot1;
 	unsigned char *head, *data;
+	__u64 now;
 	__u16 mac;
 	struct ft_flow f = {};
 
 	count_run(FT_PROBE_IFACE_RX); /* first: every invocation counts, filtered or not */
+	dev = KREAD(btf, skb, dev);
 	if (!dev)
 		return;
-	netns = dev_netns(dev);
-	ifindex = BPF_CORE_READ(dev, ifindex);
-	if (!iface_wanted(netns, ifindex))
+	netns = dev_netns_x(btf, dev);
+	ifindex = KREAD(btf, dev, ifindex);
+	slot1 = iface_pick(netns, ifindex);
+	if (!slot1)
 		return;
-	len = BPF_CORE_READ(skb, len);
-	head = BPF_CORE_READ(skb, head);
-	data = BPF_CORE_READ(skb, data);
-	mac = BPF_CORE_READ(skb, mac_header);
+	len = KREAD(btf, skb, len);
+	head = KREAD(btf, skb, head);
+	data = KREAD(btf, skb, data);
+	mac = KREAD(btf, skb, mac_header);
 	/* eth_type_trans() already pulled the link-layer header; the device's
 	 * rx_bytes counted it, so add it back. */
 	if (mac != (__u16)~0U && data >= head + mac)
 		len += data - (head + mac);
-	if (parse_ce(data, bpf_ntohs(BPF_CORE_READ(skb, protocol)), &f)) {
+	now = bpf_ktime_get_ns();
+	if (parse_ce(data, bpf_ntohs(KREAD(btf, skb, protocol)), &f)) {
 		ce = 1;
 		f.netns = netns;
 		f.ifindex = ifindex;
-		ce_flow_add(&f);
+		ce_flow_add(&f, now);
 	}
-	bin_add(netns, ifindex, FT_DIR_RX, len, ce);
+	bin_add(slot1, netns, ifindex, FT_DIR_RX, now, len, ce);
 }
 
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(iface_rx_btf, struct sk_buff *skb)
 {
-	handle_receive(skb);
+	handle_receive(true, skb);
 	return 0;
 }
 
 SEC("raw_tp/netif_receive_skb")
 int BPF_PROG(iface_rx_raw, struct sk_buff *skb)
 {
-	handle_receive(skb);
+	handle_receive(false, skb);
 	return 0;
 }
 
 /* ---- qdiscs ---- */
 
-static __always_inline void emit_qdisc_bin(const struct qdisc_key *k, const struct qdisc_acc *a)
+static __always_inline void emit_qdisc_bin(__u32 stage, __u32 netns, __u32 ifindex, __u32 handle,
+					   const struct qdisc_acc *a, __u64 now)
 {
-	struct ft_qdisc_bin *r = rec_reserve(FT_REC_QDISC_BIN, sizeof(*r));
+	struct qdisc_stage *st = bpf_map_lookup_elem(&qdisc_stage, &stage);
+	struct ft_qdisc_bin *r;
+	__u32 n;
 
-	if (!r)
+	if (!st)
 		return;
+	n = st->n;
+	if (n >= FT_BATCH)
+		n = st->n = 0;
+	if (!n)
+		st->first_ns = now;
+	r = &st->b[n];
+	r->hdr.type = FT_REC_QDISC_BIN;
+	r->hdr.size = sizeof(*r);
+	r->hdr.cpu = bpf_get_smp_processor_id();
 	r->start_ns = a->start_ns;
 	r->max_backlog = a->max_backlog;
 	r->enq_bytes = a->enq_bytes;
@@ -259,44 +349,90 @@ static __always_inline void emit_qdisc_bin(const struct qdisc_key *k, const stru
 	r->max_qlen = a->max_qlen;
 	r->enq_pkts = a->enq_pkts;
 	r->drops = a->drops;
-	r->netns = k->netns;
-	r->ifindex = k->ifindex;
-	r->handle = k->handle;
+	r->netns = netns;
+	r->ifindex = ifindex;
+	r->handle = handle;
 	r->parent = a->parent;
 	__builtin_memcpy(r->kind, a->kind, sizeof(r->kind));
-	rec_submit(r);
+	st->n = ++n;
+	if (n >= targ_batch || now - st->first_ns > FT_STAGE_MAX_NS) {
+		st->hdr.type = FT_REC_BATCH;
+		st->hdr.size = sizeof(st->hdr) + n * sizeof(*r);
+		st->hdr.cpu = r->hdr.cpu;
+		/* the whole stage, a constant size; hdr.size says how much of it counts */
+		if (!rec_output(st, sizeof(st->hdr) + sizeof(st->b)))
+			count_lost_n(n);
+		st->n = 0;
+	}
 }
 
-/* The qdisc's bin for now, rolling the previous one out if it closed. */
-static __always_inline struct qdisc_acc *qdisc_bin(struct Qdisc *q, const struct netdev_queue *txq)
+/* The qdisc's open bin on this CPU: a way of the interface's slot, else the hash. */
+static __always_inline struct qdisc_acc *qdisc_get(__u32 slot1, __u32 netns, __u32 ifindex,
+						   __u32 handle, __u64 start)
 {
-	const struct net_device *dev = BPF_CORE_READ(txq, dev);
-	struct qdisc_key k = {};
+	struct qdisc_key k = { .netns = netns, .ifindex = ifindex, .handle = handle };
 	struct qdisc_acc *a;
+
+	if (slot1 != FT_SLOT_ALL) {
+		__u32 base = (slot1 - 1) * FT_QDISC_WAYS;
+
+#pragma unroll
+		for (__u32 w = 0; w < FT_QDISC_WAYS; w++) {
+			__u32 idx = base + w;
+
+			a = bpf_map_lookup_elem(&slot_qdisc, &idx);
+			if (!a)
+				return NULL;
+			if (a->handle == handle && a->kind[0])
+				return a;
+			if (!a->kind[0]) { /* unused: this qdisc's from now on (this CPU) */
+				__builtin_memset(a, 0, sizeof(*a));
+				a->start_ns = start;
+				a->handle = handle;
+				return a;
+			}
+		}
+	}
+	a = bpf_map_lookup_elem(&qdisc_bins, &k);
+	if (!a) {
+		struct qdisc_acc z = { .start_ns = start, .handle = handle };
+
+		bpf_map_update_elem(&qdisc_bins, &k, &z, BPF_NOEXIST);
+		a = bpf_map_lookup_elem(&qdisc_bins, &k);
+	}
+	return a;
+}
+
+/* The qdisc's bin for now, rolling the previous one out if it closed; *tidx:
+ * the qdisc's soj_track entry (from its identity: the verifier allows no
+ * arithmetic on a typed pointer, so not from its address). */
+static __always_inline struct qdisc_acc *qdisc_bin(bool btf, __u32 stage, struct Qdisc *q,
+						   const struct netdev_queue *txq, __u64 now,
+						   __u32 *tidx)
+{
+	const struct net_device *dev = KREAD(btf, txq, dev);
+	struct qdisc_acc *a;
+	__u32 netns, ifindex, handle, slot1;
 	__u64 start;
 
 	if (!dev)
 		return NULL;
-	k.netns = dev_netns(dev);
-	k.ifindex = BPF_CORE_READ(dev, ifindex);
-	if (!iface_wanted(k.netns, k.ifindex))
+	netns = dev_netns_x(btf, dev);
+	ifindex = KREAD(btf, dev, ifindex);
+	slot1 = iface_pick(netns, ifindex);
+	if (!slot1)
 		return NULL;
-	k.handle = BPF_CORE_READ(q, handle);
-	start = bin_start(bpf_ktime_get_ns(), targ_bin_ns);
-	a = bpf_map_lookup_elem(&qdisc_bins, &k);
+	handle = KREAD(btf, q, handle);
+	*tidx = (ft_if_bucket(netns, ifindex) ^ (handle >> 16) ^ (handle * 40503u)) % FT_SOJ_TRACK;
+	start = bin_start(now, targ_bin_ns);
+	a = qdisc_get(slot1, netns, ifindex, handle, start);
 	if (!a) {
-		struct qdisc_acc z = { .start_ns = start };
-
-		bpf_map_update_elem(&qdisc_bins, &k, &z, BPF_NOEXIST);
-		a = bpf_map_lookup_elem(&qdisc_bins, &k);
-		if (!a) {
-			count_lost();
-			return NULL;
-		}
+		count_lost();
+		return NULL;
 	}
 	if (a->start_ns != start) {
 		if (a->enq_pkts || a->sojourn_cnt)
-			emit_qdisc_bin(&k, a);
+			emit_qdisc_bin(stage, netns, ifindex, handle, a, now);
 		a->start_ns = start;
 		a->max_backlog = 0;
 		a->enq_bytes = 0;
@@ -307,105 +443,123 @@ static __always_inline struct qdisc_acc *qdisc_bin(struct Qdisc *q, const struct
 		a->enq_pkts = 0;
 	}
 	if (!a->kind[0]) {
-		bpf_probe_read_kernel_str(a->kind, sizeof(a->kind), BPF_CORE_READ(q, ops, id));
-		a->parent = BPF_CORE_READ(q, parent);
+		if (btf)
+			bpf_probe_read_kernel_str(a->kind, sizeof(a->kind), q->ops->id);
+		else
+			bpf_probe_read_kernel_str(a->kind, sizeof(a->kind), BPF_CORE_READ(q, ops, id));
+		a->parent = KREAD(btf, q, parent);
+		if (!a->kind[0])
+			a->kind[0] = '?'; /* marks the entry used */
 	}
-	a->drops = BPF_CORE_READ(q, qstats.drops);
+	a->drops = KREAD(btf, q, qstats.drops);
 	return a;
 }
 
-static __always_inline void handle_enqueue(struct Qdisc *q, const struct netdev_queue *txq,
+static __always_inline void handle_enqueue(bool btf, struct Qdisc *q, const struct netdev_queue *txq,
 					   struct sk_buff *skb)
 {
-	struct qdisc_acc *a = qdisc_bin(q, txq);
-	__u64 key = (__u64)skb;
-	struct enq_mark m = {};
-	__u32 qlen, backlog;
+	struct qdisc_acc *a;
+	struct soj_track *t;
+	__u32 qlen, backlog, len, tidx = 0;
+	__u64 now;
 
 	count_run(FT_PROBE_QDISC_ENQ); /* first: every invocation counts, filtered or not */
+	now = bpf_ktime_get_ns();
+	a = qdisc_bin(btf, FT_STAGE_ENQ - 2, q, txq, now, &tidx);
 	if (!a)
 		return;
-	qlen = BPF_CORE_READ(q, q.qlen);
-	backlog = BPF_CORE_READ(q, qstats.backlog);
+	qlen = KREAD(btf, q, q.qlen);
+	backlog = KREAD(btf, q, qstats.backlog);
 	if (qlen > a->max_qlen)
 		a->max_qlen = qlen;
 	if (backlog > a->max_backlog)
 		a->max_backlog = backlog;
-	m.len = BPF_CORE_READ(skb, len);
-	m.ts = bpf_ktime_get_ns();
+	len = KREAD(btf, skb, len);
 	a->enq_pkts += 1;
-	a->enq_bytes += m.len;
-	bpf_map_update_elem(&skb_enq_ts, &key, &m, BPF_ANY);
+	a->enq_bytes += len;
+	t = bpf_map_lookup_elem(&soj_track, &tidx);
+	if (t && (!t->skb || t->q != (__u64)q || now - t->ts > 1000000000ULL)) {
+		t->q = (__u64)q;
+		t->ts = now;
+		t->len = len;
+		t->skb = (__u64)skb;
+	}
 }
 
 SEC("tp_btf/qdisc_enqueue")
 int BPF_PROG(qdisc_enq_btf, struct Qdisc *q, const struct netdev_queue *txq, struct sk_buff *skb)
 {
-	handle_enqueue(q, txq, skb);
+	handle_enqueue(true, q, txq, skb);
 	return 0;
 }
 
 SEC("raw_tp/qdisc_enqueue")
 int BPF_PROG(qdisc_enq_raw, struct Qdisc *q, const struct netdev_queue *txq, struct sk_buff *skb)
 {
-	handle_enqueue(q, txq, skb);
+	handle_enqueue(false, q, txq, skb);
 	return 0;
 }
 
 /*
- * Sojourn time of one dequeued skb: from our enqueue timestamp, or, for
- * segments a qdisc made of a GSO skb (tbf does), from the skb's
- * CLOCK_MONOTONIC departure time that TCP stamps (EDT), when present.
+ * Sojourn time of one dequeued skb: from its enqueue time when it is the
+ * qdisc's followed skb, else from the CLOCK_MONOTONIC departure time that
+ * TCP stamps (EDT), when present (also what measures the segments a qdisc
+ * made of a GSO skb: tbf does).
  */
-static __always_inline bool skb_sojourn(struct sk_buff *skb, __u64 now, __u64 *out)
+static __always_inline bool skb_sojourn(bool btf, struct soj_track *t, const struct Qdisc *q,
+					struct sk_buff *skb, __u64 now, __u64 *out)
 {
-	__u64 key = (__u64)skb;
-	struct enq_mark *m = bpf_map_lookup_elem(&skb_enq_ts, &key);
+	if (t && t->skb == (__u64)skb && t->q == (__u64)q) {
+		bool same = t->len == KREAD(btf, skb, len);
+		__u64 ts = t->ts;
 
-	if (m) {
-		bool same = m->len == BPF_CORE_READ(skb, len);
-		__u64 ts = m->ts;
-
-		bpf_map_delete_elem(&skb_enq_ts, &key);
+		t->skb = 0;
 		if (same) {
 			*out = now > ts ? now - ts : 0;
 			return true;
 		}
 	}
 	if (bpf_core_field_exists(skb->tstamp_type)) {
-		__u64 t = BPF_CORE_READ(skb, tstamp);
+		__u64 ts = KREAD(btf, skb, tstamp);
+		__u8 type;
 
-		if (BPF_CORE_READ_BITFIELD_PROBED(skb, tstamp_type) == 1 /* SKB_CLOCK_MONOTONIC */ &&
-		    t && t <= now && now - t < 10000000000ULL) {
-			*out = now - t;
+		if (btf)
+			type = BPF_CORE_READ_BITFIELD(skb, tstamp_type);
+		else
+			type = BPF_CORE_READ_BITFIELD_PROBED(skb, tstamp_type);
+		if (type == 1 /* SKB_CLOCK_MONOTONIC */ && ts && ts <= now && now - ts < 10000000000ULL) {
+			*out = now - ts;
 			return true;
 		}
 	}
 	return false;
 }
 
-static __always_inline void handle_dequeue(struct Qdisc *q, const struct netdev_queue *txq,
+static __always_inline void handle_dequeue(bool btf, struct Qdisc *q, const struct netdev_queue *txq,
 					   int packets, struct sk_buff *skb)
 {
 	struct qdisc_acc *a;
+	struct soj_track *t;
+	__u32 tidx = 0;
 	__u64 now, soj;
 
 	count_run(FT_PROBE_QDISC_DEQ); /* first: every invocation counts, filtered or not */
 	if (!skb)
 		return;
-	a = qdisc_bin(q, txq);
+	now = bpf_ktime_get_ns();
+	a = qdisc_bin(btf, FT_STAGE_DEQ - 2, q, txq, now, &tidx);
 	if (!a)
 		return;
-	now = bpf_ktime_get_ns();
+	t = bpf_map_lookup_elem(&soj_track, &tidx);
 	/* A bulk dequeue hands a list; look at its first few skbs. */
 	for (int i = 0; i < 8 && i < packets && skb; i++) {
-		if (skb_sojourn(skb, now, &soj)) {
+		if (skb_sojourn(btf, t, q, skb, now, &soj)) {
 			a->sojourn_sum_ns += soj;
 			a->sojourn_cnt += 1;
 			if (soj > a->sojourn_max_ns)
 				a->sojourn_max_ns = soj;
 		}
-		skb = BPF_CORE_READ(skb, next);
+		skb = KREAD(btf, skb, next);
 	}
 }
 
@@ -413,7 +567,7 @@ SEC("tp_btf/qdisc_dequeue")
 int BPF_PROG(qdisc_deq_btf, struct Qdisc *q, const struct netdev_queue *txq, int packets,
 	     struct sk_buff *skb)
 {
-	handle_dequeue(q, txq, packets, skb);
+	handle_dequeue(true, q, txq, packets, skb);
 	return 0;
 }
 
@@ -421,13 +575,13 @@ SEC("raw_tp/qdisc_dequeue")
 int BPF_PROG(qdisc_deq_raw, struct Qdisc *q, const struct netdev_queue *txq, int packets,
 	     struct sk_buff *skb)
 {
-	handle_dequeue(q, txq, packets, skb);
+	handle_dequeue(false, q, txq, packets, skb);
 	return 0;
 }
 
 /* ---- drops ---- */
 
-static __always_inline void handle_drop(struct sk_buff *skb, void *location, __u32 reason)
+static __always_inline void handle_drop(bool btf, struct sk_buff *skb, void *location, __u32 reason)
 {
 	const struct net_device *dev;
 	struct ft_drop *r;
@@ -436,17 +590,17 @@ static __always_inline void handle_drop(struct sk_buff *skb, void *location, __u
 	count_run(FT_PROBE_DROP); /* first: every invocation counts, filtered or not */
 	if (reason == SKB_CONSUMED)
 		return;
-	dev = BPF_CORE_READ(skb, dev);
+	dev = KREAD(btf, skb, dev);
 	if (dev) {
-		netns = dev_netns(dev);
-		ifindex = BPF_CORE_READ(dev, ifindex);
+		netns = dev_netns_x(btf, dev);
+		ifindex = KREAD(btf, dev, ifindex);
 		if (!iface_wanted(netns, ifindex))
 			return;
 	} else {
-		const struct sock *sk = BPF_CORE_READ(skb, sk);
+		const struct sock *sk = KREAD(btf, skb, sk);
 
 		if (sk)
-			netns = sk_netns(sk);
+			netns = sk_netns_x(btf, sk);
 		if (!netns_wanted(netns))
 			return;
 	}
@@ -458,7 +612,7 @@ static __always_inline void handle_drop(struct sk_buff *skb, void *location, __u
 	r->netns = netns;
 	r->ifindex = ifindex;
 	r->reason = reason;
-	r->protocol = bpf_ntohs(BPF_CORE_READ(skb, protocol));
+	r->protocol = bpf_ntohs(KREAD(btf, skb, protocol));
 	r->pad[0] = r->pad[1] = 0;
 	rec_submit(r);
 }
@@ -466,13 +620,13 @@ static __always_inline void handle_drop(struct sk_buff *skb, void *location, __u
 SEC("tp_btf/kfree_skb")
 int BPF_PROG(drop_btf, struct sk_buff *skb, void *location, enum skb_drop_reason reason)
 {
-	handle_drop(skb, location, reason);
+	handle_drop(true, skb, location, reason);
 	return 0;
 }
 
 SEC("raw_tp/kfree_skb")
 int BPF_PROG(drop_raw, struct sk_buff *skb, void *location, enum skb_drop_reason reason)
 {
-	handle_drop(skb, location, reason);
+	handle_drop(false, skb, location, reason);
 	return 0;
 }

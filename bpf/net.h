@@ -39,8 +39,77 @@ struct qdisc_acc {
 	__u32 enq_pkts;
 	__u32 drops;
 	__u32 parent;
-	__u32 pad;
+	__u32 handle;   /* the qdisc of a slot_qdisc entry (0: entry unused) */
 	char  kind[16];
+};
+
+/*
+ * The chosen interfaces (-i), found without a hash-map helper call: an
+ * array of buckets, FT_IF_WAYS entries each, indexed by ft_if_bucket().
+ * An entry's slot indexes the per-CPU arrays slot_bins (slot * 2 + dir) and
+ * slot_qdisc (slot * FT_QDISC_WAYS + way), so a chosen interface's packets
+ * touch array maps only, whose lookups the verifier inlines.
+ */
+#define FT_IF_BUCKETS 256
+#define FT_IF_WAYS    4
+#define FT_IF_SLOTS   256   /* chosen interfaces at most */
+#define FT_QDISC_WAYS 4     /* root qdiscs per chosen interface in slot_qdisc */
+
+struct if_way {
+	__u32 netns;        /* 0: unused */
+	__u32 ifindex;
+	__u32 slot;
+	__u32 pad;
+};
+
+struct if_bucket {
+	struct if_way w[FT_IF_WAYS];
+};
+
+static inline __u32 ft_if_bucket(__u32 netns, __u32 ifindex)
+{
+	return ((netns * 2654435761u) ^ (ifindex * 40503u)) % FT_IF_BUCKETS;
+}
+
+/*
+ * Closed bins leave in batches: a ring-buffer record costs a lock and two
+ * helper calls, so each producer (program) stages up to FT_BATCH closed
+ * bins per CPU and writes them as one FT_REC_BATCH record (a header, then
+ * the bins, each a whole record with its own header), which the recorder
+ * unpacks (probes/netprobe.c): the capture holds the bins alone.  A stage is
+ * also written out when its first bin closed more than FT_STAGE_MAX_NS
+ * before, and by the recorder at the stop.  A program never interrupts
+ * itself on a CPU, so each stage has one writer.
+ */
+#define FT_REC_BATCH    31     /* kernel -> recorder only; never in a capture */
+#define FT_BATCH        8
+#define FT_STAGE_MAX_NS 20000000ULL
+enum { FT_STAGE_TX, FT_STAGE_RX, FT_STAGE_ENQ, FT_STAGE_DEQ, FT_STAGE_MAX };
+
+struct iface_stage {
+	struct ft_rec_hdr hdr;              /* FT_REC_BATCH, size: up to b[n] */
+	struct ft_iface_bin b[FT_BATCH];
+	__u32 n;
+	__u32 pad;
+	__u64 first_ns;                     /* when b[0] was staged */
+};
+
+struct qdisc_stage {
+	struct ft_rec_hdr hdr;
+	struct ft_qdisc_bin b[FT_BATCH];
+	__u32 n;
+	__u32 pad;
+	__u64 first_ns;
+};
+
+/* One skb per qdisc whose sojourn is being measured (sampled sojourn). */
+#define FT_SOJ_TRACK 1024
+struct soj_track {
+	__u64 q;            /* the qdisc */
+	__u64 skb;          /* 0: none in flight */
+	__u64 ts;           /* its enqueue time */
+	__u32 len;
+	__u32 pad;
 };
 
 /* CE-marked packets of one flow (key: struct ft_flow as in the packet), per CPU. */

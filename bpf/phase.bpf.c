@@ -802,7 +802,7 @@ int BPF_PROG(proc_exit_raw, struct task_struct *p)
 
 /* ---- flow attribution ---- */
 
-static __always_inline void handle_sock(const struct sock *sk)
+static __always_inline void handle_sock(bool btf, const struct sock *sk)
 {
 	__u64 id = bpf_get_current_pid_tgid(), tag, *seen;
 	__u32 tgid = id >> 32;
@@ -813,17 +813,17 @@ static __always_inline void handle_sock(const struct sock *sk)
 
 	if (!sk || !tgid_traced(tgid))
 		return;
-	proto = BPF_CORE_READ(sk, sk_protocol);
+	proto = KREAD(btf, sk, sk_protocol);
 	if (proto != IPPROTO_TCP && proto != IPPROTO_UDP)
 		return;
 	/* cheap test first: this socket's ports as last reported */
-	tag = ((__u64)BPF_CORE_READ(sk, __sk_common.skc_num) << 16) |
-	      bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport)) |
-	      ((__u64)BPF_CORE_READ(sk, __sk_common.skc_daddr) << 32);
+	tag = ((__u64)KREAD(btf, sk, __sk_common.skc_num) << 16) |
+	      bpf_ntohs(KREAD(btf, sk, __sk_common.skc_dport)) |
+	      ((__u64)KREAD(btf, sk, __sk_common.skc_daddr) << 32);
 	seen = bpf_map_lookup_elem(&sock_seen, &key);
 	if (seen && *seen == tag)
 		return;
-	if (!sk_flow(sk, &f) || !f.dport)
+	if (!sk_flow_x(btf, sk, &f) || !f.dport)
 		return; /* filtered out, or not connected (no flow yet) */
 	f.proto = (__u8)proto;
 	bpf_map_update_elem(&sock_seen, &key, &tag, BPF_ANY);
@@ -841,27 +841,27 @@ static __always_inline void handle_sock(const struct sock *sk)
 SEC("tp_btf/sock_send_length")
 int BPF_PROG(sock_send_btf, struct sock *sk, int ret, int flags)
 {
-	handle_sock(sk);
+	handle_sock(true, sk);
 	return 0;
 }
 
 SEC("raw_tp/sock_send_length")
 int BPF_PROG(sock_send_raw, struct sock *sk, int ret, int flags)
 {
-	handle_sock(sk);
+	handle_sock(false, sk);
 	return 0;
 }
 
 SEC("tp_btf/sock_recv_length")
 int BPF_PROG(sock_recv_btf, struct sock *sk, int ret, int flags)
 {
-	handle_sock(sk);
+	handle_sock(true, sk);
 	return 0;
 }
 
 SEC("raw_tp/sock_recv_length")
 int BPF_PROG(sock_recv_raw, struct sock *sk, int ret, int flags)
 {
-	handle_sock(sk);
+	handle_sock(false, sk);
 	return 0;
 }

@@ -16,13 +16,28 @@
 
 const volatile __u64 targ_sample_ns = 10000000; /* min gap between samples of one socket */
 
+/*
+ * Last sample time per socket, direct-mapped by the socket's hash: an
+ * array lookup the verifier inlines, where an LRU hash cost a helper call
+ * on every ACK (tcp_probe runs for each segment a socket receives).  Two
+ * sockets that share an entry take it from each other, so each may then be
+ * sampled more often than --rtt-interval, never less.
+ */
+#define SAMPLE_SLOTS 16384
+struct last_sample {
+	__u64 sk;
+	__u64 ts;
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u64);   /* socket address */
-	__type(value, __u64); /* last sample time */
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SAMPLE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct last_sample);
 } last_sample SEC(".maps");
 
+/* Fields of tcp_sock and inet_connection_sock lie past struct sock, the type
+ * the verifier gives the argument: they are read through the helper. */
 static __always_inline __u8 ca_state(const struct sock *sk)
 {
 	const struct inet_connection_sock *icsk = (const void *)sk;
@@ -30,7 +45,8 @@ static __always_inline __u8 ca_state(const struct sock *sk)
 	return BPF_CORE_READ_BITFIELD_PROBED(icsk, icsk_ca_state);
 }
 
-static __always_inline void handle_retransmit(const struct sock *sk, const struct sk_buff *skb, int err)
+static __always_inline void handle_retransmit(bool btf, const struct sock *sk, const struct sk_buff *skb,
+					      int err)
 {
 	const struct tcp_sock *tp = (const void *)sk;
 	const struct inet_connection_sock *icsk = (const void *)sk;
@@ -39,12 +55,12 @@ static __always_inline void handle_retransmit(const struct sock *sk, const struc
 	__u8 st, ca;
 
 	count_run(FT_PROBE_RETRANS); /* first: every invocation counts, filtered or not */
-	if (!sk_flow(sk, &f))
+	if (!sk_flow_x(btf, sk, &f))
 		return;
 	r = rec_reserve(FT_REC_RETRANS, sizeof(*r));
 	if (!r)
 		return;
-	st = BPF_CORE_READ(sk, __sk_common.skc_state);
+	st = KREAD(btf, sk, __sk_common.skc_state);
 	ca = ca_state(sk);
 	r->ts_ns = bpf_ktime_get_ns();
 	r->flow = f;
@@ -80,32 +96,33 @@ static __always_inline void handle_retransmit(const struct sock *sk, const struc
 SEC("tp_btf/tcp_retransmit_skb")
 int BPF_PROG(retrans_err_btf, const struct sock *sk, const struct sk_buff *skb, int err)
 {
-	handle_retransmit(sk, skb, err);
+	handle_retransmit(true, sk, skb, err);
 	return 0;
 }
 
 SEC("tp_btf/tcp_retransmit_skb")
 int BPF_PROG(retrans_btf, const struct sock *sk, const struct sk_buff *skb)
 {
-	handle_retransmit(sk, skb, 0);
+	handle_retransmit(true, sk, skb, 0);
 	return 0;
 }
 
 SEC("raw_tp/tcp_retransmit_skb")
 int BPF_PROG(retrans_raw, const struct sock *sk, const struct sk_buff *skb)
 {
-	handle_retransmit(sk, skb, 0);
+	handle_retransmit(false, sk, skb, 0);
 	return 0;
 }
 
-static __always_inline void handle_cong_state(const struct sock *sk, __u8 new_state)
+static __always_inline void handle_cong_state(bool btf, const struct sock *sk, __u8 new_state)
 {
 	struct ft_flow f = {};
 	struct ft_cong_state *r;
-	__u8 old = ca_state(sk);
+	__u8 old;
 
 	count_run(FT_PROBE_CONG_STATE); /* first: every invocation counts, filtered or not */
-	if (old == new_state || !sk_flow(sk, &f))
+	old = ca_state(sk);
+	if (old == new_state || !sk_flow_x(btf, sk, &f))
 		return;
 	r = rec_reserve(FT_REC_CONG_STATE, sizeof(*r));
 	if (!r)
@@ -121,31 +138,37 @@ static __always_inline void handle_cong_state(const struct sock *sk, __u8 new_st
 SEC("tp_btf/tcp_cong_state_set")
 int BPF_PROG(cong_state_btf, struct sock *sk, const __u8 ca)
 {
-	handle_cong_state(sk, ca);
+	handle_cong_state(true, sk, ca);
 	return 0;
 }
 
 SEC("raw_tp/tcp_cong_state_set")
 int BPF_PROG(cong_state_raw, struct sock *sk, const __u8 ca)
 {
-	handle_cong_state(sk, ca);
+	handle_cong_state(false, sk, ca);
 	return 0;
 }
 
-static __always_inline void handle_probe(const struct sock *sk)
+static __always_inline void handle_probe(bool btf, const struct sock *sk)
 {
 	const struct tcp_sock *tp = (const void *)sk;
-	__u64 key = (__u64)sk, now = bpf_ktime_get_ns();
-	__u64 *last = bpf_map_lookup_elem(&last_sample, &key);
+	__u32 slot = KREAD(btf, sk, __sk_common.skc_hash) % SAMPLE_SLOTS;
+	struct last_sample *last;
 	struct ft_flow f = {};
 	struct ft_tcp_sample *r;
+	__u64 now;
 
 	count_run(FT_PROBE_TCP_SAMPLE); /* first: every invocation counts, filtered or not */
-	if (last && now - *last < targ_sample_ns)
+	last = bpf_map_lookup_elem(&last_sample, &slot);
+	if (!last)
 		return;
-	if (!sk_flow(sk, &f))
+	now = bpf_ktime_get_ns();
+	if (last->sk == (__u64)sk && now - last->ts < targ_sample_ns)
 		return;
-	bpf_map_update_elem(&last_sample, &key, &now, BPF_ANY);
+	if (!sk_flow_x(btf, sk, &f))
+		return;
+	last->sk = (__u64)sk;
+	last->ts = now;
 	r = rec_reserve(FT_REC_TCP_SAMPLE, sizeof(*r));
 	if (!r)
 		return;
@@ -165,13 +188,13 @@ static __always_inline void handle_probe(const struct sock *sk)
 SEC("tp_btf/tcp_probe")
 int BPF_PROG(tcp_sample_btf, struct sock *sk, const struct sk_buff *skb)
 {
-	handle_probe(sk);
+	handle_probe(true, sk);
 	return 0;
 }
 
 SEC("raw_tp/tcp_probe")
 int BPF_PROG(tcp_sample_raw, struct sock *sk, const struct sk_buff *skb)
 {
-	handle_probe(sk);
+	handle_probe(false, sk);
 	return 0;
 }

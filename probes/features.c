@@ -10,6 +10,9 @@
 #include "probes/drop_reasons.h"
 #include "probes/netprobe.h"
 #include "probes/phaseprobe.h"
+
+/* measured as the network families are (probes/netprobe.c) */
+#define PHASES_COST "~10 ns per MTU packet: sock_send/recv ~270-320 ns per socket call; uprobes ~2-5 us per traced call"
 #include "probes/privs.h"
 #include "userspace/commands.h"
 #include "userspace/json.h"
@@ -130,6 +133,21 @@ int cmd_features(int argc, char **argv)
 			json_object_end(&j);
 		}
 		json_array_end(&j);
+		json_key(&j, "families");
+		json_array_begin(&j);
+		for (int i = 0; i < netprobe_n_families; i++) {
+			json_object_begin(&j);
+			json_kv_string(&j, "name", netprobe_families[i].name);
+			json_kv_string(&j, "records", netprobe_families[i].what);
+			json_kv_string(&j, "cost", netprobe_families[i].cost);
+			json_object_end(&j);
+		}
+		json_object_begin(&j);
+		json_kv_string(&j, "name", "phases");
+		json_kv_string(&j, "records", "collective phases, processes, socket owners (--no-phases)");
+		json_kv_string(&j, "cost", PHASES_COST);
+		json_object_end(&j);
+		json_array_end(&j);
 		json_object_end(&j);
 		json_finish(&j);
 	} else {
@@ -148,6 +166,14 @@ int cmd_features(int argc, char **argv)
 		       ph_works, PH_FEAT_MAX);
 		if (!ph[0].variant)
 			printf("Without uprobes, collective phases are inferred from the traffic.\n");
+		printf("\nWhat each family costs (measured on veth at MTU size, 2 vCPUs; "
+		       "docs/performance.md section 0).\nLeave families out with "
+		       "'record --no-probes LIST' (phases: --no-phases):\n");
+		for (int i = 0; i < netprobe_n_families; i++)
+			printf("  %-7s %s\n          %s\n", netprobe_families[i].name,
+			       netprobe_families[i].what, netprobe_families[i].cost);
+		printf("  %-7s %s\n          %s\n", "phases",
+		       "collective phases, processes, socket owners (--no-phases)", PHASES_COST);
 	}
 	return works ? 0 : 1;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "net.skel.h"
@@ -47,6 +48,61 @@ static const struct hook {
 	  { "tcp_sample_btf", "tcp_sample_raw" }, { "tp_btf", "raw_tp" } },
 };
 
+/*
+ * Families, with their cost on the attribution benchmark's path (veth,
+ * iperf3 at MTU size, 2 vCPUs, kernel 6.18, bpf_stats on): the programs'
+ * run time per tx packet of the traced interface.  Keep in step with
+ * docs/performance.md (section 0) when the programs change.
+ */
+const struct probe_family netprobe_families[] = {
+	{ "bins", (1ull << FT_PROBE_IFACE_TX) | (1ull << FT_PROBE_IFACE_RX),
+	  "bytes, packets and CE marks per interface, direction and bin (iface_tx, iface_rx)",
+	  "~200 ns per packet: 2 tx + 2 rx runs of 40-60 ns (an empty program: 25 ns)" },
+	{ "qdisc", (1ull << FT_PROBE_QDISC_ENQ) | (1ull << FT_PROBE_QDISC_DEQ),
+	  "queue depth, sojourn time and qdisc drops per bin (qdisc_enqueue, qdisc_dequeue)",
+	  "~80 ns per dequeue, 350-600 ns per enqueue (packets that bypass an empty qdisc: none)" },
+	{ "drops", 1ull << FT_PROBE_DROP, "every dropped packet with its reason (drop)",
+	  "~0.5-1 us per dropped packet (the hook runs for drops only)" },
+	{ "tcp", (1ull << FT_PROBE_RETRANS) | (1ull << FT_PROBE_CONG_STATE) | (1ull << FT_PROBE_TCP_SAMPLE),
+	  "retransmits, congestion-state changes, RTT/cwnd samples (retransmit, cong_state, tcp_sample)",
+	  "~40 ns per packet: tcp_sample runs ~85 ns per received ACK; retransmits ~2 us each" },
+	{ "rtt", 1ull << FT_PROBE_TCP_SAMPLE, "RTT/cwnd samples only (tcp_sample)",
+	  "~40 ns per packet (one run of ~85 ns per received ACK)" },
+};
+const int netprobe_n_families = (int)(sizeof(netprobe_families) / sizeof(netprobe_families[0]));
+
+int netprobe__parse_families(const char *list, uint64_t *mask)
+{
+	char buf[256], *save = NULL, *t;
+
+	*mask = 0;
+	if (!list || strlen(list) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, list);
+	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		bool found = false;
+
+		for (int i = 0; i < netprobe_n_families && !found; i++)
+			if (!strcmp(t, netprobe_families[i].name)) {
+				*mask |= netprobe_families[i].mask;
+				found = true;
+			}
+		for (int i = 0; i < FT_PROBE_MAX && !found; i++)
+			if (!strcmp(t, hooks[i].name)) {
+				*mask |= 1ull << i;
+				found = true;
+			}
+		if (!found)
+			return -EINVAL;
+	}
+	return *mask ? 0 : -EINVAL;
+}
+
+const char *netprobe__families_help(void)
+{
+	return "bins, qdisc, drops, tcp, rtt, or probe names (fabtrace features)";
+}
+
 struct netprobe {
 	struct net_bpf *net;
 	struct tcp_bpf *tcp;
@@ -57,11 +113,15 @@ struct netprobe {
 	netprobe_sample_fn fn;
 	void *ctx;
 	int ncpus;
+	uint32_t (*slots)[2];              /* (netns, ifindex) of each slot (-i), for the flush */
+	int n_slots;
 	int cb_err;
 	/* coverage: tracepoint hits (perf) against program runs (`runs` maps) */
 	struct tp_counter hits[FT_PROBE_MAX];
 	bool cov_attached[FT_PROBE_MAX];   /* counted: the hook was attached */
 	bool cov_taken;                    /* cov_* below hold the final reading */
+	bool cov_misses;                   /* hits = runs + the kernel's recursion_misses */
+	int cov_mode;                      /* enum netprobe_coverage */
 	bool cov_known[FT_PROBE_MAX];
 	uint64_t cov_hits[FT_PROBE_MAX], cov_runs[FT_PROBE_MAX];
 };
@@ -158,7 +218,7 @@ out:
  * FABTRACE_VARIANTS=raw_tp (or tp_btf) restricts the choice to one kind, so
  * tests can exercise the fallbacks that older kernels in the fleet need.
  */
-static void choose_variants(int chosen[FT_PROBE_MAX], struct probe_status st[FT_PROBE_MAX])
+static void choose_variants(int chosen[FT_PROBE_MAX], struct probe_status st[FT_PROBE_MAX], uint64_t skip)
 {
 	const char *only = getenv("FABTRACE_VARIANTS");
 
@@ -167,6 +227,10 @@ static void choose_variants(int chosen[FT_PROBE_MAX], struct probe_status st[FT_
 
 		chosen[i] = -1;
 		st[i] = (struct probe_status){ .id = h->id, .name = h->name, .tracepoint = h->tracepoint };
+		if (skip & (1ull << i)) {
+			snprintf(st[i].why, sizeof(st[i].why), "left out (--no-probes)");
+			continue;
+		}
 		for (int v = 0; v < 3 && h->progs[v]; v++) {
 			char why[160];
 
@@ -192,17 +256,41 @@ int netprobe__probe_features(struct probe_status st[FT_PROBE_MAX], bool verbose)
 	int chosen[FT_PROBE_MAX];
 
 	bpflog__init(verbose);
-	choose_variants(chosen, st);
+	choose_variants(chosen, st, 0);
 	return 0;
 }
 
 /* ---- recording */
+
+/* The records of a batch (FT_REC_BATCH, bpf/net.h), one by one; every
+ * record must lie inside the batch's used part. */
+static int unpack_batch(struct netprobe *p, const struct ft_rec_hdr *h, size_t size)
+{
+	size_t used = h->size, off = sizeof(*h);
+
+	if (used > size)
+		return 0; /* cannot happen with our programs; never trust it */
+	while (off + sizeof(*h) <= used) {
+		const struct ft_rec_hdr *r = (const void *)((const char *)h + off);
+
+		if (r->size < sizeof(*r) || r->size > used - off || r->type == FT_REC_BATCH)
+			break;
+		if (p->fn(p->ctx, r) < 0) {
+			p->cb_err = -EIO;
+			return -EIO;
+		}
+		off += r->size;
+	}
+	return 0;
+}
 
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct netprobe *p = ctx;
 	const struct ft_rec_hdr *h = data;
 
+	if (size >= sizeof(*h) && h->type == FT_REC_BATCH)
+		return unpack_batch(p, h, size);
 	if (size < sizeof(*h) || h->size != size)
 		return 0; /* cannot happen with our programs; never trust it */
 	if (p->fn(p->ctx, h) < 0) {
@@ -212,37 +300,81 @@ static int on_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+size_t netprobe__ring_share(size_t ringbuf_bytes, unsigned div)
+{
+	size_t r = ringbuf_bytes / (div ? div : 1);
+
+	return r < (64u << 10) ? (64u << 10) : r;
+}
+
+size_t netprobe__wake_for(size_t wake_bytes, size_t ring_bytes)
+{
+	return wake_bytes > ring_bytes / 8 ? ring_bytes / 8 : wake_bytes;
+}
+
+/* The ring of an object: net gets --ringbuf, tcp (rare events) a quarter. */
+static size_t obj_ring(enum obj_id id, const struct netprobe_opts *o)
+{
+	return id == OBJ_NET ? o->ringbuf_bytes : netprobe__ring_share(o->ringbuf_bytes, 4);
+}
+
 static void set_filters(struct obj *ob, const struct netprobe_opts *o)
 {
+	__u32 wake = (__u32)netprobe__wake_for(o->wake_bytes, obj_ring(ob->id, o));
+
 	if (ob->id == OBJ_NET) {
 		struct net_bpf *s = ob->skel;
 
 		s->rodata->targ_bin_ns = o->bin_ns;
+		s->rodata->targ_batch = o->batch_bins && o->batch_bins <= FT_BATCH ? o->batch_bins : FT_BATCH;
 		s->rodata->targ_netns = o->netns;
 		s->rodata->targ_filter_ifaces = o->n_ifaces > 0;
-		s->rodata->targ_wake_bytes = (__u32)o->wake_bytes;
+		s->rodata->targ_wake_bytes = wake;
 	} else {
 		struct tcp_bpf *s = ob->skel;
 
 		s->rodata->targ_sample_ns = o->sample_ns;
 		s->rodata->targ_netns = o->netns;
 		s->rodata->targ_filter_ifaces = o->n_ifaces > 0;
-		s->rodata->targ_wake_bytes = (__u32)o->wake_bytes;
+		s->rodata->targ_wake_bytes = wake;
 	}
 }
 
-static int fill_iface_filter(struct obj *ob, const struct netprobe_opts *o)
+int netprobe__fill_iftab(int fd, const uint32_t (*ifaces)[2], int n, char *err, size_t errlen)
 {
-	int fd = bpf_map__fd(obj_map(ob, "targ_ifaces"));
-	__u8 one = 1;
+	struct if_bucket *tab = calloc(FT_IF_BUCKETS, sizeof(*tab));
+	int ret = 0;
 
-	for (int i = 0; i < o->n_ifaces; i++) {
-		struct { __u32 netns, ifindex; } k = { o->ifaces[i][0], o->ifaces[i][1] };
-
-		if (bpf_map_update_elem(fd, &k, &one, BPF_ANY))
-			return -errno;
+	if (!tab)
+		return -ENOMEM;
+	if (n > FT_IF_SLOTS) {
+		snprintf(err, errlen, "%d interfaces chosen; at most %d can be traced one by one "
+			 "(trace all with no -i)", n, FT_IF_SLOTS);
+		ret = -E2BIG;
 	}
-	return 0;
+	for (int i = 0; i < n && !ret; i++) {
+		struct if_bucket *b = &tab[ft_if_bucket(ifaces[i][0], ifaces[i][1])];
+		int w = 0;
+
+		while (w < FT_IF_WAYS && b->w[w].netns &&
+		       !(b->w[w].netns == ifaces[i][0] && b->w[w].ifindex == ifaces[i][1]))
+			w++;
+		if (w == FT_IF_WAYS) {
+			snprintf(err, errlen, "interface filter: more than %d of the chosen interfaces "
+				 "share a table bucket; choose fewer (or none: all interfaces)", FT_IF_WAYS);
+			ret = -E2BIG;
+		} else if (!b->w[w].netns) {
+			b->w[w] = (struct if_way){ .netns = ifaces[i][0], .ifindex = ifaces[i][1],
+						   .slot = (__u32)i };
+		}
+	}
+	for (__u32 k = 0; k < FT_IF_BUCKETS && !ret; k++)
+		if (bpf_map_update_elem(fd, &k, &tab[k], BPF_ANY)) {
+			ret = -errno;
+			snprintf(err, errlen, "interface filter map: %s", strerror(-ret));
+		}
+	free(tab);
+	return ret;
 }
 
 /* Load the objects the chosen variants need, then attach them all. */
@@ -274,7 +406,7 @@ static int load_attach(struct netprobe *p, const struct netprobe_opts *o, char *
 				bpf_program__set_autoload(bpf_object__find_program_by_name(
 					obs[id].o, hooks[i].progs[p->chosen[i]]), true);
 		set_filters(&obs[id], o);
-		bpf_map__set_max_entries(obj_map(&obs[id], "events"), (__u32)o->ringbuf_bytes);
+		bpf_map__set_max_entries(obj_map(&obs[id], "events"), (__u32)obj_ring((enum obj_id)id, o));
 		bpflog__clear();
 		ret = bpf_object__load(obs[id].o);
 		if (ret) {
@@ -282,11 +414,10 @@ static int load_attach(struct netprobe *p, const struct netprobe_opts *o, char *
 				 bpflog__sep(), bpflog__last());
 			break;
 		}
-		ret = fill_iface_filter(&obs[id], o);
-		if (ret) {
-			snprintf(err, errlen, "interface filter map: %s", strerror(-ret));
+		ret = netprobe__fill_iftab(bpf_map__fd(obj_map(&obs[id], "targ_iftab")), o->ifaces,
+					   o->n_ifaces, err, errlen);
+		if (ret)
 			break;
-		}
 		fd = bpf_map__fd(obj_map(&obs[id], "events"));
 		if (!p->rb) {
 			p->rb = ring_buffer__new(fd, on_sample, p, NULL);
@@ -327,16 +458,100 @@ static void unload(struct netprobe *p)
 	p->tcp = NULL;
 }
 
-/* ---- coverage: one counting perf event per CPU on every attached hook's tracepoint */
+/*
+ * ---- coverage: tracepoint hits against program runs.
+ *
+ * A raw tracepoint skips a program only when it would recurse on its CPU
+ * (__bpf_trace_run), and kernels since 6.7 count each such skip in the
+ * program's recursion_misses: then hits = runs + misses, read at no cost on
+ * the hot path.  Older kernels, kernels patched to skip silently (below) and
+ * --coverage counters get a counting perf event per CPU on every hook's
+ * tracepoint, which makes the kernel fill the tracepoint's record on each
+ * hit for the count (measured in docs/performance.md, section 0).
+ */
+/*
+ * The patch of this project's development VM (docs/known-issues.md) skips
+ * programs in PID 1's context without counting a miss; it adds an
+ * `init_owned` flag to struct bpf_prog_aux, which the kernel's BTF shows.
+ */
+static bool kernel_skips_silently(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	const struct btf_member *m;
+	bool found = false;
+	__s32 id;
+
+	if (!btf)
+		return true; /* cannot tell: count with perf counters */
+	id = btf__find_by_name_kind(btf, "bpf_prog_aux", BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
+	m = t ? btf_members(t) : NULL;
+	for (int i = 0; m && i < btf_vlen(t) && !found; i++)
+		found = !strcmp(btf__name_by_offset(btf, m[i].name_off), "init_owned");
+	btf__free(btf);
+	return found;
+}
+
+static bool kernel_counts_misses(void)
+{
+	char buf[64] = "", *end;
+	long maj, min = 0;
+	FILE *f = fopen("/proc/sys/kernel/osrelease", "r");
+
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	maj = strtol(buf, &end, 10);
+	if (*end == '.')
+		min = strtol(end + 1, NULL, 10);
+	return (maj > 6 || (maj == 6 && min >= 7)) && !kernel_skips_silently();
+}
+
+/* Recursion misses of the program attached to hook i, or -errno. */
+static int64_t prog_misses(struct netprobe *p, int i)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	struct bpf_program *prog;
+	struct bpf_object *o = hooks[i].obj == OBJ_NET ? (p->net ? p->net->obj : NULL)
+						      : (p->tcp ? p->tcp->obj : NULL);
+
+	if (!o || p->chosen[i] < 0)
+		return -ENOENT;
+	prog = bpf_object__find_program_by_name(o, hooks[i].progs[p->chosen[i]]);
+	memset(&info, 0, sizeof(info));
+	if (!prog || bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return -ENOENT;
+	return (int64_t)info.recursion_misses;
+}
+
+static int cov_read_hits(struct netprobe *p, int i, uint64_t runs, uint64_t *hits)
+{
+	int64_t m;
+
+	if (!p->cov_misses)
+		return coverage__read(&p->hits[i], hits);
+	m = prog_misses(p, i);
+	if (m < 0)
+		return (int)m;
+	*hits = runs + (uint64_t)m;
+	return 0;
+}
 
 static void open_counters(struct netprobe *p)
 {
+	p->cov_misses = p->cov_mode == NP_COV_KERNEL ||
+			(p->cov_mode == NP_COV_AUTO && kernel_counts_misses());
 	for (int i = 0; i < FT_PROBE_MAX; i++) {
 		if (!p->links[i])
 			continue;
 		p->cov_attached[i] = true;
 		p->st[i].cov_why[0] = 0;
-		coverage__open(&p->hits[i], hooks[i].system, hooks[i].tracepoint, p->ncpus,
+		if (!p->cov_misses)
+			coverage__open(&p->hits[i], hooks[i].system, hooks[i].tracepoint, p->ncpus,
 			       p->st[i].cov_why, sizeof(p->st[i].cov_why));
 	}
 }
@@ -366,9 +581,10 @@ static void take_coverage(struct netprobe *p)
 
 	if (p->cov_taken)
 		return;
-	for (int i = 0; i < FT_PROBE_MAX; i++)
-		if (p->cov_attached[i])
-			p->cov_known[i] = coverage__read(&p->hits[i], &p->cov_hits[i]) == 0;
+	if (!p->cov_misses)
+		for (int i = 0; i < FT_PROBE_MAX; i++)
+			if (p->cov_attached[i])
+				p->cov_known[i] = coverage__read(&p->hits[i], &p->cov_hits[i]) == 0;
 	v = calloc((size_t)p->ncpus, sizeof(*v));
 	if (v) {
 		if (p->net)
@@ -377,6 +593,10 @@ static void take_coverage(struct netprobe *p)
 			read_runs(p, p->tcp->maps.runs, OBJ_TCP, v);
 		free(v);
 	}
+	if (p->cov_misses) /* runs first, then misses: a skip in between counts as a hit */
+		for (int i = 0; i < FT_PROBE_MAX; i++)
+			if (p->cov_attached[i])
+				p->cov_known[i] = cov_read_hits(p, i, p->cov_runs[i], &p->cov_hits[i]) == 0;
 	for (int i = 0; i < FT_PROBE_MAX; i++)
 		coverage__close(&p->hits[i]);
 	p->cov_taken = true;
@@ -388,8 +608,9 @@ int netprobe__skipped_now(struct netprobe *p, uint64_t skipped[FT_PROBE_MAX], bo
 
 	if (p->cov_taken)
 		return -EALREADY;
-	for (int i = 0; i < FT_PROBE_MAX; i++)
-		known[i] = p->cov_attached[i] && coverage__read(&p->hits[i], &hits[i]) == 0;
+	if (!p->cov_misses)
+		for (int i = 0; i < FT_PROBE_MAX; i++)
+			known[i] = p->cov_attached[i] && coverage__read(&p->hits[i], &hits[i]) == 0;
 	v = calloc((size_t)p->ncpus, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -400,6 +621,9 @@ int netprobe__skipped_now(struct netprobe *p, uint64_t skipped[FT_PROBE_MAX], bo
 		read_runs(p, p->tcp->maps.runs, OBJ_TCP, v);
 	free(v);
 	memcpy(runs, p->cov_runs, sizeof(runs));
+	if (p->cov_misses)
+		for (int i = 0; i < FT_PROBE_MAX; i++)
+			known[i] = p->cov_attached[i] && cov_read_hits(p, i, runs[i], &hits[i]) == 0;
 	for (int i = 0; i < FT_PROBE_MAX; i++)
 		skipped[i] = known[i] ? coverage__skipped(hits[i], runs[i]) : 0;
 	return 0;
@@ -436,24 +660,43 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 	p->fn = fn;
 	p->ctx = ctx;
 	p->ncpus = libbpf_num_possible_cpus();
+	if (o->n_ifaces > 0) {
+		p->slots = calloc((size_t)o->n_ifaces, sizeof(*p->slots));
+		if (!p->slots) {
+			free(p);
+			return -ENOMEM;
+		}
+		memcpy(p->slots, o->ifaces, (size_t)o->n_ifaces * sizeof(*p->slots));
+		p->n_slots = o->n_ifaces;
+	}
 	if (p->ncpus <= 0) {
 		snprintf(err, errlen, "cannot count possible CPUs");
+		free(p->slots);
 		free(p);
+		return -EINVAL;
+	}
+	if ((o->skip & ((1ull << FT_PROBE_MAX) - 1)) == (1ull << FT_PROBE_MAX) - 1) {
+		snprintf(err, errlen, "--no-probes leaves out every network probe; keep at least one");
+		netprobe__close(p);
 		return -EINVAL;
 	}
 	/* Fast path: the preferred variant of every hook, in one load per object.
 	 * Trying hooks one by one costs a BTF parse each, so only on failure. */
 	if (!getenv("FABTRACE_VARIANTS")) {
 		for (int i = 0; i < FT_PROBE_MAX; i++) {
-			p->chosen[i] = 0;
+			bool skip = o->skip & (1ull << i);
+
+			p->chosen[i] = skip ? -1 : 0;
 			p->st[i] = (struct probe_status){ .id = hooks[i].id, .name = hooks[i].name,
-				.tracepoint = hooks[i].tracepoint, .variant = hooks[i].kinds[0] };
+				.tracepoint = hooks[i].tracepoint, .variant = skip ? NULL : hooks[i].kinds[0] };
+			if (skip)
+				snprintf(p->st[i].why, sizeof(p->st[i].why), "left out (--no-probes)");
 		}
 		if (load_attach(p, o, err, errlen) == 0)
 			goto done;
 		unload(p);
 	}
-	choose_variants(p->chosen, p->st);
+	choose_variants(p->chosen, p->st, o->skip);
 	for (int i = 0; i < FT_PROBE_MAX; i++)
 		any |= p->chosen[i] >= 0;
 	if (!any) {
@@ -468,6 +711,7 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 		return ret;
 	}
 done:
+	p->cov_mode = o->coverage;
 	open_counters(p);
 	*out = p;
 	return 0;
@@ -562,28 +806,100 @@ static int flush_iface(struct netprobe *p, const void *key, const void *vals, vo
 	return 0;
 }
 
+static int flush_qdisc_one(struct netprobe *p, const struct qdisc_key *k, const struct qdisc_acc *a,
+			   int c)
+{
+	struct ft_qdisc_bin r = {
+		.hdr = { FT_REC_QDISC_BIN, sizeof(r), (__u32)c },
+		.start_ns = a->start_ns, .max_backlog = a->max_backlog,
+		.enq_bytes = a->enq_bytes, .sojourn_sum_ns = a->sojourn_sum_ns,
+		.sojourn_max_ns = a->sojourn_max_ns, .sojourn_cnt = a->sojourn_cnt,
+		.max_qlen = a->max_qlen, .enq_pkts = a->enq_pkts, .drops = a->drops,
+		.netns = k->netns, .ifindex = k->ifindex, .handle = k->handle,
+		.parent = a->parent,
+	};
+
+	memcpy(r.kind, a->kind, sizeof(r.kind));
+	if ((a->enq_pkts || a->sojourn_cnt) && p->fn(p->ctx, &r.hdr) < 0)
+		return -EIO;
+	return 0;
+}
+
 static int flush_qdisc(struct netprobe *p, const void *key, const void *vals, void *arg)
 {
-	const struct qdisc_key *k = key;
-
 	(void)arg;
-	for (int c = 0; c < p->ncpus; c++) {
-		const struct qdisc_acc *a = (const struct qdisc_acc *)((const char *)vals + c * sizeof(*a));
-		struct ft_qdisc_bin r = {
-			.hdr = { FT_REC_QDISC_BIN, sizeof(r), (__u32)c },
-			.start_ns = a->start_ns, .max_backlog = a->max_backlog,
-			.enq_bytes = a->enq_bytes, .sojourn_sum_ns = a->sojourn_sum_ns,
-			.sojourn_max_ns = a->sojourn_max_ns, .sojourn_cnt = a->sojourn_cnt,
-			.max_qlen = a->max_qlen, .enq_pkts = a->enq_pkts, .drops = a->drops,
-			.netns = k->netns, .ifindex = k->ifindex, .handle = k->handle,
-			.parent = a->parent,
-		};
-
-		memcpy(r.kind, a->kind, sizeof(r.kind));
-		if ((a->enq_pkts || a->sojourn_cnt) && p->fn(p->ctx, &r.hdr) < 0)
+	for (int c = 0; c < p->ncpus; c++)
+		if (flush_qdisc_one(p, key, (const struct qdisc_acc *)((const char *)vals +
+								     c * sizeof(struct qdisc_acc)), c))
 			return -EIO;
-	}
 	return 0;
+}
+
+/* The open bins of the chosen interfaces (slot_bins, slot_qdisc). */
+static int flush_slots(struct netprobe *p)
+{
+	size_t vsz = sizeof(struct qdisc_acc) > sizeof(struct bin_acc) ? sizeof(struct qdisc_acc)
+									: sizeof(struct bin_acc);
+	void *vals = calloc((size_t)p->ncpus, vsz);
+	int ret = 0;
+
+	if (!vals)
+		return -ENOMEM;
+	for (int s = 0; s < p->n_slots && !ret; s++) {
+		struct bin_key bk = { .netns = p->slots[s][0], .ifindex = p->slots[s][1] };
+
+		for (__u32 dir = 0; dir < 2 && !ret; dir++) {
+			__u32 idx = (__u32)s * 2 + dir;
+
+			bk.dir = dir;
+			if (bpf_map_lookup_elem(bpf_map__fd(p->net->maps.slot_bins), &idx, vals) == 0)
+				ret = flush_iface(p, &bk, vals, NULL);
+		}
+		for (__u32 w = 0; w < FT_QDISC_WAYS && !ret; w++) {
+			__u32 idx = (__u32)s * FT_QDISC_WAYS + w;
+
+			if (bpf_map_lookup_elem(bpf_map__fd(p->net->maps.slot_qdisc), &idx, vals))
+				continue;
+			/* each CPU's entry names its own qdisc (ways are claimed per CPU) */
+			for (int c = 0; c < p->ncpus && !ret; c++) {
+				const struct qdisc_acc *a = (const struct qdisc_acc *)((const char *)vals +
+										       c * sizeof(*a));
+				struct qdisc_key qk = { .netns = bk.netns, .ifindex = bk.ifindex,
+							.handle = a->handle };
+
+				if (a->kind[0])
+					ret = flush_qdisc_one(p, &qk, a, c);
+			}
+		}
+	}
+	free(vals);
+	return ret;
+}
+
+/* Closed bins still staged for a batch (iface_stage, qdisc_stage), per CPU. */
+static int flush_stages(struct netprobe *p)
+{
+	_Static_assert(sizeof(struct iface_stage) % 8 == 0, "per-CPU value stride");
+	_Static_assert(sizeof(struct qdisc_stage) % 8 == 0, "per-CPU value stride");
+	struct qdisc_stage *vals = calloc((size_t)p->ncpus, sizeof(*vals));
+	int ret = 0;
+
+	if (!vals)
+		return -ENOMEM;
+	for (__u32 k = 0; k < 2 && !ret; k++) {
+		struct iface_stage *iv = (struct iface_stage *)vals;
+
+		if (bpf_map_lookup_elem(bpf_map__fd(p->net->maps.iface_stage), &k, vals) == 0)
+			for (int c = 0; c < p->ncpus && !ret; c++)
+				for (__u32 i = 0; i < iv[c].n && i < FT_BATCH && !ret; i++)
+					ret = p->fn(p->ctx, &iv[c].b[i].hdr) < 0 ? -EIO : 0;
+		if (!ret && bpf_map_lookup_elem(bpf_map__fd(p->net->maps.qdisc_stage), &k, vals) == 0)
+			for (int c = 0; c < p->ncpus && !ret; c++)
+				for (__u32 i = 0; i < vals[c].n && i < FT_BATCH && !ret; i++)
+					ret = p->fn(p->ctx, &vals[c].b[i].hdr) < 0 ? -EIO : 0;
+	}
+	free(vals);
+	return ret;
 }
 
 int netprobe__flush_bins(struct netprobe *p)
@@ -594,11 +910,15 @@ int netprobe__flush_bins(struct netprobe *p)
 
 	if (!p->net)
 		return 0;
-	ret = percpu_walk(bpf_map__fd(p->net->maps.iface_bins), sizeof(struct bin_key),
-			  sizeof(struct bin_acc), p->ncpus, flush_iface, p, NULL);
+	ret = flush_stages(p);
+	if (!ret)
+		ret = percpu_walk(bpf_map__fd(p->net->maps.iface_bins), sizeof(struct bin_key),
+				  sizeof(struct bin_acc), p->ncpus, flush_iface, p, NULL);
 	if (!ret)
 		ret = percpu_walk(bpf_map__fd(p->net->maps.qdisc_bins), sizeof(struct qdisc_key),
 				  sizeof(struct qdisc_acc), p->ncpus, flush_qdisc, p, NULL);
+	if (!ret)
+		ret = flush_slots(p);
 	return ret;
 }
 
@@ -665,5 +985,6 @@ void netprobe__close(struct netprobe *p)
 	if (!p)
 		return;
 	unload(p);
+	free(p->slots);
 	free(p);
 }

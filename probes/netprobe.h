@@ -20,10 +20,36 @@ struct netprobe_opts {
 	uint32_t netns;            /* only this netns inode, 0 = all */
 	const uint32_t (*ifaces)[2]; /* (netns, ifindex) pairs to trace; NULL = all */
 	int n_ifaces;
-	size_t ringbuf_bytes;      /* per object; power of two */
+	size_t ringbuf_bytes;      /* the net object's ring; the tcp object's is a quarter (>= 64k); power of two */
 	size_t wake_bytes;         /* wake the consumer at this backlog; 0 = every record */
 	bool verbose;              /* print libbpf/verifier output */
+	uint64_t skip;             /* bit (1 << ft_probe_id): leave this probe out */
+	int coverage;              /* enum netprobe_coverage */
+	unsigned batch_bins;       /* closed bins per ring-buffer record, 1..FT_BATCH (0: FT_BATCH) */
 };
+
+/* How the coverage check counts tracepoint hits (record --coverage). */
+enum netprobe_coverage {
+	NP_COV_AUTO,               /* kernel where it counts every skip (6.7+, unpatched), else counters */
+	NP_COV_COUNTERS,           /* a counting perf event per CPU per tracepoint */
+	NP_COV_KERNEL,             /* runs + the programs' recursion_misses */
+};
+
+/*
+ * The probe families an operator may leave out (--no-probes), with what
+ * each costs per packet as measured (docs/performance.md, section 0).
+ */
+struct probe_family {
+	const char *name;          /* "bins" */
+	uint64_t mask;             /* bits (1 << ft_probe_id) */
+	const char *what;          /* "bytes/packets per interface and bin" */
+	const char *cost;          /* "~100 ns per packet (2 runs of ~50 ns)" */
+};
+extern const struct probe_family netprobe_families[];
+extern const int netprobe_n_families;
+/* "bins,tcp" or probe names -> mask; 0 or -EINVAL. */
+int netprobe__parse_families(const char *list, uint64_t *mask);
+const char *netprobe__families_help(void);
 
 /* One hook and how it fared on this kernel. */
 struct probe_status {
@@ -44,6 +70,18 @@ int netprobe__probe_features(struct probe_status st[FT_PROBE_MAX], bool verbose)
 struct netprobe;
 
 typedef int (*netprobe_sample_fn)(void *ctx, const struct ft_rec_hdr *rec);
+
+/* The ring of a family that gets 1/div of --ringbuf (at least 64k), and the
+ * wake-up step for it: wake_bytes, but at most an eighth of that ring. */
+size_t netprobe__ring_share(size_t ringbuf_bytes, unsigned div);
+size_t netprobe__wake_for(size_t wake_bytes, size_t ring_bytes);
+
+/*
+ * Fill a loaded object's targ_iftab (bpf/net.h) with the chosen interfaces,
+ * interface i in slot i.  0, or -E2BIG when more interfaces share a bucket
+ * than it has ways (or more than FT_IF_SLOTS), with err set; -errno.
+ */
+int netprobe__fill_iftab(int fd, const uint32_t (*ifaces)[2], int n, char *err, size_t errlen);
 
 /* Probe features, load the chosen variants and attach them.  0 or -errno with err set. */
 int netprobe__open(struct netprobe **p, const struct netprobe_opts *o,

@@ -22,6 +22,7 @@
 #include "probes/libfind.h"
 #include "probes/bpflog.h"
 #include "probes/procenv.h"
+#include "probes/netprobe.h"
 #include "probes/phaseprobe.h"
 #include "userspace/util.h"
 
@@ -1094,8 +1095,10 @@ static int load_attach(struct phaseprobe *p, const struct phaseprobe_opts *o, ch
 	p->skel->rodata->targ_follow = !p->systemwide;
 	p->skel->rodata->targ_netns = o->netns;
 	p->skel->rodata->targ_filter_ifaces = o->n_ifaces > 0;
-	p->skel->rodata->targ_wake_bytes = (__u32)o->wake_bytes;
-	bpf_map__set_max_entries(p->skel->maps.events, (__u32)o->ringbuf_bytes);
+	/* the phase probes' ring: half of --ringbuf */
+	p->skel->rodata->targ_wake_bytes =
+		(__u32)netprobe__wake_for(o->wake_bytes, netprobe__ring_share(o->ringbuf_bytes, 2));
+	bpf_map__set_max_entries(p->skel->maps.events, (__u32)netprobe__ring_share(o->ringbuf_bytes, 2));
 	bpflog__clear();
 	ret = phase_bpf__load(p->skel);
 	if (ret) {
@@ -1103,17 +1106,10 @@ static int load_attach(struct phaseprobe *p, const struct phaseprobe_opts *o, ch
 			 bpflog__sep(), bpflog__last());
 		return ret;
 	}
-	fd = bpf_map__fd(p->skel->maps.targ_ifaces);
-	for (int i = 0; i < o->n_ifaces; i++) {
-		struct { __u32 netns, ifindex; } k = { o->ifaces[i][0], o->ifaces[i][1] };
-		__u8 one = 1;
-
-		if (bpf_map_update_elem(fd, &k, &one, BPF_ANY)) {
-			ret = -errno;
-			snprintf(err, errlen, "interface filter map: %s", strerror(-ret));
-			return ret;
-		}
-	}
+	fd = bpf_map__fd(p->skel->maps.targ_iftab);
+	ret = netprobe__fill_iftab(fd, o->ifaces, o->n_ifaces, err, errlen);
+	if (ret)
+		return ret;
 	for (int h = 0; h < PH_HOOK_MAX; h++) {
 		if (p->chosen[h] < 0)
 			continue;

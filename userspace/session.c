@@ -107,7 +107,7 @@ int session_opts__init(struct session_opts *o, const char *cmd_name)
 	o->cmd_name = cmd_name;
 	o->bin_ns = 100000;
 	o->sample_ns = 10000000;
-	o->ringbuf_bytes = 16u << 20;
+	o->ringbuf_bytes = 4u << 20;
 	sampler_opts__init(&o->so);
 	o->specs = calloc(SESSION_MAX_PHASE_SPECS, sizeof(*o->specs));
 	return o->specs ? 0 : -ENOMEM;
@@ -253,7 +253,7 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		return 1;
 	case SOPT_RINGBUF:
 		if (parse_size(arg, &v) || v < 4096ull * 4 || v > (1ull << 30) || (v & (v - 1))) {
-			ft_err("%s: bad --ringbuf '%s'; use a power of two from 16k to 1G, e.g. 16M", cmd, arg);
+			ft_err("%s: bad --ringbuf '%s'; use a power of two from 16k to 1G, e.g. 4M", cmd, arg);
 			return -1;
 		}
 		o->ringbuf_bytes = v;
@@ -288,6 +288,25 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 	}
 	case SOPT_NO_PHASES:
 		o->no_phases = true;
+		return 1;
+	case SOPT_NO_PROBES:
+		if (netprobe__parse_families(arg, &o->no_probes)) {
+			ft_err("%s: bad --no-probes '%s'; a comma list of %s", cmd, arg,
+			       netprobe__families_help());
+			return -1;
+		}
+		return 1;
+	case SOPT_COVERAGE:
+		if (!strcmp(arg, "auto"))
+			o->coverage = NP_COV_AUTO;
+		else if (!strcmp(arg, "counters"))
+			o->coverage = NP_COV_COUNTERS;
+		else if (!strcmp(arg, "kernel"))
+			o->coverage = NP_COV_KERNEL;
+		else {
+			ft_err("%s: bad --coverage '%s'; one of auto, counters, kernel", cmd, arg);
+			return -1;
+		}
 		return 1;
 	default:
 		return parse_counter_opt(o, c, arg);
@@ -1068,6 +1087,9 @@ int session__open(struct session **out, const struct session_opts *o,
 	po.ringbuf_bytes = o->ringbuf_bytes;
 	po.wake_bytes = session_opts__wake_bytes(o);
 	po.verbose = o->verbose;
+	po.skip = o->no_probes;
+	po.coverage = o->coverage;
+	po.batch_bins = o->live ? 1 : 0; /* 0: full batches */
 	if (netprobe__open(&s->np, &po, on_record, s, err, sizeof(err))) {
 		ft_err("%s: %s", o->cmd_name, err);
 		return -1;

@@ -59,10 +59,13 @@ struct session_opts {
 	struct phase_spec *specs;     /* --phase (SESSION_MAX_PHASE_SPECS entries) */
 	int nspecs;
 	bool no_phases;
+	uint64_t no_probes;           /* --no-probes: bit (1 << ft_probe_id) per probe left out */
+	int coverage;                 /* --coverage: enum netprobe_coverage */
+	bool live;                    /* a live view (top): every closed bin at once */
 	struct sampler_opts so;       /* RDMA and NIC counters */
 };
 
-/* Defaults (bin 100us, RTT samples 10ms, 16M rings); 0 or -ENOMEM. */
+/* Defaults (bin 100us, RTT samples 10ms, 4M ring); 0 or -ENOMEM. */
 int session_opts__init(struct session_opts *o, const char *cmd_name);
 void session_opts__free(struct session_opts *o);
 
@@ -74,7 +77,8 @@ void session_opts__free(struct session_opts *o);
 enum session_opt {
 	SOPT_NETNS = 256, SOPT_BIN, SOPT_RTT, SOPT_RINGBUF, SOPT_PHASE, SOPT_NO_PHASES,
 	SOPT_CTR_PERIOD, SOPT_RDMA_DEVS, SOPT_RDMA_CTRS, SOPT_LIFESPAN, SOPT_NIC_STATS,
-	SOPT_NO_RDMA, SOPT_NO_NIC, SOPT_BUDGET, SOPT_SYSFS, SOPT_WAKEUP,
+	SOPT_NO_RDMA, SOPT_NO_NIC, SOPT_BUDGET, SOPT_SYSFS, SOPT_WAKEUP, SOPT_NO_PROBES,
+	SOPT_COVERAGE,
 	SOPT_END,                     /* commands number their own options from here */
 };
 #define SESSION_SHORT_OPTS "i:d:p:v"
@@ -90,6 +94,8 @@ enum session_opt {
 	{ "pid", required_argument, NULL, 'p' }, \
 	{ "phase", required_argument, NULL, SOPT_PHASE }, \
 	{ "no-phases", no_argument, NULL, SOPT_NO_PHASES }, \
+	{ "no-probes", required_argument, NULL, SOPT_NO_PROBES }, \
+	{ "coverage", required_argument, NULL, SOPT_COVERAGE }, \
 	{ "counter-period", required_argument, NULL, SOPT_CTR_PERIOD }, \
 	{ "rdma-devices", required_argument, NULL, SOPT_RDMA_DEVS }, \
 	{ "rdma-counters", required_argument, NULL, SOPT_RDMA_CTRS }, \

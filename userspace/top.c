@@ -119,6 +119,9 @@ static void usage(FILE *f)
 "  -p, --pid PID[,PID...]     phase probes on these processes and their children\n"
 "      --phase LIB:SYMBOL[=NAME]  also trace SYMBOL of LIB as phase NAME\n"
 "      --no-phases            no phase probes\n"
+"      --no-probes LIST       leave out probe families: bins, qdisc, drops, tcp,\n"
+"                             rtt (costs: 'fabtrace features')\n"
+"      --coverage MODE        auto, counters or kernel (see record --help)\n"
 "      --counter-period DUR, --rdma-devices LIST, --rdma-counters GLOBS,\n"
 "      --rdma-lifespan MS, --nic-stats GLOBS, --no-rdma, --no-nic-stats,\n"
 "      --sampler-budget PCT, --sysfs-root DIR   as for record\n"
@@ -1601,6 +1604,7 @@ int cmd_top(int argc, char **argv)
 		ft_err("top: out of memory");
 		goto out;
 	}
+	t->o.live = true; /* bins as they close: no batching (probes/netprobe.h) */
 	if (session__open(&t->s, &t->o, to_live, t))
 		goto out;
 	rc = session__start(t->s, argc, argv);

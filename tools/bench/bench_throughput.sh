@@ -10,6 +10,8 @@
 # an order rotated from one repetition to the next:
 #   none        no tracer
 #   fabtrace    fabtrace record, default probes, --bin 10us, -i h1/eth0
+#   fabtrace_kcov  the same with --coverage kernel (no perf counters; what
+#               'auto' picks on an unpatched 6.7+ kernel)
 #   fabtrace_wake0  the same with --wakeup 0: a wake-up per record, as before
 #               batched wake-ups (docs/known-issues.md), to show what they save
 #   tcpdump     tcpdump -w on h1's eth0, full snaplen, to disk
@@ -47,9 +49,10 @@ start_tracer() {
 	TPID=
 	case $mode in
 	none) return 0 ;;
-	fabtrace | fabtrace_wake0)
+	fabtrace | fabtrace_wake0 | fabtrace_kcov)
 		local wake=()
 		[[ $mode == fabtrace_wake0 ]] && wake=(--wakeup 0)
+		[[ $mode == fabtrace_kcov ]] && wake=(--coverage kernel)
 		bench_spawn "$W/tracer.out" "$W/tracer.err" "$FT" record --bin 10us "${wake[@]}" \
 			-i "$(lab_ns "$LAB" 1)/eth0" -o "$W/cap.ftr"
 		TPID=$SPAWNED

@@ -304,7 +304,7 @@ def render_throughput(rows, meta):
         out.append(f"**{title}** — iperf3 h1→h2, {len(base)} repetitions; median (min–max)\n")
         out.append("| mode | throughput Gbit/s | vs none | tracer CPU, userspace | BPF run time | machine busy | lost | written |")
         out.append("|---|---|---|---|---|---|---|---|")
-        for mode in ("none", "fabtrace", "fabtrace_wake0", "tcpdump", "tcpdump128", "bpftrace"):
+        for mode in ("none", "fabtrace", "fabtrace_kcov", "fabtrace_wake0", "tcpdump", "tcpdump128", "bpftrace"):
             m = [r for r in rs if r["mode"] == mode]
             if not m:
                 continue
@@ -320,6 +320,7 @@ def render_throughput(rows, meta):
                 lost_s = f"{fmt(med(lost), 0)} ({fmt(med(pct), 2)} %)" if pct else fmt(med(lost), 0)
             wr = [r["written_bytes"] / r["elapsed_s"] / 1e6 for r in m if r.get("written_bytes") is not None]
             name = {"none": "no tracing", "fabtrace": "fabtrace record, 10 µs bins",
+                    "fabtrace_kcov": "fabtrace record, 10 µs bins, --coverage kernel",
                     "fabtrace_wake0": "fabtrace record, 10 µs bins, --wakeup 0",
                     "tcpdump": "tcpdump -w (full snaplen)", "tcpdump128": "tcpdump -s 128 -w",
                     "bpftrace": "bpftrace script"}[mode]
@@ -334,6 +335,145 @@ def render_throughput(rows, meta):
                 fmt(med(wr), 1, " MB/s") if wr and mode != "none" else "–",
             ]) + " |")
         out.append("")
+    fr = [r.get("foreign_progs") for r in rows if r.get("foreign_progs") is not None]
+    if fr:
+        busy = sum(1 for x in fr if x)
+        out.append(f"Other BPF tracing programs (other users' tracers, also on these hooks) were loaded "
+                   f"at the end of {busy} of {len(fr)} runs" + (f", up to {max(fr)} at once." if busy else "."))
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- 0. attribution
+
+def cmd_atrow(a):
+    ip = load_json(a.iperf, {}) or {}
+    end = ip.get("end", {})
+    if "sum_received" not in end or end["sum_received"].get("seconds", 0) < 0.9 * a.seconds:
+        sys.exit(1)
+    el = a.t1 - a.t0
+    busy_s = (a.busy1 - a.busy0) / a.clk
+    row = {"type": "row", "config": a.config, "mode": a.mode, "rep": a.rep,
+           "gbps": end["sum_received"]["bits_per_second"] / 1e9, "elapsed_s": el,
+           "pkts": a.pkts, "busy_s": busy_s,
+           "busy_ns_per_pkt": busy_s * 1e9 / a.pkts if a.pkts > 0 else None}
+    if a.ticks0 not in (None, "") and a.ticks1 not in (None, ""):
+        t = (int(a.ticks1) - int(a.ticks0)) / a.clk
+        row["tracer_cpu_pct"] = t / el * 100
+        row["tracer_ns_per_pkt"] = t * 1e9 / a.pkts if a.pkts > 0 else None
+    if a.mode != "none":
+        d = bpf_delta(a.bpf0, a.bpf1)
+        row["progs"] = {p["name"]: {"cnt": p["cnt"], "ns": p["ns"]} for p in d.values()}
+        row["bpf_ns"] = sum(p["ns"] for p in d.values())
+        row["bpf_runs"] = sum(p["cnt"] for p in d.values())
+    if a.mode.startswith("fabtrace"):
+        out = read_text(a.out)
+        try:
+            j = json.loads(out[out.index("{"):]) if "{" in out else {}
+        except ValueError:
+            j = {}
+        row["records"] = j.get("records")
+        row["ring_wakeups"] = j.get("ring_wakeups")
+        row["lost_events"] = j.get("lost_events")
+    row["foreign_progs"] = foreign_tracing_progs(set((load_json(a.bpf1, {}) or {}).keys()))
+    print(json.dumps(row))
+
+
+AT_NAMES = {"none": "no tracing", "counters": "perf counters on the 8 network tracepoints (no program)",
+            "floor": "empty program on every hook", "fabtrace": "fabtrace record, 10 µs bins",
+            "fabtrace_kcov": "fabtrace record, 10 µs bins, --coverage kernel",
+            "fabtrace_nophases": "fabtrace record, 10 µs bins, --no-phases"}
+
+
+def per_pkt(rows, key):
+    return [r[key] for r in rows if r.get(key) is not None]
+
+
+def render_attrib(rows, meta):
+    out = []
+    for cfg, title in (("gso", "GSO/TSO on (64 kB skbs)"), ("mtu", "GSO/TSO off (MTU-sized packets)")):
+        rs = [r for r in rows if r.get("config") == cfg]
+        if not rs:
+            continue
+        base = {r["rep"]: r for r in rs if r["mode"] == "none"}
+        out.append(f"**{title}** — iperf3 h1→h2, {len(base)} repetitions; median (min–max). "
+                   "*CPU per packet*: all CPUs' busy time over the run / h1's eth0 tx packets "
+                   "(the path is CPU-bound, so throughput ≈ 1 / this); *extra*: the same minus "
+                   "the untraced run of the repetition.\n")
+        out.append("| mode | throughput Gbit/s | vs none | packets/s | CPU per packet | extra CPU per packet | BPF run time per packet | tracer CPU per packet |")
+        out.append("|---|---|---|---|---|---|---|---|")
+        extra = {}
+        for mode in ("none", "counters", "floor", "fabtrace", "fabtrace_kcov", "fabtrace_nophases"):
+            m = [r for r in rs if r["mode"] == mode]
+            if not m:
+                continue
+            ratios = [r["gbps"] / base[r["rep"]]["gbps"] for r in m if r["rep"] in base]
+            ex = [r["busy_ns_per_pkt"] - base[r["rep"]]["busy_ns_per_pkt"] for r in m
+                  if r["rep"] in base and r.get("busy_ns_per_pkt") and base[r["rep"]].get("busy_ns_per_pkt")]
+            extra[mode] = ex
+            bpp = [r["bpf_ns"] / r["pkts"] for r in m if r.get("bpf_ns") is not None and r.get("pkts")]
+            out.append("| " + " | ".join([
+                AT_NAMES[mode], fmt_range([r["gbps"] for r in m], 2),
+                "1" if mode == "none" else fmt_range(ratios, 3),
+                si(med([r["pkts"] / r["elapsed_s"] for r in m])),
+                fmt_range(per_pkt(m, "busy_ns_per_pkt"), 0, " ns"),
+                "–" if mode == "none" else fmt_range(ex, 0, " ns"),
+                fmt_range(bpp, 0, " ns") if bpp else "–",
+                fmt_range(per_pkt(m, "tracer_ns_per_pkt"), 0, " ns") if mode != "none" else "–",
+            ]) + " |")
+        out.append("")
+        # per program
+        fab = [r for r in rs if r["mode"] == "fabtrace" and r.get("progs")]
+        flo = [r for r in rs if r["mode"] == "floor" and r.get("progs")]
+        if fab:
+            out.append(f"*fabtrace's programs on this path* ({cfg}): runs per tx packet of h1's eth0, "
+                       "ns per run (bpf_stats), ns per packet; the empty program on the same hook "
+                       "(floor run) beside it.\n")
+            out.append("| program | hook | runs per packet | ns per run | ns per packet | empty program, ns per run | × empty |")
+            out.append("|---|---|---|---|---|---|---|")
+            names = sorted({n for r in fab for n in r["progs"]},
+                           key=lambda n: (HOOK_ORDER.index(fab_hook(n)) if fab_hook(n) in HOOK_ORDER else 99, n))
+            tot = []
+            for n in names:
+                hook = fab_hook(n) or "?"
+                rp = [r["progs"][n]["cnt"] / r["pkts"] for r in fab if n in r["progs"] and r["pkts"]]
+                npr = [r["progs"][n]["ns"] / r["progs"][n]["cnt"] for r in fab
+                       if n in r["progs"] and r["progs"][n]["cnt"]]
+                npp = [r["progs"][n]["ns"] / r["pkts"] for r in fab if n in r["progs"] and r["pkts"]]
+                if not any(x > 0 for x in rp):
+                    continue
+                fl = [p["ns"] / p["cnt"] for r in flo for fn, p in r["progs"].items()
+                      if floor_hook(fn) == hook and p["cnt"]]
+                ratio = med(npr) / med(fl) if npr and fl and med(fl) else None
+                out.append("| " + " | ".join([f"`{n}`", hook, fmt(med(rp), 3), fmt_range(npr, 0),
+                                              fmt(med(npp), 1), fmt(med(fl), 0) if fl else "–",
+                                              fmt(ratio, 2) + "×" if ratio else "–"]) + " |")
+            for r in fab:
+                tot.append(r["bpf_ns"] / r["pkts"] if r["pkts"] else None)
+            out.append(f"| **all programs** | | | | **{fmt(med(tot), 0)}** | | |")
+            out.append("")
+            # attribution in ns of CPU per packet
+            fl_bpf = [r["bpf_ns"] / r["pkts"] for r in flo if r.get("pkts")]
+            fab_bpf = [x for x in tot if x is not None]
+            rec = per_pkt(fab, "tracer_ns_per_pkt")
+            recs = [r["records"] / r["pkts"] for r in fab if r.get("records") and r["pkts"]]
+            wk = [r["ring_wakeups"] / r["elapsed_s"] for r in fab if r.get("ring_wakeups") is not None]
+            e_fab, e_floor, e_cnt = med(extra.get("fabtrace", [])), med(extra.get("floor", [])), med(extra.get("counters", []))
+            hooks_only = e_floor - med(fl_bpf) if e_floor is not None and fl_bpf else None
+            parts = [("fabtrace's programs, their own run time (bpf_stats)", med(fab_bpf)),
+                     ("the enabled hooks: tracepoint dispatch and program entry, beyond an empty program's run time (floor run: extra CPU − its run time)", hooks_only),
+                     ("the coverage check's counting perf events (counters run: extra CPU; `--coverage auto` opens them on this VM's patched kernel, not on an unpatched 6.7+ kernel, see the --coverage kernel row)", e_cnt),
+                     ("the recorder: draining the rings (records/packet: " + fmt(med(recs), 3) + "; wake-ups/s: " + fmt(med(wk), 0) + "), writing the capture, sampling NIC counters", med(rec))]
+            known = sum(v for _, v in parts if v is not None)
+            out.append(f"*Attribution* ({cfg}), CPU ns per packet, medians of the runs above (so the parts need not add up "
+                       f"when the spread is large): fabtrace's whole extra cost is "
+                       f"**{fmt(e_fab, 0)} ns** per packet over {fmt(med(per_pkt(list(base.values()), 'busy_ns_per_pkt')), 0)} ns untraced.\n")
+            out.append("| part | ns per packet |")
+            out.append("|---|---|")
+            for k, v in parts:
+                out.append(f"| {k} | {fmt(v, 0)} |")
+            if e_fab is not None:
+                out.append(f"| rest: fabtrace's extra minus the parts (cache and scheduling effects, and the noise of the shared machine) | {fmt(e_fab - known, 0)} |")
+            out.append("")
     fr = [r.get("foreign_progs") for r in rows if r.get("foreign_progs") is not None]
     if fr:
         busy = sum(1 for x in fr if x)
@@ -362,6 +502,11 @@ def fab_hook(name):
         if name.startswith(pre):
             return hook
     return None
+
+
+def floor_hook(name):
+    """The hook of one of tools/bench/floor's programs ("fl_" + the hook)."""
+    return name[3:] if name.startswith("fl_") else None
 
 
 def cmd_hookrow(a):
@@ -722,7 +867,7 @@ def render_machine(rows, meta):
 
 # ---------------------------------------------------------------- rendering
 
-RENDER = {"throughput": render_throughput, "hooks": render_hooks, "ringbuf": render_ringbuf, "footprint": render_footprint, "report": render_report, "ncclplugin": render_ncclplugin, "machine": render_machine}
+RENDER = {"attrib": render_attrib, "throughput": render_throughput, "hooks": render_hooks, "ringbuf": render_ringbuf, "footprint": render_footprint, "report": render_report, "ncclplugin": render_ncclplugin, "machine": render_machine}
 
 
 def cmd_render(a):
@@ -780,6 +925,15 @@ def main():
     p.add_argument("--seconds", type=float, default=0)
     p.add_argument("--bytes", type=int, default=0)
     p.set_defaults(fn=cmd_tprow)
+    p = sub.add_parser("atrow")
+    for k in ("config", "mode", "iperf", "bpf0", "bpf1", "out", "ticks0", "ticks1"):
+        p.add_argument("--" + k, default="")
+    p.add_argument("--rep", type=int)
+    p.add_argument("--pkts", type=int, default=0)
+    for k in ("t0", "t1", "busy0", "busy1", "clk"):
+        p.add_argument("--" + k, type=float)
+    p.add_argument("--seconds", type=float, default=0)
+    p.set_defaults(fn=cmd_atrow)
     p = sub.add_parser("hookrow")
     for k in ("first", "snap0", "snap1", "snap2", "snap3", "info", "wakeup"):
         p.add_argument("--" + k, default="")

@@ -4,6 +4,7 @@
  * and hold them until SIGINT/SIGTERM.
  *
  *   floor [--uprobe LIB:SYMBOL]... [--uretprobe LIB:SYMBOL]... [--ready FILE]
+ *         [--counters] [--no-progs]
  *
  * Every tp_btf program is attached through a bpf_link; each --uprobe adds an
  * empty uprobe on SYMBOL in LIB, each --uretprobe an empty uretprobe (where
@@ -11,6 +12,11 @@
  * functions only the entry).  Once attached it prints one line per
  * program, "prog ID NAME", then "ready" (and creates --ready FILE), so the
  * bench can match bpf_stats to hooks.  Nothing outlives the process.
+ *
+ * --counters also opens what fabtrace's coverage check opens: a counting
+ * perf event per CPU on each tracepoint of its network probes (the kernel
+ * then formats the tracepoint's record on every hit, for the count);
+ * --no-progs attaches no program, so the counters' cost shows alone.
  */
 #include <errno.h>
 #include <signal.h>
@@ -23,6 +29,7 @@
 #include <bpf/libbpf.h>
 
 #include "floor.skel.h"
+#include "probes/coverage.h"
 
 #define MAX_LINKS 64
 
@@ -44,8 +51,20 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: floor [--uprobe LIB:SYMBOL]... [--uretprobe LIB:SYMBOL]... [--ready FILE]\n"
-		   "Attach an empty BPF program to every hook fabtrace uses; hold until SIGINT/SIGTERM.\n");
+		   "             [--counters] [--no-progs]\n"
+		   "Attach an empty BPF program to every hook fabtrace uses; hold until SIGINT/SIGTERM.\n"
+		   "--counters: also a counting perf event per CPU on each network tracepoint\n"
+		   "(fabtrace's coverage check); --no-progs: no programs.\n");
 }
+
+/* The tracepoints whose hits fabtrace's coverage check counts (probes/netprobe.c). */
+static const char *const cov_tps[][2] = {
+	{ "net", "net_dev_start_xmit" }, { "net", "netif_receive_skb" },
+	{ "qdisc", "qdisc_enqueue" },    { "qdisc", "qdisc_dequeue" },
+	{ "skb", "kfree_skb" },          { "tcp", "tcp_retransmit_skb" },
+	{ "tcp", "tcp_cong_state_set" }, { "tcp", "tcp_probe" },
+};
+#define N_COV (sizeof(cov_tps) / sizeof(cov_tps[0]))
 
 static void print_prog(const struct bpf_program *p)
 {
@@ -65,12 +84,18 @@ int main(int argc, char **argv)
 	struct bpf_program *prog;
 	struct floor_bpf *skel;
 	int nup = 0, nlinks = 0, rc = 1;
+	bool counters = false, progs = true;
+	struct tp_counter cov[N_COV];
 
 	for (int i = 1; i < argc; i++) {
 		if ((!strcmp(argv[i], "--uprobe") || !strcmp(argv[i], "--uretprobe")) && i + 1 < argc &&
 		    nup < 16) {
 			uret[nup] = !strcmp(argv[i], "--uretprobe");
 			uprobes[nup++] = argv[++i];
+		} else if (!strcmp(argv[i], "--counters")) {
+			counters = true;
+		} else if (!strcmp(argv[i], "--no-progs")) {
+			progs = false;
 		} else if (!strcmp(argv[i], "--ready") && i + 1 < argc) {
 			ready = argv[++i];
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -98,10 +123,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "floor: load: %s\n", strerror(errno));
 		return 1;
 	}
+	memset(cov, 0, sizeof(cov));
+	for (size_t i = 0; counters && i < N_COV; i++) {
+		char why[160];
+
+		if (coverage__open(&cov[i], cov_tps[i][0], cov_tps[i][1], libbpf_num_possible_cpus(),
+				   why, sizeof(why))) {
+			fprintf(stderr, "floor: %s\n", why);
+			goto out;
+		}
+	}
 	bpf_object__for_each_program(prog, skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
 
-		if (strncmp(sec, "tp_btf/", 7) != 0)
+		if (!progs || strncmp(sec, "tp_btf/", 7) != 0)
 			continue;
 		links[nlinks] = bpf_program__attach(prog);
 		if (!links[nlinks]) {
@@ -134,8 +169,9 @@ int main(int argc, char **argv)
 		}
 		nlinks++;
 	}
-	bpf_object__for_each_program(prog, skel->obj)
-		print_prog(prog);
+	if (progs)
+		bpf_object__for_each_program(prog, skel->obj)
+			print_prog(prog);
 	printf("ready\n");
 	fflush(stdout);
 	if (ready) {
@@ -148,6 +184,8 @@ int main(int argc, char **argv)
 		sigsuspend(&old);
 	rc = 0;
 out:
+	for (size_t i = 0; i < N_COV; i++)
+		coverage__close(&cov[i]);
 	while (nlinks > 0)
 		bpf_link__destroy(links[--nlinks]);
 	floor_bpf__destroy(skel);

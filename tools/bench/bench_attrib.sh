@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Benchmark 0: where fabtrace's cost on a saturated link goes.
+#
+# The lab and traffic of benchmark 1 (iperf3 h1 -> h2 as fast as the CPUs
+# go, h1's eth0 behind an htb root that never limits; GSO on and off), one
+# run per mode, modes in an order rotated per repetition:
+#   none        no tracer
+#   counters    tools/bench/floor --counters --no-progs: only the counting
+#               perf events per CPU on the network tracepoints, which the
+#               recorder's coverage check opened before it read the kernel's
+#               own count of skipped runs
+#   floor       tools/bench/floor: an empty program on every hook fabtrace uses
+#   fabtrace    fabtrace record --bin 10us -i h1/eth0 (default probes)
+#   fabtrace_kcov  the same with --coverage kernel: skipped runs from the
+#               kernel's recursion_misses, no perf counters (what 'auto' picks
+#               on an unpatched 6.7+ kernel; this VM's kernel gets counters)
+#   fabtrace_nophases  the same with --no-phases
+# Per run: throughput; h1's eth0 tx packets; all CPUs' busy time (/proc/stat)
+# per packet; per BPF program (bpf_stats): runs and run time; the tracer's
+# CPU; fabtrace's records and ring-buffer wake-ups (record --json).
+# kernel.bpf_stats_enabled is 1 for every mode.
+set -u
+# shellcheck source-path=SCRIPTDIR source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_init attrib
+bench_need iperf3
+
+T=$(pick "${BENCH_AT_SECONDS:-4}" 2)
+REPS=$(reps 5 1)
+MODES=(none counters floor fabtrace fabtrace_kcov fabtrace_nophases)
+[[ -n ${BENCH_AT_MODES:-} ]] && read -ra MODES <<<"$BENCH_AT_MODES"
+CONFIGS=(gso mtu)
+[[ -n ${BENCH_AT_CONFIGS:-} ]] && read -ra CONFIGS <<<"$BENCH_AT_CONFIGS"
+[[ -x $BB/floor ]] || die "$BB/floor is not built; run 'make BUILD=${BUILD#"$ROOT"/} bench-bins'"
+
+bench_bpf_stats_on
+bench_meta --busy "seconds=$T" "reps=$REPS" "quick=$BENCH_QUICK"
+
+start_tracer() { # MODE; its PID in TPID ('' for none)
+	TPID=
+	case $1 in
+	none) return 0 ;;
+	counters | floor)
+		local opt=()
+		[[ $1 == counters ]] && opt=(--counters --no-progs)
+		bench_spawn "$W/tracer.out" "$W/tracer.err" "$BB/floor" "${opt[@]}"
+		TPID=$SPAWNED
+		wait_grep "$W/tracer.out" '^ready' "$TPID" 30 || die "floor did not start: $(cat "$W/tracer.err")"
+		;;
+	fabtrace | fabtrace_kcov | fabtrace_nophases)
+		local opt=()
+		[[ $1 == fabtrace_nophases ]] && opt=(--no-phases)
+		[[ $1 == fabtrace_kcov ]] && opt=(--coverage kernel)
+		bench_spawn "$W/tracer.out" "$W/tracer.err" "$FT" record --bin 10us --json "${opt[@]}" \
+			-i "$(lab_ns "$LAB" 1)/eth0" -o "$W/cap.ftr"
+		TPID=$SPAWNED
+		wait_grep "$W/tracer.err" 'recording to' "$TPID" 30 || die "fabtrace did not start: $(cat "$W/tracer.err")"
+		;;
+	*) die "unknown mode $1" ;;
+	esac
+	sleep 0.5
+}
+
+one_run() { # CONFIG MODE REP
+	local cfg=$1 mode=$2 rep=$3 t0 t1 c0='' c1='' b0 b1 p0 p1 ipid names=()
+	[[ $mode == floor ]] && names=(--names "$W/tracer.out")
+	rm -f "$W"/tracer.* "$W"/cap.* "$W"/bpf0.json "$W"/bpf1.json
+	start_tracer "$mode"
+	if [[ -n $TPID ]]; then
+		python3 "$PY" bpfsnap "$TPID" "${names[@]}" >"$W/bpf0.json"
+		c0=$(cpu_ticks "$TPID")
+	fi
+	p0=$(lab_counter "$LAB" 1 tx packets)
+	read -r b0 _ < <(sys_busy)
+	t0=$(now_s)
+	bench_spawn "$W/iperf.json" "$W/iperf.err" ip netns exec "$(lab_ns "$LAB" 1)" \
+		iperf3 -c "$(lab_addr 2)" -p 5201 -t "$T" -J
+	ipid=$SPAWNED
+	bench_wait "$ipid"
+	t1=$(now_s)
+	read -r b1 _ < <(sys_busy)
+	p1=$(lab_counter "$LAB" 1 tx packets)
+	if [[ -n $TPID ]]; then
+		c1=$(cpu_ticks "$TPID")
+		python3 "$PY" bpfsnap "$TPID" --prev "$W/bpf0.json" >"$W/bpf1.json"
+		bench_stop "$TPID" INT
+	fi
+	python3 "$PY" atrow --config "$cfg" --mode "$mode" --rep "$rep" --iperf "$W/iperf.json" --seconds "$T" \
+		--t0 "$t0" --t1 "$t1" --ticks0 "$c0" --ticks1 "$c1" --clk "$CLK_TCK" \
+		--busy0 "$b0" --busy1 "$b1" --pkts $((p1 - p0)) --bpf0 "$W/bpf0.json" --bpf1 "$W/bpf1.json" \
+		--out "$W/tracer.out" >>"$BENCH_OUT" ||
+		die "no result for $cfg/$mode (iperf3: $(head -c 300 "$W/iperf.json") $(cat "$W/iperf.err"))"
+	rm -f "$W"/cap.*
+	tail -n1 "$BENCH_OUT" | python3 "$PY" brief >&2
+}
+
+W=$BENCH_TMP
+for cfg in "${CONFIGS[@]}"; do
+	case $cfg in
+	gso) off=on ;;
+	mtu) off=off ;;
+	*) die "unknown config $cfg (gso, mtu)" ;;
+	esac
+	LAB_OFFLOAD=$off bench_lab 2 "h1=100gbit:dir=up:qdisc=htb:burst=1mb:limit=4mb"
+	bench_spawn "$W/server.out" "$W/server.err" ip netns exec "$(lab_ns "$LAB" 2)" iperf3 -s -p 5201
+	SERVER=$SPAWNED
+	sleep 0.5
+	say "$cfg: lab $LAB, ${T}s per run, $REPS repetitions of ${MODES[*]}"
+	ip netns exec "$(lab_ns "$LAB" 1)" iperf3 -c "$(lab_addr 2)" -p 5201 -t 1 >/dev/null 2>&1
+	for ((r = 1; r <= REPS; r++)); do
+		n=${#MODES[@]}
+		for ((k = 0; k < n; k++)); do
+			one_run "$cfg" "${MODES[(k + r - 1) % n]}" "$r"
+		done
+	done
+	bench_stop "$SERVER" TERM
+	bench_lab_down "$LAB"
+done
+bench_meta "end=1"
