@@ -37,15 +37,26 @@ static const struct seq_item *find_seq(const struct seq_item *it, size_t n, int6
 	return lo < n && it[lo].seq == s ? &it[lo] : NULL;
 }
 
+/*
+ * The calls share at least half of the shorter one.  In one blocking
+ * collective the later entrant's call lies inside the earlier one's (they
+ * leave together); neighbours meet only by the skew of their exits: a rank
+ * that goes straight into the next collective touches the late rank's
+ * previous call for the few ms the late rank takes to leave it.
+ */
 static bool overlap(const struct seq_item *a, const struct seq_item *b)
 {
-	return a->start <= b->end && b->start <= a->end;
+	uint64_t lo = a->start > b->start ? a->start : b->start;
+	uint64_t hi = a->end < b->end ? a->end : b->end;
+	uint64_t da = a->end - a->start, db = b->end - b->start;
+
+	return lo <= hi && 2 * (hi - lo) >= (da < db ? da : db);
 }
 
 /*
  * The shift D for process P against reference R: P's call seq s + D is R's
  * call seq s.  A pair agrees when the calls are the same op and overlap in
- * time; a pair of different ops counts double against.  Score: agreeing
+ * time (by half of the shorter, above); a pair of different ops counts double against.  Score: agreeing
  * pairs minus the others.
  */
 static long shift_score(const struct seq_item *r, size_t nr, const struct seq_item *p, size_t np, int64_t d,

@@ -19,7 +19,7 @@ a_cleanup() {
 }
 trap a_cleanup EXIT
 
-"$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 256k --iters 70 --warmup 1 --delay 2:150000 --json \
+"$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 256k --iters 150 --warmup 1 --delay 2:150000 --json \
 	--timeout 120 >"$TMPD/wl.json" 2>"$TMPD/wl.err" &
 BG=$!
 sleep 1

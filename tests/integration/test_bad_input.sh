@@ -86,7 +86,8 @@ expect_err "missing capture" "No such file" "$FT" report /nonexistent.ftr
 
 # A full disk: one clear error, non-zero exit, the capture valid up to its last block.
 mkdir -p tiny && mount -t tmpfs -o size=64k tmpfs tiny && trap 'umount "$TMPD/tiny" 2>/dev/null; cleanup' EXIT
-ping -f -c 30000 127.0.0.1 >/dev/null 2>&1 &
+# a flood that lasts until the recording has ended (killed below), however slowly the recorder starts
+ping -f -w 60 127.0.0.1 >/dev/null 2>&1 &
 PING=$!
 rc=0
 "$FT" record --bin 10us -d 10s -q -o tiny/full.ftr 2>full.err || rc=$?
