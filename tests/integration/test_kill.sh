@@ -269,11 +269,12 @@ mpi_kill() {
 	capture_checks "$r" "$TMPD/mpi$round.ftr" truncated 0
 }
 
-# 1. record -- CMD: the job is the recorder's child and outlives it
+# 1. record -- CMD: the job is the recorder's child and outlives it (>= 6 s: 1200 x 5 ms
+#    of compute, so that it still runs after a slow attach and the random wait)
 r="MPI kill -9 #1 (record -- CMD)"
 "$FT" record -o "$TMPD/mpi1.ftr" -i "$H1/eth0" -i "$H2/eth0" -- bash -c \
 	'd=$1; shift; "$0" mpi -p "$@" >"$d/job1.out" 2>"$d/job1.err"; echo $? >"$d/job1.rc"' \
-	"$ROOT/tools/lab.sh" "$TMPD" "$LAB" --bytes 64k --iters 600 --warmup 2 --json --timeout 90 \
+	"$ROOT/tools/lab.sh" "$TMPD" "$LAB" --bytes 64k --iters 1200 --warmup 2 --json --timeout 90 \
 	--bin "$ALLREDUCE" -- --compute 5000 2>"$TMPD/rec.err" &
 pid=$!
 REC_PID=$pid # lib.sh's cleanup stops it if the test dies
