@@ -5,7 +5,8 @@
 # (--phases inferred): every traced all-reduce must be covered by an inferred
 # phase, one each, that starts between its first and last entry and ends at
 # its last exit, within 5 ms (50 bins of 100 us; the exit may lag the last
-# packet by up to 20 ms when the rank is descheduled).  (2) Recorded
+# packet by up to 20 ms when the rank is descheduled; the first all-reduce's
+# payload may start later, after MPICH's netmod connected on first use).  (2) Recorded
 # with --no-phases: there are no traced calls, and the inferred phases,
 # labelled as inferred, number the all-reduces the workload made.
 source "$(dirname "$0")/lib.sh"
@@ -62,7 +63,11 @@ for i in one:
     r = [x for x in real if x[0] < e and x[2] > s]
     if r and r[-1] == real[-1]:
         continue   # the last is followed at once by the tool's own gather, all-reduce and barrier
-    if len(r) != 1 or not (r[0][0] - TOL <= s <= r[0][1] + TOL) or not (r[0][2] - EXIT_LAG <= e <= r[0][2] + TOL):
+    # the first all-reduce also connects MPICH's netmod (on first use): its payload
+    # may start some tens of ms after the last entry; only its end is checked
+    late_ok = bool(r) and r[0] == real[0]
+    if len(r) != 1 or not (r[0][0] - TOL <= s <= r[0][1] + TOL or (late_ok and s <= r[0][2])) \
+            or not (r[0][2] - EXIT_LAG <= e <= r[0][2] + TOL):
         bad.append((s, e, r))
 check(not bad, f"each starts between the first and last entry (5 ms) and ends at the last exit (-20 ms .. +5 ms) (bad: {bad[:3]})")
 check(nop["phases"]["records"] == 0 and not nop["ranks"], "--no-phases: no phase records, no ranks")
