@@ -26,6 +26,7 @@ sleep 1
 for i in 1 2 3; do
 	# a random point of the job's loop: 0-300 ms on top of the previous recording
 	sleep "0.$((RANDOM % 3))$((RANDOM % 10))"
+	# shellcheck disable=SC2046
 	"$FT" record -q -d 2500ms -o "$TMPD/a$i.ftr" $(lab_iface_args) >/dev/null 2>"$TMPD/rec$i.err"
 	check "attach $i: record exits 0 ($(tail -n 1 "$TMPD/rec$i.err"))" test $? = 0
 	"$FT" report --json --top 0 "$TMPD/a$i.ftr" >"$TMPD/a$i.json" || bad "attach $i: report"

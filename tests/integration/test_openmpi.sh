@@ -34,6 +34,7 @@ trap o_cleanup EXIT
 	--timeout 120 >/dev/null 2>"$TMPD/wl2.err" &
 BG=$!
 sleep "1.$((RANDOM % 10))"
+# shellcheck disable=SC2046
 "$FT" record -q -d 2s -o "$TMPD/mid.ftr" $(lab_iface_args) >/dev/null 2>"$TMPD/rec2.err"
 check "attached mid-run: record exits 0 ($(tail -n 1 "$TMPD/rec2.err"))" test $? = 0
 wait "$BG"
