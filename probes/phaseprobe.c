@@ -1095,10 +1095,13 @@ static int load_attach(struct phaseprobe *p, const struct phaseprobe_opts *o, ch
 	p->skel->rodata->targ_follow = !p->systemwide;
 	p->skel->rodata->targ_netns = o->netns;
 	p->skel->rodata->targ_filter_ifaces = o->n_ifaces > 0;
-	/* the phase probes' ring: half of --ringbuf */
-	p->skel->rodata->targ_wake_bytes =
-		(__u32)netprobe__wake_for(o->wake_bytes, netprobe__ring_share(o->ringbuf_bytes, 2));
-	bpf_map__set_max_entries(p->skel->maps.events, (__u32)netprobe__ring_share(o->ringbuf_bytes, 2));
+	/*
+	 * the phase probes' ring: twice --ringbuf.  Collectives and markers come
+	 * in bursts from every rank at once; at half of it, 32 processes' calls
+	 * overflowed it under ASan (test_load), where the recorder drains slower.
+	 */
+	p->skel->rodata->targ_wake_bytes = (__u32)netprobe__wake_for(o->wake_bytes, 2 * o->ringbuf_bytes);
+	bpf_map__set_max_entries(p->skel->maps.events, (__u32)(2 * o->ringbuf_bytes));
 	bpflog__clear();
 	ret = phase_bpf__load(p->skel);
 	if (ret) {

@@ -70,7 +70,7 @@ static void usage(FILE *f)
 "      --bin WIDTH            microburst bin width (default 100us, min 1us)\n"
 "      --rtt-interval DUR     min gap between RTT/cwnd samples per flow (default 10ms)\n"
 "      --ringbuf SIZE         ring buffer of the network probes (default 4M); the\n"
-"                             TCP probes get a quarter, the phase probes half\n"
+"                             TCP probes get a quarter, the phase probes twice it\n"
 "      --wakeup SIZE          wake the recorder each time SIZE more bytes wait\n"
 "                             in a ring; it also drains every 20 ms (default:\n"
 "                             ringbuf/8; 0: a wake-up per record, which about\n"
