@@ -12,7 +12,7 @@ CHK=(python3 "$ROOT/tests/viz/check_outputs.py")
 cd "$TMPD"
 
 check "the checkers reject broken documents" quiet "${CHK[@]}" selftest
-check "goldens match tests/fixtures/viz" env BUILD="$BUILD" bash "$ROOT/tests/viz/goldens.sh" check
+check "goldens match tests/fixtures/viz" env BUILD="$BUILD" bash "$ROOT/tests/viz/goldens.sh" check viz
 
 # 2 hosts x 2 ranks, 4 allreduces: #2 congested on h2's link, #3 with rank 3 late by 30 ms
 SYNARGS=(--duration 400ms --hosts 2 --ranks-per-host 2 --congest 2:2 --straggler 3:3 --seed 7)

@@ -1,28 +1,35 @@
 #!/usr/bin/env bash
-# Golden outputs of the timeline renderers (fabtrace report --svg, --perfetto,
-# --speedscope, --folded) on small synthetic captures from tools/synthcap.
+# shellcheck disable=SC2317  # render_viz and render_demo are called as render_$set
+# Golden outputs, two sets:
+#   viz   the timeline renderers (fabtrace report --svg, --perfetto,
+#         --speedscope, --folded) on small synthetic captures from
+#         tools/synthcap; the captures are not stored: synthcap writes the same
+#         records for the same options (its zlib blocks may differ between zlib
+#         versions, the records do not);
+#   demo  every output of `report` (text, --json, --html, --svg, --perfetto)
+#         on a stored capture of `make demo` (tests/fixtures/demo/demo.ftr):
+#         a change of layout in userspace/ must leave them byte-identical
+#         (text and JSON stored whole, the others as their SHA-256).
 #
-#   tests/viz/goldens.sh check    render into a scratch directory and diff against
-#                                 tests/fixtures/viz/ (exit 1 on any difference)
-#   tests/viz/goldens.sh regen    rewrite tests/fixtures/viz/ (after an intended
-#                                 change of a renderer: review `git diff` of it!)
-#   make BUILD=build regen-goldens   the same as regen
-#
-# The captures themselves are not stored: synthcap writes the same records for
-# the same options (its zlib blocks may differ between zlib versions, the
-# records do not).  The HTML timeline has its own checks.
+#   tests/viz/goldens.sh check [SET]   render into a scratch directory and diff
+#                                      against tests/fixtures/SET/ (exit 1 on any
+#                                      difference); no SET: both
+#   tests/viz/goldens.sh regen [SET]   rewrite tests/fixtures/SET/ (after an
+#                                      intended change of an output: review
+#                                      `git diff` of it!)
+#   make BUILD=build regen-goldens     regen of both
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${BUILD:-build}
 FT=$ROOT/$BUILD/fabtrace
 SYN=$ROOT/$BUILD/tools/synthcap
-GOLD=$ROOT/tests/fixtures/viz
 what=${1:-check}
+sets=${2:-viz demo}
 
 [[ -x $FT && -x $SYN ]] || { echo "goldens: build $FT and $SYN first (make BUILD=$BUILD)" >&2; exit 2; }
 
-# render DIR: every golden into DIR
-render() {
+# render_viz DIR: every golden of the viz set into DIR
+render_viz() {
 	local d=$1
 	# 2 hosts x 2 ranks, 4 allreduces: #2 congested on h2 (network), #3 with rank 3 late (rank)
 	"$SYN" -q -o "$d/tiny.ftr" --duration 400ms --hosts 2 --ranks-per-host 2 --congest 2:2 --straggler 3:3 --seed 7
@@ -40,34 +47,66 @@ render() {
 	rm -f "$d/tiny.ftr" "$d/plain.ftr"
 }
 
-case $what in
-regen)
-	mkdir -p "$GOLD"
-	rm -f "$GOLD"/*.svg "$GOLD"/*.json "$GOLD"/*.folded
-	render "$GOLD"
-	echo "goldens: rewrote $(find "$GOLD" -type f | wc -l) files in tests/fixtures/viz/; review them with git diff"
-	;;
-check)
-	tmp=$(mktemp -d /tmp/fabtrace-goldens.XXXXXX)
-	trap 'rm -rf "$tmp"' EXIT
-	render "$tmp"
-	rc=0
-	for f in "$GOLD"/*; do
-		n=$(basename "$f")
-		if ! cmp -s "$f" "$tmp/$n"; then
-			echo "goldens: $n differs from tests/fixtures/viz/$n:"
-			diff -u "$f" "$tmp/$n" | head -n 20 || true
-			rc=1
-		fi
-	done
-	for f in "$tmp"/*; do
-		[[ -e $GOLD/$(basename "$f") ]] || { echo "goldens: $(basename "$f") has no golden"; rc=1; }
-	done
-	((rc == 0)) && echo "goldens: $(find "$GOLD" -type f | wc -l) outputs match tests/fixtures/viz/"
-	exit $rc
-	;;
-*)
-	echo "usage: tests/viz/goldens.sh check|regen" >&2
-	exit 2
-	;;
-esac
+# render_demo DIR: every output of report on the stored demo capture into DIR
+# (run from DIR with a relative name: the text and JSON name the capture)
+render_demo() {
+	local d=$1 src=$ROOT/tests/fixtures/demo/demo.ftr copied=
+	[[ $d/demo.ftr -ef $src ]] || { cp "$src" "$d/demo.ftr"; copied=1; }
+	(
+		cd "$d"
+		"$FT" report demo.ftr >report.txt
+		"$FT" report --json demo.ftr >report.json
+		"$FT" report -q --html report.html --svg report.svg --perfetto report.perfetto.json demo.ftr
+		# the big ones (6 MB together) are kept as their SHA-256
+		for f in report.html report.svg report.perfetto.json; do
+			sha256sum <"$f" | cut -d' ' -f1 >"$f.sha256"
+			rm -f "$f"
+		done
+	)
+	[[ -z $copied ]] || rm -f "$d/demo.ftr"
+}
+
+# files DIR: the golden files in DIR (the stored capture is input)
+files() {
+	find "$1" -maxdepth 1 -type f ! -name demo.ftr | sort
+}
+
+for set in $sets; do
+	[[ $set == viz || $set == demo ]] || { echo "usage: tests/viz/goldens.sh check|regen [viz|demo]" >&2; exit 2; }
+done
+rc=0
+for set in $sets; do
+	GOLD=$ROOT/tests/fixtures/$set
+	case $what in
+	regen)
+		mkdir -p "$GOLD"
+		files "$GOLD" | xargs -r rm -f
+		"render_$set" "$GOLD"
+		echo "goldens: rewrote $(files "$GOLD" | wc -l) files in tests/fixtures/$set/; review them with git diff"
+		;;
+	check)
+		tmp=$(mktemp -d /tmp/fabtrace-goldens.XXXXXX)
+		"render_$set" "$tmp"
+		n=0
+		while read -r f; do
+			n=$((n + 1))
+			b=$(basename "$f")
+			if ! cmp -s "$f" "$tmp/$b"; then
+				echo "goldens: $b differs from tests/fixtures/$set/$b:"
+				diff -u "$f" "$tmp/$b" | head -n 20 || true
+				rc=1
+			fi
+		done < <(files "$GOLD")
+		while read -r f; do
+			[[ -e $GOLD/$(basename "$f") ]] || { echo "goldens: $(basename "$f") has no golden in tests/fixtures/$set/"; rc=1; }
+		done < <(files "$tmp")
+		rm -rf "$tmp"
+		((rc == 0)) && echo "goldens: $n outputs match tests/fixtures/$set/"
+		;;
+	*)
+		echo "usage: tests/viz/goldens.sh check|regen [viz|demo]" >&2
+		exit 2
+		;;
+	esac
+done
+exit $rc
