@@ -7,7 +7,7 @@
  * capture block byte for byte.  Every record starts with struct ft_rec_hdr;
  * `size` is the whole record including the header, so readers skip types
  * they do not know.  All fields are fixed width with explicit padding;
- * userspace checks the sizes with _Static_assert (userspace/abi_check.c).
+ * userspace checks the sizes with _Static_assert (userspace/capture/abi_check.c).
  * Integers are little endian (the file is written on the host that traced).
  */
 #ifndef FABTRACE_ABI_H

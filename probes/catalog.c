@@ -8,7 +8,7 @@
 
 #include "probes/catalog.h"
 #include "probes/elfsyms.h"
-#include "userspace/util.h"
+#include "probes/base/util.h"
 
 /* Argument descriptions: position i (0-based integer slot). */
 #define AU(i)    { (i) + 1, 0, 0 }                          /* unsigned int / int handle */

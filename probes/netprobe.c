@@ -16,7 +16,7 @@
 #include "probes/coverage.h"
 #include "probes/bpflog.h"
 #include "probes/netprobe.h"
-#include "userspace/util.h"
+#include "probes/base/util.h"
 
 enum obj_id { OBJ_NET, OBJ_TCP, OBJ_MAX };
 

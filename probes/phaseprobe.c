@@ -24,7 +24,7 @@
 #include "probes/procenv.h"
 #include "probes/netprobe.h"
 #include "probes/phaseprobe.h"
-#include "userspace/util.h"
+#include "probes/base/util.h"
 
 /* Libraries looked for in the loader cache (soname prefixes). */
 static const char *const cache_prefixes[] = {

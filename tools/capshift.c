@@ -30,9 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "userspace/capture.h"
-#include "userspace/retime.h"
-#include "userspace/util.h"
+#include "userspace/capture/capture.h"
+#include "userspace/capture/retime.h"
+#include "probes/base/util.h"
 
 static void usage(FILE *f)
 {

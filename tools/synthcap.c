@@ -2,7 +2,7 @@
 /*
  * synthcap: write a deterministic synthetic capture (no root, no kernel) for
  * golden tests, size tests and benchmarks of `fabtrace report`.  It uses
- * the real capture writer (userspace/capture.h), so what it writes is what
+ * the real capture writer (userspace/capture/capture.h), so what it writes is what
  * `fabtrace info` and `report` read.
  *
  * The scenario: H hosts (network namespaces "h1".."hH", eth0 each), R ranks
@@ -31,8 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "userspace/capture.h"
-#include "userspace/util.h"
+#include "userspace/capture/capture.h"
+#include "probes/base/util.h"
 
 #define US ((uint64_t)1000)
 #define MS ((uint64_t)1000000)

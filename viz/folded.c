@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "userspace/util.h"
+#include "probes/base/util.h"
 #include "viz/common.h"
 
 struct stack_w {

@@ -44,8 +44,8 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
-#include "userspace/json.h"
-#include "userspace/report_headline.h"
+#include "probes/base/json.h"
+#include "userspace/report/report_headline.h"
 #include "viz/viz.h"
 #include "viz_html_assets.h" /* generated into $(BUILD) from viz/html/ */
 
@@ -151,7 +151,7 @@ struct out {
 };
 
 /*
- * A valid UTF-8 sequence's length (userspace/json.c), except U+2028 and
+ * A valid UTF-8 sequence's length (probes/base/json.c), except U+2028 and
  * U+2029: legal in JSON but line terminators in older JavaScript, so they
  * are escaped inside the page's <script>.
  */

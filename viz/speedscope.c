@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "userspace/util.h"
+#include "probes/base/util.h"
 #include "viz/common.h"
 
 /* Frame names, indexed by an open-addressing hash table. */

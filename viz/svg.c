@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "userspace/util.h"
+#include "probes/base/util.h"
 #include "viz/common.h"
 
 #define W 1600.0

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Renderers of the fabric model: they read the model (userspace/model.h)
- * and the correlator's result (userspace/correlate.h), never the capture.
+ * Renderers of the fabric model: they read the model (userspace/model/model.h)
+ * and the correlator's result (userspace/correlate/correlate.h), never the capture.
  *
  * Every renderer writes to a FILE opened by the caller (fabtrace report
  * writes to a temporary file and renames it, so a failed render never
@@ -14,8 +14,8 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "userspace/model.h"
-#include "userspace/correlate.h"
+#include "userspace/model/model.h"
+#include "userspace/correlate/correlate.h"
 
 enum viz_weight {
 	VIZ_WEIGHT_TIME = 0,        /* folded stacks weighted by ns */

@@ -27,10 +27,10 @@
 #pragma clang attribute push(__attribute__((no_sanitize("coverage"))), apply_to = function)
 #include "tests/unit/jsoncheck.h"
 #pragma clang attribute pop
-#include "userspace/correlate.h"
-#include "userspace/json.h"
-#include "userspace/model.h"
-#include "userspace/report.h"
+#include "userspace/correlate/correlate.h"
+#include "probes/base/json.h"
+#include "userspace/model/model.h"
+#include "userspace/report/report.h"
 #include "viz/viz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -13,9 +13,9 @@
 #include <zlib.h>
 
 #include "tests/fuzz/fuzz.h"
-#include "userspace/capture.h"
-#include "userspace/commands.h"
-#include "userspace/util.h"
+#include "userspace/capture/capture.h"
+#include "userspace/cli/commands.h"
+#include "probes/base/util.h"
 
 static struct fz_file in;
 static int out_fd;           /* stdout: what `info` prints */

@@ -27,9 +27,9 @@
 #include "probes/catalog.h"
 #include "rdma/counters.h"
 #include "rdma/sysattr.h"
-#include "userspace/metrics.h"
-#include "userspace/session.h"
-#include "userspace/util.h"
+#include "userspace/live/metrics.h"
+#include "userspace/record/session.h"
+#include "probes/base/util.h"
 
 static int out_fd;
 

@@ -25,11 +25,11 @@
 #include <zlib.h>
 
 #include "tests/fuzz/fuzz.h"
-#include "userspace/capture.h"
-#include "userspace/commands.h"
-#include "userspace/live.h"
-#include "userspace/metrics.h"
-#include "userspace/util.h"
+#include "userspace/capture/capture.h"
+#include "userspace/cli/commands.h"
+#include "userspace/live/live.h"
+#include "userspace/live/metrics.h"
+#include "probes/base/util.h"
 
 #define FZ_MAX_REC 4096
 

@@ -22,8 +22,8 @@
 #include <sys/stat.h>
 
 #include "tests/fuzz/fuzz.h"
-#include "userspace/commands.h"
-#include "userspace/util.h"
+#include "userspace/cli/commands.h"
+#include "probes/base/util.h"
 
 #define MAX_ARGS 24
 

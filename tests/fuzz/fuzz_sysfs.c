@@ -26,7 +26,7 @@
 
 #include "tests/fuzz/fuzz.h"
 #include "rdma/sampler.h"
-#include "userspace/capture.h"
+#include "userspace/capture/capture.h"
 
 static char root[PATH_MAX];
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "userspace/model.h"
+#include "userspace/model/model.h"
 
 /* Zero record R and give it type T and its own size. */
 #define REC_HDR(r, t) do { memset(&(r), 0, sizeof(r)); (r).hdr.type = (t); (r).hdr.size = sizeof(r); } while (0)

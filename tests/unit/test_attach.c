@@ -2,7 +2,7 @@
 /*
  * Jobs attached mid-run (issue 15): ranks from the launcher's environment
  * (probes/procenv.c) and collective sequences shifted into step across ranks
- * (userspace/seq_align.c), alone and through the correlator.
+ * (userspace/correlate/seq_align.c), alone and through the correlator.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,9 +14,9 @@
 #include <cmocka.h>
 
 #include "probes/procenv.h"
-#include "userspace/correlate.h"
-#include "userspace/model.h"
-#include "userspace/seq_align.h"
+#include "userspace/correlate/correlate.h"
+#include "userspace/model/model.h"
+#include "userspace/correlate/seq_align.h"
 #include "records.h"
 
 #define MS 1000000ull

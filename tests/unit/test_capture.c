@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for the capture writer and reader (userspace/capture.c). */
+/* Unit tests for the capture writer and reader (userspace/capture/capture.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,7 +18,7 @@
 #include <zlib.h>
 #include <cmocka.h>
 
-#include "userspace/capture.h"
+#include "userspace/capture/capture.h"
 
 #define TMPDIR_NAME "capture"
 #include "tests/unit/tmpdir.h"

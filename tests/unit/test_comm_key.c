@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Cross-rank communicator keys (userspace/comm_key.c): the kind decided by
+ * Cross-rank communicator keys (userspace/model/comm_key.c): the kind decided by
  * the library's slot, never by magnitude; Gloo's tag as the shared number
  * whichever context or thread ran the call; unnumbered calls counted; and
  * through the correlator, PyTorch-shaped Gloo calls matched across ranks.
@@ -14,9 +14,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "userspace/comm_key.h"
-#include "userspace/correlate.h"
-#include "userspace/model.h"
+#include "userspace/model/comm_key.h"
+#include "userspace/correlate/correlate.h"
+#include "userspace/model/model.h"
 #include "records.h"
 
 #define MS 1000000ull

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for userspace/corr_plugin.c: the NCCL profiler plugin's records
+ * Unit tests for userspace/correlate/corr_plugin.c: the NCCL profiler plugin's records
  * in the correlator.  Matching by (commHash, function, seq) across ranks,
  * the enqueue-only twins of plugin-timed processes dropped (and the caveat
  * with them), proxy-op records kept out of the calls, and the caveat kept
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "userspace/corr_plugin.h"
-#include "userspace/correlate.h"
-#include "userspace/model.h"
+#include "userspace/correlate/corr_plugin.h"
+#include "userspace/correlate/correlate.h"
+#include "userspace/model/model.h"
 #include "records.h"
 
 #define US 1000ull

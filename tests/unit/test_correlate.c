@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for userspace/correlate.c on synthetic models: matching of
+ * Unit tests for userspace/correlate/correlate.c on synthetic models: matching of
  * collectives across ranks (integer handles and pointers), non-blocking
  * completion (handle reuse), the bandwidth formulas, the verdict rules,
  * marker steps as parents of collectives, and inferred phases.
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "userspace/correlate.h"
-#include "userspace/model.h"
+#include "userspace/correlate/correlate.h"
+#include "userspace/model/model.h"
 #include "records.h"
 
 #define US 1000ull

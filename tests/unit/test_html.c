@@ -20,8 +20,8 @@
 
 #include <zlib.h>
 
-#include "userspace/correlate.h"
-#include "userspace/model.h"
+#include "userspace/correlate/correlate.h"
+#include "userspace/model/model.h"
 #include "viz/viz.h"
 #include "jsoncheck.h"
 #include "records.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for userspace/live.c, the aggregator behind `fabtrace top`:
+ * Unit tests for userspace/live/live.c, the aggregator behind `fabtrace top`:
  * synthetic records in, period figures and totals out.
  */
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "userspace/live.h"
+#include "userspace/live/live.h"
 
 #define BIN 100000ull           /* 100 us */
 #define T0 1000000000000ull     /* the aggregator starts here */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for userspace/metrics.c: the OpenMetrics text of the live
+ * Unit tests for userspace/live/metrics.c: the OpenMetrics text of the live
  * aggregator (families, suffixes, units, label escaping, # EOF, counters
  * that never go down), the HTTP request parser and the --listen address
  * rules (loopback unless asked).
@@ -18,8 +18,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "userspace/live.h"
-#include "userspace/metrics.h"
+#include "userspace/live/live.h"
+#include "userspace/live/metrics.h"
 
 #define BIN 100000ull
 #define T0 1000000000000ull

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for userspace/model.c: synthetic records in, aggregates out. */
+/* Unit tests for userspace/model/model.c: synthetic records in, aggregates out. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "userspace/capture.h"
-#include "userspace/model.h"
+#include "userspace/capture/capture.h"
+#include "userspace/model/model.h"
 #include "records.h"
 
 #define MS 1000000ull

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for the counter part of the model (userspace/model_counters.c):
+ * Unit tests for the counter part of the model (userspace/model/model_counters.c):
  * growth per counter across samples with 32-bit wrap, reset, N/A and the x4
  * scaling of port_xmit_data; only intervals that moved kept as points;
  * spikes as events with the right start, end and growth (merged across a
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "rdma/counters.h"
-#include "userspace/model.h"
+#include "userspace/model/model.h"
 #include "records.h"
 
 #define MS 1000000ull

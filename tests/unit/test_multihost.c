@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Unit tests for the multi-host pieces: output-name patterns and clock
- * pairs (userspace/hostclock.c), record rewriting (userspace/retime.c) and
- * the clock arithmetic of fabtrace merge (userspace/mergefit.c).
+ * pairs (userspace/record/hostclock.c), record rewriting (userspace/capture/retime.c) and
+ * the clock arithmetic of fabtrace merge (userspace/capture/mergefit.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "userspace/hostclock.h"
-#include "userspace/mergefit.h"
-#include "userspace/retime.h"
+#include "userspace/record/hostclock.h"
+#include "userspace/capture/mergefit.h"
+#include "userspace/capture/retime.h"
 
 static void expand_ok(const char *pat, const char *want)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for userspace/report.c: the text and JSON reports of a small
+ * Unit tests for userspace/cli/report.c: the text and JSON reports of a small
  * model built in memory (key values, JSON validity, golden files), and
  * cmd_report end to end on capture files (exit codes, errors).
  *
@@ -21,11 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "userspace/capture.h"
-#include "userspace/commands.h"
-#include "userspace/model.h"
-#include "userspace/report.h"
-#include "userspace/util.h"
+#include "userspace/capture/capture.h"
+#include "userspace/cli/commands.h"
+#include "userspace/model/model.h"
+#include "userspace/report/report.h"
+#include "probes/base/util.h"
 #include "jsoncheck.h"
 #include "records.h"
 

@@ -5,7 +5,7 @@
  * causes, exact folded stacks (time and bytes), the window, structural
  * properties of the Perfetto, speedscope and SVG outputs (overlapping calls
  * as async slices / extra profiles, counters with pid and tid, lost gaps),
- * an empty model, and the all-or-nothing output files (userspace/util.h).
+ * an empty model, and the all-or-nothing output files (probes/base/util.h).
  * Byte-exact outputs of whole captures are the goldens of
  * tests/integration/test_viz_outputs.sh.
  */
@@ -22,9 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "userspace/correlate.h"
-#include "userspace/model.h"
-#include "userspace/util.h"
+#include "userspace/correlate/correlate.h"
+#include "userspace/model/model.h"
+#include "probes/base/util.h"
 #include "viz/common.h"
 #include "viz/viz.h"
 #include "records.h"

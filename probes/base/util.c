@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Small helpers shared by every subcommand: errors, parsing, clocks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "probes/base/util.h"
+#include "probes/base/json.h"
+
+static bool json_mode;
+
+void util_set_json(bool on)
+{
+	json_mode = on;
+}
+
+bool util_json(void)
+{
+	return json_mode;
+}
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	char msg[1024];
+	size_t n;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* one line: drop trailing newlines, flatten embedded ones */
+	n = strlen(msg);
+	while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+		msg[--n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (msg[i] == '\n' || msg[i] == '\r')
+			msg[i] = ' ';
+
+	if (json_mode) {
+		struct json j;
+		char full[1100];
+
+		snprintf(full, sizeof(full), "%s%s", prefix, msg);
+		fflush(stdout);
+		json_init(&j, stdout, false);
+		json_object_begin(&j);
+		json_kv_string(&j, prefix[0] ? "warning" : "error", full);
+		json_object_end(&j);
+		json_finish(&j);
+		fflush(stdout);
+	} else {
+		fflush(stdout);
+		fprintf(stderr, "fabtrace: %s%s\n", prefix, msg);
+	}
+}
+
+void ft_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+}
+
+void ft_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (json_mode) {
+		char msg[1024];
+
+		/* stdout carries the JSON document: warnings go to stderr */
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		fprintf(stderr, "fabtrace: warning: %s\n", msg);
+	} else {
+		vreport("warning: ", fmt, ap);
+	}
+	va_end(ap);
+}
+
+/* ------------------------------------------------------------------ */
+/* number parsing                                                      */
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * Parse "123", "1.5" (no sign, no exponent, no whitespace) into an integer
+ * part and up to 18 fractional digits.  Returns the end pointer or NULL.
+ */
+static const char *parse_decimal(const char *s, uint64_t *ip, uint64_t *frac, uint64_t *frac_div)
+{
+	uint64_t v = 0, f = 0, div = 1;
+	const char *p = s;
+
+	if (!is_digit(*p))
+		return NULL;
+	while (is_digit(*p)) {
+		if (__builtin_mul_overflow(v, 10, &v) ||
+		    __builtin_add_overflow(v, (uint64_t)(*p - '0'), &v))
+			return NULL;
+		p++;
+	}
+	if (*p == '.') {
+		p++;
+		if (!is_digit(*p))
+			return NULL;
+		while (is_digit(*p)) {
+			if (div < 1000000000000000000ull) { /* 18 digits; the rest is below 1 unit */
+				f = f * 10 + (uint64_t)(*p - '0');
+				div *= 10;
+			}
+			p++;
+		}
+	}
+	*ip = v;
+	*frac = f;
+	*frac_div = div;
+	return p;
+}
+
+/* value = (ip + frac/div) * unit, exactly, with overflow checking */
+static int scale(uint64_t ip, uint64_t frac, uint64_t div, uint64_t unit, uint64_t *out)
+{
+	unsigned __int128 fpart;
+	uint64_t v;
+
+	if (__builtin_mul_overflow(ip, unit, &v))
+		return -EINVAL;
+	fpart = (unsigned __int128)frac * unit / div;
+	if (fpart > UINT64_MAX || __builtin_add_overflow(v, (uint64_t)fpart, &v))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *out_ns)
+{
+	static const struct { const char *sfx; uint64_t ns; } units[] = {
+		{ "ns", 1ull },
+		{ "us", 1000ull },
+		{ "ms", 1000000ull },
+		{ "s",  1000000000ull },
+		{ "m",  60ull * 1000000000ull },
+		{ "min", 60ull * 1000000000ull },
+		{ "h",  3600ull * 1000000000ull },
+	};
+	uint64_t ip, frac, div, unit = 0, v;
+	const char *p;
+
+	if (!s || !out_ns)
+		return -EINVAL;
+	p = parse_decimal(s, &ip, &frac, &div);
+	if (!p)
+		return -EINVAL;
+	if (*p == '\0') {
+		unit = bare_unit_ns;
+	} else {
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (strcmp(p, units[i].sfx) == 0)
+				unit = units[i].ns;
+	}
+	if (!unit)
+		return -EINVAL;
+	if (scale(ip, frac, div, unit, &v) < 0 || v == 0)
+		return -EINVAL;
+	*out_ns = v;
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t *out_bytes)
+{
+	static const struct { const char *sfx; uint64_t mul; } units[] = {
+		{ "",    1ull },
+		{ "b",   1ull },   { "B",   1ull },
+		{ "k",   1ull << 10 }, { "K",   1ull << 10 },
+		{ "kb",  1ull << 10 }, { "KB",  1ull << 10 }, { "KiB", 1ull << 10 },
+		{ "m",   1ull << 20 }, { "M",   1ull << 20 },
+		{ "mb",  1ull << 20 }, { "MB",  1ull << 20 }, { "MiB", 1ull << 20 },
+		{ "g",   1ull << 30 }, { "G",   1ull << 30 },
+		{ "gb",  1ull << 30 }, { "GB",  1ull << 30 }, { "GiB", 1ull << 30 },
+		{ "t",   1ull << 40 }, { "T",   1ull << 40 },
+		{ "tb",  1ull << 40 }, { "TB",  1ull << 40 }, { "TiB", 1ull << 40 },
+	};
+	uint64_t ip, frac, div, mul = 0, v;
+	const char *p;
+
+	if (!s || !out_bytes)
+		return -EINVAL;
+	p = parse_decimal(s, &ip, &frac, &div);
+	if (!p)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(p, units[i].sfx) == 0)
+			mul = units[i].mul;
+	if (!mul)
+		return -EINVAL;
+	if (scale(ip, frac, div, mul, &v) < 0)
+		return -EINVAL;
+	*out_bytes = v;
+	return 0;
+}
+
+/* the kernel's dev_valid_name() rules */
+static bool valid_ifname(const char *s, size_t len)
+{
+	if (len == 0 || len > 15)
+		return false;
+	if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '/' || c == ':' || c <= ' ' || c == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+/* names `ip netns` accepts: a file name in /run/netns */
+static bool valid_netns(const char *s, size_t len)
+{
+	if (len == 0 || len > 255)
+		return false;
+	if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '/' || c < ' ' || c == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+int parse_iface_spec(const char *s, char *netns, size_t netns_len,
+		     char *ifname, size_t ifname_len)
+{
+	const char *slash, *name;
+	size_t nslen = 0, iflen;
+
+	if (!s || !netns || !ifname || netns_len == 0 || ifname_len == 0)
+		return -EINVAL;
+	slash = strchr(s, '/');
+	if (slash) {
+		nslen = (size_t)(slash - s);
+		if (!valid_netns(s, nslen) || nslen >= netns_len)
+			return -EINVAL;
+		name = slash + 1;
+	} else {
+		name = s;
+	}
+	iflen = strlen(name);
+	if (!valid_ifname(name, iflen) || iflen >= ifname_len)
+		return -EINVAL;
+	memcpy(netns, s, nslen);
+	netns[nslen] = '\0';
+	memcpy(ifname, name, iflen + 1);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* formatting: three significant digits, "1.50 ms", "12.0 MB", "150 Mbit/s" */
+
+static const char *fmt3(double v, const char *unit, char *buf, size_t len)
+{
+	int prec = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
+
+	snprintf(buf, len, "%.*f %s", prec, v, unit);
+	return buf;
+}
+
+const char *fmt_ns(uint64_t ns, char *buf, size_t len)
+{
+	if (!buf || !len)
+		return "";
+	if (ns < 1000)
+		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+	else if (ns < 999500ull)
+		fmt3(ns / 1e3, "us", buf, len);
+	else if (ns < 999500000ull)
+		fmt3(ns / 1e6, "ms", buf, len);
+	else if (ns < 100ull * 1000000000ull)
+		fmt3(ns / 1e9, "s", buf, len);
+	else if (ns < 3600ull * 1000000000ull)
+		snprintf(buf, len, "%.1f min", ns / 60e9);
+	else
+		snprintf(buf, len, "%.2f h", ns / 3600e9);
+	return buf;
+}
+
+int grow_array(void **p, size_t *cap, size_t need, size_t isz)
+{
+	size_t nc;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap : 16;
+	while (nc < need)
+		nc *= 2;
+	q = realloc(*p, nc * isz);
+	if (!q)
+		return -ENOMEM;
+	memset((char *)q + *cap * isz, 0, (nc - *cap) * isz);
+	*p = q;
+	*cap = nc;
+	return 0;
+}
+
+const char *fmt_bad_opt(int opt, const char *arg, char *buf, size_t len)
+{
+	if (arg && !strncmp(arg, "--", 2))
+		snprintf(buf, len, "%.*s", (int)strcspn(arg, "="), arg);
+	else if (opt > ' ' && opt < 127)
+		snprintf(buf, len, "-%c", opt);
+	else
+		snprintf(buf, len, "%s", arg ? arg : "?");
+	return buf;
+}
+
+const char *fmt_rel(int64_t ns, char *buf, size_t len)
+{
+	uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
+
+	snprintf(buf, len, "%c%llu.%06llu", ns < 0 ? '-' : '+', (unsigned long long)(a / 1000000000u),
+		 (unsigned long long)((a % 1000000000u) / 1000u));
+	return buf;
+}
+
+static const char *fmt_si(double v, const char *const units[], char *buf, size_t len)
+{
+	int i = 0;
+
+	if (!buf || !len)
+		return "";
+	if (!(v == v)) { /* NaN */
+		snprintf(buf, len, "? %s", units[0]);
+		return buf;
+	}
+	if (v < 0)
+		v = 0;
+	if (v < 999.5) {
+		snprintf(buf, len, "%.0f %s", v, units[0]);
+		return buf;
+	}
+	while (v >= 999.5 && units[i + 1]) {
+		v /= 1000.0;
+		i++;
+	}
+	return fmt3(v, units[i], buf, len);
+}
+
+const char *fmt_bytes(double bytes, char *buf, size_t len)
+{
+	static const char *const u[] = { "B", "kB", "MB", "GB", "TB", "PB", NULL };
+
+	return fmt_si(bytes, u, buf, len);
+}
+
+const char *fmt_rate_bps(double bits_per_s, char *buf, size_t len)
+{
+	static const char *const u[] = { "bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s", NULL };
+
+	return fmt_si(bits_per_s, u, buf, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* output files, written whole or not at all                           */
+
+int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
+{
+	const char *slash, *base, *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
+	struct stat st;
+	size_t dlen;
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	if (!path || !path[0]) {
+		snprintf(err, errlen, "empty output path");
+		return -EINVAL;
+	}
+	if (!strcmp(path, "-")) {
+		o->f = stdout;
+		o->path = strdup("-");
+		return o->path ? 0 : -ENOMEM;
+	}
+	if (lstat(path, &st) == 0) {
+		if (S_ISLNK(st.st_mode)) {
+			snprintf(err, errlen, "%s: is a symbolic link; refusing to write through it; remove it or "
+				 "choose another path", path);
+			return -ELOOP;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(err, errlen, "%s: exists and is not a regular file; choose another path", path);
+			return -EEXIST;
+		}
+	}
+	slash = strrchr(path, '/');
+	base = slash ? slash + 1 : path;
+	dlen = slash ? (size_t)(slash - path) + 1 : 0;
+	if (!base[0]) {
+		snprintf(err, errlen, "%s: is a directory; give a file name", path);
+		return -EISDIR;
+	}
+	o->path = strdup(path);
+	o->tmp = malloc(dlen + strlen(base) + 16);
+	if (!o->path || !o->tmp) {
+		outfile_abort(o);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	/* a hidden name in the same directory: rename() is then atomic */
+	sprintf(o->tmp, "%.*s.%s.XXXXXX", (int)dlen, path, base);
+	fd = mkostemp(o->tmp, O_CLOEXEC);   /* 0600, O_EXCL */
+	if (fd < 0) {
+		int e = errno;
+
+		free(o->tmp);
+		o->tmp = NULL;
+		outfile_abort(o);
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(e));
+		return -e;
+	}
+	if (geteuid() == 0 && sudo_uid && sudo_uid[0]) {
+		char *end;
+		unsigned long uid = strtoul(sudo_uid, &end, 10), gid;
+
+		gid = sudo_gid && sudo_gid[0] ? strtoul(sudo_gid, NULL, 10) : (unsigned long)-1;
+		if (!*end && fchown(fd, (uid_t)uid, (gid_t)gid) < 0) {
+			int e = errno;
+
+			close(fd);
+			outfile_abort(o);
+			snprintf(err, errlen, "%s: cannot give the file to uid %lu: %s", path, uid, strerror(e));
+			return -e;
+		}
+	}
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		int e = errno;
+
+		close(fd);
+		outfile_abort(o);
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+int outfile_commit(struct outfile *o, char *err, size_t errlen)
+{
+	int e = 0;
+
+	if (!o->f)
+		return -EINVAL;
+	errno = 0;
+	if (!o->tmp) {
+		if (fflush(o->f) || ferror(o->f))
+			e = errno ? errno : EIO;
+		o->f = NULL;
+		free(o->path);
+		o->path = NULL;
+		if (e)
+			snprintf(err, errlen, "stdout: %s", strerror(e));
+		return -e;
+	}
+	if (fflush(o->f) || ferror(o->f) || fsync(fileno(o->f)))
+		e = errno ? errno : EIO;
+	if (fclose(o->f) && !e)
+		e = errno ? errno : EIO;
+	o->f = NULL;
+	if (!e && rename(o->tmp, o->path))
+		e = errno;
+	if (e) {
+		snprintf(err, errlen, "%s: cannot write: %s", o->path, strerror(e));
+		outfile_abort(o);
+		return -e;
+	}
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	return 0;
+}
+
+void outfile_abort(struct outfile *o)
+{
+	if (o->f && o->tmp)
+		fclose(o->f);
+	else if (o->f)
+		fflush(o->f);
+	o->f = NULL;
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+}
+
+uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void str_copy(char *dst, const char *src, size_t dstlen)
+{
+	size_t n;
+
+	if (!dst || dstlen == 0)
+		return;
+	if (!src) {
+		dst[0] = '\0';
+		return;
+	}
+	n = strnlen(src, dstlen - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Wall-clock ns since the epoch as RFC 3339 UTC with microseconds: "2026-11-24T22:26:41.598355Z" */
+const char *fmt_wall(int64_t ns, char *buf, size_t len)
+{
+	int64_t sec = ns / 1000000000;
+	int64_t rem = ns % 1000000000;
+	struct tm tm;
+	time_t t;
+	char d[40];
+
+	if (rem < 0) {
+		rem += 1000000000;
+		sec--;
+	}
+	t = (time_t)sec;
+	if (!gmtime_r(&t, &tm)) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	strftime(d, sizeof(d), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%06lldZ", d, (long long)(rem / 1000));
+	return buf;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Capture file writer and reader.  Format: docs/capture-format.md.
+ *
+ * The writer keeps one block of records in memory (bounded), compresses it
+ * with zlib and appends it with its CRC; a crash loses at most the block in
+ * progress.  The reader walks blocks and hands out one record at a time.
+ */
+#ifndef FABTRACE_CAPTURE_H
+#define FABTRACE_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include "bpf/fabtrace.h"
+
+#define CAPTURE_BLOCK_TARGET ((size_t)256 * 1024) /* uncompressed bytes per block */
+/* Room for a writer's error: it names the file (a path can be long), the
+ * offset, the reason and what the capture keeps; ft_err prints up to 1 KiB. */
+#define CAPTURE_ERR_MAX 1024
+
+struct capture_writer;
+
+/*
+ * Create PATH (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600; if it exists as a regular
+ * file owned by us it is replaced, a symlink is refused), write HDR (the crc is
+ * filled in here).  When `owner_uid` is not (uid_t)-1 the file is chowned to it.
+ * Returns 0 or -errno; on error `err` holds a one-line reason.
+ */
+int capture__create(struct capture_writer **w, const char *path,
+		    struct ft_file_header *hdr, uid_t owner_uid, gid_t owner_gid,
+		    char *err, size_t errlen);
+/* Append one record (starts with struct ft_rec_hdr, hdr.size bytes). */
+int capture__append(struct capture_writer *w, const void *rec);
+/* Compress and write the block in progress, if any. */
+int capture__flush(struct capture_writer *w);
+/* Bytes written to the file so far (complete blocks). */
+uint64_t capture__bytes(const struct capture_writer *w);
+uint64_t capture__records(const struct capture_writer *w);
+/* Flush, fsync, close, free.  Returns 0 or the first error seen. */
+int capture__close(struct capture_writer *w);
+/* Last error as text ("" when none). */
+const char *capture__last_error(const struct capture_writer *w);
+
+struct capture_reader;
+
+enum capture_state {
+	CAPTURE_OK = 0,        /* END record seen: the capture is complete */
+	CAPTURE_TRUNCATED,     /* ends without END record or in a partial block */
+	CAPTURE_CORRUPT,       /* bad CRC/magic/zlib in a block */
+};
+
+/* Open and validate the header.  0 or -errno with a one-line reason in err. */
+int capture__open(struct capture_reader **r, const char *path, char *err, size_t errlen);
+const struct ft_file_header *capture__header(const struct capture_reader *r);
+/*
+ * Next record: 1 and *rec set, 0 at the end of readable data, -1 on corrupt
+ * data (capture__state() says which and capture__error() names the offset).
+ * Records are aligned so their structs may be read in place; the pointer is
+ * valid until the next call.  Records shorter than ft_rec_hdr or whose size
+ * runs past their block are corruption; unknown types are returned as is.
+ */
+int capture__next(struct capture_reader *r, const struct ft_rec_hdr **rec);
+enum capture_state capture__state(const struct capture_reader *r);
+const char *capture__error(const struct capture_reader *r);
+/* Offset just past the last complete block read, and blocks read. */
+uint64_t capture__good_offset(const struct capture_reader *r);
+uint64_t capture__blocks(const struct capture_reader *r);
+void capture__free(struct capture_reader *r);
+
+/* Expected size of a known record type, 0 when the type is unknown. */
+size_t capture__rec_size(uint16_t type);
+const char *capture__rec_name(uint16_t type);
+/* The END record's stop reason as every command prints it: "duration",
+ * "signal", "command exited", "error" ("unknown" for a newer value). */
+const char *capture__stop_reason_name(uint32_t reason);
+
+#endif

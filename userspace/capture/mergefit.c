@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Clock arithmetic of `fabtrace merge` (userspace/capture/mergefit.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "userspace/capture/mergefit.h"
+
+/* Normalised correlation of x[core] with y[core + lag] (both mean-removed). */
+static double ncc(const float *x, const float *y, size_t n, size_t pad, int64_t lag, double mx, double my,
+		  double nx, double ny)
+{
+	double s = 0;
+
+	if (nx <= 0 || ny <= 0)
+		return 0;
+	for (size_t t = pad; t + pad < n; t++) {
+		int64_t u = (int64_t)t + lag;
+
+		if (u < 0 || (size_t)u >= n)
+			continue;
+		s += ((double)x[t] - mx) * ((double)y[u] - my);
+	}
+	return s / (nx * ny);
+}
+
+static void stats(const float *x, size_t n, size_t lo, size_t hi, double *mean, double *norm)
+{
+	double s = 0, q = 0;
+
+	for (size_t t = lo; t < hi && t < n; t++)
+		s += x[t];
+	*mean = hi > lo ? s / (double)(hi - lo) : 0;
+	for (size_t t = lo; t < hi && t < n; t++)
+		q += ((double)x[t] - *mean) * ((double)x[t] - *mean);
+	*norm = sqrt(q);
+}
+
+struct dir {
+	const float *x, *y;
+	double mx, my, nx, ny;
+};
+
+static void dir_init(struct dir *d, const float *x, const float *y, size_t n, size_t pad)
+{
+	double dummy;
+
+	d->x = x;
+	d->y = y;
+	stats(x, n, pad, n - pad, &d->mx, &d->nx);
+	stats(y, n, 0, n, &d->my, &dummy);
+	/* the y side's norm over the part a lag can see: its whole length bounds
+	 * it; use the core's norm so scores compare across lags */
+	stats(y, n, pad, n - pad, &dummy, &d->ny);
+	d->my = dummy;
+}
+
+static double dcorr(const struct dir *d, size_t n, size_t pad, int64_t lag)
+{
+	return ncc(d->x, d->y, n, pad, lag, d->mx, d->my, d->nx, d->ny);
+}
+
+/* Sum of x over groups of f (coarse search). */
+static float *down(const float *x, size_t n, size_t f, size_t *on)
+{
+	size_t m = n / f;
+	float *o = calloc(m ? m : 1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < m * f; i++)
+		o[i / f] += x[i];
+	*on = m;
+	return o;
+}
+
+/*
+ * Best e in [lo, hi] for max_{|d|<=D} C_AB(e + d) + max_{|d|<=D} C_BA(-e + d):
+ * each direction may take up to D bins of delay (wire, queues, binning), so
+ * the two peaks need not sit at exactly e and -e.  Returns the score; *second
+ * is the best score more than 2D + 2 away (ambiguity).
+ */
+static double best_joint(const struct dir *ab, const struct dir *ba, size_t n, size_t pad, int64_t lo, int64_t hi,
+			 int64_t D, int64_t *best_e, double *second)
+{
+	size_t w = (size_t)(hi - lo + 2 * D + 1);
+	double *cab = malloc(w * sizeof(double)), *cba = malloc(w * sizeof(double)), best = -2;
+
+	*second = -2;
+	if (!cab || !cba) {
+		free(cab);
+		free(cba);
+		return -2;
+	}
+	for (size_t i = 0; i < w; i++) {
+		cab[i] = dcorr(ab, n, pad, lo - D + (int64_t)i);   /* lag lo - D + i */
+		cba[i] = dcorr(ba, n, pad, -hi - D + (int64_t)i);  /* lag -hi - D + i */
+	}
+	for (int64_t e = lo; e <= hi; e++) {
+		double mab = -2, mba = -2;
+
+		for (int64_t d = -D; d <= D; d++) {
+			double x = cab[e + d - (lo - D)], y = cba[-e + d - (-hi - D)];
+
+			mab = x > mab ? x : mab;
+			mba = y > mba ? y : mba;
+		}
+		double sc = (mab + mba) / 2;
+
+		if (sc > best) {
+			if (llabs(e - *best_e) > 2 * D + 2 && best > *second)
+				*second = best;
+			best = sc;
+			*best_e = e;
+		} else if (sc > *second && llabs(e - *best_e) > 2 * D + 2) {
+			*second = sc;
+		}
+	}
+	free(cab);
+	free(cba);
+	return best;
+}
+
+#define MF_DELAY_BINS 10 /* the most delay one direction may add at full resolution */
+
+struct mf_est mergefit__pair(const struct mf_series *a, const struct mf_series *b, int64_t lo, int64_t hi)
+{
+	struct mf_est r = { 0 };
+	const size_t n = a->n, pad = a->pad;
+	struct dir ab, ba;
+	int64_t best_e = 0, f = 1, D = MF_DELAY_BINS;
+	double best, second = -2;
+
+	if (b->n != n || b->pad != pad || n <= 2 * pad || lo > hi)
+		return r;
+	if (lo < -(int64_t)pad + D)
+		lo = -(int64_t)pad + D;
+	if (hi > (int64_t)pad - D)
+		hi = (int64_t)pad - D;
+	if (lo > hi)
+		return r;
+	/* coarse pass on bins grouped by f when the range is wide */
+	if (hi - lo > 400)
+		f = 10;
+	if (f > 1) {
+		size_t cn, cpad = pad / (size_t)f, t;
+		float *atx = down(a->tx, n, (size_t)f, &cn), *arx = down(a->rx, n, (size_t)f, &t),
+		      *btx = down(b->tx, n, (size_t)f, &t), *brx = down(b->rx, n, (size_t)f, &t);
+		double sc = -2;
+
+		if (atx && arx && btx && brx) {
+			dir_init(&ab, atx, brx, cn, cpad);
+			dir_init(&ba, btx, arx, cn, cpad);
+			sc = best_joint(&ab, &ba, cn, cpad, lo / f + 1, hi / f - 1, 1, &best_e, &second);
+		}
+		free(atx);
+		free(arx);
+		free(btx);
+		free(brx);
+		if (sc < -1)
+			return r;
+		lo = best_e * f - 2 * f > lo ? best_e * f - 2 * f : lo;
+		hi = best_e * f + 2 * f < hi ? best_e * f + 2 * f : hi;
+	}
+	dir_init(&ab, a->tx, b->rx, n, pad);
+	dir_init(&ba, b->tx, a->rx, n, pad);
+	double fine_second;
+
+	best = best_joint(&ab, &ba, n, pad, lo, hi, D, &best_e, &fine_second);
+	if (f == 1)
+		second = fine_second;
+	/* each direction's own peak near the joint one: the NTP pair */
+	int64_t lab = best_e, lba = -best_e;
+	double sab = -2, sba = -2;
+
+	for (int64_t d = -D; d <= D; d++) {
+		double x = dcorr(&ab, n, pad, best_e + d), y = dcorr(&ba, n, pad, -best_e + d);
+
+		if (x > sab) {
+			sab = x;
+			lab = best_e + d;
+		}
+		if (y > sba) {
+			sba = y;
+			lba = -best_e + d;
+		}
+	}
+	r.score = best;
+	r.second = second;
+	r.e_bins2 = lab - lba;
+	r.rtt_bins = lab + lba;
+	r.valid = best >= 0.15 && sab > 0.1 && sba > 0.1 && (second < 0 || second < 0.9 * best);
+	return r;
+}
+
+int mergefit__line(const double *t, const double *e, const double *sigma, size_t n, double tref,
+		   double *a, double *b)
+{
+	double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+
+	if (!n)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		double w = 1.0 / (sigma[i] > 0 ? sigma[i] * sigma[i] : 1), x = t[i] - tref;
+
+		sw += w;
+		sx += w * x;
+		sy += w * e[i];
+		sxx += w * x * x;
+		sxy += w * x * e[i];
+	}
+	double det = sw * sxx - sx * sx;
+
+	if (n < 2 || fabs(det) < 1e-9 * sw * (sxx > 0 ? sxx : 1)) {
+		*b = 0;
+		*a = sy / sw;
+		return 0;
+	}
+	*b = (sw * sxy - sx * sy) / det;
+	*a = (sy - *b * sx) / sw;
+	return 0;
+}
+
+void mergefit__chain(size_t n, const double *w, int *prev, double *dist)
+{
+	bool *done = calloc(n ? n : 1, sizeof(*done));
+
+	for (size_t i = 0; i < n; i++) {
+		prev[i] = -1;
+		dist[i] = -1;
+	}
+	if (!n || !done) {
+		free(done);
+		return;
+	}
+	dist[0] = 0;
+	for (;;) {
+		int u = -1;
+
+		for (size_t i = 0; i < n; i++)
+			if (!done[i] && dist[i] >= 0 && (u < 0 || dist[i] < dist[u]))
+				u = (int)i;
+		if (u < 0)
+			break;
+		done[u] = true;
+		for (size_t v = 0; v < n; v++) {
+			double c = w[(size_t)u * n + v];
+
+			if (c < 0 || done[v])
+				continue;
+			if (dist[v] < 0 || dist[u] + c < dist[v]) {
+				dist[v] = dist[u] + c;
+				prev[v] = u;
+			}
+		}
+	}
+	free(done);
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Subcommands, dispatched from userspace/main.c.  argv[0] is the subcommand name. */
+#ifndef FABTRACE_COMMANDS_H
+#define FABTRACE_COMMANDS_H
+
+int cmd_record(int argc, char **argv);   /* userspace/cli/record.c */
+int cmd_report(int argc, char **argv);   /* userspace/cli/report.c */
+int cmd_info(int argc, char **argv);     /* userspace/cli/info.c */
+int cmd_export(int argc, char **argv);   /* userspace/cli/export.c */
+int cmd_top(int argc, char **argv);      /* userspace/cli/top.c */
+int cmd_features(int argc, char **argv); /* userspace/cli/features.c */
+int cmd_merge(int argc, char **argv);    /* userspace/cli/merge.c */
+
+#endif

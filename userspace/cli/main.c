@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fabtrace: congestion tracer for the fabric under GPU training clusters. */
+#include <stdio.h>
+#include <string.h>
+
+#include "userspace/cli/commands.h"
+#include "probes/base/util.h"
+
+static const struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} cmds[] = {
+	{ "record", cmd_record, "trace the fabric into a capture file" },
+	{ "report", cmd_report, "summarise a capture (text or --json)" },
+	{ "top", cmd_top, "live view of the fabric (and a Prometheus metrics endpoint with --listen)" },
+	{ "merge", cmd_merge, "merge the captures of several hosts onto one clock" },
+	{ "info", cmd_info, "show a capture's header, probes, record counts and lost events" },
+	{ "export", cmd_export, "write a capture's raw bins, qdisc bins and events as CSV or JSON lines" },
+	{ "features", cmd_features, "show which probes work on this kernel, and why not" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: fabtrace COMMAND [OPTIONS]\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f,
+		"\n'fabtrace COMMAND --help' shows a command's options.\n\n"
+		"Examples:\n"
+		"  sudo fabtrace record -i eth0 -d 10s -o incident.ftr\n"
+		"  fabtrace report incident.ftr\n"
+		"  fabtrace report --json incident.ftr\n"
+		"  fabtrace info incident.ftr\n"
+		"  fabtrace export --what all -o incident-csv/ incident.ftr\n"
+		"  fabtrace merge -o job.ftr job-node1.ftr job-node2.ftr\n"
+		"  sudo fabtrace top\n"
+		"  sudo fabtrace top --headless --listen 127.0.0.1:9464\n"
+		"  sudo fabtrace features\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("fabtrace %s\n", FT_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	ft_err("unknown command '%s'; see 'fabtrace --help'", argv[1]);
+	return 2;
+}

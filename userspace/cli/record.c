@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * fabtrace record: attach the probes and stream everything into a capture.
+ *
+ * The probes, the counter sampler and the event loop are a session
+ * (userspace/record/session.h), shared with `top`; this file is the command: its
+ * options, the status line (every second on a terminal) and the summary.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "userspace/capture/capture.h"
+#include "userspace/cli/commands.h"
+#include "userspace/record/hostclock.h"
+#include "probes/base/json.h"
+#include "userspace/record/session.h"
+#include "probes/base/util.h"
+
+struct recorder {
+	struct session_opts o;
+	struct session *s;
+	bool tty;
+	uint64_t last_bins, last_events, last_phases;
+	char out[4096];     /* -o after its %h/%t/%p are expanded */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: fabtrace record [OPTIONS] [-p PID[,PID...]] [-- COMMAND [ARGS...]]\n"
+"\n"
+"Trace the fabric: microburst bins per interface, qdisc depth and sojourn\n"
+"time, drops with their reason, TCP retransmits and congestion state, ECN CE\n"
+"marks.  Everything goes into one capture file; stop with Ctrl-C, -d, or when\n"
+"COMMAND exits.\n"
+"\n"
+"Collective phases: uprobes on MPI (Allreduce, Bcast, ..., the non-blocking\n"
+"calls and their Wait/Test completions), NCCL (host-side enqueue only), Gloo,\n"
+"the fabtrace marker library and --phase functions record every call with its\n"
+"bytes, communicator and sequence number.  They follow COMMAND and all its\n"
+"children (mpiexec -> ip netns exec -> ranks), or the -p processes and their\n"
+"children, or with neither every process on the system.  Libraries loaded\n"
+"later (dlopen) are picked up.  Without a phase library, phases are inferred\n"
+"from the traffic.\n"
+"\n"
+"NCCL as the GPU runs it: COMMAND gets NCCL_PROFILER_PLUGIN set to fabtrace's\n"
+"profiler plugin (libnccl-profiler-fabtrace.so, next to this binary or in\n"
+"PREFIX/lib/fabtrace) unless it is set already; NCCL then reports each\n"
+"collective's GPU start and end, and the report uses those instead of the\n"
+"enqueue times (docs/phases.md).\n"
+"\n"
+"Options:\n"
+"  -i, --iface [NETNS/]IFACE  trace only this interface (repeatable); NETNS is\n"
+"                             a name from 'ip netns'.  Default: all interfaces\n"
+"      --netns NAME           trace only this network namespace: its interfaces\n"
+"                             and, with neither -p nor COMMAND, the phases of\n"
+"                             its processes only (one recorder per lab host)\n"
+"  -d, --duration DURATION    stop after DURATION (e.g. 10s, 500ms, 2m)\n"
+"  -o, --output FILE          capture file (default: fabtrace.ftr); created 0600,\n"
+"                             never through a symlink.  FILE may hold %%h (host\n"
+"                             name up to its first dot), %%H (full host name), %%t\n"
+"                             (start, UTC YYYYmmddTHHMMSSZ), %%p (pid), %%%% ('%%'),\n"
+"                             so one command line serves every node\n"
+"      --bin WIDTH            microburst bin width (default 100us, min 1us)\n"
+"      --rtt-interval DUR     min gap between RTT/cwnd samples per flow (default 10ms)\n"
+"      --ringbuf SIZE         ring buffer of the network probes (default 4M); the\n"
+"                             TCP probes get a quarter, the phase probes twice it\n"
+"      --wakeup SIZE          wake the recorder each time SIZE more bytes wait\n"
+"                             in a ring; it also drains every 20 ms (default:\n"
+"                             ringbuf/8; 0: a wake-up per record, which about\n"
+"                             doubles the probes' CPU time)\n"
+"  -q, --quiet                no status line\n"
+"  -v, --verbose              show libbpf and verifier messages\n"
+"  -p, --pid PID[,PID...]     trace the phases of running processes and their\n"
+"                             children (repeatable)\n"
+"      --phase LIB:SYMBOL[=NAME]  also trace SYMBOL of library LIB (a path or\n"
+"                             soname; SYMBOL a C name or a demangled C++ prefix)\n"
+"                             as phase NAME (repeatable)\n"
+"      --no-phases            no phase probes: fabric only (phases are inferred)\n"
+"      --no-probes LIST       leave out probe families (comma list): bins, qdisc,\n"
+"                             drops, tcp, rtt, or probe names.  Measured cost per\n"
+"                             packet (veth, 2 vCPUs; 'fabtrace features' lists\n"
+"                             them): bins ~200 ns (4 runs), qdisc 80-600 ns\n"
+"                             per queued packet, drops ~0.5-1 us per drop,\n"
+"                             tcp/rtt ~40 ns, phases ~10 ns\n"
+"      --coverage MODE        how probe runs the kernel skipped are counted:\n"
+"                             kernel (the programs' recursion_misses: free,\n"
+"                             exact on 6.7+), counters (a perf counter per CPU\n"
+"                             on each tracepoint: ~0.9 us per packet on veth),\n"
+"                             auto (default: kernel on 6.7+ unless the kernel\n"
+"                             skips without counting, see docs/known-issues.md)\n"
+"\n"
+"Counters (RDMA ports and NIC statistics, on the same clock; see docs/rdma.md):\n"
+"      --counter-period DUR   sample every DUR (default 10ms); the sampler backs\n"
+"                             off (and says so) above its CPU budget\n"
+"      --rdma-devices LIST    only these RDMA devices/ports, e.g. mlx5_0,mlx5_1:1\n"
+"      --rdma-counters GLOBS  only RDMA counters matching (comma list), e.g.\n"
+"                             'np_cnp_*,rp_cnp_*,port_xmit_*'\n"
+"      --rdma-lifespan MS     set hw_counters/lifespan to MS for the recording\n"
+"                             (restored at the end; the driver caches hw\n"
+"                             counters for lifespan ms, default 10)\n"
+"      --nic-stats GLOBS      ethtool statistics to sample on the traced\n"
+"                             interfaces (default: pause/PFC, buffer, discard\n"
+"                             and ECN counters; 'all' for every one)\n"
+"      --no-rdma, --no-nic-stats   turn either part off\n"
+"      --sampler-budget PCT   CPU share of one core the sampler may use (default 5)\n"
+"      --sysfs-root DIR       read RDMA devices under DIR/class/infiniband instead\n"
+"                             of /sys (test fixtures; also $FABTRACE_SYSFS_ROOT)\n"
+"      --json                 print the final summary as JSON on stdout (status\n"
+"                             lines stay on stderr; -q drops them)\n"
+"  -h, --help                 this help\n"
+"\n"
+"Examples:\n"
+"  sudo fabtrace record -i eth0 -d 10s -o incident.ftr\n"
+"  sudo fabtrace record -i lab1h2/eth0 -i lab1sw/p2 --bin 20us -d 5s\n"
+"  sudo fabtrace record -o allreduce.ftr -- mpiexec -n 4 ./train\n"
+"  sudo fabtrace record -p 4242,4243 -d 30s\n"
+"  sudo fabtrace record --phase ./libsolver.so:solver_step=solve -- ./app\n"
+"  sudo fabtrace record --phase 'libgloo.so.0:gloo::rendezvous::Context::connect' \\\n"
+"      -- python train.py\n"
+"  sudo fabtrace record --no-phases -i eth0 -d 10s\n"
+"  srun --ntasks-per-node=1 --overlap sudo fabtrace record -o job-%%h.ftr -d 60s\n"
+"      (then: fabtrace merge -o job.ftr job-*.ftr; see docs/multihost.md)\n"
+"  sudo fabtrace record --rdma-lifespan 1 --counter-period 1ms -d 5s -o cnp.ftr\n"
+"\n"
+"Needs root, or CAP_BPF + CAP_PERFMON + CAP_NET_ADMIN.\n");
+}
+
+static void status_line(void *ctx, uint64_t now, uint64_t ticks)
+{
+	struct recorder *r = ctx;
+	const struct session_stats *st = session__stats(r->s);
+	char b1[32];
+
+	(void)ticks;
+	if (!r->tty || r->o.quiet)
+		return;
+	fprintf(stderr, "\r[%6.1fs] bins %7llu/s  events %6llu/s  phases %6llu/s  lost %llu  %s written   ",
+		(now - st->start_ns) / 1e9,
+		(unsigned long long)(st->bins - r->last_bins),
+		(unsigned long long)(st->events - r->last_events),
+		(unsigned long long)(st->phases - r->last_phases),
+		(unsigned long long)session__lost_total(r->s),
+		fmt_bytes((double)session__capture_bytes(r->s), b1, sizeof(b1)));
+	r->last_bins = st->bins;
+	r->last_events = st->events;
+	r->last_phases = st->phases;
+}
+
+static void print_summary(struct recorder *r, uint64_t end_ns)
+{
+	const struct session_stats *st = session__stats(r->s);
+	const double secs = (end_ns - st->start_ns) / 1e9;
+	uint64_t lost = session__lost_total(r->s);
+	char b[32];
+
+	if (r->o.json) {
+		struct json j;
+
+		json_init(&j, stdout, true);
+		json_object_begin(&j);
+		json_kv_string(&j, "output", r->o.out_path);
+		json_kv_double(&j, "duration_s", secs, 3);
+		json_kv_string(&j, "stop_reason", capture__stop_reason_name(st->stop_reason));
+		json_kv_u64(&j, "bytes", st->bytes_written);
+		json_kv_u64(&j, "records", st->records_written);
+		json_kv_u64(&j, "bins", st->bins);
+		json_kv_u64(&j, "events", st->events);
+		json_kv_u64(&j, "phase_events", st->phases);
+		json_kv_u64(&j, "phases", st->counts[FT_REC_PHASE]);
+		json_kv_u64(&j, "phase_slots", st->counts[FT_REC_PHASE_SLOT]);
+		json_kv_u64(&j, "lost_events", lost);
+		json_kv_u64(&j, "ring_wakeups", st->ring_wakeups);
+		json_kv_u64(&j, "interfaces", (uint64_t)st->n_ifs);
+		json_kv_u64(&j, "rdma_ports", st->counts[FT_REC_RDMA_PORT]);
+		json_kv_u64(&j, "counter_groups", st->counts[FT_REC_CTR_GROUP]);
+		json_kv_u64(&j, "counter_samples", st->counts[FT_REC_CTR_SAMPLE]);
+		if (r->o.cmd)
+			json_kv_i64(&j, "command_exit_status",
+				    WIFEXITED(st->child_status) ? WEXITSTATUS(st->child_status) : -1);
+		json_object_end(&j);
+		json_finish(&j);
+		return;
+	}
+	if (r->o.quiet)
+		return;
+	fprintf(stderr, "fabtrace: recorded %.1f s (%s) to %s: %s, %llu records (%llu bins, %llu events, "
+		"%llu phase events), %llu lost events\n", secs, capture__stop_reason_name(st->stop_reason), r->o.out_path,
+		fmt_bytes((double)st->bytes_written, b, sizeof(b)),
+		(unsigned long long)st->records_written, (unsigned long long)st->bins,
+		(unsigned long long)st->events, (unsigned long long)st->phases,
+		(unsigned long long)lost);
+	if (session__has_phases(r->s))
+		fprintf(stderr, "fabtrace: phases: %llu calls in %llu traced functions%s\n",
+			(unsigned long long)st->counts[FT_REC_PHASE],
+			(unsigned long long)st->counts[FT_REC_PHASE_SLOT],
+			st->counts[FT_REC_PHASE_SLOT] ? "" : " (none found: phases will be inferred from traffic)");
+	if (st->counts[FT_REC_CTR_GROUP])
+		fprintf(stderr, "fabtrace: counters: %llu samples of %llu groups (%llu RDMA ports)\n",
+			(unsigned long long)st->counts[FT_REC_CTR_SAMPLE],
+			(unsigned long long)st->counts[FT_REC_CTR_GROUP],
+			(unsigned long long)st->counts[FT_REC_RDMA_PORT]);
+	if (lost)
+		fprintf(stderr, "fabtrace: warning: %llu events were lost (ring buffer full); "
+			"use a larger --ringbuf or a wider --bin\n", (unsigned long long)lost);
+}
+
+static int parse_args(struct recorder *r, int argc, char **argv)
+{
+	enum { OPT_JSON = SOPT_END };
+	static const struct option opts[] = {
+		SESSION_LONG_OPTS,
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	opterr = 0; /* our own one-line errors */
+	/* "+": stop at the first non-option so COMMAND's own flags stay its own */
+	char ob[64]; /* the rejected option, fmt_bad_opt() */
+	while ((c = getopt_long(argc, argv, "+:" SESSION_SHORT_OPTS "o:qh", opts, NULL)) != -1) {
+		int h = session_opts__parse(&r->o, c, optarg);
+
+		if (h < 0)
+			return -1;
+		if (h > 0)
+			continue;
+		switch (c) {
+		case 'o':
+			r->o.out_path = optarg;
+			break;
+		case 'q':
+			r->o.quiet = true;
+			break;
+		case OPT_JSON:
+			r->o.json = true;
+			util_set_json(true);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			ft_err("record: bad usage: %s '%s'; see 'fabtrace record --help'",
+			       c == ':' ? "missing value for" : "unknown option",
+			       fmt_bad_opt(optopt, argv[optind - 1], ob, sizeof(ob)));
+			return -1;
+		}
+	}
+	if (optind < argc)
+		r->o.cmd = &argv[optind];
+	return session_opts__check(&r->o);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+	int ret = 1, rc;
+	char buf[32];
+
+	if (!r)
+		return 1;
+	if (session_opts__init(&r->o, "record") || parse_args(r, argc, argv))
+		goto out;
+	if (!r->o.out_path)
+		r->o.out_path = "fabtrace.ftr";
+	if (strchr(r->o.out_path, '%')) {
+		char host[256] = "", err[512];
+
+		gethostname(host, sizeof(host) - 1);
+		if (hostclock__expand_path(r->o.out_path, host, time(NULL), getpid(), r->out, sizeof(r->out),
+					   err, sizeof(err))) {
+			ft_err("record: %s", err);
+			goto out;
+		}
+		r->o.out_path = r->out;
+	}
+	if (session__open(&r->s, &r->o, NULL, NULL))
+		goto out;
+	rc = session__start(r->s, argc, argv);
+	if (rc == -1) {
+		session__finish(r->s);
+		goto out;
+	}
+	if (rc == 0) {
+		const struct session_stats *st = session__stats(r->s);
+
+		r->tty = isatty(STDERR_FILENO);
+		session__on_tick(r->s, status_line, r);
+		/* also with --json (stdout): a script waits for this line on stderr */
+		if (!r->o.quiet)
+			fprintf(stderr, "fabtrace: recording to %s (%d interfaces%s%s); Ctrl-C to stop\n",
+				r->o.out_path, st->n_ifs, r->o.duration_ns ? ", for " : "",
+				r->o.duration_ns ? fmt_ns(r->o.duration_ns, buf, sizeof(buf)) : "");
+		session__phase_status(r->s);
+		if (session__run(r->s))
+			session__stop(r->s, FT_STOP_ERROR);
+		if (r->tty && !r->o.quiet)
+			fputc('\n', stderr);
+	}
+	if (session__finish(r->s)) {
+		if (session__write_error(r->s)[0]) /* already names the file, the offset and what is kept */
+			ft_err("record: %s", session__write_error(r->s));
+		else
+			ft_err("record: writing %s failed; the capture is valid up to its last complete block",
+			       r->o.out_path);
+		print_summary(r, mono_ns());
+		goto out;
+	}
+	print_summary(r, mono_ns());
+	ret = 0;
+out:
+	session__close(r->s);
+	session_opts__free(&r->o);
+	free(r);
+	return ret;
+}

@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The correlator: joins the collective side of a capture (phase probes,
+ * userspace/model/model.h) with the fabric side (bins, queues, drops, retransmits)
+ * and answers "which collective, on which rank, was hurt by which network
+ * event, or was the slow rank slow by itself?".
+ *
+ * corr__build() turns a finished model into:
+ *   processes  pid -> comm, ppid, netns, host, exec/exit
+ *   ranks      one per process that made traced calls; world rank = its rank
+ *              in the largest communicator it reported (FT_REC_COMM_INFO)
+ *   calls      per rank: blocking entry..return; non-blocking start..first
+ *              FT_REC_REQ_DONE of the same (pid, request) after the start
+ *   spans      marker begin/end pairs (steps, named phases), nested per pid
+ *   instances  one collective matched across ranks by (communicator, seq),
+ *              with skew, straggler, bandwidth, network evidence, verdict
+ *   op stats   per (op, size, ranks): count and duration percentiles
+ *   steps      step numbers across ranks with their collectives
+ *   inferred   phases inferred from the traffic bins alone, and how they
+ *              compare with the real collective windows
+ *
+ * Times and definitions (also in docs/report-json.md):
+ *   entry/exit of a rank   its call's start and end (non-blocking: completion)
+ *   span                   last exit - first entry over the ranks ("duration")
+ *   skew                   last entry - first entry; the straggler is the
+ *                          rank that entered last
+ *   wait of a rank         last entry - its own entry
+ *   all-arrived time       last exit - last entry: what the collective took
+ *                          once every rank was in it
+ *   size (nccl-tests)      allreduce, bcast, reduce, send/recv, sendrecv:
+ *                          count * dtype; allgather, reduce_scatter(_block),
+ *                          alltoall, gather, scatter: count * dtype * nranks
+ *                          unless the count is already a total (v-variants)
+ *   algbw                  size / time;   busbw = algbw * factor with the
+ *                          nccl-tests factor: allreduce 2(n-1)/n;
+ *                          reduce_scatter, allgather, alltoall, gather,
+ *                          scatter (n-1)/n; bcast, reduce, send/recv 1
+ *                          Instance bandwidth uses the all-arrived time (the
+ *                          fabric's share, without the wait for stragglers);
+ *                          per-rank bandwidth uses that rank's own duration.
+ *
+ * Everything is sorted deterministically; the arrays are read-only.
+ */
+#ifndef FABTRACE_CORRELATE_H
+#define FABTRACE_CORRELATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "userspace/model/model.h"
+#include "userspace/model/comm_key.h"
+
+#define CORR_NONE UINT32_MAX
+
+enum corr_phases_mode {
+	CORR_PHASES_AUTO = 0,   /* probe records when there are any, else inferred phases */
+	CORR_PHASES_PROBES,     /* probe records only, never infer */
+	CORR_PHASES_INFERRED,   /* inferred phases (compared with the probes' when both exist) */
+};
+
+/*
+ * Verdict thresholds: every number the verdict rules use is here.
+ * Defaults (corr_opts__init) are CORR_DEF_*.
+ */
+#define CORR_DEF_QUEUE_DELAY_NS 1000000ull  /* 1 ms of queueing (sojourn or backlog/rate) */
+#define CORR_DEF_UTIL           0.9         /* link at >= 90 % of capacity: "saturated" */
+#define CORR_DEF_SKEW_FRAC      0.5         /* skew >= half the span: a straggler */
+#define CORR_DEF_SKEW_MIN_NS    1000000ull  /* ... and at least 1 ms */
+#define CORR_DEF_SLOW_FACTOR    2.0         /* span >= 2x the median of its group: slow */
+
+struct corr_thresholds {
+	uint64_t queue_delay_ns;   /* congestion: a queue on a rank's link delayed packets this long */
+	double util;               /* supporting evidence only (never decides alone) */
+	double skew_frac;          /* straggler: skew >= skew_frac * span ... */
+	uint64_t skew_min_ns;      /* ... and skew >= skew_min_ns */
+	double slow_factor;        /* slow: span >= slow_factor * median span of (op, size, ranks) */
+};
+
+struct corr_opts {
+	enum corr_phases_mode phases;
+	struct corr_thresholds th;
+	uint64_t infer_gap_ns;     /* merge activity across gaps < this; 0 = from the traffic (auto) */
+	unsigned infer_min_hosts;  /* hosts active together for an inferred phase (default 2) */
+	uint64_t infer_min_bytes;  /* drop inferred phases with fewer TX bytes (default 0) */
+};
+
+void corr_opts__init(struct corr_opts *o);
+
+enum corr_verdict {
+	CORR_OK = 0,        /* not slow, no congestion, no straggler */
+	CORR_NETWORK,       /* congestion on a participating rank's link or flow */
+	CORR_RANK,          /* a rank entered late and the network was clean */
+	CORR_UNKNOWN,       /* slow without either, or both at once */
+	CORR_NVERDICTS,
+};
+
+/* Why a verdict was given (bits). */
+enum corr_why {
+	CORR_WHY_QUEUE     = 1 << 0, /* queue delay >= queue_delay_ns */
+	CORR_WHY_DROPS     = 1 << 1, /* congestion drops (QDISC_*, CPU_BACKLOG, ...) */
+	CORR_WHY_RETRANS   = 1 << 2, /* TCP retransmits on the ranks' flows */
+	CORR_WHY_CE        = 1 << 3, /* ECN CE marks received */
+	CORR_WHY_UTIL      = 1 << 4, /* a link at >= util of capacity (supporting) */
+	CORR_WHY_STRAGGLER = 1 << 5, /* skew >= skew_frac * span and >= skew_min_ns */
+	CORR_WHY_SLOW      = 1 << 6, /* span >= slow_factor * median */
+	CORR_WHY_UNOBSERVED = 1 << 7, /* no traced interface in the ranks' namespaces */
+	CORR_WHY_CNP       = 1 << 8, /* a congestion-counter spike (CNPs, ECN marks, xmit wait) */
+	CORR_WHY_PAUSE     = 1 << 9, /* a pause/PFC counter spike */
+	CORR_WHY_RDMA_LOSS = 1 << 10, /* a retransmission or discard counter spike */
+};
+#define CORR_WHY_CONGESTION (CORR_WHY_QUEUE | CORR_WHY_DROPS | CORR_WHY_RETRANS | CORR_WHY_CE | \
+			     CORR_WHY_CNP | CORR_WHY_PAUSE | CORR_WHY_RDMA_LOSS)
+
+/* What the verdict rules look at (one instance). */
+struct corr_verdict_in {
+	uint64_t span_ns;
+	uint64_t skew_ns;
+	bool slow;
+	bool net_observed;
+	uint64_t queue_delay_ns;   /* max(sojourn max, backlog * 8 / rate) on the ranks' links */
+	uint64_t cong_drops;
+	uint64_t retrans;
+	uint64_t ce_pkts;
+	double peak_util;          /* NaN when unknown */
+	/* growth of spiking counters (model.ctr_events) on the ranks' ports and NICs */
+	uint64_t ctr_cong;         /* FT_CLS_CONGESTION */
+	uint64_t ctr_pause;        /* FT_CLS_PAUSE */
+	uint64_t ctr_loss;         /* FT_CLS_RETRANS + FT_CLS_DISCARD */
+};
+
+/*
+ * The verdict rules, a pure function:
+ *   congestion = queue delay >= queue_delay_ns, or congestion drops, or
+ *                retransmits, or CE marks, or a spike of a congestion,
+ *                pause, retransmission or discard counter (RDMA ports,
+ *                NIC stats) in the window (a saturated link alone is not
+ *                congestion: a link may run at its rate without queueing)
+ *   straggler  = skew >= skew_min_ns and skew >= skew_frac * span
+ *   congestion and not straggler      -> CORR_NETWORK
+ *   straggler and not congestion      -> CORR_RANK (network clean; when the
+ *                                        network was not traced the verdict
+ *                                        stays RANK with CORR_WHY_UNOBSERVED)
+ *   both                               -> CORR_UNKNOWN
+ *   neither: slow -> CORR_UNKNOWN, else CORR_OK
+ * *why (may be NULL) gets the CORR_WHY_* bits that held.
+ */
+enum corr_verdict corr__verdict(const struct corr_thresholds *t, const struct corr_verdict_in *in,
+				unsigned *why);
+
+/* nccl-tests "size" of a call of OP: see above.  0 when unknown. */
+uint64_t corr__size_bytes(unsigned op, uint64_t bytes, uint32_t nranks, bool count_total);
+/* nccl-tests bus bandwidth factor of OP on NRANKS ranks (1 when NRANKS < 1). */
+double corr__busbw_factor(unsigned op, uint32_t nranks);
+/* True for ops matched across ranks as collectives. */
+bool corr__op_is_collective(unsigned op);
+/* True for drop reasons that mean congestion (QDISC_*, CPU_BACKLOG, FULL_RING, SOCKET_RCVBUFF, ...). */
+bool corr__congestion_drop(const char *reason);
+
+const char *corr__op_name(unsigned op);           /* "allreduce", ..., "op N" is "unknown" */
+const char *corr__lib_name(unsigned lib_kind);    /* "mpi", "nccl", ... */
+const char *corr__verdict_name(enum corr_verdict v); /* "ok", "network", "rank", "unknown" */
+const char *corr__mode_name(enum corr_phases_mode m);
+
+struct corr_proc {
+	uint32_t pid, ppid, netns;
+	char comm[16];
+	char host[64];              /* netns name, else the capture's hostname */
+	bool have_proc;             /* FT_REC_PROC records were seen */
+	uint32_t events;            /* bit (1 << enum ft_proc_event) */
+	uint64_t first_ns, exec_ns, exit_ns; /* 0 = not seen */
+	uint32_t nexec;
+	int32_t exit_code;
+	uint32_t rank;              /* index into corr.ranks, CORR_NONE */
+};
+
+struct corr_rank_op {
+	uint32_t op;
+	uint64_t calls;
+	uint64_t bytes;             /* sum of count * dtype_size (the call's own buffer) */
+	uint64_t size_bytes;        /* sum of nccl-tests sizes (collectives) */
+	uint64_t time_ns;           /* sum of call durations */
+	uint64_t open;              /* calls without an end (OPEN, or no completion seen) */
+};
+
+struct corr_rank {
+	int32_t rank;               /* world rank, -1 unknown */
+	int32_t world_size;         /* size of that communicator, -1 unknown */
+	uint64_t world_comm;
+	uint32_t pid, netns;
+	uint32_t proc;              /* index into corr.procs */
+	char host[64];
+	char comm[16];
+	uint64_t calls;             /* traced library calls (markers not counted) */
+	uint64_t collectives;       /* calls that are part of an instance */
+	uint64_t coll_time_ns;      /* time inside those calls */
+	uint64_t wait_ns;           /* sum of its waits (last entry - own entry) */
+	uint64_t straggler_count;   /* instances where it entered last (skew > 0) */
+	uint64_t late_ns;           /* sum of (own entry - the previous latest entry) there */
+	size_t first_op, nops;      /* slice of corr.rank_ops, by op */
+};
+
+enum corr_call_flags {
+	CORR_CALL_OPEN         = 1 << 0, /* still running at stop (FT_PHASE_OPEN) */
+	CORR_CALL_NONBLOCKING  = 1 << 1,
+	CORR_CALL_COMPLETED    = 1 << 2, /* non-blocking: its request completion was seen */
+	CORR_CALL_NO_COMPLETION = 1 << 3, /* non-blocking: no completion seen (end = return) */
+	CORR_CALL_ENQUEUE_ONLY = 1 << 4, /* NCCL: the call returns at enqueue */
+	CORR_CALL_COUNT_TOTAL  = 1 << 5,
+	CORR_CALL_LIB_SEQ      = 1 << 6, /* seq is the library's own number (Gloo's tag + 1) */
+	CORR_CALL_PLUGIN       = 1 << 7, /* timed by the NCCL profiler plugin (corr_plugin.h) */
+};
+
+/* What the NCCL profiler plugin contributed (corr_plugin.h). */
+struct corr_plugin_sum {
+	uint64_t calls;             /* plugin-timed Coll/P2p records */
+	uint64_t gpu_timed;         /* by kernel-channel GPU timestamps */
+	uint64_t proxy_timed;       /* by proxy progress */
+	uint64_t host_timed;        /* neither (no child event seen) */
+	uint64_t proxy_ops;         /* proxy-op records (one channel, one peer) */
+	uint64_t proxy_bytes;
+	uint64_t dropped_enqueue;   /* host-side NCCL calls replaced by plugin records */
+};
+
+struct corr_call {
+	uint64_t start_ns, end_ns;  /* entry; return, or completion (non-blocking) */
+	uint64_t ret_ns;            /* return of the call itself */
+	uint64_t count, comm, seq, req;
+	uint64_t bytes;             /* count * dtype_size, 0 unknown */
+	uint64_t size_bytes;        /* nccl-tests size (set for instance members) */
+	uint64_t prev_end_ns;       /* end of this process's previous collective, 0 = none */
+	uint32_t prev_call;         /* that call (index into corr.calls), CORR_NONE */
+	uint64_t late_self_ns;      /* as the straggler of its instance: its own lateness, else 0 */
+	uint32_t pid, tid, netns, slot;
+	uint32_t op;                /* enum ft_op (from the slot; FT_OP_NONE if unknown) */
+	uint32_t flags;             /* enum corr_call_flags */
+	int32_t peer;
+	uint32_t rank;              /* index into corr.ranks */
+	uint32_t instance;          /* index into corr.instances, CORR_NONE */
+	uint32_t span;              /* innermost marker span around its entry, CORR_NONE */
+	int64_t step;               /* step number of the innermost step around it, -1 none */
+	const char *comm_name;      /* the library's name of the communicator (Open MPI), "" none; model-owned */
+};
+
+enum corr_span_kind {
+	CORR_SPAN_STEP = 0,         /* fabtrace_step_begin/end (key: step number) */
+	CORR_SPAN_MARK,             /* fabtrace_phase_begin/end (key: name) */
+};
+
+struct corr_span {
+	uint32_t kind;              /* enum corr_span_kind */
+	uint32_t pid, rank;
+	uint64_t step;              /* CORR_SPAN_STEP */
+	char name[32];              /* CORR_SPAN_MARK */
+	uint64_t start_ns, end_ns;
+	bool open;                  /* no end marker: ends at the capture end */
+	uint32_t parent;            /* enclosing span of the same pid, CORR_NONE */
+	uint32_t depth;
+	int64_t step_of;            /* step number of the innermost step around it (itself for steps), -1 */
+};
+
+/* Network evidence of one instance window (a summary; corr__evidence() has the details). */
+struct corr_evsum {
+	bool observed;              /* a traced interface in a participating netns */
+	double peak_util;           /* highest bin utilisation on those links, NaN unknown */
+	uint32_t peak_iface, peak_dir;
+	uint64_t queue_delay_ns;    /* max(sojourn max, backlog * 8 / rate) */
+	uint64_t max_sojourn_ns;
+	uint64_t max_backlog_bytes;
+	uint32_t queue_qdisc;       /* index into model.qdiscs of the worst queue, CORR_NONE */
+	uint64_t drops, cong_drops;
+	uint64_t retrans;
+	uint64_t retrans_tlp;       /* of which tail-loss probes: sent on a late ACK, loss or not */
+	uint64_t ce_pkts;
+	uint32_t bursts;
+	uint32_t link;              /* index into model.ifaces named as the culprit, CORR_NONE */
+	uint32_t qdisc;             /* index into model.qdiscs named as the culprit, CORR_NONE */
+	/* counter spikes (model.ctr_events) overlapping the window, on the ranks' ports/NICs */
+	uint32_t ctr_events;
+	uint64_t ctr_cong, ctr_pause, ctr_retrans, ctr_discard; /* growth inside the window */
+	uint32_t ctr_series;        /* index into model.ctr_series that grew most, CORR_NONE */
+};
+
+
+struct corr_instance {
+	uint32_t op;
+	uint32_t comm_kind;         /* enum corr_comm_kind */
+	uint64_t comm;              /* HANDLE: the handle; POINTER: the first member's pointer */
+	uint32_t comm_size;         /* POINTER, LIBSEQ: size in the key; else from FT_REC_COMM_INFO, 0 unknown */
+	uint32_t comm_order;        /* POINTER: order of first use in each process; LIBSEQ: see comm_key.c */
+	const char *comm_name;      /* NAMED: the name every rank gave it (model-owned); else "" */
+	uint64_t seq;
+	uint32_t nranks;            /* n for sizes and factors: comm size, else members */
+	size_t first_member, nmembers; /* slice of corr.members (call indices, by rank) */
+	uint64_t size_bytes;        /* nccl-tests size */
+	uint64_t first_entry, last_entry, first_exit, last_exit;
+	uint64_t span_ns, skew_ns, all_arrived_ns;
+	uint32_t straggler;         /* index into corr.ranks of the last to enter; CORR_NONE
+				     * with one member or when all entered at once */
+	/*
+	 * The part of the skew the straggler caused itself: its time since
+	 * its own previous collective minus the shortest such time of the
+	 * others (capped at the skew; the skew when unknown).  A rank that
+	 * enters late only because its previous collective ended late (a
+	 * slow network finishes ranks at different times) has ~0 here.
+	 */
+	uint64_t own_late_ns;
+	double busbw_factor;
+	double algbw, busbw;        /* bytes/s over the all-arrived time; NaN when 0 or unknown */
+	bool enqueue_only, open, partial, op_mismatch;
+	int64_t step;               /* the step around its members (first member that has one), -1 */
+	struct corr_evsum ev;
+	bool slow;
+	double slow_ratio;          /* span / median span of its op group */
+	enum corr_verdict verdict;
+	unsigned why;               /* CORR_WHY_* */
+	uint32_t opstat;            /* index into corr.opstats */
+};
+
+struct corr_opstat {
+	uint32_t op, nranks;
+	uint64_t size_bytes;
+	bool enqueue_only;
+	uint64_t count;
+	uint64_t span_mean_ns, span_p50_ns, span_p99_ns, span_max_ns;
+	uint64_t all_arrived_mean_ns;
+	double algbw_mean, busbw_mean; /* mean over instances with a bandwidth; NaN if none */
+	double busbw_factor;
+	uint64_t verdicts[CORR_NVERDICTS];
+};
+
+struct corr_step_phase {
+	char name[32];
+	uint64_t count, total_ns, max_ns;
+};
+
+struct corr_step {
+	uint64_t step;
+	uint64_t start_ns, end_ns;  /* first begin, last end over the ranks */
+	uint32_t nranks;            /* spans with this number */
+	bool open;
+	uint64_t dur_mean_ns, dur_max_ns; /* per-rank span durations */
+	size_t first_child, nchildren; /* slice of corr.step_children (instance indices, by entry) */
+	size_t first_phase, nphases;   /* slice of corr.step_phases (by name) */
+};
+
+struct corr_mark {
+	char name[32];
+	uint64_t count, total_ns, max_ns;
+	uint32_t nranks;
+	uint64_t open;
+};
+
+struct corr_interval {
+	uint64_t start_ns, end_ns;
+};
+
+struct corr_host {
+	uint32_t netns;
+	char name[64];              /* netns name, or "netns N" */
+	size_t first_act, nact;     /* slice of corr.activity */
+};
+
+struct corr_inferred {
+	uint64_t start_ns, end_ns;
+	uint32_t max_hosts;         /* hosts active together at most */
+	uint64_t tx_bytes;          /* TX bytes of the hosts' interfaces inside it */
+	/* against the probes' collective windows (when both exist) */
+	uint32_t matched;           /* real windows overlapping it */
+	int64_t start_err_ns, end_err_ns; /* minus the union of those windows' start/end */
+};
+
+struct corr_compare {
+	bool valid;                 /* both inferred phases and real windows exist */
+	size_t nreal;               /* instances whose ranks span >= 2 namespaces */
+	size_t ninferred;
+	size_t inferred_matched;    /* inferred phases overlapping a real window */
+	size_t real_covered;        /* real windows overlapping an inferred phase */
+	size_t one_to_one;          /* pairs that overlap only each other */
+	uint64_t max_abs_start_err_ns, max_abs_end_err_ns;  /* over matched inferred phases */
+	double mean_abs_start_err_ns, mean_abs_end_err_ns;
+};
+
+struct corr {
+	const struct model *m;
+	struct corr_opts opts;
+	bool have_probes;           /* the capture has phase records */
+	bool show_probes;           /* probe sections apply (mode != inferred, records exist) */
+	bool inferred_on;           /* inferred phases were computed */
+	bool enqueue_only;          /* some traced call is ENQUEUE_ONLY (NCCL) */
+	struct corr_plugin_sum plugin; /* the NCCL profiler plugin's records */
+	size_t seq_shifted;         /* (communicator, process) pairs whose seq was shifted into step
+				     * with the others' (a job attached mid-run; seq_align.h) */
+	uint64_t infer_gap_ns;      /* the gap actually used */
+	bool infer_gap_auto;        /* chosen from the traffic's idle gaps */
+
+	struct corr_proc *procs; size_t nprocs;          /* by pid */
+	struct corr_rank *ranks; size_t nranks;          /* by world rank (unknown last), host, pid */
+	struct corr_rank_op *rank_ops; size_t nrank_ops;
+	struct corr_call *calls; size_t ncalls;          /* by (pid, entry) */
+	struct corr_span *spans; size_t nspans;          /* by (pid, start) */
+	uint64_t unmatched_ends;    /* marker ends without a begin */
+	struct corr_instance *instances; size_t ninstances; /* by first entry */
+	uint32_t *members; size_t nmembers;               /* call indices */
+	uint32_t *by_span; size_t nby_span;               /* instance indices, slowest first */
+	struct corr_opstat *opstats; size_t nopstats;     /* by op, size, ranks */
+	uint64_t verdicts[CORR_NVERDICTS];
+	struct corr_step *steps; size_t nsteps;           /* by step number */
+	uint32_t *step_children; size_t nstep_children;
+	struct corr_step_phase *step_phases; size_t nstep_phases;
+	struct corr_mark *marks; size_t nmarks;           /* by name */
+	struct corr_host *hosts; size_t nhosts;           /* inference hosts, by name */
+	struct corr_interval *activity; size_t nactivity;
+	struct corr_inferred *inferred; size_t ninferred; /* by start */
+	struct corr_compare compare;
+};
+
+/* Build from a finished model (kept referenced: free the corr first).  0 or -errno. */
+int corr__build(const struct model *m, const struct corr_opts *o, struct corr **out);
+void corr__free(struct corr *c);
+/* The rank of process PID (its rank in its largest communicator), -1 if none. */
+int64_t corr__rank_of_pid(const struct corr *c, uint32_t pid);
+
+/* Details of an instance's network evidence, for display. */
+struct corr_link_ev {
+	uint32_t iface;             /* index into model.ifaces */
+	uint64_t bytes[2];          /* [FT_DIR_RX], [FT_DIR_TX] in the window */
+	double peak_util[2];        /* NaN when the capacity is unknown */
+	uint32_t bursts;
+	uint64_t ce_pkts;
+	uint32_t qdisc;             /* worst qdisc on it, CORR_NONE */
+	uint64_t max_backlog_bytes, max_sojourn_ns, queue_delay_ns;
+	uint64_t qdisc_drops;       /* qdisc drop counter growth in the window */
+	uint64_t drops, cong_drops; /* drop records on it */
+};
+
+struct corr_drop_ev {
+	uint32_t reason;
+	uint32_t iface;
+	uint64_t count;
+	bool congestion;
+};
+
+struct corr_flow_ev {
+	uint32_t flow;              /* index into model.flows */
+	uint64_t retrans;
+	bool owned;                 /* attributed by FT_REC_SOCK_OWNER (else by netns) */
+};
+
+/* A counter that spiked during the window. */
+struct corr_ctr_ev {
+	uint32_t series;            /* index into model.ctr_series */
+	uint32_t pad;
+	uint64_t growth;            /* inside the window (prorated over sample intervals) */
+	double peak_rate;           /* of the spike(s), per second */
+};
+
+struct corr_evidence {
+	uint64_t start_ns, end_ns;  /* the window: first entry .. last exit */
+	struct corr_evsum sum;
+	struct corr_ctr_ev *ctrs; size_t nctrs;     /* by growth desc */
+	struct corr_link_ev *links; size_t nlinks;  /* by interface order */
+	struct corr_drop_ev *drops; size_t ndrops;  /* by count desc */
+	struct corr_flow_ev *flows; size_t nflows;  /* with retransmits, by count desc */
+};
+
+/* Fill EV for instance IDX (free with corr__evidence_free).  0 or -ENOMEM. */
+int corr__evidence(const struct corr *c, size_t idx, struct corr_evidence *ev);
+void corr__evidence_free(struct corr_evidence *ev);
+
+/*
+ * Compare inferred phases with real windows (both sorted by start): fills
+ * CMP and, per inferred phase, matched / start_err_ns / end_err_ns.  A real
+ * window matches the inferred phases it overlaps; an inferred phase's error
+ * is taken against the union of the real windows it overlaps.  Exposed for
+ * tests; corr__build() runs it on the instances' windows.
+ */
+void corr__compare(struct corr_inferred *inf, size_t ninf, const struct corr_interval *real,
+		   size_t nreal, struct corr_compare *cmp);
+
+/* One-line description of an instance's verdict and evidence into BUF. */
+const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t len);
+/* "rank 2 (pid 812, h3)", "pid 812 (h3)"; "?" for CORR_NONE */
+const char *corr__rank_label(const struct corr *c, uint32_t rank, char *buf, size_t len);
+/* "tbf 1:", "htb 1:10" */
+const char *corr__qdisc_label(const struct model *m, uint32_t qdisc, char *buf, size_t len);
+
+#endif

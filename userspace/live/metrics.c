@@ -1,0 +1,892 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * OpenMetrics text for the live aggregator, and the HTTP server that
+ * serves it from the session's event loop (userspace/live/metrics.h).
+ *
+ * Counters are the aggregator's totals, which never go down (interfaces,
+ * drop series and ranks are never forgotten), so they stay monotonic
+ * across scrapes; gauges are the last closed refresh period.  Series are
+ * emitted in the aggregator's first-seen order, so the capped sets are the
+ * same ones on every scrape.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "rdma/counters.h"
+#include "userspace/correlate/correlate.h"
+#include "probes/base/json.h"
+#include "userspace/live/metrics.h"
+#include "userspace/record/session.h"
+#include "probes/base/util.h"
+
+/* ---- exposition ---- */
+
+#define END ((const char *)NULL) /* ends the pairs of labels(): a pointer, not a bare 0 */
+
+bool metrics__escape(char *dst, size_t len, const char *src)
+{
+	const unsigned char *p = (const unsigned char *)src;
+	size_t o = 0, left = strlen(src);
+
+	if (!len)
+		return false;
+	while (*p) {
+		/* whole UTF-8 characters only: one bad byte would make scrapers refuse everything */
+		size_t n = json_utf8_len(p, left), adv = n ? n : 1, rl = n;
+		const char *rep = (const char *)p;
+
+		if (*p == '\\')
+			rep = "\\\\";
+		else if (*p == '"')
+			rep = "\\\"";
+		else if (*p == '\n')
+			rep = "\\n";
+		else if (!n)
+			rep = "\xef\xbf\xbd"; /* not UTF-8: U+FFFD */
+		if (rep != (const char *)p)
+			rl = strlen(rep);
+		if (o + rl >= len) {
+			dst[o] = '\0';
+			return false;
+		}
+		memcpy(dst + o, rep, rl);
+		o += rl;
+		p += adv;
+		left -= adv;
+	}
+	dst[o] = '\0';
+	return true;
+}
+
+/* Labels as {k1="v1",k2="v2"} from NULL-terminated pairs of key, value. */
+static const char *labels(char *buf, size_t len, ...)
+{
+	va_list ap;
+	size_t o = 0;
+	const char *k;
+
+	va_start(ap, len);
+	buf[o++] = '{';
+	while ((k = va_arg(ap, const char *)) != NULL) {
+		const char *v = va_arg(ap, const char *);
+		char esc[256];
+		int n;
+
+		metrics__escape(esc, sizeof(esc), v ? v : "");
+		n = snprintf(buf + o, len - o, "%s%s=\"%s\"", o > 1 ? "," : "", k, esc);
+		if (n < 0 || (size_t)n >= len - o)
+			break;
+		o += (size_t)n;
+	}
+	va_end(ap);
+	if (o + 2 > len)
+		o = len - 2;
+	buf[o++] = '}';
+	buf[o] = '\0';
+	return buf;
+}
+
+/*
+ * The format being rendered: set by metrics__render() for the one exposition
+ * it writes (the event loop is single-threaded), read by family().
+ */
+static enum metrics_format cur_format;
+
+/*
+ * The descriptor lines of one family (the unit, when given, ends its name).
+ * OpenMetrics names a family without the samples' _total/_info suffix and
+ * has the info type and # UNIT.  Prometheus text 0.0.4 names it as its
+ * samples (name_total, name_info) and knows neither: an info is a gauge of 1.
+ */
+static void family(FILE *f, const char *name, const char *type, const char *unit, const char *help)
+{
+	if (cur_format == METRICS_TEXT) {
+		const char *suffix = !strcmp(type, "counter") ? "_total" : !strcmp(type, "info") ? "_info" : "";
+
+		fprintf(f, "# HELP %s%s %s\n", name, suffix, help);
+		fprintf(f, "# TYPE %s%s %s\n", name, suffix, !strcmp(type, "info") ? "gauge" : type);
+		return;
+	}
+	fprintf(f, "# TYPE %s %s\n", name, type);
+	if (unit)
+		fprintf(f, "# UNIT %s %s\n", name, unit);
+	fprintf(f, "# HELP %s %s\n", name, help);
+}
+
+static void counter_u64(FILE *f, const char *name, const char *lbl, uint64_t v)
+{
+	fprintf(f, "%s_total%s %llu\n", name, lbl, (unsigned long long)v);
+}
+
+static void counter_dbl(FILE *f, const char *name, const char *lbl, double v)
+{
+	fprintf(f, "%s_total%s %.17g\n", name, lbl, v);
+}
+
+static void gauge(FILE *f, const char *name, const char *lbl, double v)
+{
+	if (isnan(v))
+		return;
+	fprintf(f, "%s%s %.17g\n", name, lbl, v);
+}
+
+/* The netns label: its `ip netns` name, else its inode number (unique either way). */
+static const char *ns_label(char *buf, size_t len, const char *name, uint32_t inum)
+{
+	if (name && name[0])
+		return name;
+	snprintf(buf, len, "%u", inum);
+	return buf;
+}
+
+static const char *if_label(char *buf, size_t len, const struct live_iface *f)
+{
+	if (f->known && f->name[0])
+		return f->name;
+	snprintf(buf, len, "ifindex %u", f->ifindex);
+	return buf;
+}
+
+static size_t n_ifaces(const struct live *l)
+{
+	return l->nifaces < METRICS_MAX_IFACES ? l->nifaces : METRICS_MAX_IFACES;
+}
+
+static const char *const dir_name[2] = { "rx", "tx" };
+
+/* {netns=,interface=} of X, with direction= when DIR >= 0. */
+static const char *if_labels(char *buf, size_t len, const struct live_iface *x, int dir)
+{
+	char ns[16], ifn[32];
+
+	if (dir < 0)
+		return labels(buf, len, "netns", ns_label(ns, sizeof(ns), x->netns_name, x->netns),
+			      "interface", if_label(ifn, sizeof(ifn), x), END);
+	return labels(buf, len, "netns", ns_label(ns, sizeof(ns), x->netns_name, x->netns),
+		      "interface", if_label(ifn, sizeof(ifn), x), "direction", dir_name[dir], END);
+}
+
+enum dir_value { DV_BYTES, DV_PKTS, DV_BURSTS, DV_SPEED, DV_PEAK_BIN, DV_PEAK_UTIL };
+
+static double dir_value(const struct live_dir *d, enum dir_value v)
+{
+	switch (v) {
+	case DV_BYTES: return (double)d->bytes;
+	case DV_PKTS: return (double)d->pkts;
+	case DV_BURSTS: return (double)d->bursts;
+	case DV_SPEED: return d->capacity_bps > 0 ? d->capacity_bps / 8.0 : NAN;
+	case DV_PEAK_BIN: return (double)d->p_peak_bin;
+	default: return d->peak_util;
+	}
+}
+
+/* One family with a series per exposed interface and direction. */
+static void dir_family(const struct live *l, FILE *f, const char *name, const char *type,
+		       const char *unit, const char *help, enum dir_value v)
+{
+	char lbl[512];
+
+	family(f, name, type, unit, help);
+	for (size_t i = 0; i < n_ifaces(l); i++)
+		for (int d = 0; d < 2; d++) {
+			const struct live_dir *x = &l->ifaces[i].dir[d];
+
+			if_labels(lbl, sizeof(lbl), &l->ifaces[i], d);
+			if (!strcmp(type, "counter"))
+				counter_u64(f, name, lbl, v == DV_BYTES ? x->bytes : v == DV_PKTS ? x->pkts
+										 : x->bursts);
+			else
+				gauge(f, name, lbl, dir_value(x, v));
+		}
+}
+
+static void render_ifaces(const struct live *l, FILE *f)
+{
+	char lbl[512];
+
+	dir_family(l, f, "fabtrace_interface_bytes", "counter", "bytes",
+		   "Bytes through the interface (binned by the kernel probes)", DV_BYTES);
+	dir_family(l, f, "fabtrace_interface_packets", "counter", NULL,
+		   "Packets (skbs) through the interface", DV_PKTS);
+	dir_family(l, f, "fabtrace_microbursts", "counter", NULL,
+		   "Microbursts: runs of bins at or above half the capacity, counted when they start",
+		   DV_BURSTS);
+	dir_family(l, f, "fabtrace_interface_speed_bytes", "gauge", "bytes",
+		   "Capacity in bytes per second: link speed, or the root tbf/htb rate for tx when lower",
+		   DV_SPEED);
+	dir_family(l, f, "fabtrace_interface_peak_bin_bytes", "gauge", "bytes",
+		   "Bytes in the fullest bin of the last refresh period (per-CPU parts summed)",
+		   DV_PEAK_BIN);
+	dir_family(l, f, "fabtrace_interface_peak_utilization_ratio", "gauge", "ratio",
+		   "Rate of the fullest bin of the last refresh period over the capacity", DV_PEAK_UTIL);
+	family(f, "fabtrace_ce_packets", "counter", NULL, "Received packets marked ECN CE");
+	for (size_t i = 0; i < n_ifaces(l); i++)
+		counter_u64(f, "fabtrace_ce_packets", if_labels(lbl, sizeof(lbl), &l->ifaces[i], -1),
+			    l->ifaces[i].dir[FT_DIR_RX].ce_pkts);
+	family(f, "fabtrace_qdisc_backlog_max_bytes", "gauge", "bytes",
+	       "Largest qdisc backlog on the interface in the last refresh period");
+	for (size_t i = 0; i < n_ifaces(l); i++)
+		if (l->ifaces[i].qdisc[0])
+			gauge(f, "fabtrace_qdisc_backlog_max_bytes",
+			      if_labels(lbl, sizeof(lbl), &l->ifaces[i], -1), (double)l->ifaces[i].p_backlog);
+	family(f, "fabtrace_qdisc_sojourn_max_seconds", "gauge", "seconds",
+	       "Longest time a packet spent in the qdisc (enqueue to dequeue) in the last refresh period");
+	for (size_t i = 0; i < n_ifaces(l); i++)
+		if (l->ifaces[i].qdisc[0])
+			gauge(f, "fabtrace_qdisc_sojourn_max_seconds",
+			      if_labels(lbl, sizeof(lbl), &l->ifaces[i], -1),
+			      (double)l->ifaces[i].p_sojourn / 1e9);
+	family(f, "fabtrace_tcp_retransmits", "counter", NULL,
+	       "TCP segments retransmitted on flows routed through the interface (interface empty: no route)");
+	for (size_t i = 0; i < n_ifaces(l); i++)
+		counter_u64(f, "fabtrace_tcp_retransmits", if_labels(lbl, sizeof(lbl), &l->ifaces[i], -1),
+			    l->ifaces[i].rtx);
+	counter_u64(f, "fabtrace_tcp_retransmits", labels(lbl, sizeof(lbl), "netns", "", "interface", "", END),
+		    l->rtx_unrouted);
+}
+
+/* A drop series' interface as exposed: LIVE_NONE for none or one over the cap. */
+static uint32_t drop_iface(const struct live_drop *d)
+{
+	return d->iface < METRICS_MAX_IFACES ? d->iface : LIVE_NONE;
+}
+
+static void render_drops(const struct live *l, FILE *f)
+{
+	char lbl[512], ns[16], ifn[32], rbuf[24];
+
+	family(f, "fabtrace_drops", "counter", NULL,
+	       "Packets dropped (kfree_skb) by reason; reason other: series over the cap");
+	for (size_t i = 0; i < l->ndrops; i++) {
+		const struct live_drop *d = &l->drops[i];
+		uint32_t k = drop_iface(d);
+		const struct live_iface *x = k != LIVE_NONE ? &l->ifaces[k] : NULL;
+		const char *reason = d->reason == LIVE_NONE ? "other" : live__reason_name(l, d->reason);
+		uint64_t v = 0;
+		bool first = true;
+
+		/* series whose interface is not exposed share labels: one series, summed */
+		for (size_t j = 0; j < l->ndrops; j++) {
+			const struct live_drop *e = &l->drops[j];
+
+			if (e->reason != d->reason || drop_iface(e) != k)
+				continue;
+			if (j < i)
+				first = false;
+			v += e->total;
+		}
+		if (!first)
+			continue;
+		if (!reason) {
+			snprintf(rbuf, sizeof(rbuf), "reason %u", d->reason);
+			reason = rbuf;
+		}
+		labels(lbl, sizeof(lbl), "netns", x ? ns_label(ns, sizeof(ns), x->netns_name, x->netns) : "",
+		       "interface", x ? if_label(ifn, sizeof(ifn), x) : "", "reason", reason, END);
+		counter_u64(f, "fabtrace_drops", lbl, v);
+	}
+}
+
+static void render_counters(const struct live *l, FILE *f, uint64_t *dropped)
+{
+	char lbl[512], ns[16], ifn[32], port[16];
+	size_t n = 0;
+
+	family(f, "fabtrace_rdma_counter", "counter", NULL,
+	       "Growth of an RDMA port counter (counters/ and hw_counters/, wraps handled, x4 for *_data)");
+	for (size_t i = 0; i < l->ncounters; i++) {
+		const struct live_counter *c = &l->counters[i];
+		const struct live_group *g = &l->groups[c->group];
+		const struct live_port *p = g->port != LIVE_NONE ? &l->ports[g->port] : NULL;
+
+		if (g->kind == FT_CTR_ETHTOOL || !p || c->cls == FT_CLS_OTHER || !c->name[0])
+			continue;
+		if (n++ >= METRICS_MAX_COUNTERS) {
+			(*dropped)++;
+			continue;
+		}
+		snprintf(port, sizeof(port), "%u", p->port_num);
+		labels(lbl, sizeof(lbl), "device", p->dev, "port", port, "counter", c->name,
+		       "class", ctr__class_name(c->cls), END);
+		counter_u64(f, "fabtrace_rdma_counter", lbl, c->total);
+	}
+	n = 0;
+	family(f, "fabtrace_nic_counter", "counter", NULL,
+	       "Growth of a NIC ethtool statistic of a traced interface (pause, discard, buffer, ECN)");
+	for (size_t i = 0; i < l->ncounters; i++) {
+		const struct live_counter *c = &l->counters[i];
+		const struct live_group *g = &l->groups[c->group];
+		const struct live_iface *x = g->iface != LIVE_NONE ? &l->ifaces[g->iface] : NULL;
+
+		if (g->kind != FT_CTR_ETHTOOL || !x || c->cls == FT_CLS_OTHER || !c->name[0])
+			continue;
+		if (n++ >= METRICS_MAX_COUNTERS || g->iface >= METRICS_MAX_IFACES) {
+			(*dropped)++;
+			continue;
+		}
+		labels(lbl, sizeof(lbl), "netns", ns_label(ns, sizeof(ns), x->netns_name, x->netns),
+		       "interface", if_label(ifn, sizeof(ifn), x), "counter", c->name,
+		       "class", ctr__class_name(c->cls), END);
+		counter_u64(f, "fabtrace_nic_counter", lbl, c->total);
+	}
+}
+
+static void render_phases(const struct live *l, FILE *f)
+{
+	char lbl[512], ns[16], rank[16];
+
+	family(f, "fabtrace_collectives", "counter", NULL, "Collective calls completed, by operation");
+	for (unsigned op = 0; op < FT_OP_MAX; op++)
+		if (l->ops[op].calls)
+			counter_u64(f, "fabtrace_collectives",
+				    labels(lbl, sizeof(lbl), "op", corr__op_name(op), END), l->ops[op].calls);
+	family(f, "fabtrace_collective_seconds", "counter", "seconds",
+	       "Time spent in collective calls, summed over processes, by operation");
+	for (unsigned op = 0; op < FT_OP_MAX; op++)
+		if (l->ops[op].calls)
+			counter_dbl(f, "fabtrace_collective_seconds",
+				    labels(lbl, sizeof(lbl), "op", corr__op_name(op), END),
+				    (double)l->ops[op].ns / 1e9);
+	family(f, "fabtrace_collective_bytes", "counter", "bytes",
+	       "Collective sizes (nccl-tests definition), summed over processes, by operation");
+	for (unsigned op = 0; op < FT_OP_MAX; op++)
+		if (l->ops[op].calls)
+			counter_u64(f, "fabtrace_collective_bytes",
+				    labels(lbl, sizeof(lbl), "op", corr__op_name(op), END), l->ops[op].bytes);
+	family(f, "fabtrace_rank_collectives", "counter", NULL, "Collectives completed by a rank");
+	for (size_t i = 0; i < l->nranks; i++) {
+		const struct live_rank *r = &l->ranks[i];
+
+		snprintf(rank, sizeof(rank), "%d", r->rank);
+		counter_u64(f, "fabtrace_rank_collectives",
+			    labels(lbl, sizeof(lbl), "rank", rank, "netns",
+				   ns_label(ns, sizeof(ns), live__netns_name(l, r->netns), r->netns), END),
+			    r->colls);
+	}
+	family(f, "fabtrace_rank_late_collectives", "counter", NULL,
+	       "Collectives a rank entered last, so the other ranks waited for it");
+	for (size_t i = 0; i < l->nranks; i++) {
+		const struct live_rank *r = &l->ranks[i];
+
+		snprintf(rank, sizeof(rank), "%d", r->rank);
+		counter_u64(f, "fabtrace_rank_late_collectives",
+			    labels(lbl, sizeof(lbl), "rank", rank, "netns",
+				   ns_label(ns, sizeof(ns), live__netns_name(l, r->netns), r->netns), END),
+			    r->late);
+	}
+	family(f, "fabtrace_rank_late_seconds", "counter", "seconds",
+	       "Entry skew of the collectives a rank entered last (how long the others waited)");
+	for (size_t i = 0; i < l->nranks; i++) {
+		const struct live_rank *r = &l->ranks[i];
+
+		snprintf(rank, sizeof(rank), "%d", r->rank);
+		counter_dbl(f, "fabtrace_rank_late_seconds",
+			    labels(lbl, sizeof(lbl), "rank", rank, "netns",
+				   ns_label(ns, sizeof(ns), live__netns_name(l, r->netns), r->netns), END),
+			    (double)r->late_ns / 1e9);
+	}
+}
+
+int metrics__render(const struct live *l, const struct metrics_info *info, FILE *f)
+{
+	static const char *const src[FT_SRC_MAX] = { "net", "tcp", "user", "phase" };
+	char lbl[512];
+	uint64_t dropped_ctr = 0;
+
+	cur_format = info ? info->format : METRICS_OPENMETRICS;
+	family(f, "fabtrace_build", "info", NULL, "fabtrace version and host");
+	fprintf(f, "fabtrace_build_info%s 1\n",
+		labels(lbl, sizeof(lbl), "version", FT_VERSION, "hostname",
+		       info && info->hostname ? info->hostname : "", END));
+	family(f, "fabtrace_bin_width_seconds", "gauge", "seconds", "Width of a microburst bin");
+	gauge(f, "fabtrace_bin_width_seconds", "", (double)l->opts.bin_ns / 1e9);
+	family(f, "fabtrace_refresh_period_seconds", "gauge", "seconds",
+	       "Length of the last refresh period, over which the gauges are taken");
+	gauge(f, "fabtrace_refresh_period_seconds", "",
+	      l->last_period_ns ? live__period_s(l) : (info ? info->refresh_s : 1.0));
+	render_ifaces(l, f);
+	render_drops(l, f);
+	family(f, "fabtrace_lost_events", "counter", NULL,
+	       "Events lost because a ring buffer was full, by source; never hidden");
+	for (int s = 0; s < FT_SRC_MAX; s++)
+		counter_u64(f, "fabtrace_lost_events", labels(lbl, sizeof(lbl), "source", src[s], END),
+			    l->lost_by_source[s]);
+	family(f, "fabtrace_probe_skipped_runs", "counter", NULL,
+	       "Tracepoint hits a probe's program did not see (the kernel skipped it): data missing "
+	       "without a lost count; only probes whose hits can be counted");
+	for (int p = 0; p < FT_PROBE_MAX; p++)
+		if (l->skipped_known[p])
+			counter_u64(f, "fabtrace_probe_skipped_runs",
+				    labels(lbl, sizeof(lbl), "probe", live__probe_name((unsigned)p), END),
+				    l->skipped[p]);
+	render_counters(l, f, &dropped_ctr);
+	render_phases(l, f);
+	family(f, "fabtrace_overflow", "counter", NULL,
+	       "Things the live aggregator could not track within its bounds, by kind");
+	counter_u64(f, "fabtrace_overflow", labels(lbl, sizeof(lbl), "kind", "interfaces", END),
+		    l->overflow_ifaces);
+	counter_u64(f, "fabtrace_overflow", labels(lbl, sizeof(lbl), "kind", "drop_series", END),
+		    l->overflow_drops);
+	counter_u64(f, "fabtrace_overflow", labels(lbl, sizeof(lbl), "kind", "counters", END),
+		    l->overflow_counters);
+	counter_u64(f, "fabtrace_overflow", labels(lbl, sizeof(lbl), "kind", "processes", END),
+		    l->overflow_procs);
+	family(f, "fabtrace_series_dropped", "counter", NULL,
+	       "Series left out of this exposition by its caps, by family");
+	counter_u64(f, "fabtrace_series_dropped",
+		    labels(lbl, sizeof(lbl), "family", "interface", END),
+		    l->nifaces > METRICS_MAX_IFACES ? l->nifaces - METRICS_MAX_IFACES : 0);
+	counter_u64(f, "fabtrace_series_dropped", labels(lbl, sizeof(lbl), "family", "counter", END),
+		    dropped_ctr);
+	if (cur_format == METRICS_OPENMETRICS)
+		fputs("# EOF\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- HTTP ---- */
+
+/* The q value in the media range parameters P..END ("; q=0.5"), 1 without one */
+static double accept_q(const char *p, const char *end)
+{
+	char num[16];
+
+	for (; p + 2 < end; p++)
+		if ((p[0] == 'q' || p[0] == 'Q') && p[1] == '=') {
+			size_t n = (size_t)(end - p - 2) < sizeof(num) - 1 ? (size_t)(end - p - 2) : sizeof(num) - 1;
+
+			memcpy(num, p + 2, n);
+			num[n] = '\0';
+			return strtod(num, NULL);
+		}
+	return 1.0;
+}
+
+enum metrics_format metrics__negotiate(const char *buf, size_t len)
+{
+	static const char om[] = "application/openmetrics-text";
+	const char *p = memchr(buf, '\n', len), *end = buf + len;
+
+	/* the header lines after the request line: "Accept: a/b;q=0.5, c/d" */
+	while (p && p + 1 < end) {
+		const char *line = p + 1, *eol = memchr(line, '\n', (size_t)(end - line));
+		const char *lend = eol ? eol : end;
+
+		if (lend - line > 7 && !strncasecmp(line, "accept:", 7)) {
+			for (const char *q = line + 7; q + sizeof(om) - 1 <= lend; q++) {
+				const char *after = q + sizeof(om) - 1, *next;
+
+				if (strncasecmp(q, om, sizeof(om) - 1) != 0)
+					continue;
+				next = memchr(after, ',', (size_t)(lend - after));
+				return accept_q(after, next ? next : lend) > 0 ? METRICS_OPENMETRICS : METRICS_TEXT;
+			}
+		}
+		p = eol;
+	}
+	return METRICS_TEXT;
+}
+
+int metrics__parse_request(const char *buf, size_t len)
+{
+	const char *end = NULL, *sp1, *sp2, *eol;
+	size_t plen;
+
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (buf[i] == '\n' && buf[i + 1] == '\n') {
+			end = buf + i;
+			break;
+		}
+		if (i + 3 < len && !memcmp(buf + i, "\r\n\r\n", 4)) {
+			end = buf + i;
+			break;
+		}
+	}
+	if (!end)
+		return len >= METRICS_MAX_REQUEST ? 431 : 0;
+	eol = memchr(buf, '\n', len);
+	if (!eol)
+		return 400;
+	sp1 = memchr(buf, ' ', (size_t)(eol - buf));
+	if (!sp1)
+		return 400;
+	sp2 = memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1));
+	if (!sp2 || (size_t)(eol - sp2) < 9 || strncmp(sp2 + 1, "HTTP/1.", 7) != 0)
+		return 400;
+	if (sp1 - buf != 3 || strncmp(buf, "GET", 3) != 0)
+		return 405;
+	plen = (size_t)(sp2 - sp1 - 1);
+	for (size_t i = 0; i < plen; i++)
+		if (sp1[1 + i] == '?') {
+			plen = i;
+			break;
+		}
+	if (plen == 8 && strncmp(sp1 + 1, "/metrics", 8) == 0)
+		return 200;
+	return 404;
+}
+
+int metrics__parse_addr(const char *spec, bool allow_remote, struct sockaddr_storage *ss,
+			socklen_t *sslen, char *err, size_t errlen)
+{
+	char host[64] = "127.0.0.1";
+	const char *port_s;
+	char *end;
+	unsigned long port;
+	struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+	bool loop;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!spec || !*spec) {
+		snprintf(err, errlen, "empty --listen address");
+		return -EINVAL;
+	}
+	if (spec[0] == '[') {
+		const char *rb = strchr(spec, ']');
+
+		if (!rb || rb[1] != ':' || (size_t)(rb - spec - 1) >= sizeof(host)) {
+			snprintf(err, errlen, "bad --listen '%s'; use [V6ADDR]:PORT, e.g. [::1]:9464", spec);
+			return -EINVAL;
+		}
+		memcpy(host, spec + 1, (size_t)(rb - spec - 1));
+		host[rb - spec - 1] = '\0';
+		port_s = rb + 2;
+	} else if (strchr(spec, ':')) {
+		const char *c = strrchr(spec, ':');
+
+		if ((size_t)(c - spec) >= sizeof(host)) {
+			snprintf(err, errlen, "bad --listen '%s'; use ADDR:PORT, e.g. 127.0.0.1:9464", spec);
+			return -EINVAL;
+		}
+		if (c != spec) {
+			memcpy(host, spec, (size_t)(c - spec));
+			host[c - spec] = '\0';
+		}
+		port_s = c + 1;
+	} else {
+		port_s = spec;
+	}
+	errno = 0;
+	port = strtoul(port_s, &end, 10);
+	if (errno || end == port_s || *end || port > 65535) {
+		snprintf(err, errlen, "bad --listen port in '%s'; use ADDR:PORT with a port 0..65535, "
+			 "e.g. 127.0.0.1:9464", spec);
+		return -EINVAL;
+	}
+	if (!strcmp(host, "localhost"))
+		strcpy(host, "127.0.0.1");
+	if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons((uint16_t)port);
+		*sslen = sizeof(*v4);
+		loop = (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+	} else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons((uint16_t)port);
+		*sslen = sizeof(*v6);
+		loop = IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr);
+	} else {
+		snprintf(err, errlen, "bad --listen address '%s'; use a numeric IPv4/IPv6 address or "
+			 "localhost, e.g. 127.0.0.1:9464", host);
+		return -EINVAL;
+	}
+	if (!loop && !allow_remote) {
+		snprintf(err, errlen, "--listen %s would accept scrapes from other hosts; add "
+			 "--allow-remote to mean it, or listen on 127.0.0.1", spec);
+		return -EPERM;
+	}
+	return 0;
+}
+
+struct client {
+	struct metrics_server *m;
+	int fd, watch;
+	char in[METRICS_MAX_REQUEST];
+	size_t in_len;
+	char *out;
+	size_t out_len, out_off;
+	bool draining;      /* answered: reading until the client closes (no RST on unread data) */
+	uint64_t since;
+};
+
+struct metrics_server {
+	struct session *s;
+	const struct live *l;
+	struct metrics_info info;
+	int lfd, lwatch;
+	struct client cl[METRICS_MAX_CLIENTS];
+	char addr[80];
+	uint64_t scrapes;
+};
+
+static void client_close(struct client *c)
+{
+	if (c->fd < 0)
+		return;
+	session__unwatch(c->m->s, c->watch);
+	close(c->fd);
+	free(c->out);
+	c->out = NULL;
+	c->fd = -1;
+	c->in_len = c->out_len = c->out_off = 0;
+	c->draining = false;
+}
+
+/* Send what is left; close when done or on error. */
+static void client_flush(struct client *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			session__watch_mod(c->m->s, c->watch, EPOLLOUT);
+			return;
+		}
+		if (n <= 0) {
+			client_close(c);
+			return;
+		}
+		c->out_off += (size_t)n;
+	}
+	/*
+	 * Sent.  Closing with unread request bytes (an oversized request) would
+	 * reset the connection and lose the answer: half-close and read to EOF.
+	 */
+	shutdown(c->fd, SHUT_WR);
+	c->draining = true;
+	session__watch_mod(c->m->s, c->watch, EPOLLIN);
+}
+
+static void respond(struct client *c, int status)
+{
+	static const char *const reason[] = {
+		[0] = "OK", [1] = "Bad Request", [2] = "Not Found", [3] = "Method Not Allowed",
+		[4] = "Request Header Fields Too Large", [5] = "Internal Server Error",
+	};
+	int ri = status == 200 ? 0 : status == 400 ? 1 : status == 404 ? 2 : status == 405 ? 3 :
+		 status == 431 ? 4 : 5;
+	char *body = NULL, hdr[256];
+	size_t blen = 0;
+	int h;
+
+	struct metrics_info info = c->m->info;
+
+	info.format = metrics__negotiate(c->in, c->in_len);
+	if (status == 200) {
+		FILE *f = open_memstream(&body, &blen);
+		if (!f || metrics__render(c->m->l, &info, f) || fclose(f)) {
+			if (f && body) /* fclose failed after the stream existed */
+				free(body);
+			body = NULL;
+			status = 500;
+			ri = 5;
+		} else {
+			c->m->scrapes++;
+		}
+	}
+	if (status != 200) {
+		body = strdup(status == 404 ? "not found: the metrics are at /metrics\n" :
+			      status == 405 ? "only GET is served\n" : "bad request\n");
+		blen = body ? strlen(body) : 0;
+	}
+	h = snprintf(hdr, sizeof(hdr), "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+		     "%sConnection: close\r\n\r\n", status, reason[ri],
+		     status != 200 ? "text/plain; charset=utf-8" :
+		     info.format == METRICS_OPENMETRICS ? METRICS_CONTENT_TYPE : METRICS_CONTENT_TYPE_TEXT, blen,
+		     status == 405 ? "Allow: GET\r\n" : "");
+	c->out = malloc((size_t)h + blen);
+	if (!c->out) {
+		free(body);
+		client_close(c);
+		return;
+	}
+	memcpy(c->out, hdr, (size_t)h);
+	if (blen)
+		memcpy(c->out + h, body, blen);
+	free(body);
+	c->out_len = (size_t)h + blen;
+	c->out_off = 0;
+	client_flush(c);
+}
+
+static void on_client(void *ctx, int fd, uint32_t events)
+{
+	struct client *c = ctx;
+	int status;
+
+	(void)fd;
+	if (c->draining) {
+		char scratch[4096];
+
+		for (;;) {
+			ssize_t n = recv(c->fd, scratch, sizeof(scratch), MSG_DONTWAIT);
+
+			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+				return;
+			if (n <= 0) {
+				client_close(c);
+				return;
+			}
+		}
+	}
+	if (c->out) { /* answering */
+		if (events & (EPOLLERR | EPOLLHUP))
+			client_close(c);
+		else
+			client_flush(c);
+		return;
+	}
+	for (;;) {
+		ssize_t n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len, MSG_DONTWAIT);
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n <= 0) { /* closed before asking, or an error */
+			client_close(c);
+			return;
+		}
+		c->in_len += (size_t)n;
+		if (c->in_len == sizeof(c->in))
+			break;
+	}
+	status = metrics__parse_request(c->in, c->in_len);
+	if (status)
+		respond(c, status);
+}
+
+static void on_listen(void *ctx, int fd, uint32_t events)
+{
+	struct metrics_server *m = ctx;
+
+	(void)events;
+	for (;;) {
+		int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct client *c = NULL;
+
+		if (cfd < 0)
+			return;
+		for (int i = 0; i < METRICS_MAX_CLIENTS && !c; i++)
+			if (m->cl[i].fd < 0)
+				c = &m->cl[i];
+		if (!c) { /* bounded: one more is turned away at once */
+			static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
+						   "Connection: close\r\n\r\n";
+
+			if (send(cfd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+				(void)0; /* it goes away either way */
+			close(cfd);
+			continue;
+		}
+		c->fd = cfd;
+		c->since = mono_ns();
+		c->watch = session__watch(m->s, cfd, EPOLLIN, on_client, c);
+		if (c->watch < 0) {
+			close(cfd);
+			c->fd = -1;
+		}
+	}
+}
+
+int metrics_server__open(struct metrics_server **out, struct session *s, const char *spec,
+			 bool allow_remote, const struct live *l, const struct metrics_info *info,
+			 char *err, size_t errlen)
+{
+	struct metrics_server *m;
+	struct sockaddr_storage ss;
+	socklen_t sslen = 0;
+	int one = 1, ret;
+	char host[INET6_ADDRSTRLEN];
+
+	*out = NULL;
+	ret = metrics__parse_addr(spec, allow_remote, &ss, &sslen, err, errlen);
+	if (ret)
+		return ret;
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	m->s = s;
+	m->l = l;
+	if (info)
+		m->info = *info;
+	m->lwatch = -1;
+	for (int i = 0; i < METRICS_MAX_CLIENTS; i++) {
+		m->cl[i].fd = -1;
+		m->cl[i].m = m;
+	}
+	m->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (m->lfd < 0 || setsockopt(m->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(m->lfd, (struct sockaddr *)&ss, sslen) || listen(m->lfd, 16) ||
+	    getsockname(m->lfd, (struct sockaddr *)&ss, &sslen)) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot listen on %s: %s; pick another address or port", spec,
+			 strerror(errno));
+		goto fail;
+	}
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+		snprintf(m->addr, sizeof(m->addr), "%s:%u", host, ntohs(a->sin_port));
+	} else {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+		snprintf(m->addr, sizeof(m->addr), "[%s]:%u", host, ntohs(a->sin6_port));
+	}
+	m->lwatch = session__watch(s, m->lfd, EPOLLIN, on_listen, m);
+	if (m->lwatch < 0) {
+		ret = m->lwatch;
+		snprintf(err, errlen, "cannot watch the listening socket: %s", strerror(-ret));
+		goto fail;
+	}
+	*out = m;
+	return 0;
+fail:
+	if (m->lfd >= 0)
+		close(m->lfd);
+	free(m);
+	return ret ? ret : -EINVAL;
+}
+
+void metrics_server__tick(struct metrics_server *m, uint64_t now_ns)
+{
+	if (!m)
+		return;
+	for (int i = 0; i < METRICS_MAX_CLIENTS; i++)
+		if (m->cl[i].fd >= 0 && now_ns - m->cl[i].since > METRICS_CLIENT_TIMEOUT_NS)
+			client_close(&m->cl[i]);
+}
+
+const char *metrics_server__address(const struct metrics_server *m)
+{
+	return m ? m->addr : "";
+}
+
+uint64_t metrics_server__scrapes(const struct metrics_server *m)
+{
+	return m ? m->scrapes : 0;
+}
+
+void metrics_server__close(struct metrics_server *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; i < METRICS_MAX_CLIENTS; i++)
+		client_close(&m->cl[i]);
+	session__unwatch(m->s, m->lwatch);
+	close(m->lfd);
+	free(m);
+}

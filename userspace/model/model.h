@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The fabric model: everything a capture says, aggregated for the summaries
+ * and renderers.  Renderers (report, viz/) read the model, never the capture.
+ *
+ * Build it by feeding every record in file order to model__add() and then
+ * calling model__finish() once; or let model__load() do both for a file.
+ * After model__finish() every array below is sorted deterministically and
+ * must be treated as read-only.
+ *
+ * Times are CLOCK_MONOTONIC ns as in the capture; model__rel_ns() makes them
+ * relative to the capture start and model__wall_ns() turns them into
+ * CLOCK_REALTIME ns (header realtime_offset_ns).
+ *
+ * Memory: bins are kept in one flat array (32 bytes per merged bin plus the
+ * same for the raw per-CPU bins while loading), so millions of bins are fine.
+ * Phase records, request completions, retransmits and drops are kept one
+ * entry per record (the correlator, userspace/correlate/correlate.h, needs their
+ * times); everything else is aggregated while loading.
+ */
+#ifndef FABTRACE_MODEL_H
+#define FABTRACE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bpf/fabtrace.h"
+
+struct model_opts {
+	double burst_threshold;     /* utilisation 0..1 at or above which a bin is hot; default 0.5 */
+	uint64_t burst_gap_ns;      /* merge bursts separated by < this; 0 = one bin width */
+	/* conservation check: |binned - counters| <= max(tol_bytes, tol_frac * counters) is OK */
+	uint64_t conserve_tol_bytes;  /* default 0 */
+	double conserve_tol_frac;     /* default 0.001 (0.1 %) */
+	double spike_rate;            /* counter events/s that make a spike; default 1000 */
+};
+
+/* Fill O with the defaults above. */
+void model_opts__init(struct model_opts *o);
+
+/* One merged bin: per-CPU bins of the same (iface, dir, start) summed. */
+struct model_bin {
+	uint64_t start_ns;
+	uint64_t bytes;
+	uint32_t pkts;
+	uint32_t ce_pkts;
+	uint32_t iface;     /* index into model.ifaces */
+	uint32_t dir;       /* enum ft_dir */
+};
+
+struct model_burst {
+	uint32_t iface;     /* index into model.ifaces */
+	uint32_t dir;
+	uint64_t start_ns;  /* start of its first hot bin */
+	uint64_t duration_ns; /* end of the last hot bin - start */
+	uint64_t bytes;     /* bytes of its hot bins */
+	uint64_t pkts;
+	uint32_t nbins;     /* hot bins in it */
+	double peak_bps;    /* highest bin rate, bits/s */
+	double peak_util;   /* peak_bps / capacity */
+};
+
+enum model_conserve {
+	MODEL_CONSERVE_UNKNOWN = 0,  /* no start or no stop counters */
+	MODEL_CONSERVE_UNTRACED,     /* interface not selected: no bins expected */
+	MODEL_CONSERVE_OK,
+	MODEL_CONSERVE_MISMATCH,
+	/*
+	 * Short of the counters by no more packets than the kernel skipped
+	 * runs of this direction's probe (coverage), summed over every
+	 * interface of that direction: explained, not a probe defect.
+	 */
+	MODEL_CONSERVE_OK_SKIPPED,
+};
+
+/* Window of the sustained rate: long enough to smooth a shaper's bucket. */
+#define MODEL_SUSTAIN_NS 100000000ull
+
+struct model_dir {
+	const struct model_bin *bins; /* merged bins, sorted by start */
+	size_t nbins;
+	uint64_t bytes, pkts, ce_pkts;
+	uint64_t active_ns;         /* non-empty bins * bin width */
+	double capacity_bps;        /* 0 = unknown (then no utilisation, no bursts): the shaper
+				     * where one is slower than the line, else the line rate */
+	double line_bps;            /* link speed, 0 = unknown */
+	double shaper_bps;          /* TX shaper (tbf/htb rate), 0 = none */
+	double mean_bps;            /* over the capture duration */
+	double busy_mean_bps;       /* over the active bins */
+	double peak_bps;            /* highest bin */
+	uint64_t peak_start_ns;     /* start of that bin */
+	double sustained_bps;       /* highest rate over any MODEL_SUSTAIN_NS window */
+	double mean_util, busy_util, peak_util; /* NaN when capacity is unknown */
+	/*
+	 * Honest utilisation for display: a bin's peak against the line rate
+	 * (what the wire can carry in a bin), the sustained rate against the
+	 * capacity (what the shaper lets through over 100 ms).  NaN when unknown.
+	 */
+	double peak_line_util, busy_line_util, sustained_util;
+	size_t first_burst, nbursts; /* slice of model.bursts */
+	/* conservation */
+	enum model_conserve conserve;
+	uint64_t counter_bytes, counter_pkts; /* stop - start */
+	int64_t diff_bytes, diff_pkts;        /* binned - counters */
+	uint64_t tol_bytes;                   /* allowed |diff_bytes| */
+	uint64_t skipped_pkts;                /* OK_SKIPPED: packets explained by skipped runs */
+};
+
+struct model_iface {
+	uint32_t netns, ifindex;
+	bool known;                 /* an FT_REC_IFACE record was seen */
+	uint32_t mtu, speed_mbps, tx_rate_kbps, flags;
+	char name[16];
+	char netns_name[32];
+	char kind[16];
+	char label[64];             /* "eth0@ns1", "eth0" (initial ns), "netns N ifindex I" */
+	bool have_start, have_stop;
+	struct ft_iface_stats start, stop; /* first START, last STOP */
+	uint64_t qdisc_drop_recs;   /* FT_REC_DROP records with a QDISC_* reason here */
+	struct model_dir dir[2];    /* [FT_DIR_RX], [FT_DIR_TX] */
+	size_t first_drop, ndrops;  /* slice of model.drop_events (by time) */
+};
+
+struct model_qbin {
+	uint64_t start_ns;
+	uint64_t max_backlog;
+	uint64_t enq_bytes;
+	uint64_t sojourn_sum_ns;
+	uint64_t sojourn_max_ns;
+	uint32_t sojourn_cnt;
+	uint32_t max_qlen;
+	uint32_t enq_pkts;
+	uint32_t drops;             /* max over CPUs of the lifetime counter */
+	uint32_t qdisc;             /* index into model.qdiscs */
+	uint32_t pad;
+};
+
+struct model_qdisc {
+	uint32_t netns, ifindex, handle, parent;
+	char kind[16];
+	uint32_t iface;             /* index into model.ifaces */
+	const struct model_qbin *bins; /* merged, sorted by start */
+	size_t nbins;
+	uint64_t max_backlog_bytes;
+	uint64_t max_backlog_ns;    /* start of the bin where it was seen */
+	uint32_t max_qlen_pkts;
+	uint64_t enq_pkts, enq_bytes;
+	uint64_t sojourn_cnt, sojourn_sum_ns, sojourn_max_ns;
+	double sojourn_mean_ns;     /* NaN when no sample */
+	uint32_t drops_first, drops_last; /* counter in the first and last bin */
+	uint64_t drops_counter;     /* last - first (0 if it went backwards) */
+	uint64_t drop_recs;         /* = iface qdisc_drop_recs */
+};
+
+#define MODEL_NTRIGGER 5        /* enum ft_rtx_trigger */
+
+struct model_flow {
+	struct ft_flow key;         /* ifindex and pad zeroed */
+	uint64_t rtx[MODEL_NTRIGGER];
+	uint64_t rtx_total;
+	uint64_t rtx_segs;          /* segments (a GSO skb retransmits several) */
+	uint64_t rtx_first_ns[MODEL_NTRIGGER], rtx_last_ns[MODEL_NTRIGGER];
+	uint64_t cong_changes;
+	uint64_t samples;
+	uint32_t srtt_min_us, srtt_max_us, srtt_last_us;
+	uint32_t cwnd_min, cwnd_max, cwnd_last;
+	bool have_ce;
+	uint64_t ce_pkts, ce_first_ns, ce_last_ns; /* last FT_REC_CE_FLOW */
+	uint32_t ifindex;           /* last non-zero ifindex seen */
+	size_t first_rtx, nrtx;     /* slice of model.rtx_events (by time) */
+	size_t first_owner, nowners; /* slice of model.owners (by pid) */
+};
+
+struct model_cong_pair {
+	uint8_t old_state, new_state;
+	uint64_t count;
+};
+
+struct model_drop {
+	uint32_t reason, netns, ifindex;
+	uint32_t iface;             /* index into model.ifaces, UINT32_MAX if none */
+	uint64_t count;
+	uint64_t first_ns, last_ns;
+	char name[56];              /* reason name or "reason N" */
+};
+
+struct model_lost {
+	uint32_t source, cpu;
+	uint64_t lost;              /* last cumulative value */
+	uint64_t ts_ns;
+};
+
+/*
+ * One growth of a lost counter (an FT_REC_LOST record whose value grew):
+ * LOST events of SOURCE on CPU were lost in (from_ns, ts_ns].  The recorder
+ * reads the counters once a second (MODEL_LOST_TICK_NS) and writes a record
+ * only when one changed, so from_ns = max(previous reading, ts - one tick,
+ * capture start).  Renderers show these windows as gaps, never as idle time.
+ */
+#define MODEL_LOST_TICK_NS 1000000000ull
+
+struct model_lost_ev {
+	uint64_t from_ns, ts_ns;
+	uint64_t lost;              /* the growth */
+	uint32_t source, cpu;
+};
+
+struct model_probe {
+	uint32_t id, attached;
+	char name[32];
+	char hook[48];
+	char why[64];
+};
+
+/* Coverage of one probe (FT_REC_COVERAGE): tracepoint hits its program did not see. */
+struct model_coverage {
+	uint32_t probe;             /* enum ft_probe_id */
+	uint32_t known;             /* 1 = hits counted; 0 = unknown */
+	uint64_t hits, runs;        /* last record */
+	uint64_t skipped;           /* hits - runs, clamped at 0; 0 when unknown */
+};
+
+/* ---- collective phases (bpf/phase.bpf.c, userspace/cli/record.c), for the correlator ---- */
+
+/* What the phase records of one slot are (FT_REC_PHASE_SLOT); sorted by slot. */
+struct model_slot {
+	uint32_t slot;
+	uint16_t lib_kind;          /* enum ft_lib_kind */
+	uint16_t op;                /* enum ft_op */
+	uint32_t flags;             /* enum ft_slot_flags */
+	uint32_t pad;
+	uint64_t offset;
+	char lib[128];
+	char symbol[96];
+	char name[32];
+};
+
+/* One FT_REC_PHASE record (a library call or a marker); sorted by (pid, start, end, tid, slot). */
+struct model_phase {
+	uint64_t start_ns, end_ns;
+	uint64_t count, comm, req, seq;
+	uint32_t pid, tid, netns, slot;
+	uint32_t dtype_size;
+	int32_t peer;
+	uint32_t flags;             /* enum ft_phase_flags */
+	int32_t ret;
+	char name[32];
+};
+
+/* One FT_REC_REQ_DONE record; sorted by (pid, req, ts). */
+struct model_req_done {
+	uint64_t ts_ns;
+	uint64_t req;
+	uint32_t pid, tid, slot, pad;
+};
+
+/*
+ * Rank and size of one communicator in one process: the latest non-negative
+ * values of its FT_REC_COMM_INFO records (-1 = never told); sorted by (pid, comm).
+ */
+struct model_comm {
+	uint32_t pid, pad;
+	uint64_t comm;
+	int32_t rank, size;
+	uint64_t first_ns;
+	uint32_t slot;              /* the record that gave the size (else the rank) */
+	uint32_t pad2;
+};
+
+/* A followed process (FT_REC_PROC records of one pid); sorted by pid. */
+struct model_proc {
+	uint32_t pid, ppid, netns;
+	uint32_t events;            /* bit (1 << enum ft_proc_event) per event seen */
+	uint64_t first_ns, last_ns; /* first and last record */
+	uint64_t fork_ns, exec_ns, exit_ns; /* the last of each, 0 = not seen */
+	uint32_t nexec;
+	int32_t exit_code;          /* FT_PROC_EXIT: wait status */
+	char comm[16];              /* the latest (after exec: the new program) */
+};
+
+/* A process seen using a flow's socket (FT_REC_SOCK_OWNER), one per (flow, pid). */
+struct model_owner {
+	struct ft_flow key;         /* normalised like model_flow.key */
+	uint32_t pid, tid;
+	uint64_t first_ns;
+	uint32_t flow;              /* index into model.flows, UINT32_MAX: no TCP event on it */
+	char comm[16];
+};
+
+/* One retransmit, for counts inside a time window; sorted by (flow, ts). */
+struct model_rtx {
+	uint64_t ts_ns;
+	uint32_t flow;              /* index into model.flows */
+	uint32_t segs;
+	uint32_t trigger;           /* enum ft_rtx_trigger */
+	uint32_t pad;
+};
+
+/* One drop, for counts inside a time window; sorted by (iface, ts), no device last. */
+struct model_drop_ev {
+	uint64_t ts_ns;
+	uint32_t reason;
+	uint32_t iface;             /* index into model.ifaces, UINT32_MAX if none */
+};
+
+/* ---- counter sampler (rdma/): RDMA ports, counter groups, NIC stats ---- */
+
+/* One RDMA port (FT_REC_RDMA_PORT); sorted by port_id. */
+struct model_rdma_port {
+	struct ft_rdma_port rec;    /* as recorded */
+	uint32_t iface;             /* index into model.ifaces of its netdev, UINT32_MAX none */
+	uint32_t pad;
+};
+
+/* A group of counters read together (FT_REC_CTR_GROUP); sorted by group id. */
+struct model_ctr_group {
+	uint32_t group, kind;       /* enum ft_ctr_kind */
+	uint32_t port;              /* index into model.rdma_ports, UINT32_MAX none */
+	uint32_t iface;             /* index into model.ifaces (ethtool netdev or the port's), UINT32_MAX */
+	uint32_t netns, ifindex;    /* that netdev (0 = none: a node-wide IB port) */
+	uint64_t period_ns;
+	char label[48];
+	size_t first_series, nseries; /* slice of model.ctr_series (by index in the group) */
+	const uint64_t *times;      /* read times of its samples, sorted */
+	size_t nsamples;
+	uint64_t read_ns_sum, read_ns_max; /* sampler cost */
+};
+
+/* One counter of a group, with its growth over the capture. */
+struct model_ctr_series {
+	uint32_t group;             /* index into model.ctr_groups */
+	uint32_t index;             /* position in the group's samples */
+	uint16_t cls, flags;        /* enum ft_ctr_class, enum ft_ctr_flags */
+	uint32_t pad;
+	char name[56];
+	uint64_t first, last;       /* first and last raw value read (FT_CTR_NA if none) */
+	uint64_t total;             /* growth over the capture, scaled (x4 applied) */
+	uint32_t wraps, resets, na; /* intervals that wrapped / reset / had N/A */
+	uint32_t pad2;
+	double peak_rate;           /* highest growth per second over one interval */
+	uint64_t peak_ns;           /* end of that interval */
+	size_t first_pt, npts;      /* slice of model.ctr_points (intervals with growth) */
+};
+
+/* Growth of one counter over one sample interval (only intervals that grew or were odd). */
+struct model_ctr_point {
+	uint64_t start_ns, end_ns;  /* previous read .. this read */
+	uint64_t delta;             /* scaled */
+	uint32_t series;            /* index into model.ctr_series */
+	uint32_t dflags;            /* enum ctr_delta_flags */
+};
+
+/*
+ * A spike: consecutive intervals of a congestion, pause, retransmission or
+ * discard counter growing at >= model_opts.spike_rate per second (gaps up
+ * to two periods merged).  Sorted by (start, series).
+ */
+struct model_ctr_event {
+	uint32_t series;            /* index into model.ctr_series */
+	uint32_t nintervals;
+	uint64_t start_ns, end_ns;
+	uint64_t delta;             /* growth inside it, scaled */
+	double peak_rate;           /* per second */
+};
+
+/* Sampler events (FT_REC_SAMPLER) as recorded, by time. */
+struct model_sampler_ev {
+	struct ft_sampler_event rec;
+};
+
+struct model {
+	struct ft_file_header hdr;
+	struct model_opts opts;
+	bool finished;
+	bool truncated;             /* model__load: the capture had no END / a partial block */
+	char truncated_why[256];    /* the reader's explanation, "" if none */
+	bool have_end;
+	struct ft_end end;
+	uint64_t start_ns, end_ns;  /* capture start (header) and end (END or last event) */
+	uint64_t duration_ns;
+	uint64_t records, unknown_records;
+
+	struct model_iface *ifaces; size_t nifaces; /* sorted (see model.c) */
+	struct model_bin *bins; size_t nbins;        /* merged, by (iface, dir, start) */
+	struct model_burst *bursts; size_t nbursts;  /* by (iface, dir, start) */
+	struct model_qdisc *qdiscs; size_t nqdiscs;
+	struct model_qbin *qbins; size_t nqbins;
+	struct model_flow *flows; size_t nflows;     /* by netns, family, addresses, ports */
+	struct model_cong_pair *cong_pairs; size_t ncong_pairs; /* by (old, new) */
+	uint64_t cong_changes, retrans;
+	uint64_t retrans_segs;      /* what nstat's TcpRetransSegs counts */
+	uint64_t retrans_by_trigger[MODEL_NTRIGGER];
+	struct model_drop *drops; size_t ndrops;     /* by count desc, name, iface */
+	uint64_t drops_total;
+	struct model_lost *lost; size_t nlost;       /* by (source, cpu) */
+	struct model_lost_ev *lost_evs; size_t nlost_evs; /* by (ts, source, cpu) */
+	uint64_t lost_by_source[FT_SRC_MAX + 1];     /* [FT_SRC_MAX] = unknown sources */
+	uint64_t lost_total;
+	struct model_probe *probes; size_t nprobes;  /* by id */
+	struct model_coverage *coverage; size_t ncoverage; /* by probe id */
+	uint64_t skipped_runs;      /* sum of coverage[].skipped (not in lost_total) */
+	size_t coverage_unknown;    /* coverage records with known = 0 */
+
+	/* collective phases (empty without phase probes) */
+	struct model_slot *slots; size_t nslots;           /* by slot */
+	struct model_phase *phases; size_t nphases;        /* by (pid, start) */
+	struct model_req_done *req_dones; size_t nreq_dones; /* by (pid, req, ts) */
+	struct model_comm *comms; size_t ncomms;           /* by (pid, comm) */
+	struct model_proc *procs; size_t nprocs;           /* by pid */
+	struct model_owner *owners; size_t nowners;        /* by (flow, pid); flow UINT32_MAX last */
+	/* single events, for windows (the aggregates above stay the totals) */
+	struct model_rtx *rtx_events; size_t nrtx_events;  /* by (flow, ts) */
+	struct model_drop_ev *drop_events; size_t ndrop_events; /* by (iface, ts) */
+
+	/* counter sampler (empty without it) */
+	struct model_rdma_port *rdma_ports; size_t nrdma_ports; /* by port_id */
+	struct model_ctr_group *ctr_groups; size_t nctr_groups; /* by group id */
+	struct model_ctr_series *ctr_series; size_t nctr_series; /* by (group, index) */
+	struct model_ctr_point *ctr_points; size_t nctr_points;  /* by (series, start) */
+	struct model_ctr_event *ctr_events; size_t nctr_events;  /* by (start, series) */
+	struct model_sampler_ev *sampler_evs; size_t nsampler_evs; /* by time */
+
+	struct model_priv *priv;    /* loading state (hash tables, raw bins) */
+};
+
+/* NULL with errno set (EINVAL: no header or bin width 0, ENOMEM). */
+struct model *model__new(const struct ft_file_header *hdr, const struct model_opts *o);
+/*
+ * Feed one record (every record in file order).  Unknown types are counted
+ * and ignored.  -EINVAL if rec->size is smaller than its type's struct (or
+ * than the header), -ENOMEM, -EBUSY after model__finish().
+ */
+int model__add(struct model *m, const struct ft_rec_hdr *rec);
+/* Merge per-CPU bins, compute the statistics, bursts, conservation.  0 or -errno. */
+int model__finish(struct model *m);
+/*
+ * Open PATH, feed every record, finish.  A truncated capture loads what is
+ * readable and sets m->truncated; a corrupt one fails with -EIO and the
+ * reader's reason (naming the offset) in ERR.  0 or -errno.
+ */
+int model__load(const char *path, const struct model_opts *o, struct model **out,
+		char *err, size_t errlen);
+void model__free(struct model *m);
+
+/* Lookups (after finish).  NULL when absent. */
+const struct model_iface *model__iface(const struct model *m, uint32_t netns, uint32_t ifindex);
+/* Name of a namespace from the interface records, "" if unknown. */
+const char *model__netns_name(const struct model *m, uint32_t netns);
+/* A host's name for a namespace: its netns name, else the capture's hostname, else "netns N". */
+const char *model__host_name(const struct model *m, uint32_t netns, char *buf, size_t len);
+const char *model__drop_reason_name(const struct model *m, uint32_t reason); /* NULL if unnamed */
+/* "10.0.0.1:40000 -> 10.0.0.2:5201", "[::1]:1 -> [::1]:2" */
+const char *model__flow_str(const struct ft_flow *f, char *buf, size_t len);
+/* The flow with F's key (ifindex ignored), the slot, the process; NULL when absent. */
+const struct model_flow *model__flow(const struct model *m, const struct ft_flow *f);
+const struct model_slot *model__slot(const struct model *m, uint32_t slot);
+const struct model_proc *model__proc(const struct model *m, uint32_t pid);
+/* Name of a probe ("iface_tx") from the probe records, else "probe N" written into BUF. */
+const char *model__probe_name(const struct model *m, uint32_t id, char *buf, size_t len);
+
+static inline int64_t model__rel_ns(const struct model *m, uint64_t ts)
+{
+	return (int64_t)(ts - m->start_ns);
+}
+
+static inline int64_t model__wall_ns(const struct model *m, uint64_t ts)
+{
+	/* modulo 2^64: a damaged header's offset must not overflow (UB) */
+	return (int64_t)(ts + (uint64_t)m->hdr.realtime_offset_ns);
+}
+
+/* Bits per second of BYTES in one bin. */
+double model__bin_bps(const struct model *m, uint64_t bytes);
+
+const char *model__trigger_name(unsigned trigger);  /* "rto", ..., "unknown" */
+/* "open", "disorder", "cwr", "recovery", "loss", else "state N" written into BUF. */
+const char *model__ca_state_name(unsigned state, char *buf, size_t len);
+const char *model__source_name(unsigned source);    /* "net", "tcp", "user", "phase", "unknown" */
+const char *model__conserve_name(enum model_conserve c); /* "ok", "mismatch", ... */
+
+/* ---- counters (userspace/model/model_counters.c) ---- */
+/* Growth per second of one point (over at least the hw_counters lifespan). */
+double model__ctr_point_rate(const struct model *m, const struct model_ctr_point *pt);
+/* Growth of series SI inside [FROM, TO), points prorated by their overlap. */
+double model__ctr_growth(const struct model *m, size_t si, uint64_t from, uint64_t to);
+/* Classes whose spikes are events: congestion, pause, retransmission, discard. */
+bool model__ctr_spike_class(unsigned cls);
+const char *model__ctr_kind_name(unsigned kind);    /* "counters", "hw_counters", "ethtool" */
+const char *model__link_layer_name(unsigned ll);    /* "InfiniBand", "RoCE", "unknown" */
+
+#endif
