@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "probes/base/hash.h"
 #include "probes/procenv.h"
 
 /* The value of NAME in ENV as a non-negative int32, -1 when absent or not a number. */
@@ -74,13 +75,6 @@ static const char *env_str(const char *env, size_t len, const char *name, size_t
 }
 
 /* FNV-1a over N bytes, continuing from H. */
-static uint64_t fnv(uint64_t h, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
-	return h;
-}
-
 uint64_t procenv__parse_job(const char *env, size_t len)
 {
 	/* each: variables that together name one job on every node, in order of preference */
@@ -93,15 +87,15 @@ uint64_t procenv__parse_job(const char *env, size_t len)
 	};
 
 	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
-		uint64_t h = 0xcbf29ce484222325ull;
+		uint64_t h = FNV1A_SEED;
 		size_t vl = 0;
 		const char *v = env_str(env, len, jobs[i][0], &vl);
 
 		if (!v)
 			continue;
-		h = fnv(fnv(h, jobs[i][0], strlen(jobs[i][0])), v, vl);
+		h = fnv1a(fnv1a(h, jobs[i][0], strlen(jobs[i][0])), v, vl);
 		if (jobs[i][1] && (v = env_str(env, len, jobs[i][1], &vl)) != NULL)
-			h = fnv(fnv(h, ":", 1), v, vl);
+			h = fnv1a(fnv1a(h, ":", 1), v, vl);
 		return h && h != ~0ull ? h : 1;
 	}
 	return 0;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probes/base/hash.h"
 #include "probes/base/util.h"
 #include "viz/common.h"
 
@@ -28,15 +29,6 @@ struct frames {
 	size_t nslots;
 };
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;   /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
 static int frames_rehash(struct frames *fr, size_t nslots)
 {
 	uint32_t *s = calloc(nslots, sizeof(*s));
@@ -44,7 +36,7 @@ static int frames_rehash(struct frames *fr, size_t nslots)
 	if (!s)
 		return -ENOMEM;
 	for (size_t i = 0; i < fr->n; i++) {
-		size_t h = (size_t)(hash_str(fr->name[i]) & (nslots - 1));
+		size_t h = (size_t)(fnv1a_str(fr->name[i]) & (nslots - 1));
 
 		while (s[h])
 			h = (h + 1) & (nslots - 1);
@@ -63,7 +55,7 @@ static long frame_id(struct frames *fr, const char *name)
 
 	if ((fr->n + 1) * 2 > fr->nslots && frames_rehash(fr, fr->nslots ? fr->nslots * 2 : 256))
 		return -ENOMEM;
-	h = (size_t)(hash_str(name) & (fr->nslots - 1));
+	h = (size_t)(fnv1a_str(name) & (fr->nslots - 1));
 	while (fr->slot[h]) {
 		if (!strcmp(fr->name[fr->slot[h] - 1], name))
 			return (long)fr->slot[h] - 1;

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "bpf/fabtrace.h"
+#include "probes/base/hash.h"
 #include "userspace/model/comm_key.h"
 
 static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
@@ -160,16 +161,6 @@ static bool ompi_own_name(const char *s)
 	return s && (!strncmp(s, "MPI_COMM_", 9) || !strncmp(s, "MPI COMMUNICATOR ", 17));
 }
 
-/* FNV-1a: a name as a number (equal names, equal numbers, on every rank). */
-static uint64_t name_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-	return h;
-}
-
 /*
  * Per process (IX[i, j) of one pid): pointer calls whose communicator
  * carries a name become NAMED, if any of the process's names has Open
@@ -187,7 +178,7 @@ static void trust_names(const struct comm_key_in *in, const uint32_t *ix, size_t
 
 		if (out[ix[k]].kind == CORR_COMM_POINTER && x->name && x->name[0]) {
 			out[ix[k]].kind = CORR_COMM_NAMED;
-			out[ix[k]].handle = name_hash(x->name);
+			out[ix[k]].handle = fnv1a_str(x->name); /* equal on every rank */
 		}
 	}
 }
