@@ -76,6 +76,27 @@ struct {
 	__type(value, struct ce_val);
 } ce_flows SEC(".maps");
 
+/* A stage of N records, the first staged at FIRST_NS, is written out when full or old. */
+static __always_inline bool stage_due(__u32 n, __u64 first_ns, __u64 now)
+{
+	return n >= targ_batch || now - first_ns > FT_STAGE_MAX_NS;
+}
+
+/*
+ * Write out a stage: its header HDR, then N records of REC_SIZE bytes.  The
+ * whole stage goes, STAGE_BYTES (a constant, as the verifier wants);
+ * hdr.size says how much of it counts.  Returns the stage's new count, 0.
+ */
+static __always_inline __u32 stage_flush(struct ft_rec_hdr *hdr, __u32 n, __u32 rec_size, __u32 stage_bytes,
+					  __u32 cpu)
+{
+	hdr->type = FT_REC_BATCH;
+	hdr->size = sizeof(*hdr) + n * rec_size;
+	hdr->cpu = cpu;
+	if (!rec_output(hdr, stage_bytes))
+		count_lost_n(n);
+	return 0;
+}
 /* Closed bins waiting to leave in a batch (struct iface_stage in net.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -119,15 +140,8 @@ static __always_inline void emit_iface_bin(__u32 netns, __u32 ifindex, __u32 dir
 	r->dir = dir;
 	__builtin_memset(r->pad, 0, sizeof(r->pad));
 	st->n = ++n;
-	if (n >= targ_batch || now - st->first_ns > FT_STAGE_MAX_NS) {
-		st->hdr.type = FT_REC_BATCH;
-		st->hdr.size = sizeof(st->hdr) + n * sizeof(*r);
-		st->hdr.cpu = r->hdr.cpu;
-		/* the whole stage, a constant size; hdr.size says how much of it counts */
-		if (!rec_output(st, sizeof(st->hdr) + sizeof(st->b)))
-			count_lost_n(n);
-		st->n = 0;
-	}
+	if (stage_due(n, st->first_ns, now))
+		st->n = stage_flush(&st->hdr, n, sizeof(*r), sizeof(st->hdr) + sizeof(st->b), r->hdr.cpu);
 }
 
 /* The open bin of (interface, direction) on this CPU; NULL when the map is full. */
@@ -355,15 +369,8 @@ static __always_inline void emit_qdisc_bin(__u32 stage, __u32 netns, __u32 ifind
 	r->parent = a->parent;
 	__builtin_memcpy(r->kind, a->kind, sizeof(r->kind));
 	st->n = ++n;
-	if (n >= targ_batch || now - st->first_ns > FT_STAGE_MAX_NS) {
-		st->hdr.type = FT_REC_BATCH;
-		st->hdr.size = sizeof(st->hdr) + n * sizeof(*r);
-		st->hdr.cpu = r->hdr.cpu;
-		/* the whole stage, a constant size; hdr.size says how much of it counts */
-		if (!rec_output(st, sizeof(st->hdr) + sizeof(st->b)))
-			count_lost_n(n);
-		st->n = 0;
-	}
+	if (stage_due(n, st->first_ns, now))
+		st->n = stage_flush(&st->hdr, n, sizeof(*r), sizeof(st->hdr) + sizeof(st->b), r->hdr.cpu);
 }
 
 /* The qdisc's open bin on this CPU: a way of the interface's slot, else the hash. */
