@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for userspace/cli/report.c: the text and JSON reports of a small
- * model built in memory (key values, JSON validity, golden files), and
- * cmd_report end to end on capture files (exit codes, errors).
+ * Unit tests for `fabtrace report`: the text and JSON reports of a small
+ * model built in memory (report__write(), userspace/report/: key values,
+ * JSON validity, golden files), and cmd_report (userspace/cli/report.c) end
+ * to end on capture files (exit codes, errors).
  *
  * Golden files: tests/fixtures/report_small.{txt,json}.  After an intended
  * change of the output, regenerate them with FT_UPDATE_GOLDEN=1 and review

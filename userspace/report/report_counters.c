@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The counter sections of `fabtrace report` (RDMA ports, counter growth and
- * rates, spikes, the sampler's own cost), text and JSON.  report.c calls
- * these; the numbers come from the model (userspace/model/model_counters.c).
+ * rates, spikes, the sampler's own cost), text and JSON.  report.c and
+ * report_json_collectives.c call these; the numbers come from the model (userspace/model/model_counters.c).
  */
 #include <inttypes.h>
 #include <math.h>
