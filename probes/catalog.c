@@ -64,7 +64,7 @@
  * caller's number for the collective, equal on every rank.  PyTorch's
  * ProcessGroupGloo numbers each process group's collectives with it
  * (collectiveCounter_), whichever of the group's contexts and worker
- * threads runs them, so it is the cross-rank sequence (see correlate.c).
+ * threads runs them, so it is the cross-rank sequence (see userspace/correlate/matching.c).
  */
 #define GLOO_FN(sym, nm, o, ...) \
 	{ .symbol = sym, .prefix = true, .lib = FT_LIB_GLOO, .op = o, .kind = PH_K_CALL, \

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for userspace/correlate/correlate.c on synthetic models: matching of
+ * Unit tests for the correlator (userspace/correlate/) on synthetic models: matching of
  * collectives across ranks (integer handles and pointers), non-blocking
  * completion (handle reuse), the bandwidth formulas, the verdict rules,
  * marker steps as parents of collectives, and inferred phases.
@@ -551,6 +551,64 @@ static void test_verdict_rules(void **state)
 	in = base;
 	in.queue_delay_ns = 3 * MS;
 	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_OK);
+}
+
+/*
+ * The rule table's order is the precedence (verdict_rules.c): every
+ * combination of the evidence gives the verdict correlate.h documents,
+ * with every bit that held reported.
+ */
+static void test_verdict_precedence(void **state)
+{
+	struct corr_opts o;
+
+	(void)state;
+	corr_opts__init(&o);
+	for (unsigned bits = 0; bits < 1u << 11; bits++) {
+		struct corr_verdict_in in;
+		unsigned why, want_why = 0;
+		enum corr_verdict want;
+		bool cong, strag;
+
+		memset(&in, 0, sizeof(in));
+		in.span_ns = 100 * MS;
+		in.peak_util = 0.3;
+		in.net_observed = !(bits & 1 << 0);
+		in.queue_delay_ns = bits & 1 << 1 ? 2 * MS : 0;
+		in.cong_drops = !!(bits & 1 << 2);
+		in.retrans = !!(bits & 1 << 3);
+		in.ce_pkts = !!(bits & 1 << 4);
+		in.ctr_cong = !!(bits & 1 << 5);
+		in.ctr_pause = !!(bits & 1 << 6);
+		in.ctr_loss = !!(bits & 1 << 7);
+		in.skew_ns = bits & 1 << 8 ? 60 * MS : 0;
+		in.slow = bits & 1 << 9;
+		if (bits & 1 << 10)
+			in.peak_util = 0.95;
+		want_why |= bits & 1 << 0 ? CORR_WHY_UNOBSERVED : 0;
+		want_why |= bits & 1 << 1 ? CORR_WHY_QUEUE : 0;
+		want_why |= bits & 1 << 2 ? CORR_WHY_DROPS : 0;
+		want_why |= bits & 1 << 3 ? CORR_WHY_RETRANS : 0;
+		want_why |= bits & 1 << 4 ? CORR_WHY_CE : 0;
+		want_why |= bits & 1 << 5 ? CORR_WHY_CNP : 0;
+		want_why |= bits & 1 << 6 ? CORR_WHY_PAUSE : 0;
+		want_why |= bits & 1 << 7 ? CORR_WHY_RDMA_LOSS : 0;
+		want_why |= bits & 1 << 8 ? CORR_WHY_STRAGGLER : 0;
+		want_why |= bits & 1 << 9 ? CORR_WHY_SLOW : 0;
+		want_why |= bits & 1 << 10 ? CORR_WHY_UTIL : 0;
+		cong = bits & 0xfe;
+		strag = bits & 1 << 8;
+		if (cong && !strag)
+			want = CORR_NETWORK;
+		else if (strag && !cong)
+			want = CORR_RANK;
+		else if (strag && cong)
+			want = CORR_UNKNOWN;
+		else
+			want = in.slow ? CORR_UNKNOWN : CORR_OK;
+		assert_int_equal(corr__verdict(&o.th, &in, &why), want);
+		assert_int_equal(why, want_why);
+	}
 }
 
 /* ---- verdicts on whole scenarios ---- */
@@ -1326,6 +1384,7 @@ int main(void)
 		cmocka_unit_test(test_match_pointers),
 		cmocka_unit_test(test_nonblocking),
 		cmocka_unit_test(test_verdict_rules),
+		cmocka_unit_test(test_verdict_precedence),
 		cmocka_unit_test(test_network_bound),
 		cmocka_unit_test(test_drop_reasons_evidence),
 		cmocka_unit_test(test_counter_evidence),

@@ -129,7 +129,8 @@ struct corr_verdict_in {
 };
 
 /*
- * The verdict rules, a pure function:
+ * The verdict rules, a pure function (verdict_rules.c: one small function
+ * per rule, tried in the order below):
  *   congestion = queue delay >= queue_delay_ns, or congestion drops, or
  *                retransmits, or CE marks, or a spike of a congestion,
  *                pause, retransmission or discard counter (RDMA ports,

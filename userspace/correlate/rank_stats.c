@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Stage 7 of corr__build(): per-rank analysis.  For each rank: the
+ * collectives it took part in, its waits for the others, how often and by
+ * how much it was the straggler, and its calls per op (corr.rank_ops).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "userspace/correlate/corr_internal.h"
+
+int corr_rank_stats(struct corr *c)
+{
+	uint64_t (*acc)[5];
+	size_t nslot = (size_t)FT_OP_MAX;
+
+	if (!c->nranks)
+		return 0;
+	acc = calloc(c->nranks * nslot, sizeof(*acc));
+	if (!acc)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->ncalls; i++) {
+		const struct corr_call *k = &c->calls[i];
+		uint64_t *a;
+
+		if (k->rank == CORR_NONE)
+			continue;
+		a = acc[(size_t)k->rank * nslot + (k->op < FT_OP_MAX ? k->op : FT_OP_NONE)];
+		a[0]++;
+		a[1] += k->bytes;
+		a[2] += k->size_bytes;
+		a[3] += dur(k->start_ns, k->end_ns);
+		a[4] += (k->flags & (CORR_CALL_OPEN | CORR_CALL_NO_COMPLETION)) != 0;
+		c->ranks[k->rank].calls++;
+		if (k->instance != CORR_NONE) {
+			const struct corr_instance *in = &c->instances[k->instance];
+
+			c->ranks[k->rank].collectives++;
+			c->ranks[k->rank].coll_time_ns += dur(k->start_ns, k->end_ns);
+			c->ranks[k->rank].wait_ns += dur(k->start_ns, in->last_entry);
+		}
+	}
+	for (size_t i = 0; i < c->ninstances; i++) {
+		const struct corr_instance *in = &c->instances[i];
+		uint64_t prev = in->first_entry;
+		bool seen_last = false;
+
+		if (in->nmembers < 2 || !in->skew_ns || in->straggler == CORR_NONE)
+			continue;
+		/* the latest entry of the others */
+		for (size_t k = 0; k < in->nmembers; k++) {
+			const struct corr_call *m = &c->calls[c->members[in->first_member + k]];
+
+			if (m->rank == in->straggler && m->start_ns == in->last_entry && !seen_last) {
+				seen_last = true;
+				continue;
+			}
+			if (m->start_ns > prev)
+				prev = m->start_ns;
+		}
+		c->ranks[in->straggler].straggler_count++;
+		c->ranks[in->straggler].late_ns += dur(prev, in->last_entry);
+	}
+	for (size_t i = 0; i < c->nranks * nslot; i++)
+		c->nrank_ops += acc[i][0] != 0;
+	c->rank_ops = calloc(c->nrank_ops ? c->nrank_ops : 1, sizeof(*c->rank_ops));
+	if (!c->rank_ops) {
+		free(acc);
+		return -ENOMEM;
+	}
+	c->nrank_ops = 0;
+	for (size_t r = 0; r < c->nranks; r++) {
+		c->ranks[r].first_op = c->nrank_ops;
+		for (size_t op = 0; op < nslot; op++) {
+			const uint64_t *a = acc[r * nslot + op];
+			struct corr_rank_op *o;
+
+			if (!a[0])
+				continue;
+			o = &c->rank_ops[c->nrank_ops++];
+			o->op = (uint32_t)op;
+			o->calls = a[0];
+			o->bytes = a[1];
+			o->size_bytes = a[2];
+			o->time_ns = a[3];
+			o->open = a[4];
+		}
+		c->ranks[r].nops = c->nrank_ops - c->ranks[r].first_op;
+	}
+	free(acc);
+	return 0;
+}
+
