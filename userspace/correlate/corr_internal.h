@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Internal to the correlator (the files of userspace/correlate/): the stages that
- * corr__build() (build.c) runs in order, and the small helpers the stages
+ * corr__build() (corr_build.c) runs in order, and the small helpers the stages
  * share.  Callers outside correlate/ use correlate.h only.
  *
  * Stages, in the order corr__build() runs them (each fills part of struct

@@ -3,7 +3,7 @@
  * `fabtrace report`: the text and JSON summaries of a model (userspace/model/model.h).
  * cmd_report() (commands.h) parses the command line, loads the capture and
  * calls report__write(); tests call report__write() on a model built in memory.
- * report__write() (report.c) writes the sections of report_text.h or
+ * report__write() (report_write.c) writes the sections of report_text.h or
  * report_json.h, with the headline, counters and hosts sections.
  * The JSON document is described in docs/report-json.md.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The counter sections of `fabtrace report` (RDMA ports, counter growth and
- * rates, spikes, the sampler's own cost), text and JSON.  report.c and
+ * rates, spikes, the sampler's own cost), text and JSON.  report_write.c and
  * report_json_collectives.c call these; the numbers come from the model (userspace/model/model_counters.c).
  */
 #include <inttypes.h>

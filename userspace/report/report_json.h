@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The members of the JSON report (docs/report-json.md), in the order
- * report__write() writes them (userspace/report/report.c): the network ones
+ * report__write() writes them (userspace/report/report_write.c): the network ones
  * (report_json_net.c), then the collective phases (report_json_phases.c,
  * report_json_collectives.c).
  */

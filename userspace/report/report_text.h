@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The sections of the text report, in the order report__write() prints them
- * (userspace/report/report.c): the network ones (report_text_net.c), then,
+ * (userspace/report/report_write.c): the network ones (report_text_net.c), then,
  * after the counters, the collective phases (report_text_phases.c).
  */
 #ifndef FABTRACE_REPORT_TEXT_H
