@@ -170,6 +170,8 @@ static int close_calls(struct phaseprobe *p, uint64_t stop_ns, bool all)
 	return ret;
 }
 
+/* ---- draining: poll, tick, flush, lost events ---- */
+
 int phaseprobe__epoll_fd(const struct phaseprobe *p)
 {
 	return ring_buffer__epoll_fd(p->rb);

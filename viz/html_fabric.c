@@ -19,6 +19,8 @@
 #include "userspace/report/report_headline.h"
 #include "viz/html.h"
 
+/* ---- small helpers ---- */
+
 static const char *flow_label(const struct ft_flow *f, char *buf, size_t len)
 {
 	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
@@ -56,6 +58,8 @@ static const char *host_of_netns(const struct model *m, uint32_t netns)
 	return n && n[0] ? n : m->hdr.hostname;
 }
 
+
+/* ---- sections ---- */
 
 void html_put_meta(struct html *h)
 {
