@@ -115,7 +115,17 @@ $(BUILD)/fabtrace: $(MAIN_OBJ) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # ---- viz/html: the timeline's template, CSS and JS, embedded as NUL-terminated C arrays
-HTML_ASSETS := viz/html/template.html viz/html/timeline.css viz/html/timeline.js
+# The script is kept in parts, one concern each, that are one script (parts 2-6
+# are the body of main() opened in part 1): joined in this order, each part's
+# leading `// ` header lines dropped.
+TIMELINE_JS := $(addprefix viz/html/timeline/,1-decode.js 2-model.js 3-view.js 4-draw.js 5-panels.js 6-input.js)
+$(BUILD)/viz_html/timeline.js: $(TIMELINE_JS) | $(BUILD)
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)awk 'FNR == 1 { head = 1 } head && /^\/\/( |$$)/ { next } { head = 0; print }' \
+		$(TIMELINE_JS) >$@.tmp && mv $@.tmp $@
+
+HTML_ASSETS := viz/html/template.html viz/html/timeline.css $(BUILD)/viz_html/timeline.js
 $(BUILD)/viz_html_assets.h: $(HTML_ASSETS) | $(BUILD)
 	$(call msg,GEN,$@)
 	$(Q)for f in $(HTML_ASSETS); do \

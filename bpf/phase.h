@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Map layouts of bpf/phase.bpf.c that userspace writes or reads
- * (probes/phaseprobe.c, probes/catalog.c).
+ * (probes/phaseprobe*.c, probes/catalog.c).
  *
  * One generic uprobe/uretprobe program pair serves every traced function.
  * Each attach point gets a slot (its BPF cookie); the slot's struct

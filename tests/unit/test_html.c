@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for viz/html.c (the self-contained HTML timeline) on a small
+ * Unit tests for viz/html*.c (the self-contained HTML timeline) on a small
  * model built in memory: the page is whole (template, CSS, JS, data), the
  * data cannot break out of its <script> element, nothing is fetched from
  * the network, the output is deterministic, the columns inflate to the

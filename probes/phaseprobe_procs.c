@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The phase probes' processes (phaseprobe_state.h): the followed set
+ * (not system-wide), what /proc tells of a process (ppid, comm, netns,
+ * thread group) and its FT_REC_PROC and launcher-rank records, walking
+ * /proc, following -p PIDs and their descendants.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "phase.skel.h"
+#include "bpf/phase.h"
+#include "probes/procenv.h"
+#include "probes/phaseprobe_state.h"
+#include "probes/base/util.h"
+
+/* ---- followed processes ---- */
+
+bool ph_pid_followed(const struct phaseprobe *p, pid_t pid)
+{
+	for (size_t i = 0; i < p->npids; i++)
+		if (p->pids[i] == pid)
+			return true;
+	return false;
+}
+
+void ph_pid_add(struct phaseprobe *p, pid_t pid)
+{
+	if (ph_pid_followed(p, pid) || grow((void **)&p->pids, &p->cappids, p->npids, sizeof(pid_t)))
+		return;
+	p->pids[p->npids++] = pid;
+}
+
+void ph_pid_del(struct phaseprobe *p, pid_t pid)
+{
+	for (size_t i = 0; i < p->npids; i++)
+		if (p->pids[i] == pid) {
+			p->pids[i] = p->pids[--p->npids];
+			return;
+		}
+}
+
+/* ---- /proc helpers ---- */
+
+/* ppid, comm and netns inode of PID; 0 or -errno. */
+static int proc_info(pid_t pid, pid_t *ppid, char comm[16], uint32_t *netns)
+{
+	char path[64], buf[512], *rp;
+	struct stat st;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* "pid (comm) S ppid ...": comm may hold spaces and parentheses */
+	rp = strrchr(buf, ')');
+	if (!rp || strlen(rp) < 5)
+		return -EINVAL;
+	{
+		char *end;
+		long v = strtol(rp + 4, &end, 10);
+
+		if (end == rp + 4 || v < 0 || v > INT_MAX)
+			return -EINVAL;
+		*ppid = (pid_t)v;
+	}
+	if (comm) {
+		char *lp = strchr(buf, '(');
+		size_t len = lp && rp > lp ? (size_t)(rp - lp - 1) : 0;
+
+		memset(comm, 0, 16);
+		memcpy(comm, lp ? lp + 1 : "", len < 15 ? len : 15);
+	}
+	if (netns) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+		*netns = stat(path, &st) ? 0 : (uint32_t)st.st_ino;
+	}
+	return 0;
+}
+
+/* The process a thread id belongs to (a -p of a TID means its process). */
+pid_t ph_tgid_of(pid_t pid)
+{
+	char path[64], line[128];
+	pid_t tgid = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "Tgid:", 5) == 0) {
+			long v = strtol(line + 5, NULL, 10);
+
+			if (v > 0 && v <= INT_MAX)
+				tgid = (pid_t)v;
+			break;
+		}
+	}
+	fclose(f);
+	return tgid;
+}
+
+/*
+ * The launcher's rank in the process's environment, as a comm_info of
+ * FT_COMM_ENV: all there is of its rank when the job ran before we attached.
+ */
+int ph_emit_env_rank(struct phaseprobe *p, pid_t pid)
+{
+	struct ft_comm_info ci = { .hdr = { FT_REC_COMM_INFO, sizeof(ci), 0 } };
+	uint64_t job;
+	int ret = 0;
+
+	if (procenv__read(pid, &ci.rank, &ci.size, &job))
+		return 0;
+	ci.ts_ns = mono_ns();
+	ci.pid = (uint32_t)pid;
+	if (ci.rank >= 0) {
+		ci.comm = FT_COMM_ENV;
+		ci.slot = FT_SLOT_ENV;
+		ret = ph_emit(p, &ci.hdr);
+	}
+	if (!ret && job) {
+		/* the job, so that two jobs traced system-wide are not matched together */
+		ci.comm = job;
+		ci.rank = ci.size = -1;
+		ci.slot = FT_SLOT_JOB;
+		ret = ph_emit(p, &ci.hdr);
+	}
+	return ret;
+}
+
+int ph_emit_proc(struct phaseprobe *p, pid_t pid, uint32_t event)
+{
+	struct ft_proc r = { .hdr = { FT_REC_PROC, sizeof(r), 0 } };
+	pid_t ppid = 0;
+	int ret;
+
+	if (proc_info(pid, &ppid, r.comm, &r.netns))
+		return 0; /* gone meanwhile */
+	r.ts_ns = mono_ns();
+	r.pid = (uint32_t)pid;
+	r.ppid = (uint32_t)ppid;
+	r.event = event;
+	ret = ph_emit(p, &r.hdr);
+	return !ret && event != FT_PROC_EXIT ? ph_emit_env_rank(p, pid) : ret;
+}
+
+typedef int (*pid_fn)(struct phaseprobe *p, pid_t pid, pid_t ppid, void *arg);
+
+/* Every process in /proc (threads are not listed there). */
+int ph_for_each_pid(struct phaseprobe *p, ph_pid_fn fn, void *arg)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d)
+		return -errno;
+	while (!ret && (de = readdir(d)) != NULL) {
+		char *end;
+		long v = strtol(de->d_name, &end, 10);
+		pid_t ppid = 0;
+
+		if (*end || v <= 0 || v > INT_MAX)
+			continue;
+		if (proc_info((pid_t)v, &ppid, NULL, NULL) == 0)
+			ret = fn(p, (pid_t)v, ppid, arg);
+	}
+	closedir(d);
+	return ret;
+}
+
+/* ---- following processes ---- */
+
+int ph_follow(struct phaseprobe *p, pid_t pid)
+{
+	__u32 key = (__u32)pid, one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &key, &one, BPF_ANY))
+		return -errno;
+	ph_pid_add(p, pid);
+	return 0;
+}
+
+/* /proc pass: follow the children of followed processes; *arg counts the new ones. */
+int ph_add_descendant(struct phaseprobe *p, pid_t pid, pid_t ppid, void *arg)
+{
+	if (pid == getpid() || ph_pid_followed(p, pid) || !ph_pid_followed(p, ppid))
+		return 0; /* never fabtrace itself (-p of an ancestor) */
+	if (ph_follow(p, pid))
+		return 0;
+	(*(int *)arg)++;
+	return ph_emit_proc(p, pid, FT_PROC_EXISTING);
+}

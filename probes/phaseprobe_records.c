@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The phase probes' records (phaseprobe_state.h): kept until start, then
+ * handed on; the ring buffer (process events update the followed set and
+ * queue work for after the callback); calls in flight written as OPEN
+ * phases; the tick; lost-event counts.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "phase.skel.h"
+#include "bpf/phase.h"
+#include "probes/phaseprobe_state.h"
+
+/* ---- records: kept until start, then handed on ---- */
+
+int ph_emit(struct phaseprobe *p, const struct ft_rec_hdr *h)
+{
+	if (p->started)
+		return p->fn(p->ctx, h) < 0 ? -EIO : 0;
+	if (p->plen + h->size > p->pcap) {
+		size_t cap = p->pcap ? p->pcap * 2 : 8192;
+		char *n;
+
+		while (cap < p->plen + h->size)
+			cap *= 2;
+		n = realloc(p->pending, cap);
+		if (!n)
+			return -ENOMEM;
+		p->pending = n;
+		p->pcap = cap;
+	}
+	memcpy(p->pending + p->plen, h, h->size);
+	p->plen += h->size;
+	return 0;
+}
+
+int phaseprobe__start(struct phaseprobe *p)
+{
+	size_t off = 0;
+	int ret = 0;
+
+	p->started = true;
+	if (p->skel->bss)
+		p->skel->bss->armed = true; /* calls count from here */
+	while (off < p->plen && !ret) {
+		const struct ft_rec_hdr *h = (const void *)(p->pending + off);
+
+		ret = p->fn(p->ctx, h) < 0 ? -EIO : 0;
+		off += h->size;
+	}
+	free(p->pending);
+	p->pending = NULL;
+	p->plen = p->pcap = 0;
+	return ret;
+}
+
+/* ---- ring buffer ---- */
+
+static void queue_pid(pid_t **arr, size_t *n, size_t *cap, pid_t pid)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*arr)[i] == pid)
+			return;
+	if (!grow((void **)arr, cap, *n, sizeof(pid_t)))
+		(*arr)[(*n)++] = pid;
+}
+
+int ph_on_sample(void *ctx, void *data, size_t size)
+{
+	struct phaseprobe *p = ctx;
+	const struct ft_rec_hdr *h = data;
+
+	if (size < sizeof(*h) || h->size != size)
+		return 0;
+	if (h->type == FT_REC_PROC && size >= sizeof(struct ft_proc)) {
+		const struct ft_proc *r = data;
+		pid_t pid = (pid_t)r->pid;
+
+		switch (r->event) {
+		case FT_PROC_FORK:
+			if (!p->systemwide)
+				ph_pid_add(p, pid);
+			break;
+		case FT_PROC_EXEC:
+			if (!p->systemwide)
+				ph_pid_add(p, pid);
+			queue_pid(&p->execs, &p->nexecs, &p->capexecs, pid);
+			break;
+		case FT_PROC_EXIT:
+			ph_pid_del(p, pid);
+			if (!grow((void **)&p->exits, &p->capexits, p->nexits, sizeof(*p->exits)))
+				p->exits[p->nexits++] = (struct ph_exit){ pid, r->ts_ns };
+			break;
+		default:
+			break;
+		}
+	}
+	if (ph_emit(p, h) < 0) {
+		p->cb_err = -EIO;
+		return -EIO;
+	}
+	return 0;
+}
+
+/* ---- calls in flight ---- */
+
+static uint64_t exit_ts(const struct phaseprobe *p, pid_t pid)
+{
+	for (size_t i = 0; i < p->nexits; i++)
+		if (p->exits[i].pid == pid)
+			return p->exits[i].ts;
+	return 0;
+}
+
+/*
+ * Write calls in flight as OPEN phases and delete them from the map: those
+ * of processes that exited (end = the exit), or all of them (end = stop_ns).
+ */
+static int close_calls(struct phaseprobe *p, uint64_t stop_ns, bool all)
+{
+	int fd = bpf_map__fd(p->skel->maps.calls);
+	size_t n = 0, cap = bpf_map__max_entries(p->skel->maps.calls);
+	struct ph_call_key *keys = calloc(cap, sizeof(*keys)), *prev = NULL;
+	int ret = 0;
+
+	if (!keys)
+		return -ENOMEM;
+	/* keys first: deleting while walking restarts the walk */
+	while (n < cap && bpf_map_get_next_key(fd, prev, &keys[n]) == 0) {
+		prev = &keys[n];
+		n++;
+	}
+	for (size_t i = 0; i < n && !ret; i++) {
+		const struct ph_call_key *k = &keys[i];
+		pid_t pid = (pid_t)(k->pid_tgid >> 32);
+		uint64_t end = exit_ts(p, pid);
+		struct ft_phase r = { .hdr = { FT_REC_PHASE, sizeof(r), 0 } };
+		struct ph_call c;
+
+		if (!all && !end)
+			continue;
+		if (bpf_map_lookup_elem(fd, k, &c))
+			continue;
+		bpf_map_delete_elem(fd, k);
+		if (k->slot >= p->nslots || (p->cfgs[k->slot].cfg & PH_CFG_NO_PHASE))
+			continue;
+		r.start_ns = c.start_ns;
+		r.end_ns = end ? end : stop_ns;
+		if (r.end_ns < r.start_ns)
+			r.end_ns = r.start_ns;
+		r.count = c.count;
+		r.comm = c.comm;
+		r.seq = c.seq;
+		r.pid = (uint32_t)pid;
+		r.tid = (uint32_t)k->pid_tgid;
+		r.netns = c.netns;
+		r.slot = k->slot;
+		r.dtype_size = c.dtype_size;
+		r.peer = c.peer;
+		r.flags = c.flags | FT_PHASE_OPEN;
+		memcpy(r.name, c.comm_name, sizeof(r.name));
+		r.name[sizeof(r.name) - 1] = '\0';
+		ret = ph_emit(p, &r.hdr);
+	}
+	free(keys);
+	return ret;
+}
+
+/* ---- draining: poll, tick, flush, lost events ---- */
+
+int phaseprobe__epoll_fd(const struct phaseprobe *p)
+{
+	return ring_buffer__epoll_fd(p->rb);
+}
+
+int phaseprobe__poll(struct phaseprobe *p, int timeout_ms)
+{
+	int n = timeout_ms ? ring_buffer__poll(p->rb, timeout_ms) : ring_buffer__consume(p->rb);
+
+	if (p->cb_err)
+		return p->cb_err;
+	/* processes that exec'd: attach their libraries before they get far */
+	for (size_t i = 0; i < p->nexecs; i++)
+		if (ph_on_exec(p, p->execs[i]) == -EIO)
+			return -EIO;
+	p->nexecs = 0;
+	return n == -EINTR ? 0 : n;
+}
+
+void phaseprobe__tick(struct phaseprobe *p)
+{
+	p->ticks++;
+	if (p->nexits) {
+		close_calls(p, 0, false);
+		p->nexits = 0;
+	}
+	if (!p->systemwide) {
+		for (size_t i = 0; i < p->npids; i++)
+			ph_examine_maps(p, p->pids[i]);
+	} else if (p->ticks % (1000 / PHASEPROBE_TICK_MS) == 0) {
+		ph_scan_all(p); /* about once a second: every process on the system */
+	}
+}
+
+int phaseprobe__flush_open(struct phaseprobe *p, uint64_t stop_ns)
+{
+	return close_calls(p, stop_ns, true);
+}
+
+int phaseprobe__lost(struct phaseprobe *p, uint64_t *per_cpu, int ncpus)
+{
+	__u32 zero = 0;
+	uint64_t *v;
+	int ret;
+
+	memset(per_cpu, 0, sizeof(*per_cpu) * (size_t)ncpus);
+	if (!p->skel || p->ncpus <= 0)
+		return 0;
+	v = calloc((size_t)p->ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	ret = bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.lost), &zero, v) ? -errno : 0;
+	for (int c = 0; !ret && c < p->ncpus && c < ncpus; c++)
+		per_cpu[c] = v[c];
+	free(v);
+	return ret;
+}
