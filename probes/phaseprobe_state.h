@@ -2,7 +2,7 @@
 /*
  * Shared by the files of the phase probes only (the API is phaseprobe.h):
  * the probe's state and what one file uses of another.
- *   phaseprobe.c           open (load, hook variants, targets), detach, close, stats
+ *   phaseprobe_lifecycle.c open (load, hook variants, targets), detach, close, stats
  *   phaseprobe_procs.c     followed processes, /proc (comm, ppid, netns, rank from the environment)
  *   phaseprobe_attach.c    libraries: --phase specs, examining ELF files, attaching uprobes
  *   phaseprobe_records.c   records: kept until start, the ring buffer, calls in flight, the tick
