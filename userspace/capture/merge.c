@@ -555,9 +555,14 @@ static void fit_pairs(struct merge *m)
 static void place(struct merge *m)
 {
 	size_t n = m->n;
-	double *w = malloc(n * n * sizeof(*w)), *dist = malloc(n * sizeof(*dist));
-	int *prev = malloc(n * sizeof(*prev));
+	double *w, *dist;
+	int *prev;
 
+	if (!n)  /* never: merge__run takes 1 or more (the analyzer loses it across files) */
+		return;
+	w = malloc(n * n * sizeof(*w));
+	dist = malloc(n * sizeof(*dist));
+	prev = malloc(n * sizeof(*prev));
 	if (!w || !dist || !prev)
 		goto out;
 	for (size_t i = 0; i < n * n; i++)
@@ -689,6 +694,10 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 	char ob[64];
 	int rc = 1;
 
+	if (n < 1 || n > MERGE_MAX_HOSTS) {
+		ft_err("merge: %zu captures; 1 to %d can be merged", n, MERGE_MAX_HOSTS);
+		return 1;
+	}
 	m.n = n;
 	m.h = calloc(m.n, sizeof(*m.h));
 	if (!m.h)
