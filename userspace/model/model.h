@@ -17,6 +17,13 @@
  * Phase records, request completions, retransmits and drops are kept one
  * entry per record (the correlator, userspace/correlate/correlate.h, needs their
  * times); everything else is aggregated while loading.
+ *
+ * The code (userspace/model/): model_store.c (loading state, new/free),
+ * model_add.c (records in), model_finish.c with model_links.c (bins,
+ * bursts, conservation, queues) and model_phases.c (phases, single
+ * events), model_lookup.c (lookups, names, model__load).  The counter
+ * sampler's part is model_counters.c, a lower piece that does not know
+ * struct model: model_add.c feeds it, model_finish.c takes its arrays.
  */
 #ifndef FABTRACE_MODEL_H
 #define FABTRACE_MODEL_H
@@ -316,7 +323,7 @@ struct model {
 	uint64_t duration_ns;
 	uint64_t records, unknown_records;
 
-	struct model_iface *ifaces; size_t nifaces; /* sorted (see model.c) */
+	struct model_iface *ifaces; size_t nifaces; /* sorted (see model_finish.c) */
 	struct model_bin *bins; size_t nbins;        /* merged, by (iface, dir, start) */
 	struct model_burst *bursts; size_t nbursts;  /* by (iface, dir, start) */
 	struct model_qdisc *qdiscs; size_t nqdiscs;

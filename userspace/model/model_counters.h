@@ -15,6 +15,7 @@
 #include "bpf/fabtrace.h"
 
 /* ---- counter sampler (rdma/): RDMA ports, counter groups, NIC stats ---- */
+/* ("model.X" below: the array X of struct model, struct model_ctr_out's here) */
 
 /* One RDMA port (FT_REC_RDMA_PORT); sorted by port_id. */
 struct model_rdma_port {
