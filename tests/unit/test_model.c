@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for userspace/model/model.c: synthetic records in, aggregates out. */
+/* Unit tests for the model (userspace/model/model_*.c): synthetic records in, aggregates out. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -17,6 +17,13 @@
  * Phase records, request completions, retransmits and drops are kept one
  * entry per record (the correlator, userspace/correlate/correlate.h, needs their
  * times); everything else is aggregated while loading.
+ *
+ * The code (userspace/model/): model_store.c (loading state, new/free),
+ * model_add.c (records in), model_finish.c with model_links.c (bins,
+ * bursts, conservation, queues) and model_phases.c (phases, single
+ * events), model_lookup.c (lookups, names, model__load).  The counter
+ * sampler's part is model_counters.c, a lower piece that does not know
+ * struct model: model_add.c feeds it, model_finish.c takes its arrays.
  */
 #ifndef FABTRACE_MODEL_H
 #define FABTRACE_MODEL_H
@@ -25,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bpf/fabtrace.h"
+#include "userspace/model/model_counters.h"
 
 struct model_opts {
 	double burst_threshold;     /* utilisation 0..1 at or above which a bin is hot; default 0.5 */
@@ -303,71 +311,6 @@ struct model_drop_ev {
 	uint32_t iface;             /* index into model.ifaces, UINT32_MAX if none */
 };
 
-/* ---- counter sampler (rdma/): RDMA ports, counter groups, NIC stats ---- */
-
-/* One RDMA port (FT_REC_RDMA_PORT); sorted by port_id. */
-struct model_rdma_port {
-	struct ft_rdma_port rec;    /* as recorded */
-	uint32_t iface;             /* index into model.ifaces of its netdev, UINT32_MAX none */
-	uint32_t pad;
-};
-
-/* A group of counters read together (FT_REC_CTR_GROUP); sorted by group id. */
-struct model_ctr_group {
-	uint32_t group, kind;       /* enum ft_ctr_kind */
-	uint32_t port;              /* index into model.rdma_ports, UINT32_MAX none */
-	uint32_t iface;             /* index into model.ifaces (ethtool netdev or the port's), UINT32_MAX */
-	uint32_t netns, ifindex;    /* that netdev (0 = none: a node-wide IB port) */
-	uint64_t period_ns;
-	char label[48];
-	size_t first_series, nseries; /* slice of model.ctr_series (by index in the group) */
-	const uint64_t *times;      /* read times of its samples, sorted */
-	size_t nsamples;
-	uint64_t read_ns_sum, read_ns_max; /* sampler cost */
-};
-
-/* One counter of a group, with its growth over the capture. */
-struct model_ctr_series {
-	uint32_t group;             /* index into model.ctr_groups */
-	uint32_t index;             /* position in the group's samples */
-	uint16_t cls, flags;        /* enum ft_ctr_class, enum ft_ctr_flags */
-	uint32_t pad;
-	char name[56];
-	uint64_t first, last;       /* first and last raw value read (FT_CTR_NA if none) */
-	uint64_t total;             /* growth over the capture, scaled (x4 applied) */
-	uint32_t wraps, resets, na; /* intervals that wrapped / reset / had N/A */
-	uint32_t pad2;
-	double peak_rate;           /* highest growth per second over one interval */
-	uint64_t peak_ns;           /* end of that interval */
-	size_t first_pt, npts;      /* slice of model.ctr_points (intervals with growth) */
-};
-
-/* Growth of one counter over one sample interval (only intervals that grew or were odd). */
-struct model_ctr_point {
-	uint64_t start_ns, end_ns;  /* previous read .. this read */
-	uint64_t delta;             /* scaled */
-	uint32_t series;            /* index into model.ctr_series */
-	uint32_t dflags;            /* enum ctr_delta_flags */
-};
-
-/*
- * A spike: consecutive intervals of a congestion, pause, retransmission or
- * discard counter growing at >= model_opts.spike_rate per second (gaps up
- * to two periods merged).  Sorted by (start, series).
- */
-struct model_ctr_event {
-	uint32_t series;            /* index into model.ctr_series */
-	uint32_t nintervals;
-	uint64_t start_ns, end_ns;
-	uint64_t delta;             /* growth inside it, scaled */
-	double peak_rate;           /* per second */
-};
-
-/* Sampler events (FT_REC_SAMPLER) as recorded, by time. */
-struct model_sampler_ev {
-	struct ft_sampler_event rec;
-};
-
 struct model {
 	struct ft_file_header hdr;
 	struct model_opts opts;
@@ -380,7 +323,7 @@ struct model {
 	uint64_t duration_ns;
 	uint64_t records, unknown_records;
 
-	struct model_iface *ifaces; size_t nifaces; /* sorted (see model.c) */
+	struct model_iface *ifaces; size_t nifaces; /* sorted (see model_finish.c) */
 	struct model_bin *bins; size_t nbins;        /* merged, by (iface, dir, start) */
 	struct model_burst *bursts; size_t nbursts;  /* by (iface, dir, start) */
 	struct model_qdisc *qdiscs; size_t nqdiscs;
@@ -478,14 +421,11 @@ const char *model__ca_state_name(unsigned state, char *buf, size_t len);
 const char *model__source_name(unsigned source);    /* "net", "tcp", "user", "phase", "unknown" */
 const char *model__conserve_name(enum model_conserve c); /* "ok", "mismatch", ... */
 
-/* ---- counters (userspace/model/model_counters.c) ---- */
+/* ---- counters (the arithmetic is in userspace/model/model_counters.c) ---- */
 /* Growth per second of one point (over at least the hw_counters lifespan). */
 double model__ctr_point_rate(const struct model *m, const struct model_ctr_point *pt);
 /* Growth of series SI inside [FROM, TO), points prorated by their overlap. */
 double model__ctr_growth(const struct model *m, size_t si, uint64_t from, uint64_t to);
-/* Classes whose spikes are events: congestion, pause, retransmission, discard. */
-bool model__ctr_spike_class(unsigned cls);
-const char *model__ctr_kind_name(unsigned kind);    /* "counters", "hw_counters", "ethtool" */
-const char *model__link_layer_name(unsigned ll);    /* "InfiniBand", "RoCE", "unknown" */
+/* model__ctr_spike_class, model__ctr_kind_name, model__link_layer_name: model_counters.h */
 
 #endif

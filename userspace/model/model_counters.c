@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The counter part of the model (model.h, "counter sampler"): RDMA ports,
- * counter groups and their samples turned into per-counter growth.
+ * The counter part of the model (model_counters.h, "counter sampler"): RDMA
+ * ports, counter groups and their samples turned into per-counter growth.
+ * A lower piece: it does not know struct model (model_finish.c takes its
+ * arrays and maps netdevs to interfaces).
  *
  * Samples arrive in file order, which is read order per group, so each
  * sample is turned into deltas against the group's previous one as it is
@@ -16,7 +18,6 @@
 #include <string.h>
 
 #include "rdma/counters.h"
-#include "userspace/model/model.h"
 #include "userspace/model/model_counters.h"
 #include "probes/base/util.h"
 
@@ -346,32 +347,39 @@ bool model__ctr_spike_class(unsigned cls)
  * than that returns the old value, so the growth of a short interval may
  * belong to a longer one.  Rates are taken over at least the lifespan.
  */
-static uint64_t min_interval_ns(const struct model *m, const struct model_ctr_group *g)
+static uint64_t min_interval_ns(const struct model_rdma_port *ports, const struct model_ctr_group *g)
 {
 	const struct model_rdma_port *p;
 	uint32_t ms;
 
 	if (g->kind != FT_CTR_PORT_HW || g->port == UINT32_MAX)
 		return 0;
-	p = &m->rdma_ports[g->port];
+	p = &ports[g->port];
 	ms = p->rec.lifespan_set_ms ? p->rec.lifespan_set_ms : p->rec.lifespan_ms;
 	return (uint64_t)ms * 1000000ull;
 }
 
-double model__ctr_point_rate(const struct model *m, const struct model_ctr_point *pt)
+double model_ctr__point_rate(const struct model_rdma_port *ports, const struct model_ctr_group *groups,
+			     const struct model_ctr_series *series, const struct model_ctr_point *pt)
 {
-	const struct model_ctr_series *s = &m->ctr_series[pt->series];
-	uint64_t dt = pt->end_ns - pt->start_ns, min = min_interval_ns(m, &m->ctr_groups[s->group]);
+	const struct model_ctr_series *s = &series[pt->series];
+	uint64_t dt = pt->end_ns - pt->start_ns, min = min_interval_ns(ports, &groups[s->group]);
 
 	if (dt < min)
 		dt = min;
 	return dt ? (double)pt->delta * 1e9 / (double)dt : 0;
 }
 
-static bool point_hot(const struct model *m, const struct model_ctr_point *pt, double *rate)
+static double point_rate(const struct model_ctr_out *o, const struct model_ctr_point *pt)
 {
-	*rate = pt->dflags & CTR_DELTA_RESET ? 0 : model__ctr_point_rate(m, pt);
-	return *rate >= m->opts.spike_rate;
+	return model_ctr__point_rate(o->ports, o->groups, o->series, pt);
+}
+
+static bool point_hot(const struct model_ctr_out *o, double spike_rate, const struct model_ctr_point *pt,
+		      double *rate)
+{
+	*rate = pt->dflags & CTR_DELTA_RESET ? 0 : point_rate(o, pt);
+	return *rate >= spike_rate;
 }
 
 /*
@@ -380,11 +388,11 @@ static bool point_hot(const struct model *m, const struct model_ctr_point *pt, d
  * rarely starts or stops on a sample: its first and last, partly covered
  * intervals look cool but hold part of its growth).
  */
-static int series_spikes(struct model *m, size_t si, size_t *cap)
+static int series_spikes(struct model_ctr_out *o, double spike_rate, size_t si, size_t *cap)
 {
-	const struct model_ctr_series *s = &m->ctr_series[si];
-	const struct model_ctr_point *pts = s->npts ? &m->ctr_points[s->first_pt] : NULL; /* may be NULL */
-	uint64_t gap = 2 * m->ctr_groups[s->group].period_ns;
+	const struct model_ctr_series *s = &o->series[si];
+	const struct model_ctr_point *pts = s->npts ? &o->points[s->first_pt] : NULL; /* may be NULL */
+	uint64_t gap = 2 * o->groups[s->group].period_ns;
 	size_t n = s->npts, used = 0;
 	double rate;
 
@@ -392,7 +400,7 @@ static int series_spikes(struct model *m, size_t si, size_t *cap)
 		struct model_ctr_event ev = { .series = (uint32_t)si };
 		size_t last = k;
 
-		if (!point_hot(m, &pts[k], &rate)) {
+		if (!point_hot(o, spike_rate, &pts[k], &rate)) {
 			k++;
 			continue;
 		}
@@ -406,7 +414,7 @@ static int series_spikes(struct model *m, size_t si, size_t *cap)
 			ev.delta += pts[k - 1].delta;
 		}
 		for (size_t j = k + 1; j < n && pts[j].start_ns <= pts[last].end_ns + gap; j++) {
-			if (!point_hot(m, &pts[j], &rate))
+			if (!point_hot(o, spike_rate, &pts[j], &rate))
 				continue;
 			for (size_t i = last + 1; i <= j; i++)
 				ev.delta += pts[i].delta;  /* the cool ones in between, and this one */
@@ -422,42 +430,38 @@ static int series_spikes(struct model *m, size_t si, size_t *cap)
 			ev.delta += pts[used].delta;
 			used++;
 		}
-		if (grow_array((void **)&m->ctr_events, cap, m->nctr_events + 1, sizeof(*m->ctr_events)))
+		if (grow_array((void **)&o->events, cap, o->nevents + 1, sizeof(*o->events)))
 			return -ENOMEM;
-		m->ctr_events[m->nctr_events++] = ev;
+		o->events[o->nevents++] = ev;
 		k = used;
 	}
 	return 0;
 }
 
-static int detect_spikes(struct model *m)
+static int detect_spikes(struct model_ctr_out *o, double spike_rate)
 {
 	size_t cap = 0;
 
-	for (size_t si = 0; si < m->nctr_series; si++)
-		if (model__ctr_spike_class(m->ctr_series[si].cls) && series_spikes(m, si, &cap))
+	for (size_t si = 0; si < o->nseries; si++)
+		if (model__ctr_spike_class(o->series[si].cls) && series_spikes(o, spike_rate, si, &cap))
 			return -ENOMEM;
-	if (m->nctr_events)
-		qsort(m->ctr_events, m->nctr_events, sizeof(*m->ctr_events), cmp_event);
+	if (o->nevents)
+		qsort(o->events, o->nevents, sizeof(*o->events), cmp_event);
 	return 0;
 }
 
-int model_ctr__finish(struct model *m, struct ctr_load *c)
+int model_ctr__finish(struct ctr_load *c, double spike_rate, struct model_ctr_out *out)
 {
 	uint32_t *remap = NULL;
 	size_t ng = 0;
 
-	/* ports, with the interface of their netdev */
+	/* ports (their netdev's interface: the caller's) */
 	if (c->nports)
 		qsort(c->ports, c->nports, sizeof(*c->ports), cmp_port);
-	for (size_t i = 0; i < c->nports; i++) {
-		const struct model_iface *f = c->ports[i].rec.netdev_netns ?
-			model__iface(m, c->ports[i].rec.netdev_netns, c->ports[i].rec.netdev_ifindex) : NULL;
-
-		c->ports[i].iface = f ? (uint32_t)(f - m->ifaces) : UINT32_MAX;
-	}
-	m->rdma_ports = c->ports;
-	m->nrdma_ports = c->nports;
+	for (size_t i = 0; i < c->nports; i++)
+		c->ports[i].iface = UINT32_MAX;
+	out->ports = c->ports;
+	out->nports = c->nports;
 
 	/* groups: compact the described ones (ids are dense in practice) */
 	remap = malloc(sizeof(*remap) * (c->ngroups ? c->ngroups : 1));
@@ -466,15 +470,13 @@ int model_ctr__finish(struct model *m, struct ctr_load *c)
 	for (size_t i = 0; i < c->ngroups; i++) {
 		struct model_ctr_group *g = &c->groups[i];
 		struct grp_load *gl = &c->gl[i];
-		const struct model_iface *f;
 
 		remap[i] = UINT32_MAX;
 		if (!gl->have_rec)
 			continue;
 		g->netns = gl->netns;
 		g->ifindex = gl->ifindex;
-		f = gl->netns ? model__iface(m, gl->netns, gl->ifindex) : NULL;
-		g->iface = f ? (uint32_t)(f - m->ifaces) : UINT32_MAX;
+		g->iface = UINT32_MAX;
 		if (g->kind != FT_CTR_ETHTOOL) {
 			uint32_t port = UINT32_MAX;
 
@@ -485,7 +487,6 @@ int model_ctr__finish(struct model *m, struct ctr_load *c)
 			if (!g->netns && port != UINT32_MAX) {
 				g->netns = c->ports[port].rec.netdev_netns;
 				g->ifindex = c->ports[port].rec.netdev_ifindex;
-				g->iface = c->ports[port].iface;
 			}
 		} else {
 			g->port = UINT32_MAX;
@@ -499,8 +500,8 @@ int model_ctr__finish(struct model *m, struct ctr_load *c)
 		}
 		ng++;
 	}
-	m->ctr_groups = c->groups;
-	m->nctr_groups = ng;
+	out->groups = c->groups;
+	out->ngroups = ng;
 
 	/* series by (group, index); points follow their series */
 	for (size_t i = 0; i < c->nseries; i++) {
@@ -522,10 +523,10 @@ int model_ctr__finish(struct model *m, struct ctr_load *c)
 	free(remap);
 	if (c->npoints)
 		qsort(c->points, c->npoints, sizeof(*c->points), cmp_point);
-	m->ctr_series = c->series;
-	m->nctr_series = c->nseries;
-	m->ctr_points = c->points;
-	m->nctr_points = c->npoints;
+	out->series = c->series;
+	out->nseries = c->nseries;
+	out->points = c->points;
+	out->npoints = c->npoints;
 	for (size_t i = 0, k = 0; i < c->nseries; i++) {
 		struct model_ctr_series *s = &c->series[i];
 		struct model_ctr_group *g = &c->groups[s->group];
@@ -546,7 +547,7 @@ int model_ctr__finish(struct model *m, struct ctr_load *c)
 
 			if (c->points[k].dflags & CTR_DELTA_RESET)
 				continue;
-			r = model__ctr_point_rate(m, &c->points[k]);
+			r = point_rate(out, &c->points[k]);
 			if (r > s->peak_rate) {
 				s->peak_rate = r;
 				s->peak_ns = c->points[k].end_ns;
@@ -556,19 +557,19 @@ int model_ctr__finish(struct model *m, struct ctr_load *c)
 
 	if (c->nevs)
 		qsort(c->evs, c->nevs, sizeof(*c->evs), cmp_sev);
-	m->sampler_evs = c->evs;
-	m->nsampler_evs = c->nevs;
-	return detect_spikes(m);
+	out->sampler_evs = c->evs;
+	out->nsampler_evs = c->nevs;
+	return detect_spikes(out, spike_rate);
 }
 
-/* Growth of series SI inside [from, to): points prorated by overlap. */
-double model__ctr_growth(const struct model *m, size_t si, uint64_t from, uint64_t to)
+/* Growth of series S inside [from, to): points prorated by overlap. */
+double model_ctr__growth(const struct model_ctr_series *s, const struct model_ctr_point *points,
+			 uint64_t from, uint64_t to)
 {
-	const struct model_ctr_series *s = &m->ctr_series[si];
 	double sum = 0;
 
 	for (size_t k = s->first_pt; k < s->first_pt + s->npts; k++) {
-		const struct model_ctr_point *pt = &m->ctr_points[k];
+		const struct model_ctr_point *pt = &points[k];
 		uint64_t a = pt->start_ns > from ? pt->start_ns : from;
 		uint64_t b = pt->end_ns < to ? pt->end_ns : to;
 

@@ -1,0 +1,757 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Placing the clocks of a merge (capture/merge.h, docs/multihost.md).
+ *
+ * Pass 1 reads every capture once: its identity, clock pairs and sync state,
+ * its namespaces, pids, flows (which hosts talk to which), and the entry and
+ * exit of each collective instance.  The clocks are then placed coarsely
+ * from the realtime anchors (REALTIME - MONOTONIC, a line through the clock
+ * pairs), with the hosts' maxerror as the bound.
+ * Pass 2 bins each host's traffic in a few windows on that coarse clock;
+ * pairs of hosts that talk are matched in both directions (userspace/
+ * mergefit.h), searched only where collectives allow (no rank leaves an
+ * all-reduce before the last one entered), and a line through the windows
+ * gives each pair's offset and drift.  Each host is placed against the
+ * reference (the first capture) along its most certain chain of pairs.
+ * Pass 3 writes the merged capture: FT_REC_HOST / FT_REC_HOST_NETNS records,
+ * then every host's records with timestamps and colliding ids rewritten
+ * (userspace/capture/retime.h), then one END.  Written to a temporary file and
+ * renamed, so a failed merge leaves nothing behind.
+ *
+ * This file: passes 1 and 2 and the clock fit; capture/merge_write.c: the
+ * ids, labels, pass 3 and the summary.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "userspace/capture/capture.h"
+#include "userspace/capture/mergefit.h"
+#include "userspace/capture/retime.h"
+#include "userspace/capture/merge.h"
+#include "userspace/capture/merge_priv.h"
+#include "probes/base/util.h"
+
+#define COLL_BITS 15                       /* collective instances kept per host */
+#define WINDOW_LEN_NS 2000000000ull
+
+void warnf(struct merge *m, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	char **p;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!m->json && !m->quiet)
+		ft_warn("merge: %s", buf);
+	p = realloc(m->warnings, (m->nwarn + 1) * sizeof(*p));
+	if (!p)
+		return;
+	m->warnings = p;
+	m->warnings[m->nwarn] = strdup(buf);
+	if (m->warnings[m->nwarn])
+		m->nwarn++;
+}
+
+
+/* ---- pass 1 ---- */
+
+static int add_u32(uint32_t **a, size_t *n, size_t *cap, uint32_t v)
+{
+	for (size_t i = *n; i > 0; i--) /* recent first: ids come in runs */
+		if ((*a)[i - 1] == v)
+			return 0;
+	if (grow_array((void **)a, cap, *n + 1, sizeof(**a)))
+		return -ENOMEM;
+	(*a)[(*n)++] = v;
+	return 0;
+}
+
+static void add_addr(uint8_t (*set)[16], size_t *n, const uint8_t *a)
+{
+	static const uint8_t zero[16];
+
+	if (!memcmp(a, zero, 16) || a[0] == 127)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if (!memcmp(set[i], a, 16))
+			return;
+	if (*n < MAX_ADDRS)
+		memcpy(set[(*n)++], a, 16);
+}
+
+static void add_flow(struct host *h, const struct ft_flow *f)
+{
+	uint8_t s[16] = { 0 }, d[16] = { 0 };
+
+	memcpy(s, f->saddr, f->family == 4 ? 4 : 16);
+	memcpy(d, f->daddr, f->family == 4 ? 4 : 16);
+	add_addr(h->addrs, &h->naddrs, s);
+	add_addr(h->peers, &h->npeers, d);
+}
+
+static uint32_t slot_op(const struct host *h, uint32_t slot)
+{
+	for (size_t i = 0; i < h->nslots; i++)
+		if (h->slots[i].slot == slot)
+			return h->slots[i].op;
+	return 0;
+}
+
+static uint64_t coll_hash(uint64_t comm, uint64_t seq, uint32_t op)
+{
+	uint64_t x = comm * 0x9e3779b97f4a7c15ull ^ (seq + ((uint64_t)op << 56)) * 0xc2b2ae3d27d4eb4full;
+
+	return (x ^ (x >> 29)) & ((1u << COLL_BITS) - 1);
+}
+
+static struct coll *coll_find(struct host *h, uint64_t comm, uint64_t seq, uint32_t op, bool add)
+{
+	size_t mask = ((size_t)1 << COLL_BITS) - 1;
+
+	if (!h->coll && add) /* only hosts with collectives pay for the table */
+		h->coll = calloc(mask + 1, sizeof(*h->coll));
+	if (!h->coll)
+		return NULL;
+	for (size_t i = coll_hash(comm, seq, op), k = 0; k < 64; i = (i + 1) & mask, k++) {
+		struct coll *c = &h->coll[i];
+
+		if (!c->seq) {
+			if (!add || h->ncoll >= (mask + 1) / 2)
+				return NULL;
+			*c = (struct coll){ .comm = comm, .seq = seq, .op = op, .min_end = UINT64_MAX };
+			h->ncoll++;
+			return c;
+		}
+		if (c->comm == comm && c->seq == seq && c->op == op)
+			return c;
+	}
+	return NULL;
+}
+
+/* Collectives whose every output needs every input: a causal bound. */
+static bool causal_op(uint32_t op)
+{
+	return op == FT_OP_ALLREDUCE || op == FT_OP_REDUCE_SCATTER || op == FT_OP_ALLGATHER ||
+	       op == FT_OP_ALLTOALL || op == FT_OP_BARRIER;
+}
+
+static void note_t(struct host *h, uint64_t t)
+{
+	if (!t)
+		return;
+	if (!h->t_first || t < h->t_first)
+		h->t_first = t;
+	if (t > h->t_last)
+		h->t_last = t;
+}
+
+static int pass1_record(struct host *h, const struct ft_rec_hdr *r)
+{
+	switch (r->type) {
+	case FT_REC_HOST_ID:
+		if (!h->have_id)
+			memcpy(&h->id, r, sizeof(h->id));
+		h->have_id = true;
+		break;
+	case FT_REC_CLOCK: {
+		const struct ft_clock *c = (const void *)r;
+		double t, e;
+
+		if (!c->mono_ns)
+			break;
+		if (!h->nclk)
+			h->clk_t0 = (double)c->mono_ns;
+		t = (double)c->mono_ns - h->clk_t0;
+		e = (double)(c->realtime_ns - (int64_t)c->mono_ns);
+		e -= (double)h->hdr.realtime_offset_ns; /* small numbers for the fit */
+		h->clk_sw += 1;
+		h->clk_sx += t;
+		h->clk_sy += e;
+		h->clk_sxx += t * t;
+		h->clk_sxy += t * e;
+		h->nclk++;
+		if (c->sync == FT_SYNC_UNSYNCED)
+			h->unsynced = true;
+		else if (c->sync == FT_SYNC_OK)
+			h->sync_known = true;
+		if (c->maxerror_us > h->maxerror_us)
+			h->maxerror_us = c->maxerror_us;
+		break;
+	}
+	case FT_REC_IFACE: {
+		const struct ft_iface_info *f = (const void *)r;
+
+		if (add_u32(&h->netns, &h->nnetns, &h->capnetns, f->netns))
+			return -ENOMEM;
+		if (!strncmp(f->name, "lo", sizeof(f->name))) {
+			if (grow_array((void **)&h->lo, &h->caplo, h->nlo + 1, sizeof(*h->lo)))
+				return -ENOMEM;
+			h->lo[h->nlo].netns = f->netns;
+			h->lo[h->nlo++].ifindex = f->ifindex;
+		}
+		break;
+	}
+	case FT_REC_IFACE_BIN:
+		note_t(h, ((const struct ft_iface_bin *)(const void *)r)->start_ns);
+		break;
+	case FT_REC_PHASE_SLOT: {
+		const struct ft_phase_slot *s = (const void *)r;
+
+		if (grow_array((void **)&h->slots, &h->capslots, h->nslots + 1, sizeof(*h->slots)))
+			return -ENOMEM;
+		h->slots[h->nslots].slot = s->slot;
+		h->slots[h->nslots++].op = s->op;
+		if (s->slot > h->max_slot)
+			h->max_slot = s->slot;
+		break;
+	}
+	case FT_REC_PHASE: {
+		const struct ft_phase *p = (const void *)r;
+		uint32_t op;
+		struct coll *c;
+
+		note_t(h, p->start_ns);
+		note_t(h, p->end_ns);
+		if (p->slot > h->max_slot)
+			h->max_slot = p->slot;
+		if (add_u32(&h->pids, &h->npids, &h->cappids, p->pid) ||
+		    add_u32(&h->netns, &h->nnetns, &h->capnetns, p->netns))
+			return -ENOMEM;
+		if (!p->seq || (p->flags & (FT_PHASE_OPEN | FT_PHASE_NONBLOCKING)))
+			break;
+		op = slot_op(h, p->slot);
+		if (!causal_op(op))
+			break;
+		c = coll_find(h, p->comm, p->seq, op, true);
+		if (c) {
+			if (p->start_ns > c->max_start)
+				c->max_start = p->start_ns;
+			if (p->end_ns < c->min_end)
+				c->min_end = p->end_ns;
+		}
+		break;
+	}
+	case FT_REC_PROC: {
+		const struct ft_proc *p = (const void *)r;
+
+		if (add_u32(&h->pids, &h->npids, &h->cappids, p->pid))
+			return -ENOMEM;
+		break;
+	}
+	case FT_REC_SOCK_OWNER:
+		add_flow(h, &((const struct ft_sock_owner *)(const void *)r)->flow);
+		break;
+	case FT_REC_TCP_SAMPLE:
+		add_flow(h, &((const struct ft_tcp_sample *)(const void *)r)->flow);
+		break;
+	case FT_REC_RDMA_PORT:
+		if (((const struct ft_rdma_port *)(const void *)r)->port_id > h->max_port)
+			h->max_port = ((const struct ft_rdma_port *)(const void *)r)->port_id;
+		break;
+	case FT_REC_CTR_GROUP:
+		if (((const struct ft_ctr_group *)(const void *)r)->group > h->max_group)
+			h->max_group = ((const struct ft_ctr_group *)(const void *)r)->group;
+		break;
+	case FT_REC_LOST:
+		if (((const struct ft_lost *)(const void *)r)->cpu > h->max_cpu)
+			h->max_cpu = ((const struct ft_lost *)(const void *)r)->cpu;
+		break;
+	case FT_REC_END:
+		note_t(h, ((const struct ft_end *)(const void *)r)->ts_ns);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static int pass1(struct merge *m, struct host *h)
+{
+	struct capture_reader *r = NULL;
+	const struct ft_rec_hdr *rec;
+	char err[CAPTURE_ERR_MAX];
+
+	if (capture__open(&r, h->path, err, sizeof(err))) {
+		ft_err("merge: %s", err);
+		return -1;
+	}
+	h->hdr = *capture__header(r);
+	note_t(h, h->hdr.start_mono_ns);
+	while (capture__next(r, &rec) == 1)
+		if (pass1_record(h, rec)) {
+			ft_err("merge: out of memory");
+			capture__free(r);
+			return -1;
+		}
+	h->state = capture__state(r);
+	if (h->state != CAPTURE_OK) {
+		str_copy(h->error, capture__error(r), sizeof(h->error));
+		warnf(m, "%s: %s; merging what is readable", base_name(h->path),
+		      h->error[0] ? h->error : "capture is incomplete");
+	}
+	capture__free(r);
+	return 0;
+}
+
+/* ---- coarse placement ---- */
+
+/* realtime - mono of host H at host time T (ns, relative to its header's offset) */
+static void rt_line(const struct host *h, double *a, double *b)
+{
+	double det = h->clk_sw * h->clk_sxx - h->clk_sx * h->clk_sx;
+
+	*a = 0;
+	*b = 0;
+	if (!h->nclk)
+		return;
+	if (h->nclk < 2 || det <= 0) {
+		*a = h->clk_sy / h->clk_sw;
+		return;
+	}
+	*b = (h->clk_sw * h->clk_sxy - h->clk_sx * h->clk_sy) / det;
+	*a = (h->clk_sy - *b * h->clk_sx) / h->clk_sw;
+}
+
+static void coarse(struct merge *m)
+{
+	const struct host *ref = &m->h[0];
+	double ar, br, t0r = ref->nclk ? ref->clk_t0 : 0;
+
+	rt_line(ref, &ar, &br);
+	for (size_t i = 0; i < m->n; i++) {
+		struct host *h = &m->h[i];
+		double a, b, t0 = h->nclk ? h->clk_t0 : 0;
+
+		rt_line(h, &a, &b);
+		/* real = t + R_h + a + b (t - t0) = t' + R_r + ar + br (t' - t0r) */
+		double rh = (double)h->hdr.realtime_offset_ns, rr = (double)ref->hdr.realtime_offset_ns;
+		double ts = (double)h->hdr.start_mono_ns;
+		double real = ts + rh + a + b * (ts - t0);
+		double tp = (real - rr - ar + br * t0r) / (1 + br);
+
+		h->c_off = i ? (int64_t)llround(tp - ts) : 0;
+		h->c_drift = i ? (1 + b) / (1 + br) - 1 : 0;
+		h->rt.t0_ns = h->hdr.start_mono_ns;
+		if (!h->nclk || h->unsynced || !h->sync_known || !ref->nclk || ref->unsynced || !ref->sync_known)
+			h->c_unc = -1;
+		else
+			h->c_unc = (double)(h->maxerror_us + ref->maxerror_us) * 1000.0;
+		if (!i)
+			h->c_unc = 0;
+	}
+}
+
+int64_t to_coarse(const struct host *h, uint64_t t)
+{
+	return (int64_t)t + h->c_off + (int64_t)llround(((double)t - (double)h->rt.t0_ns) * h->c_drift);
+}
+
+/* ---- pass 2: traffic in windows ---- */
+
+static bool is_lo(const struct host *h, uint32_t netns, uint32_t ifindex)
+{
+	for (size_t i = 0; i < h->nlo; i++)
+		if (h->lo[i].netns == netns && h->lo[i].ifindex == ifindex)
+			return true;
+	return false;
+}
+
+static int pass2(struct merge *m, struct host *h)
+{
+	struct capture_reader *r = NULL;
+	const struct ft_rec_hdr *rec;
+	char err[CAPTURE_ERR_MAX];
+	size_t n = (size_t)((m->wlen + 2 * m->pad_ns) / m->bin_ns);
+
+	for (size_t k = 0; k < m->nwin; k++) {
+		h->win[k].n = n;
+		h->win[k].pad = (size_t)(m->pad_ns / m->bin_ns);
+		h->win[k].tx = calloc(n, sizeof(float));
+		h->win[k].rx = calloc(n, sizeof(float));
+		if (!h->win[k].tx || !h->win[k].rx)
+			return -1;
+	}
+	if (capture__open(&r, h->path, err, sizeof(err))) {
+		ft_err("merge: %s", err);
+		return -1;
+	}
+	while (capture__next(r, &rec) == 1) {
+		const struct ft_iface_bin *b = (const void *)rec;
+		int64_t t;
+
+		if (rec->type != FT_REC_IFACE_BIN || is_lo(h, b->netns, b->ifindex))
+			continue;
+		t = to_coarse(h, b->start_ns);
+		for (size_t k = 0; k < m->nwin; k++) {
+			int64_t lo = m->wstart[k] - (int64_t)m->pad_ns;
+
+			if (t < lo || t >= lo + (int64_t)(n * m->bin_ns))
+				continue;
+			float *a = b->dir == FT_DIR_TX ? h->win[k].tx : h->win[k].rx;
+
+			a[(t - lo) / (int64_t)m->bin_ns] += (float)b->bytes;
+		}
+	}
+	capture__free(r);
+	/* compress the big bins: a match should follow the shape, not one burst */
+	for (size_t k = 0; k < m->nwin; k++)
+		for (size_t i = 0; i < n; i++) {
+			h->win[k].tx[i] = sqrtf(h->win[k].tx[i]);
+			h->win[k].rx[i] = sqrtf(h->win[k].rx[i]);
+		}
+	return 0;
+}
+
+static bool talk(const struct host *a, const struct host *b)
+{
+	if (!a->naddrs || !b->naddrs)
+		return true; /* no flow information: try */
+	for (size_t i = 0; i < a->npeers; i++)
+		for (size_t j = 0; j < b->naddrs; j++)
+			if (!memcmp(a->peers[i], b->addrs[j], 16))
+				return true;
+	for (size_t i = 0; i < b->npeers; i++)
+		for (size_t j = 0; j < a->naddrs; j++)
+			if (!memcmp(b->peers[i], a->addrs[j], 16))
+				return true;
+	return false;
+}
+
+/* e = e_b - e_a must satisfy, for every shared instance,
+ * S_b - E_a <= e <= E_b - S_a (times on the coarse clock). */
+static void coll_bounds(const struct host *a, const struct host *b, struct pairfit *p)
+{
+	size_t cnt = 0;
+
+	p->lo = -INFINITY;
+	p->hi = INFINITY;
+	if (!a->coll || !b->coll)
+		return;
+	for (size_t i = 0; i < ((size_t)1 << COLL_BITS); i++) {
+		const struct coll *x = &a->coll[i];
+		struct coll *y;
+
+		if (!x->seq || x->min_end == UINT64_MAX)
+			continue;
+		y = coll_find((struct host *)b, x->comm, x->seq, x->op, false);
+		if (!y || y->min_end == UINT64_MAX)
+			continue;
+		double sa = (double)to_coarse(a, x->max_start), ea = (double)to_coarse(a, x->min_end);
+		double sb = (double)to_coarse(b, y->max_start), eb = (double)to_coarse(b, y->min_end);
+
+		if (sb - ea > p->lo)
+			p->lo = sb - ea;
+		if (eb - sa < p->hi)
+			p->hi = eb - sa;
+		cnt++;
+	}
+	p->bounds = cnt > 0;
+}
+
+static void fit_pairs(struct merge *m)
+{
+	const double bin = (double)m->bin_ns;
+
+	for (size_t i = 0; i < m->n; i++)
+		for (size_t j = i + 1; j < m->n; j++) {
+			struct host *a = &m->h[i], *b = &m->h[j];
+			struct pairfit *p;
+			int64_t lo = -(int64_t)(m->pad_ns / m->bin_ns), hi = -lo;
+
+			if (!talk(a, b))
+				continue;
+			if (grow_array((void **)&m->pf, &m->cappf, m->npf + 1, sizeof(*m->pf)))
+				return;
+			p = &m->pf[m->npf];
+			memset(p, 0, sizeof(*p));
+			p->a = (int)i;
+			p->b = (int)j;
+			p->unc = -1;
+			coll_bounds(a, b, p);
+			if (p->bounds && p->lo <= p->hi + 2 * bin) {
+				int64_t l = (int64_t)floor(p->lo / bin) - 1, h = (int64_t)ceil(p->hi / bin) + 1;
+
+				lo = l > lo ? l : lo;
+				hi = h < hi ? h : hi;
+			} else if (p->bounds) {
+				warnf(m, "%s and %s: their collectives contradict each other on any clock offset "
+				      "(instances mismatched?); not used as bounds", a->label, b->label);
+				p->bounds = false;
+			}
+			for (size_t k = 0; k < m->nwin; k++) {
+				struct mf_est e = mergefit__pair(&a->win[k], &b->win[k], lo, hi);
+
+				if (getenv("FABTRACE_MERGE_DEBUG"))
+					fprintf(stderr, "merge: %s-%s window %zu [%lld,%lld] bins: %s e %.1f rtt %lld "
+						"score %.3f second %.3f (bounds %d %.0f %.0f)\n", a->label, b->label, k,
+						(long long)lo, (long long)hi, e.valid ? "valid" : "no", (double)e.e_bins2 / 2,
+						(long long)e.rtt_bins, e.score, e.second, p->bounds, p->lo, p->hi);
+
+				if (!e.valid || e.rtt_bins < -2)
+					continue;
+				p->t[p->nwin] = (double)m->wstart[k] + (double)m->wlen / 2 - m->tref;
+				p->e[p->nwin] = (double)e.e_bins2 / 2 * bin;
+				p->s[p->nwin] = ((double)llabs(e.rtt_bins) / 2 + 2) * bin; /* + a bin each side for the binning */
+				p->nwin++;
+			}
+			m->npf++;
+			if (!p->nwin)
+				continue;
+			mergefit__line(p->t, p->e, p->s, p->nwin, 0, &p->fa, &p->fb);
+			double worst = 0, res = 0, tmin = p->t[0], tmax = p->t[0];
+
+			for (size_t k = 0; k < p->nwin; k++) {
+				worst = p->s[k] > worst ? p->s[k] : worst;
+				tmin = p->t[k] < tmin ? p->t[k] : tmin;
+				tmax = p->t[k] > tmax ? p->t[k] : tmax;
+			}
+			/* the clock pairs already give the drift (to ppb); the traffic's own
+			 * slope counts only where it moves the offset by more than the
+			 * matches' uncertainty across the windows */
+			if (fabs(p->fb) * (tmax - tmin) <= 2 * worst) {
+				double sw = 0, se = 0;
+
+				p->fb = 0;
+
+				for (size_t k = 0; k < p->nwin; k++) {
+					sw += 1 / (p->s[k] * p->s[k]);
+					se += p->e[k] / (p->s[k] * p->s[k]);
+				}
+				p->fa = se / sw;
+			}
+			worst = 0;
+
+			for (size_t k = 0; k < p->nwin; k++) {
+				double d = fabs(p->e[k] - (p->fa + p->fb * p->t[k]));
+
+				worst = p->s[k] > worst ? p->s[k] : worst;
+				res = d > res ? d : res;
+			}
+			p->unc = worst + res;
+			p->causal_ok = !p->bounds || (p->fa >= p->lo - p->unc && p->fa <= p->hi + p->unc);
+			if (!p->causal_ok) {
+				warnf(m, "%s and %s: the traffic match (%+.3f ms) breaks the collectives' causal order; "
+				      "pair not used", a->label, b->label, p->fa / 1e6);
+				p->unc = -1;
+			}
+		}
+}
+
+static void place(struct merge *m)
+{
+	size_t n = m->n;
+	double *w, *dist;
+	int *prev;
+
+	if (!n)  /* never: merge__run takes 1 or more (the analyzer loses it across files) */
+		return;
+	w = malloc(n * n * sizeof(*w));
+	dist = malloc(n * sizeof(*dist));
+	prev = malloc(n * sizeof(*prev));
+	if (!w || !dist || !prev)
+		goto out;
+	for (size_t i = 0; i < n * n; i++)
+		w[i] = -1;
+	for (size_t k = 0; k < m->npf; k++)
+		if (m->pf[k].unc >= 0) {
+			w[(size_t)m->pf[k].a * n + (size_t)m->pf[k].b] = m->pf[k].unc;
+			w[(size_t)m->pf[k].b * n + (size_t)m->pf[k].a] = m->pf[k].unc;
+		}
+	mergefit__chain(n, w, prev, dist);
+	m->h[0].flags |= FT_HOST_REFERENCE;
+	m->h[0].unc = 0;
+	for (size_t j = 1; j < n; j++) {
+		struct host *h = &m->h[j];
+
+		if (dist[j] < 0) {
+			h->flags |= FT_HOST_COARSE;
+			h->unc = h->c_unc;
+			continue;
+		}
+		h->flags |= FT_HOST_TRAFFIC;
+		h->unc = dist[j];
+		for (int v = (int)j; prev[v] >= 0; v = prev[v]) {
+			int u = prev[v];
+
+			for (size_t k = 0; k < m->npf; k++) {
+				const struct pairfit *p = &m->pf[k];
+
+				if (p->unc < 0)
+					continue;
+				if (p->a == u && p->b == v) {
+					h->e_a += p->fa;
+					h->e_b += p->fb;
+					h->pairs += (uint32_t)p->nwin;
+					break;
+				}
+				if (p->a == v && p->b == u) {
+					h->e_a -= p->fa;
+					h->e_b -= p->fb;
+					h->pairs += (uint32_t)p->nwin;
+					break;
+				}
+			}
+		}
+	}
+	for (size_t j = 0; j < n; j++) {
+		struct host *h = &m->h[j];
+		double t0c = (double)to_coarse(h, h->rt.t0_ns) - m->tref;
+
+		if (h->unsynced)
+			h->flags |= FT_HOST_UNSYNCED;
+		/* final: t' = coarse(t) - e(coarse(t)) */
+		h->rt.offset_ns = h->c_off - (int64_t)llround(h->e_a + h->e_b * t0c);
+		h->rt.drift = (1 + h->c_drift) * (1 - h->e_b) - 1;
+	}
+out:
+	free(w);
+	free(dist);
+	free(prev);
+}
+
+
+static void free_merge(struct merge *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		struct host *h = &m->h[i];
+
+		free(h->netns);
+		free(h->pids);
+		free(h->lo);
+		free(h->slots);
+		free(h->coll);
+		for (size_t k = 0; k < MAX_WINDOWS; k++) {
+			free(h->win[k].tx);
+			free(h->win[k].rx);
+		}
+	}
+	for (size_t i = 0; i < m->nwarn; i++)
+		free(m->warnings[i]);
+	free(m->warnings);
+	free(m->pf);
+	free(m->h);
+}
+
+static void plan_windows(struct merge *m)
+{
+	double maxunc = 0;
+	bool unknown = false;
+
+	m->ovl_lo = INT64_MIN;
+	m->ovl_hi = INT64_MAX;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct host *h = &m->h[i];
+		int64_t a = to_coarse(h, h->t_first), b = to_coarse(h, h->t_last);
+
+		m->ovl_lo = a > m->ovl_lo ? a : m->ovl_lo;
+		m->ovl_hi = b < m->ovl_hi ? b : m->ovl_hi;
+		if (h->c_unc < 0)
+			unknown = true;
+		else if (h->c_unc > maxunc)
+			maxunc = h->c_unc;
+	}
+	m->pad_ns = unknown || maxunc > (double)m->max_window ? m->max_window : (uint64_t)maxunc;
+	if (m->pad_ns < 20 * m->bin_ns)
+		m->pad_ns = 20 * m->bin_ns;
+	m->pad_ns = m->pad_ns / m->bin_ns * m->bin_ns;
+	m->nwin = 0;
+	m->tref = m->ovl_hi > m->ovl_lo ? ((double)m->ovl_lo + (double)m->ovl_hi) / 2 : 0;
+	if (m->ovl_hi - m->ovl_lo < (int64_t)(200 * m->bin_ns))
+		return;
+	uint64_t span = (uint64_t)(m->ovl_hi - m->ovl_lo);
+	size_t k = (size_t)(span / WINDOW_LEN_NS);
+
+	k = k < 1 ? 1 : k > MAX_WINDOWS ? MAX_WINDOWS : k;
+	m->wlen = span / k < WINDOW_LEN_NS ? span / k : WINDOW_LEN_NS;
+	m->wlen = m->wlen / m->bin_ns * m->bin_ns;
+	m->nwin = k;
+	for (size_t i = 0; i < k; i++)
+		m->wstart[i] = m->ovl_lo + (int64_t)((span / k) * i + (span / k - m->wlen) / 2);
+}
+
+
+int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
+{
+	struct merge m = {
+		.out = o->out, .json = o->json, .quiet = o->quiet, .anchors_only = o->anchors_only,
+		.max_window = o->max_window, .argc = o->argc, .argv = o->argv,
+	};
+	char ob[64];
+	int rc = 1;
+
+	if (n < 1 || n > MERGE_MAX_HOSTS) {
+		ft_err("merge: %zu captures; 1 to %d can be merged", n, MERGE_MAX_HOSTS);
+		return 1;
+	}
+	m.n = n;
+	m.h = calloc(m.n, sizeof(*m.h));
+	if (!m.h)
+		return 1;
+	for (size_t i = 0; i < m.n; i++) {
+		m.h[i].path = paths[i];
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(m.h[j].path, m.h[i].path)) {
+				ft_err("merge: %s is given twice", m.h[i].path);
+				goto out;
+			}
+		if (pass1(&m, &m.h[i]))
+			goto out;
+		if (i && m.h[i].hdr.bin_ns != m.h[0].hdr.bin_ns) {
+			ft_err("merge: %s has %llu ns bins, %s %llu ns; record every host with the same --bin",
+			       m.h[i].path, (unsigned long long)m.h[i].hdr.bin_ns, m.h[0].path,
+			       (unsigned long long)m.h[0].hdr.bin_ns);
+			goto out;
+		}
+	}
+	m.bin_ns = m.h[0].hdr.bin_ns ? m.h[0].hdr.bin_ns : 100000;
+	make_labels(&m);
+	for (size_t i = 0; i < m.n; i++) {
+		if (m.h[i].unsynced)
+			warnf(&m, "%s: its clock said it was unsynchronised; its place comes from the traffic "
+			      "alone (or is unknown)", m.h[i].label);
+		else if (!m.h[i].nclk)
+			warnf(&m, "%s: no clock pairs (an older capture); its realtime anchor is the header's",
+			      m.h[i].label);
+	}
+	coarse(&m);
+	if (!m.anchors_only)
+		plan_windows(&m);
+	for (size_t i = 0; i < m.n && m.nwin; i++)
+		if (pass2(&m, &m.h[i])) {
+			ft_err("merge: out of memory");
+			goto out;
+		}
+	if (m.nwin && m.n > 1)
+		fit_pairs(&m);
+	else if (m.n > 1 && !m.anchors_only)
+		warnf(&m, "the captures overlap by less than %s; clocks placed by their realtime anchors only",
+		      fmt_ns(200 * m.bin_ns, ob, sizeof(ob)));
+	place(&m);
+	for (size_t i = 1; i < m.n; i++)
+		if (!(m.h[i].flags & FT_HOST_TRAFFIC))
+			warnf(&m, "%s: no traffic matched with another host; placed by its realtime anchor%s",
+			      m.h[i].label, m.h[i].c_unc < 0 ? " with no bound (its skew against others means nothing)" : "");
+	assign_ids(&m);
+	if (write_merged(&m))
+		goto out;
+	print_summary(&m);
+	rc = 0;
+out:
+	free_merge(&m);
+	return rc;
+}

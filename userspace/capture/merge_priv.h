@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The state of one merge (hosts, pair fits, windows, warnings), shared by
+ * capture/merge.c (passes 1 and 2, the clock fit) and capture/merge_write.c
+ * (ids, labels, pass 3, summary).  Not for use outside these two files.
+ */
+#ifndef FABTRACE_MERGE_PRIV_H
+#define FABTRACE_MERGE_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "userspace/capture/capture.h"
+#include "userspace/capture/mergefit.h"
+#include "userspace/capture/retime.h"
+
+#define MAX_WINDOWS 6
+#define MAX_ADDRS 64
+#define COLL_BITS 15                       /* collective instances kept per host */
+#define WINDOW_LEN_NS 2000000000ull
+
+struct coll {
+	uint64_t comm, seq;       /* seq 0 = empty slot */
+	uint32_t op, pad;
+	uint64_t max_start, min_end;
+};
+
+struct host {
+	const char *path;
+	struct ft_file_header hdr;
+	struct ft_host_id id;
+	bool have_id;
+	char label[64];
+	enum capture_state state;
+	char error[300];
+	uint64_t t_first, t_last;         /* host clock */
+	/* clock pairs: realtime - mono against mono, as a line */
+	size_t nclk;
+	double clk_t0, clk_sw, clk_sx, clk_sy, clk_sxx, clk_sxy;
+	int64_t maxerror_us;
+	bool unsynced, sync_known;
+	/* ids */
+	uint32_t *netns; size_t nnetns, capnetns;
+	uint32_t *pids; size_t npids, cappids;
+	uint32_t max_slot, max_group, max_port, max_cpu;
+	struct { uint32_t netns, ifindex; } *lo; size_t nlo, caplo;
+	uint8_t addrs[MAX_ADDRS][16]; size_t naddrs;     /* its own (flow saddr) */
+	uint8_t peers[MAX_ADDRS][16]; size_t npeers;     /* flow daddr */
+	struct { uint32_t slot, op; } *slots; size_t nslots, capslots;
+	struct coll *coll; size_t ncoll;
+	/* coarse map to the reference: t' = t + c_off + (t - t0) * c_drift */
+	int64_t c_off;
+	double c_drift;
+	double c_unc;                       /* ns, < 0 unknown */
+	struct mf_series win[MAX_WINDOWS];
+	/* result */
+	double e_a, e_b;                    /* residual e(t') = a + b (t' - tref) */
+	double unc;                         /* < 0 unknown */
+	uint32_t pairs;
+	uint32_t flags;
+	struct retime rt;
+};
+
+struct pairfit {
+	int a, b;
+	bool bounds;
+	double lo, hi;                      /* collective window for e_b - e_a, ns */
+	size_t nwin;
+	double t[MAX_WINDOWS], e[MAX_WINDOWS], s[MAX_WINDOWS];
+	double fa, fb, unc;                 /* fit; unc < 0: none */
+	bool causal_ok;
+};
+
+struct merge {
+	const char *out;
+	bool json, quiet, anchors_only;
+	uint64_t max_window;
+	struct host *h;
+	size_t n;
+	uint64_t bin_ns;
+	int64_t ovl_lo, ovl_hi;             /* overlap on the coarse clock */
+	size_t nwin;
+	int64_t wstart[MAX_WINDOWS];        /* core start of each window, coarse clock */
+	uint64_t wlen, pad_ns;
+	double tref;                        /* coarse-clock time the fits are centred on */
+	struct pairfit *pf; size_t npf, cappf;
+	char **warnings; size_t nwarn;
+	int argc; char **argv;
+};
+
+
+/* A warning: printed unless --json or --quiet, and kept for the JSON summary. */
+void warnf(struct merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* capture/merge.c */
+const char *base_name(const char *p);                 /* the file name of a path */
+int64_t to_coarse(const struct host *h, uint64_t t);  /* host time on the coarse merged clock */
+
+/* capture/merge_write.c */
+void assign_ids(struct merge *m);
+void make_labels(struct merge *m);
+int write_merged(struct merge *m);
+void print_summary(const struct merge *m);
+
+#endif

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Writing a merge's result (capture/merge.h): host ids and labels, ids that
+ * collide between hosts moved apart, pass 3 (the merged capture: HOST and
+ * HOST_NETNS records, every host's records retimed, one END, written to a
+ * temporary file and renamed), and the summary (text or JSON).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "userspace/capture/capture.h"
+#include "probes/base/json.h"
+#include "userspace/capture/mergefit.h"
+#include "userspace/capture/retime.h"
+#include "userspace/capture/merge.h"
+#include "userspace/capture/merge_priv.h"
+#include "probes/base/util.h"
+
+/* ---- ids ---- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool same_machine(const struct host *a, const struct host *b)
+{
+	return a->have_id && b->have_id && a->id.boot_id[0] && !strncmp(a->id.boot_id, b->id.boot_id, sizeof(a->id.boot_id));
+}
+
+static bool share(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+	for (size_t i = 0, j = 0; i < na && j < nb;) {
+		if (a[i] == b[j])
+			return true;
+		if (a[i] < b[j])
+			i++;
+		else
+			j++;
+	}
+	return false;
+}
+
+void assign_ids(struct merge *m)
+{
+	uint32_t next_ns = 0x7f000000u, slot = 0, group = 0, port = 0, cpu = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->h[i].npids)
+			qsort(m->h[i].pids, m->h[i].npids, sizeof(uint32_t), cmp_u32);
+		if (m->h[i].nnetns)
+			qsort(m->h[i].netns, m->h[i].nnetns, sizeof(uint32_t), cmp_u32);
+	}
+	for (size_t i = 0; i < m->n; i++) {
+		struct host *h = &m->h[i];
+		bool pid_clash = false;
+
+		h->rt.bin_ns = m->bin_ns;
+		/* one host's ids after the other's: they stay small and dense */
+		h->rt.slot_base = slot;
+		h->rt.group_base = group;
+		h->rt.port_base = port;
+		h->rt.cpu_base = cpu;
+		slot += h->max_slot + 1;
+		group += h->max_group + 1;
+		port += h->max_port + 1;
+		cpu += (h->max_cpu + 1 > h->hdr.ncpus ? h->max_cpu + 1 : h->hdr.ncpus);
+		for (size_t j = 0; j < i; j++) {
+			if (same_machine(h, &m->h[j]))
+				continue; /* one kernel: its pids and namespaces are one space */
+			pid_clash |= share(h->pids, h->npids, m->h[j].pids, m->h[j].npids);
+			for (size_t k = 0; k < h->nnetns; k++) {
+				uint32_t v = h->netns[k];
+
+				if (!share(&v, 1, m->h[j].netns, m->h[j].nnetns))
+					continue;
+				bool mapped = false;
+
+				for (uint32_t q = 0; q < h->rt.nnetns; q++)
+					mapped |= h->rt.netns[q][0] == v;
+				if (!mapped && h->rt.nnetns < RETIME_MAX_NETNS) {
+					h->rt.netns[h->rt.nnetns][0] = v;
+					h->rt.netns[h->rt.nnetns++][1] = next_ns++;
+				}
+			}
+		}
+		if (pid_clash)
+			h->rt.pid_base = (uint32_t)i << 22;
+	}
+}
+
+void make_labels(struct merge *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		struct host *h = &m->h[i];
+		const char *name = h->have_id ? h->id.hostname : h->hdr.hostname;
+		bool dup = false;
+
+		for (size_t j = 0; j < m->n; j++) {
+			const char *o = m->h[j].have_id ? m->h[j].id.hostname : m->h[j].hdr.hostname;
+
+			dup |= j != i && !strncmp(name, o, 64);
+		}
+		if (dup && h->have_id && h->id.netns_name[0])
+			snprintf(h->label, sizeof(h->label), "%.31s/%.31s", name, h->id.netns_name);
+		else if (dup)
+			snprintf(h->label, sizeof(h->label), "%.50s#%u", name, (unsigned)(i + 1) % 10000u);
+		else
+			snprintf(h->label, sizeof(h->label), "%.63s", name);
+	}
+}
+
+/* ---- pass 3: the merged capture ---- */
+
+static int write_host(struct merge *m, struct capture_writer *w, struct host *h, uint64_t *last)
+{
+	struct capture_reader *r = NULL;
+	const struct ft_rec_hdr *rec;
+	char err[CAPTURE_ERR_MAX];
+	uint8_t buf[65536];
+
+	(void)m;
+	if (capture__open(&r, h->path, err, sizeof(err))) {
+		ft_err("merge: %s", err);
+		return -1;
+	}
+	while (capture__next(r, &rec) == 1) {
+		struct ft_rec_hdr *x = (struct ft_rec_hdr *)(void *)buf;
+
+		if (rec->type == FT_REC_END) {
+			uint64_t t = retime__ts(&h->rt, ((const struct ft_end *)(const void *)rec)->ts_ns);
+
+			*last = t > *last ? t : *last;
+			continue;
+		}
+		memcpy(buf, rec, rec->size);
+		if (x->type == FT_REC_IFACE) {
+			struct ft_iface_info *f = (void *)buf;
+			bool moved = false;
+
+			for (uint32_t k = 0; k < h->rt.nnetns; k++)
+				moved |= h->rt.netns[k][0] == f->netns;
+			/* a host's own namespace gets its host's name, so views name the
+			 * host; a namespace whose inode clashed with another host's keeps
+			 * its name after the host's */
+			if (!f->netns_name[0]) {
+				str_copy(f->netns_name, h->label, sizeof(f->netns_name));
+			} else if (moved) {
+				char nm[sizeof(f->netns_name) + 1];
+
+				memcpy(nm, f->netns_name, sizeof(f->netns_name));
+				nm[sizeof(f->netns_name)] = '\0';
+				snprintf(f->netns_name, sizeof(f->netns_name), "%.15s:%.15s", h->label, nm);
+			}
+		}
+		retime__record(&h->rt, x);
+		if (capture__append(w, x)) {
+			ft_err("merge: %s", capture__last_error(w));
+			capture__free(r);
+			return -1;
+		}
+	}
+	capture__free(r);
+	return 0;
+}
+
+int write_merged(struct merge *m)
+{
+	struct ft_file_header hdr = m->h[0].hdr;
+	struct capture_writer *w = NULL;
+	char err[CAPTURE_ERR_MAX], *tmp;
+	const char *slash = strrchr(m->out, '/');
+	uint64_t last = 0, start = UINT64_MAX;
+	size_t off = 0;
+	int rc = -1;
+
+	tmp = malloc(strlen(m->out) + 32);
+	if (!tmp)
+		return -1;
+	sprintf(tmp, "%.*s.%s.merge-%ld", slash ? (int)(slash - m->out + 1) : 0, m->out,
+		slash ? slash + 1 : m->out, (long)getpid());
+	for (size_t i = 0; i < m->n; i++) {
+		uint64_t s = retime__ts(&m->h[i].rt, m->h[i].hdr.start_mono_ns);
+
+		start = s < start ? s : start;
+	}
+	hdr.start_mono_ns = start;
+	hdr.realtime_offset_ns = m->h[0].hdr.realtime_offset_ns;
+	hdr.flags |= FT_FILE_MERGED;
+	uint32_t maxcpu = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		maxcpu = m->h[i].hdr.ncpus > maxcpu ? m->h[i].hdr.ncpus : maxcpu;
+	hdr.ncpus = maxcpu;
+	memset(hdr.command, 0, sizeof(hdr.command));
+	for (int i = 0; i < m->argc && off + 1 < sizeof(hdr.command); i++) {
+		int k = snprintf(hdr.command + off, sizeof(hdr.command) - off, "%s%s", i ? " " : "", m->argv[i]);
+
+		if (k < 0)
+			break;
+		off += (size_t)k;
+	}
+	if (capture__create(&w, tmp, &hdr, (uid_t)-1, (gid_t)-1, err, sizeof(err))) {
+		ft_err("merge: %s", err);
+		free(tmp);
+		return -1;
+	}
+	for (size_t i = 0; i < m->n; i++) {
+		struct host *h = &m->h[i];
+		struct ft_host x = { .hdr = { FT_REC_HOST, sizeof(x), 0 } };
+
+		x.index = (uint32_t)i;
+		x.flags = h->flags;
+		x.offset_ns = h->rt.offset_ns;
+		x.drift_ppb = (int64_t)llround(h->rt.drift * 1e9);
+		x.t0_ns = h->rt.t0_ns;
+		x.uncertainty_ns = h->unc < 0 ? UINT64_MAX : (uint64_t)llround(h->unc);
+		x.coarse_offset_ns = h->c_off;
+		x.pid_base = h->rt.pid_base;
+		x.pairs = h->pairs;
+		str_copy(x.hostname, h->have_id ? h->id.hostname : h->hdr.hostname, sizeof(x.hostname));
+		str_copy(x.label, h->label, sizeof(x.label));
+		str_copy(x.source, base_name(h->path), sizeof(x.source));
+		if (capture__append(w, &x.hdr))
+			goto fail;
+		for (size_t k = 0; k < h->nnetns; k++) {
+			struct ft_host_netns hn = { .hdr = { FT_REC_HOST_NETNS, sizeof(hn), 0 } };
+
+			hn.host = (uint32_t)i;
+			hn.netns = h->netns[k];
+			retime__record(&h->rt, &hn.hdr);
+			if (capture__append(w, &hn.hdr))
+				goto fail;
+		}
+	}
+	for (size_t i = 0; i < m->n; i++)
+		if (write_host(m, w, &m->h[i], &last))
+			goto fail;
+	{
+		struct ft_end end = { .hdr = { FT_REC_END, sizeof(end), 0 } };
+
+		end.ts_ns = last ? last : start;
+		end.records = capture__records(w);
+		end.stop_reason = FT_STOP_DURATION;
+		if (capture__append(w, &end.hdr))
+			goto fail;
+	}
+	if (capture__close(w)) {
+		w = NULL;
+		ft_err("merge: writing %s failed", tmp);
+		goto fail;
+	}
+	w = NULL;
+	if (rename(tmp, m->out)) {
+		ft_err("merge: %s: %s", m->out, strerror(errno));
+		goto fail;
+	}
+	rc = 0;
+	goto done;
+fail:
+	if (w) {
+		if (capture__last_error(w)[0])
+			ft_err("merge: %s", capture__last_error(w));
+		capture__close(w);
+	}
+	unlink(tmp);
+done:
+	free(tmp);
+	return rc;
+}
+
+/* ---- summary ---- */
+
+void print_summary(const struct merge *m)
+{
+	char b1[32], b2[32];
+
+	if (m->json) {
+		struct json j;
+
+		json_init(&j, stdout, false);
+		json_object_begin(&j);
+		json_kv_string(&j, "output", m->out);
+		json_kv_u64(&j, "bin_ns", m->bin_ns);
+		json_kv_u64(&j, "windows", m->nwin);
+		json_key(&j, "hosts");
+		json_array_begin(&j);
+		for (size_t i = 0; i < m->n; i++) {
+			const struct host *h = &m->h[i];
+
+			json_object_begin(&j);
+			json_kv_u64(&j, "index", i);
+			json_kv_string(&j, "label", h->label);
+			json_kv_string(&j, "source", h->path);
+			json_kv_bool(&j, "reference", i == 0);
+			json_kv_string(&j, "method", i == 0 ? "reference" :
+				       (h->flags & FT_HOST_TRAFFIC) ? "traffic" : "realtime");
+			json_kv_i64(&j, "offset_ns", h->rt.offset_ns);
+			json_kv_i64(&j, "coarse_offset_ns", h->c_off);
+			/* how far its realtime clock was off the reference's, as found */
+			json_kv_double(&j, "clock_error_ns", h->e_a + h->e_b *
+				       ((double)to_coarse(h, h->rt.t0_ns) - m->tref), 0);
+			json_kv_double(&j, "drift_ppb", h->rt.drift * 1e9, 1);
+			if (h->unc < 0)
+				json_kv_string(&j, "uncertainty_ns", NULL);
+			else
+				json_kv_double(&j, "uncertainty_ns", h->unc, 0);
+			if (h->c_unc < 0)
+				json_kv_string(&j, "coarse_uncertainty_ns", NULL);
+			else
+				json_kv_double(&j, "coarse_uncertainty_ns", h->c_unc, 0);
+			json_kv_bool(&j, "unsynchronised", h->unsynced);
+			json_kv_u64(&j, "pairs", h->pairs);
+			json_kv_u64(&j, "pid_base", h->rt.pid_base);
+			json_object_end(&j);
+		}
+		json_array_end(&j);
+		json_key(&j, "pairs");
+		json_array_begin(&j);
+		for (size_t k = 0; k < m->npf; k++) {
+			const struct pairfit *p = &m->pf[k];
+
+			json_object_begin(&j);
+			json_kv_string(&j, "a", m->h[p->a].label);
+			json_kv_string(&j, "b", m->h[p->b].label);
+			json_kv_u64(&j, "windows", p->nwin);
+			if (p->unc < 0) {
+				json_kv_string(&j, "offset_ns", NULL);
+				json_kv_string(&j, "uncertainty_ns", NULL);
+			} else {
+				json_kv_double(&j, "offset_ns", p->fa, 0);
+				json_kv_double(&j, "uncertainty_ns", p->unc, 0);
+			}
+			if (p->bounds) {
+				json_kv_double(&j, "causal_lo_ns", p->lo, 0);
+				json_kv_double(&j, "causal_hi_ns", p->hi, 0);
+			}
+			json_object_end(&j);
+		}
+		json_array_end(&j);
+		json_key(&j, "warnings");
+		json_array_begin(&j);
+		for (size_t i = 0; i < m->nwarn; i++)
+			json_string(&j, m->warnings[i]);
+		json_array_end(&j);
+		json_object_end(&j);
+		json_finish(&j);
+		return;
+	}
+	if (m->quiet)
+		return;
+	fprintf(stderr, "fabtrace: merged %zu hosts into %s (%zu traffic windows of %s)\n", m->n, m->out, m->nwin,
+		fmt_ns(m->wlen, b1, sizeof(b1)));
+	for (size_t i = 0; i < m->n; i++) {
+		const struct host *h = &m->h[i];
+
+		if (!i) {
+			fprintf(stderr, "  %-24s reference clock\n", h->label);
+			continue;
+		}
+		fprintf(stderr, "  %-24s offset %+.6f s (realtime anchors %+.6f s), drift %+.0f ppb, +- %s%s\n",
+			h->label, (double)h->rt.offset_ns / 1e9, (double)h->c_off / 1e9, h->rt.drift * 1e9,
+			h->unc < 0 ? "unknown" : fmt_ns((uint64_t)llround(h->unc), b2, sizeof(b2)),
+			(h->flags & FT_HOST_TRAFFIC) ? " (from traffic)" : " (realtime anchors only)");
+	}
+}
+

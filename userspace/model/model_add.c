@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Feeding records into the model (model__add): one function per record
+ * type, each folding its record into the keyed vectors or raw arrays of
+ * the loading state; counter sampler records go to model_counters.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "userspace/capture/capture.h"
+#include "userspace/model/model.h"
+#include "userspace/model/model_priv.h"
+
+static void see_ts(struct model *m, uint64_t ts)
+{
+	struct model_priv *p = m->priv;
+
+	if (!p->any_ts || ts > p->max_ts)
+		p->max_ts = ts;
+	p->any_ts = true;
+}
+
+static long iface_get(struct model *m, uint32_t netns, uint32_t ifindex)
+{
+	uint32_t key[2] = { netns, ifindex };
+
+	return kvec_get(&m->priv->ifaces, key, NULL);
+}
+
+static struct model_iface *iface_at(struct model *m, long i)
+{
+	return kvec_at(&m->priv->ifaces, (size_t)i);
+}
+
+/* A flow's key: ifindex and padding zeroed, IPv4 addresses without trailing bytes. */
+void flow_key(const struct ft_flow *f, struct ft_flow *key)
+{
+	memset(key, 0, sizeof(*key));
+	memcpy(key->saddr, f->saddr, f->family == 4 ? 4 : 16);
+	memcpy(key->daddr, f->daddr, f->family == 4 ? 4 : 16);
+	key->sport = f->sport;
+	key->dport = f->dport;
+	key->family = f->family;
+	key->proto = f->proto;
+	key->netns = f->netns;
+}
+
+static struct model_flow *flow_get(struct model *m, const struct ft_flow *f)
+{
+	struct ft_flow key;
+	long i;
+
+	flow_key(f, &key);
+	i = kvec_get(&m->priv->flows, &key, NULL);
+	if (i < 0)
+		return NULL;
+	struct model_flow *fl = kvec_at(&m->priv->flows, (size_t)i);
+
+	if (f->ifindex)
+		fl->ifindex = f->ifindex;
+	return fl;
+}
+
+static int add_bin(struct model *m, const struct ft_iface_bin *b)
+{
+	struct model_priv *p = m->priv;
+	long ii = iface_get(m, b->netns, b->ifindex);
+
+	if (ii < 0)
+		return -ENOMEM;
+	if (b->dir > FT_DIR_TX)
+		return 0; /* unknown direction: ignore */
+	if (p->nraw == p->capraw) {
+		size_t nc = p->capraw ? p->capraw * 2 : 1024;
+		void *q = realloc(p->raw, nc * sizeof(*p->raw));
+
+		if (!q)
+			return -ENOMEM;
+		p->raw = q;
+		p->capraw = nc;
+	}
+	struct model_bin *r = &p->raw[p->nraw++];
+
+	r->start_ns = b->start_ns;
+	r->bytes = b->bytes;
+	r->pkts = b->pkts;
+	r->ce_pkts = b->ce_pkts;
+	r->iface = (uint32_t)ii;
+	r->dir = b->dir;
+	see_ts(m, b->start_ns + m->hdr.bin_ns);
+	return 0;
+}
+
+static int add_qbin(struct model *m, const struct ft_qdisc_bin *b)
+{
+	struct model_priv *p = m->priv;
+	uint32_t key[3] = { b->netns, b->ifindex, b->handle };
+	bool created;
+	long qi = kvec_get(&p->qdiscs, key, &created);
+
+	if (qi < 0 || iface_get(m, b->netns, b->ifindex) < 0)
+		return -ENOMEM;
+	struct model_qdisc *q = kvec_at(&p->qdiscs, (size_t)qi);
+
+	if (created || !q->kind[0]) {
+		memcpy(q->kind, b->kind, sizeof(q->kind));
+		q->kind[sizeof(q->kind) - 1] = '\0';
+		q->parent = b->parent;
+	}
+	if (p->nqraw == p->capqraw) {
+		size_t nc = p->capqraw ? p->capqraw * 2 : 256;
+		void *n = realloc(p->qraw, nc * sizeof(*p->qraw));
+
+		if (!n)
+			return -ENOMEM;
+		p->qraw = n;
+		p->capqraw = nc;
+	}
+	struct model_qbin *r = &p->qraw[p->nqraw++];
+
+	memset(r, 0, sizeof(*r));
+	r->start_ns = b->start_ns;
+	r->max_backlog = b->max_backlog;
+	r->enq_bytes = b->enq_bytes;
+	r->sojourn_sum_ns = b->sojourn_sum_ns;
+	r->sojourn_max_ns = b->sojourn_max_ns;
+	r->sojourn_cnt = b->sojourn_cnt;
+	r->max_qlen = b->max_qlen;
+	r->enq_pkts = b->enq_pkts;
+	r->drops = b->drops;
+	r->qdisc = (uint32_t)qi;
+	see_ts(m, b->start_ns + m->hdr.bin_ns);
+	return 0;
+}
+
+static int add_drop(struct model *m, const struct ft_drop *d)
+{
+	uint32_t key[3] = { d->reason, d->netns, d->ifindex };
+	bool created;
+	long i = kvec_get(&m->priv->drops, key, &created);
+	struct drop_raw *e;
+
+	if (i < 0)
+		return -ENOMEM;
+	e = vec_push(&m->priv->dropev);
+	if (!e)
+		return -ENOMEM;
+	e->ts_ns = d->ts_ns;
+	e->reason = d->reason;
+	e->netns = d->netns;
+	e->ifindex = d->ifindex;
+	e->pad = 0;
+	struct model_drop *g = kvec_at(&m->priv->drops, (size_t)i);
+
+	if (created || d->ts_ns < g->first_ns)
+		g->first_ns = d->ts_ns;
+	if (created || d->ts_ns > g->last_ns)
+		g->last_ns = d->ts_ns;
+	g->count++;
+	see_ts(m, d->ts_ns);
+	return 0;
+}
+
+static int add_retrans(struct model *m, const struct ft_retrans *r)
+{
+	struct model_flow *f = flow_get(m, &r->flow);
+	unsigned t = r->trigger < MODEL_NTRIGGER ? r->trigger : FT_RTX_UNKNOWN;
+	struct rtx_raw *e;
+
+	if (!f)
+		return -ENOMEM;
+	e = vec_push(&m->priv->rtx);
+	if (!e)
+		return -ENOMEM;
+	e->ts_ns = r->ts_ns;
+	flow_key(&r->flow, &e->key);
+	e->segs = r->segs ? r->segs : 1;
+	e->trigger = t;
+	if (!f->rtx[t] || r->ts_ns < f->rtx_first_ns[t])
+		f->rtx_first_ns[t] = r->ts_ns;
+	if (!f->rtx[t] || r->ts_ns > f->rtx_last_ns[t])
+		f->rtx_last_ns[t] = r->ts_ns;
+	f->rtx[t]++;
+	f->rtx_total++;
+	f->rtx_segs += r->segs ? r->segs : 1;
+	see_ts(m, r->ts_ns);
+	return 0;
+}
+
+static int add_cong(struct model *m, const struct ft_cong_state *c)
+{
+	struct model_flow *f = flow_get(m, &c->flow);
+	uint8_t key[2] = { c->old_state, c->new_state };
+	long i;
+
+	if (!f)
+		return -ENOMEM;
+	f->cong_changes++;
+	i = kvec_get(&m->priv->cong, key, NULL);
+	if (i < 0)
+		return -ENOMEM;
+	((struct model_cong_pair *)kvec_at(&m->priv->cong, (size_t)i))->count++;
+	see_ts(m, c->ts_ns);
+	return 0;
+}
+
+static int add_sample(struct model *m, const struct ft_tcp_sample *s)
+{
+	struct model_flow *f = flow_get(m, &s->flow);
+
+	if (!f)
+		return -ENOMEM;
+	if (!f->samples || s->srtt_us < f->srtt_min_us)
+		f->srtt_min_us = s->srtt_us;
+	if (!f->samples || s->srtt_us > f->srtt_max_us)
+		f->srtt_max_us = s->srtt_us;
+	if (!f->samples || s->snd_cwnd < f->cwnd_min)
+		f->cwnd_min = s->snd_cwnd;
+	if (!f->samples || s->snd_cwnd > f->cwnd_max)
+		f->cwnd_max = s->snd_cwnd;
+	f->srtt_last_us = s->srtt_us;
+	f->cwnd_last = s->snd_cwnd;
+	f->samples++;
+	see_ts(m, s->ts_ns);
+	return 0;
+}
+
+static int add_iface(struct model *m, const struct ft_iface_info *in)
+{
+	long i = iface_get(m, in->netns, in->ifindex);
+
+	if (i < 0)
+		return -ENOMEM;
+	struct model_iface *f = iface_at(m, i);
+
+	f->known = true;
+	f->mtu = in->mtu;
+	f->speed_mbps = in->speed_mbps;
+	f->flags = in->flags;
+	f->tx_rate_kbps = in->tx_rate_kbps;
+	memcpy(f->name, in->name, sizeof(f->name));
+	f->name[sizeof(f->name) - 1] = '\0';
+	memcpy(f->netns_name, in->netns_name, sizeof(f->netns_name));
+	f->netns_name[sizeof(f->netns_name) - 1] = '\0';
+	memcpy(f->kind, in->kind, sizeof(f->kind));
+	f->kind[sizeof(f->kind) - 1] = '\0';
+	return 0;
+}
+
+static int add_stats(struct model *m, const struct ft_iface_stats *s)
+{
+	long i = iface_get(m, s->netns, s->ifindex);
+
+	if (i < 0)
+		return -ENOMEM;
+	struct model_iface *f = iface_at(m, i);
+
+	if (s->phase == FT_STATS_START && !f->have_start) {
+		f->start = *s;
+		f->have_start = true;
+	} else if (s->phase == FT_STATS_STOP) {
+		f->stop = *s;
+		f->have_stop = true;
+	}
+	return 0;
+}
+
+static int add_ce_flow(struct model *m, const struct ft_ce_flow *c)
+{
+	struct model_flow *f = flow_get(m, &c->flow);
+
+	if (!f)
+		return -ENOMEM;
+	f->have_ce = true;
+	f->ce_pkts = c->ce_pkts; /* cumulative: keep the last */
+	f->ce_first_ns = c->first_ns;
+	f->ce_last_ns = c->last_ns;
+	return 0;
+}
+
+static int add_lost(struct model *m, const struct ft_lost *l)
+{
+	uint32_t key[2] = { l->source, l->cpu };
+	long i = kvec_get(&m->priv->lost, key, NULL);
+
+	if (i < 0)
+		return -ENOMEM;
+	struct model_lost *e = kvec_at(&m->priv->lost, (size_t)i);
+
+	if (l->lost > e->lost) { /* the window it grew in, for the timelines */
+		struct model_lost_ev *g = vec_push(&m->priv->lostev);
+		uint64_t from = l->ts_ns > MODEL_LOST_TICK_NS ? l->ts_ns - MODEL_LOST_TICK_NS : 0;
+
+		if (!g)
+			return -ENOMEM;
+		if (e->ts_ns > from)
+			from = e->ts_ns;
+		if (m->start_ns > from)
+			from = m->start_ns < l->ts_ns ? m->start_ns : l->ts_ns;
+		g->from_ns = from;
+		g->ts_ns = l->ts_ns;
+		g->lost = l->lost - e->lost;
+		g->source = l->source;
+		g->cpu = l->cpu;
+	}
+	e->lost = l->lost; /* cumulative: keep the last */
+	e->ts_ns = l->ts_ns;
+	return 0;
+}
+
+static int add_reason(struct model *m, const struct ft_drop_reason *r)
+{
+	long i = kvec_get(&m->priv->reasons, &r->reason, NULL);
+
+	if (i < 0)
+		return -ENOMEM;
+	struct reason_name *n = kvec_at(&m->priv->reasons, (size_t)i);
+
+	memcpy(n->name, r->name, sizeof(n->name));
+	n->name[sizeof(n->name) - 1] = '\0';
+	return 0;
+}
+
+static int add_probe(struct model *m, const struct ft_probe_info *pi)
+{
+	long i = kvec_get(&m->priv->probes, &pi->id, NULL);
+
+	if (i < 0)
+		return -ENOMEM;
+	struct model_probe *p = kvec_at(&m->priv->probes, (size_t)i);
+
+	p->attached = pi->attached;
+	memcpy(p->name, pi->name, sizeof(p->name));
+	p->name[sizeof(p->name) - 1] = '\0';
+	memcpy(p->hook, pi->hook, sizeof(p->hook));
+	p->hook[sizeof(p->hook) - 1] = '\0';
+	memcpy(p->why, pi->why, sizeof(p->why));
+	p->why[sizeof(p->why) - 1] = '\0';
+	return 0;
+}
+
+static int add_coverage(struct model *m, const struct ft_coverage *c)
+{
+	long i = kvec_get(&m->priv->coverage, &c->probe, NULL);
+
+	if (i < 0)
+		return -ENOMEM;
+	struct model_coverage *e = kvec_at(&m->priv->coverage, (size_t)i);
+
+	/* one per probe at stop; should there be more, the last is the total */
+	e->known = c->known ? 1 : 0;
+	e->hits = e->known ? c->hits : 0;
+	e->runs = c->runs;
+	return 0;
+}
+
+/* Copy a fixed-size char field, always NUL terminated. */
+#define COPY_STR(dst, src) do {                                                  \
+	_Static_assert(sizeof(dst) <= sizeof(src), "field sizes");                \
+	memcpy((dst), (src), sizeof(dst));                                        \
+	(dst)[sizeof(dst) - 1] = '\0';                                             \
+} while (0)
+
+static int add_phase(struct model *m, const struct ft_phase *r)
+{
+	struct model_phase *e = vec_push(&m->priv->phases);
+
+	if (!e)
+		return -ENOMEM;
+	memset(e, 0, sizeof(*e));
+	e->start_ns = r->start_ns;
+	e->end_ns = r->end_ns >= r->start_ns ? r->end_ns : r->start_ns;
+	e->count = r->count;
+	e->comm = r->comm;
+	e->req = r->req;
+	e->seq = r->seq;
+	e->pid = r->pid;
+	e->tid = r->tid;
+	e->netns = r->netns;
+	e->slot = r->slot;
+	e->dtype_size = r->dtype_size;
+	e->peer = r->peer;
+	e->flags = r->flags;
+	e->ret = r->ret;
+	COPY_STR(e->name, r->name);
+	see_ts(m, e->start_ns);
+	see_ts(m, e->end_ns);
+	return 0;
+}
+
+static int add_req_done(struct model *m, const struct ft_req_done *r)
+{
+	struct model_req_done *e = vec_push(&m->priv->req_dones);
+
+	if (!e)
+		return -ENOMEM;
+	e->ts_ns = r->ts_ns;
+	e->req = r->req;
+	e->pid = r->pid;
+	e->tid = r->tid;
+	e->slot = r->slot;
+	e->pad = 0;
+	see_ts(m, r->ts_ns);
+	return 0;
+}
+
+static int add_comm_info(struct model *m, const struct ft_comm_info *r)
+{
+	struct model_comm key;
+	bool created;
+	long i;
+
+	memset(&key, 0, sizeof(key));
+	key.pid = r->pid;
+	key.comm = r->comm;
+	i = kvec_get(&m->priv->comms, &key, &created);
+	if (i < 0)
+		return -ENOMEM;
+	struct model_comm *c = kvec_at(&m->priv->comms, (size_t)i);
+
+	if (created) {
+		c->rank = c->size = -1;
+		c->first_ns = r->ts_ns;
+		c->slot = r->slot;
+	}
+	if (r->ts_ns < c->first_ns)
+		c->first_ns = r->ts_ns;
+	if (r->rank >= 0)
+		c->rank = r->rank;
+	if (r->size >= 0) {
+		c->size = r->size;
+		c->slot = r->slot;
+	}
+	see_ts(m, r->ts_ns);
+	return 0;
+}
+
+static int add_proc(struct model *m, const struct ft_proc *r)
+{
+	bool created;
+	long i = kvec_get(&m->priv->procs, &r->pid, &created);
+
+	if (i < 0)
+		return -ENOMEM;
+	struct model_proc *p = kvec_at(&m->priv->procs, (size_t)i);
+	bool latest = created || r->ts_ns >= p->last_ns;
+
+	if (created || r->ts_ns < p->first_ns)
+		p->first_ns = r->ts_ns;
+	if (latest) {
+		p->last_ns = r->ts_ns;
+		if (r->comm[0])
+			COPY_STR(p->comm, r->comm);
+		if (r->netns)
+			p->netns = r->netns;
+	}
+	if (r->ppid && (latest || !p->ppid))
+		p->ppid = r->ppid;
+	if (r->event <= FT_PROC_EXIT)
+		p->events |= 1u << r->event;
+	switch (r->event) {
+	case FT_PROC_FORK:
+		if (r->ts_ns >= p->fork_ns)
+			p->fork_ns = r->ts_ns;
+		break;
+	case FT_PROC_EXEC:
+		p->nexec++;
+		if (r->ts_ns >= p->exec_ns)
+			p->exec_ns = r->ts_ns;
+		break;
+	case FT_PROC_EXIT:
+		if (r->ts_ns >= p->exit_ns) {
+			p->exit_ns = r->ts_ns;
+			p->exit_code = r->exit_code;
+		}
+		break;
+	default:
+		break;
+	}
+	see_ts(m, r->ts_ns);
+	return 0;
+}
+
+static int add_sock_owner(struct model *m, const struct ft_sock_owner *r)
+{
+	struct model_owner key;
+	bool created;
+	long i;
+
+	memset(&key, 0, sizeof(key));
+	flow_key(&r->flow, &key.key);
+	key.pid = r->pid;
+	i = kvec_get(&m->priv->owners, &key, &created);
+	if (i < 0)
+		return -ENOMEM;
+	struct model_owner *o = kvec_at(&m->priv->owners, (size_t)i);
+
+	if (created || r->ts_ns < o->first_ns) {
+		o->first_ns = r->ts_ns;
+		o->tid = r->tid;
+		COPY_STR(o->comm, r->comm);
+	}
+	see_ts(m, r->ts_ns);
+	return 0;
+}
+
+static int add_slot(struct model *m, const struct ft_phase_slot *r)
+{
+	long i = kvec_get(&m->priv->slots, &r->slot, NULL);
+
+	if (i < 0)
+		return -ENOMEM;
+	struct model_slot *s = kvec_at(&m->priv->slots, (size_t)i);
+
+	/* one per slot; should there be more, the last says it */
+	s->lib_kind = r->lib_kind;
+	s->op = r->op;
+	s->flags = r->flags;
+	s->offset = r->offset;
+	COPY_STR(s->lib, r->lib);
+	COPY_STR(s->symbol, r->symbol);
+	COPY_STR(s->name, r->name);
+	return 0;
+}
+
+static size_t rec_min_size(uint16_t type)
+{
+	switch (type) {
+	case FT_REC_IFACE_BIN: return sizeof(struct ft_iface_bin);
+	case FT_REC_QDISC_BIN: return sizeof(struct ft_qdisc_bin);
+	case FT_REC_DROP: return sizeof(struct ft_drop);
+	case FT_REC_RETRANS: return sizeof(struct ft_retrans);
+	case FT_REC_CONG_STATE: return sizeof(struct ft_cong_state);
+	case FT_REC_TCP_SAMPLE: return sizeof(struct ft_tcp_sample);
+	case FT_REC_PHASE: return sizeof(struct ft_phase);
+	case FT_REC_REQ_DONE: return sizeof(struct ft_req_done);
+	case FT_REC_COMM_INFO: return sizeof(struct ft_comm_info);
+	case FT_REC_PROC: return sizeof(struct ft_proc);
+	case FT_REC_SOCK_OWNER: return sizeof(struct ft_sock_owner);
+	case FT_REC_IFACE: return sizeof(struct ft_iface_info);
+	case FT_REC_IFACE_STATS: return sizeof(struct ft_iface_stats);
+	case FT_REC_CE_FLOW: return sizeof(struct ft_ce_flow);
+	case FT_REC_LOST: return sizeof(struct ft_lost);
+	case FT_REC_DROP_REASON: return sizeof(struct ft_drop_reason);
+	case FT_REC_PROBE: return sizeof(struct ft_probe_info);
+	case FT_REC_COVERAGE: return sizeof(struct ft_coverage);
+	case FT_REC_PHASE_SLOT: return sizeof(struct ft_phase_slot);
+	case FT_REC_END: return sizeof(struct ft_end);
+	default: return 0;
+	}
+}
+
+int model__add(struct model *m, const struct ft_rec_hdr *rec)
+{
+	size_t need;
+
+	if (!m || !rec)
+		return -EINVAL;
+	if (m->finished)
+		return -EBUSY;
+	if (rec->size < sizeof(*rec))
+		return -EINVAL;
+	need = rec_min_size(rec->type);
+	if (!need)
+		need = model_ctr__min_size(rec->type);
+	if (!need && capture__rec_size(rec->type)) {
+		m->records++; /* known, read elsewhere (host identity and clocks: clockinfo.c) */
+		return 0;
+	}
+	if (!need) {
+		m->records++;
+		m->unknown_records++;
+		return 0;
+	}
+	/* Larger is accepted: a newer writer may append fields. */
+	if (rec->size < need)
+		return -EINVAL;
+	m->records++;
+
+	switch (rec->type) {
+	case FT_REC_IFACE_BIN: return add_bin(m, (const void *)rec);
+	case FT_REC_QDISC_BIN: return add_qbin(m, (const void *)rec);
+	case FT_REC_DROP: return add_drop(m, (const void *)rec);
+	case FT_REC_RETRANS: return add_retrans(m, (const void *)rec);
+	case FT_REC_CONG_STATE: return add_cong(m, (const void *)rec);
+	case FT_REC_TCP_SAMPLE: return add_sample(m, (const void *)rec);
+	case FT_REC_PHASE: return add_phase(m, (const void *)rec);
+	case FT_REC_REQ_DONE: return add_req_done(m, (const void *)rec);
+	case FT_REC_COMM_INFO: return add_comm_info(m, (const void *)rec);
+	case FT_REC_PROC: return add_proc(m, (const void *)rec);
+	case FT_REC_SOCK_OWNER: return add_sock_owner(m, (const void *)rec);
+	case FT_REC_PHASE_SLOT: return add_slot(m, (const void *)rec);
+	case FT_REC_IFACE: return add_iface(m, (const void *)rec);
+	case FT_REC_IFACE_STATS: return add_stats(m, (const void *)rec);
+	case FT_REC_CE_FLOW: return add_ce_flow(m, (const void *)rec);
+	case FT_REC_LOST: return add_lost(m, (const void *)rec);
+	case FT_REC_DROP_REASON: return add_reason(m, (const void *)rec);
+	case FT_REC_PROBE: return add_probe(m, (const void *)rec);
+	case FT_REC_COVERAGE: return add_coverage(m, (const void *)rec);
+	case FT_REC_RDMA_PORT:
+	case FT_REC_CTR_GROUP:
+	case FT_REC_CTR_NAME:
+	case FT_REC_CTR_SAMPLE:
+		see_ts(m, ((const struct ft_ctr_sample *)rec)->ts_ns);
+		return model_ctr__add(m->priv->ctr, rec);
+	case FT_REC_SAMPLER:
+		return model_ctr__add(m->priv->ctr, rec);
+	case FT_REC_END:
+		m->have_end = true;
+		m->end = *(const struct ft_end *)rec;
+		return 0;
+	default:
+		return 0;
+	}
+}
+

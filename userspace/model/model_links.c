@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Links and queues at finish: interface labels and capacity, merging
+ * per-CPU bins, per-direction statistics, bursts, the conservation check
+ * against the interface counters, and merged qdisc bins with their stats.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "userspace/model/model.h"
+#include "userspace/model/model_priv.h"
+
+static int cmp_bin(const void *a, const void *b)
+{
+	const struct model_bin *x = a, *y = b;
+	int c = cmp_u32(x->iface, y->iface);
+
+	if (!c)
+		c = cmp_u32(x->dir, y->dir);
+	return c ? c : cmp_u64(x->start_ns, y->start_ns);
+}
+
+static int cmp_qbin(const void *a, const void *b)
+{
+	const struct model_qbin *x = a, *y = b;
+	int c = cmp_u32(x->qdisc, y->qdisc);
+
+	return c ? c : cmp_u64(x->start_ns, y->start_ns);
+}
+
+/* Qdiscs sorted by their interface's order, then handle. */
+
+double model__bin_bps(const struct model *m, uint64_t bytes)
+{
+	return (double)bytes * 8.0 * 1e9 / (double)m->hdr.bin_ns;
+}
+
+void iface_label(struct model_iface *f)
+{
+	if (!f->known || !f->name[0])
+		snprintf(f->label, sizeof(f->label), "netns %u ifindex %u", f->netns, f->ifindex);
+	else if (f->netns_name[0])
+		snprintf(f->label, sizeof(f->label), "%s@%s", f->name, f->netns_name);
+	else
+		snprintf(f->label, sizeof(f->label), "%s", f->name);
+}
+
+double capacity_bps(const struct model_iface *f, int dir)
+{
+	double cap = (double)f->speed_mbps * 1e6;
+
+	if (dir == FT_DIR_TX && f->tx_rate_kbps) {
+		double r = (double)f->tx_rate_kbps * 1e3;
+
+		if (!cap || r < cap)
+			cap = r;
+	}
+	return cap;
+}
+
+static int burst_push(struct model *m, size_t *cap, const struct model_burst *b)
+{
+	if (m->nbursts == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		void *p = realloc(m->bursts, nc * sizeof(*m->bursts));
+
+		if (!p)
+			return -ENOMEM;
+		m->bursts = p;
+		*cap = nc;
+	}
+	m->bursts[m->nbursts++] = *b;
+	return 0;
+}
+
+/*
+ * Hot bins (utilisation >= threshold) become bursts; a hot bin that starts
+ * less than burst_gap_ns after the end of the current burst extends it.
+ * A burst's bytes/pkts are everything inside it, the cold bins it spans
+ * included; nbins counts the hot ones.
+ */
+int detect_bursts(struct model *m, struct model_dir *d, uint32_t iface, uint32_t dir,
+			 size_t *bcap)
+{
+	const double eps = 1e-9;
+	struct model_burst cur;
+	bool open = false;
+	uint64_t pend_bytes = 0, pend_pkts = 0, end = 0;
+	/* a microburst is about the wire: against the line rate, not a shaper's
+	 * long-term rate (every packet of a shaped link would be a "burst") */
+	double ref = d->line_bps > 0 ? d->line_bps : d->capacity_bps;
+
+	d->first_burst = m->nbursts;
+	d->nbursts = 0;
+	if (!(ref > 0))
+		return 0;
+	for (size_t i = 0; i < d->nbins; i++) {
+		const struct model_bin *b = &d->bins[i];
+		double bps = model__bin_bps(m, b->bytes);
+		double util = bps / ref;
+		bool hot = util >= m->opts.burst_threshold - eps && b->bytes > 0;
+
+		if (!hot) {
+			if (open) {
+				pend_bytes += b->bytes;
+				pend_pkts += b->pkts;
+			}
+			continue;
+		}
+		if (open && b->start_ns >= end && b->start_ns - end < m->opts.burst_gap_ns) {
+			cur.bytes += pend_bytes + b->bytes;
+			cur.pkts += pend_pkts + b->pkts;
+			cur.nbins++;
+			if (bps > cur.peak_bps)
+				cur.peak_bps = bps;
+		} else {
+			if (open) {
+				cur.peak_util = cur.peak_bps / ref;
+				if (burst_push(m, bcap, &cur))
+					return -ENOMEM;
+				d->nbursts++;
+			}
+			memset(&cur, 0, sizeof(cur));
+			cur.iface = iface;
+			cur.dir = dir;
+			cur.start_ns = b->start_ns;
+			cur.bytes = b->bytes;
+			cur.pkts = b->pkts;
+			cur.nbins = 1;
+			cur.peak_bps = bps;
+			open = true;
+		}
+		pend_bytes = pend_pkts = 0;
+		end = b->start_ns + m->hdr.bin_ns;
+		cur.duration_ns = end - cur.start_ns;
+	}
+	if (open) {
+		cur.peak_util = cur.peak_bps / ref;
+		if (burst_push(m, bcap, &cur))
+			return -ENOMEM;
+		d->nbursts++;
+	}
+	return 0;
+}
+
+/*
+ * Highest rate over any window of MODEL_SUSTAIN_NS (or the capture, if
+ * shorter): what a link sustains, as opposed to the peak of one bin.
+ * Bins are sorted, so a window slides over them in one pass.
+ */
+static double sustained_bps(const struct model *m, const struct model_dir *d)
+{
+	uint64_t win = MODEL_SUSTAIN_NS, sum = 0, best = 0;
+	size_t lo = 0;
+
+	if (m->duration_ns && m->duration_ns < win)
+		win = m->duration_ns;
+	if (win < m->hdr.bin_ns)
+		win = m->hdr.bin_ns;
+	for (size_t hi = 0; hi < d->nbins; hi++) {
+		sum += d->bins[hi].bytes;
+		/* a difference, not start + win: that wraps near 2^64 and lo ran past hi */
+		while (lo < hi && d->bins[hi].start_ns - d->bins[lo].start_ns >= win)
+			sum -= d->bins[lo++].bytes;
+		if (sum > best)
+			best = sum;
+	}
+	return (double)best * 8e9 / (double)win;
+}
+
+void dir_stats(struct model *m, struct model_dir *d)
+{
+	uint64_t active = 0;
+
+	d->bytes = d->pkts = d->ce_pkts = 0;
+	d->peak_bps = 0;
+	d->peak_start_ns = 0;
+	for (size_t i = 0; i < d->nbins; i++) {
+		const struct model_bin *b = &d->bins[i];
+		double bps = model__bin_bps(m, b->bytes);
+
+		d->bytes += b->bytes;
+		d->pkts += b->pkts;
+		d->ce_pkts += b->ce_pkts;
+		if (b->bytes || b->pkts)
+			active++;
+		if (bps > d->peak_bps) {
+			d->peak_bps = bps;
+			d->peak_start_ns = b->start_ns;
+		}
+	}
+	d->active_ns = active * m->hdr.bin_ns;
+	d->sustained_bps = sustained_bps(m, d);
+	d->mean_bps = m->duration_ns ? (double)d->bytes * 8e9 / (double)m->duration_ns : NAN;
+	d->busy_mean_bps = d->active_ns ? (double)d->bytes * 8e9 / (double)d->active_ns : 0;
+	if (d->capacity_bps > 0) {
+		d->mean_util = d->mean_bps / d->capacity_bps;
+		d->busy_util = d->busy_mean_bps / d->capacity_bps;
+		d->peak_util = d->peak_bps / d->capacity_bps;
+		d->sustained_util = d->sustained_bps / d->capacity_bps;
+	} else {
+		d->mean_util = d->busy_util = d->peak_util = d->sustained_util = NAN;
+	}
+	d->peak_line_util = d->line_bps > 0 ? d->peak_bps / d->line_bps : d->peak_util;
+	d->busy_line_util = d->line_bps > 0 ? d->busy_mean_bps / d->line_bps : d->busy_util;
+}
+
+void conserve(struct model *m, struct model_iface *f)
+{
+	bool untraced = f->known && !(f->flags & FT_IFACE_TRACED) &&
+			!f->dir[0].nbins && !f->dir[1].nbins;
+
+	for (int dir = 0; dir < 2; dir++) {
+		struct model_dir *d = &f->dir[dir];
+		uint64_t b0, b1, p0, p1;
+
+		if (!f->have_start || !f->have_stop) {
+			d->conserve = MODEL_CONSERVE_UNKNOWN;
+			continue;
+		}
+		/* no bins expected: interface not selected, or that direction's probe not attached */
+		if (untraced || !(m->hdr.probes & (1ull << (dir == FT_DIR_RX ? FT_PROBE_IFACE_RX
+										 : FT_PROBE_IFACE_TX)))) {
+			d->conserve = MODEL_CONSERVE_UNTRACED;
+			continue;
+		}
+		if (dir == FT_DIR_RX) {
+			b0 = f->start.rx_bytes; b1 = f->stop.rx_bytes;
+			p0 = f->start.rx_packets; p1 = f->stop.rx_packets;
+		} else {
+			b0 = f->start.tx_bytes; b1 = f->stop.tx_bytes;
+			p0 = f->start.tx_packets; p1 = f->stop.tx_packets;
+		}
+		bool backwards = b1 < b0 || p1 < p0; /* counters reset: device recreated */
+
+		d->counter_bytes = b1 >= b0 ? b1 - b0 : 0;
+		d->counter_pkts = p1 >= p0 ? p1 - p0 : 0;
+		d->diff_bytes = (int64_t)(d->bytes - d->counter_bytes);
+		d->diff_pkts = (int64_t)(d->pkts - d->counter_pkts);
+		double frac = m->opts.conserve_tol_frac * (double)d->counter_bytes;
+		uint64_t tol = (uint64_t)frac;
+
+		/* In flight at the start and at the stop snapshot: at most one
+		 * full-size frame each; anything more is data the probes missed. */
+		uint64_t inflight = 2ull * ((f->mtu ? f->mtu : 1500) + 14);
+
+		if (tol < inflight)
+			tol = inflight;
+		if (tol < m->opts.conserve_tol_bytes)
+			tol = m->opts.conserve_tol_bytes;
+		d->tol_bytes = tol;
+		uint64_t adiff = d->diff_bytes < 0 ? (uint64_t)(-(d->diff_bytes + 1)) + 1
+						   : (uint64_t)d->diff_bytes;
+		bool pkts_ok = d->diff_pkts >= -2 && d->diff_pkts <= 2;
+
+		d->conserve = !backwards && adiff <= tol && (pkts_ok || tol > inflight)
+				      ? MODEL_CONSERVE_OK : MODEL_CONSERVE_MISMATCH;
+	}
+}
+
+static uint64_t skipped_runs_of(const struct model *m, uint32_t probe)
+{
+	for (size_t i = 0; i < m->ncoverage; i++)
+		if (m->coverage[i].probe == probe)
+			return m->coverage[i].skipped;
+	return 0;
+}
+
+/*
+ * A probe run the kernel skipped is one skb missing from the bins (each run
+ * bins one skb) on whichever interface it passed.  When every shortfall of a
+ * direction, summed over its interfaces, fits in that direction's skipped
+ * runs, the mismatches are explained: OK_SKIPPED, not MISMATCH.  A surplus,
+ * or a shortfall larger than the skips, stays a MISMATCH.
+ */
+void conserve_explain_skipped(struct model *m, int dir)
+{
+	uint64_t skipped = skipped_runs_of(m, dir == FT_DIR_RX ? FT_PROBE_IFACE_RX : FT_PROBE_IFACE_TX);
+	uint64_t short_pkts = 0;
+
+	if (!skipped)
+		return;
+	for (size_t i = 0; i < m->nifaces; i++) {
+		const struct model_dir *d = &m->ifaces[i].dir[dir];
+
+		if ((d->conserve == MODEL_CONSERVE_OK || d->conserve == MODEL_CONSERVE_MISMATCH) &&
+		    d->diff_pkts < 0)
+			short_pkts += (uint64_t)(-d->diff_pkts);
+	}
+	if (short_pkts > skipped)
+		return;
+	for (size_t i = 0; i < m->nifaces; i++) {
+		struct model_dir *d = &m->ifaces[i].dir[dir];
+
+		/* a surplus, or bytes missing without packets missing, stays unexplained */
+		if (d->conserve == MODEL_CONSERVE_MISMATCH && d->diff_pkts < 0 && d->diff_bytes < 0) {
+			d->conserve = MODEL_CONSERVE_OK_SKIPPED;
+			d->skipped_pkts = (uint64_t)(-d->diff_pkts);
+		}
+	}
+}
+
+int merge_bins(struct model *m, const uint32_t *remap)
+{
+	struct model_priv *p = m->priv;
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nraw; i++)
+		p->raw[i].iface = remap[p->raw[i].iface];
+	if (p->nraw)
+		qsort(p->raw, p->nraw, sizeof(*p->raw), cmp_bin);
+	for (size_t i = 0; i < p->nraw; i++) {
+		const struct model_bin *b = &p->raw[i];
+
+		if (n && p->raw[n - 1].iface == b->iface && p->raw[n - 1].dir == b->dir &&
+		    p->raw[n - 1].start_ns == b->start_ns) {
+			struct model_bin *t = &p->raw[n - 1];
+
+			t->bytes += b->bytes;
+			t->pkts += b->pkts;
+			t->ce_pkts += b->ce_pkts;
+		} else {
+			p->raw[n++] = *b;
+		}
+	}
+	if (n && n < p->capraw / 2) {
+		void *q = realloc(p->raw, n * sizeof(*p->raw));
+
+		if (q) {
+			p->raw = q;
+			p->capraw = n;
+		}
+	}
+	p->nraw = n;
+	m->bins = p->raw;
+	m->nbins = n;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j < n && m->bins[j].iface == m->bins[i].iface && m->bins[j].dir == m->bins[i].dir)
+			j++;
+		struct model_dir *d = &m->ifaces[m->bins[i].iface].dir[m->bins[i].dir];
+
+		d->bins = &m->bins[i];
+		d->nbins = j - i;
+		i = j;
+	}
+	return 0;
+}
+
+void merge_qbins(struct model *m, const uint32_t *qremap)
+{
+	struct model_priv *p = m->priv;
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nqraw; i++)
+		p->qraw[i].qdisc = qremap[p->qraw[i].qdisc];
+	if (p->nqraw)
+		qsort(p->qraw, p->nqraw, sizeof(*p->qraw), cmp_qbin);
+	for (size_t i = 0; i < p->nqraw; i++) {
+		const struct model_qbin *b = &p->qraw[i];
+
+		if (n && p->qraw[n - 1].qdisc == b->qdisc && p->qraw[n - 1].start_ns == b->start_ns) {
+			struct model_qbin *t = &p->qraw[n - 1];
+
+			if (b->max_backlog > t->max_backlog)
+				t->max_backlog = b->max_backlog;
+			if (b->sojourn_max_ns > t->sojourn_max_ns)
+				t->sojourn_max_ns = b->sojourn_max_ns;
+			if (b->max_qlen > t->max_qlen)
+				t->max_qlen = b->max_qlen;
+			if (b->drops > t->drops)
+				t->drops = b->drops;
+			t->enq_bytes += b->enq_bytes;
+			t->enq_pkts += b->enq_pkts;
+			t->sojourn_sum_ns += b->sojourn_sum_ns;
+			t->sojourn_cnt += b->sojourn_cnt;
+		} else {
+			p->qraw[n++] = *b;
+		}
+	}
+	p->nqraw = n;
+	m->qbins = p->qraw;
+	m->nqbins = n;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j < n && m->qbins[j].qdisc == m->qbins[i].qdisc)
+			j++;
+		m->qdiscs[m->qbins[i].qdisc].bins = &m->qbins[i];
+		m->qdiscs[m->qbins[i].qdisc].nbins = j - i;
+		i = j;
+	}
+}
+
+void qdisc_stats(struct model_qdisc *q)
+{
+	for (size_t i = 0; i < q->nbins; i++) {
+		const struct model_qbin *b = &q->bins[i];
+
+		if (!i || b->max_backlog > q->max_backlog_bytes) {
+			q->max_backlog_bytes = b->max_backlog;
+			q->max_backlog_ns = b->start_ns;
+		}
+		if (b->max_qlen > q->max_qlen_pkts)
+			q->max_qlen_pkts = b->max_qlen;
+		q->enq_pkts += b->enq_pkts;
+		q->enq_bytes += b->enq_bytes;
+		q->sojourn_cnt += b->sojourn_cnt;
+		q->sojourn_sum_ns += b->sojourn_sum_ns;
+		if (b->sojourn_max_ns > q->sojourn_max_ns)
+			q->sojourn_max_ns = b->sojourn_max_ns;
+	}
+	q->sojourn_mean_ns = q->sojourn_cnt ? (double)q->sojourn_sum_ns / (double)q->sojourn_cnt : NAN;
+	if (q->nbins) {
+		q->drops_first = q->bins[0].drops;
+		q->drops_last = q->bins[q->nbins - 1].drops;
+		q->drops_counter = q->drops_last >= q->drops_first ? q->drops_last - q->drops_first : 0;
+	}
+}

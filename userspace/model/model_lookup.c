@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Reading a finished model: lookups by key, names of enums, the
+ * flow string, and model__load() (open a capture, feed, finish).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "userspace/capture/capture.h"
+#include "userspace/model/model.h"
+#include "userspace/model/model_priv.h"
+
+const struct model_iface *model__iface(const struct model *m, uint32_t netns, uint32_t ifindex)
+{
+	uint32_t key[2] = { netns, ifindex };
+	long i;
+
+	if (!m || !m->ifaces)
+		return NULL;
+	i = kvec_find(&m->priv->ifaces, key);
+	return i < 0 ? NULL : &m->ifaces[i];
+}
+
+const char *model__netns_name(const struct model *m, uint32_t netns)
+{
+	for (size_t i = 0; i < m->nifaces; i++)
+		if (m->ifaces[i].netns == netns && m->ifaces[i].netns_name[0])
+			return m->ifaces[i].netns_name;
+	return "";
+}
+
+const char *model__host_name(const struct model *m, uint32_t netns, char *buf, size_t len)
+{
+	const char *n = model__netns_name(m, netns);
+
+	if (n[0])
+		snprintf(buf, len, "%s", n);
+	else if (m->hdr.hostname[0])
+		snprintf(buf, len, "%.*s", (int)sizeof(m->hdr.hostname), m->hdr.hostname);
+	else
+		snprintf(buf, len, "netns %u", netns);
+	return buf;
+}
+
+const char *model__drop_reason_name(const struct model *m, uint32_t reason)
+{
+	long i = kvec_find(&m->priv->reasons, &reason);
+
+	return i < 0 ? NULL : ((const struct reason_name *)kvec_at(&m->priv->reasons, (size_t)i))->name;
+}
+
+const struct model_flow *model__flow(const struct model *m, const struct ft_flow *f)
+{
+	struct ft_flow key;
+	long i;
+
+	if (!m || !m->finished || !f)
+		return NULL;
+	flow_key(f, &key);
+	i = kvec_find(&m->priv->flows, &key);
+	return i < 0 ? NULL : &m->flows[i];
+}
+
+const struct model_slot *model__slot(const struct model *m, uint32_t slot)
+{
+	size_t lo = 0, hi = m->nslots;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->slots[mid].slot == slot)
+			return &m->slots[mid];
+		if (m->slots[mid].slot < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const struct model_proc *model__proc(const struct model *m, uint32_t pid)
+{
+	size_t lo = 0, hi = m->nprocs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->procs[mid].pid == pid)
+			return &m->procs[mid];
+		if (m->procs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const char *model__probe_name(const struct model *m, uint32_t id, char *buf, size_t len)
+{
+	for (size_t i = 0; i < m->nprobes; i++)
+		if (m->probes[i].id == id && m->probes[i].name[0])
+			return m->probes[i].name;
+	snprintf(buf, len, "probe %u", id);
+	return buf;
+}
+
+const char *model__trigger_name(unsigned trigger)
+{
+	static const char *const n[] = { "unknown", "rto", "fast", "tlp", "syn" };
+
+	return trigger < MODEL_NTRIGGER ? n[trigger] : "unknown";
+}
+
+const char *model__ca_state_name(unsigned state, char *buf, size_t len)
+{
+	static const char *const n[] = { "open", "disorder", "cwr", "recovery", "loss" };
+
+	if (state < 5)
+		return n[state];
+	snprintf(buf, len, "state %u", state);
+	return buf;
+}
+
+const char *model__source_name(unsigned source)
+{
+	static const char *const n[] = { "net", "tcp", "user", "phase" };
+
+	_Static_assert(sizeof(n) / sizeof(n[0]) == FT_SRC_MAX, "a name per enum ft_source");
+	return source < FT_SRC_MAX ? n[source] : "unknown";
+}
+
+const char *model__conserve_name(enum model_conserve c)
+{
+	switch (c) {
+	case MODEL_CONSERVE_OK: return "ok";
+	case MODEL_CONSERVE_MISMATCH: return "mismatch";
+	case MODEL_CONSERVE_OK_SKIPPED: return "ok_skipped";
+	case MODEL_CONSERVE_UNTRACED: return "untraced";
+	default: return "unknown";
+	}
+}
+
+int model__load(const char *path, const struct model_opts *o, struct model **out,
+		char *err, size_t errlen)
+{
+	struct capture_reader *r = NULL;
+	const struct ft_rec_hdr *rec;
+	struct model *m = NULL;
+	uint64_t n = 0;
+	int ret;
+
+	*out = NULL;
+	if (errlen)
+		err[0] = '\0';
+	ret = capture__open(&r, path, err, errlen);
+	if (ret)
+		return ret < 0 ? ret : -EIO;
+	m = model__new(capture__header(r), o);
+	if (!m) {
+		ret = -errno;
+		snprintf(err, errlen, "%s", ret == -EINVAL ? "capture header has a bin width of 0"
+							     : strerror(-ret));
+		goto fail;
+	}
+	while ((ret = capture__next(r, &rec)) == 1) {
+		n++;
+		ret = model__add(m, rec);
+		if (ret == -EINVAL) {
+			snprintf(err, errlen,
+				 "corrupt record %llu (%s, size %u) in the block after offset %llu",
+				 (unsigned long long)n, capture__rec_name(rec->type), rec->size,
+				 (unsigned long long)capture__good_offset(r));
+			ret = -EIO;
+			goto fail;
+		}
+		if (ret) {
+			snprintf(err, errlen, "%s", strerror(-ret));
+			goto fail;
+		}
+	}
+	if (ret < 0 || capture__state(r) == CAPTURE_CORRUPT) {
+		const char *why = capture__error(r);
+
+		snprintf(err, errlen, "%s", why && why[0] ? why : "corrupt capture");
+		ret = -EIO;
+		goto fail;
+	}
+	m->truncated = capture__state(r) == CAPTURE_TRUNCATED || !m->have_end;
+	if (m->truncated) {
+		const char *why = capture__error(r);
+
+		snprintf(m->truncated_why, sizeof(m->truncated_why), "%s",
+			 why && why[0] ? why : "capture has no end record (recording was interrupted)");
+	}
+	ret = model__finish(m);
+	if (ret) {
+		snprintf(err, errlen, "%s", strerror(-ret));
+		goto fail;
+	}
+	capture__free(r);
+	*out = m;
+	return 0;
+fail:
+	model__free(m);
+	capture__free(r);
+	return ret;
+}
+
+const char *model__flow_str(const struct ft_flow *f, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	int af = f->family == 6 ? AF_INET6 : AF_INET;
+
+	if (!inet_ntop(af, f->saddr, a, sizeof(a)))
+		snprintf(a, sizeof(a), "?");
+	if (!inet_ntop(af, f->daddr, b, sizeof(b)))
+		snprintf(b, sizeof(b), "?");
+	if (f->family == 6)
+		snprintf(buf, len, "[%s]:%u -> [%s]:%u", a, f->sport, b, f->dport);
+	else
+		snprintf(buf, len, "%s:%u -> %s:%u", a, f->sport, b, f->dport);
+	return buf;
+}
+
+double model__ctr_point_rate(const struct model *m, const struct model_ctr_point *pt)
+{
+	return model_ctr__point_rate(m->rdma_ports, m->ctr_groups, m->ctr_series, pt);
+}
+
+double model__ctr_growth(const struct model *m, size_t si, uint64_t from, uint64_t to)
+{
+	return model_ctr__growth(&m->ctr_series[si], m->ctr_points, from, to);
+}

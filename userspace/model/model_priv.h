@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The model's loading state, shared by its files (model_store.c,
+ * model_add.c, model_links.c, model_phases.c, model_finish.c,
+ * model_lookup.c): keyed vectors, plain vectors, the raw records kept
+ * until model__finish(), and the sort orders more than one file uses.
+ * Not for use outside userspace/model/.
+ */
+#ifndef FABTRACE_MODEL_PRIV_H
+#define FABTRACE_MODEL_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "userspace/model/model.h"
+#include "userspace/model/model_counters.h"
+
+/* ---- keyed vector ---- */
+
+struct kvec {
+	unsigned char *items;
+	size_t isz, ksz, n, cap;
+	uint32_t *slots;    /* index + 1, 0 = empty */
+	size_t nslots;      /* power of two */
+};
+
+/* ---- private loading state ---- */
+
+struct reason_name {
+	uint32_t reason;
+	char name[56];
+};
+
+/* A retransmit or a drop while loading: flows and interfaces get their final indices in finish. */
+struct rtx_raw {
+	uint64_t ts_ns;
+	struct ft_flow key;
+	uint32_t segs;
+	uint32_t trigger;
+};
+
+struct drop_raw {
+	uint64_t ts_ns;
+	uint32_t reason, netns, ifindex, pad;
+};
+
+/* A growable array of plain records. */
+struct vec {
+	void *items;
+	size_t n, cap, isz;
+};
+
+struct model_priv {
+	struct kvec ifaces, qdiscs, flows, drops, lost, cong, reasons, probes, coverage;
+	struct kvec slots, comms, procs, owners;
+	struct model_bin *raw;
+	size_t nraw, capraw;
+	struct model_qbin *qraw;
+	size_t nqraw, capqraw;
+	struct vec phases, req_dones, rtx, dropev;
+	struct vec lostev;          /* struct model_lost_ev */
+	struct ctr_load *ctr;       /* counter sampler records (model_counters.c) */
+	uint64_t max_ts;
+	bool any_ts;
+};
+
+/* keyed vector (model_store.c) */
+void kvec_init(struct kvec *v, size_t isz, size_t ksz);
+void kvec_free(struct kvec *v);
+void *kvec_at(const struct kvec *v, size_t i);
+/* Index of the item with KEY, -1 if none. */
+long kvec_find(const struct kvec *v, const void *key);
+/* Index of the item with KEY, created zeroed (with its key) if absent; -1 on ENOMEM. */
+long kvec_get(struct kvec *v, const void *key, bool *created);
+/* Rebuild the hash table with NSLOTS slots (after the items were reordered); -1 on ENOMEM. */
+int kvec_reindex(struct kvec *v, size_t nslots);
+/* plain vector (model_store.c): a new, uninitialised item at the end, NULL on ENOMEM */
+void *vec_push(struct vec *v);
+void vec_free(struct vec *v);
+
+static inline int cmp_u32(uint32_t a, uint32_t b) { return a < b ? -1 : a > b; }
+static inline int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
+/* Flow keys: by netns, family, addresses, ports (model_finish.c). */
+int cmp_flow_key(const struct ft_flow *x, const struct ft_flow *y);
+/* A flow's key: ifindex and padding zeroed, IPv4 addresses without trailing bytes (model_add.c). */
+void flow_key(const struct ft_flow *f, struct ft_flow *key);
+
+/* model_links.c: bins, bursts, link statistics, conservation, queues */
+void iface_label(struct model_iface *f);
+/* Usable rate of one direction: the shaper's if lower than the line's, 0 if unknown. */
+double capacity_bps(const struct model_iface *f, int dir);
+/* Sort the raw bins, sum equal keys, give the interfaces (renumbered by REMAP) their slices. */
+int merge_bins(struct model *m, const uint32_t *remap);
+void dir_stats(struct model *m, struct model_dir *d);
+int detect_bursts(struct model *m, struct model_dir *d, uint32_t iface, uint32_t dir,
+		  size_t *bcap);
+/* Conservation check of one interface against its start/stop counters. */
+void conserve(struct model *m, struct model_iface *f);
+void conserve_explain_skipped(struct model *m, int dir);
+/* The same as merge_bins for qdisc bins (qdiscs renumbered by QREMAP). */
+void merge_qbins(struct model *m, const uint32_t *qremap);
+void qdisc_stats(struct model_qdisc *q);
+
+/* model_phases.c: phase records and single events, after interfaces and flows are final */
+int finish_phases(struct model *m);
+
+#endif

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Ending a session: session__finish() (counters snapshot, detach, drain
+ * the rings, flush open bins and calls, write END), session__close(), and
+ * the accessors of a session's state.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include <bpf/libbpf.h>
+
+#include "probes/btf_names.h"
+#include "probes/netns.h"
+#include "probes/netprobe.h"
+#include "probes/phaseprobe.h"
+#include "probes/privs.h"
+#include "userspace/capture/capture.h"
+#include "userspace/record/hostclock.h"
+#include "userspace/record/session.h"
+#include "userspace/record/session_priv.h"
+#include "probes/base/util.h"
+
+int session__finish(struct session *s)
+{
+	struct ft_end end = { .hdr = { FT_REC_END, sizeof(end), 0 } };
+	struct timespec pause = { 0, 20L * 1000 * 1000 };
+	uint64_t stop_ns = mono_ns();
+	int ret = 0;
+
+	if (s->pp)
+		phaseprobe__disarm(s->pp); /* calls still running end here, as OPEN phases */
+	if (!s->write_failed)
+		describe_all(s, FT_STATS_STOP);
+	if (s->smp) { /* last values at the stop, then lifespan restored */
+		if (!s->write_failed)
+			sampler__sample(s->smp, mono_ns(), append_cb, s);
+		sampler__close(s->smp, s->write_failed ? NULL : append_cb, s);
+		s->smp = NULL;
+	}
+	netprobe__detach(s->np);
+	if (s->pp)
+		phaseprobe__detach(s->pp);
+	nanosleep(&pause, NULL); /* let programs already running on other CPUs finish */
+	while (netprobe__poll(s->np, 0) > 0)
+		;
+	if (s->pp) {
+		while (phaseprobe__poll(s->pp, 0) > 0)
+			;
+		/* calls still running: OPEN phases that end at the stop */
+		phaseprobe__flush_open(s->pp, stop_ns);
+	}
+	netprobe__flush_bins(s->np);
+	netprobe__ce_flows(s->np, append_cb, s);
+	netprobe__coverage(s->np, append_cb, s);
+	describe_new(s);
+	write_lost(s, true);
+	write_clock(s, FT_CLOCK_STOP);
+	end.ts_ns = mono_ns();
+	end.records = s->w ? capture__records(s->w) : 0;
+	end.stop_reason = (uint32_t)s->st.stop_reason;
+	append(s, &end.hdr);
+	if (!s->w)
+		return s->write_failed ? -1 : 0;
+	capture__flush(s->w);
+	s->st.bytes_written = capture__bytes(s->w);
+	s->st.records_written = capture__records(s->w);
+	if (capture__last_error(s->w)[0])
+		str_copy(s->write_error, capture__last_error(s->w), sizeof(s->write_error));
+	ret = capture__close(s->w);
+	/* capture__close frees the writer; keep what the summary needs */
+	s->w = NULL;
+	return ret || s->write_failed ? -1 : 0;
+}
+
+void session__close(struct session *s)
+{
+	if (!s)
+		return;
+	if (s->w) { /* started but never finished: keep what was written */
+		capture__close(s->w);
+		s->w = NULL;
+	}
+	if (s->go_fd >= 0)
+		close(s->go_fd); /* the command never starts */
+	if (s->child > 0) {
+		kill(s->child, SIGTERM);
+		waitpid(s->child, NULL, 0);
+	}
+	if (s->sfd >= 0)
+		close(s->sfd);
+	if (s->ep >= 0)
+		close(s->ep);
+	/* the signals stay blocked: one that is pending must not kill us on the way out */
+	free(s->filter);
+	free(s->ifs);
+	if (s->smp)
+		sampler__close(s->smp, NULL, NULL); /* on an early error: lifespan restored */
+	phaseprobe__close(s->pp);
+	netprobe__close(s->np);
+	netns_set__free(&s->ns);
+	free(s);
+}
+
+/* ---- accessors ---- */
+
+const struct session_stats *session__stats(const struct session *s)
+{
+	return &s->st;
+}
+
+uint64_t session__capture_bytes(const struct session *s)
+{
+	return s->w ? capture__bytes(s->w) : s->st.bytes_written;
+}
+
+bool session__write_failed(const struct session *s)
+{
+	return s->write_failed;
+}
+
+const char *session__write_error(const struct session *s)
+{
+	return s->write_error;
+}
+
+bool session__has_phases(const struct session *s)
+{
+	return s->pp != NULL;
+}
+
+uint64_t session__bin_ns(const struct session *s)
+{
+	return s->o->bin_ns;
+}
+
+int session__ncpus(const struct session *s)
+{
+	return s->ncpus;
+}
+
+int session__skipped(struct session *s, uint64_t skipped[FT_PROBE_MAX], bool known[FT_PROBE_MAX])
+{
+	return netprobe__skipped_now(s->np, skipped, known);
+}
+
+const char *session__hostname(const struct session *s)
+{
+	return s->hostname;
+}

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The interfaces a session sees: the known ones, which the filters trace,
+ * appending records to the capture (and the sink), and describing new
+ * interfaces (IFACE and start stats records).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include <bpf/libbpf.h>
+
+#include "probes/btf_names.h"
+#include "probes/netns.h"
+#include "probes/netprobe.h"
+#include "probes/phaseprobe.h"
+#include "probes/privs.h"
+#include "userspace/capture/capture.h"
+#include "userspace/record/hostclock.h"
+#include "userspace/record/session.h"
+#include "userspace/record/session_priv.h"
+#include "probes/base/util.h"
+
+/* ---- interfaces ---- */
+
+/* netns__links callback: stop at the link named like out->info.name. */
+int match_name(const struct link_info *l, void *arg)
+{
+	struct link_info *out = arg;
+
+	if (strcmp(l->info.name, out->info.name) != 0)
+		return 0;
+	*out = *l;
+	return 1;
+}
+
+static struct known_if *find_if(struct session *s, uint32_t netns, uint32_t ifindex)
+{
+	for (int i = 0; i < s->n_ifs; i++)
+		if (s->ifs[i].netns == netns && s->ifs[i].ifindex == ifindex)
+			return &s->ifs[i];
+	return NULL;
+}
+
+struct known_if *add_if(struct session *s, uint32_t netns, uint32_t ifindex)
+{
+	struct known_if *k = find_if(s, netns, ifindex);
+
+	if (k)
+		return k;
+	if (s->n_ifs == s->cap_ifs) {
+		int cap = s->cap_ifs ? s->cap_ifs * 2 : 32;
+		struct known_if *p = realloc(s->ifs, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		s->ifs = p;
+		s->cap_ifs = cap;
+	}
+	k = &s->ifs[s->n_ifs++];
+	*k = (struct known_if){ .netns = netns, .ifindex = ifindex };
+	s->st.n_ifs = s->n_ifs;
+	return k;
+}
+
+bool if_traced(const struct session *s, uint32_t netns, uint32_t ifindex)
+{
+	if (s->netns_filter && netns != s->netns_filter)
+		return false;
+	if (!s->n_filter)
+		return true;
+	for (int i = 0; i < s->n_filter; i++)
+		if (s->filter[i][0] == netns && s->filter[i][1] == ifindex)
+			return true;
+	return false;
+}
+
+/* Could any traced interface live in this namespace? */
+bool netns_traced(const struct session *s, uint32_t netns)
+{
+	if (s->netns_filter && netns != s->netns_filter)
+		return false;
+	for (int i = 0; i < s->n_filter; i++)
+		if (s->filter[i][0] == netns)
+			return true;
+	return !s->n_filter;
+}
+
+/* Every record: the capture first, then the sink. */
+int append(struct session *s, const struct ft_rec_hdr *h)
+{
+	if (s->write_failed)
+		return -EIO;
+	if (s->w && capture__append(s->w, h)) {
+		s->write_failed = true;
+		s->st.stop_reason = FT_STOP_ERROR;
+		return -EIO;
+	}
+	if (h->type < 64)
+		s->st.counts[h->type]++;
+	if (s->sink && s->sink(s->sink_ctx, h)) {
+		s->write_failed = true;
+		s->st.stop_reason = FT_STOP_ERROR;
+		return -EIO;
+	}
+	return 0;
+}
+
+int append_cb(void *ctx, const struct ft_rec_hdr *h)
+{
+	return append(ctx, h);
+}
+
+/* Kernel records name interfaces by (netns, ifindex); make sure each gets described. */
+int on_record(void *ctx, const struct ft_rec_hdr *h)
+{
+	struct session *s = ctx;
+	uint32_t netns = 0, ifindex = 0;
+
+	switch (h->type) {
+	case FT_REC_IFACE_BIN: {
+		const struct ft_iface_bin *b = (const void *)h;
+
+		netns = b->netns;
+		ifindex = b->ifindex;
+		s->st.bins++;
+		break;
+	}
+	case FT_REC_QDISC_BIN: {
+		const struct ft_qdisc_bin *b = (const void *)h;
+
+		netns = b->netns;
+		ifindex = b->ifindex;
+		s->st.bins++;
+		break;
+	}
+	case FT_REC_DROP: {
+		const struct ft_drop *d = (const void *)h;
+
+		netns = d->netns;
+		ifindex = d->ifindex;
+		s->st.events++;
+		break;
+	}
+	case FT_REC_PHASE:
+	case FT_REC_REQ_DONE:
+	case FT_REC_COMM_INFO:
+	case FT_REC_PROC:
+	case FT_REC_SOCK_OWNER:
+	case FT_REC_PHASE_SLOT:
+		s->st.phases++;
+		break;
+	default:
+		s->st.events++;
+		break;
+	}
+	if (ifindex && !find_if(s, netns, ifindex))
+		add_if(s, netns, ifindex); /* described at the next tick */
+	return append(s, h);
+}
+
+struct describe_ctx {
+	struct session *s;
+	int phase;          /* FT_STATS_START / FT_STATS_STOP, -1 = none */
+};
+
+static int describe_link(const struct link_info *l, void *arg)
+{
+	struct describe_ctx *d = arg;
+	struct session *s = d->s;
+	struct known_if *k;
+	struct ft_iface_info info = l->info;
+	struct ft_iface_stats st = l->stats;
+
+	if (!if_traced(s, info.netns, info.ifindex))
+		return 0;
+	k = add_if(s, info.netns, info.ifindex);
+	if (!k)
+		return -ENOMEM;
+	if (d->phase == FT_STATS_STOP) {
+		if (!k->has_start)
+			return 0;
+		st.phase = FT_STATS_STOP;
+		return append(s, &st.hdr);
+	}
+	if (!k->described) {
+		info.flags |= FT_IFACE_TRACED;
+		k->described = true;
+		k->traced = true;
+		str_copy(k->name, info.name, sizeof(k->name));
+		if (append(s, &info.hdr))
+			return -EIO;
+	}
+	if (d->phase == FT_STATS_START) {
+		st.phase = FT_STATS_START;
+		k->has_start = true;
+		return append(s, &st.hdr);
+	}
+	return 0;
+}
+
+/* Describe every traced interface of every namespace, with counters. */
+int describe_all(struct session *s, int phase)
+{
+	struct describe_ctx d = { s, phase };
+
+	for (int i = 0; i < s->ns.n; i++) {
+		struct netns *n = &s->ns.ns[i];
+		int ret;
+
+		if (!netns_traced(s, n->inum))
+			continue;
+		ret = netns__links(n, describe_link, &d);
+		if (ret == -EIO || ret == -ENOMEM)
+			return ret;
+		/* a namespace that vanished or cannot be entered is skipped */
+	}
+	return 0;
+}
+
+/* Interfaces that appeared in records but were not described yet. */
+void describe_new(struct session *s)
+{
+	bool rescanned = false;
+	char err[160];
+
+	for (int i = 0; i < s->n_ifs; i++) {
+		struct known_if *k = &s->ifs[i];
+		struct netns *n;
+		struct link_info l;
+
+		if (k->described)
+			continue;
+		n = netns_set__find_inum(&s->ns, k->netns);
+		if (!n && !rescanned) {
+			netns_set__scan(&s->ns, err, sizeof(err));
+			rescanned = true;
+			n = netns_set__find_inum(&s->ns, k->netns);
+		}
+		k->described = true; /* try once */
+		if (n && netns__link(n, k->ifindex, &l) == 0) {
+			l.info.flags |= if_traced(s, k->netns, k->ifindex) ? FT_IFACE_TRACED : 0;
+			append(s, &l.info.hdr);
+		}
+	}
+}
+

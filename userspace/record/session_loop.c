@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The session's event loop: periodic work (lost counters, clock pairs,
+ * new interfaces, CE flows, flushing) on the 1 s tick, the callers'
+ * watched descriptors, signals, and session__run().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include <bpf/libbpf.h>
+
+#include "probes/btf_names.h"
+#include "probes/netns.h"
+#include "probes/netprobe.h"
+#include "probes/phaseprobe.h"
+#include "probes/privs.h"
+#include "userspace/capture/capture.h"
+#include "userspace/record/hostclock.h"
+#include "userspace/record/session.h"
+#include "userspace/record/session_priv.h"
+#include "probes/base/util.h"
+
+/* ---- periodic work ---- */
+
+void write_lost(struct session *s, bool force)
+{
+	static uint64_t cur[MAX_CPUS];
+	int ncpus = s->ncpus < MAX_CPUS ? s->ncpus : MAX_CPUS;
+
+	for (int src = 0; src < FT_SRC_MAX; src++) {
+		if (src == FT_SRC_USER || (src == FT_SRC_PHASE && !s->pp))
+			continue;
+		if (src == FT_SRC_PHASE ? phaseprobe__lost(s->pp, cur, ncpus)
+					: netprobe__lost(s->np, src, cur, ncpus))
+			continue;
+		for (int c = 0; c < ncpus; c++) {
+			struct ft_lost l = { .hdr = { FT_REC_LOST, sizeof(l), 0 } };
+
+			/* at the end every CPU's counter is written, zeros included,
+			 * so the capture proves "nothing lost" rather than implying it */
+			if (cur[c] == s->lost_written[src][c] && !force)
+				continue;
+			l.ts_ns = mono_ns();
+			l.lost = cur[c];
+			l.source = src;
+			l.cpu = c;
+			if (append(s, &l.hdr) == 0)
+				s->lost_written[src][c] = cur[c];
+		}
+	}
+}
+
+uint64_t session__lost_total(const struct session *s)
+{
+	uint64_t t = 0;
+
+	for (int src = 0; src < FT_SRC_MAX; src++)
+		for (int c = 0; c < s->ncpus && c < MAX_CPUS; c++)
+			t += s->lost_written[src][c];
+	return t;
+}
+
+/* A REALTIME/TAI <-> MONOTONIC pair with the sync state (docs/multihost.md). */
+int write_clock(struct session *s, uint8_t kind)
+{
+	struct ft_clock c;
+
+	hostclock__sample(&c, kind, s->clock_daemons);
+	return append(s, &c.hdr);
+}
+
+static void tick(struct session *s, uint64_t ticks)
+{
+	describe_new(s);
+	write_clock(s, FT_CLOCK_PERIODIC); /* a clock being slewed drifts: one pair a second */
+	write_lost(s, false);
+	if (ticks % 5 == 0)
+		netprobe__ce_flows(s->np, append_cb, s);
+	if (s->w && !s->write_failed && capture__flush(s->w)) {
+		s->write_failed = true;
+		s->st.stop_reason = FT_STOP_ERROR;
+	}
+	if (s->tick_fn)
+		s->tick_fn(s->tick_ctx, mono_ns(), ticks);
+}
+
+
+/* ---- the loop ---- */
+
+void session__on_tick(struct session *s, session_tick_fn fn, void *ctx)
+{
+	s->tick_fn = fn;
+	s->tick_ctx = ctx;
+}
+
+static uint64_t ev_data(unsigned idx, uint32_t gen)
+{
+	return (uint64_t)gen << 32 | idx;
+}
+
+int session__watch(struct session *s, int fd, uint32_t events, session_fd_fn fn, void *ctx)
+{
+	struct epoll_event ev = { .events = events };
+
+	if (s->ep < 0)
+		return -EBADF;
+	for (int i = 0; i < MAX_WATCH; i++) {
+		struct watch *w = &s->watches[i];
+
+		if (w->fd >= 0)
+			continue;
+		w->gen++;
+		ev.data.u64 = ev_data((unsigned)i, w->gen);
+		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev))
+			return -errno;
+		w->fd = fd;
+		w->fn = fn;
+		w->ctx = ctx;
+		return i;
+	}
+	return -ENOSPC;
+}
+
+int session__watch_mod(struct session *s, int id, uint32_t events)
+{
+	struct epoll_event ev = { .events = events };
+	struct watch *w;
+
+	if (id < 0 || id >= MAX_WATCH || s->watches[id].fd < 0)
+		return -EINVAL;
+	w = &s->watches[id];
+	ev.data.u64 = ev_data((unsigned)id, w->gen);
+	return epoll_ctl(s->ep, EPOLL_CTL_MOD, w->fd, &ev) ? -errno : 0;
+}
+
+void session__unwatch(struct session *s, int id)
+{
+	struct watch *w;
+
+	if (id < 0 || id >= MAX_WATCH || s->watches[id].fd < 0)
+		return;
+	w = &s->watches[id];
+	epoll_ctl(s->ep, EPOLL_CTL_DEL, w->fd, NULL);
+	w->fd = -1;
+	w->gen++; /* events already fetched for it are now stale */
+}
+
+void session__drain(struct session *s)
+{
+	netprobe__poll(s->np, 0);
+	if (s->pp)
+		phaseprobe__poll(s->pp, 0);
+}
+
+void session__stop(struct session *s, enum ft_stop_reason why)
+{
+	if (!s->stop)
+		s->st.stop_reason = why;
+	s->stop = true;
+}
+
+static int add_own(struct session *s, int fd, unsigned id)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = id };
+
+	return epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+/* A signal arrived: stop on INT/TERM/HUP, or when COMMAND exited. */
+static void on_signal(struct session *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (s->child > 0 && waitpid(s->child, &s->st.child_status, WNOHANG) == s->child) {
+				s->child = 0;
+				session__stop(s, FT_STOP_COMMAND);
+			}
+		} else {
+			session__stop(s, FT_STOP_SIGNAL);
+		}
+	}
+}
+
+int session__run(struct session *s)
+{
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	int pfd = s->pp ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
+	int cfd = s->smp ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
+	bool batched = session_opts__wake_bytes(s->o) > 0;
+	int dfd = batched ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
+	struct itimerspec its = { .it_interval = { 1, 0 }, .it_value = { 1, 0 } };
+	struct itimerspec dits = {
+		.it_interval = { 0, DRAIN_MS * 1000000L },
+		.it_value = { 0, DRAIN_MS * 1000000L },
+	};
+	struct itimerspec pits = {
+		.it_interval = { 0, PHASEPROBE_TICK_MS * 1000000L },
+		.it_value = { 0, PHASEPROBE_TICK_MS * 1000000L },
+	};
+	uint64_t ticks = 0, deadline = s->o->duration_ns ? s->st.start_ns + s->o->duration_ns : 0;
+	int ret = 0;
+
+	if (tfd < 0 || timerfd_settime(tfd, 0, &its, NULL) ||
+	    (s->pp && (pfd < 0 || timerfd_settime(pfd, 0, &pits, NULL))) || (s->smp && cfd < 0) ||
+	    add_own(s, tfd, EV_TICK) || (s->pp && add_own(s, pfd, EV_PHASE)) ||
+	    (s->smp && add_own(s, cfd, EV_CTR)) || add_own(s, s->sfd, EV_SIG) ||
+	    (batched && (dfd < 0 || timerfd_settime(dfd, 0, &dits, NULL) || add_own(s, dfd, EV_DRAIN))) ||
+	    add_own(s, netprobe__epoll_fd(s->np), EV_NET) ||
+	    (s->pp && add_own(s, phaseprobe__epoll_fd(s->pp), EV_PP))) {
+		ret = errno ? -errno : -EINVAL;
+		goto out;
+	}
+	if (s->smp)
+		arm_sampler(s, cfd);
+	if (s->go_fd >= 0) { /* tracing runs: let the command go */
+		if (write(s->go_fd, "g", 1) != 1)
+			ret = -errno;
+		close(s->go_fd);
+		s->go_fd = -1;
+	}
+
+	while (!ret && !s->write_failed && !s->stop) {
+		struct epoll_event evs[16];
+		int timeout = -1, n;
+		uint64_t now = mono_ns();
+
+		if (deadline) {
+			if (now >= deadline) {
+				session__stop(s, FT_STOP_DURATION);
+				break;
+			}
+			timeout = (int)((deadline - now + 999999) / 1000000);
+		}
+		n = epoll_wait(s->ep, evs, 16, timeout);
+		if (n < 0 && errno != EINTR) {
+			ret = -errno;
+			break;
+		}
+		for (int i = 0; i < n && !s->stop; i++) {
+			uint64_t d = evs[i].data.u64, exp;
+			unsigned id = (unsigned)(d & 0xffffffffu);
+
+			switch (id) {
+			case EV_TICK:
+				if (read(tfd, &exp, sizeof(exp)) > 0)
+					tick(s, ++ticks);
+				break;
+			case EV_PHASE:
+				if (read(pfd, &exp, sizeof(exp)) > 0)
+					phaseprobe__tick(s->pp);
+				break;
+			case EV_CTR:
+				if (read(cfd, &exp, sizeof(exp)) > 0)
+					sample_counters(s, cfd);
+				break;
+			case EV_SIG:
+				on_signal(s);
+				break;
+			case EV_DRAIN: /* drained below; the read clears the expiry */
+				(void)!read(dfd, &exp, sizeof(exp));
+				break;
+			case EV_NET:
+			case EV_PP:
+				s->st.ring_wakeups++;
+				break; /* drained below */
+			default:
+				if (id < MAX_WATCH && s->watches[id].fd >= 0 &&
+				    s->watches[id].gen == (uint32_t)(d >> 32))
+					s->watches[id].fn(s->watches[id].ctx, s->watches[id].fd, evs[i].events);
+				break;
+			}
+		}
+		/* drain the rings every round: they are the hot path */
+		if (netprobe__poll(s->np, 0) < 0)
+			break;
+		if (s->pp && phaseprobe__poll(s->pp, 0) < 0)
+			break;
+	}
+out:
+	if (tfd >= 0)
+		close(tfd);
+	if (pfd >= 0)
+		close(pfd);
+	if (cfd >= 0)
+		close(cfd);
+	if (dfd >= 0)
+		close(dfd);
+	return ret;
+}
+

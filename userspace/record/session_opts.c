@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A session's options (session.h): defaults, parsing of the options shared
+ * by `record` and `top` (pids, counters), and their checks.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include <bpf/libbpf.h>
+
+#include "probes/btf_names.h"
+#include "probes/netns.h"
+#include "probes/netprobe.h"
+#include "probes/phaseprobe.h"
+#include "probes/privs.h"
+#include "userspace/capture/capture.h"
+#include "userspace/record/hostclock.h"
+#include "userspace/record/session.h"
+#include "userspace/record/session_priv.h"
+#include "probes/base/util.h"
+
+/* ---- options ---- */
+
+int session_opts__init(struct session_opts *o, const char *cmd_name)
+{
+	memset(o, 0, sizeof(*o));
+	o->cmd_name = cmd_name;
+	o->bin_ns = 100000;
+	o->sample_ns = 10000000;
+	o->ringbuf_bytes = 4u << 20;
+	sampler_opts__init(&o->so);
+	o->specs = calloc(SESSION_MAX_PHASE_SPECS, sizeof(*o->specs));
+	return o->specs ? 0 : -ENOMEM;
+}
+
+void session_opts__free(struct session_opts *o)
+{
+	free(o->specs);
+	o->specs = NULL;
+}
+
+/* "-p 12,34": append to o->pids. */
+static int parse_pids(struct session_opts *o, const char *arg)
+{
+	const char *s = arg;
+
+	do {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (errno || end == s || v <= 0 || v > INT32_MAX || (*end && *end != ',') ||
+		    (*end == ',' && !end[1])) {
+			ft_err("%s: bad -p '%s'; use a PID or a comma-separated list, e.g. -p 1234,1235",
+			       o->cmd_name, arg);
+			return -1;
+		}
+		if (o->npids == SESSION_MAX_PIDS) {
+			ft_err("%s: too many -p PIDs (max %d); trace the parent instead", o->cmd_name,
+			       SESSION_MAX_PIDS);
+			return -1;
+		}
+		o->pids[o->npids++] = (pid_t)v;
+		s = *end ? end + 1 : end;
+	} while (*s);
+	return 0;
+}
+
+static int parse_counter_opt(struct session_opts *o, int c, const char *arg)
+{
+	const char *cmd = o->cmd_name;
+
+	switch (c) {
+	case SOPT_CTR_PERIOD:
+		if (parse_duration(arg, 0, &o->so.period_ns) || o->so.period_ns < 100000 ||
+		    o->so.period_ns > 60000000000ull) {
+			ft_err("%s: bad --counter-period '%s'; use 100us..60s with a unit, e.g. 10ms",
+			       cmd, arg);
+			return -1;
+		}
+		return 1;
+	case SOPT_RDMA_DEVS:
+		o->so.devices = arg;
+		return 1;
+	case SOPT_RDMA_CTRS:
+		o->so.rdma_filter = arg;
+		return 1;
+	case SOPT_LIFESPAN: {
+		char *end;
+		unsigned long ms;
+
+		errno = 0;
+		ms = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || ms < 1 || ms > 10000) {
+			ft_err("%s: bad --rdma-lifespan '%s'; use milliseconds 1..10000, e.g. 1", cmd, arg);
+			return -1;
+		}
+		o->so.lifespan_ms = (uint32_t)ms;
+		return 1;
+	}
+	case SOPT_NIC_STATS:
+		o->so.nic_filter = arg;
+		return 1;
+	case SOPT_NO_RDMA:
+		o->so.no_rdma = true;
+		return 1;
+	case SOPT_NO_NIC:
+		o->so.no_nic = true;
+		return 1;
+	case SOPT_BUDGET: {
+		char *end;
+		double pct;
+
+		errno = 0;
+		pct = strtod(arg, &end);
+		if (errno || end == arg || (*end && strcmp(end, "%") != 0) || !(pct > 0 && pct <= 100)) {
+			ft_err("%s: bad --sampler-budget '%s'; use a percentage of one core, e.g. 5",
+			       cmd, arg);
+			return -1;
+		}
+		o->so.budget = pct / 100.0;
+		return 1;
+	}
+	case SOPT_SYSFS: {
+		struct stat st;
+
+		if (stat(arg, &st) || !S_ISDIR(st.st_mode)) {
+			ft_err("%s: --sysfs-root '%s' is not a directory", cmd, arg);
+			return -1;
+		}
+		o->so.sysfs_root = arg;
+		return 1;
+	}
+	default:
+		return 0;
+	}
+}
+
+int session_opts__parse(struct session_opts *o, int c, const char *arg)
+{
+	const char *cmd = o->cmd_name;
+	uint64_t v;
+
+	switch (c) {
+	case 'i':
+		if (o->n_iface_args == SESSION_MAX_IFACE_ARGS) {
+			ft_err("%s: too many -i (max %d); trace all with no -i", cmd, SESSION_MAX_IFACE_ARGS);
+			return -1;
+		}
+		o->iface_args[o->n_iface_args++] = (char *)arg;
+		return 1;
+	case SOPT_NETNS:
+		o->netns_arg = arg;
+		return 1;
+	case 'd':
+		if (parse_duration(arg, 1000000000ull, &o->duration_ns)) {
+			ft_err("%s: bad duration '%s'; use e.g. 10s, 500ms, 2m", cmd, arg);
+			return -1;
+		}
+		return 1;
+	case SOPT_BIN:
+		if (parse_duration(arg, 0, &o->bin_ns) || o->bin_ns < 1000 || o->bin_ns > 1000000000ull) {
+			ft_err("%s: bad bin width '%s'; use 1us..1s with a unit, e.g. --bin 20us", cmd, arg);
+			return -1;
+		}
+		return 1;
+	case SOPT_RTT:
+		if (parse_duration(arg, 0, &o->sample_ns)) {
+			ft_err("%s: bad --rtt-interval '%s'; use e.g. 10ms", cmd, arg);
+			return -1;
+		}
+		return 1;
+	case SOPT_RINGBUF:
+		if (parse_size(arg, &v) || v < 4096ull * 4 || v > (1ull << 30) || (v & (v - 1))) {
+			ft_err("%s: bad --ringbuf '%s'; use a power of two from 16k to 1G, e.g. 4M", cmd, arg);
+			return -1;
+		}
+		o->ringbuf_bytes = v;
+		return 1;
+	case SOPT_WAKEUP:
+		if (parse_size(arg, &v) || v > (1ull << 30)) {
+			ft_err("%s: bad --wakeup '%s'; use a size below --ringbuf, e.g. 256k (0: every record)",
+			       cmd, arg);
+			return -1;
+		}
+		o->wake_bytes = v;
+		o->wake_set = true;
+		return 1;
+	case 'v':
+		o->verbose = true;
+		return 1;
+	case 'p':
+		return parse_pids(o, arg) ? -1 : 1;
+	case SOPT_PHASE: {
+		char why[160];
+
+		if (o->nspecs == SESSION_MAX_PHASE_SPECS) {
+			ft_err("%s: too many --phase (max %d)", cmd, SESSION_MAX_PHASE_SPECS);
+			return -1;
+		}
+		if (phase_spec__parse(arg, &o->specs[o->nspecs], why, sizeof(why))) {
+			ft_err("%s: bad --phase '%s': %s", cmd, arg, why);
+			return -1;
+		}
+		o->nspecs++;
+		return 1;
+	}
+	case SOPT_NO_PHASES:
+		o->no_phases = true;
+		return 1;
+	case SOPT_NO_PROBES:
+		if (netprobe__parse_families(arg, &o->no_probes)) {
+			ft_err("%s: bad --no-probes '%s'; a comma list of %s", cmd, arg,
+			       netprobe__families_help());
+			return -1;
+		}
+		return 1;
+	case SOPT_COVERAGE:
+		if (!strcmp(arg, "auto"))
+			o->coverage = NP_COV_AUTO;
+		else if (!strcmp(arg, "counters"))
+			o->coverage = NP_COV_COUNTERS;
+		else if (!strcmp(arg, "kernel"))
+			o->coverage = NP_COV_KERNEL;
+		else {
+			ft_err("%s: bad --coverage '%s'; one of auto, counters, kernel", cmd, arg);
+			return -1;
+		}
+		return 1;
+	default:
+		return parse_counter_opt(o, c, arg);
+	}
+}
+
+size_t session_opts__wake_bytes(const struct session_opts *o)
+{
+	return o->wake_set ? o->wake_bytes : o->ringbuf_bytes / 8;
+}
+
+int session_opts__check(const struct session_opts *o)
+{
+	if (o->wake_set && o->wake_bytes >= o->ringbuf_bytes) {
+		ft_err("%s: --wakeup %zu is not below --ringbuf %zu; use a smaller --wakeup (0: every record)",
+		       o->cmd_name, o->wake_bytes, o->ringbuf_bytes);
+		return -1;
+	}
+	if (o->no_phases && (o->npids || o->nspecs)) {
+		ft_err("%s: %s needs the phase probes; drop --no-phases", o->cmd_name,
+		       o->npids ? "-p" : "--phase");
+		return -1;
+	}
+	return 0;
+}
+

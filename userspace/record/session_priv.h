@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The session's state (struct session) and the functions its files share:
+ * session_opts.c (options), session_ifaces.c (interfaces, records,
+ * descriptions), session_setup.c (filters, header, preamble, probes,
+ * open/start), session_counters.c (the counter sampler), session_loop.c
+ * (periodic work, the event loop) and session_finish.c (stop, drain, END,
+ * close, accessors).  Not for use outside userspace/record/.
+ */
+#ifndef FABTRACE_SESSION_PRIV_H
+#define FABTRACE_SESSION_PRIV_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "probes/netns.h"
+#include "userspace/capture/capture.h"
+#include "userspace/record/session.h"
+
+
+#define MAX_CPUS 1024
+#define MAX_WATCH 64
+
+struct known_if {
+	uint32_t netns, ifindex;
+	bool has_start;     /* a START stats record was written: check conservation */
+	bool described;     /* IFACE record written (or given up) */
+	bool traced;        /* selected by the filters (its NIC stats are sampled) */
+	char name[16];
+};
+
+/* A caller's descriptor in the loop; the generation makes stale events harmless. */
+struct watch {
+	int fd;             /* -1: free */
+	uint32_t gen;
+	session_fd_fn fn;
+	void *ctx;
+};
+
+/* epoll data of the session's own descriptors (watches use their index) */
+enum { EV_TICK = MAX_WATCH, EV_PHASE, EV_CTR, EV_SIG, EV_NET, EV_PP, EV_DRAIN };
+
+/* With batched wake-ups (--wakeup) the rings are drained at least this often. */
+#define DRAIN_MS 20
+
+struct session {
+	const struct session_opts *o;
+	session_sink_fn sink;
+	void *sink_ctx;
+	session_tick_fn tick_fn;
+	void *tick_ctx;
+
+	struct netns_set ns;
+	uint32_t netns_filter;
+	uint16_t clock_daemons;     /* enum ft_clock_daemon, found at the start */
+	uint32_t (*filter)[2];
+	int n_filter;
+	struct known_if *ifs;
+	int n_ifs, cap_ifs;
+	struct capture_writer *w;
+	struct netprobe *np;
+	struct phaseprobe *pp;        /* NULL: phase probes off or unavailable */
+	struct sampler *smp;          /* NULL: counter sampling off */
+	bool backoff_warned;
+	int ncpus;
+	uint64_t lost_written[FT_SRC_MAX][MAX_CPUS];
+	struct session_stats st;
+	pid_t child;
+	int sfd, go_fd;
+	bool stop;
+	bool write_failed;
+	char write_error[CAPTURE_ERR_MAX];
+	char hostname[64];
+
+	int ep;
+	struct watch watches[MAX_WATCH];
+	sigset_t orig_mask;           /* COMMAND gets it back */
+};
+
+
+struct link_info;
+
+/* session_ifaces.c: interfaces, records, descriptions */
+struct known_if *add_if(struct session *s, uint32_t netns, uint32_t ifindex);
+bool if_traced(const struct session *s, uint32_t netns, uint32_t ifindex);
+/* Could any traced interface live in this namespace? */
+bool netns_traced(const struct session *s, uint32_t netns);
+/* Every record: the capture first, then the sink. */
+int append(struct session *s, const struct ft_rec_hdr *h);
+int append_cb(void *ctx, const struct ft_rec_hdr *h);          /* append, for callbacks */
+/* The probes' records: append, and make sure each interface named gets described. */
+int on_record(void *ctx, const struct ft_rec_hdr *h);
+/* Describe every traced interface of every namespace, with counters (PHASE: FT_STATS_START or FT_STATS_STOP). */
+int describe_all(struct session *s, int phase);
+/* Interfaces that appeared in records but were not described yet. */
+void describe_new(struct session *s);
+/* netns__links callback: stop at the link named like out->info.name. */
+int match_name(const struct link_info *l, void *arg);
+
+/* session_loop.c: periodic records */
+void write_lost(struct session *s, bool force);
+/* A REALTIME/TAI <-> MONOTONIC pair with the sync state (KIND: enum ft_clock_kind). */
+int write_clock(struct session *s, uint8_t kind);
+
+/* session_counters.c: the counter sampler */
+int open_sampler(struct session *s);
+/* Describe the ports, groups and counters, and the RoCE netdevs as interfaces. */
+int start_sampler(struct session *s);
+void arm_sampler(const struct session *s, int fd);
+void sample_counters(struct session *s, int fd);
+
+#endif

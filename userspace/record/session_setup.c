@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Setting a session up: resolving the interface filters, the file header
+ * and preamble, the traced command, the phase probes, then
+ * session__open() and session__start().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include <bpf/libbpf.h>
+
+#include "probes/btf_names.h"
+#include "probes/netns.h"
+#include "probes/netprobe.h"
+#include "probes/phaseprobe.h"
+#include "probes/privs.h"
+#include "userspace/capture/capture.h"
+#include "userspace/record/hostclock.h"
+#include "userspace/record/session.h"
+#include "userspace/record/session_priv.h"
+#include "probes/base/util.h"
+
+/* ---- setup ---- */
+
+static int resolve_filters(struct session *s)
+{
+	const struct session_opts *o = s->o;
+	const char *cmd = o->cmd_name;
+	char err[256];
+
+	if (netns_set__scan(&s->ns, err, sizeof(err))) {
+		ft_err("%s: %s", cmd, err);
+		return -1;
+	}
+	if (o->netns_arg) {
+		struct netns *n = netns_set__find_name(&s->ns, o->netns_arg);
+
+		if (!n) {
+			ft_err("%s: network namespace '%s' not found; list them with 'ip netns list'",
+			       cmd, o->netns_arg);
+			return -1;
+		}
+		s->netns_filter = n->inum;
+	}
+	if (!o->n_iface_args)
+		return 0;
+	s->filter = calloc(o->n_iface_args, sizeof(*s->filter));
+	if (!s->filter)
+		return -1;
+	for (int i = 0; i < o->n_iface_args; i++) {
+		char nsname[64], ifname[32];
+		struct netns *n;
+		struct link_info l;
+
+		if (parse_iface_spec(o->iface_args[i], nsname, sizeof(nsname), ifname, sizeof(ifname))) {
+			ft_err("%s: bad interface '%s'; use IFACE or NETNS/IFACE, e.g. eth0 or lab1h2/eth0",
+			       cmd, o->iface_args[i]);
+			return -1;
+		}
+		n = nsname[0] ? netns_set__find_name(&s->ns, nsname) : netns_set__find_inum(&s->ns, s->ns.self_inum);
+		if (!n) {
+			ft_err("%s: network namespace '%s' not found; list them with 'ip netns list'",
+			       cmd, nsname);
+			return -1;
+		}
+		if (netns__open(n, err, sizeof(err))) {
+			ft_err("%s: %s", cmd, err);
+			return -1;
+		}
+		str_copy(l.info.name, ifname, sizeof(l.info.name));
+		l.info.ifindex = 0;
+		netns__links(n, match_name, &l);
+		if (!l.info.ifindex) {
+			if (nsname[0])
+				ft_err("%s: interface '%s' not found in network namespace '%s'; "
+				       "list them with 'ip -n %s link'", cmd, ifname, nsname, nsname);
+			else
+				ft_err("%s: interface '%s' not found; list them with 'ip link' "
+				       "(name another namespace's as NETNS/IFACE)", cmd, ifname);
+			return -1;
+		}
+		if (s->netns_filter && n->inum != s->netns_filter) {
+			ft_err("%s: interface '%s' is not in network namespace '%s'; drop --netns or -i",
+			       cmd, o->iface_args[i], o->netns_arg);
+			return -1;
+		}
+		s->filter[s->n_filter][0] = n->inum;
+		s->filter[s->n_filter][1] = l.info.ifindex;
+		s->n_filter++;
+	}
+	return 0;
+}
+
+static void clock_offsets(struct ft_file_header *h)
+{
+	int64_t best = INT64_MAX;
+
+	/* Bracket the other clocks between two MONOTONIC reads; keep the tightest. */
+	for (int i = 0; i < 5; i++) {
+		struct timespec a, rt, bt, b;
+		int64_t ma, mb;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		clock_gettime(CLOCK_REALTIME, &rt);
+		clock_gettime(CLOCK_BOOTTIME, &bt);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ma = a.tv_sec * 1000000000LL + a.tv_nsec;
+		mb = b.tv_sec * 1000000000LL + b.tv_nsec;
+		if (mb - ma < best) {
+			int64_t mid = ma + (mb - ma) / 2;
+
+			best = mb - ma;
+			h->realtime_offset_ns = rt.tv_sec * 1000000000LL + rt.tv_nsec - mid;
+			h->boottime_offset_ns = bt.tv_sec * 1000000000LL + bt.tv_nsec - mid;
+		}
+	}
+}
+
+static void fill_header(struct session *s, struct ft_file_header *h, int argc, char **argv)
+{
+	struct utsname u;
+	size_t off = 0;
+
+	memset(h, 0, sizeof(*h));
+	clock_offsets(h);
+	h->start_mono_ns = s->st.start_ns;
+	h->bin_ns = s->o->bin_ns;
+	h->probes = netprobe__mask(s->np);
+	h->ncpus = (uint32_t)s->ncpus;
+	gethostname(h->hostname, sizeof(h->hostname) - 1);
+	if (uname(&u) == 0)
+		str_copy(h->kernel, u.release, sizeof(h->kernel));
+	str_copy(h->tool_version, FT_VERSION, sizeof(h->tool_version));
+	for (int i = 0; i < argc && off + 1 < sizeof(h->command); i++) {
+		int n = snprintf(h->command + off, sizeof(h->command) - off, "%s%s", i ? " " : "", argv[i]);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+}
+
+/* Hooks whose tracepoint hits cannot be counted: their skipped runs are unknown. */
+static void warn_coverage(const struct session *s)
+{
+	const struct probe_status *st = netprobe__status(s->np);
+	uint64_t mask = netprobe__mask(s->np);
+
+	if (s->o->quiet)
+		return;
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		if ((mask & (1ull << i)) && st[i].cov_why[0])
+			ft_warn("%s: %s: cannot count tracepoint hits (%s); runs the kernel "
+				"skips will not be detected", s->o->cmd_name, st[i].name, st[i].cov_why);
+}
+
+static int write_preamble(struct session *s)
+{
+	const struct probe_status *st = netprobe__status(s->np);
+	uint64_t mask = netprobe__mask(s->np);
+	struct ft_host_id hid;
+
+	hostclock__host_id(&hid, s->o->netns_arg, s->netns_filter);
+	s->clock_daemons = hostclock__daemons();
+	if (append(s, &hid.hdr) || write_clock(s, FT_CLOCK_START))
+		return -EIO;
+	for (int i = 0; i < FT_PROBE_MAX; i++) {
+		struct ft_probe_info p = { .hdr = { FT_REC_PROBE, sizeof(p), 0 } };
+
+		p.id = st[i].id;
+		p.attached = !!(mask & (1ull << i));
+		str_copy(p.name, st[i].name, sizeof(p.name));
+		snprintf(p.hook, sizeof(p.hook), "%s/%s", st[i].variant ? st[i].variant : "-",
+			 st[i].tracepoint);
+		str_copy(p.why, st[i].why, sizeof(p.why));
+		if (append(s, &p.hdr))
+			return -EIO;
+	}
+	if (btf_drop_reasons(append_cb, s) == -EIO)
+		return -EIO;
+	/* phase slots and the processes followed so far, kept since the probes attached */
+	if (s->pp && phaseprobe__start(s->pp))
+		return -EIO;
+	return describe_all(s, FT_STATS_START);
+}
+
+/*
+ * fabtrace's NCCL profiler plugin (probes/nccl_profiler): next to this binary
+ * in the build tree, else in ../lib/fabtrace/ (make install).  "" if neither.
+ */
+static void nccl_plugin_path(char *out, size_t len)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	static const char *const rel[] = { "libnccl-profiler-fabtrace.so",
+					   "../lib/fabtrace/libnccl-profiler-fabtrace.so" };
+
+	out[0] = 0;
+	if (n <= 0)
+		return;
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char cand[PATH_MAX + 64];
+
+		snprintf(cand, sizeof(cand), "%s/%s", exe, rel[i]);
+		if (access(cand, R_OK) == 0 && realpath(cand, exe)) {
+			snprintf(out, len, "%s", exe);
+			return;
+		}
+	}
+}
+
+/* Fork COMMAND now, held on a pipe until tracing runs. */
+static int spawn_command(struct session *s)
+{
+	char plugin[PATH_MAX];
+	int pfd[2];
+
+	/* NCCL in the command loads our profiler plugin, unless the user named one */
+	nccl_plugin_path(plugin, sizeof(plugin));
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	s->child = fork();
+	if (s->child < 0)
+		return -errno;
+	if (s->child == 0) {
+		char c;
+
+		sigprocmask(SIG_SETMASK, &s->orig_mask, NULL);
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) != 1)
+			_exit(126); /* tracing failed before it started */
+		if (plugin[0])
+			setenv("NCCL_PROFILER_PLUGIN", plugin, 0);
+		execvp(s->o->cmd[0], s->o->cmd);
+		fprintf(stderr, "fabtrace: %s: cannot run '%s': %s; check the command and PATH\n",
+			s->o->cmd_name, s->o->cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(pfd[0]);
+	s->go_fd = pfd[1];
+	return 0;
+}
+
+
+static int open_phases(struct session *s, const struct netprobe_opts *po)
+{
+	const struct session_opts *o = s->o;
+	struct phaseprobe_opts ppo = {
+		.pids = o->pids, .npids = o->npids, .cmd = o->cmd,
+		.specs = o->specs, .nspecs = o->nspecs,
+		.netns = po->netns, .ifaces = po->ifaces, .n_ifaces = po->n_ifaces,
+		.ringbuf_bytes = o->ringbuf_bytes, .wake_bytes = session_opts__wake_bytes(o),
+		.verbose = o->verbose,
+	};
+	char err[512];
+	int ret = phaseprobe__open(&s->pp, &ppo, on_record, s, err, sizeof(err));
+
+	if (!ret)
+		return 0;
+	s->pp = NULL;
+	if (ret == -EINVAL || o->npids || o->nspecs) {
+		ft_err("%s: %s", o->cmd_name, err);
+		return -1;
+	}
+	if (!o->quiet)
+		ft_warn("%s: phase probes unavailable (%s); phases will be inferred from traffic",
+			o->cmd_name, err);
+	return 0;
+}
+
+void session__phase_status(const struct session *s)
+{
+	struct phaseprobe_stats st;
+
+	if (!s->pp || s->o->quiet || s->o->json)
+		return;
+	phaseprobe__stats(s->pp, &st);
+	if (!st.slots) {
+		fprintf(stderr, "fabtrace: no MPI, NCCL, Gloo or marker library found%s; phases will "
+			"be inferred from traffic\n", st.systemwide ? "" : " yet (libraries loaded later are "
+			"still traced)");
+	} else {
+		char buf[512];
+
+		fprintf(stderr, "fabtrace: phases: %u functions in %s%s\n", st.slots,
+			phaseprobe__describe(s->pp, buf, sizeof(buf)),
+			st.systemwide ? ", every process" : "");
+	}
+}
+
+int session__open(struct session **out, const struct session_opts *o,
+		  session_sink_fn sink, void *ctx)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	struct netprobe_opts po = {0};
+	char err[256], missing[96];
+	struct stat st;
+
+	*out = s;
+	if (!s) {
+		ft_err("%s: out of memory", o->cmd_name);
+		return -1;
+	}
+	s->o = o;
+	s->sink = sink;
+	s->sink_ctx = ctx;
+	s->child = -1;
+	s->sfd = s->go_fd = s->ep = -1;
+	for (int i = 0; i < MAX_WATCH; i++)
+		s->watches[i].fd = -1;
+	if (!privs_ok(missing, sizeof(missing))) {
+		ft_err("%s: missing privileges: %s; run with sudo (or grant them with setcap)",
+		       o->cmd_name, missing);
+		return -1;
+	}
+	if (stat("/sys/kernel/btf/vmlinux", &st)) {
+		ft_err("%s: this kernel has no BTF (/sys/kernel/btf/vmlinux); "
+		       "fabtrace needs a kernel built with CONFIG_DEBUG_INFO_BTF=y", o->cmd_name);
+		return -1;
+	}
+	if (resolve_filters(s))
+		return -1;
+	po.bin_ns = o->bin_ns;
+	po.sample_ns = o->sample_ns;
+	po.netns = s->netns_filter;
+	po.ifaces = (const uint32_t (*)[2])s->filter;
+	po.n_ifaces = s->n_filter;
+	po.ringbuf_bytes = o->ringbuf_bytes;
+	po.wake_bytes = session_opts__wake_bytes(o);
+	po.verbose = o->verbose;
+	po.skip = o->no_probes;
+	po.coverage = o->coverage;
+	po.batch_bins = o->live ? 1 : 0; /* 0: full batches */
+	if (netprobe__open(&s->np, &po, on_record, s, err, sizeof(err))) {
+		ft_err("%s: %s", o->cmd_name, err);
+		return -1;
+	}
+	if (!o->no_phases && open_phases(s, &po))
+		return -1;
+	if (open_sampler(s))
+		return -1;
+	s->ncpus = libbpf_num_possible_cpus();
+	s->st.start_ns = mono_ns();
+	warn_coverage(s);
+	return 0;
+}
+
+int session__start(struct session *s, int argc, char **argv)
+{
+	const struct session_opts *o = s->o;
+	struct ft_file_header hdr;
+	sigset_t mask;
+	uid_t uid = (uid_t)-1;
+	gid_t gid = (gid_t)-1;
+	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
+
+	fill_header(s, &hdr, argc, argv);
+	str_copy(s->hostname, hdr.hostname, sizeof(s->hostname));
+	/* block the stop signals before the file exists: from here on a Ctrl-C
+	 * stops the recording cleanly (a complete capture), it never kills us
+	 * between the header and the END record */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &s->orig_mask);
+	if (o->out_path) {
+		char err[CAPTURE_ERR_MAX];
+
+		if (getuid() == 0 && sudo_uid) { /* the capture belongs to whoever ran sudo */
+			uid = (uid_t)strtoul(sudo_uid, NULL, 10);
+			gid = sudo_gid ? (gid_t)strtoul(sudo_gid, NULL, 10) : (gid_t)-1;
+		}
+		if (capture__create(&s->w, o->out_path, &hdr, uid, gid, err, sizeof(err))) {
+			ft_err("%s: %s", o->cmd_name, err);
+			s->w = NULL;
+			return -1;
+		}
+	}
+	s->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (s->sfd < 0 || s->ep < 0 || (o->cmd && spawn_command(s))) {
+		ft_err("%s: %s", o->cmd_name, strerror(errno));
+		s->st.stop_reason = FT_STOP_ERROR;
+		return -1;
+	}
+	/* the command's phases are followed from its first instruction */
+	if (s->pp && o->cmd && phaseprobe__add_pid(s->pp, s->child))
+		ft_warn("%s: cannot follow the command's process; its phases are not traced", o->cmd_name);
+	if (write_preamble(s) || start_sampler(s)) {
+		s->write_failed = true;
+		s->st.stop_reason = FT_STOP_ERROR;
+		return -EIO;
+	}
+	return 0;
+}
+
