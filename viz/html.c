@@ -51,8 +51,8 @@ static int put_data(struct html *h)
 	struct out *o = &h->o;
 	int err;
 
-	out_obj(o, NULL);
-	out_s(o, "format", HTML_FORMAT);
+	html_out_obj(o, NULL);
+	html_out_s(o, "format", HTML_FORMAT);
 	html_put_meta(h);
 	html_put_names(h);
 	html_put_ifaces(h);
@@ -68,8 +68,8 @@ static int put_data(struct html *h)
 		return err;
 	html_put_counters(h);
 	html_put_tracks(h);
-	out_u(o, "bin_raw", h->bin.n); /* the columns, inflated */
-	out_end_obj(o);
+	html_out_u(o, "bin_raw", h->bin.n); /* the columns, inflated */
+	html_out_end_obj(o);
 	return o->oom ? -ENOMEM : 0;
 }
 
@@ -167,7 +167,7 @@ static int put_page(FILE *f, const struct page *pg)
 		switch (i) {
 		case 0: fputs((const char *)viz_timeline_css, f); break;
 		case 1: fwrite(pg->json, 1, pg->njson, f); break;
-		case 2: out_b64(f, pg->z, pg->nz); break;
+		case 2: html_out_b64(f, pg->z, pg->nz); break;
 		default: fputs((const char *)viz_timeline_js, f); break;
 		}
 	}
@@ -225,7 +225,7 @@ int viz__html(const struct viz_ctx *v, FILE *f)
 	free(h.win.to);
 	free(h.reasons);
 	free(h.evidence);
-	vb_free(&h.bin);
+	html_vb_free(&h.bin);
 	if (err)
 		return err;
 	if (fflush(f) || ferror(f))

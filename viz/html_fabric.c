@@ -73,92 +73,92 @@ void html_put_meta(struct html *h)
 		from = rel(m, h->v->from_ns);
 		to = h->v->to_ns > h->v->from_ns ? rel(m, h->v->to_ns) : m->duration_ns;
 	}
-	out_obj(o, "meta");
-	out_s(o, "host", m->hdr.hostname);
-	out_s(o, "kernel", m->hdr.kernel);
-	out_s(o, "tool", m->hdr.tool_version);
-	out_s(o, "command", m->hdr.command);
-	out_s(o, "start_wall", wall_str(model__wall_ns(m, m->start_ns), buf, sizeof(buf)));
-	out_d(o, "start_wall_ms", (double)model__wall_ns(m, m->start_ns) / 1e6, 3);
-	out_u(o, "duration", m->duration_ns);
-	out_u(o, "bin", m->hdr.bin_ns);
-	out_u(o, "ncpus", m->hdr.ncpus);
-	out_u(o, "records", m->records);
-	out_b(o, "truncated", m->truncated);
-	out_s(o, "truncated_why", m->truncated_why);
-	out_b(o, "have_end", m->have_end);
-	out_u(o, "lost_total", m->lost_total);
-	out_obj(o, "lost_by_source");
+	html_out_obj(o, "meta");
+	html_out_s(o, "host", m->hdr.hostname);
+	html_out_s(o, "kernel", m->hdr.kernel);
+	html_out_s(o, "tool", m->hdr.tool_version);
+	html_out_s(o, "command", m->hdr.command);
+	html_out_s(o, "start_wall", wall_str(model__wall_ns(m, m->start_ns), buf, sizeof(buf)));
+	html_out_d(o, "start_wall_ms", (double)model__wall_ns(m, m->start_ns) / 1e6, 3);
+	html_out_u(o, "duration", m->duration_ns);
+	html_out_u(o, "bin", m->hdr.bin_ns);
+	html_out_u(o, "ncpus", m->hdr.ncpus);
+	html_out_u(o, "records", m->records);
+	html_out_b(o, "truncated", m->truncated);
+	html_out_s(o, "truncated_why", m->truncated_why);
+	html_out_b(o, "have_end", m->have_end);
+	html_out_u(o, "lost_total", m->lost_total);
+	html_out_obj(o, "lost_by_source");
 	for (unsigned s = 0; s <= FT_SRC_MAX; s++)
-		out_u(o, model__source_name(s), m->lost_by_source[s]);
-	out_end_obj(o);
-	out_u(o, "skipped_runs", m->skipped_runs);
+		html_out_u(o, model__source_name(s), m->lost_by_source[s]);
+	html_out_end_obj(o);
+	html_out_u(o, "skipped_runs", m->skipped_runs);
 	{
 		/* the page opens on the report's answer (its title line aside: the header has it) */
 		struct headline hl;
 
 		headline__build(&hl, m, h->pc, NULL);
-		out_arr(o, "headline");
+		html_out_arr(o, "headline");
 		for (size_t i = 1; i < hl.nlines; i++)
-			out_s(o, NULL, hl.lines[i]);
-		out_end_arr(o);
+			html_out_s(o, NULL, hl.lines[i]);
+		html_out_end_arr(o);
 	}
-	out_b(o, "have_probes", c && c->have_probes);
-	out_b(o, "show_probes", c && c->show_probes);
-	out_b(o, "inferred_on", c && c->inferred_on);
-	out_b(o, "enqueue_only", c && c->enqueue_only);
-	out_arr(o, "view");
-	out_u(o, NULL, from);
-	out_u(o, NULL, to > from ? to : from + 1);
-	out_end_arr(o);
-	out_obj(o, "lod");
-	out_u(o, "kmin", h->kmin);
-	out_u(o, "kmin_ctr", h->kmin_ctr);
-	out_u(o, "detail_budget", h->detail_budget);
-	out_u(o, "tries", h->tries);
-	out_u(o, "series_cost", h->series_cost);
-	out_u(o, "detail_cost", h->detail_cost);
-	out_arr(o, "windows");
+	html_out_b(o, "have_probes", c && c->have_probes);
+	html_out_b(o, "show_probes", c && c->show_probes);
+	html_out_b(o, "inferred_on", c && c->inferred_on);
+	html_out_b(o, "enqueue_only", c && c->enqueue_only);
+	html_out_arr(o, "view");
+	html_out_u(o, NULL, from);
+	html_out_u(o, NULL, to > from ? to : from + 1);
+	html_out_end_arr(o);
+	html_out_obj(o, "lod");
+	html_out_u(o, "kmin", h->kmin);
+	html_out_u(o, "kmin_ctr", h->kmin_ctr);
+	html_out_u(o, "detail_budget", h->detail_budget);
+	html_out_u(o, "tries", h->tries);
+	html_out_u(o, "series_cost", h->series_cost);
+	html_out_u(o, "detail_cost", h->detail_cost);
+	html_out_arr(o, "windows");
 	for (size_t i = 0; i < h->win.n; i++) {
-		out_arr(o, NULL);
-		out_i(o, NULL, srel(m, h->win.from[i]));
-		out_i(o, NULL, srel(m, h->win.to[i]));
-		out_end_arr(o);
+		html_out_arr(o, NULL);
+		html_out_i(o, NULL, srel(m, h->win.from[i]));
+		html_out_i(o, NULL, srel(m, h->win.to[i]));
+		html_out_end_arr(o);
 	}
-	out_end_arr(o);
-	out_end_obj(o);
+	html_out_end_arr(o);
+	html_out_end_obj(o);
 	if (c) {
-		out_obj(o, "thresholds");
-		out_u(o, "queue_delay_ns", c->opts.th.queue_delay_ns);
-		out_d(o, "util", c->opts.th.util, 3);
-		out_d(o, "skew_frac", c->opts.th.skew_frac, 3);
-		out_u(o, "skew_min_ns", c->opts.th.skew_min_ns);
-		out_d(o, "slow_factor", c->opts.th.slow_factor, 3);
-		out_end_obj(o);
+		html_out_obj(o, "thresholds");
+		html_out_u(o, "queue_delay_ns", c->opts.th.queue_delay_ns);
+		html_out_d(o, "util", c->opts.th.util, 3);
+		html_out_d(o, "skew_frac", c->opts.th.skew_frac, 3);
+		html_out_u(o, "skew_min_ns", c->opts.th.skew_min_ns);
+		html_out_d(o, "slow_factor", c->opts.th.slow_factor, 3);
+		html_out_end_obj(o);
 	}
-	out_end_obj(o);
+	html_out_end_obj(o);
 }
 
 void html_put_names(struct html *h)
 {
 	struct out *o = &h->o;
 
-	out_arr(o, "ops");
+	html_out_arr(o, "ops");
 	for (unsigned i = 0; i < FT_OP_MAX; i++)
-		out_s(o, NULL, corr__op_name(i));
-	out_end_arr(o);
-	out_arr(o, "verdicts");
+		html_out_s(o, NULL, corr__op_name(i));
+	html_out_end_arr(o);
+	html_out_arr(o, "verdicts");
 	for (unsigned i = 0; i < CORR_NVERDICTS; i++)
-		out_s(o, NULL, corr__verdict_name((enum corr_verdict)i));
-	out_end_arr(o);
-	out_arr(o, "triggers");
+		html_out_s(o, NULL, corr__verdict_name((enum corr_verdict)i));
+	html_out_end_arr(o);
+	html_out_arr(o, "triggers");
 	for (unsigned i = 0; i < MODEL_NTRIGGER; i++)
-		out_s(o, NULL, model__trigger_name(i));
-	out_end_arr(o);
-	out_arr(o, "sources");
+		html_out_s(o, NULL, model__trigger_name(i));
+	html_out_end_arr(o);
+	html_out_arr(o, "sources");
 	for (unsigned i = 0; i <= FT_SRC_MAX; i++)
-		out_s(o, NULL, model__source_name(i));
-	out_end_arr(o);
+		html_out_s(o, NULL, model__source_name(i));
+	html_out_end_arr(o);
 }
 
 void html_put_ifaces(struct html *h)
@@ -166,46 +166,46 @@ void html_put_ifaces(struct html *h)
 	const struct model *m = h->m;
 	struct out *o = &h->o;
 
-	out_arr(o, "ifaces");
+	html_out_arr(o, "ifaces");
 	for (size_t i = 0; i < m->nifaces; i++) {
 		const struct model_iface *f = &m->ifaces[i];
 
-		out_obj(o, NULL);
-		out_s(o, "label", f->label);
-		out_s(o, "name", f->name);
-		out_s(o, "host", host_of_netns(m, f->netns));
-		out_u(o, "netns", f->netns);
-		out_b(o, "traced", (f->flags & FT_IFACE_TRACED) != 0);
-		out_arr(o, "cap");
+		html_out_obj(o, NULL);
+		html_out_s(o, "label", f->label);
+		html_out_s(o, "name", f->name);
+		html_out_s(o, "host", host_of_netns(m, f->netns));
+		html_out_u(o, "netns", f->netns);
+		html_out_b(o, "traced", (f->flags & FT_IFACE_TRACED) != 0);
+		html_out_arr(o, "cap");
 		for (unsigned d = 0; d < 2; d++)
-			out_d(o, NULL, f->dir[d].capacity_bps, 0);
-		out_end_arr(o);
-		out_arr(o, "bytes");
+			html_out_d(o, NULL, f->dir[d].capacity_bps, 0);
+		html_out_end_arr(o);
+		html_out_arr(o, "bytes");
 		for (unsigned d = 0; d < 2; d++)
-			out_u(o, NULL, f->dir[d].bytes);
-		out_end_arr(o);
-		out_arr(o, "peak");
+			html_out_u(o, NULL, f->dir[d].bytes);
+		html_out_end_arr(o);
+		html_out_arr(o, "peak");
 		for (unsigned d = 0; d < 2; d++)
-			out_d(o, NULL, f->dir[d].peak_bps, 0);
-		out_end_arr(o);
-		out_end_obj(o);
+			html_out_d(o, NULL, f->dir[d].peak_bps, 0);
+		html_out_end_arr(o);
+		html_out_end_obj(o);
 	}
-	out_end_arr(o);
-	out_arr(o, "qdiscs");
+	html_out_end_arr(o);
+	html_out_arr(o, "qdiscs");
 	for (size_t i = 0; i < m->nqdiscs; i++) {
 		const struct model_qdisc *q = &m->qdiscs[i];
 
-		out_obj(o, NULL);
-		out_s(o, "kind", q->kind);
-		out_u(o, "handle", q->handle);
-		out_u(o, "parent", q->parent);
-		out_u(o, "iface", q->iface);
-		out_u(o, "max_backlog", q->max_backlog_bytes);
-		out_u(o, "sojourn_max", q->sojourn_max_ns);
-		out_u(o, "drops", q->drops_counter);
-		out_end_obj(o);
+		html_out_obj(o, NULL);
+		html_out_s(o, "kind", q->kind);
+		html_out_u(o, "handle", q->handle);
+		html_out_u(o, "parent", q->parent);
+		html_out_u(o, "iface", q->iface);
+		html_out_u(o, "max_backlog", q->max_backlog_bytes);
+		html_out_u(o, "sojourn_max", q->sojourn_max_ns);
+		html_out_u(o, "drops", q->drops_counter);
+		html_out_end_obj(o);
 	}
-	out_end_arr(o);
+	html_out_end_arr(o);
 }
 
 void html_put_counters(struct html *h)
@@ -213,33 +213,33 @@ void html_put_counters(struct html *h)
 	const struct model *m = h->m;
 	struct out *o = &h->o;
 
-	out_arr(o, "ctr_groups");
+	html_out_arr(o, "ctr_groups");
 	for (size_t i = 0; i < m->nctr_groups; i++) {
 		const struct model_ctr_group *g = &m->ctr_groups[i];
 
-		out_obj(o, NULL);
-		out_s(o, "label", g->label);
-		out_u(o, "kind", g->kind);
-		out_i(o, "iface", g->iface == UINT32_MAX ? -1 : (int64_t)g->iface);
-		out_u(o, "period", g->period_ns);
-		out_u(o, "samples", g->nsamples);
-		out_end_obj(o);
+		html_out_obj(o, NULL);
+		html_out_s(o, "label", g->label);
+		html_out_u(o, "kind", g->kind);
+		html_out_i(o, "iface", g->iface == UINT32_MAX ? -1 : (int64_t)g->iface);
+		html_out_u(o, "period", g->period_ns);
+		html_out_u(o, "samples", g->nsamples);
+		html_out_end_obj(o);
 	}
-	out_end_arr(o);
-	out_arr(o, "ctr_series");
+	html_out_end_arr(o);
+	html_out_arr(o, "ctr_series");
 	for (size_t i = 0; i < m->nctr_series; i++) {
 		const struct model_ctr_series *s = &m->ctr_series[i];
 
-		out_obj(o, NULL);
-		out_u(o, "group", s->group);
-		out_s(o, "name", s->name);
-		out_u(o, "cls", s->cls);
-		out_u(o, "flags", s->flags);
-		out_u(o, "total", s->total);
-		out_d(o, "peak_rate", s->peak_rate, 3);
-		out_end_obj(o);
+		html_out_obj(o, NULL);
+		html_out_u(o, "group", s->group);
+		html_out_s(o, "name", s->name);
+		html_out_u(o, "cls", s->cls);
+		html_out_u(o, "flags", s->flags);
+		html_out_u(o, "total", s->total);
+		html_out_d(o, "peak_rate", s->peak_rate, 3);
+		html_out_end_obj(o);
 	}
-	out_end_arr(o);
+	html_out_end_arr(o);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -280,7 +280,7 @@ int html_put_events(struct html *h)
 
 	if (!r)
 		return -ENOMEM;
-	out_obj(o, "events");
+	html_out_obj(o, "events");
 
 	/* retransmits, by time */
 	for (size_t i = 0; i < m->nrtx_events; i++) {
@@ -292,19 +292,19 @@ int html_put_events(struct html *h)
 	for (size_t k = 0; k < n; k++) {
 		const struct model_rtx *e = &m->rtx_events[r[k].i];
 
-		col_d(&ct, srel(m, e->ts_ns));
-		col_u(&c1, e->flow);
-		col_u(&c2, e->trigger);
-		col_u(&c3, e->segs);
+		html_col_d(&ct, srel(m, e->ts_ns));
+		html_col_u(&c1, e->flow);
+		html_col_u(&c2, e->trigger);
+		html_col_u(&c3, e->segs);
 	}
-	out_obj(o, "rtx");
-	out_u(o, "n", n);
-	out_u(o, "omitted", m->nrtx_events - n);
-	out_col(o, "t", &ct);
-	out_col(o, "flow", &c1);
-	out_col(o, "trig", &c2);
-	out_col(o, "segs", &c3);
-	out_end_obj(o);
+	html_out_obj(o, "rtx");
+	html_out_u(o, "n", n);
+	html_out_u(o, "omitted", m->nrtx_events - n);
+	html_out_col(o, "t", &ct);
+	html_out_col(o, "flow", &c1);
+	html_out_col(o, "trig", &c2);
+	html_out_col(o, "segs", &c3);
+	html_out_end_obj(o);
 
 	/* drops, by time */
 	free(h->reasons);
@@ -331,33 +331,33 @@ int html_put_events(struct html *h)
 
 		while (ri < h->nreasons && h->reasons[ri] != e->reason)
 			ri++;
-		col_d(&ct, srel(m, e->ts_ns));
-		col_u(&c1, ri);
-		col_u(&c2, e->iface == UINT32_MAX ? 0 : (uint64_t)e->iface + 1);
+		html_col_d(&ct, srel(m, e->ts_ns));
+		html_col_u(&c1, ri);
+		html_col_u(&c2, e->iface == UINT32_MAX ? 0 : (uint64_t)e->iface + 1);
 	}
 	free(r);
-	out_obj(o, "drop");
-	out_u(o, "n", n);
-	out_u(o, "omitted", m->ndrop_events - n);
-	out_col(o, "t", &ct);
-	out_col(o, "reason", &c1);
-	out_col(o, "iface", &c2);
-	out_end_obj(o);
-	out_arr(o, "reasons");
+	html_out_obj(o, "drop");
+	html_out_u(o, "n", n);
+	html_out_u(o, "omitted", m->ndrop_events - n);
+	html_out_col(o, "t", &ct);
+	html_out_col(o, "reason", &c1);
+	html_out_col(o, "iface", &c2);
+	html_out_end_obj(o);
+	html_out_arr(o, "reasons");
 	for (size_t i = 0; i < h->nreasons; i++) {
 		const char *nm = model__drop_reason_name(m, h->reasons[i]);
 
-		out_obj(o, NULL);
-		out_u(o, "id", h->reasons[i]);
+		html_out_obj(o, NULL);
+		html_out_u(o, "id", h->reasons[i]);
 		if (!nm) {
 			snprintf(buf, sizeof(buf), "reason %u", h->reasons[i]);
 			nm = buf;
 		}
-		out_s(o, "name", nm);
-		out_b(o, "congestion", corr__congestion_drop(nm));
-		out_end_obj(o);
+		html_out_s(o, "name", nm);
+		html_out_b(o, "congestion", corr__congestion_drop(nm));
+		html_out_end_obj(o);
 	}
-	out_end_arr(o);
+	html_out_end_arr(o);
 
 	/* CE marks: the bins that carried some, by time within each interface direction */
 	n = 0;
@@ -374,19 +374,19 @@ int html_put_events(struct html *h)
 					total++;
 					if (n >= HTML_EVENTS_MAX)
 						continue;
-					col_d(&ct, srel(m, md->bins[b].start_ns));
-					col_u(&c1, i * 2 + d);
-					col_u(&c2, md->bins[b].ce_pkts);
+					html_col_d(&ct, srel(m, md->bins[b].start_ns));
+					html_col_u(&c1, i * 2 + d);
+					html_col_u(&c2, md->bins[b].ce_pkts);
 					n++;
 				}
 			}
-		out_obj(o, "ce");
-		out_u(o, "n", n);
-		out_u(o, "omitted", total - n);
-		out_col(o, "t", &ct);
-		out_col(o, "track", &c1);
-		out_col(o, "pkts", &c2);
-		out_end_obj(o);
+		html_out_obj(o, "ce");
+		html_out_u(o, "n", n);
+		html_out_u(o, "omitted", total - n);
+		html_out_col(o, "t", &ct);
+		html_out_col(o, "track", &c1);
+		html_out_col(o, "pkts", &c2);
+		html_out_end_obj(o);
 	}
 
 	/* counter spikes (CNP, pause, retransmission, discard storms), by start */
@@ -397,40 +397,40 @@ int html_put_events(struct html *h)
 		for (size_t i = 0; i < n; i++) {
 			const struct model_ctr_event *e = &m->ctr_events[i];
 
-			col_u(&c1, e->series);
-			col_d(&ct, srel(m, e->start_ns));
-			col_u(&c2, e->end_ns > e->start_ns ? e->end_ns - e->start_ns : 0);
-			col_u(&c3, e->delta);
-			col_u(&c4, dround(e->peak_rate));
-			col_u(&c5, e->nintervals);
+			html_col_u(&c1, e->series);
+			html_col_d(&ct, srel(m, e->start_ns));
+			html_col_u(&c2, e->end_ns > e->start_ns ? e->end_ns - e->start_ns : 0);
+			html_col_u(&c3, e->delta);
+			html_col_u(&c4, dround(e->peak_rate));
+			html_col_u(&c5, e->nintervals);
 		}
-		out_obj(o, "ctr");
-		out_u(o, "n", n);
-		out_u(o, "omitted", m->nctr_events - n);
-		out_col(o, "series", &c1);
-		out_col(o, "t", &ct);
-		out_col(o, "dur", &c2);
-		out_col(o, "delta", &c3);
-		out_col(o, "peak", &c4);
-		out_col(o, "nint", &c5);
-		out_end_obj(o);
+		html_out_obj(o, "ctr");
+		html_out_u(o, "n", n);
+		html_out_u(o, "omitted", m->nctr_events - n);
+		html_out_col(o, "series", &c1);
+		html_out_col(o, "t", &ct);
+		html_out_col(o, "dur", &c2);
+		html_out_col(o, "delta", &c3);
+		html_out_col(o, "peak", &c4);
+		html_out_col(o, "nint", &c5);
+		html_out_end_obj(o);
 	}
 
 	/* lost events: the capture tells how many per source and CPU since the previous reading */
-	out_arr(o, "lost");
+	html_out_arr(o, "lost");
 	for (size_t i = 0; i < m->nlost_evs; i++) {
 		const struct model_lost_ev *e = &m->lost_evs[i];
 
-		out_arr(o, NULL);
-		out_i(o, NULL, srel(m, e->from_ns));
-		out_i(o, NULL, srel(m, e->ts_ns));
-		out_u(o, NULL, e->lost);
-		out_u(o, NULL, e->source);
-		out_u(o, NULL, e->cpu);
-		out_end_arr(o);
+		html_out_arr(o, NULL);
+		html_out_i(o, NULL, srel(m, e->from_ns));
+		html_out_i(o, NULL, srel(m, e->ts_ns));
+		html_out_u(o, NULL, e->lost);
+		html_out_u(o, NULL, e->source);
+		html_out_u(o, NULL, e->cpu);
+		html_out_end_arr(o);
 	}
-	out_end_arr(o);
-	out_end_obj(o);
+	html_out_end_arr(o);
+	html_out_end_obj(o);
 	return 0;
 }
 
@@ -440,19 +440,19 @@ void html_put_flows(struct html *h)
 	struct out *o = &h->o;
 	char buf[160];
 
-	out_arr(o, "flows");
+	html_out_arr(o, "flows");
 	for (size_t i = 0; i < m->nflows; i++) {
 		const struct model_flow *f = &m->flows[i];
 		int64_t rank = -1;
 
 		for (size_t k = 0; k < f->nowners && f->first_owner + k < m->nowners && rank < 0; k++)
 			rank = h->c ? corr__rank_of_pid(h->c, m->owners[f->first_owner + k].pid) : -1;
-		out_obj(o, NULL);
-		out_s(o, "label", flow_label(&f->key, buf, sizeof(buf)));
-		out_s(o, "host", host_of_netns(m, f->key.netns));
-		out_u(o, "rtx", f->rtx_total);
-		out_i(o, "rank", rank);
-		out_end_obj(o);
+		html_out_obj(o, NULL);
+		html_out_s(o, "label", flow_label(&f->key, buf, sizeof(buf)));
+		html_out_s(o, "host", host_of_netns(m, f->key.netns));
+		html_out_u(o, "rtx", f->rtx_total);
+		html_out_i(o, "rank", rank);
+		html_out_end_obj(o);
 	}
-	out_end_arr(o);
+	html_out_end_arr(o);
 }

@@ -47,19 +47,19 @@ static void vb_s(struct vbuf *b, int64_t v)
 	vb_u(b, ((uint64_t)v << 1) ^ (v < 0 ? UINT64_MAX : 0));
 }
 
-void vb_free(struct vbuf *b)
+void html_vb_free(struct vbuf *b)
 {
 	free(b->p);
 	memset(b, 0, sizeof(*b));
 }
 
-void col_u(struct col *c, uint64_t v)
+void html_col_u(struct col *c, uint64_t v)
 {
 	vb_u(&c->b, v);
 	c->n++;
 }
 
-void col_d(struct col *c, int64_t v)
+void html_col_d(struct col *c, int64_t v)
 {
 	/* modulo 2^64: times of a damaged capture can be further apart than int64_t holds */
 	vb_s(&c->b, (int64_t)((uint64_t)v - (uint64_t)c->prev));
@@ -67,9 +67,9 @@ void col_d(struct col *c, int64_t v)
 	c->n++;
 }
 
-void col_free(struct col *c)
+void html_col_free(struct col *c)
 {
-	vb_free(&c->b);
+	html_vb_free(&c->b);
 	c->prev = 0;
 	c->n = 0;
 }
@@ -130,7 +130,7 @@ static void sep(struct out *o)
 	}
 }
 
-void out_key(struct out *o, const char *k)
+void html_out_key(struct out *o, const char *k)
 {
 	sep(o);
 	put_str(o->f, k);
@@ -141,7 +141,7 @@ void out_key(struct out *o, const char *k)
 static void open_(struct out *o, const char *k, char c)
 {
 	if (k)
-		out_key(o, k);
+		html_out_key(o, k);
 	else
 		sep(o);
 	fputc(c, o->f);
@@ -150,8 +150,8 @@ static void open_(struct out *o, const char *k, char c)
 	o->first[o->depth] = true;
 }
 
-void out_obj(struct out *o, const char *k) { open_(o, k, '{'); }
-void out_arr(struct out *o, const char *k) { open_(o, k, '['); }
+void html_out_obj(struct out *o, const char *k) { open_(o, k, '{'); }
+void html_out_arr(struct out *o, const char *k) { open_(o, k, '['); }
 
 static void close_(struct out *o, char c)
 {
@@ -160,51 +160,51 @@ static void close_(struct out *o, char c)
 		o->depth--;
 }
 
-void out_end_obj(struct out *o) { close_(o, '}'); }
-void out_end_arr(struct out *o) { close_(o, ']'); }
+void html_out_end_obj(struct out *o) { close_(o, '}'); }
+void html_out_end_arr(struct out *o) { close_(o, ']'); }
 
 /* Members (K non-NULL) or elements (K NULL). */
-void out_u(struct out *o, const char *k, uint64_t v)
+void html_out_u(struct out *o, const char *k, uint64_t v)
 {
 	if (k)
-		out_key(o, k);
+		html_out_key(o, k);
 	else
 		sep(o);
 	fprintf(o->f, "%" PRIu64, v);
 }
 
-void out_i(struct out *o, const char *k, int64_t v)
+void html_out_i(struct out *o, const char *k, int64_t v)
 {
 	if (k)
-		out_key(o, k);
+		html_out_key(o, k);
 	else
 		sep(o);
 	fprintf(o->f, "%" PRId64, v);
 }
 
-void out_s(struct out *o, const char *k, const char *s)
+void html_out_s(struct out *o, const char *k, const char *s)
 {
 	if (k)
-		out_key(o, k);
+		html_out_key(o, k);
 	else
 		sep(o);
 	put_str(o->f, s);
 }
 
-void out_b(struct out *o, const char *k, bool v)
+void html_out_b(struct out *o, const char *k, bool v)
 {
 	if (k)
-		out_key(o, k);
+		html_out_key(o, k);
 	else
 		sep(o);
 	fputs(v ? "true" : "false", o->f);
 }
 
 /* A double with a fixed format; NaN and infinities as null. */
-void out_d(struct out *o, const char *k, double v, int decimals)
+void html_out_d(struct out *o, const char *k, double v, int decimals)
 {
 	if (k)
-		out_key(o, k);
+		html_out_key(o, k);
 	else
 		sep(o);
 	if (isfinite(v))
@@ -215,7 +215,7 @@ void out_d(struct out *o, const char *k, double v, int decimals)
 
 static const char b64tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-void out_b64(FILE *f, const unsigned char *p, size_t n)
+void html_out_b64(FILE *f, const unsigned char *p, size_t n)
 {
 	char line[4 * 1024 + 4];
 	size_t k = 0;
@@ -242,12 +242,12 @@ void out_b64(FILE *f, const unsigned char *p, size_t n)
 }
 
 /* A column: its bytes go to the binary part, the JSON gets [offset, length]; frees it. */
-void out_col(struct out *o, const char *k, struct col *c)
+void html_out_col(struct out *o, const char *k, struct col *c)
 {
 	size_t off = o->bin->n;
 
 	if (k)
-		out_key(o, k);
+		html_out_key(o, k);
 	else
 		sep(o);
 	if (c->b.oom)
@@ -271,5 +271,5 @@ void out_col(struct out *o, const char *k, struct col *c)
 		o->bin->n += c->b.n;
 	}
 	fprintf(o->f, "[%zu,%zu]", off, c->b.n);
-	col_free(c);
+	html_col_free(c);
 }

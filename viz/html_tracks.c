@@ -288,24 +288,24 @@ static void put_level(struct out *o, const struct trk *t, const struct level *l,
 
 	memset(cv, 0, sizeof(cv));
 	for (size_t i = 0; i < l->n; i++) {
-		col_d(&ci, (int64_t)l->idx[i]);
+		html_col_d(&ci, (int64_t)l->idx[i]);
 		for (unsigned j = 0; j < trk_nout(t); j++) {
 			uint64_t v = l->v[j][i];
 
 			if (trk_agg(t, j) == 1 && (l->cnt[i] < full || v == UINT64_MAX))
 				v = 0;
-			col_u(&cv[j], v);
+			html_col_u(&cv[j], v);
 		}
 	}
-	out_obj(o, NULL);
-	out_u(o, "k", k);
-	out_u(o, "n", l->n);
-	out_col(o, "i", &ci);
-	out_arr(o, "v");
+	html_out_obj(o, NULL);
+	html_out_u(o, "k", k);
+	html_out_u(o, "n", l->n);
+	html_out_col(o, "i", &ci);
+	html_out_arr(o, "v");
 	for (unsigned j = 0; j < trk_nout(t); j++)
-		out_col(o, NULL, &cv[j]);
-	out_end_arr(o);
-	out_end_obj(o);
+		html_out_col(o, NULL, &cv[j]);
+	html_out_end_arr(o);
+	html_out_end_obj(o);
 }
 
 static bool in_windows(const struct windows *w, uint64_t ts, size_t *pos)
@@ -331,46 +331,46 @@ static void put_exact(struct out *o, const struct model *m, const struct trk *t,
 		case TRK_TP: {
 			const struct model_bin *b = &m->ifaces[t->ref].dir[t->dir].bins[i];
 
-			col_d(&ci, (int64_t)sample_idx(m, t, i));
-			col_u(&c[0], b->bytes);
-			col_u(&c[1], b->pkts);
-			col_u(&c[2], b->ce_pkts);
+			html_col_d(&ci, (int64_t)sample_idx(m, t, i));
+			html_col_u(&c[0], b->bytes);
+			html_col_u(&c[1], b->pkts);
+			html_col_u(&c[2], b->ce_pkts);
 			break;
 		}
 		case TRK_Q: {
 			const struct model_qbin *b = m->qdiscs[t->ref].bins;
 
-			col_d(&ci, (int64_t)sample_idx(m, t, i));
-			col_u(&c[0], b[i].max_backlog);
-			col_u(&c[1], b[i].max_qlen);
-			col_u(&c[2], b[i].sojourn_max_ns);
-			col_u(&c[3], b[i].sojourn_cnt ? b[i].sojourn_sum_ns / b[i].sojourn_cnt : 0);
-			col_u(&c[4], qdrops_delta(b, i));
+			html_col_d(&ci, (int64_t)sample_idx(m, t, i));
+			html_col_u(&c[0], b[i].max_backlog);
+			html_col_u(&c[1], b[i].max_qlen);
+			html_col_u(&c[2], b[i].sojourn_max_ns);
+			html_col_u(&c[3], b[i].sojourn_cnt ? b[i].sojourn_sum_ns / b[i].sojourn_cnt : 0);
+			html_col_u(&c[4], qdrops_delta(b, i));
 			break;
 		}
 		default: {
 			const struct model_ctr_point *p = &m->ctr_points[m->ctr_series[t->ref].first_pt + i];
 
-			col_d(&ci, srel(m, p->start_ns));
-			col_u(&c[0], p->end_ns > p->start_ns ? p->end_ns - p->start_ns : 0);
-			col_u(&c[1], p->delta);
-			col_u(&c[2], p->dflags);
-			col_u(&c[3], ctr_rate(p));
+			html_col_d(&ci, srel(m, p->start_ns));
+			html_col_u(&c[0], p->end_ns > p->start_ns ? p->end_ns - p->start_ns : 0);
+			html_col_u(&c[1], p->delta);
+			html_col_u(&c[2], p->dflags);
+			html_col_u(&c[3], ctr_rate(p));
 			break;
 		}
 		}
 	}
-	out_obj(o, k);
-	out_u(o, "k", 0);
-	out_u(o, "n", n);
-	out_col(o, t->type == TRK_CTR ? "s" : "i", &ci);
-	out_arr(o, "v");
+	html_out_obj(o, k);
+	html_out_u(o, "k", 0);
+	html_out_u(o, "n", n);
+	html_out_col(o, t->type == TRK_CTR ? "s" : "i", &ci);
+	html_out_arr(o, "v");
 	for (unsigned j = 0; j < (t->type == TRK_Q ? 5u : t->type == TRK_CTR ? 4u : 3u); j++)
-		out_col(o, NULL, &c[j]);
-	out_end_arr(o);
-	out_end_obj(o);
+		html_out_col(o, NULL, &c[j]);
+	html_out_end_arr(o);
+	html_out_end_obj(o);
 	for (unsigned j = 0; j < 5; j++)
-		col_free(&c[j]);
+		html_col_free(&c[j]);
 }
 
 /* The "levels" array (and "detail") of T from KMIN up. */
@@ -381,9 +381,9 @@ static int put_pyramid(struct out *o, const struct model *m, const struct trk *t
 	unsigned top = t->ktop > kmin ? t->ktop : kmin;
 	unsigned k0 = kmin ? kmin : 1;
 
-	out_u(o, "kmin", kmin);
-	out_u(o, "ktop", top);
-	out_arr(o, "levels");
+	html_out_u(o, "kmin", kmin);
+	html_out_u(o, "ktop", top);
+	html_out_arr(o, "levels");
 	if (kmin == 0)
 		put_exact(o, m, t, NULL, NULL);
 	if (top >= k0 && t->n) {
@@ -402,7 +402,7 @@ static int put_pyramid(struct out *o, const struct model *m, const struct trk *t
 		}
 		level_free(&cur);
 	}
-	out_end_arr(o);
+	html_out_end_arr(o);
 	if (kmin > 0 && w && w->n)
 		put_exact(o, m, t, w, "detail");
 	return 0;
@@ -625,21 +625,21 @@ void html_put_tracks(struct html *h)
 	const struct model *m = h->m;
 	struct out *o = &h->o;
 
-	out_arr(o, "tracks");
+	html_out_arr(o, "tracks");
 	for (size_t i = 0; i < h->ntrks && !o->oom; i++) {
 		const struct trk *t = &h->trks[i];
 		bool bins = i < h->nbin_trks;
 
-		out_obj(o, NULL);
-		out_s(o, "type", t->type == TRK_TP ? "tp" : t->type == TRK_Q ? "q" : "ctr");
-		out_u(o, "ref", t->ref);
-		out_u(o, "dir", t->dir);
-		out_u(o, "w", t->w);
-		out_i(o, "o", srel(m, t->origin));
-		out_u(o, "n", t->n);
+		html_out_obj(o, NULL);
+		html_out_s(o, "type", t->type == TRK_TP ? "tp" : t->type == TRK_Q ? "q" : "ctr");
+		html_out_u(o, "ref", t->ref);
+		html_out_u(o, "dir", t->dir);
+		html_out_u(o, "w", t->w);
+		html_out_i(o, "o", srel(m, t->origin));
+		html_out_u(o, "n", t->n);
 		if (put_pyramid(o, m, t, bins ? h->kmin : h->kmin_ctr, &h->win))
 			o->oom = true;
-		out_end_obj(o);
+		html_out_end_obj(o);
 	}
-	out_end_arr(o);
+	html_out_end_arr(o);
 }

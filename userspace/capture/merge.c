@@ -40,7 +40,7 @@
 #define COLL_BITS 15                       /* collective instances kept per host */
 #define WINDOW_LEN_NS 2000000000ull
 
-void warnf(struct merge *m, const char *fmt, ...)
+void mrg_warnf(struct merge *m, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -273,7 +273,7 @@ static int pass1_record(struct host *h, const struct ft_rec_hdr *r)
 	return 0;
 }
 
-const char *base_name(const char *p)
+const char *mrg_base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');
 
@@ -301,7 +301,7 @@ static int pass1(struct merge *m, struct host *h)
 	h->state = capture__state(r);
 	if (h->state != CAPTURE_OK) {
 		str_copy(h->error, capture__error(r), sizeof(h->error));
-		warnf(m, "%s: %s; merging what is readable", base_name(h->path),
+		mrg_warnf(m, "%s: %s; merging what is readable", mrg_base_name(h->path),
 		      h->error[0] ? h->error : "capture is incomplete");
 	}
 	capture__free(r);
@@ -356,7 +356,7 @@ static void coarse(struct merge *m)
 	}
 }
 
-int64_t to_coarse(const struct host *h, uint64_t t)
+int64_t mrg_to_coarse(const struct host *h, uint64_t t)
 {
 	return (int64_t)t + h->c_off + (int64_t)llround(((double)t - (double)h->rt.t0_ns) * h->c_drift);
 }
@@ -396,7 +396,7 @@ static int pass2(struct merge *m, struct host *h)
 
 		if (rec->type != FT_REC_IFACE_BIN || is_lo(h, b->netns, b->ifindex))
 			continue;
-		t = to_coarse(h, b->start_ns);
+		t = mrg_to_coarse(h, b->start_ns);
 		for (size_t k = 0; k < m->nwin; k++) {
 			int64_t lo = m->wstart[k] - (int64_t)m->pad_ns;
 
@@ -451,8 +451,8 @@ static void coll_bounds(const struct host *a, const struct host *b, struct pairf
 		y = coll_find((struct host *)b, x->comm, x->seq, x->op, false);
 		if (!y || y->min_end == UINT64_MAX)
 			continue;
-		double sa = (double)to_coarse(a, x->max_start), ea = (double)to_coarse(a, x->min_end);
-		double sb = (double)to_coarse(b, y->max_start), eb = (double)to_coarse(b, y->min_end);
+		double sa = (double)mrg_to_coarse(a, x->max_start), ea = (double)mrg_to_coarse(a, x->min_end);
+		double sb = (double)mrg_to_coarse(b, y->max_start), eb = (double)mrg_to_coarse(b, y->min_end);
 
 		if (sb - ea > p->lo)
 			p->lo = sb - ea;
@@ -489,7 +489,7 @@ static void fit_pairs(struct merge *m)
 				lo = l > lo ? l : lo;
 				hi = h < hi ? h : hi;
 			} else if (p->bounds) {
-				warnf(m, "%s and %s: their collectives contradict each other on any clock offset "
+				mrg_warnf(m, "%s and %s: their collectives contradict each other on any clock offset "
 				      "(instances mismatched?); not used as bounds", a->label, b->label);
 				p->bounds = false;
 			}
@@ -545,7 +545,7 @@ static void fit_pairs(struct merge *m)
 			p->unc = worst + res;
 			p->causal_ok = !p->bounds || (p->fa >= p->lo - p->unc && p->fa <= p->hi + p->unc);
 			if (!p->causal_ok) {
-				warnf(m, "%s and %s: the traffic match (%+.3f ms) breaks the collectives' causal order; "
+				mrg_warnf(m, "%s and %s: the traffic match (%+.3f ms) breaks the collectives' causal order; "
 				      "pair not used", a->label, b->label, p->fa / 1e6);
 				p->unc = -1;
 			}
@@ -610,7 +610,7 @@ static void place(struct merge *m)
 	}
 	for (size_t j = 0; j < n; j++) {
 		struct host *h = &m->h[j];
-		double t0c = (double)to_coarse(h, h->rt.t0_ns) - m->tref;
+		double t0c = (double)mrg_to_coarse(h, h->rt.t0_ns) - m->tref;
 
 		if (h->unsynced)
 			h->flags |= FT_HOST_UNSYNCED;
@@ -656,7 +656,7 @@ static void plan_windows(struct merge *m)
 	m->ovl_hi = INT64_MAX;
 	for (size_t i = 0; i < m->n; i++) {
 		const struct host *h = &m->h[i];
-		int64_t a = to_coarse(h, h->t_first), b = to_coarse(h, h->t_last);
+		int64_t a = mrg_to_coarse(h, h->t_first), b = mrg_to_coarse(h, h->t_last);
 
 		m->ovl_lo = a > m->ovl_lo ? a : m->ovl_lo;
 		m->ovl_hi = b < m->ovl_hi ? b : m->ovl_hi;
@@ -719,13 +719,13 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 		}
 	}
 	m.bin_ns = m.h[0].hdr.bin_ns ? m.h[0].hdr.bin_ns : 100000;
-	make_labels(&m);
+	mrg_make_labels(&m);
 	for (size_t i = 0; i < m.n; i++) {
 		if (m.h[i].unsynced)
-			warnf(&m, "%s: its clock said it was unsynchronised; its place comes from the traffic "
+			mrg_warnf(&m, "%s: its clock said it was unsynchronised; its place comes from the traffic "
 			      "alone (or is unknown)", m.h[i].label);
 		else if (!m.h[i].nclk)
-			warnf(&m, "%s: no clock pairs (an older capture); its realtime anchor is the header's",
+			mrg_warnf(&m, "%s: no clock pairs (an older capture); its realtime anchor is the header's",
 			      m.h[i].label);
 	}
 	coarse(&m);
@@ -739,17 +739,17 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 	if (m.nwin && m.n > 1)
 		fit_pairs(&m);
 	else if (m.n > 1 && !m.anchors_only)
-		warnf(&m, "the captures overlap by less than %s; clocks placed by their realtime anchors only",
+		mrg_warnf(&m, "the captures overlap by less than %s; clocks placed by their realtime anchors only",
 		      fmt_ns(200 * m.bin_ns, ob, sizeof(ob)));
 	place(&m);
 	for (size_t i = 1; i < m.n; i++)
 		if (!(m.h[i].flags & FT_HOST_TRAFFIC))
-			warnf(&m, "%s: no traffic matched with another host; placed by its realtime anchor%s",
+			mrg_warnf(&m, "%s: no traffic matched with another host; placed by its realtime anchor%s",
 			      m.h[i].label, m.h[i].c_unc < 0 ? " with no bound (its skew against others means nothing)" : "");
-	assign_ids(&m);
-	if (write_merged(&m))
+	mrg_assign_ids(&m);
+	if (mrg_write_merged(&m))
 		goto out;
-	print_summary(&m);
+	mrg_print_summary(&m);
 	rc = 0;
 out:
 	free_merge(&m);

@@ -91,16 +91,16 @@ struct merge {
 
 
 /* A warning: printed unless --json or --quiet, and kept for the JSON summary. */
-void warnf(struct merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mrg_warnf(struct merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* capture/merge.c */
-const char *base_name(const char *p);                 /* the file name of a path */
-int64_t to_coarse(const struct host *h, uint64_t t);  /* host time on the coarse merged clock */
+const char *mrg_base_name(const char *p);                 /* the file name of a path */
+int64_t mrg_to_coarse(const struct host *h, uint64_t t);  /* host time on the coarse merged clock */
 
 /* capture/merge_write.c */
-void assign_ids(struct merge *m);
-void make_labels(struct merge *m);
-int write_merged(struct merge *m);
-void print_summary(const struct merge *m);
+void mrg_assign_ids(struct merge *m);
+void mrg_make_labels(struct merge *m);
+int mrg_write_merged(struct merge *m);
+void mrg_print_summary(const struct merge *m);
 
 #endif

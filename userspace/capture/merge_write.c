@@ -49,7 +49,7 @@ static bool share(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
 	return false;
 }
 
-void assign_ids(struct merge *m)
+void mrg_assign_ids(struct merge *m)
 {
 	uint32_t next_ns = 0x7f000000u, slot = 0, group = 0, port = 0, cpu = 0;
 
@@ -97,7 +97,7 @@ void assign_ids(struct merge *m)
 	}
 }
 
-void make_labels(struct merge *m)
+void mrg_make_labels(struct merge *m)
 {
 	for (size_t i = 0; i < m->n; i++) {
 		struct host *h = &m->h[i];
@@ -172,7 +172,7 @@ static int write_host(struct merge *m, struct capture_writer *w, struct host *h,
 	return 0;
 }
 
-int write_merged(struct merge *m)
+int mrg_write_merged(struct merge *m)
 {
 	struct ft_file_header hdr = m->h[0].hdr;
 	struct capture_writer *w = NULL;
@@ -228,7 +228,7 @@ int write_merged(struct merge *m)
 		x.pairs = h->pairs;
 		str_copy(x.hostname, h->have_id ? h->id.hostname : h->hdr.hostname, sizeof(x.hostname));
 		str_copy(x.label, h->label, sizeof(x.label));
-		str_copy(x.source, base_name(h->path), sizeof(x.source));
+		str_copy(x.source, mrg_base_name(h->path), sizeof(x.source));
 		if (capture__append(w, &x.hdr))
 			goto fail;
 		for (size_t k = 0; k < h->nnetns; k++) {
@@ -279,7 +279,7 @@ done:
 
 /* ---- summary ---- */
 
-void print_summary(const struct merge *m)
+void mrg_print_summary(const struct merge *m)
 {
 	char b1[32], b2[32];
 
@@ -307,7 +307,7 @@ void print_summary(const struct merge *m)
 			json_kv_i64(&j, "coarse_offset_ns", h->c_off);
 			/* how far its realtime clock was off the reference's, as found */
 			json_kv_double(&j, "clock_error_ns", h->e_a + h->e_b *
-				       ((double)to_coarse(h, h->rt.t0_ns) - m->tref), 0);
+				       ((double)mrg_to_coarse(h, h->rt.t0_ns) - m->tref), 0);
 			json_kv_double(&j, "drift_ppb", h->rt.drift * 1e9, 1);
 			if (h->unc < 0)
 				json_kv_string(&j, "uncertainty_ns", NULL);

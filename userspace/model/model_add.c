@@ -25,16 +25,16 @@ static long iface_get(struct model *m, uint32_t netns, uint32_t ifindex)
 {
 	uint32_t key[2] = { netns, ifindex };
 
-	return kvec_get(&m->priv->ifaces, key, NULL);
+	return mdl_kvec_get(&m->priv->ifaces, key, NULL);
 }
 
 static struct model_iface *iface_at(struct model *m, long i)
 {
-	return kvec_at(&m->priv->ifaces, (size_t)i);
+	return mdl_kvec_at(&m->priv->ifaces, (size_t)i);
 }
 
 /* A flow's key: ifindex and padding zeroed, IPv4 addresses without trailing bytes. */
-void flow_key(const struct ft_flow *f, struct ft_flow *key)
+void mdl_flow_key(const struct ft_flow *f, struct ft_flow *key)
 {
 	memset(key, 0, sizeof(*key));
 	memcpy(key->saddr, f->saddr, f->family == 4 ? 4 : 16);
@@ -51,11 +51,11 @@ static struct model_flow *flow_get(struct model *m, const struct ft_flow *f)
 	struct ft_flow key;
 	long i;
 
-	flow_key(f, &key);
-	i = kvec_get(&m->priv->flows, &key, NULL);
+	mdl_flow_key(f, &key);
+	i = mdl_kvec_get(&m->priv->flows, &key, NULL);
 	if (i < 0)
 		return NULL;
-	struct model_flow *fl = kvec_at(&m->priv->flows, (size_t)i);
+	struct model_flow *fl = mdl_kvec_at(&m->priv->flows, (size_t)i);
 
 	if (f->ifindex)
 		fl->ifindex = f->ifindex;
@@ -97,11 +97,11 @@ static int add_qbin(struct model *m, const struct ft_qdisc_bin *b)
 	struct model_priv *p = m->priv;
 	uint32_t key[3] = { b->netns, b->ifindex, b->handle };
 	bool created;
-	long qi = kvec_get(&p->qdiscs, key, &created);
+	long qi = mdl_kvec_get(&p->qdiscs, key, &created);
 
 	if (qi < 0 || iface_get(m, b->netns, b->ifindex) < 0)
 		return -ENOMEM;
-	struct model_qdisc *q = kvec_at(&p->qdiscs, (size_t)qi);
+	struct model_qdisc *q = mdl_kvec_at(&p->qdiscs, (size_t)qi);
 
 	if (created || !q->kind[0]) {
 		memcpy(q->kind, b->kind, sizeof(q->kind));
@@ -138,12 +138,12 @@ static int add_drop(struct model *m, const struct ft_drop *d)
 {
 	uint32_t key[3] = { d->reason, d->netns, d->ifindex };
 	bool created;
-	long i = kvec_get(&m->priv->drops, key, &created);
+	long i = mdl_kvec_get(&m->priv->drops, key, &created);
 	struct drop_raw *e;
 
 	if (i < 0)
 		return -ENOMEM;
-	e = vec_push(&m->priv->dropev);
+	e = mdl_vec_push(&m->priv->dropev);
 	if (!e)
 		return -ENOMEM;
 	e->ts_ns = d->ts_ns;
@@ -151,7 +151,7 @@ static int add_drop(struct model *m, const struct ft_drop *d)
 	e->netns = d->netns;
 	e->ifindex = d->ifindex;
 	e->pad = 0;
-	struct model_drop *g = kvec_at(&m->priv->drops, (size_t)i);
+	struct model_drop *g = mdl_kvec_at(&m->priv->drops, (size_t)i);
 
 	if (created || d->ts_ns < g->first_ns)
 		g->first_ns = d->ts_ns;
@@ -170,11 +170,11 @@ static int add_retrans(struct model *m, const struct ft_retrans *r)
 
 	if (!f)
 		return -ENOMEM;
-	e = vec_push(&m->priv->rtx);
+	e = mdl_vec_push(&m->priv->rtx);
 	if (!e)
 		return -ENOMEM;
 	e->ts_ns = r->ts_ns;
-	flow_key(&r->flow, &e->key);
+	mdl_flow_key(&r->flow, &e->key);
 	e->segs = r->segs ? r->segs : 1;
 	e->trigger = t;
 	if (!f->rtx[t] || r->ts_ns < f->rtx_first_ns[t])
@@ -197,10 +197,10 @@ static int add_cong(struct model *m, const struct ft_cong_state *c)
 	if (!f)
 		return -ENOMEM;
 	f->cong_changes++;
-	i = kvec_get(&m->priv->cong, key, NULL);
+	i = mdl_kvec_get(&m->priv->cong, key, NULL);
 	if (i < 0)
 		return -ENOMEM;
-	((struct model_cong_pair *)kvec_at(&m->priv->cong, (size_t)i))->count++;
+	((struct model_cong_pair *)mdl_kvec_at(&m->priv->cong, (size_t)i))->count++;
 	see_ts(m, c->ts_ns);
 	return 0;
 }
@@ -282,14 +282,14 @@ static int add_ce_flow(struct model *m, const struct ft_ce_flow *c)
 static int add_lost(struct model *m, const struct ft_lost *l)
 {
 	uint32_t key[2] = { l->source, l->cpu };
-	long i = kvec_get(&m->priv->lost, key, NULL);
+	long i = mdl_kvec_get(&m->priv->lost, key, NULL);
 
 	if (i < 0)
 		return -ENOMEM;
-	struct model_lost *e = kvec_at(&m->priv->lost, (size_t)i);
+	struct model_lost *e = mdl_kvec_at(&m->priv->lost, (size_t)i);
 
 	if (l->lost > e->lost) { /* the window it grew in, for the timelines */
-		struct model_lost_ev *g = vec_push(&m->priv->lostev);
+		struct model_lost_ev *g = mdl_vec_push(&m->priv->lostev);
 		uint64_t from = l->ts_ns > MODEL_LOST_TICK_NS ? l->ts_ns - MODEL_LOST_TICK_NS : 0;
 
 		if (!g)
@@ -311,11 +311,11 @@ static int add_lost(struct model *m, const struct ft_lost *l)
 
 static int add_reason(struct model *m, const struct ft_drop_reason *r)
 {
-	long i = kvec_get(&m->priv->reasons, &r->reason, NULL);
+	long i = mdl_kvec_get(&m->priv->reasons, &r->reason, NULL);
 
 	if (i < 0)
 		return -ENOMEM;
-	struct reason_name *n = kvec_at(&m->priv->reasons, (size_t)i);
+	struct reason_name *n = mdl_kvec_at(&m->priv->reasons, (size_t)i);
 
 	memcpy(n->name, r->name, sizeof(n->name));
 	n->name[sizeof(n->name) - 1] = '\0';
@@ -324,11 +324,11 @@ static int add_reason(struct model *m, const struct ft_drop_reason *r)
 
 static int add_probe(struct model *m, const struct ft_probe_info *pi)
 {
-	long i = kvec_get(&m->priv->probes, &pi->id, NULL);
+	long i = mdl_kvec_get(&m->priv->probes, &pi->id, NULL);
 
 	if (i < 0)
 		return -ENOMEM;
-	struct model_probe *p = kvec_at(&m->priv->probes, (size_t)i);
+	struct model_probe *p = mdl_kvec_at(&m->priv->probes, (size_t)i);
 
 	p->attached = pi->attached;
 	memcpy(p->name, pi->name, sizeof(p->name));
@@ -342,11 +342,11 @@ static int add_probe(struct model *m, const struct ft_probe_info *pi)
 
 static int add_coverage(struct model *m, const struct ft_coverage *c)
 {
-	long i = kvec_get(&m->priv->coverage, &c->probe, NULL);
+	long i = mdl_kvec_get(&m->priv->coverage, &c->probe, NULL);
 
 	if (i < 0)
 		return -ENOMEM;
-	struct model_coverage *e = kvec_at(&m->priv->coverage, (size_t)i);
+	struct model_coverage *e = mdl_kvec_at(&m->priv->coverage, (size_t)i);
 
 	/* one per probe at stop; should there be more, the last is the total */
 	e->known = c->known ? 1 : 0;
@@ -364,7 +364,7 @@ static int add_coverage(struct model *m, const struct ft_coverage *c)
 
 static int add_phase(struct model *m, const struct ft_phase *r)
 {
-	struct model_phase *e = vec_push(&m->priv->phases);
+	struct model_phase *e = mdl_vec_push(&m->priv->phases);
 
 	if (!e)
 		return -ENOMEM;
@@ -391,7 +391,7 @@ static int add_phase(struct model *m, const struct ft_phase *r)
 
 static int add_req_done(struct model *m, const struct ft_req_done *r)
 {
-	struct model_req_done *e = vec_push(&m->priv->req_dones);
+	struct model_req_done *e = mdl_vec_push(&m->priv->req_dones);
 
 	if (!e)
 		return -ENOMEM;
@@ -414,10 +414,10 @@ static int add_comm_info(struct model *m, const struct ft_comm_info *r)
 	memset(&key, 0, sizeof(key));
 	key.pid = r->pid;
 	key.comm = r->comm;
-	i = kvec_get(&m->priv->comms, &key, &created);
+	i = mdl_kvec_get(&m->priv->comms, &key, &created);
 	if (i < 0)
 		return -ENOMEM;
-	struct model_comm *c = kvec_at(&m->priv->comms, (size_t)i);
+	struct model_comm *c = mdl_kvec_at(&m->priv->comms, (size_t)i);
 
 	if (created) {
 		c->rank = c->size = -1;
@@ -439,11 +439,11 @@ static int add_comm_info(struct model *m, const struct ft_comm_info *r)
 static int add_proc(struct model *m, const struct ft_proc *r)
 {
 	bool created;
-	long i = kvec_get(&m->priv->procs, &r->pid, &created);
+	long i = mdl_kvec_get(&m->priv->procs, &r->pid, &created);
 
 	if (i < 0)
 		return -ENOMEM;
-	struct model_proc *p = kvec_at(&m->priv->procs, (size_t)i);
+	struct model_proc *p = mdl_kvec_at(&m->priv->procs, (size_t)i);
 	bool latest = created || r->ts_ns >= p->last_ns;
 
 	if (created || r->ts_ns < p->first_ns)
@@ -489,12 +489,12 @@ static int add_sock_owner(struct model *m, const struct ft_sock_owner *r)
 	long i;
 
 	memset(&key, 0, sizeof(key));
-	flow_key(&r->flow, &key.key);
+	mdl_flow_key(&r->flow, &key.key);
 	key.pid = r->pid;
-	i = kvec_get(&m->priv->owners, &key, &created);
+	i = mdl_kvec_get(&m->priv->owners, &key, &created);
 	if (i < 0)
 		return -ENOMEM;
-	struct model_owner *o = kvec_at(&m->priv->owners, (size_t)i);
+	struct model_owner *o = mdl_kvec_at(&m->priv->owners, (size_t)i);
 
 	if (created || r->ts_ns < o->first_ns) {
 		o->first_ns = r->ts_ns;
@@ -507,11 +507,11 @@ static int add_sock_owner(struct model *m, const struct ft_sock_owner *r)
 
 static int add_slot(struct model *m, const struct ft_phase_slot *r)
 {
-	long i = kvec_get(&m->priv->slots, &r->slot, NULL);
+	long i = mdl_kvec_get(&m->priv->slots, &r->slot, NULL);
 
 	if (i < 0)
 		return -ENOMEM;
-	struct model_slot *s = kvec_at(&m->priv->slots, (size_t)i);
+	struct model_slot *s = mdl_kvec_at(&m->priv->slots, (size_t)i);
 
 	/* one per slot; should there be more, the last says it */
 	s->lib_kind = r->lib_kind;

@@ -52,7 +52,7 @@ static int cmp_qdisc(const void *a, const void *b)
 	return c ? c : cmp_u32(x->parent, y->parent);
 }
 
-int cmp_flow_key(const struct ft_flow *x, const struct ft_flow *y)
+int mdl_cmp_flow_key(const struct ft_flow *x, const struct ft_flow *y)
 {
 	int c = cmp_u32(x->netns, y->netns);
 
@@ -71,7 +71,7 @@ int cmp_flow_key(const struct ft_flow *x, const struct ft_flow *y)
 
 static int cmp_flow(const void *a, const void *b)
 {
-	return cmp_flow_key(&((const struct model_flow *)a)->key, &((const struct model_flow *)b)->key);
+	return mdl_cmp_flow_key(&((const struct model_flow *)a)->key, &((const struct model_flow *)b)->key);
 }
 static int cmp_cong(const void *a, const void *b)
 {
@@ -190,7 +190,7 @@ int model__finish(struct model *m)
 	struct model_iface *ifs = (struct model_iface *)p->ifaces.items;
 
 	for (size_t i = 0; i < ni; i++)
-		iface_label(&ifs[i]);
+		mdl_iface_label(&ifs[i]);
 	remap = calloc(ni ? ni : 1, sizeof(*remap));
 	if (!remap)
 		goto out;
@@ -206,7 +206,7 @@ int model__finish(struct model *m)
 		remap[ifs[i].qdisc_drop_recs] = (uint32_t)i;
 		ifs[i].qdisc_drop_recs = 0;
 	}
-	if (ni && kvec_reindex(&p->ifaces, p->ifaces.nslots))
+	if (ni && mdl_kvec_reindex(&p->ifaces, p->ifaces.nslots))
 		goto out;
 	m->ifaces = ifs;
 	m->nifaces = ni;
@@ -218,11 +218,11 @@ int model__finish(struct model *m)
 		for (int dir = 0; dir < 2; dir++) {
 			struct model_dir *d = &ifs[i].dir[dir];
 
-			d->capacity_bps = capacity_bps(&ifs[i], dir);
+			d->capacity_bps = mdl_capacity_bps(&ifs[i], dir);
 			d->line_bps = (double)ifs[i].speed_mbps * 1e6;
 			d->shaper_bps = dir == FT_DIR_TX ? (double)ifs[i].tx_rate_kbps * 1e3 : 0;
-			dir_stats(m, d);
-			if (detect_bursts(m, d, (uint32_t)i, (uint32_t)dir, &bcap))
+			mdl_dir_stats(m, d);
+			if (mdl_detect_bursts(m, d, (uint32_t)i, (uint32_t)dir, &bcap))
 				goto out;
 		}
 	}
@@ -266,20 +266,20 @@ int model__finish(struct model *m)
 		qremap[qs[i].drop_recs] = (uint32_t)i;
 		qs[i].drop_recs = qs[i].iface != UINT32_MAX ? m->ifaces[qs[i].iface].qdisc_drop_recs : 0;
 	}
-	if (nq && kvec_reindex(&p->qdiscs, p->qdiscs.nslots))
+	if (nq && mdl_kvec_reindex(&p->qdiscs, p->qdiscs.nslots))
 		goto out;
 	m->qdiscs = qs;
 	m->nqdiscs = nq;
 	merge_qbins(m, qremap);
 	for (size_t i = 0; i < nq; i++)
-		qdisc_stats(&qs[i]);
+		mdl_qdisc_stats(&qs[i]);
 
 	/* flows */
 	m->flows = (struct model_flow *)p->flows.items;
 	m->nflows = p->flows.n;
 	if (m->nflows) {
 		qsort(m->flows, m->nflows, sizeof(*m->flows), cmp_flow);
-		if (kvec_reindex(&p->flows, p->flows.nslots))
+		if (mdl_kvec_reindex(&p->flows, p->flows.nslots))
 			goto out;
 	}
 	for (size_t i = 0; i < m->nflows; i++) {
@@ -335,11 +335,11 @@ int model__finish(struct model *m)
 	}
 
 	for (size_t i = 0; i < ni; i++)
-		conserve(m, &ifs[i]);
+		mdl_conserve(m, &ifs[i]);
 	for (int dir = 0; dir < 2; dir++)
-		conserve_explain_skipped(m, dir);
+		mdl_conserve_explain_skipped(m, dir);
 
-	if (finish_phases(m))
+	if (mdl_finish_phases(m))
 		goto out;
 	if (take_counters(m, model_ctr__finish(p->ctr, m->opts.spike_rate, &co), &co))
 		goto out;

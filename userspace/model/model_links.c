@@ -38,7 +38,7 @@ double model__bin_bps(const struct model *m, uint64_t bytes)
 	return (double)bytes * 8.0 * 1e9 / (double)m->hdr.bin_ns;
 }
 
-void iface_label(struct model_iface *f)
+void mdl_iface_label(struct model_iface *f)
 {
 	if (!f->known || !f->name[0])
 		snprintf(f->label, sizeof(f->label), "netns %u ifindex %u", f->netns, f->ifindex);
@@ -48,7 +48,7 @@ void iface_label(struct model_iface *f)
 		snprintf(f->label, sizeof(f->label), "%s", f->name);
 }
 
-double capacity_bps(const struct model_iface *f, int dir)
+double mdl_capacity_bps(const struct model_iface *f, int dir)
 {
 	double cap = (double)f->speed_mbps * 1e6;
 
@@ -82,7 +82,7 @@ static int burst_push(struct model *m, size_t *cap, const struct model_burst *b)
  * A burst's bytes/pkts are everything inside it, the cold bins it spans
  * included; nbins counts the hot ones.
  */
-int detect_bursts(struct model *m, struct model_dir *d, uint32_t iface, uint32_t dir,
+int mdl_detect_bursts(struct model *m, struct model_dir *d, uint32_t iface, uint32_t dir,
 			 size_t *bcap)
 {
 	const double eps = 1e-9;
@@ -171,7 +171,7 @@ static double sustained_bps(const struct model *m, const struct model_dir *d)
 	return (double)best * 8e9 / (double)win;
 }
 
-void dir_stats(struct model *m, struct model_dir *d)
+void mdl_dir_stats(struct model *m, struct model_dir *d)
 {
 	uint64_t active = 0;
 
@@ -208,7 +208,7 @@ void dir_stats(struct model *m, struct model_dir *d)
 	d->busy_line_util = d->line_bps > 0 ? d->busy_mean_bps / d->line_bps : d->busy_util;
 }
 
-void conserve(struct model *m, struct model_iface *f)
+void mdl_conserve(struct model *m, struct model_iface *f)
 {
 	bool untraced = f->known && !(f->flags & FT_IFACE_TRACED) &&
 			!f->dir[0].nbins && !f->dir[1].nbins;
@@ -276,7 +276,7 @@ static uint64_t skipped_runs_of(const struct model *m, uint32_t probe)
  * runs, the mismatches are explained: OK_SKIPPED, not MISMATCH.  A surplus,
  * or a shortfall larger than the skips, stays a MISMATCH.
  */
-void conserve_explain_skipped(struct model *m, int dir)
+void mdl_conserve_explain_skipped(struct model *m, int dir)
 {
 	uint64_t skipped = skipped_runs_of(m, dir == FT_DIR_RX ? FT_PROBE_IFACE_RX : FT_PROBE_IFACE_TX);
 	uint64_t short_pkts = 0;
@@ -396,7 +396,7 @@ void merge_qbins(struct model *m, const uint32_t *qremap)
 	}
 }
 
-void qdisc_stats(struct model_qdisc *q)
+void mdl_qdisc_stats(struct model_qdisc *q)
 {
 	for (size_t i = 0; i < q->nbins; i++) {
 		const struct model_qbin *b = &q->bins[i];

@@ -20,7 +20,7 @@ const struct model_iface *model__iface(const struct model *m, uint32_t netns, ui
 
 	if (!m || !m->ifaces)
 		return NULL;
-	i = kvec_find(&m->priv->ifaces, key);
+	i = mdl_kvec_find(&m->priv->ifaces, key);
 	return i < 0 ? NULL : &m->ifaces[i];
 }
 
@@ -47,9 +47,9 @@ const char *model__host_name(const struct model *m, uint32_t netns, char *buf, s
 
 const char *model__drop_reason_name(const struct model *m, uint32_t reason)
 {
-	long i = kvec_find(&m->priv->reasons, &reason);
+	long i = mdl_kvec_find(&m->priv->reasons, &reason);
 
-	return i < 0 ? NULL : ((const struct reason_name *)kvec_at(&m->priv->reasons, (size_t)i))->name;
+	return i < 0 ? NULL : ((const struct reason_name *)mdl_kvec_at(&m->priv->reasons, (size_t)i))->name;
 }
 
 const struct model_flow *model__flow(const struct model *m, const struct ft_flow *f)
@@ -59,8 +59,8 @@ const struct model_flow *model__flow(const struct model *m, const struct ft_flow
 
 	if (!m || !m->finished || !f)
 		return NULL;
-	flow_key(f, &key);
-	i = kvec_find(&m->priv->flows, &key);
+	mdl_flow_key(f, &key);
+	i = mdl_kvec_find(&m->priv->flows, &key);
 	return i < 0 ? NULL : &m->flows[i];
 }
 

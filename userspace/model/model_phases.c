@@ -65,7 +65,7 @@ static int cmp_owner(const void *a, const void *b)
 	int c = cmp_u32(x->flow, y->flow);
 
 	if (!c && x->flow == UINT32_MAX)
-		c = cmp_flow_key(&x->key, &y->key);
+		c = mdl_cmp_flow_key(&x->key, &y->key);
 	return c ? c : cmp_u32(x->pid, y->pid);
 }
 
@@ -92,7 +92,7 @@ static int cmp_drop_ev(const void *a, const void *b)
  * Phase records and single events (after interfaces and flows have their
  * final order): sort, and give flows and interfaces their slices.
  */
-int finish_phases(struct model *m)
+int mdl_finish_phases(struct model *m)
 {
 	struct model_priv *p = m->priv;
 
@@ -121,7 +121,7 @@ int finish_phases(struct model *m)
 	m->owners = (struct model_owner *)p->owners.items;
 	m->nowners = p->owners.n;
 	for (size_t i = 0; i < m->nowners; i++) {
-		long f = kvec_find(&p->flows, &m->owners[i].key);
+		long f = mdl_kvec_find(&p->flows, &m->owners[i].key);
 
 		m->owners[i].flow = f < 0 ? UINT32_MAX : (uint32_t)f;
 	}
@@ -147,7 +147,7 @@ int finish_phases(struct model *m)
 		if (!m->rtx_events)
 			return -ENOMEM;
 		for (size_t i = 0; i < p->rtx.n; i++) {
-			long f = kvec_find(&p->flows, &raw[i].key);
+			long f = mdl_kvec_find(&p->flows, &raw[i].key);
 
 			if (f < 0)
 				continue; /* cannot happen: the record created its flow */
@@ -157,7 +157,7 @@ int finish_phases(struct model *m)
 			m->rtx_events[m->nrtx_events].trigger = raw[i].trigger;
 			m->nrtx_events++;
 		}
-		vec_free(&p->rtx);
+		mdl_vec_free(&p->rtx);
 		qsort(m->rtx_events, m->nrtx_events, sizeof(*m->rtx_events), cmp_rtx);
 		for (size_t i = 0; i < m->nrtx_events;) {
 			size_t j = i;
@@ -186,7 +186,7 @@ int finish_phases(struct model *m)
 			m->drop_events[i].iface = f ? (uint32_t)(f - m->ifaces) : UINT32_MAX;
 		}
 		m->ndrop_events = p->dropev.n;
-		vec_free(&p->dropev);
+		mdl_vec_free(&p->dropev);
 		qsort(m->drop_events, m->ndrop_events, sizeof(*m->drop_events), cmp_drop_ev);
 		for (size_t i = 0; i < m->ndrop_events;) {
 			size_t j = i;

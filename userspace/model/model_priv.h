@@ -66,43 +66,43 @@ struct model_priv {
 };
 
 /* keyed vector (model_store.c) */
-void kvec_init(struct kvec *v, size_t isz, size_t ksz);
-void kvec_free(struct kvec *v);
-void *kvec_at(const struct kvec *v, size_t i);
+void mdl_kvec_init(struct kvec *v, size_t isz, size_t ksz);
+void mdl_kvec_free(struct kvec *v);
+void *mdl_kvec_at(const struct kvec *v, size_t i);
 /* Index of the item with KEY, -1 if none. */
-long kvec_find(const struct kvec *v, const void *key);
+long mdl_kvec_find(const struct kvec *v, const void *key);
 /* Index of the item with KEY, created zeroed (with its key) if absent; -1 on ENOMEM. */
-long kvec_get(struct kvec *v, const void *key, bool *created);
+long mdl_kvec_get(struct kvec *v, const void *key, bool *created);
 /* Rebuild the hash table with NSLOTS slots (after the items were reordered); -1 on ENOMEM. */
-int kvec_reindex(struct kvec *v, size_t nslots);
+int mdl_kvec_reindex(struct kvec *v, size_t nslots);
 /* plain vector (model_store.c): a new, uninitialised item at the end, NULL on ENOMEM */
-void *vec_push(struct vec *v);
-void vec_free(struct vec *v);
+void *mdl_vec_push(struct vec *v);
+void mdl_vec_free(struct vec *v);
 
 static inline int cmp_u32(uint32_t a, uint32_t b) { return a < b ? -1 : a > b; }
 static inline int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
 /* Flow keys: by netns, family, addresses, ports (model_finish.c). */
-int cmp_flow_key(const struct ft_flow *x, const struct ft_flow *y);
+int mdl_cmp_flow_key(const struct ft_flow *x, const struct ft_flow *y);
 /* A flow's key: ifindex and padding zeroed, IPv4 addresses without trailing bytes (model_add.c). */
-void flow_key(const struct ft_flow *f, struct ft_flow *key);
+void mdl_flow_key(const struct ft_flow *f, struct ft_flow *key);
 
 /* model_links.c: bins, bursts, link statistics, conservation, queues */
-void iface_label(struct model_iface *f);
+void mdl_iface_label(struct model_iface *f);
 /* Usable rate of one direction: the shaper's if lower than the line's, 0 if unknown. */
-double capacity_bps(const struct model_iface *f, int dir);
+double mdl_capacity_bps(const struct model_iface *f, int dir);
 /* Sort the raw bins, sum equal keys, give the interfaces (renumbered by REMAP) their slices. */
 int merge_bins(struct model *m, const uint32_t *remap);
-void dir_stats(struct model *m, struct model_dir *d);
-int detect_bursts(struct model *m, struct model_dir *d, uint32_t iface, uint32_t dir,
+void mdl_dir_stats(struct model *m, struct model_dir *d);
+int mdl_detect_bursts(struct model *m, struct model_dir *d, uint32_t iface, uint32_t dir,
 		  size_t *bcap);
 /* Conservation check of one interface against its start/stop counters. */
-void conserve(struct model *m, struct model_iface *f);
-void conserve_explain_skipped(struct model *m, int dir);
+void mdl_conserve(struct model *m, struct model_iface *f);
+void mdl_conserve_explain_skipped(struct model *m, int dir);
 /* The same as merge_bins for qdisc bins (qdiscs renumbered by QREMAP). */
 void merge_qbins(struct model *m, const uint32_t *qremap);
-void qdisc_stats(struct model_qdisc *q);
+void mdl_qdisc_stats(struct model_qdisc *q);
 
 /* model_phases.c: phase records and single events, after interfaces and flows are final */
-int finish_phases(struct model *m);
+int mdl_finish_phases(struct model *m);
 
 #endif

@@ -12,14 +12,14 @@
 #include "userspace/model/model.h"
 #include "userspace/model/model_priv.h"
 
-void kvec_init(struct kvec *v, size_t isz, size_t ksz)
+void mdl_kvec_init(struct kvec *v, size_t isz, size_t ksz)
 {
 	memset(v, 0, sizeof(*v));
 	v->isz = isz;
 	v->ksz = ksz;
 }
 
-void kvec_free(struct kvec *v)
+void mdl_kvec_free(struct kvec *v)
 {
 	free(v->items);
 	free(v->slots);
@@ -40,12 +40,12 @@ static uint64_t hash_bytes(const void *p, size_t n)
 	return h ^ (h >> 29);
 }
 
-void *kvec_at(const struct kvec *v, size_t i)
+void *mdl_kvec_at(const struct kvec *v, size_t i)
 {
 	return v->items + i * v->isz;
 }
 
-int kvec_reindex(struct kvec *v, size_t nslots)
+int mdl_kvec_reindex(struct kvec *v, size_t nslots)
 {
 	uint32_t *s = calloc(nslots, sizeof(*s));
 
@@ -55,7 +55,7 @@ int kvec_reindex(struct kvec *v, size_t nslots)
 	v->slots = s;
 	v->nslots = nslots;
 	for (size_t i = 0; i < v->n; i++) {
-		size_t h = hash_bytes(kvec_at(v, i), v->ksz) & (nslots - 1);
+		size_t h = hash_bytes(mdl_kvec_at(v, i), v->ksz) & (nslots - 1);
 
 		while (s[h])
 			h = (h + 1) & (nslots - 1);
@@ -65,7 +65,7 @@ int kvec_reindex(struct kvec *v, size_t nslots)
 }
 
 /* Index of KEY, or -1 if absent. */
-long kvec_find(const struct kvec *v, const void *key)
+long mdl_kvec_find(const struct kvec *v, const void *key)
 {
 	if (!v->nslots)
 		return -1;
@@ -74,7 +74,7 @@ long kvec_find(const struct kvec *v, const void *key)
 	while (v->slots[h]) {
 		size_t i = v->slots[h] - 1;
 
-		if (!memcmp(kvec_at(v, i), key, v->ksz))
+		if (!memcmp(mdl_kvec_at(v, i), key, v->ksz))
 			return (long)i;
 		h = (h + 1) & (v->nslots - 1);
 	}
@@ -82,9 +82,9 @@ long kvec_find(const struct kvec *v, const void *key)
 }
 
 /* Index of KEY, created zeroed (with the key copied in) if absent; -1 on ENOMEM. */
-long kvec_get(struct kvec *v, const void *key, bool *created)
+long mdl_kvec_get(struct kvec *v, const void *key, bool *created)
 {
-	long i = kvec_find(v, key);
+	long i = mdl_kvec_find(v, key);
 
 	if (created)
 		*created = false;
@@ -101,13 +101,13 @@ long kvec_get(struct kvec *v, const void *key, bool *created)
 		v->items = p;
 		v->cap = nc;
 	}
-	void *it = kvec_at(v, v->n);
+	void *it = mdl_kvec_at(v, v->n);
 
 	memset(it, 0, v->isz);
 	memcpy(it, key, v->ksz);
 	v->n++;
 	if (v->n * 2 > v->nslots) {
-		if (kvec_reindex(v, v->nslots ? v->nslots * 2 : 64)) {
+		if (mdl_kvec_reindex(v, v->nslots ? v->nslots * 2 : 64)) {
 			v->n--;
 			return -1;
 		}
@@ -123,7 +123,7 @@ long kvec_get(struct kvec *v, const void *key, bool *created)
 	return (long)(v->n - 1);
 }
 
-void *vec_push(struct vec *v)
+void *mdl_vec_push(struct vec *v)
 {
 	if (v->n == v->cap) {
 		size_t nc = v->cap ? v->cap * 2 : 256;
@@ -137,7 +137,7 @@ void *vec_push(struct vec *v)
 	return (unsigned char *)v->items + v->isz * v->n++;
 }
 
-void vec_free(struct vec *v)
+void mdl_vec_free(struct vec *v)
 {
 	free(v->items);
 	v->items = NULL;
@@ -150,7 +150,7 @@ void model_opts__init(struct model_opts *o)
 	o->burst_threshold = 0.5;
 	o->burst_gap_ns = 0;
 	o->conserve_tol_bytes = 0;
-	o->conserve_tol_frac = 0; /* exact, but for packets in flight (see conserve()) */
+	o->conserve_tol_frac = 0; /* exact, but for packets in flight (see mdl_conserve()) */
 	o->spike_rate = 1000;
 }
 
@@ -192,19 +192,19 @@ struct model *model__new(const struct ft_file_header *hdr, const struct model_op
 
 	struct model_priv *p = m->priv;
 
-	kvec_init(&p->ifaces, sizeof(struct model_iface), 8);
-	kvec_init(&p->qdiscs, sizeof(struct model_qdisc), 12);
-	kvec_init(&p->flows, sizeof(struct model_flow), sizeof(struct ft_flow));
-	kvec_init(&p->drops, sizeof(struct model_drop), 12);
-	kvec_init(&p->lost, sizeof(struct model_lost), 8);
-	kvec_init(&p->cong, sizeof(struct model_cong_pair), 2);
-	kvec_init(&p->reasons, sizeof(struct reason_name), 4);
-	kvec_init(&p->probes, sizeof(struct model_probe), 4);
-	kvec_init(&p->coverage, sizeof(struct model_coverage), 4);
-	kvec_init(&p->slots, sizeof(struct model_slot), 4);
-	kvec_init(&p->comms, sizeof(struct model_comm), 16);
-	kvec_init(&p->procs, sizeof(struct model_proc), 4);
-	kvec_init(&p->owners, sizeof(struct model_owner), offsetof(struct model_owner, tid));
+	mdl_kvec_init(&p->ifaces, sizeof(struct model_iface), 8);
+	mdl_kvec_init(&p->qdiscs, sizeof(struct model_qdisc), 12);
+	mdl_kvec_init(&p->flows, sizeof(struct model_flow), sizeof(struct ft_flow));
+	mdl_kvec_init(&p->drops, sizeof(struct model_drop), 12);
+	mdl_kvec_init(&p->lost, sizeof(struct model_lost), 8);
+	mdl_kvec_init(&p->cong, sizeof(struct model_cong_pair), 2);
+	mdl_kvec_init(&p->reasons, sizeof(struct reason_name), 4);
+	mdl_kvec_init(&p->probes, sizeof(struct model_probe), 4);
+	mdl_kvec_init(&p->coverage, sizeof(struct model_coverage), 4);
+	mdl_kvec_init(&p->slots, sizeof(struct model_slot), 4);
+	mdl_kvec_init(&p->comms, sizeof(struct model_comm), 16);
+	mdl_kvec_init(&p->procs, sizeof(struct model_proc), 4);
+	mdl_kvec_init(&p->owners, sizeof(struct model_owner), offsetof(struct model_owner, tid));
 	p->phases.isz = sizeof(struct model_phase);
 	p->req_dones.isz = sizeof(struct model_req_done);
 	p->rtx.isz = sizeof(struct rtx_raw);
@@ -217,24 +217,24 @@ static void priv_free(struct model_priv *p)
 {
 	if (!p)
 		return;
-	kvec_free(&p->ifaces);
-	kvec_free(&p->qdiscs);
-	kvec_free(&p->flows);
-	kvec_free(&p->drops);
-	kvec_free(&p->lost);
-	kvec_free(&p->cong);
-	kvec_free(&p->reasons);
-	kvec_free(&p->probes);
-	kvec_free(&p->coverage);
-	kvec_free(&p->slots);
-	kvec_free(&p->comms);
-	kvec_free(&p->procs);
-	kvec_free(&p->owners);
-	vec_free(&p->phases);
-	vec_free(&p->req_dones);
-	vec_free(&p->rtx);
-	vec_free(&p->dropev);
-	vec_free(&p->lostev);
+	mdl_kvec_free(&p->ifaces);
+	mdl_kvec_free(&p->qdiscs);
+	mdl_kvec_free(&p->flows);
+	mdl_kvec_free(&p->drops);
+	mdl_kvec_free(&p->lost);
+	mdl_kvec_free(&p->cong);
+	mdl_kvec_free(&p->reasons);
+	mdl_kvec_free(&p->probes);
+	mdl_kvec_free(&p->coverage);
+	mdl_kvec_free(&p->slots);
+	mdl_kvec_free(&p->comms);
+	mdl_kvec_free(&p->procs);
+	mdl_kvec_free(&p->owners);
+	mdl_vec_free(&p->phases);
+	mdl_vec_free(&p->req_dones);
+	mdl_vec_free(&p->rtx);
+	mdl_vec_free(&p->dropev);
+	mdl_vec_free(&p->lostev);
 	model_ctr__free(p->ctr);
 	free(p->raw);
 	free(p->qraw);

@@ -55,7 +55,7 @@ static int resolve_netdev(void *ctx, const char *name, uint32_t *netns, uint32_t
 				continue;
 			str_copy(l.info.name, name, sizeof(l.info.name));
 			l.info.ifindex = 0;
-			netns__links(n, match_name, &l);
+			netns__links(n, sess_match_name, &l);
 			if (!l.info.ifindex)
 				continue;
 			if (found++)
@@ -67,7 +67,7 @@ static int resolve_netdev(void *ctx, const char *name, uint32_t *netns, uint32_t
 	if (!found)
 		return -ENOENT;
 	/* described as an interface (on the next tick) so the port has a label */
-	return add_if(s, *netns, *ifindex) ? 0 : -ENOMEM;
+	return sess_add_if(s, *netns, *ifindex) ? 0 : -ENOMEM;
 }
 
 static int collect_link(const struct link_info *l, void *arg)
@@ -75,9 +75,9 @@ static int collect_link(const struct link_info *l, void *arg)
 	struct session *s = arg;
 	struct known_if *k;
 
-	if (!if_traced(s, l->info.netns, l->info.ifindex))
+	if (!sess_if_traced(s, l->info.netns, l->info.ifindex))
 		return 0;
-	k = add_if(s, l->info.netns, l->info.ifindex);
+	k = sess_add_if(s, l->info.netns, l->info.ifindex);
 	if (!k)
 		return -ENOMEM;
 	k->traced = true;
@@ -98,7 +98,7 @@ static void collect_traced(struct session *s)
 	}
 }
 
-int open_sampler(struct session *s)
+int sess_open_sampler(struct session *s)
 {
 	struct sampler_opts so = s->o->so;
 	struct sampler_netdev *nd;
@@ -141,13 +141,13 @@ int open_sampler(struct session *s)
 }
 
 /* Describe the ports, groups and counters, and the RoCE netdevs as interfaces. */
-int start_sampler(struct session *s)
+int sess_start_sampler(struct session *s)
 {
 	if (!s->smp)
 		return 0;
-	if (sampler__describe(s->smp, append_cb, s))
+	if (sampler__describe(s->smp, sess_append_cb, s))
 		return -EIO;
-	describe_new(s); /* the RoCE netdevs */
+	sess_describe_new(s); /* the RoCE netdevs */
 	if (!s->o->quiet && !s->o->json) {
 		fprintf(stderr, "fabtrace: %s\n", sampler__rdma_status(s->smp));
 		if (sampler__ngroups(s->smp) > sampler__nports(s->smp) * 2 || !sampler__nports(s->smp))
@@ -155,10 +155,10 @@ int start_sampler(struct session *s)
 				sampler__ngroups(s->smp) - sampler__nports(s->smp) * 2,
 				sampler__period_ns(s->smp) / 1e6);
 	}
-	return sampler__sample(s->smp, mono_ns(), append_cb, s) ? -EIO : 0;
+	return sampler__sample(s->smp, mono_ns(), sess_append_cb, s) ? -EIO : 0;
 }
 
-void arm_sampler(const struct session *s, int fd)
+void sess_arm_sampler(const struct session *s, int fd)
 {
 	uint64_t p = sampler__period_ns(s->smp);
 	struct itimerspec its = {
@@ -169,14 +169,14 @@ void arm_sampler(const struct session *s, int fd)
 	timerfd_settime(fd, 0, &its, NULL);
 }
 
-void sample_counters(struct session *s, int fd)
+void sess_sample_counters(struct session *s, int fd)
 {
 	uint64_t before = sampler__period_ns(s->smp);
 
-	if (sampler__sample(s->smp, mono_ns(), append_cb, s))
+	if (sampler__sample(s->smp, mono_ns(), sess_append_cb, s))
 		return;
 	if (sampler__period_ns(s->smp) != before) {
-		arm_sampler(s, fd);
+		sess_arm_sampler(s, fd);
 		if (!s->o->quiet && !s->backoff_warned)
 			ft_warn("%s: counter sampling took more than its CPU budget; period raised "
 				"to %.3g ms (see --sampler-budget, --rdma-counters)", s->o->cmd_name,

@@ -43,11 +43,11 @@ int session__finish(struct session *s)
 	if (s->pp)
 		phaseprobe__disarm(s->pp); /* calls still running end here, as OPEN phases */
 	if (!s->write_failed)
-		describe_all(s, FT_STATS_STOP);
+		sess_describe_all(s, FT_STATS_STOP);
 	if (s->smp) { /* last values at the stop, then lifespan restored */
 		if (!s->write_failed)
-			sampler__sample(s->smp, mono_ns(), append_cb, s);
-		sampler__close(s->smp, s->write_failed ? NULL : append_cb, s);
+			sampler__sample(s->smp, mono_ns(), sess_append_cb, s);
+		sampler__close(s->smp, s->write_failed ? NULL : sess_append_cb, s);
 		s->smp = NULL;
 	}
 	netprobe__detach(s->np);
@@ -63,15 +63,15 @@ int session__finish(struct session *s)
 		phaseprobe__flush_open(s->pp, stop_ns);
 	}
 	netprobe__flush_bins(s->np);
-	netprobe__ce_flows(s->np, append_cb, s);
-	netprobe__coverage(s->np, append_cb, s);
-	describe_new(s);
-	write_lost(s, true);
-	write_clock(s, FT_CLOCK_STOP);
+	netprobe__ce_flows(s->np, sess_append_cb, s);
+	netprobe__coverage(s->np, sess_append_cb, s);
+	sess_describe_new(s);
+	sess_write_lost(s, true);
+	sess_write_clock(s, FT_CLOCK_STOP);
 	end.ts_ns = mono_ns();
 	end.records = s->w ? capture__records(s->w) : 0;
 	end.stop_reason = (uint32_t)s->st.stop_reason;
-	append(s, &end.hdr);
+	sess_append(s, &end.hdr);
 	if (!s->w)
 		return s->write_failed ? -1 : 0;
 	capture__flush(s->w);

@@ -36,7 +36,7 @@
 /* ---- interfaces ---- */
 
 /* netns__links callback: stop at the link named like out->info.name. */
-int match_name(const struct link_info *l, void *arg)
+int sess_match_name(const struct link_info *l, void *arg)
 {
 	struct link_info *out = arg;
 
@@ -54,7 +54,7 @@ static struct known_if *find_if(struct session *s, uint32_t netns, uint32_t ifin
 	return NULL;
 }
 
-struct known_if *add_if(struct session *s, uint32_t netns, uint32_t ifindex)
+struct known_if *sess_add_if(struct session *s, uint32_t netns, uint32_t ifindex)
 {
 	struct known_if *k = find_if(s, netns, ifindex);
 
@@ -75,7 +75,7 @@ struct known_if *add_if(struct session *s, uint32_t netns, uint32_t ifindex)
 	return k;
 }
 
-bool if_traced(const struct session *s, uint32_t netns, uint32_t ifindex)
+bool sess_if_traced(const struct session *s, uint32_t netns, uint32_t ifindex)
 {
 	if (s->netns_filter && netns != s->netns_filter)
 		return false;
@@ -99,7 +99,7 @@ bool netns_traced(const struct session *s, uint32_t netns)
 }
 
 /* Every record: the capture first, then the sink. */
-int append(struct session *s, const struct ft_rec_hdr *h)
+int sess_append(struct session *s, const struct ft_rec_hdr *h)
 {
 	if (s->write_failed)
 		return -EIO;
@@ -118,13 +118,13 @@ int append(struct session *s, const struct ft_rec_hdr *h)
 	return 0;
 }
 
-int append_cb(void *ctx, const struct ft_rec_hdr *h)
+int sess_append_cb(void *ctx, const struct ft_rec_hdr *h)
 {
-	return append(ctx, h);
+	return sess_append(ctx, h);
 }
 
 /* Kernel records name interfaces by (netns, ifindex); make sure each gets described. */
-int on_record(void *ctx, const struct ft_rec_hdr *h)
+int sess_on_record(void *ctx, const struct ft_rec_hdr *h)
 {
 	struct session *s = ctx;
 	uint32_t netns = 0, ifindex = 0;
@@ -167,8 +167,8 @@ int on_record(void *ctx, const struct ft_rec_hdr *h)
 		break;
 	}
 	if (ifindex && !find_if(s, netns, ifindex))
-		add_if(s, netns, ifindex); /* described at the next tick */
-	return append(s, h);
+		sess_add_if(s, netns, ifindex); /* described at the next tick */
+	return sess_append(s, h);
 }
 
 struct describe_ctx {
@@ -184,35 +184,35 @@ static int describe_link(const struct link_info *l, void *arg)
 	struct ft_iface_info info = l->info;
 	struct ft_iface_stats st = l->stats;
 
-	if (!if_traced(s, info.netns, info.ifindex))
+	if (!sess_if_traced(s, info.netns, info.ifindex))
 		return 0;
-	k = add_if(s, info.netns, info.ifindex);
+	k = sess_add_if(s, info.netns, info.ifindex);
 	if (!k)
 		return -ENOMEM;
 	if (d->phase == FT_STATS_STOP) {
 		if (!k->has_start)
 			return 0;
 		st.phase = FT_STATS_STOP;
-		return append(s, &st.hdr);
+		return sess_append(s, &st.hdr);
 	}
 	if (!k->described) {
 		info.flags |= FT_IFACE_TRACED;
 		k->described = true;
 		k->traced = true;
 		str_copy(k->name, info.name, sizeof(k->name));
-		if (append(s, &info.hdr))
+		if (sess_append(s, &info.hdr))
 			return -EIO;
 	}
 	if (d->phase == FT_STATS_START) {
 		st.phase = FT_STATS_START;
 		k->has_start = true;
-		return append(s, &st.hdr);
+		return sess_append(s, &st.hdr);
 	}
 	return 0;
 }
 
 /* Describe every traced interface of every namespace, with counters. */
-int describe_all(struct session *s, int phase)
+int sess_describe_all(struct session *s, int phase)
 {
 	struct describe_ctx d = { s, phase };
 
@@ -231,7 +231,7 @@ int describe_all(struct session *s, int phase)
 }
 
 /* Interfaces that appeared in records but were not described yet. */
-void describe_new(struct session *s)
+void sess_describe_new(struct session *s)
 {
 	bool rescanned = false;
 	char err[160];
@@ -251,8 +251,8 @@ void describe_new(struct session *s)
 		}
 		k->described = true; /* try once */
 		if (n && netns__link(n, k->ifindex, &l) == 0) {
-			l.info.flags |= if_traced(s, k->netns, k->ifindex) ? FT_IFACE_TRACED : 0;
-			append(s, &l.info.hdr);
+			l.info.flags |= sess_if_traced(s, k->netns, k->ifindex) ? FT_IFACE_TRACED : 0;
+			sess_append(s, &l.info.hdr);
 		}
 	}
 }

@@ -35,7 +35,7 @@
 
 /* ---- periodic work ---- */
 
-void write_lost(struct session *s, bool force)
+void sess_write_lost(struct session *s, bool force)
 {
 	static uint64_t cur[MAX_CPUS];
 	int ncpus = s->ncpus < MAX_CPUS ? s->ncpus : MAX_CPUS;
@@ -57,7 +57,7 @@ void write_lost(struct session *s, bool force)
 			l.lost = cur[c];
 			l.source = src;
 			l.cpu = c;
-			if (append(s, &l.hdr) == 0)
+			if (sess_append(s, &l.hdr) == 0)
 				s->lost_written[src][c] = cur[c];
 		}
 	}
@@ -74,21 +74,21 @@ uint64_t session__lost_total(const struct session *s)
 }
 
 /* A REALTIME/TAI <-> MONOTONIC pair with the sync state (docs/multihost.md). */
-int write_clock(struct session *s, uint8_t kind)
+int sess_write_clock(struct session *s, uint8_t kind)
 {
 	struct ft_clock c;
 
 	hostclock__sample(&c, kind, s->clock_daemons);
-	return append(s, &c.hdr);
+	return sess_append(s, &c.hdr);
 }
 
 static void tick(struct session *s, uint64_t ticks)
 {
-	describe_new(s);
-	write_clock(s, FT_CLOCK_PERIODIC); /* a clock being slewed drifts: one pair a second */
-	write_lost(s, false);
+	sess_describe_new(s);
+	sess_write_clock(s, FT_CLOCK_PERIODIC); /* a clock being slewed drifts: one pair a second */
+	sess_write_lost(s, false);
 	if (ticks % 5 == 0)
-		netprobe__ce_flows(s->np, append_cb, s);
+		netprobe__ce_flows(s->np, sess_append_cb, s);
 	if (s->w && !s->write_failed && capture__flush(s->w)) {
 		s->write_failed = true;
 		s->st.stop_reason = FT_STOP_ERROR;
@@ -226,7 +226,7 @@ int session__run(struct session *s)
 		goto out;
 	}
 	if (s->smp)
-		arm_sampler(s, cfd);
+		sess_arm_sampler(s, cfd);
 	if (s->go_fd >= 0) { /* tracing runs: let the command go */
 		if (write(s->go_fd, "g", 1) != 1)
 			ret = -errno;
@@ -266,7 +266,7 @@ int session__run(struct session *s)
 				break;
 			case EV_CTR:
 				if (read(cfd, &exp, sizeof(exp)) > 0)
-					sample_counters(s, cfd);
+					sess_sample_counters(s, cfd);
 				break;
 			case EV_SIG:
 				on_signal(s);

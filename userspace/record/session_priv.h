@@ -83,32 +83,32 @@ struct session {
 struct link_info;
 
 /* session_ifaces.c: interfaces, records, descriptions */
-struct known_if *add_if(struct session *s, uint32_t netns, uint32_t ifindex);
-bool if_traced(const struct session *s, uint32_t netns, uint32_t ifindex);
+struct known_if *sess_add_if(struct session *s, uint32_t netns, uint32_t ifindex);
+bool sess_if_traced(const struct session *s, uint32_t netns, uint32_t ifindex);
 /* Could any traced interface live in this namespace? */
 bool netns_traced(const struct session *s, uint32_t netns);
 /* Every record: the capture first, then the sink. */
-int append(struct session *s, const struct ft_rec_hdr *h);
-int append_cb(void *ctx, const struct ft_rec_hdr *h);          /* append, for callbacks */
-/* The probes' records: append, and make sure each interface named gets described. */
-int on_record(void *ctx, const struct ft_rec_hdr *h);
+int sess_append(struct session *s, const struct ft_rec_hdr *h);
+int sess_append_cb(void *ctx, const struct ft_rec_hdr *h);          /* sess_append, for callbacks */
+/* The probes' records: sess_append, and make sure each interface named gets described. */
+int sess_on_record(void *ctx, const struct ft_rec_hdr *h);
 /* Describe every traced interface of every namespace, with counters (PHASE: FT_STATS_START or FT_STATS_STOP). */
-int describe_all(struct session *s, int phase);
+int sess_describe_all(struct session *s, int phase);
 /* Interfaces that appeared in records but were not described yet. */
-void describe_new(struct session *s);
+void sess_describe_new(struct session *s);
 /* netns__links callback: stop at the link named like out->info.name. */
-int match_name(const struct link_info *l, void *arg);
+int sess_match_name(const struct link_info *l, void *arg);
 
 /* session_loop.c: periodic records */
-void write_lost(struct session *s, bool force);
+void sess_write_lost(struct session *s, bool force);
 /* A REALTIME/TAI <-> MONOTONIC pair with the sync state (KIND: enum ft_clock_kind). */
-int write_clock(struct session *s, uint8_t kind);
+int sess_write_clock(struct session *s, uint8_t kind);
 
 /* session_counters.c: the counter sampler */
-int open_sampler(struct session *s);
+int sess_open_sampler(struct session *s);
 /* Describe the ports, groups and counters, and the RoCE netdevs as interfaces. */
-int start_sampler(struct session *s);
-void arm_sampler(const struct session *s, int fd);
-void sample_counters(struct session *s, int fd);
+int sess_start_sampler(struct session *s);
+void sess_arm_sampler(const struct session *s, int fd);
+void sess_sample_counters(struct session *s, int fd);
 
 #endif

@@ -82,7 +82,7 @@ static int resolve_filters(struct session *s)
 		}
 		str_copy(l.info.name, ifname, sizeof(l.info.name));
 		l.info.ifindex = 0;
-		netns__links(n, match_name, &l);
+		netns__links(n, sess_match_name, &l);
 		if (!l.info.ifindex) {
 			if (nsname[0])
 				ft_err("%s: interface '%s' not found in network namespace '%s'; "
@@ -175,7 +175,7 @@ static int write_preamble(struct session *s)
 
 	hostclock__host_id(&hid, s->o->netns_arg, s->netns_filter);
 	s->clock_daemons = hostclock__daemons();
-	if (append(s, &hid.hdr) || write_clock(s, FT_CLOCK_START))
+	if (sess_append(s, &hid.hdr) || sess_write_clock(s, FT_CLOCK_START))
 		return -EIO;
 	for (int i = 0; i < FT_PROBE_MAX; i++) {
 		struct ft_probe_info p = { .hdr = { FT_REC_PROBE, sizeof(p), 0 } };
@@ -186,15 +186,15 @@ static int write_preamble(struct session *s)
 		snprintf(p.hook, sizeof(p.hook), "%s/%s", st[i].variant ? st[i].variant : "-",
 			 st[i].tracepoint);
 		str_copy(p.why, st[i].why, sizeof(p.why));
-		if (append(s, &p.hdr))
+		if (sess_append(s, &p.hdr))
 			return -EIO;
 	}
-	if (btf_drop_reasons(append_cb, s) == -EIO)
+	if (btf_drop_reasons(sess_append_cb, s) == -EIO)
 		return -EIO;
 	/* phase slots and the processes followed so far, kept since the probes attached */
 	if (s->pp && phaseprobe__start(s->pp))
 		return -EIO;
-	return describe_all(s, FT_STATS_START);
+	return sess_describe_all(s, FT_STATS_START);
 }
 
 /*
@@ -272,7 +272,7 @@ static int open_phases(struct session *s, const struct netprobe_opts *po)
 		.verbose = o->verbose,
 	};
 	char err[512];
-	int ret = phaseprobe__open(&s->pp, &ppo, on_record, s, err, sizeof(err));
+	int ret = phaseprobe__open(&s->pp, &ppo, sess_on_record, s, err, sizeof(err));
 
 	if (!ret)
 		return 0;
@@ -350,13 +350,13 @@ int session__open(struct session **out, const struct session_opts *o,
 	po.skip = o->no_probes;
 	po.coverage = o->coverage;
 	po.batch_bins = o->live ? 1 : 0; /* 0: full batches */
-	if (netprobe__open(&s->np, &po, on_record, s, err, sizeof(err))) {
+	if (netprobe__open(&s->np, &po, sess_on_record, s, err, sizeof(err))) {
 		ft_err("%s: %s", o->cmd_name, err);
 		return -1;
 	}
 	if (!o->no_phases && open_phases(s, &po))
 		return -1;
-	if (open_sampler(s))
+	if (sess_open_sampler(s))
 		return -1;
 	s->ncpus = libbpf_num_possible_cpus();
 	s->st.start_ns = mono_ns();
@@ -407,7 +407,7 @@ int session__start(struct session *s, int argc, char **argv)
 	/* the command's phases are followed from its first instruction */
 	if (s->pp && o->cmd && phaseprobe__add_pid(s->pp, s->child))
 		ft_warn("%s: cannot follow the command's process; its phases are not traced", o->cmd_name);
-	if (write_preamble(s) || start_sampler(s)) {
+	if (write_preamble(s) || sess_start_sampler(s)) {
 		s->write_failed = true;
 		s->st.stop_reason = FT_STOP_ERROR;
 		return -EIO;
