@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The tree's layers (issue 18), from the code's own #include lines
+# (tests/layers/check_layers.py): no include from a lower floor of the data
+# path into a higher one (none from probes/, rdma/ or bpf/ into userspace/),
+# and no include cycle between modules.  The checker is first shown a tree
+# with each fault and must reject it.  No lab, no root.
+source "$(dirname "$0")/lib.sh"
+need_cmd python3
+CHK=(python3 "$ROOT/tests/layers/check_layers.py")
+
+# a small tree with an arrow running back up and a cycle
+mkdir -p "$TMPD/up/probes/base" "$TMPD/up/userspace/cli" "$TMPD/cyc/userspace/model"
+printf '#include "userspace/cli/x.h"\n' >"$TMPD/up/probes/base/a.c"
+: >"$TMPD/up/userspace/cli/x.h"
+printf '#include "userspace/model/b.h"\n' >"$TMPD/cyc/userspace/model/a.c"
+printf '#include "userspace/model/a.h"\n' >"$TMPD/cyc/userspace/model/b.c"
+: >"$TMPD/cyc/userspace/model/a.h"
+: >"$TMPD/cyc/userspace/model/b.h"
+out=$("${CHK[@]}" "$TMPD/up" 2>&1) && bad "the checker accepted an include from probes/base into userspace/cli"
+check "the checker names an arrow back up ($out)" grep -q "probes/base/a.c: includes userspace/cli/x.h, a higher layer" <<<"$out"
+out=$("${CHK[@]}" "$TMPD/cyc" 2>&1) && bad "the checker accepted a cycle"
+check "the checker names a cycle ($out)" grep -q "include cycle between modules: userspace/model/a <-> userspace/model/b" <<<"$out"
+
+out=$("${CHK[@]}" "$ROOT" 2>&1) || true
+check "the tree: every include goes down or across, no cycles ($out)" grep -q "no cycles" <<<"$out"
+check "no include from probes/, rdma/ or bpf/ into userspace/" \
+	test -z "$(grep -rn '#include "userspace/' "$ROOT/probes" "$ROOT/rdma" "$ROOT/bpf" 2>/dev/null)"
+finish
