@@ -36,6 +36,8 @@ expect_err "bin without unit" "bad bin width" "$FT" record --bin 5 -d 1s -o a.ft
 expect_err "bin too small" "bad bin width" "$FT" record --bin 100ns -d 1s -o a.ftr
 expect_err "ringbuf not a power of two" "bad --ringbuf" "$FT" record --ringbuf 3M -d 1s -o a.ftr
 expect_err "unknown option" "unknown option '--frobnicate'" "$FT" record --frobnicate
+expect_err "nice out of range" "bad --nice '20'" "$FT" record --nice 20 -d 1s -o a.ftr
+expect_err "nice not a number" "bad --nice '-5x'" "$FT" record --nice -5x -d 1s -o a.ftr
 # inside a bundle getopt's optind names the whole word; the error names the letter
 expect_err "unknown option in a bundle (record)" "unknown option '-x'" "$FT" record -qx
 expect_err "missing value in a bundle (record)" "missing value for '-i'" "$FT" record -qi
@@ -62,6 +64,14 @@ check "symlink target untouched" grep -qx keep target.txt
 
 # A small valid capture to damage.
 "$FT" record -i lo -d 300ms -o good.ftr -q 2>rec.err || { bad "record lo: $(cat rec.err)"; finish; }
+# --nice: the thread draining the rings runs at it, the traced command keeps its own
+# (field 19 of /proc/PID/task/TID/stat; the command is record's child)
+# shellcheck disable=SC2016  # $PPID is the command's, expanded by its sh
+"$FT" record -i lo --nice 7 -o nice.ftr -q -- sh -c \
+	'cut -d" " -f19 /proc/self/stat; cat /proc/$PPID/task/*/stat | cut -d" " -f19 | sort -u | tr "\n" " "' \
+	>nice.txt 2>nice.err || bad "record --nice 7: $(cat nice.err)"
+check "record --nice 7: the command keeps nice $(nice) ($(head -n 1 nice.txt))" test "$(head -n 1 nice.txt)" = "$(nice)"
+check "record --nice 7: a recorder thread runs at 7 ($(tail -n 1 nice.txt))" grep -qw 7 <(tail -n 1 nice.txt)
 check "capture is 0600" test "$(stat -c %a good.ftr)" = 600
 SUDO_UID=65534 SUDO_GID=65534 "$FT" record -i lo -d 100ms -o owned.ftr -q 2>/dev/null
 check "capture owned by SUDO_UID" test "$(stat -c %u:%g owned.ftr)" = 65534:65534

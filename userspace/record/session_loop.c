@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -196,6 +197,20 @@ static void on_signal(struct session *s)
 	}
 }
 
+/*
+ * This thread drains the rings: give it --nice.  setpriority() on
+ * PRIO_PROCESS 0 sets the calling thread only (Linux), and the traced
+ * command was forked before, so it keeps its own priority.
+ */
+static void set_nice(const struct session *s)
+{
+	if (getpriority(PRIO_PROCESS, 0) == s->o->nice || !setpriority(PRIO_PROCESS, 0, s->o->nice))
+		return;
+	if (!s->o->quiet)
+		ft_warn("%s: cannot run at --nice %d (%s); on a host with busy CPUs the ring buffers may "
+			"overflow (lost events are counted)", s->o->cmd_name, s->o->nice, strerror(errno));
+}
+
 int session__run(struct session *s)
 {
 	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -227,6 +242,7 @@ int session__run(struct session *s)
 	}
 	if (s->smp)
 		sess_arm_sampler(s, cfd);
+	set_nice(s);
 	if (s->go_fd >= 0) { /* tracing runs: let the command go */
 		if (write(s->go_fd, "g", 1) != 1)
 			ret = -errno;

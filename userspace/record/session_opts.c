@@ -41,6 +41,7 @@ int session_opts__init(struct session_opts *o, const char *cmd_name)
 	o->bin_ns = 100000;
 	o->sample_ns = 10000000;
 	o->ringbuf_bytes = 4u << 20;
+	o->nice = SESSION_NICE;
 	sampler_opts__init(&o->so);
 	o->specs = calloc(SESSION_MAX_PHASE_SPECS, sizeof(*o->specs));
 	return o->specs ? 0 : -ENOMEM;
@@ -241,6 +242,19 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 			return -1;
 		}
 		return 1;
+	case SOPT_NICE: {
+		char *end;
+		long nv;
+
+		errno = 0;
+		nv = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || nv < -20 || nv > 19) {
+			ft_err("%s: bad --nice '%s'; a nice value from -20 to 19", cmd, arg);
+			return -1;
+		}
+		o->nice = (int)nv;
+		return 1;
+	}
 	default:
 		return parse_counter_opt(o, c, arg);
 	}
