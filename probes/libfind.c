@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "probes/base/hash.h"
 #include "probes/elfsyms.h"
 #include "probes/libfind.h"
 
@@ -681,6 +682,27 @@ int libfind__maps(pid_t pid, struct lib_set *set)
 	}
 	fclose(f);
 	return ret;
+}
+
+int libfind__maps_sig(pid_t pid, uint64_t *sig)
+{
+	char file[64], line[PATH_MAX + 256];
+	uint64_t h = FNV1A_SEED;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "/proc/%d/maps", (int)pid);
+	f = fopen(file, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *perms = skip_field(line), *dev = skip_field(skip_field(perms));
+
+		if (strlen(perms) >= 4 && perms[2] == 'x')
+			h = fnv1a(h, dev, strlen(dev)); /* "dev inode   path\n" */
+	}
+	fclose(f);
+	*sig = h;
+	return 0;
 }
 
 /* ---- the loader cache */

@@ -43,6 +43,12 @@ int libfind__closure(const char *exe, struct lib_set *set, char *err, size_t err
 /* Add every executable file mapping of PID (from /proc/PID/maps).  0 or -errno. */
 int libfind__maps(pid_t pid, struct lib_set *set);
 /*
+ * A signature of PID's executable file mappings (device, inode and path of
+ * each, in order), cheap next to libfind__maps(): equal signatures, the same
+ * files mapped.  0 or -errno.
+ */
+int libfind__maps_sig(pid_t pid, uint64_t *sig);
+/*
  * Add every library in the loader cache (/etc/ld.so.cache, parsed directly,
  * else `ldconfig -p`) whose soname starts with PREFIX, e.g. "libmpi",
  * "libnccl", "libgloo".  0 or -errno.

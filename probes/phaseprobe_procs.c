@@ -34,8 +34,10 @@ bool ph_pid_followed(const struct phaseprobe *p, pid_t pid)
 
 void ph_pid_add(struct phaseprobe *p, pid_t pid)
 {
-	if (ph_pid_followed(p, pid) || grow((void **)&p->pids, &p->cappids, p->npids, sizeof(pid_t)))
+	if (ph_pid_followed(p, pid) || grow((void **)&p->pids, &p->cappids, p->npids, sizeof(pid_t)) ||
+	    grow((void **)&p->maps_sigs, &p->capsigs, p->npids, sizeof(uint64_t)))
 		return;
+	p->maps_sigs[p->npids] = 0;
 	p->pids[p->npids++] = pid;
 }
 
@@ -43,7 +45,9 @@ void ph_pid_del(struct phaseprobe *p, pid_t pid)
 {
 	for (size_t i = 0; i < p->npids; i++)
 		if (p->pids[i] == pid) {
-			p->pids[i] = p->pids[--p->npids];
+			p->npids--;
+			p->pids[i] = p->pids[p->npids];
+			p->maps_sigs[i] = p->maps_sigs[p->npids];
 			return;
 		}
 }

@@ -13,6 +13,7 @@
 
 #include "phase.skel.h"
 #include "bpf/phase.h"
+#include "probes/libfind.h"
 #include "probes/phaseprobe_state.h"
 
 /* ---- records: kept until start, then handed on ---- */
@@ -217,9 +218,15 @@ void phaseprobe__tick(struct phaseprobe *p)
 		p->nexits = 0;
 	}
 	if (!p->systemwide) {
+		/* a process whose executable mappings are the files of last time
+		 * (or that is gone) needs no second look */
 		for (size_t i = 0; i < p->npids && !p->cb_err; i++) {
-			ph_examine_maps(p, p->pids[i]);
-			drain_between(p);
+			uint64_t sig;
+
+			if (!libfind__maps_sig(p->pids[i], &sig) && sig != p->maps_sigs[i] &&
+			    !ph_examine_maps(p, p->pids[i]))
+				p->maps_sigs[i] = sig;
+			drain_between(p); /* may move pids (exits): after the store */
 		}
 	} else if (p->ticks % (1000 / PHASEPROBE_TICK_MS) == 0) {
 		ph_scan_all(p); /* about once a second: every process on the system */

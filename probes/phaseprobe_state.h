@@ -89,6 +89,8 @@ struct phaseprobe {
 	/* followed processes (not system-wide) */
 	pid_t *pids;
 	size_t npids, cappids;
+	uint64_t *maps_sigs;        /* per pid: libfind__maps_sig() when last examined, 0 never */
+	size_t capsigs;
 	/* work for after the ring-buffer callback */
 	pid_t *execs;
 	size_t nexecs, capexecs;

@@ -4,6 +4,7 @@
  * (probes/libfind.c), against real system files and small ELF files built here
  * with gcc.  A test whose system file is missing is skipped.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -528,6 +529,29 @@ static void test_maps(void **state)
 	assert_true(libfind__maps(999999999, &set) < 0);
 }
 
+/* The maps signature: stable while nothing is mapped, new once a library is */
+static void test_maps_sig(void **state)
+{
+	static const char *const libs[] = { "libutil.so.1", "libdl.so.2", "libanl.so.1" };
+	uint64_t a = 0, b = 0, c = 0;
+	void *h = NULL;
+
+	(void)state;
+	assert_int_equal(libfind__maps_sig(getpid(), &a), 0);
+	assert_int_equal(libfind__maps_sig(getpid(), &b), 0);
+	assert_true(a == b);
+	/* a glibc stub library this test does not link */
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]) && !h; i++)
+		if (!dlopen(libs[i], RTLD_NOW | RTLD_NOLOAD))
+			h = dlopen(libs[i], RTLD_NOW);
+	if (!h)
+		skip();
+	assert_int_equal(libfind__maps_sig(getpid(), &c), 0);
+	assert_true(c != a);
+	dlclose(h);
+	assert_true(libfind__maps_sig(999999999, &a) < 0);
+}
+
 static void test_cache(void **state)
 {
 	struct lib_set set;
@@ -559,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_soname),
 		cmocka_unit_test(test_closure),
 		cmocka_unit_test(test_maps),
+		cmocka_unit_test(test_maps_sig),
 		cmocka_unit_test(test_cache),
 	};
 
