@@ -8,9 +8,15 @@ through others (no include cycle).  Exit 1 with one line per violation.
 
     tests/layers/check_layers.py [ROOT]          check
     tests/layers/check_layers.py --graph [ROOT]  print the module graph
+    tests/layers/check_layers.py --objects OBJDIR
+        the same for calls: the built objects (OBJDIR/**/*.o, read with nm)
+        of two files must not use each other's functions, even through
+        others (the files a split leaves behind call one way: a driver
+        over its parts over their helpers)
 """
 import os
 import re
+import subprocess
 import sys
 
 # floor of each folder, lowest first; the longest matching prefix decides
@@ -67,32 +73,9 @@ def module(path):
     return os.path.splitext(path)[0]
 
 
-def main(argv):
-    graph = "--graph" in argv
-    args = [a for a in argv if a != "--graph"]
-    root = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    bad = []
-    deps = {}
-    for src in sorted(sources(root)):
-        text = open(os.path.join(root, src), encoding="utf-8", errors="replace").read()
-        fs = floor(src)
-        if fs is None:
-            bad.append(f"{src}: in no layer (add its folder to tests/layers/check_layers.py and docs/architecture.md)")
-            continue
-        for inc in INC.findall(text):
-            if SKIP_INC.search(inc):
-                continue
-            tgt = resolve(root, src, inc)
-            if tgt is None:
-                continue
-            ft = floor(tgt)
-            if ft is None:
-                continue
-            if ft[1] > fs[1]:
-                bad.append(f"{src}: includes {tgt}, a higher layer ({ft[0]} over {fs[0]})")
-            if module(tgt) != module(src):
-                deps.setdefault(module(src), set()).add(module(tgt))
-    # cycles between modules (Tarjan's strongly connected components)
+
+def cycles(deps):
+    """Strongly connected components of more than one node (Tarjan)."""
     index, low, stack, on, sccs, n = {}, {}, [], set(), [], [0]
 
     def visit(v):
@@ -121,6 +104,66 @@ def main(argv):
     for v in sorted(deps):
         if v not in index:
             visit(v)
+    return sccs
+
+
+def check_objects(objdir):
+    """Call cycles between the objects under OBJDIR (nm: defined vs undefined)."""
+    defined, used = {}, {}
+    for dp, _, names in os.walk(objdir):
+        for n in names:
+            if not n.endswith(".o"):
+                continue
+            path = os.path.join(dp, n)
+            obj = os.path.relpath(path, objdir)[:-2] + ".c"
+            out = subprocess.run(["nm", path], capture_output=True, text=True, check=True).stdout
+            for line in out.splitlines():
+                f = line.split()
+                if len(f) == 2 and f[0] == "U":
+                    used.setdefault(obj, set()).add(f[1])
+                elif len(f) == 3 and f[1] in "TDBR":
+                    defined[f[2]] = obj
+    deps = {}
+    for obj, syms in used.items():
+        for sym in syms:
+            tgt = defined.get(sym)
+            if tgt and tgt != obj:
+                deps.setdefault(obj, set()).add(tgt)
+    bad = ["call cycle between files: " + " <-> ".join(c) for c in cycles(deps)]
+    for b in bad:
+        print(b)
+    print(f"layers: {len(bad)} call cycle(s) in {len(used)} objects" if bad else
+          f"layers: {len(used)} objects, no call cycles")
+    return 1 if bad else 0
+
+def main(argv):
+    if argv[:1] == ["--objects"] and len(argv) == 2:
+        return check_objects(argv[1])
+    graph = "--graph" in argv
+    args = [a for a in argv if a != "--graph"]
+    root = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    bad = []
+    deps = {}
+    for src in sorted(sources(root)):
+        text = open(os.path.join(root, src), encoding="utf-8", errors="replace").read()
+        fs = floor(src)
+        if fs is None:
+            bad.append(f"{src}: in no layer (add its folder to tests/layers/check_layers.py and docs/architecture.md)")
+            continue
+        for inc in INC.findall(text):
+            if SKIP_INC.search(inc):
+                continue
+            tgt = resolve(root, src, inc)
+            if tgt is None:
+                continue
+            ft = floor(tgt)
+            if ft is None:
+                continue
+            if ft[1] > fs[1]:
+                bad.append(f"{src}: includes {tgt}, a higher layer ({ft[0]} over {fs[0]})")
+            if module(tgt) != module(src):
+                deps.setdefault(module(src), set()).add(module(tgt))
+    sccs = cycles(deps)
     for comp in sccs:
         bad.append("include cycle between modules: " + " <-> ".join(comp))
     if graph:

@@ -273,13 +273,6 @@ static int pass1_record(struct host *h, const struct ft_rec_hdr *r)
 	return 0;
 }
 
-const char *mrg_base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
 static int pass1(struct merge *m, struct host *h)
 {
 	struct capture_reader *r = NULL;
@@ -354,11 +347,6 @@ static void coarse(struct merge *m)
 		if (!i)
 			h->c_unc = 0;
 	}
-}
-
-int64_t mrg_to_coarse(const struct host *h, uint64_t t)
-{
-	return (int64_t)t + h->c_off + (int64_t)llround(((double)t - (double)h->rt.t0_ns) * h->c_drift);
 }
 
 /* ---- pass 2: traffic in windows ---- */

@@ -7,9 +7,11 @@
 #ifndef FABTRACE_MERGE_PRIV_H
 #define FABTRACE_MERGE_PRIV_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "userspace/capture/capture.h"
 #include "userspace/capture/mergefit.h"
@@ -94,8 +96,19 @@ struct merge {
 void mrg_warnf(struct merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* capture/merge.c */
-const char *mrg_base_name(const char *p);                 /* the file name of a path */
-int64_t mrg_to_coarse(const struct host *h, uint64_t t);  /* host time on the coarse merged clock */
+/* The file name of a path. */
+static inline const char *mrg_base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/* Host time on the coarse merged clock. */
+static inline int64_t mrg_to_coarse(const struct host *h, uint64_t t)
+{
+	return (int64_t)t + h->c_off + (int64_t)llround(((double)t - (double)h->rt.t0_ns) * h->c_drift);
+}
 
 /* capture/merge_write.c */
 void mrg_assign_ids(struct merge *m);

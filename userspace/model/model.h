@@ -18,10 +18,11 @@
  * entry per record (the correlator, userspace/correlate/correlate.h, needs their
  * times); everything else is aggregated while loading.
  *
- * The code (userspace/model/): model_store.c (loading state, new/free),
- * model_add.c (records in), model_finish.c with model_links.c (bins,
- * bursts, conservation, queues) and model_phases.c (phases, single
- * events), model_lookup.c (lookups, names, model__load).  The counter
+ * The code (userspace/model/): model_load.c (model__load: a capture in,
+ * a finished model out) over model_store.c (loading state, new/free,
+ * sort orders), model_add.c (records in), model_finish.c with
+ * model_links.c (bins, bursts, conservation, queues) and model_phases.c
+ * (phases, single events), and model_lookup.c (lookups, names).  The counter
  * sampler's part is model_counters.c, a lower piece that does not know
  * struct model: model_add.c feeds it, model_finish.c takes its arrays.
  */

@@ -52,23 +52,6 @@ static int cmp_qdisc(const void *a, const void *b)
 	return c ? c : cmp_u32(x->parent, y->parent);
 }
 
-int mdl_cmp_flow_key(const struct ft_flow *x, const struct ft_flow *y)
-{
-	int c = cmp_u32(x->netns, y->netns);
-
-	if (!c)
-		c = cmp_u32(x->family, y->family);
-	if (!c)
-		c = memcmp(x->saddr, y->saddr, sizeof(x->saddr));
-	if (!c)
-		c = cmp_u32(x->sport, y->sport);
-	if (!c)
-		c = memcmp(x->daddr, y->daddr, sizeof(x->daddr));
-	if (!c)
-		c = cmp_u32(x->dport, y->dport);
-	return c ? c : cmp_u32(x->proto, y->proto);
-}
-
 static int cmp_flow(const void *a, const void *b)
 {
 	return mdl_cmp_flow_key(&((const struct model_flow *)a)->key, &((const struct model_flow *)b)->key);

@@ -2,7 +2,7 @@
 /*
  * The model's loading state, shared by its files (model_store.c,
  * model_add.c, model_links.c, model_phases.c, model_finish.c,
- * model_lookup.c): keyed vectors, plain vectors, the raw records kept
+ * model_lookup.c, model_load.c): keyed vectors, plain vectors, the raw records kept
  * until model__finish(), and the sort orders more than one file uses.
  * Not for use outside userspace/model/.
  */

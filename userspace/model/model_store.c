@@ -2,8 +2,9 @@
 /*
  * The model's storage while loading (model_priv.h): keyed vectors (a
  * growable array of structs whose first ksz bytes are the key, indexed by
- * an open-addressing hash table of array indices), plain vectors, and
- * creating and freeing a model with its loading state.
+ * an open-addressing hash table of array indices), plain vectors,
+ * creating and freeing a model with its loading state, and the flows'
+ * sort order (model_finish.c and model_phases.c use it).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -253,4 +254,21 @@ void model__free(struct model *m)
 	free(m->ctr_events);
 	free(m->lost_evs);
 	free(m);
+}
+
+int mdl_cmp_flow_key(const struct ft_flow *x, const struct ft_flow *y)
+{
+	int c = cmp_u32(x->netns, y->netns);
+
+	if (!c)
+		c = cmp_u32(x->family, y->family);
+	if (!c)
+		c = memcmp(x->saddr, y->saddr, sizeof(x->saddr));
+	if (!c)
+		c = cmp_u32(x->sport, y->sport);
+	if (!c)
+		c = memcmp(x->daddr, y->daddr, sizeof(x->daddr));
+	if (!c)
+		c = cmp_u32(x->dport, y->dport);
+	return c ? c : cmp_u32(x->proto, y->proto);
 }
