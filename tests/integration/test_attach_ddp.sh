@@ -12,12 +12,7 @@ need_root
 [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null ||
 	skip "needs Debian's python3-torch ('make deps' installs it)"
 lab_start 4
-BG=
-a_cleanup() {
-	[[ -n $BG ]] && kill "$BG" 2>/dev/null && wait "$BG" 2>/dev/null
-	cleanup
-}
-trap a_cleanup EXIT
+trap bg_cleanup EXIT
 
 "$ROOT/tools/ddp_gloo.py" --lab "$LAB" --steps 100 --delay 2:120 --json --ready "$TMPD/ready" \
 	--timeout 180 >"$TMPD/wl.json" 2>"$TMPD/wl.err" &
@@ -28,17 +23,9 @@ for ((i = 0; i < 240; i++)); do
 	sleep 0.25
 done
 check "the job reached its training loop" test -e "$TMPD/ready"
-for i in 1 2 3; do
-	# a random point of the training loop: 0-500 ms on top of the previous recording
-	sleep "0.$((RANDOM % 5))$((RANDOM % 10))"
-	# shellcheck disable=SC2046
-	"$FT" record -q -d 2500ms -o "$TMPD/a$i.ftr" $(lab_iface_args) >/dev/null 2>"$TMPD/rec$i.err"
-	check "attach $i: record exits 0 ($(tail -n 1 "$TMPD/rec$i.err"))" test $? = 0
-	"$FT" report --json --top 1000 "$TMPD/a$i.ftr" >"$TMPD/a$i.json" || bad "attach $i: report"
-done
-kill -0 "$BG" 2>/dev/null || bad "the job was still running during the recordings ($(tail -n 2 "$TMPD/wl.err"))"
-wait "$BG"
-BG=
+# random points of the training loop: 0-500 ms on top of the previous recording
+attach_three 5 1000
+
 for i in 1 2 3; do
 	echo "-- attach $i"
 	LAB=$LAB ATTACHED=1 python3 "$ROOT/tests/integration/ddp_gloo_check.py" "$TMPD/a$i.json" 4 straggler 2 ||

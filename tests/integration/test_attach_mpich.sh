@@ -12,28 +12,14 @@ need_root
 need_cmd mpiexec.mpich
 need_cmd python3
 lab_start 4
-BG=
-a_cleanup() {
-	[[ -n $BG ]] && kill "$BG" 2>/dev/null && wait "$BG" 2>/dev/null
-	cleanup
-}
-trap a_cleanup EXIT
+trap bg_cleanup EXIT
 
 "$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 256k --iters 150 --warmup 1 --delay 2:150000 --json \
 	--timeout 120 >"$TMPD/wl.json" 2>"$TMPD/wl.err" &
-BG=$!
+BG=$! # shellcheck disable=SC2034  # attach_three (lib.sh) waits for it
 sleep 1
-for i in 1 2 3; do
-	# a random point of the job's loop: 0-300 ms on top of the previous recording
-	sleep "0.$((RANDOM % 3))$((RANDOM % 10))"
-	# shellcheck disable=SC2046
-	"$FT" record -q -d 2500ms -o "$TMPD/a$i.ftr" $(lab_iface_args) >/dev/null 2>"$TMPD/rec$i.err"
-	check "attach $i: record exits 0 ($(tail -n 1 "$TMPD/rec$i.err"))" test $? = 0
-	"$FT" report --json --top 0 "$TMPD/a$i.ftr" >"$TMPD/a$i.json" || bad "attach $i: report"
-done
-kill -0 "$BG" 2>/dev/null || bad "the job was still running during the recordings ($(tail -n 2 "$TMPD/wl.err"))"
-wait "$BG"
-BG=
+# random points of the job's loop: 0-300 ms on top of the previous recording
+attach_three 3 0
 
 LAB=$LAB python3 - "$TMPD"/a1.json "$TMPD"/a2.json "$TMPD"/a3.json <<'PY' || bad "attach checks (see above)"
 import json, os, sys
