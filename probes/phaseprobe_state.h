@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Shared by the files of the phase probes only (the API is phaseprobe.h):
- * the probe's state and what one file uses of another.
+ * the probe's state and what one file uses of another.  From the top; a
+ * file calls only those below it (features: only attach's ph_multi_attach):
  *   phaseprobe_lifecycle.c open (load, hook variants, targets), detach, close, stats
- *   phaseprobe_procs.c     followed processes, /proc (comm, ppid, netns, rank from the environment)
- *   phaseprobe_attach.c    libraries: --phase specs, examining ELF files, attaching uprobes
- *   phaseprobe_records.c   records: kept until start, the ring buffer, calls in flight, the tick
  *   phaseprobe_features.c  the features probe: uprobe self-test, hook variants that load here
+ *   phaseprobe_drain.c     the ring buffer's callback, poll, the tick, calls in flight
+ *   phaseprobe_attach.c    libraries: --phase specs, examining ELF files, attaching uprobes
+ *   phaseprobe_procs.c     followed processes, /proc (comm, ppid, netns, rank from the environment)
+ *   phaseprobe_records.c   records: kept until start, then handed on; lost-record counts
  */
 #ifndef FABTRACE_PROBES_PHASEPROBE_STATE_H
 #define FABTRACE_PROBES_PHASEPROBE_STATE_H
@@ -147,6 +149,8 @@ int ph_scan_all(struct phaseprobe *p);
 
 /* phaseprobe_records.c */
 int ph_emit(struct phaseprobe *p, const struct ft_rec_hdr *h);
+
+/* phaseprobe_drain.c */
 int ph_on_sample(void *ctx, void *data, size_t size);
 
 /* phaseprobe_features.c */
