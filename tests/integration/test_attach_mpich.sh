@@ -16,7 +16,8 @@ trap bg_cleanup EXIT
 
 "$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 256k --iters 150 --warmup 1 --delay 2:150000 --json \
 	--timeout 120 >"$TMPD/wl.json" 2>"$TMPD/wl.err" &
-BG=$! # shellcheck disable=SC2034  # attach_three (lib.sh) waits for it
+# shellcheck disable=SC2034  # attach_three (lib.sh) waits for it
+BG=$!
 sleep 1
 # random points of the job's loop: 0-300 ms on top of the previous recording
 attach_three 3 0
