@@ -2,12 +2,14 @@
 /*
  * Shared by the files of the SVG renderer only (viz__svg, viz/svg.c): the
  * page's geometry, its state, the pixel-column helpers and the merging of
- * sub-pixel rectangles, and the rows each file draws.
- *   svg.c         viz__svg: the document, header lines, axis, legend;
- *                 helpers (text, numbers, merged rectangles)
+ * sub-pixel rectangles, and the rows each file draws.  Calls run one way:
+ * svg.c calls the rows, the rows and svg.c call svg_draw.c, which calls
+ * none of them.
+ *   svg.c         viz__svg: the document, header lines, axis, legend
  *   svg_ranks.c   the collectives row and the rank rows (flame-style)
  *   svg_fabric.c  fabric tracks (throughput, queues, counters) and the
  *                 network event rows
+ *   svg_draw.c    helpers (text, numbers, merged rectangles)
  */
 #ifndef FABTRACE_VIZ_SVG_H
 #define FABTRACE_VIZ_SVG_H
@@ -55,12 +57,12 @@ static inline int col_of(const struct svg *s, uint64_t t)
 	return c < 0 ? 0 : (size_t)c >= NCOL ? (int)NCOL - 1 : c;
 }
 
-/* svg.c */
+/* svg_draw.c */
 void svg_text_fit(FILE *f, const char *s, double width);
 const char *svg_fmt_count(double v, char *buf, size_t len);
 void svg_dur_str(uint64_t ns, char *buf, size_t len);
 
-/* merging of sub-pixel rectangles (svg.c) */
+/* merging of sub-pixel rectangles (svg_draw.c) */
 #define LOD_FILLS 8
 #define LOD_RUN_PX 3.0          /* a merged run is at most this wide, so colours still vary along */
 
