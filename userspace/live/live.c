@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rdma/counters.h"
+#include "userspace/capture/iface_label.h"
 #include "userspace/correlate/correlate.h"
 #include "userspace/live/live.h"
 
@@ -80,20 +81,13 @@ uint32_t live__iface(const struct live *l, uint32_t netns, uint32_t ifindex)
 
 static void label_iface(struct live_iface *f)
 {
-	if (!f->known || !f->name[0])
-		snprintf(f->label, sizeof(f->label), "netns %u ifindex %u", f->netns, f->ifindex);
-	else if (f->netns_name[0])
-		snprintf(f->label, sizeof(f->label), "%s@%s", f->name, f->netns_name);
-	else
-		snprintf(f->label, sizeof(f->label), "%s", f->name);
+	iface_label(f->label, sizeof(f->label), f->known, f->name, f->netns_name, f->netns, f->ifindex);
 }
 
 static void capacity(struct live_iface *f)
 {
-	double speed = (double)f->speed_mbps * 1e6, rate = (double)f->tx_rate_kbps * 1e3;
-
-	f->dir[FT_DIR_RX].capacity_bps = speed;
-	f->dir[FT_DIR_TX].capacity_bps = rate > 0 && (!speed || rate < speed) ? rate : speed;
+	for (int dir = FT_DIR_RX; dir <= FT_DIR_TX; dir++)
+		f->dir[dir].capacity_bps = iface_capacity_bps(f->speed_mbps, f->tx_rate_kbps, dir);
 }
 
 /* The interface's index, created on first sight; LIVE_NONE when full. */

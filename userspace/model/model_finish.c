@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "userspace/capture/iface_label.h"
 #include "userspace/model/model.h"
 #include "userspace/model/model_priv.h"
 
@@ -173,7 +174,8 @@ int model__finish(struct model *m)
 	struct model_iface *ifs = (struct model_iface *)p->ifaces.items;
 
 	for (size_t i = 0; i < ni; i++)
-		mdl_iface_label(&ifs[i]);
+		iface_label(ifs[i].label, sizeof(ifs[i].label), ifs[i].known, ifs[i].name, ifs[i].netns_name,
+			    ifs[i].netns, ifs[i].ifindex);
 	remap = calloc(ni ? ni : 1, sizeof(*remap));
 	if (!remap)
 		goto out;
@@ -201,7 +203,7 @@ int model__finish(struct model *m)
 		for (int dir = 0; dir < 2; dir++) {
 			struct model_dir *d = &ifs[i].dir[dir];
 
-			d->capacity_bps = mdl_capacity_bps(&ifs[i], dir);
+			d->capacity_bps = iface_capacity_bps(ifs[i].speed_mbps, ifs[i].tx_rate_kbps, dir);
 			d->line_bps = (double)ifs[i].speed_mbps * 1e6;
 			d->shaper_bps = dir == FT_DIR_TX ? (double)ifs[i].tx_rate_kbps * 1e3 : 0;
 			mdl_dir_stats(m, d);

@@ -38,29 +38,6 @@ double model__bin_bps(const struct model *m, uint64_t bytes)
 	return (double)bytes * 8.0 * 1e9 / (double)m->hdr.bin_ns;
 }
 
-void mdl_iface_label(struct model_iface *f)
-{
-	if (!f->known || !f->name[0])
-		snprintf(f->label, sizeof(f->label), "netns %u ifindex %u", f->netns, f->ifindex);
-	else if (f->netns_name[0])
-		snprintf(f->label, sizeof(f->label), "%s@%s", f->name, f->netns_name);
-	else
-		snprintf(f->label, sizeof(f->label), "%s", f->name);
-}
-
-double mdl_capacity_bps(const struct model_iface *f, int dir)
-{
-	double cap = (double)f->speed_mbps * 1e6;
-
-	if (dir == FT_DIR_TX && f->tx_rate_kbps) {
-		double r = (double)f->tx_rate_kbps * 1e3;
-
-		if (!cap || r < cap)
-			cap = r;
-	}
-	return cap;
-}
-
 static int burst_push(struct model *m, size_t *cap, const struct model_burst *b)
 {
 	if (m->nbursts == *cap) {

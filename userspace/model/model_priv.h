@@ -87,9 +87,6 @@ int mdl_cmp_flow_key(const struct ft_flow *x, const struct ft_flow *y);
 void mdl_flow_key(const struct ft_flow *f, struct ft_flow *key);
 
 /* model_links.c: bins, bursts, link statistics, conservation, queues */
-void mdl_iface_label(struct model_iface *f);
-/* Usable rate of one direction: the shaper's if lower than the line's, 0 if unknown. */
-double mdl_capacity_bps(const struct model_iface *f, int dir);
 /* Sort the raw bins, sum equal keys, give the interfaces (renumbered by REMAP) their slices. */
 int merge_bins(struct model *m, const uint32_t *remap);
 void mdl_dir_stats(struct model *m, struct model_dir *d);

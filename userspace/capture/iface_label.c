@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* An interface's label and capacity (iface_label.h). */
+#include <stdio.h>
+
+#include "bpf/fabtrace.h"
+#include "userspace/capture/iface_label.h"
+
+void iface_label(char *buf, size_t len, bool known, const char *name, const char *netns_name,
+		 uint32_t netns, uint32_t ifindex)
+{
+	if (!known || !name[0])
+		snprintf(buf, len, "netns %u ifindex %u", netns, ifindex);
+	else if (netns_name[0])
+		snprintf(buf, len, "%s@%s", name, netns_name);
+	else
+		snprintf(buf, len, "%s", name);
+}
+
+double iface_capacity_bps(uint32_t speed_mbps, uint32_t tx_rate_kbps, int dir)
+{
+	double cap = (double)speed_mbps * 1e6;
+
+	if (dir == FT_DIR_TX && tx_rate_kbps) {
+		double r = (double)tx_rate_kbps * 1e3;
+
+		if (!cap || r < cap)
+			cap = r;
+	}
+	return cap;
+}
