@@ -175,6 +175,19 @@ int parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *out_ns)
 	return 0;
 }
 
+int parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 int parse_size(const char *s, uint64_t *out_bytes)
 {
 	static const struct { const char *sfx; uint64_t mul; } units[] = {

@@ -28,6 +28,8 @@ void ft_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *out_ns);
 /* "4096", "64k", "16M", "1G", "1MiB" (powers of 1024).  0 or -EINVAL. */
 int parse_size(const char *s, uint64_t *out_bytes);
+/* A whole decimal number in [lo, hi], nothing after it.  0 or -EINVAL. */
+int parse_long(const char *s, long lo, long hi, long *out);
 /*
  * "eth0" or "NETNS/eth0" (NETNS as named by `ip netns`).  Interface names
  * follow the kernel's rules (1..15 chars, no '/', ':' or whitespace).

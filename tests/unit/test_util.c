@@ -109,6 +109,26 @@ static void size_bad(const char *s)
 	assert_int_equal(v, 777);
 }
 
+static void test_parse_long(void **state)
+{
+	static const char *const bad[] = { "", "x", "5x", "1.5", "-21", "20", "99999999999999999999", "5 " };
+	long v = 0;
+
+	(void)state;
+	assert_int_equal(parse_long("-20", -20, 19, &v), 0);
+	assert_int_equal(v, -20);
+	assert_int_equal(parse_long("19", -20, 19, &v), 0);
+	assert_int_equal(v, 19);
+	assert_int_equal(parse_long("0", -20, 19, &v), 0);
+	assert_int_equal(v, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 7;
+		if (parse_long(bad[i], -20, 19, &v) != -EINVAL)
+			fail_msg("parse_long(\"%s\") accepted", bad[i]);
+		assert_int_equal(v, 7); /* untouched on error */
+	}
+}
+
 static void test_parse_size(void **state)
 {
 	(void)state;
@@ -327,6 +347,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_duration),
+		cmocka_unit_test(test_parse_long),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_parse_iface_spec),
 		cmocka_unit_test(test_fmt),

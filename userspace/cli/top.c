@@ -311,12 +311,9 @@ static int parse_args(struct top *t, int argc, char **argv)
 			}
 			break;
 		case 'n': {
-			char *end;
 			long v;
 
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 0 || v > 1000000000L) {
+			if (parse_long(optarg, 0, 1000000000L, &v)) {
 				ft_err("top: bad count '%s'; use a number of snapshots, e.g. -n 10 (0: until stopped)",
 				       optarg);
 				return -1;

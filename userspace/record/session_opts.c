@@ -101,12 +101,9 @@ static int parse_counter_opt(struct session_opts *o, int c, const char *arg)
 		o->so.rdma_filter = arg;
 		return 1;
 	case SOPT_LIFESPAN: {
-		char *end;
-		unsigned long ms;
+		long ms;
 
-		errno = 0;
-		ms = strtoul(arg, &end, 10);
-		if (errno || end == arg || *end || ms < 1 || ms > 10000) {
+		if (parse_long(arg, 1, 10000, &ms)) {
 			ft_err("%s: bad --rdma-lifespan '%s'; use milliseconds 1..10000, e.g. 1", cmd, arg);
 			return -1;
 		}
@@ -243,12 +240,9 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		}
 		return 1;
 	case SOPT_NICE: {
-		char *end;
 		long nv;
 
-		errno = 0;
-		nv = strtol(arg, &end, 10);
-		if (errno || end == arg || *end || nv < -20 || nv > 19) {
+		if (parse_long(arg, -20, 19, &nv)) {
 			ft_err("%s: bad --nice '%s'; a nice value from -20 to 19", cmd, arg);
 			return -1;
 		}
