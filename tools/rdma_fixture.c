@@ -35,7 +35,11 @@
  *
  * At exit it prints one JSON line (times in CLOCK_MONOTONIC ns):
  *   {"start_ns":..,"end_ns":..,"storm_start_ns":..,"storm_end_ns":..,
+ *    "storm_first_write_ns":[..,..],"storm_last_write_ns":[..,..],
  *    "wrap_ns":..,"reset_ns":..,"ticks":..,"initial":{..},"deltas":{..},"final":{..}}
+ * The storm's first and last writes of np_cnp_sent are each a [before, after]
+ * pair around the tick that wrote them: a tick can run late on a loaded
+ * machine, and a reader can only see the growth once it is written.
  * deltas are the growth of each driven counter in raw units (the data
  * counters in octets / 4), what a wrap- and reset-aware reader sums; 0 for
  * times that did not happen.
@@ -427,6 +431,26 @@ static int step(struct counter *cs, size_t n, const struct run_opts *o, uint64_t
 	return 0;
 }
 
+/*
+ * After the tick that began at NOW wrote C (np_cnp_sent): when its storm
+ * growth first appeared, and when it reached the whole storm, as
+ * [NOW, time after the writes].
+ */
+static void note_storm_write(const struct counter *c, const struct run_opts *o, uint64_t now,
+			     uint64_t first[2], uint64_t last[2])
+{
+	if (!c || !c->active || !c->growth)
+		return;
+	if (!first[0]) {
+		first[0] = now;
+		first[1] = mono_ns();
+	}
+	if (!last[0] && c->growth == grow(o->cnp_rate, o->storm_len)) {
+		last[0] = now;
+		last[1] = mono_ns();
+	}
+}
+
 static int ms_opt(const char *name, const char *val, uint64_t *out_ns)
 {
 	long long v;
@@ -481,7 +505,9 @@ static int cmd_run(int argc, char **argv)
 		{ "hw_counters", "out_of_sequence", DRIVE_RESET, -1, 0, 0, 0, false },
 	};
 	const size_t ncs = sizeof(cs) / sizeof(cs[0]);
+	const struct counter *cnp = &cs[4];   /* np_cnp_sent */
 	uint64_t t0, now, next, end_t, wrap_ns = 0, reset_ns = 0, ticks = 0;
+	uint64_t storm_first[2] = { 0, 0 }, storm_last[2] = { 0, 0 };
 	struct sigaction sa;
 	int rc = 0;
 
@@ -638,6 +664,7 @@ static int cmd_run(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
+		note_storm_write(cnp, &o, now, storm_first, storm_last);
 		for (size_t i = 0; i < ncs; i++) {
 			if (!cs[i].active)
 				continue;
@@ -663,6 +690,7 @@ static int cmd_run(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	note_storm_write(cnp, &o, now, storm_first, storm_last);
 	if (o.reset && !reset_ns && now - t0 >= o.reset_at)
 		reset_ns = now;
 	printf("{\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64, t0, now);
@@ -671,6 +699,8 @@ static int cmd_run(int argc, char **argv)
 		       t0 + o.storm_at + o.storm_len < now ? t0 + o.storm_at + o.storm_len : now);
 	else
 		printf(",\"storm_start_ns\":0,\"storm_end_ns\":0");
+	printf(",\"storm_first_write_ns\":[%" PRIu64 ",%" PRIu64 "],\"storm_last_write_ns\":[%" PRIu64 ",%" PRIu64 "]",
+	       storm_first[0], storm_first[1], storm_last[0], storm_last[1]);
 	printf(",\"wrap_ns\":%" PRIu64 ",\"reset_ns\":%" PRIu64 ",\"ticks\":%" PRIu64, wrap_ns, reset_ns, ticks);
 	print_map("initial", cs, ncs, 0);
 	print_map("deltas", cs, ncs, 1);

@@ -75,7 +75,7 @@ _fabtrace() {
 		return 0
 		;;
 	-w | --what)
-		[[ $cmd == export ]] && COMPREPLY=($(compgen -W "bins qdisc events all" -- "$cur"))
+		[[ $cmd == export ]] && COMPREPLY=($(compgen -W "bins qdisc events counters all" -- "$cur"))
 		return 0
 		;;
 	-s | --sort)

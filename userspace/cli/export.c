@@ -2,8 +2,8 @@
 /*
  * `fabtrace export`: the capture's raw series for the user's own tools
  * (pandas, gnuplot, Grafana): the per-bin bytes of every interface and
- * direction, the qdisc bins, and the single events (drops, retransmits,
- * collective calls), as CSV or JSON lines, each row on relative and
+ * direction, the qdisc bins, the single events (drops, retransmits,
+ * collective calls) and the RDMA/NIC counter intervals, as CSV or JSON lines, each row on relative and
  * wall-clock time.  The columns are in docs/export.md.
  */
 #include <errno.h>
@@ -17,13 +17,14 @@
 #include "userspace/cli/commands.h"
 #include "userspace/correlate/correlate.h"
 #include "probes/base/json.h"
+#include "rdma/counters.h"
 #include "userspace/model/model.h"
 #include "probes/base/util.h"
 
-enum ex_table { EX_BINS, EX_QDISC, EX_EVENTS, EX_N };
+enum ex_table { EX_BINS, EX_QDISC, EX_EVENTS, EX_COUNTERS, EX_N };
 enum ex_format { EX_CSV, EX_JSONL };
 
-static const char *const table_name[EX_N] = { "bins", "qdisc", "events" };
+static const char *const table_name[EX_N] = { "bins", "qdisc", "events", "counters" };
 
 /*
  * One row: the columns as (name, value) pairs; a value is text (quoted in CSV
@@ -278,6 +279,52 @@ static void write_events(struct row *r, const struct model *m, const struct corr
 	}
 }
 
+/* What was odd about a counter interval (CTR_DELTA_*): "" for a plain one. */
+static const char *ctr_note(uint32_t dflags)
+{
+	if (dflags & CTR_DELTA_RESET)
+		return "reset";
+	if (dflags & (CTR_DELTA_WRAP32 | CTR_DELTA_WRAP64))
+		return "wrap";
+	if (dflags & CTR_DELTA_SAT)
+		return "saturated";
+	if (dflags & CTR_DELTA_NA)
+		return "na";
+	return "";
+}
+
+static void ctr_row(struct row *r, const struct model *m, const struct model_ctr_point *pt)
+{
+	const struct model_ctr_series *s = pt->series < m->nctr_series ? &m->ctr_series[pt->series] : NULL;
+	const struct model_ctr_group *g = s && s->group < m->nctr_groups ? &m->ctr_groups[s->group] : NULL;
+
+	row_begin(r);
+	col_str(r, "group", g ? g->label : "");
+	col_str(r, "kind", g ? model__ctr_kind_name(g->kind) : "");
+	col_str(r, "counter", s ? s->name : "");
+	col_str(r, "class", s ? ctr__class_name(s->cls) : "");
+	col_str(r, "unit", !s ? "" : s->flags & FT_CTRF_BYTES ? "bytes" : s->flags & FT_CTRF_USEC ? "us" : "count");
+	col_time(r, m, "start", pt->start_ns);
+	col_u64(r, "interval_ns", pt->end_ns - pt->start_ns);
+	col_u64(r, "delta", pt->delta);
+	col_str(r, "note", ctr_note(pt->dflags));
+	row_end(r);
+}
+
+/* Every sample interval in which a counter grew (or was odd), by counter then time. */
+static void write_counters(struct row *r, const struct model *m)
+{
+	static const struct model_ctr_point none = { .series = UINT32_MAX };
+
+	if (r->fmt == EX_CSV) {
+		r->header = true;
+		ctr_row(r, m, &none);
+		r->header = false;
+	}
+	for (size_t i = 0; i < m->nctr_points; i++)
+		ctr_row(r, m, &m->ctr_points[i]);
+}
+
 /* ---- command line ---- */
 
 static void usage(FILE *f)
@@ -290,13 +337,16 @@ static void usage(FILE *f)
 		"  qdisc   per qdisc, every bin: backlog, queue length, enqueued, sojourn, drops\n"
 		"  events  every drop (with its reason), retransmit (with its trigger) and\n"
 		"          traced collective call (op, rank, bytes, duration)\n"
+		"  counters  RDMA and NIC counters: every sample interval in which one grew\n"
+		"          (its start, length and growth; wraps and resets marked)\n"
 		"as CSV (a header row, RFC 4180) or JSON lines, each row on relative time\n"
 		"(ns since the capture start) and wall clock (ns since the epoch, and UTC\n"
 		"RFC 3339).  The columns are in docs/export.md.\n"
 		"\n"
 		"Options:\n"
 		"  -f, --format FMT      csv (default) or jsonl\n"
-		"  -w, --what LIST       bins (default), qdisc, events, or all; comma-separated\n"
+		"  -w, --what LIST       bins (default), qdisc, events, counters, or all;\n"
+		"                        comma-separated\n"
 		"  -o, --output PATH     one table: a file (default: stdout); several: a\n"
 		"                        directory, which gets TABLE.csv or TABLE.jsonl each.\n"
 		"                        Files are written whole or not at all (mode 0600).\n"
@@ -348,6 +398,9 @@ static int write_table(int k, struct row *r, const struct model *m, const struct
 	case EX_QDISC:
 		write_qdisc(r, m);
 		break;
+	case EX_COUNTERS:
+		write_counters(r, m);
+		break;
 	default:
 		write_events(r, m, c);
 		break;
@@ -364,7 +417,7 @@ int cmd_export(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool want[EX_N] = { true, false, false };
+	bool want[EX_N] = { true, false, false, false };
 	enum ex_format fmt = EX_CSV;
 	const char *out = NULL, *path;
 	struct outfile of[EX_N];
@@ -391,7 +444,7 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'w':
 			if (parse_what(optarg, want)) {
-				ft_err("export: --what '%s': give bins, qdisc, events or all (comma-separated)", optarg);
+				ft_err("export: --what '%s': give bins, qdisc, events, counters or all (comma-separated)", optarg);
 				return 2;
 			}
 			break;
