@@ -129,7 +129,8 @@ void clockinfo__print(const struct clockinfo *c)
 
 			printf("  %-3zu %-20s offset %+.6f s  drift %+lld ppb  uncertainty %s%s  (%s)\n", i,
 			       FIELD(h->label, b1), (double)h->offset_ns / 1e9, (long long)h->drift_ppb,
-			       (h->flags & FT_HOST_REFERENCE) ? "reference" : fmt_ns(h->uncertainty_ns, b2, sizeof(b2)),
+			       (h->flags & FT_HOST_REFERENCE) ? "reference" :
+			       h->uncertainty_ns == UINT64_MAX ? "unknown" : fmt_ns(h->uncertainty_ns, b2, sizeof(b2)),
 			       (h->flags & FT_HOST_TRAFFIC) ? ", from traffic" :
 			       (h->flags & FT_HOST_COARSE) ? ", realtime anchors only" : "", h->source);
 		}
@@ -190,7 +191,10 @@ void clockinfo__json(const struct clockinfo *c, struct json *j)
 		json_kv_i64(j, "offset_ns", h->offset_ns);
 		json_kv_i64(j, "coarse_offset_ns", h->coarse_offset_ns);
 		json_kv_i64(j, "drift_ppb", h->drift_ppb);
-		json_kv_u64(j, "uncertainty_ns", h->uncertainty_ns);
+		if (h->uncertainty_ns == UINT64_MAX) /* no bound: no sync state, no traffic */
+			json_kv_string(j, "uncertainty_ns", NULL);
+		else
+			json_kv_u64(j, "uncertainty_ns", h->uncertainty_ns);
 		json_kv_u64(j, "pid_base", h->pid_base);
 		json_object_end(j);
 	}
