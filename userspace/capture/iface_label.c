@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* An interface's label and capacity (iface_label.h). */
 #include <stdio.h>
+#include <string.h>
 
 #include "bpf/fabtrace.h"
 #include "userspace/capture/iface_label.h"
@@ -27,4 +28,18 @@ double iface_capacity_bps(uint32_t speed_mbps, uint32_t tx_rate_kbps, int dir)
 			cap = r;
 	}
 	return cap;
+}
+
+/* a fixed-size record field into DST of the same size, NUL-terminated */
+static void field_copy(char *dst, const char *src, size_t len)
+{
+	memcpy(dst, src, len);
+	dst[len - 1] = '\0';
+}
+
+void iface_info_names(const struct ft_iface_info *in, char *name, char *netns_name, char *kind)
+{
+	field_copy(name, in->name, sizeof(in->name));
+	field_copy(netns_name, in->netns_name, sizeof(in->netns_name));
+	field_copy(kind, in->kind, sizeof(in->kind));
 }

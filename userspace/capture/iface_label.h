@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpf/fabtrace.h"
+
 /* "eth0@ns1", "eth0" (no namespace name), or "netns N ifindex I" when the
  * interface was never described (KNOWN false) or has no name. */
 void iface_label(char *buf, size_t len, bool known, const char *name, const char *netns_name,
@@ -19,5 +21,9 @@ void iface_label(char *buf, size_t len, bool known, const char *name, const char
 /* Capacity of direction DIR (enum ft_dir) in bit/s, 0 unknown: the link
  * speed, and on TX the qdisc's rate limit when that is lower. */
 double iface_capacity_bps(uint32_t speed_mbps, uint32_t tx_rate_kbps, int dir);
+
+/* The text fields of an interface record, each NUL-terminated (a record's
+ * fixed-size fields need not be): NAME[16], NETNS_NAME[32], KIND[16]. */
+void iface_info_names(const struct ft_iface_info *in, char *name, char *netns_name, char *kind);
 
 #endif

@@ -132,8 +132,21 @@ static const char *iface_label(const struct model *m, uint32_t i)
 
 /* ---- the tables ---- */
 
-static void bin_row(struct row *r, const struct model *m, const struct model_bin *b)
+/* CSV: the header row, which ROW_FN writes from an empty ITEM with r->header set. */
+static void csv_header(struct row *r, const struct model *m, void (*row_fn)(struct row *, const struct model *,
+									     const void *), const void *item)
 {
+	if (r->fmt != EX_CSV)
+		return;
+	r->header = true;
+	row_fn(r, m, item);
+	r->header = false;
+}
+
+static void bin_row(struct row *r, const struct model *m, const void *item)
+{
+	const struct model_bin *b = item;
+
 	row_begin(r);
 	col_str(r, "interface", iface_label(m, b->iface));
 	col_str(r, "dir", b->dir == FT_DIR_TX ? "tx" : "rx");
@@ -149,19 +162,16 @@ static void write_bins(struct row *r, const struct model *m)
 {
 	static const struct model_bin none;
 
-	if (r->fmt == EX_CSV) {
-		r->header = true;
-		bin_row(r, m, &none);
-		r->header = false;
-	}
+	csv_header(r, m, bin_row, &none);
 	for (size_t i = 0; i < m->nifaces; i++)
 		for (int d = 0; d < 2; d++)
 			for (size_t k = 0; k < m->ifaces[i].dir[d].nbins; k++)
 				bin_row(r, m, &m->ifaces[i].dir[d].bins[k]);
 }
 
-static void qbin_row(struct row *r, const struct model *m, const struct model_qbin *b)
+static void qbin_row(struct row *r, const struct model *m, const void *item)
 {
+	const struct model_qbin *b = item;
 	const struct model_qdisc *q = b->qdisc < m->nqdiscs ? &m->qdiscs[b->qdisc] : NULL;
 	char h[32];
 
@@ -185,11 +195,7 @@ static void write_qdisc(struct row *r, const struct model *m)
 {
 	static const struct model_qbin none;
 
-	if (r->fmt == EX_CSV) {
-		r->header = true;
-		qbin_row(r, m, &none);
-		r->header = false;
-	}
+	csv_header(r, m, qbin_row, &none);
 	for (size_t i = 0; i < m->nqdiscs; i++)
 		for (size_t k = 0; k < m->qdiscs[i].nbins; k++)
 			qbin_row(r, m, &m->qdiscs[i].bins[k]);
@@ -204,8 +210,10 @@ struct event {
 	uint64_t bytes;
 };
 
-static void event_row(struct row *r, const struct model *m, const struct event *e)
+static void event_row(struct row *r, const struct model *m, const void *item)
 {
+	const struct event *e = item;
+
 	row_begin(r);
 	col_str(r, "kind", e->kind);
 	col_time(r, m, "ts", e->ts);
@@ -237,15 +245,10 @@ static const char *trigger_name(uint32_t t)
 
 static void write_events(struct row *r, const struct model *m, const struct corr *c)
 {
+	static const struct event none = { .kind = "", .pid = -1, .rank = -1 };
 	char fl[128], rs[32];
 
-	if (r->fmt == EX_CSV) {
-		struct event h = { .kind = "", .pid = -1, .rank = -1 };
-
-		r->header = true;
-		event_row(r, m, &h);
-		r->header = false;
-	}
+	csv_header(r, m, event_row, &none);
 	for (size_t i = 0; i < m->ndrop_events; i++) {
 		const struct model_drop_ev *d = &m->drop_events[i];
 		const char *nm = model__drop_reason_name(m, d->reason);
@@ -293,8 +296,9 @@ static const char *ctr_note(uint32_t dflags)
 	return "";
 }
 
-static void ctr_row(struct row *r, const struct model *m, const struct model_ctr_point *pt)
+static void ctr_row(struct row *r, const struct model *m, const void *item)
 {
+	const struct model_ctr_point *pt = item;
 	const struct model_ctr_series *s = pt->series < m->nctr_series ? &m->ctr_series[pt->series] : NULL;
 	const struct model_ctr_group *g = s && s->group < m->nctr_groups ? &m->ctr_groups[s->group] : NULL;
 
@@ -316,11 +320,7 @@ static void write_counters(struct row *r, const struct model *m)
 {
 	static const struct model_ctr_point none = { .series = UINT32_MAX };
 
-	if (r->fmt == EX_CSV) {
-		r->header = true;
-		ctr_row(r, m, &none);
-		r->header = false;
-	}
+	csv_header(r, m, ctr_row, &none);
 	for (size_t i = 0; i < m->nctr_points; i++)
 		ctr_row(r, m, &m->ctr_points[i]);
 }

@@ -269,18 +269,6 @@ static int add_event(struct ctr_load *c, const struct ft_sampler_event *r)
 	return 0;
 }
 
-size_t model_ctr__min_size(uint16_t type)
-{
-	switch (type) {
-	case FT_REC_RDMA_PORT: return sizeof(struct ft_rdma_port);
-	case FT_REC_CTR_GROUP: return sizeof(struct ft_ctr_group);
-	case FT_REC_CTR_NAME: return sizeof(struct ft_ctr_name);
-	case FT_REC_CTR_SAMPLE: return sizeof(struct ft_ctr_sample);
-	case FT_REC_SAMPLER: return sizeof(struct ft_sampler_event);
-	default: return 0;
-	}
-}
-
 int model_ctr__add(struct ctr_load *c, const struct ft_rec_hdr *rec)
 {
 	switch (rec->type) {

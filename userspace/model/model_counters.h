@@ -94,8 +94,6 @@ struct ctr_load;
 
 struct ctr_load *model_ctr__new(void);
 void model_ctr__free(struct ctr_load *c);
-/* Minimum size of a counter record type, 0 for other types. */
-size_t model_ctr__min_size(uint16_t type);
 int model_ctr__add(struct ctr_load *c, const struct ft_rec_hdr *rec);
 /*
  * Sort, index, derive rates and spikes (at >= SPIKE_RATE per second) into
