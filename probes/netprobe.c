@@ -16,6 +16,7 @@
 #include "probes/coverage.h"
 #include "probes/bpflog.h"
 #include "probes/netprobe.h"
+#include "probes/recursion_misses.h"
 #include "probes/base/util.h"
 
 enum obj_id { OBJ_NET, OBJ_TCP, OBJ_MAX };
@@ -462,53 +463,15 @@ static void unload(struct netprobe *p)
  * ---- coverage: tracepoint hits against program runs.
  *
  * A raw tracepoint skips a program only when it would recurse on its CPU
- * (__bpf_trace_run), and kernels since 6.7 count each such skip in the
+ * (__bpf_trace_run), and recent kernels count each such skip in the
  * program's recursion_misses: then hits = runs + misses, read at no cost on
- * the hot path.  Older kernels, kernels patched to skip silently (below) and
- * --coverage counters get a counting perf event per CPU on every hook's
- * tracepoint, which makes the kernel fill the tracepoint's record on each
- * hit for the count (measured in docs/performance.md, section 0).
+ * the hot path.  Whether this kernel does is tried at run time
+ * (recursion_misses.c).  Kernels that do not, kernels patched to skip
+ * silently and --coverage counters get a counting perf event per CPU on
+ * every hook's tracepoint, which makes the kernel fill the tracepoint's
+ * record on each hit for the count (measured in docs/performance.md,
+ * section 0).
  */
-/*
- * The patch of this project's development VM (docs/known-issues.md) skips
- * programs in PID 1's context without counting a miss; it adds an
- * `init_owned` flag to struct bpf_prog_aux, which the kernel's BTF shows.
- */
-static bool kernel_skips_silently(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	const struct btf_type *t;
-	const struct btf_member *m;
-	bool found = false;
-	__s32 id;
-
-	if (!btf)
-		return true; /* cannot tell: count with perf counters */
-	id = btf__find_by_name_kind(btf, "bpf_prog_aux", BTF_KIND_STRUCT);
-	t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
-	m = t ? btf_members(t) : NULL;
-	for (int i = 0; m && i < btf_vlen(t) && !found; i++)
-		found = !strcmp(btf__name_by_offset(btf, m[i].name_off), "init_owned");
-	btf__free(btf);
-	return found;
-}
-
-static bool kernel_counts_misses(void)
-{
-	char buf[64] = "", *end;
-	long maj, min = 0;
-	FILE *f = fopen("/proc/sys/kernel/osrelease", "r");
-
-	if (!f)
-		return false;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	maj = strtol(buf, &end, 10);
-	if (*end == '.')
-		min = strtol(end + 1, NULL, 10);
-	return (maj > 6 || (maj == 6 && min >= 7)) && !kernel_skips_silently();
-}
 
 /* Recursion misses of the program attached to hook i, or -errno. */
 static int64_t prog_misses(struct netprobe *p, int i)
@@ -544,7 +507,7 @@ static int cov_read_hits(struct netprobe *p, int i, uint64_t runs, uint64_t *hit
 static void open_counters(struct netprobe *p)
 {
 	p->cov_misses = p->cov_mode == NP_COV_KERNEL ||
-			(p->cov_mode == NP_COV_AUTO && kernel_counts_misses());
+			(p->cov_mode == NP_COV_AUTO && recursion_misses__counted(NULL, 0));
 	for (int i = 0; i < FT_PROBE_MAX; i++) {
 		if (!p->links[i])
 			continue;

@@ -56,12 +56,14 @@ static int load_attach(struct phaseprobe *p, const struct phaseprobe_opts *o, ch
 	p->skel->rodata->targ_netns = o->netns;
 	p->skel->rodata->targ_filter_ifaces = o->n_ifaces > 0;
 	/*
-	 * the phase probes' ring: twice --ringbuf.  Collectives and markers come
-	 * in bursts from every rank at once; at half of it, 32 processes' calls
-	 * overflowed it under ASan (test_load), where the recorder drains slower.
+	 * the phase probes' ring: --ringbuf, like the network probes'.  At half
+	 * of it, 32 processes' calls overflowed it under ASan (test_load) while
+	 * the 150 ms tick re-read every process's maps without draining; the tick
+	 * now drains between processes and skips unchanged ones (phaseprobe_drain.c).
+	 * Twice --ringbuf cost 8 MB more RSS (libbpf maps a ring's data twice).
 	 */
-	p->skel->rodata->targ_wake_bytes = (__u32)netprobe__wake_for(o->wake_bytes, 2 * o->ringbuf_bytes);
-	bpf_map__set_max_entries(p->skel->maps.events, (__u32)(2 * o->ringbuf_bytes));
+	p->skel->rodata->targ_wake_bytes = (__u32)netprobe__wake_for(o->wake_bytes, o->ringbuf_bytes);
+	bpf_map__set_max_entries(p->skel->maps.events, (__u32)o->ringbuf_bytes);
 	bpflog__clear();
 	ret = phase_bpf__load(p->skel);
 	if (ret) {

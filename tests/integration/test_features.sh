@@ -12,7 +12,19 @@ check "tp_btf preferred" test "$(jget "$TMPD/f.json" "sorted(set(p['variant'] fo
 FABTRACE_VARIANTS=raw_tp "$FT" features --json >"$TMPD/r.json" || bad "raw_tp features"
 check "raw_tp fallbacks all load and attach" \
 	test "$(jget "$TMPD/r.json" "sorted(set(p.get('variant') for p in j['probes']))")" = "['raw_tp']"
+# skipped probe runs: whether the kernel counts them is tried (a recursing test
+# program), not read from the kernel's version
+cov=$(jget "$TMPD/f.json" "(j['coverage']['kernel_counts_skipped_runs'], j['coverage']['auto_mode'])")
+check "coverage: auto mode follows the kernel's answer ($cov)" \
+	test "$cov" = "(True, 'kernel')" -o "$cov" = "(False, 'counters')"
+if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q "'init_owned'"; then
+	# this VM's patched kernel counts recursions but skips PID 1's runs uncounted
+	why=$(jget "$TMPD/f.json" "j['coverage'].get('why', '')")
+	check "coverage: the recursion was counted, the PID 1 patch seen ($why)" \
+		test "$cov" = "(False, 'counters')" -a "${why#it counts recursions, but}" != "$why"
+fi
 "$FT" features >"$TMPD/f.txt"
+check "text output says how skipped runs are counted" grep -q "^Skipped probe runs:" "$TMPD/f.txt"
 check "text output names every tracepoint" grep -q "tcp_retransmit_skb" "$TMPD/f.txt"
 rc=0
 FABTRACE_VARIANTS=none "$FT" features --json >"$TMPD/n.json" || rc=$?

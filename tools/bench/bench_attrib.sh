@@ -13,7 +13,7 @@
 #   fabtrace    fabtrace record --bin 10us -i h1/eth0 (default probes)
 #   fabtrace_kcov  the same with --coverage kernel: skipped runs from the
 #               kernel's recursion_misses, no perf counters (what 'auto' picks
-#               on an unpatched 6.7+ kernel; this VM's kernel gets counters)
+#               on an unpatched kernel that counts skips; this VM's kernel gets counters)
 #   fabtrace_nophases  the same with --no-phases
 # Per run: throughput; h1's eth0 tx packets; all CPUs' busy time (/proc/stat)
 # per packet; per BPF program (bpf_stats): runs and run time; the tracer's

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Benchmark 4: the recorder's footprint.
 #
-# a) A long recording (default probes, 10 us bins, both lab hosts' eth0)
-#    while iperf3 pushes a steady 500 Mbit/s of MTU-sized packets h1 -> h2:
-#    the recorder's RSS (VmRSS) and CPU (utime+stime) sampled every
+# a) A long recording (default probes, 10 us bins, the eth0 of every lab
+#    host: BENCH_FP_HOSTS, default 8, all busy) while iperf3 pairs
+#    (h1 -> h2, h3 -> h4, ...) push a steady 500 Mbit/s of MTU-sized packets
+#    in all: the recorder's RSS (VmRSS) and CPU (utime+stime) sampled every
 #    second.  Memory must stay flat: the table gives RSS after warm-up, at
-#    the end, the peak and the trend (Theil-Sen slope) after warm-up.
-# b) Capture size: the same traffic for S seconds at --bin 10us and at
+#    the end, the peak, the trend (Theil-Sen slope) after warm-up, and RSS
+#    every 10 minutes of a long run (BENCH_FP_LONG=3600 for an hour).
+# b) Capture size: h1 -> h2 at 500 Mbit/s for S seconds at --bin 10us and at
 #    --bin 100us (alternating, repeated): capture bytes per second per busy
 #    interface (the two eth0), beside the packet rate that fills the bins.
 #    --no-phases here: the phase probes follow every process on the
@@ -18,19 +20,27 @@ bench_init footprint
 bench_need iperf3
 
 LONG=$(pick "${BENCH_FP_LONG:-180}" 15)
+HOSTS=${BENCH_FP_HOSTS:-8}
 S=$(pick 10 3)
 REPS=$(reps 3 1)
 RATE=500M
+((HOSTS >= 2 && HOSTS % 2 == 0)) || die "BENCH_FP_HOSTS must be an even number >= 2"
+PAIRS=$((HOSTS / 2))
+PAIR_RATE=$((500 / PAIRS))M
 
-bench_meta --busy "long_s=$LONG" "seconds=$S" "reps=$REPS" "rate=$RATE" "quick=$BENCH_QUICK"
-bench_lab 2
+bench_meta --busy "long_s=$LONG" "seconds=$S" "reps=$REPS" "rate=$RATE" "hosts=$HOSTS" "quick=$BENCH_QUICK"
+bench_lab "$HOSTS"
 W=$BENCH_TMP
-bench_spawn "$W/server.out" "$W/server.err" ip netns exec "$(lab_ns "$LAB" 2)" iperf3 -s -p 5201
+for ((h = 2; h <= HOSTS; h += 2)); do
+	bench_spawn "$W/server$h.out" "$W/server$h.err" ip netns exec "$(lab_ns "$LAB" "$h")" iperf3 -s -p 5201
+done
 sleep 0.5
+ALL_IFS=()
+for ((h = 1; h <= HOSTS; h++)); do ALL_IFS+=(-i "$(lab_ns "$LAB" "$h")/eth0"); done
 IFS_ARGS=(-i "$(lab_ns "$LAB" 1)/eth0" -i "$(lab_ns "$LAB" 2)/eth0")
-say "lab $LAB: ${LONG}s recording, then ${S}s captures at 10us/100us x $REPS"
+say "lab $LAB: ${LONG}s recording of $HOSTS busy interfaces, then ${S}s captures at 10us/100us x $REPS"
 
-start_rec() { # OUT BIN [RECORD-OPTIONS...]
+start_rec() { # OUT BIN [RECORD-OPTIONS...] (the interfaces: IFS_ARGS)
 	local out=$1 bin=$2
 	shift 2
 	bench_spawn "$W/rec.out" "$W/rec.err" "$FT" record --bin "$bin" "${IFS_ARGS[@]}" "$@" -o "$out"
@@ -41,15 +51,22 @@ start_rec() { # OUT BIN [RECORD-OPTIONS...]
 	sleep 0.3
 }
 
-iperf_start() { # SECONDS
-	bench_spawn "$W/iperf.json" "$W/iperf.err" ip netns exec "$(lab_ns "$LAB" 1)" \
-		iperf3 -c "$(lab_addr 2)" -p 5201 -b "$RATE" -t "$1" -J
+iperf_start() { # SECONDS [CLIENT-HOST RATE]: a client to the next host
+	local c=${2:-1} rate=${3:-$RATE}
+	bench_spawn "$W/iperf$c.json" "$W/iperf$c.err" ip netns exec "$(lab_ns "$LAB" "$c")" \
+		iperf3 -c "$(lab_addr $((c + 1)))" -p 5201 -b "$rate" -t "$1" -J
 	IPID=$SPAWNED
 }
 
-# a) the long recording
+# a) the long recording: every host's eth0, every pair busy
+IFS_ARGS=("${ALL_IFS[@]}")
 start_rec "$W/long.ftr" 10us
-iperf_start "$LONG"
+PAIR_PIDS=()
+for ((h = HOSTS - 1; h >= 1; h -= 2)); do
+	iperf_start "$LONG" "$h" "$PAIR_RATE"
+	PAIR_PIDS+=("$IPID")
+done
+# IPID (the last started) is h1's: the loop below follows it
 t0=$(now_s)
 : >"$W/samples"
 while kill -0 "$IPID" 2>/dev/null && [[ $(awk '{print $3}' "/proc/$IPID/stat" 2>/dev/null) != Z ]]; do
@@ -57,13 +74,16 @@ while kill -0 "$IPID" 2>/dev/null && [[ $(awk '{print $3}' "/proc/$IPID/stat" 2>
 		"$(cpu_ticks "$RPID")" "$(stat -c %s "$W/long.ftr" 2>/dev/null || echo 0)" >>"$W/samples"
 	sleep 1
 done
-bench_wait "$IPID"
+for p in "${PAIR_PIDS[@]}"; do bench_wait "$p"; done
 t1=$(now_s)
 hwm=$(awk '/^VmHWM:/{print $2}' "/proc/$RPID/status")
 bench_stop "$RPID" INT
+IPERFS=()
+for ((h = 1; h < HOSTS; h += 2)); do IPERFS+=("$W/iperf$h.json"); done
 python3 "$PY" fprow --kind long --t0 "$t0" --t1 "$t1" --samples "$W/samples" --hwm "$hwm" \
-	--clk "$CLK_TCK" --capture "$W/long.ftr" --iperf "$W/iperf.json" --err "$W/rec.err" >>"$BENCH_OUT" ||
-	die "no result for the long recording"
+	--clk "$CLK_TCK" --capture "$W/long.ftr" --iperf "${IPERFS[@]}" --err "$W/rec.err" \
+	--busy "$HOSTS" >>"$BENCH_OUT" || die "no result for the long recording"
+IFS_ARGS=(-i "$(lab_ns "$LAB" 1)/eth0" -i "$(lab_ns "$LAB" 2)/eth0")
 tail -n1 "$BENCH_OUT" | python3 "$PY" brief >&2
 rm -f "$W/long.ftr"
 
@@ -83,7 +103,7 @@ for ((r = 1; r <= REPS; r++)); do
 		"$FT" info --json "$W/cap.ftr" >"$W/info.json" 2>/dev/null
 		python3 "$PY" fprow --kind bin --bin "$bin" --rep "$r" --t0 "$t0" --t1 "$t1" --clk "$CLK_TCK" \
 			--ticks0 "$k0" --ticks1 "$k1" --capture "$W/cap.ftr" --info "$W/info.json" \
-			--iperf "$W/iperf.json" --busy 2 --pkts $((p1 - p0)) >>"$BENCH_OUT" || die "no result for --bin $bin"
+			--iperf "$W/iperf1.json" --busy 2 --pkts $((p1 - p0)) >>"$BENCH_OUT" || die "no result for --bin $bin"
 		tail -n1 "$BENCH_OUT" | python3 "$PY" brief >&2
 		rm -f "$W/cap.ftr"
 	done

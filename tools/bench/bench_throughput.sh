@@ -11,7 +11,7 @@
 #   none        no tracer
 #   fabtrace    fabtrace record, default probes, --bin 10us, -i h1/eth0
 #   fabtrace_kcov  the same with --coverage kernel (no perf counters; what
-#               'auto' picks on an unpatched 6.7+ kernel)
+#               'auto' picks where the kernel counts skips)
 #   fabtrace_wake0  the same with --wakeup 0: a wake-up per record, as before
 #               batched wake-ups (docs/known-issues.md), to show what they save
 #   tcpdump     tcpdump -w on h1's eth0, full snaplen, to disk

@@ -461,7 +461,7 @@ def render_attrib(rows, meta):
             hooks_only = e_floor - med(fl_bpf) if e_floor is not None and fl_bpf else None
             parts = [("fabtrace's programs, their own run time (bpf_stats)", med(fab_bpf)),
                      ("the enabled hooks: tracepoint dispatch and program entry, beyond an empty program's run time (floor run: extra CPU − its run time)", hooks_only),
-                     ("the coverage check's counting perf events (counters run: extra CPU; `--coverage auto` opens them on this VM's patched kernel, not on an unpatched 6.7+ kernel, see the --coverage kernel row)", e_cnt),
+                     ("the coverage check's counting perf events (counters run: extra CPU; `--coverage auto` opens them on this VM's patched kernel, not on an unpatched kernel that counts skipped runs, see the --coverage kernel row)", e_cnt),
                      ("the recorder: draining the rings (records/packet: " + fmt(med(recs), 3) + "; wake-ups/s: " + fmt(med(wk), 0) + "), writing the capture, sampling NIC counters", med(rec))]
             known = sum(v for _, v in parts if v is not None)
             out.append(f"*Attribution* ({cfg}), CPU ns per packet, medians of the runs above (so the parts need not add up "
@@ -683,8 +683,9 @@ def slope(xs, ys):
 
 def cmd_fprow(a):
     el = a.t1 - a.t0
-    ip = (load_json(a.iperf, {}) or {}).get("end", {})
-    gbps = ip.get("sum_received", {}).get("bits_per_second", 0) / 1e9
+    # one iperf3 JSON per busy pair: their received rates add up
+    gbps = sum((load_json(f, {}) or {}).get("end", {}).get("sum_received", {}).get("bits_per_second", 0)
+               for f in a.iperf) / 1e9
     size = os.path.getsize(a.capture) if os.path.exists(a.capture) else None
     if a.kind == "long":
         smp = []
@@ -704,6 +705,7 @@ def cmd_fprow(a):
                "rss_slope_kb_per_min": sl * 60 if sl is not None else None,
                "cpu_pct": cpu, "capture_bytes": size,
                "capture_bps": size / el if size and el > 0 else None,
+               "busy_ifaces": a.busy,
                "samples": [[round(s[0], 1), s[1]] for s in smp]}
         m = re.search(r"(\d+) lost events", read_text(a.err))
         row["lost"] = int(m.group(1)) if m else None
@@ -731,8 +733,10 @@ def render_footprint(rows, meta):
         after = [p for p in r["samples"] if p[0] >= warm] or r["samples"]
         sl = slope([p[0] for p in after], [p[1] for p in after])
         r["rss_slope_kb_per_min"] = sl * 60 if sl is not None else None
-        out.append(f"**Long recording**: {r['elapsed_s']:.0f} s, iperf3 at {r['gbps']:.2f} Gbit/s "
-                   f"(MTU-sized packets), default probes, 10 µs bins, 2 interfaces; "
+        nif = r.get("busy_ifaces") or 2
+        pairs = f"{nif // 2} iperf3 pairs" if nif > 2 else "iperf3"
+        out.append(f"**Long recording**: {r['elapsed_s']:.0f} s, {pairs} at {r['gbps']:.2f} Gbit/s in all "
+                   f"(MTU-sized packets), default probes, 10 µs bins, {nif} busy interfaces; "
                    f"RSS sampled every second ({len(r['samples'])} samples); warm-up = the first "
                    f"{max(10.0, 0.1 * r['elapsed_s']):.0f} s; trend = Theil–Sen slope.\n")
         out.append("| RSS at start | after warm-up | at the end | largest sample | peak (VmHWM) | end − warm-up | trend after warm-up | recorder CPU | capture | lost events |")
@@ -748,11 +752,20 @@ def render_footprint(rows, meta):
             f"{fmt((r.get('capture_bps') or 0) / 1e6, 2)} MB/s",
             fmt(r.get("lost"), 0),
         ]) + " |")
-        # a coarse profile of RSS over time: ten points
+        # a coarse profile of RSS over time: every 10 minutes of a long run
+        # (the sample nearest each mark, and the last), else ten points
         sm = r["samples"]
-        pts = [sm[int(i * (len(sm) - 1) / 9)] for i in range(10)] if len(sm) >= 10 else sm
-        out.append("\nRSS over the recording (s → MB): " +
-                   ", ".join(f"{p[0]:.0f} → {p[1] / 1024:.1f}" for p in pts) + "\n")
+        if sm and sm[-1][0] >= 1200:
+            marks = [600.0 * k for k in range(int(sm[-1][0] // 600) + 1)]
+            pts = [min(sm, key=lambda p, t=t: abs(p[0] - t)) for t in marks]
+            if pts[-1] is not sm[-1]:
+                pts.append(sm[-1])
+            head = "RSS every 10 minutes (min → MB): "
+            out.append("\n" + head + ", ".join(f"{p[0] / 60:.0f} → {p[1] / 1024:.1f}" for p in pts) + "\n")
+        else:
+            pts = [sm[int(i * (len(sm) - 1) / 9)] for i in range(10)] if len(sm) >= 10 else sm
+            out.append("\nRSS over the recording (s → MB): " +
+                       ", ".join(f"{p[0]:.0f} → {p[1] / 1024:.1f}" for p in pts) + "\n")
     bn = [r for r in rows if r.get("kind") == "bin"]
     if bn:
         nrep = len({r["rep"] for r in bn})
@@ -951,8 +964,9 @@ def main():
         p.add_argument("--" + k, type=float)
     p.set_defaults(fn=cmd_rbrow)
     p = sub.add_parser("fprow")
-    for k in ("kind", "bin", "samples", "hwm", "capture", "iperf", "err", "info", "ticks0", "ticks1"):
+    for k in ("kind", "bin", "samples", "hwm", "capture", "err", "info", "ticks0", "ticks1"):
         p.add_argument("--" + k, default="")
+    p.add_argument("--iperf", nargs="*", default=[])
     p.add_argument("--rep", type=int)
     p.add_argument("--busy", type=int, default=1)
     p.add_argument("--pkts", type=int, default=0)

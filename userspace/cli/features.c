@@ -14,6 +14,7 @@
 /* measured as the network families are (probes/netprobe.c) */
 #define PHASES_COST "~10 ns per MTU packet: sock_send/recv ~270-320 ns per socket call; uprobes ~2-5 us per traced call"
 #include "probes/privs.h"
+#include "probes/recursion_misses.h"
 #include "userspace/cli/commands.h"
 #include "probes/base/json.h"
 #include "probes/base/util.h"
@@ -48,8 +49,8 @@ int cmd_features(int argc, char **argv)
 	};
 	struct probe_status st[FT_PROBE_MAX];
 	struct phase_feature ph[PH_FEAT_MAX];
-	bool json = false, verbose = false, drops = false, btf;
-	char missing[96];
+	bool json = false, verbose = false, drops = false, btf, cov_kernel;
+	char missing[96], cov_why[160];
 	struct utsname u;
 	struct stat sb;
 	int c, works = 0, ph_works = 0;
@@ -98,6 +99,7 @@ int cmd_features(int argc, char **argv)
 	for (int i = 0; i < PH_FEAT_MAX; i++)
 		ph_works += ph[i].variant != NULL;
 
+	cov_kernel = recursion_misses__counted(cov_why, sizeof(cov_why));
 	if (json) {
 		struct json j;
 
@@ -148,6 +150,13 @@ int cmd_features(int argc, char **argv)
 		json_kv_string(&j, "cost", PHASES_COST);
 		json_object_end(&j);
 		json_array_end(&j);
+		json_key(&j, "coverage");
+		json_object_begin(&j);
+		json_kv_bool(&j, "kernel_counts_skipped_runs", cov_kernel);
+		json_kv_string(&j, "auto_mode", cov_kernel ? "kernel" : "counters");
+		if (!cov_kernel)
+			json_kv_string(&j, "why", cov_why);
+		json_object_end(&j);
 		json_object_end(&j);
 		json_finish(&j);
 	} else {
@@ -174,6 +183,12 @@ int cmd_features(int argc, char **argv)
 			       netprobe_families[i].what, netprobe_families[i].cost);
 		printf("  %-7s %s\n          %s\n", "phases",
 		       "collective phases, processes, socket owners (--no-phases)", PHASES_COST);
+		if (cov_kernel)
+			printf("\nSkipped probe runs: the kernel counts them (tried: a recursing test program);\n"
+			       "--coverage auto reads those counts, at no cost per packet.\n");
+		else
+			printf("\nSkipped probe runs: not counted by the kernel (%s);\n"
+			       "--coverage auto counts tracepoint hits with a perf event per CPU instead.\n", cov_why);
 	}
 	return works ? 0 : 1;
 }

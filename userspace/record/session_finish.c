@@ -106,6 +106,7 @@ void session__close(struct session *s)
 	/* the signals stay blocked: one that is pending must not kill us on the way out */
 	free(s->filter);
 	free(s->ifs);
+	free(s->reasons);
 	if (s->smp)
 		sampler__close(s->smp, NULL, NULL); /* on an early error: lifespan restored */
 	phaseprobe__close(s->pp);

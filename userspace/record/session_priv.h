@@ -63,6 +63,8 @@ struct session {
 	struct netprobe *np;
 	struct phaseprobe *pp;        /* NULL: phase probes off or unavailable */
 	struct sampler *smp;          /* NULL: counter sampling off */
+	struct ft_drop_reason *reasons; /* the kernel's drop reason names, read before the rings exist */
+	size_t nreasons;
 	bool backoff_warned;
 	int ncpus;
 	uint64_t lost_written[FT_SRC_MAX][MAX_CPUS];

@@ -27,6 +27,7 @@
 #include "probes/netprobe.h"
 #include "probes/phaseprobe.h"
 #include "probes/privs.h"
+#include "probes/recursion_misses.h"
 #include "userspace/capture/capture.h"
 #include "userspace/record/hostclock.h"
 #include "userspace/record/session.h"
@@ -189,8 +190,9 @@ static int write_preamble(struct session *s)
 		if (sess_append(s, &p.hdr))
 			return -EIO;
 	}
-	if (btf_drop_reasons(sess_append_cb, s) == -EIO)
-		return -EIO;
+	for (size_t i = 0; i < s->nreasons; i++)
+		if (sess_append(s, &s->reasons[i].hdr))
+			return -EIO;
 	/* phase slots and the processes followed so far, kept since the probes attached */
 	if (s->pp && phaseprobe__start(s->pp))
 		return -EIO;
@@ -307,6 +309,19 @@ void session__phase_status(const struct session *s)
 	}
 }
 
+/* btf_drop_reasons() callback: keep one name for the preamble; a failure costs names only */
+static int keep_reason(void *ctx, const struct ft_rec_hdr *rec)
+{
+	struct session *s = ctx;
+	struct ft_drop_reason *r = realloc(s->reasons, (s->nreasons + 1) * sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	s->reasons = r;
+	memcpy(&r[s->nreasons++], rec, sizeof(*r));
+	return 0;
+}
+
 int session__open(struct session **out, const struct session_opts *o,
 		  session_sink_fn sink, void *ctx)
 {
@@ -339,6 +354,13 @@ int session__open(struct session **out, const struct session_opts *o,
 	}
 	if (resolve_filters(s))
 		return -1;
+	/*
+	 * What needs the kernel's BTF parsed by us, before any ring buffer is
+	 * mapped: parsing it is the recorder's largest passing allocation
+	 * (about 12 MB), and on top of the rings it set the peak RSS.
+	 */
+	btf_drop_reasons(keep_reason, s);
+	recursion_misses__counted(NULL, 0);
 	po.bin_ns = o->bin_ns;
 	po.sample_ns = o->sample_ns;
 	po.netns = s->netns_filter;

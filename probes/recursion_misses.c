@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Does the kernel count skipped probe runs?  (recursion_misses.h) */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "miss_probe.skel.h"
+#include "probes/recursion_misses.h"
+
+/* Whether the kernel's BTF has type NAME of KIND (false when it cannot be read). */
+static bool has_btf_type(const char *name, int kind)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool found;
+
+	if (!btf)
+		return false;
+	found = btf__find_by_name_kind(btf, name, kind) > 0;
+	btf__free(btf);
+	return found;
+}
+
+/*
+ * The patch of this project's development VM (docs/known-issues.md) skips
+ * programs in PID 1's context without counting a miss; it adds an
+ * `init_owned` flag to struct bpf_prog_aux, which the kernel's BTF shows.
+ */
+static bool kernel_skips_silently(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	const struct btf_member *m;
+	bool found = false;
+	__s32 id;
+
+	if (!btf)
+		return true; /* cannot tell: count with perf counters */
+	id = btf__find_by_name_kind(btf, "bpf_prog_aux", BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
+	m = t ? btf_members(t) : NULL;
+	for (int i = 0; m && i < btf_vlen(t) && !found; i++)
+		found = !strcmp(btf__name_by_offset(btf, m[i].name_off), "init_owned");
+	btf__free(btf);
+	return found;
+}
+
+/* 1: a recursion was skipped and counted; 0: skipped uncounted; -errno: cannot tell. */
+static int try_recursion(char *why, size_t whylen)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, run);
+	struct miss_probe_bpf *s;
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	int err;
+
+	/*
+	 * Kernels without the bpf_trace_printk tracepoint (its BTF typedef)
+	 * would also print a debug-kernel banner when a program that prints
+	 * loads: do not try there.
+	 */
+	if (!has_btf_type("btf_trace_bpf_trace_printk", BTF_KIND_TYPEDEF)) {
+		snprintf(why, whylen, "no bpf_trace_printk tracepoint to try it on");
+		return -ENOENT;
+	}
+	s = miss_probe_bpf__open();
+	if (!s) {
+		err = -errno;
+		snprintf(why, whylen, "the probe program did not open: %s", strerror(-err));
+		return err;
+	}
+	err = miss_probe_bpf__load(s);
+	if (err) {
+		snprintf(why, whylen, "the probe program did not load: %s", strerror(-err));
+		goto out;
+	}
+	err = miss_probe_bpf__attach(s);
+	if (err) {
+		snprintf(why, whylen, "cannot attach to the bpf_trace_printk tracepoint: %s", strerror(-err));
+		goto out;
+	}
+	err = bpf_prog_test_run_opts(bpf_program__fd(s->progs.miss_probe), &run);
+	if (err) {
+		err = -errno;
+		snprintf(why, whylen, "cannot test-run a raw tracepoint program: %s", strerror(-err));
+		goto out;
+	}
+	memset(&info, 0, sizeof(info));
+	err = bpf_obj_get_info_by_fd(bpf_program__fd(s->progs.miss_probe), &info, &len);
+	if (err) {
+		err = -errno;
+		snprintf(why, whylen, "cannot read the program's info: %s", strerror(-err));
+		goto out;
+	}
+	err = info.recursion_misses > 0;
+	if (!err)
+		snprintf(why, whylen, "the kernel skips recursing runs without counting them");
+out:
+	miss_probe_bpf__destroy(s);
+	return err;
+}
+
+bool recursion_misses__counted(char *why, size_t whylen)
+{
+	static int tried = -1; /* once per process: the answer does not change */
+	static char tried_why[160];
+
+	if (tried < 0) {
+		tried_why[0] = 0;
+		tried = try_recursion(tried_why, sizeof(tried_why)) == 1;
+		if (tried && kernel_skips_silently()) {
+			tried = 0;
+			snprintf(tried_why, sizeof(tried_why),
+				 "it counts recursions, but its BTF shows a patch that skips programs in "
+				 "PID 1's context uncounted: docs/known-issues.md");
+		}
+	}
+	if (why && whylen)
+		snprintf(why, whylen, "%s", tried_why);
+	return tried == 1;
+}
