@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "counters.h"
+#include "probes/base/util.h"
 
 #define TWO32 (1ull << 32)
 
@@ -285,31 +286,21 @@ uint64_t ctr__scale(uint64_t raw, uint16_t flags)
 
 bool ctr__glob_match(const char *list, const char *name)
 {
-	const char *p = list;
+	const char *p = list, *it;
+	size_t len;
 
 	if (!list || !name)
 		return false;
-	while (*p) {
+	/* entries may be padded with spaces: "*pause*, *pfc*" */
+	while (list_next(&p, &it, &len)) {
 		char glob[256];
-		const char *e = strchr(p, ',');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
 
-		/* entries may be padded with spaces: "*pause*, *pfc*" */
-		while (len && *p == ' ') {
-			p++;
-			len--;
-		}
-		while (len && p[len - 1] == ' ')
-			len--;
 		if (len && len < sizeof(glob)) {
-			memcpy(glob, p, len);
+			memcpy(glob, it, len);
 			glob[len] = '\0';
 			if (fnmatch(glob, name, 0) == 0)
 				return true;
 		}
-		if (!e)
-			break;
-		p = e + 1;
 	}
 	return false;
 }

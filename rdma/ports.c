@@ -13,6 +13,7 @@
 #include "ports.h"
 #include "sysattr.h"
 #include "verbs.h"
+#include "probes/base/util.h"
 
 #define MAX_SPECS 64
 
@@ -35,19 +36,11 @@ static bool is_number(const char *s)
 /* Split the -D list ("mlx5_0,mlx5_1:1") into SPECS: their count or -EINVAL. */
 static int parse_devices(const char *list, struct dev_spec *specs, char *err, size_t errlen)
 {
-	const char *p = list;
+	const char *p = list, *it;
+	size_t len;
 	int n = 0;
 
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-
-		while (len && *p == ' ') {
-			p++;
-			len--;
-		}
-		while (len && p[len - 1] == ' ')
-			len--;
+	while (list_next(&p, &it, &len)) {
 		if (len) {
 			char item[80];
 			char *colon;
@@ -56,7 +49,7 @@ static int parse_devices(const char *list, struct dev_spec *specs, char *err, si
 				snprintf(err, errlen, "--rdma-devices %s: too long a device list", list);
 				return -EINVAL;
 			}
-			memcpy(item, p, len);
+			memcpy(item, it, len);
 			item[len] = '\0';
 			memset(&specs[n], 0, sizeof(specs[n]));
 			colon = strchr(item, ':');
@@ -81,9 +74,6 @@ static int parse_devices(const char *list, struct dev_spec *specs, char *err, si
 			sysattr__copy(specs[n].dev, item, sizeof(specs[n].dev));
 			n++;
 		}
-		if (!e)
-			break;
-		p = e + 1;
 	}
 	if (n == 0) {
 		snprintf(err, errlen, "--rdma-devices '%s': no device named", list);

@@ -309,6 +309,27 @@ const char *fmt_ns(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+bool list_next(const char **p, const char **item, size_t *len)
+{
+	const char *s = *p, *e;
+	size_t n;
+
+	if (!s || !*s)
+		return false;
+	e = strchr(s, ',');
+	n = e ? (size_t)(e - s) : strlen(s);
+	*p = e ? e + 1 : s + n;
+	while (n && *s == ' ') {
+		s++;
+		n--;
+	}
+	while (n && s[n - 1] == ' ')
+		n--;
+	*item = s;
+	*len = n;
+	return true;
+}
+
 int grow_array(void **p, size_t *cap, size_t need, size_t isz)
 {
 	size_t nc;

@@ -74,6 +74,14 @@ void outfile_abort(struct outfile *o);
  */
 int grow_array(void **p, size_t *cap, size_t need, size_t isz);
 
+/*
+ * The next item of the comma-separated list at *P, spaces around it trimmed:
+ * *ITEM and *LEN (0 for an empty item, which callers skip); false when the
+ * list is done.  Advances *P.  Usage:
+ *   for (const char *p = list, *it; list_next(&p, &it, &len);) ...
+ */
+bool list_next(const char **p, const char **item, size_t *len);
+
 uint64_t mono_ns(void);
 /* Copy with truncation and NUL termination (like strscpy). */
 void str_copy(char *dst, const char *src, size_t dstlen);

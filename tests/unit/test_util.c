@@ -264,6 +264,33 @@ static void test_str_copy(void **state)
 	assert_string_equal(d, "");
 }
 
+/* LIST split by list_next into "a|b|..." (items trimmed; empty ones as "") */
+static const char *split(const char *list, char *out, size_t outlen)
+{
+	const char *p = list, *it;
+	size_t len, o = 0;
+	int n = 0;
+
+	out[0] = '\0';
+	while (list_next(&p, &it, &len))
+		o += (size_t)snprintf(out + o, outlen - o, "%s%.*s", n++ ? "|" : "", (int)len, it);
+	return out;
+}
+
+static void test_list_next(void **state)
+{
+	char b[128];
+
+	(void)state;
+	assert_string_equal(split("mlx5_0,mlx5_1:1", b, sizeof(b)), "mlx5_0|mlx5_1:1");
+	assert_string_equal(split(" *pause* , *pfc*", b, sizeof(b)), "*pause*|*pfc*");
+	assert_string_equal(split("a,,b", b, sizeof(b)), "a||b");   /* an empty item */
+	assert_string_equal(split("  ", b, sizeof(b)), "");          /* one empty item */
+	assert_string_equal(split("a,", b, sizeof(b)), "a");         /* a trailing comma ends it */
+	assert_string_equal(split("", b, sizeof(b)), "");
+	assert_string_equal(split(",,,", b, sizeof(b)), "||");      /* ctr__glob_match's cases: test_counters */
+}
+
 static void test_mono(void **state)
 {
 	uint64_t a, b;
@@ -348,6 +375,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_long),
+		cmocka_unit_test(test_list_next),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_parse_iface_spec),
 		cmocka_unit_test(test_fmt),

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "userspace/correlate/corr_internal.h"
+#include "probes/base/util.h"
 
 static bool span_key_eq(const struct corr_span *s, uint32_t kind, uint64_t step, const char *name)
 {
@@ -70,16 +71,9 @@ int corr_build_spans(struct corr *c)
 			x->depth = sp ? c->spans[stack[sp - 1]].depth + 1 : 0;
 			x->step_of = kind == CORR_SPAN_STEP ? (int64_t)x->step :
 				     sp ? c->spans[stack[sp - 1]].step_of : -1;
-			if (sp == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				uint32_t *ns = realloc(stack, nc * sizeof(*ns));
-
-				if (!ns) {
-					free(stack);
-					return -ENOMEM;
-				}
-				stack = ns;
-				cap = nc;
+			if (grow_array((void **)&stack, &cap, sp + 1, sizeof(*stack))) {
+				free(stack);
+				return -ENOMEM;
 			}
 			stack[sp++] = (uint32_t)c->nspans++;
 		} else {
@@ -118,16 +112,9 @@ int corr_parent_calls(struct corr *c)
 		while (si < c->nspans && c->spans[si].pid == k->pid && c->spans[si].start_ns <= k->start_ns) {
 			while (sp && c->spans[stack[sp - 1]].end_ns < c->spans[si].start_ns)
 				sp--;
-			if (sp == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				uint32_t *ns = realloc(stack, nc * sizeof(*ns));
-
-				if (!ns) {
-					free(stack);
-					return -ENOMEM;
-				}
-				stack = ns;
-				cap = nc;
+			if (grow_array((void **)&stack, &cap, sp + 1, sizeof(*stack))) {
+				free(stack);
+				return -ENOMEM;
 			}
 			stack[sp++] = (uint32_t)si++;
 		}
