@@ -7,6 +7,7 @@
  * closures of commands and exec'd programs, the system-wide scan.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +281,9 @@ int ph_examine(struct phaseprobe *p, const char *path, unsigned long long dev,
 		ret = attach_plan(p, lib, &plan);
 	cat_plan__free(&plan);
 	elf_syms__close(s);
+	/* a library's symbol table is the largest thing the recorder allocates
+	 * once it runs: give its pages back, not keep them for the recording */
+	malloc_trim(0);
 	return ret;
 }
 

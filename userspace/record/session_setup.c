@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -342,6 +343,13 @@ int session__open(struct session **out, const struct session_opts *o,
 	s->sfd = s->go_fd = s->ep = -1;
 	for (int i = 0; i < MAX_WATCH; i++)
 		s->watches[i].fd = -1;
+	/*
+	 * Large allocations (the kernel's BTF, a library's symbol table) get
+	 * mappings of their own, given back when freed.  glibc would raise this
+	 * threshold after the first such free and then keep those pages in the
+	 * heap for the whole recording (docs/performance.md, section 4).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	if (!privs_ok(missing, sizeof(missing))) {
 		ft_err("%s: missing privileges: %s; run with sudo (or grant them with setcap)",
 		       o->cmd_name, missing);
