@@ -30,7 +30,7 @@ struct netprobe_opts {
 
 /* How the coverage check counts tracepoint hits (record --coverage). */
 enum netprobe_coverage {
-	NP_COV_AUTO,               /* kernel where it counts every skip (6.7+, unpatched), else counters */
+	NP_COV_AUTO,               /* kernel where it counts every skip (tried: recursion_misses.h), else counters */
 	NP_COV_COUNTERS,           /* a counting perf event per CPU per tracepoint */
 	NP_COV_KERNEL,             /* runs + the programs' recursion_misses */
 };

@@ -10,45 +10,25 @@
 #include "miss_probe.skel.h"
 #include "probes/recursion_misses.h"
 
-/* Whether the kernel's BTF has type NAME of KIND (false when it cannot be read). */
-static bool has_btf_type(const char *name, int kind)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool found;
-
-	if (!btf)
-		return false;
-	found = btf__find_by_name_kind(btf, name, kind) > 0;
-	btf__free(btf);
-	return found;
-}
-
 /*
  * The patch of this project's development VM (docs/known-issues.md) skips
  * programs in PID 1's context without counting a miss; it adds an
  * `init_owned` flag to struct bpf_prog_aux, which the kernel's BTF shows.
  */
-static bool kernel_skips_silently(void)
+static bool kernel_skips_silently(const struct btf *btf)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	const struct btf_type *t;
-	const struct btf_member *m;
-	bool found = false;
-	__s32 id;
+	__s32 id = btf__find_by_name_kind(btf, "bpf_prog_aux", BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
 
-	if (!btf)
-		return true; /* cannot tell: count with perf counters */
-	id = btf__find_by_name_kind(btf, "bpf_prog_aux", BTF_KIND_STRUCT);
-	t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
-	m = t ? btf_members(t) : NULL;
-	for (int i = 0; m && i < btf_vlen(t) && !found; i++)
-		found = !strcmp(btf__name_by_offset(btf, m[i].name_off), "init_owned");
-	btf__free(btf);
-	return found;
+	for (int i = 0; m && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), "init_owned"))
+			return true;
+	return false;
 }
 
 /* 1: a recursion was skipped and counted; 0: skipped uncounted; -errno: cannot tell. */
-static int try_recursion(char *why, size_t whylen)
+static int try_recursion(const struct btf *btf, char *why, size_t whylen)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, run);
 	struct miss_probe_bpf *s;
@@ -61,7 +41,7 @@ static int try_recursion(char *why, size_t whylen)
 	 * would also print a debug-kernel banner when a program that prints
 	 * loads: do not try there.
 	 */
-	if (!has_btf_type("btf_trace_bpf_trace_printk", BTF_KIND_TYPEDEF)) {
+	if (btf__find_by_name_kind(btf, "btf_trace_bpf_trace_printk", BTF_KIND_TYPEDEF) <= 0) {
 		snprintf(why, whylen, "no bpf_trace_printk tracepoint to try it on");
 		return -ENOENT;
 	}
@@ -108,14 +88,20 @@ bool recursion_misses__counted(char *why, size_t whylen)
 	static char tried_why[160];
 
 	if (tried < 0) {
-		tried_why[0] = 0;
-		tried = try_recursion(tried_why, sizeof(tried_why)) == 1;
-		if (tried && kernel_skips_silently()) {
-			tried = 0;
-			snprintf(tried_why, sizeof(tried_why),
-				 "it counts recursions, but its BTF shows a patch that skips programs in "
-				 "PID 1's context uncounted: docs/known-issues.md");
+		struct btf *btf = btf__load_vmlinux_btf();
+
+		tried = 0;
+		if (!btf) {
+			snprintf(tried_why, sizeof(tried_why), "cannot read the kernel's BTF: %s", strerror(errno));
+		} else if (try_recursion(btf, tried_why, sizeof(tried_why)) == 1) {
+			if (kernel_skips_silently(btf))
+				snprintf(tried_why, sizeof(tried_why),
+					 "it counts recursions, but its BTF shows a patch that skips programs "
+					 "in PID 1's context uncounted: docs/known-issues.md");
+			else
+				tried = 1;
 		}
+		btf__free(btf);
 	}
 	if (why && whylen)
 		snprintf(why, whylen, "%s", tried_why);

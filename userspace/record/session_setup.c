@@ -368,7 +368,8 @@ int session__open(struct session **out, const struct session_opts *o,
 	 * (about 12 MB), and on top of the rings it set the peak RSS.
 	 */
 	btf_drop_reasons(keep_reason, s);
-	recursion_misses__counted(NULL, 0);
+	if (o->coverage == NP_COV_AUTO)
+		recursion_misses__counted(NULL, 0);
 	po.bin_ns = o->bin_ns;
 	po.sample_ns = o->sample_ns;
 	po.netns = s->netns_filter;
