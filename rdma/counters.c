@@ -234,6 +234,11 @@ const char *ctr__class_name(unsigned cls)
 	return cls < FT_CLS_MAX ? names[cls] : "other";
 }
 
+const char *ctr__unit_name(unsigned flags)
+{
+	return flags & FT_CTRF_BYTES ? "bytes" : flags & FT_CTRF_USEC ? "us" : "count";
+}
+
 uint64_t ctr__delta(uint64_t prev, uint64_t cur, uint16_t flags, unsigned *dflags)
 {
 	unsigned df = 0;

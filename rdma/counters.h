@@ -29,6 +29,7 @@ int ctr__parse(const char *text, size_t len, uint64_t *out);
  */
 void ctr__classify(unsigned kind, const char *name, uint16_t *cls, uint16_t *flags);
 const char *ctr__class_name(unsigned cls);  /* "congestion", ..., "other" */
+const char *ctr__unit_name(unsigned flags); /* "bytes", "us" or "count" (enum ft_ctr_flags) */
 
 enum ctr_delta_flags {
 	CTR_DELTA_WRAP32 = 1 << 0,  /* went backwards from near 2^32: wrapped */

@@ -307,7 +307,7 @@ static void ctr_row(struct row *r, const struct model *m, const void *item)
 	col_str(r, "kind", g ? model__ctr_kind_name(g->kind) : "");
 	col_str(r, "counter", s ? s->name : "");
 	col_str(r, "class", s ? ctr__class_name(s->cls) : "");
-	col_str(r, "unit", !s ? "" : s->flags & FT_CTRF_BYTES ? "bytes" : s->flags & FT_CTRF_USEC ? "us" : "count");
+	col_str(r, "unit", s ? ctr__unit_name(s->flags) : "");
 	col_time(r, m, "start", pt->start_ns);
 	col_u64(r, "interval_ns", pt->end_ns - pt->start_ns);
 	col_u64(r, "delta", pt->delta);

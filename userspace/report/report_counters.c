@@ -274,8 +274,7 @@ void report_ctr__json(struct json *j, const struct model *m)
 			json_object_begin(j);
 			json_kv_string(j, "counter", s->name);
 			json_kv_string(j, "class", ctr__class_name(s->cls));
-			json_kv_string(j, "unit", s->flags & FT_CTRF_BYTES ? "bytes" :
-				       s->flags & FT_CTRF_USEC ? "us" : "count");
+			json_kv_string(j, "unit", ctr__unit_name(s->flags));
 			if (s->first == FT_CTR_NA)
 				json_kv_string(j, "first_raw", NULL);
 			else
