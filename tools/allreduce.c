@@ -120,6 +120,7 @@ struct opts {
 	int finalize;
 	int steps;
 	const char *ready_file;
+	const char *times_file;
 	int ndelays;
 	struct delay delays[MAX_DELAYS];
 	int nops;
@@ -139,7 +140,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: allreduce [--bytes N] [--iters N] [--warmup N] [--delay RANK:USEC]...\n"
 		"                 [--compute USEC] [--ops LIST] [--steps] [--json] [--quiet] [--finalize]\n"
-		"                 [--ready-file F]\n"
+		"                 [--ready-file F] [--times-file F]\n"
 		"  --bytes N         message size in bytes (suffix k/m/g = KiB/MiB/GiB; default 1m);\n"
 		"                    for allgather, reduce_scatter and alltoall the whole buffer\n"
 		"                    (each rank's block is N/ranks, as in nccl-tests)\n"
@@ -160,6 +161,9 @@ static void usage(FILE *f)
 		"  --finalize        call MPI_Finalize at the end instead of _exit()\n"
 		"  --ready-file F    rank 0 creates F when the warmup is over, as the timed\n"
 		"                    iterations start (a test can time other events from it)\n"
+		"  --times-file F    every rank writes F.RANK: one line per timed iteration,\n"
+		"                    \"SEQ ENTRY_NS EXIT_NS\" on CLOCK_MONOTONIC around the\n"
+		"                    collective (the workload's own view, to check a tracer's)\n"
 		"Launch one rank per lab host with tools/lab.sh mpi; see tools/README.md.\n");
 }
 
@@ -207,6 +211,7 @@ static int parse_args(int argc, char **argv, struct opts *o, int nranks)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "finalize", no_argument, NULL, 'F' },
 		{ "ready-file", required_argument, NULL, 'r' },
+		{ "times-file", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -271,6 +276,7 @@ static int parse_args(int argc, char **argv, struct opts *o, int nranks)
 		case 'q': o->quiet = 1; break;
 		case 'F': o->finalize = 1; break;
 		case 'r': o->ready_file = optarg; break;
+		case 'T': o->times_file = optarg; break;
 		case 'h':
 			if (g_rank == 0)
 				usage(stdout);
@@ -351,6 +357,31 @@ static void finish(int status, int finalize)
 		exit(status);
 	}
 	_exit(status);
+}
+
+/* --times-file: this rank's entry and exit of every timed iteration, for a
+ * test to hold a tracer's timestamps against. */
+static int write_times(const char *base, const double *t_in, const double *t_out, long iters, long warmup)
+{
+	char path[4096];
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s.%d", base, g_rank);
+	f = fopen(path, "we");
+	if (!f) {
+		fprintf(stderr, "allreduce: --times-file %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	for (long k = 0; k < iters; k++)
+		fprintf(f, "%ld %.0f %.0f\n", k + warmup, t_in[k] * 1e9, t_out[k] * 1e9);
+	if (ferror(f))
+		err = errno ? errno : EIO;
+	if (fclose(f) && !err)
+		err = errno;
+	if (err)
+		fprintf(stderr, "allreduce: --times-file %s: %s\n", path, strerror(err));
+	return err ? -1 : 0;
 }
 
 /* The shape of every op's buffers, fixed for the run. */
@@ -575,7 +606,7 @@ int main(int argc, char **argv)
 	long my_delay = 0, it;
 	size_t nelem;
 	int32_t *sbuf, *rbuf;
-	double *times, tsum = 0, tmin = 1e300, tmax = 0, wall0, wall;
+	double *times, *t_in, *t_out, tsum = 0, tmin = 1e300, tmax = 0, wall0, wall;
 	double mymean, *means = NULL;
 
 	memset(&o, 0, sizeof(o));
@@ -609,9 +640,11 @@ int main(int argc, char **argv)
 	sbuf = malloc(nelem * sizeof(*sbuf));
 	rbuf = malloc(nelem * sizeof(*rbuf));
 	times = calloc((size_t)o.iters, sizeof(*times));
+	t_in = calloc((size_t)o.iters, sizeof(*t_in));
+	t_out = calloc((size_t)o.iters, sizeof(*t_out));
 	if (g_rank == 0)
 		means = calloc((size_t)nranks, sizeof(*means));
-	if (!sbuf || !rbuf || !times || (g_rank == 0 && !means)) {
+	if (!sbuf || !rbuf || !times || !t_in || !t_out || (g_rank == 0 && !means)) {
 		fprintf(stderr, "allreduce: rank %d: out of memory for %lld bytes; use a smaller --bytes\n",
 			g_rank, o.bytes);
 		MPIC(MPI_Abort, MPI_COMM_WORLD, EXIT_MPI);
@@ -689,6 +722,8 @@ int main(int argc, char **argv)
 			double d = t1 - t0;
 
 			times[it] = d;
+			t_in[it] = t0;
+			t_out[it] = t1;
 			tsum += d;
 			if (d < tmin)
 				tmin = d;
@@ -699,6 +734,10 @@ int main(int argc, char **argv)
 		}
 	}
 	wall = now_s() - wall0;
+	if (o.times_file && write_times(o.times_file, t_in, t_out, o.iters, o.warmup) != 0) {
+		MPIC(MPI_Abort, MPI_COMM_WORLD, EXIT_USAGE);
+		finish(EXIT_USAGE, 0);
+	}
 	for (int f = 0; f < C_MAX; f++)
 		workload_calls[f] = g_calls[f] - calls_before[f];
 
@@ -792,6 +831,8 @@ int main(int argc, char **argv)
 	free(sbuf);
 	free(rbuf);
 	free(times);
+	free(t_in);
+	free(t_out);
 	free(means);
 	MPI_Barrier(MPI_COMM_WORLD); /* counted above in total_calls */
 	if (!o.finalize)

@@ -32,7 +32,7 @@ SYS=$TMPD/sys
 # shellcheck disable=SC2016,SC2046
 start_record "$TMPD/r.ftr" --sysfs-root "$SYS" $(lab_iface_args) -- bash -c '
 	"$1" mpi -p "$2" --bytes 64k --iters 80 --warmup 2 --json --timeout 120 -- --compute 15000 \
-		--ready-file "$3/wl.ready" >"$3/wl.json"
+		--ready-file "$3/wl.ready" --times-file "$3/times" >"$3/wl.json"
 	rc=$?
 	until [[ -e $3/fix.done ]]; do sleep 0.05; done
 	exit $rc' lab "$ROOT/tools/lab.sh" "$LAB" "$TMPD"
@@ -56,7 +56,7 @@ grep -q "Counter spikes" "$TMPD/r.txt" && grep -q "np_cnp_sent" "$TMPD/r.txt" &&
 	ok "text report has the spikes section with np_cnp_sent" || bad "text report lacks the CNP spike"
 
 "$FT" export --what counters --format jsonl -o "$TMPD/ctr.jsonl" "$TMPD/r.ftr" || bad "export --what counters"
-python3 - "$TMPD/r.json" "$TMPD/fix.json" "$ROCE@$H2" "$TMPD/ctr.jsonl" <<'PY' || bad "counter checks (see above)"
+python3 - "$TMPD/r.json" "$TMPD/fix.json" "$ROCE@$H2" "$TMPD/ctr.jsonl" "$TMPD/times" <<'PY' || bad "counter checks (see above)"
 import json, sys
 j = json.load(open(sys.argv[1]))
 fx = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
@@ -156,11 +156,30 @@ if spikes:
     check(len(inside) >= 3, f"{len(inside)} all-reduces overlap the storm")
     good = [c for c in inside if "counter_congestion" in c["why"] and c["verdict"] in ("network", "unknown")]
     check(len(good) == len(inside), f"{len(good)} of them network-bound on counter_congestion")
-    # "unknown" = network and a late rank at once: a few, when the sanitizer build or a
-    # loaded machine makes a rank late
+    # "unknown" = network and a late rank at once.  On a loaded machine (the
+    # sanitizer build, CI) a rank is sometimes really late; the workload's own
+    # clock (allreduce --times-file) must then show it, so that an "unknown"
+    # the tracer invented fails.
+    own = {}
+    for r in range(3):
+        for line in open(f"{sys.argv[5]}.{r}"):
+            seq, t0, t1 = map(int, line.split())
+            own.setdefault(seq, []).append((t0, t1))
+    iters = [v for v in own.values() if len(v) == 3]
+    for c in inside:
+        if c["verdict"] != "unknown":
+            continue
+        start = rel0 + c["start_rel_ns"]
+        it = min(iters, key=lambda v: abs(min(t0 for t0, _ in v) - start))
+        off = abs(min(t0 for t0, _ in it) - start)
+        skew = max(t0 for t0, _ in it) - min(t0 for t0, _ in it)
+        span = max(t1 for _, t1 in it) - min(t0 for t0, _ in it)
+        check(off < 2_000_000 and skew >= 0.4 * span and skew >= 800_000,
+              f"all-reduce {c['seq']} unknown: the workload's own clock shows a rank "
+              f"{skew / 1e6:.2f} ms late in a {span / 1e6:.2f} ms all-reduce "
+              f"(its first entry {off / 1e3:.0f} us from the tracer's)")
     nnet = sum(c["verdict"] == "network" for c in inside)
-    check(nnet >= max(len(inside) - 1, 0.75 * len(inside)),
-          f"nearly all of them network: {nnet} of {len(inside)} (the others unknown: a rank also late)")
+    check(nnet >= len(inside) / 2, f"most of them network: {nnet} of {len(inside)}")
     bad = [c["seq"] for c in clear if "counter_congestion" in c["why"]]
     check(len(clear) >= 10 and not bad, f"none of the {len(clear)} clear of it (wrongly: {bad})")
 sys.exit(1 if fail else 0)
