@@ -498,6 +498,68 @@ int catalog__plan(const struct elf_syms *s, struct cat_plan *p)
 	return 0;
 }
 
+/*
+ * A C++ catalog entry's mark in a mangled name: its last identifier
+ * ("gloo::allreduce(" -> "allreduce") as the Itanium ABI writes a source
+ * name, with its length first ("9allreduce"), or bare when the prefix ends
+ * inside the identifier ("gloo::reduce_scatter").  Every symbol whose
+ * demangled name starts with the prefix contains it, so it is a safe test
+ * before the demangling.
+ */
+static void cxx_mark(const char *prefix, char *out, size_t len)
+{
+	size_t n = strlen(prefix), e = n, b;
+	bool whole = n && (prefix[n - 1] == '(' || prefix[n - 1] == '<');
+
+	if (whole)
+		e--;
+	b = e;
+	while (b > 0 && prefix[b - 1] != ':')
+		b--;
+	if (whole)
+		snprintf(out, len, "%zu%.*s", e - b, (int)(e - b), prefix + b);
+	else
+		snprintf(out, len, "%.*s", (int)(e - b), prefix + b);
+}
+
+bool catalog__may_match(const char *name, size_t len, void *ctx)
+{
+	static char marks[sizeof(catalog) / sizeof(catalog[0])][64];
+	static bool have_marks;
+	bool mangled = len > 2 && name[0] == '_' && name[1] == 'Z';
+
+	(void)ctx;
+	if (!have_marks) {
+		for (size_t i = 0; i < catalog__count(); i++)
+			if (catalog[i].prefix)
+				cxx_mark(catalog[i].symbol, marks[i], sizeof(marks[i]));
+		have_marks = true;
+	}
+	/* mpi_flavor() looks for Open MPI's internals */
+	if (len > 5 && !strncmp(name, "ompi_", 5))
+		return true;
+	for (size_t i = 0; i < catalog__count(); i++) {
+		const struct cat_func *f = &catalog[i];
+
+		if (f->prefix) {
+			size_t pl = strlen(f->symbol);
+
+			/* an unmangled name is its own demangled name */
+			if (mangled ? memmem(name, len, marks[i], strlen(marks[i])) != NULL
+				    : len >= pl && !memcmp(name, f->symbol, pl))
+				return true;
+			continue;
+		}
+		size_t fl = strlen(f->symbol);
+
+		if ((len == fl && !memcmp(name, f->symbol, fl)) ||
+		    (len == fl + 1 && !strncmp(f->symbol, "MPI_", 4) && !memcmp(name, "PMPI_", 5) &&
+		     !memcmp(name + 1, f->symbol, fl)))
+			return true;
+	}
+	return false;
+}
+
 #define SPEC_MAX_MATCHES 64
 
 /* The symbol named exactly: by its name in the file, else by its full demangled name. */

@@ -56,6 +56,12 @@ size_t catalog__count(void);
 const struct cat_func *catalog__get(size_t i);
 /* The entry whose symbol is exactly SYMBOL (the catalog's own key), or NULL. */
 const struct cat_func *catalog__find(const char *symbol);
+/*
+ * Could the symbol NAME (LEN bytes, as in the file) match any entry, or be
+ * needed to tell the MPI flavor?  A cheap test on the undemangled name, for
+ * elf_syms__open_filtered(); no false negatives, some false positives.
+ */
+bool catalog__may_match(const char *name, size_t len, void *ctx);
 /* Does a symbol (name as in the file, and demangled) match the entry? */
 bool catalog__matches(const struct cat_func *f, const char *name, const char *demangled);
 /* Datatype bytes of a handle/enum value as the BPF side computes them. */

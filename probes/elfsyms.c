@@ -49,6 +49,8 @@ struct reader {
 	Elf *elf;
 	struct xseg *segs;
 	size_t nsegs;
+	elf_sym_filter keep;    /* NULL: every function symbol */
+	void *keep_ctx;
 };
 
 static const char *arena_strndup(struct elf_syms *s, const char *str, size_t len)
@@ -135,6 +137,8 @@ static int add_sym(struct reader *r, const char *raw, bool dynsym, bool hidden, 
 
 	if (!len)
 		return 0;
+	if (r->keep && !r->keep(raw, len, r->keep_ctx))
+		return 0; /* before the copy and the demangling: the caller cannot use it */
 	if (at)
 		hidden = at[1] != '@'; /* "name@@VER" is the default version, "name@VER" is not */
 	if (seg_offset(r, sym->st_value, &off) && section_offset(r, sym, &off))
@@ -339,10 +343,10 @@ static int fail(char *err, size_t errlen, int ret, const char *path, const char 
 	return ret;
 }
 
-static int do_open(const char *path, bool with_syms, struct elf_syms **out, char *err,
-		   size_t errlen)
+static int do_open(const char *path, bool with_syms, elf_sym_filter keep, void *keep_ctx,
+		   struct elf_syms **out, char *err, size_t errlen)
 {
-	struct reader r = { 0 };
+	struct reader r = { .keep = keep, .keep_ctx = keep_ctx };
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr eh;
 	struct stat st;
@@ -413,12 +417,18 @@ out:
 
 int elf_syms__open(const char *path, struct elf_syms **out, char *err, size_t errlen)
 {
-	return do_open(path, true, out, err, errlen);
+	return do_open(path, true, NULL, NULL, out, err, errlen);
+}
+
+int elf_syms__open_filtered(const char *path, elf_sym_filter keep, void *ctx, struct elf_syms **out,
+			    char *err, size_t errlen)
+{
+	return do_open(path, true, keep, ctx, out, err, errlen);
 }
 
 int elf_syms__open_dynamic(const char *path, struct elf_syms **out, char *err, size_t errlen)
 {
-	return do_open(path, false, out, err, errlen);
+	return do_open(path, false, NULL, NULL, out, err, errlen);
 }
 
 void elf_syms__close(struct elf_syms *s)

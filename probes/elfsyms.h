@@ -35,6 +35,18 @@ struct elf_syms;
 int elf_syms__open(const char *path, struct elf_syms **out, char *err, size_t errlen);
 void elf_syms__close(struct elf_syms *s);
 
+/*
+ * Whether a symbol may be wanted, from its name as in the file (LEN bytes,
+ * version suffix removed, not NUL terminated there).  Said no, it is never
+ * copied nor demangled: a large C++ library (libtorch_cpu: 35,000 exported
+ * functions) then costs its string pages for a moment, not megabytes of
+ * demangled names.
+ */
+typedef bool (*elf_sym_filter)(const char *name, size_t len, void *ctx);
+/* elf_syms__open() keeping only the symbols KEEP says yes to. */
+int elf_syms__open_filtered(const char *path, elf_sym_filter keep, void *ctx, struct elf_syms **out,
+			    char *err, size_t errlen);
+
 /* Number of symbols and the i-th one, sorted by name (stable for tests). */
 size_t elf_syms__count(const struct elf_syms *s);
 const struct elf_sym *elf_syms__get(const struct elf_syms *s, size_t i);

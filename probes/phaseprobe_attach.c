@@ -271,7 +271,13 @@ int ph_examine(struct phaseprobe *p, const char *path, unsigned long long dev,
 	lib->dev = dev;
 	lib->ino = ino;
 	p->nlibs++;
-	if (elf_syms__open(path, &s, err, sizeof(err)))
+	bool spec = false;
+
+	for (int i = 0; i < p->nspecs; i++)
+		spec |= p->specs[i].dev == dev && p->specs[i].ino == ino;
+	/* a --phase symbol may be any function; the catalog's are known by name */
+	if (spec ? elf_syms__open(path, &s, err, sizeof(err))
+		 : elf_syms__open_filtered(path, catalog__may_match, NULL, &s, err, sizeof(err)))
 		return 0; /* not an ELF with symbols: nothing to trace */
 	ret = catalog__plan(s, &plan);
 	for (int i = 0; !ret && i < p->nspecs; i++)

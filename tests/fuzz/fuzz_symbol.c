@@ -3,7 +3,8 @@
  * Fuzz target: one symbol name, as a library's symbol table or a --phase
  * SYMBOL gives it.  Demangles it (the C++ runtime's __cxa_demangle, as
  * probes/elfsyms.c does for every symbol of every library it reads),
- * matches it against every catalog entry, shortens it for display, and
+ * matches it against every catalog entry (and checks that the cheap test
+ * before demangling, catalog__may_match, agrees), shortens it for display, and
  * looks it up as a --phase symbol in the symbols of the C++ runtime
  * itself (thousands of mangled names, read once at start).
  */
@@ -57,6 +58,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < catalog__count(); i++) {
 		const struct cat_func *c = catalog__get(i);
 
+		/* the cheap test before demangling never says no to a match */
+		if (catalog__matches(c, name, dem ? dem : name))
+			FZ_CHECK(catalog__may_match(name, strlen(name), NULL),
+				 "'%s' matches %s but catalog__may_match said no", name, c->symbol);
 		if (catalog__matches(c, name, dem ? dem : name) && !c->prefix)
 			FZ_CHECK(!strcmp(name, c->symbol) || (!strncmp(name, "PMPI_", 5) && !strcmp(name + 1, c->symbol)),
 				 "'%s' matched %s", name, c->symbol);

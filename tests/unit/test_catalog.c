@@ -344,6 +344,60 @@ static void test_short_name(void **state)
 }
 
 /* Against the real MPICH of this system (skipped where it is not installed). */
+/* The plan of a library read through catalog__may_match equals its plan from every symbol. */
+static void plan_same_filtered(const char *path, size_t min_points, size_t *libs)
+{
+	struct cat_plan all = {0}, some = {0};
+	struct elf_syms *s = NULL, *f = NULL;
+	char err[160];
+
+	if (access(path, R_OK) != 0)
+		return;
+	(*libs)++;
+	assert_int_equal(elf_syms__open(path, &s, err, sizeof(err)), 0);
+	assert_int_equal(elf_syms__open_filtered(path, catalog__may_match, NULL, &f, err, sizeof(err)), 0);
+	assert_true(elf_syms__count(f) < elf_syms__count(s));
+	assert_int_equal(catalog__plan(s, &all), 0);
+	assert_int_equal(catalog__plan(f, &some), 0);
+	if (all.n < min_points)
+		fail_msg("%s: %zu catalog points, want >= %zu", path, all.n, min_points);
+	assert_int_equal(some.n, all.n);
+	assert_int_equal(some.flavor, all.flavor);
+	for (size_t i = 0; i < all.n; i++) {
+		assert_int_equal(some.pts[i].offset, all.pts[i].offset);
+		assert_string_equal(some.pts[i].symbol, all.pts[i].symbol);
+		assert_memory_equal(&some.pts[i].cfg, &all.pts[i].cfg, sizeof(all.pts[i].cfg));
+	}
+	cat_plan__free(&all);
+	cat_plan__free(&some);
+	elf_syms__close(s);
+	elf_syms__close(f);
+}
+
+static void test_plan_filtered(void **state)
+{
+	size_t libs = 0;
+	char mark[] = "_ZN4gloo9allreduceERKNS_16AllreduceOptionsE";
+
+	(void)state;
+	/* the marks: a whole source name with its length, or the bare prefix end */
+	assert_true(catalog__may_match(mark, strlen(mark), NULL));
+	assert_false(catalog__may_match("_ZN4gloo9broadcasX", 18, NULL));
+	assert_true(catalog__may_match("_ZN4gloo14reduce_scatterIfEEvRNS_20ReduceScatterOptionsE", 55, NULL));
+	assert_true(catalog__may_match("_ZN4gloo13AllreduceRingIfE3runEv", 32, NULL));
+	assert_true(catalog__may_match("PMPI_Allreduce", 14, NULL));
+	assert_true(catalog__may_match("MPI_Allreduce@@MPI_1.0", 13, NULL)); /* LEN stops at the version */
+	assert_false(catalog__may_match("MPI_Allreduc", 12, NULL));
+	assert_false(catalog__may_match("memcpy", 6, NULL));
+	assert_true(catalog__may_match("ompi_comm_rank", 14, NULL));
+	plan_same_filtered(MPICH_LIB, 33, &libs);
+	plan_same_filtered("/usr/lib/x86_64-linux-gnu/libmpi.so.40", 33, &libs);
+	plan_same_filtered("/lib/libgloo.so.0", 10, &libs);
+	plan_same_filtered("/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.1.13", 0, &libs);
+	if (!libs)
+		skip();
+}
+
 static void test_plan_mpich(void **state)
 {
 	struct cat_plan plan = {0};
@@ -420,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_spec_parse),
 		cmocka_unit_test(test_short_name),
 		cmocka_unit_test(test_plan_mpich),
+		cmocka_unit_test(test_plan_filtered),
 		cmocka_unit_test(test_names),
 	};
 
