@@ -2,6 +2,7 @@
 /* The phase probes' function catalog and --phase parsing (see catalog.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -522,40 +523,50 @@ static void cxx_mark(const char *prefix, char *out, size_t len)
 		snprintf(out, len, "%.*s", (int)(e - b), prefix + b);
 }
 
+#define NCATALOG (sizeof(catalog) / sizeof(catalog[0]))
+
+/* Each entry's key length, and a C++ entry's mark (cxx_mark), computed once. */
+static struct {
+	size_t len;
+	size_t mark_len;
+	char mark[64];
+} keys[NCATALOG];
+static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
+
+static void keys_init(void)
+{
+	for (size_t i = 0; i < NCATALOG; i++) {
+		keys[i].len = strlen(catalog[i].symbol);
+		if (catalog[i].prefix) {
+			cxx_mark(catalog[i].symbol, keys[i].mark, sizeof(keys[i].mark));
+			keys[i].mark_len = strlen(keys[i].mark);
+		}
+	}
+}
+
 bool catalog__may_match(const char *name, size_t len, void *ctx)
 {
-	static char marks[sizeof(catalog) / sizeof(catalog[0])][64];
-	static bool have_marks;
 	bool mangled = len > 2 && name[0] == '_' && name[1] == 'Z';
 
 	(void)ctx;
-	if (!have_marks) {
-		for (size_t i = 0; i < catalog__count(); i++)
-			if (catalog[i].prefix)
-				cxx_mark(catalog[i].symbol, marks[i], sizeof(marks[i]));
-		have_marks = true;
-	}
+	pthread_once(&keys_once, keys_init);
 	/* mpi_flavor() looks for Open MPI's internals */
 	if (len > 5 && !strncmp(name, "ompi_", 5))
 		return true;
-	for (size_t i = 0; i < catalog__count(); i++) {
+	for (size_t i = 0; i < NCATALOG; i++) {
 		const struct cat_func *f = &catalog[i];
+		size_t kl = keys[i].len;
 
 		if (f->prefix) {
-			size_t pl = strlen(f->symbol);
-
 			/* an unmangled name is its own demangled name */
-			if (mangled ? memmem(name, len, marks[i], strlen(marks[i])) != NULL
-				    : len >= pl && !memcmp(name, f->symbol, pl))
+			if (mangled ? memmem(name, len, keys[i].mark, keys[i].mark_len) != NULL
+				    : len >= kl && !memcmp(name, f->symbol, kl))
 				return true;
-			continue;
-		}
-		size_t fl = strlen(f->symbol);
-
-		if ((len == fl && !memcmp(name, f->symbol, fl)) ||
-		    (len == fl + 1 && !strncmp(f->symbol, "MPI_", 4) && !memcmp(name, "PMPI_", 5) &&
-		     !memcmp(name + 1, f->symbol, fl)))
+		} else if ((len == kl && !memcmp(name, f->symbol, kl)) ||
+			   (len == kl + 1 && !strncmp(f->symbol, "MPI_", 4) && !memcmp(name, "PMPI_", 5) &&
+			    !memcmp(name + 1, f->symbol, kl))) {
 			return true;
+		}
 	}
 	return false;
 }

@@ -13,6 +13,11 @@
 #    interface (the two eth0), beside the packet rate that fills the bins.
 #    --no-phases here: the phase probes follow every process on the
 #    machine, and other users' processes would make the size theirs.
+# c) The phase probes reading a large C++ library: a recorder with the
+#    default probes (phases on) before and after a PyTorch import
+#    (/usr/bin/python3 -c 'import torch.distributed': libtorch_cpu and
+#    libgloo get read for catalog functions): VmRSS and VmHWM, repeated.
+#    Skipped where that python has no torch.
 set -u
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -108,4 +113,25 @@ for ((r = 1; r <= REPS; r++)); do
 		rm -f "$W/cap.ftr"
 	done
 done
+# c) the phase probes reading a large library
+TORCH=(/usr/bin/python3 -c 'import torch.distributed')
+if "${TORCH[@]}" 2>/dev/null; then
+	for ((r = 1; r <= REPS; r++)); do
+		start_rec "$W/lib.ftr" 100us
+		sleep 1
+		before=$(awk '/^(VmRSS|VmHWM):/{printf "%s ", $2}' "/proc/$RPID/status")
+		"${TORCH[@]}" || die "the torch import failed"
+		sleep 1.5 # the phase probes look at new processes every 150 ms
+		after=$(awk '/^(VmRSS|VmHWM):/{printf "%s ", $2}' "/proc/$RPID/status")
+		bench_stop "$RPID" INT
+		read -r hwm0 rss0 <<<"$before"
+		read -r hwm1 rss1 <<<"$after"
+		printf '{"type":"row","kind":"lib","rep":%d,"cmd":"import torch.distributed","hwm_before_kb":%d,"rss_before_kb":%d,"hwm_after_kb":%d,"rss_after_kb":%d}\n' \
+			"$r" "$hwm0" "$rss0" "$hwm1" "$rss1" >>"$BENCH_OUT"
+		tail -n1 "$BENCH_OUT" | python3 "$PY" brief >&2
+		rm -f "$W/lib.ftr"
+	done
+else
+	say "c) skipped: /usr/bin/python3 cannot import torch"
+fi
 bench_meta "end=1"

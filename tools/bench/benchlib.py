@@ -785,6 +785,17 @@ def render_footprint(rows, meta):
                 f"{fmt_range([(r.get('bps_per_iface') or 0) / 1e3 for r in m], 0)} kB/s",
                 fmt(med([r.get("cpu_pct") for r in m]), 1, " %"),
             ]) + " |")
+    lb = [r for r in rows if r.get("kind") == "lib"]
+    if lb:
+        out.append(f"\n**A large library read by the phase probes**: a recorder with the default probes "
+                   f"before and after `/usr/bin/python3 -c '{lb[0]['cmd']}'` (libtorch_cpu, libgloo), "
+                   f"{len(lb)} repetitions; median (min–max).\n")
+        out.append("| | RSS | peak (VmHWM) |")
+        out.append("|---|---|---|")
+        for when in ("before", "after"):
+            out.append(f"| {when} the import | "
+                       f"{fmt_range([r[f'rss_{when}_kb'] / 1024 for r in lb], 1)} MB | "
+                       f"{fmt_range([r[f'hwm_{when}_kb'] / 1024 for r in lb], 1)} MB |")
     return "\n".join(out)
 
 
