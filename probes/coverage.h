@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Probe coverage: count a tracepoint's hits independently of the BPF
- * program attached to it, with one counting perf event per CPU.  The
+ * program attached to it, with counting perf events: one per CPU (every
+ * hit), or one per thread of a process (the hits in its context).  The
  * difference between hits and the program's own run count is what the
  * kernel skipped (recursion, NMI, kernels that do not run BPF for some
  * tasks): data lost without a trace in the ring buffer.
@@ -9,13 +10,14 @@
 #ifndef FABTRACE_COVERAGE_H
 #define FABTRACE_COVERAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* Counters of one tracepoint on every CPU. */
+/* Counters of one tracepoint: on every CPU, or on every thread of a process. */
 struct tp_counter {
-	int *fds;      /* [ncpus], -1 where the CPU was offline */
-	int ncpus;
+	int *fds;      /* [n], -1 where the CPU was offline */
+	int n;
 	int nopen;     /* counters open; 0 = coverage unknown */
 };
 
@@ -36,7 +38,23 @@ long coverage__tp_id(const char *system, const char *event);
  */
 int coverage__open(struct tp_counter *c, const char *system, const char *event, int ncpus,
 		   char *why, size_t whylen);
-/* Hits summed over the CPUs.  0 or -errno. */
+/*
+ * Open a counting perf event on SYSTEM/EVENT on each thread of process TGID,
+ * inherited by the threads it starts later but not by the processes it
+ * forks: it counts the hits while a task of TGID is current, including
+ * interrupts and softirqs that borrow that task.  Costs nothing while other
+ * tasks run (the tracepoint's perf hook finds no event on the CPU).  0, or
+ * -errno with WHY set; on failure nothing stays open.
+ */
+int coverage__open_tgid(struct tp_counter *c, const char *system, const char *event, int tgid,
+			char *why, size_t whylen);
+/*
+ * True when this process and /proc belong to the initial PID namespace, so
+ * that /proc/1 is the kernel's PID 1.
+ */
+bool coverage__init_pidns(void);
+
+/* Hits summed over the counters (with inherited threads').  0 or -errno. */
 int coverage__read(const struct tp_counter *c, uint64_t *hits);
 void coverage__close(struct tp_counter *c);
 

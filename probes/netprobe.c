@@ -122,6 +122,7 @@ struct netprobe {
 	bool cov_attached[FT_PROBE_MAX];   /* counted: the hook was attached */
 	bool cov_taken;                    /* cov_* below hold the final reading */
 	bool cov_misses;                   /* hits = runs + the kernel's recursion_misses */
+	bool cov_pid1;                     /* ... + the hits in PID 1's threads (hits[] count those) */
 	int cov_mode;                      /* enum netprobe_coverage */
 	bool cov_known[FT_PROBE_MAX];
 	uint64_t cov_hits[FT_PROBE_MAX], cov_runs[FT_PROBE_MAX];
@@ -466,11 +467,14 @@ static void unload(struct netprobe *p)
  * (__bpf_trace_run), and recent kernels count each such skip in the
  * program's recursion_misses: then hits = runs + misses, read at no cost on
  * the hot path.  Whether this kernel does is tried at run time
- * (recursion_misses.c).  Kernels that do not, kernels patched to skip
- * silently and --coverage counters get a counting perf event per CPU on
- * every hook's tracepoint, which makes the kernel fill the tracepoint's
- * record on each hit for the count (measured in docs/performance.md,
- * section 0).
+ * (recursion_misses.c).  A kernel that also skips, uncounted, every
+ * program in the context of PID 1's tasks (docs/known-issues.md) gets a
+ * counting perf event per thread of PID 1 on each hook's tracepoint: those
+ * hits are exactly the uncounted skips, and the events cost nothing while
+ * other tasks run.  Kernels that count no skips and --coverage counters get
+ * a counting perf event per CPU on every hook's tracepoint, which makes the
+ * kernel fill the tracepoint's record on each hit for the count (measured
+ * in docs/performance.md, section 0).
  */
 
 /* Recursion misses of the program attached to hook i, or -errno. */
@@ -491,31 +495,69 @@ static int64_t prog_misses(struct netprobe *p, int i)
 	return (int64_t)info.recursion_misses;
 }
 
+/* With cov_misses: hits = runs + recursion_misses (+ PID 1's hits with cov_pid1). */
 static int cov_read_hits(struct netprobe *p, int i, uint64_t runs, uint64_t *hits)
 {
+	uint64_t pid1 = 0;
 	int64_t m;
+	int err;
 
-	if (!p->cov_misses)
-		return coverage__read(&p->hits[i], hits);
 	m = prog_misses(p, i);
 	if (m < 0)
 		return (int)m;
-	*hits = runs + (uint64_t)m;
+	if (p->cov_pid1 && (err = coverage__read(&p->hits[i], &pid1)))
+		return err;
+	*hits = runs + (uint64_t)m + pid1;
 	return 0;
+}
+
+int netprobe__coverage_auto(char *why, size_t whylen)
+{
+	if (recursion_misses__counted(why, whylen))
+		return NP_COV_KERNEL;
+	if (recursion_misses__all_but_pid1()) {
+		if (coverage__init_pidns())
+			return NP_COV_PID1;
+		snprintf(why, whylen, "the kernel skips programs in PID 1's context uncounted, and this "
+			 "process runs in a PID namespace of its own, which hides the kernel's PID 1");
+	}
+	return NP_COV_COUNTERS;
+}
+
+const char *netprobe__coverage_name(int mode)
+{
+	static const char *const names[] = {
+		[NP_COV_AUTO] = "auto", [NP_COV_COUNTERS] = "counters",
+		[NP_COV_KERNEL] = "kernel", [NP_COV_PID1] = "pid1",
+	};
+
+	return mode >= 0 && mode < (int)(sizeof(names) / sizeof(names[0])) ? names[mode] : "?";
+}
+
+int netprobe__coverage_mode(const struct netprobe *p)
+{
+	return p->cov_mode;
 }
 
 static void open_counters(struct netprobe *p)
 {
-	p->cov_misses = p->cov_mode == NP_COV_KERNEL ||
-			(p->cov_mode == NP_COV_AUTO && recursion_misses__counted(NULL, 0));
+	int mode = p->cov_mode == NP_COV_AUTO ? netprobe__coverage_auto(NULL, 0) : p->cov_mode;
+
+	p->cov_mode = mode; /* what is used, for netprobe__coverage_mode() */
+
+	p->cov_pid1 = mode == NP_COV_PID1;
+	p->cov_misses = mode == NP_COV_KERNEL || p->cov_pid1;
 	for (int i = 0; i < FT_PROBE_MAX; i++) {
 		if (!p->links[i])
 			continue;
 		p->cov_attached[i] = true;
 		p->st[i].cov_why[0] = 0;
-		if (!p->cov_misses)
+		if (p->cov_pid1)
+			coverage__open_tgid(&p->hits[i], hooks[i].system, hooks[i].tracepoint, 1,
+					    p->st[i].cov_why, sizeof(p->st[i].cov_why));
+		else if (!p->cov_misses)
 			coverage__open(&p->hits[i], hooks[i].system, hooks[i].tracepoint, p->ncpus,
-			       p->st[i].cov_why, sizeof(p->st[i].cov_why));
+				       p->st[i].cov_why, sizeof(p->st[i].cov_why));
 	}
 }
 

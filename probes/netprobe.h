@@ -30,10 +30,20 @@ struct netprobe_opts {
 
 /* How the coverage check counts tracepoint hits (record --coverage). */
 enum netprobe_coverage {
-	NP_COV_AUTO,               /* kernel where it counts every skip (tried: recursion_misses.h), else counters */
+	NP_COV_AUTO,               /* netprobe__coverage_auto() */
 	NP_COV_COUNTERS,           /* a counting perf event per CPU per tracepoint */
 	NP_COV_KERNEL,             /* runs + the programs' recursion_misses */
+	NP_COV_PID1,               /* ... + a counting perf event per thread of PID 1 per tracepoint */
 };
+
+/*
+ * The mode --coverage auto takes on this kernel (tried once:
+ * recursion_misses.h): NP_COV_KERNEL, NP_COV_PID1 or NP_COV_COUNTERS, with
+ * WHY (may be NULL) saying why it is not NP_COV_KERNEL.
+ */
+int netprobe__coverage_auto(char *why, size_t whylen);
+/* "auto", "kernel", "pid1" or "counters" (the --coverage names). */
+const char *netprobe__coverage_name(int mode);
 
 /*
  * The probe families an operator may leave out (--no-probes), with what
@@ -89,6 +99,8 @@ int netprobe__open(struct netprobe **p, const struct netprobe_opts *o,
 const struct probe_status *netprobe__status(const struct netprobe *p);
 /* Bit (1 << ft_probe_id) per attached hook. */
 uint64_t netprobe__mask(const struct netprobe *p);
+/* How the coverage check counts hits (enum netprobe_coverage, never NP_COV_AUTO). */
+int netprobe__coverage_mode(const struct netprobe *p);
 /* Poll the ring buffers (ms timeout, 0 = no wait): sample fn per record; count or -errno. */
 int netprobe__poll(struct netprobe *p, int timeout_ms);
 int netprobe__epoll_fd(const struct netprobe *p);

@@ -82,28 +82,46 @@ out:
 	return err;
 }
 
+/* Tried once per process: the answer does not change. */
+static struct {
+	int tried;            /* -1: not yet; 1: every skip is counted */
+	bool pid1;            /* recursions are counted; the patch skips PID 1's context */
+	char why[160];
+} answer = { .tried = -1 };
+
+static void try_once(void)
+{
+	struct btf *btf;
+
+	if (answer.tried >= 0)
+		return;
+	btf = btf__load_vmlinux_btf();
+	answer.tried = 0;
+	if (!btf) {
+		snprintf(answer.why, sizeof(answer.why), "cannot read the kernel's BTF: %s", strerror(errno));
+	} else if (try_recursion(btf, answer.why, sizeof(answer.why)) == 1) {
+		if (kernel_skips_silently(btf)) {
+			answer.pid1 = true;
+			snprintf(answer.why, sizeof(answer.why),
+				 "it counts recursions, but its BTF shows a patch that skips programs "
+				 "in PID 1's context uncounted: docs/known-issues.md");
+		} else {
+			answer.tried = 1;
+		}
+	}
+	btf__free(btf);
+}
+
 bool recursion_misses__counted(char *why, size_t whylen)
 {
-	static int tried = -1; /* once per process: the answer does not change */
-	static char tried_why[160];
-
-	if (tried < 0) {
-		struct btf *btf = btf__load_vmlinux_btf();
-
-		tried = 0;
-		if (!btf) {
-			snprintf(tried_why, sizeof(tried_why), "cannot read the kernel's BTF: %s", strerror(errno));
-		} else if (try_recursion(btf, tried_why, sizeof(tried_why)) == 1) {
-			if (kernel_skips_silently(btf))
-				snprintf(tried_why, sizeof(tried_why),
-					 "it counts recursions, but its BTF shows a patch that skips programs "
-					 "in PID 1's context uncounted: docs/known-issues.md");
-			else
-				tried = 1;
-		}
-		btf__free(btf);
-	}
+	try_once();
 	if (why && whylen)
-		snprintf(why, whylen, "%s", tried_why);
-	return tried == 1;
+		snprintf(why, whylen, "%s", answer.why);
+	return answer.tried == 1;
+}
+
+bool recursion_misses__all_but_pid1(void)
+{
+	try_once();
+	return answer.pid1;
 }

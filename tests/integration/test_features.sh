@@ -16,13 +16,26 @@ check "raw_tp fallbacks all load and attach" \
 # program), not read from the kernel's version
 cov=$(jget "$TMPD/f.json" "(j['coverage']['kernel_counts_skipped_runs'], j['coverage']['auto_mode'])")
 check "coverage: auto mode follows the kernel's answer ($cov)" \
-	test "$cov" = "(True, 'kernel')" -o "$cov" = "(False, 'counters')"
+	test "$cov" = "(True, 'kernel')" -o "$cov" = "(False, 'counters')" -o "$cov" = "(False, 'pid1')"
 if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q "'init_owned'"; then
-	# this VM's patched kernel counts recursions but skips PID 1's runs uncounted
+	# this VM's patched kernel counts recursions but skips PID 1's runs
+	# uncounted: auto adds the hits in PID 1's threads (test_drops_retrans
+	# compares them with the per-CPU counters)
 	why=$(jget "$TMPD/f.json" "j['coverage'].get('why', '')")
 	check "coverage: the recursion was counted, the PID 1 patch seen ($why)" \
-		test "$cov" = "(False, 'counters')" -a "${why#it counts recursions, but}" != "$why"
+		test "$cov" = "(False, 'pid1')" -a "${why#it counts recursions, but}" != "$why"
+	# in a PID namespace of its own, /proc/1 is not the kernel's PID 1: counters
+	if command -v unshare >/dev/null; then
+		pcov=$(unshare --pid --fork --mount-proc "$FT" features --json |
+			python3 -c 'import json,sys; print(json.load(sys.stdin)["coverage"]["auto_mode"])')
+		check "coverage: in a PID namespace of its own, auto falls back to counters ($pcov)" \
+			test "$pcov" = counters
+	fi
 fi
+rc=0
+"$FT" record --coverage nonsense -d 1s -o "$TMPD/bad.ftr" 2>"$TMPD/err" || rc=$?
+check "a bad --coverage mode is a usage error naming the modes ($(cat "$TMPD/err"))" \
+	test "$rc" = 1 -a "$(grep -c 'auto, kernel, pid1, counters' "$TMPD/err")" = 1 -a ! -e "$TMPD/bad.ftr"
 "$FT" features >"$TMPD/f.txt"
 check "text output says how skipped runs are counted" grep -q "^Skipped probe runs:" "$TMPD/f.txt"
 check "text output names every tracepoint" grep -q "tcp_retransmit_skb" "$TMPD/f.txt"

@@ -13,7 +13,10 @@
 #   fabtrace    fabtrace record --bin 10us -i h1/eth0 (default probes)
 #   fabtrace_kcov  the same with --coverage kernel: skipped runs from the
 #               kernel's recursion_misses, no perf counters (what 'auto' picks
-#               on an unpatched kernel that counts skips; this VM's kernel gets counters)
+#               on an unpatched kernel that counts skips; on this VM's kernel
+#               it picks pid1: a perf counter per thread of PID 1)
+#   fabtrace_ccov  the same with --coverage counters: a perf counter per CPU
+#               on each tracepoint (what 'auto' picked on this VM before pid1)
 #   fabtrace_nophases  the same with --no-phases
 # Per run: throughput; h1's eth0 tx packets; all CPUs' busy time (/proc/stat)
 # per packet; per BPF program (bpf_stats): runs and run time; the tracer's
@@ -27,7 +30,7 @@ bench_need iperf3
 
 T=$(pick "${BENCH_AT_SECONDS:-4}" 2)
 REPS=$(reps 5 1)
-MODES=(none counters floor fabtrace fabtrace_kcov fabtrace_nophases)
+MODES=(none counters floor fabtrace fabtrace_kcov fabtrace_ccov fabtrace_nophases)
 [[ -n ${BENCH_AT_MODES:-} ]] && read -ra MODES <<<"$BENCH_AT_MODES"
 CONFIGS=(gso mtu)
 [[ -n ${BENCH_AT_CONFIGS:-} ]] && read -ra CONFIGS <<<"$BENCH_AT_CONFIGS"
@@ -47,10 +50,11 @@ start_tracer() { # MODE; its PID in TPID ('' for none)
 		TPID=$SPAWNED
 		wait_grep "$W/tracer.out" '^ready' "$TPID" 30 || die "floor did not start: $(cat "$W/tracer.err")"
 		;;
-	fabtrace | fabtrace_kcov | fabtrace_nophases)
+	fabtrace | fabtrace_kcov | fabtrace_ccov | fabtrace_nophases)
 		local opt=()
 		[[ $1 == fabtrace_nophases ]] && opt=(--no-phases)
 		[[ $1 == fabtrace_kcov ]] && opt=(--coverage kernel)
+		[[ $1 == fabtrace_ccov ]] && opt=(--coverage counters)
 		bench_spawn "$W/tracer.out" "$W/tracer.err" "$FT" record --bin 10us --json "${opt[@]}" \
 			-i "$(lab_ns "$LAB" 1)/eth0" -o "$W/cap.ftr"
 		TPID=$SPAWNED

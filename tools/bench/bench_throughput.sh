@@ -12,6 +12,8 @@
 #   fabtrace    fabtrace record, default probes, --bin 10us, -i h1/eth0
 #   fabtrace_kcov  the same with --coverage kernel (no perf counters; what
 #               'auto' picks where the kernel counts skips)
+#   fabtrace_ccov  the same with --coverage counters (a perf counter per CPU
+#               on each tracepoint; what 'auto' picked on this VM before pid1)
 #   fabtrace_wake0  the same with --wakeup 0: a wake-up per record, as before
 #               batched wake-ups (docs/known-issues.md), to show what they save
 #   tcpdump     tcpdump -w on h1's eth0, full snaplen, to disk
@@ -49,10 +51,11 @@ start_tracer() {
 	TPID=
 	case $mode in
 	none) return 0 ;;
-	fabtrace | fabtrace_wake0 | fabtrace_kcov)
+	fabtrace | fabtrace_wake0 | fabtrace_kcov | fabtrace_ccov)
 		local wake=()
 		[[ $mode == fabtrace_wake0 ]] && wake=(--wakeup 0)
 		[[ $mode == fabtrace_kcov ]] && wake=(--coverage kernel)
+		[[ $mode == fabtrace_ccov ]] && wake=(--coverage counters)
 		bench_spawn "$W/tracer.out" "$W/tracer.err" "$FT" record --bin 10us "${wake[@]}" \
 			-i "$(lab_ns "$LAB" 1)/eth0" -o "$W/cap.ftr"
 		TPID=$SPAWNED

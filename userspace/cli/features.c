@@ -14,7 +14,6 @@
 /* measured as the network families are (probes/netprobe.c) */
 #define PHASES_COST "~10 ns per MTU packet: sock_send/recv ~270-320 ns per socket call; uprobes ~2-5 us per traced call"
 #include "probes/privs.h"
-#include "probes/recursion_misses.h"
 #include "userspace/cli/commands.h"
 #include "probes/base/json.h"
 #include "probes/base/util.h"
@@ -50,6 +49,7 @@ int cmd_features(int argc, char **argv)
 	struct probe_status st[FT_PROBE_MAX];
 	struct phase_feature ph[PH_FEAT_MAX];
 	bool json = false, verbose = false, drops = false, btf, cov_kernel;
+	int cov_mode;
 	char missing[96], cov_why[160];
 	struct utsname u;
 	struct stat sb;
@@ -99,7 +99,8 @@ int cmd_features(int argc, char **argv)
 	for (int i = 0; i < PH_FEAT_MAX; i++)
 		ph_works += ph[i].variant != NULL;
 
-	cov_kernel = recursion_misses__counted(cov_why, sizeof(cov_why));
+	cov_mode = netprobe__coverage_auto(cov_why, sizeof(cov_why));
+	cov_kernel = cov_mode == NP_COV_KERNEL;
 	if (json) {
 		struct json j;
 
@@ -153,7 +154,8 @@ int cmd_features(int argc, char **argv)
 		json_key(&j, "coverage");
 		json_object_begin(&j);
 		json_kv_bool(&j, "kernel_counts_skipped_runs", cov_kernel);
-		json_kv_string(&j, "auto_mode", cov_kernel ? "kernel" : "counters");
+		json_kv_string(&j, "auto_mode", cov_mode == NP_COV_KERNEL ? "kernel" :
+						 cov_mode == NP_COV_PID1 ? "pid1" : "counters");
 		if (!cov_kernel)
 			json_kv_string(&j, "why", cov_why);
 		json_object_end(&j);
@@ -186,6 +188,10 @@ int cmd_features(int argc, char **argv)
 		if (cov_kernel)
 			printf("\nSkipped probe runs: the kernel counts them (tried: a recursing test program);\n"
 			       "--coverage auto reads those counts, at no cost per packet.\n");
+		else if (cov_mode == NP_COV_PID1)
+			printf("\nSkipped probe runs: not all counted by the kernel (%s);\n"
+			       "--coverage auto adds the tracepoint hits in PID 1's threads (a perf event per\n"
+			       "thread of PID 1: no cost while other tasks run).\n", cov_why);
 		else
 			printf("\nSkipped probe runs: not counted by the kernel (%s);\n"
 			       "--coverage auto counts tracepoint hits with a perf event per CPU instead.\n", cov_why);

@@ -91,13 +91,17 @@ static void usage(FILE *f)
 "                             tcp/rtt ~40 ns, phases ~10 ns\n"
 "      --coverage MODE        how probe runs the kernel skipped are counted:\n"
 "                             kernel (the programs' recursion_misses: free,\n"
-"                             exact where the kernel counts skips), counters\n"
-"                             (a perf counter per CPU on each tracepoint:\n"
-"                             ~0.9 us per packet on veth), auto (default:\n"
-"                             kernel where a recursing test program shows the\n"
-"                             kernel counts skips and its BTF shows no patch\n"
-"                             that skips uncounted; 'fabtrace features' says\n"
-"                             which; see docs/known-issues.md)\n"
+"                             exact where the kernel counts skips), pid1\n"
+"                             (kernel, plus a perf counter per tracepoint on\n"
+"                             each thread of PID 1, for kernels patched to skip\n"
+"                             PID 1's context uncounted: free while other tasks\n"
+"                             run), counters (a perf counter per CPU on each\n"
+"                             tracepoint: ~0.9 us per packet on veth), auto\n"
+"                             (default: kernel where a recursing test program\n"
+"                             shows the kernel counts skips and its BTF shows\n"
+"                             no patch; pid1 where it shows that patch; else\n"
+"                             counters; 'fabtrace features' says which; see\n"
+"                             docs/known-issues.md)\n"
 "      --nice N               nice value of the thread that drains the rings\n"
 "                             (default -10, so that a job saturating the CPUs\n"
 "                             does not starve it into losing events; the\n"
@@ -184,6 +188,7 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 		json_kv_u64(&j, "phase_slots", st->counts[FT_REC_PHASE_SLOT]);
 		json_kv_u64(&j, "lost_events", lost);
 		json_kv_u64(&j, "ring_wakeups", st->ring_wakeups);
+		json_kv_string(&j, "coverage", session__coverage(r->s));
 		json_kv_u64(&j, "interfaces", (uint64_t)st->n_ifs);
 		json_kv_u64(&j, "rdma_ports", st->counts[FT_REC_RDMA_PORT]);
 		json_kv_u64(&j, "counter_groups", st->counts[FT_REC_CTR_GROUP]);

@@ -104,7 +104,7 @@ static void usage(FILE *f)
 "      --no-phases            no phase probes\n"
 "      --no-probes LIST       leave out probe families: bins, qdisc, drops, tcp,\n"
 "                             rtt (costs: 'fabtrace features')\n"
-"      --coverage MODE        auto, counters or kernel (see record --help)\n"
+"      --coverage MODE        auto, kernel, pid1 or counters (see record --help)\n"
 "      --nice N               nice value of the draining thread (default -10)\n"
 "      --counter-period DUR, --rdma-devices LIST, --rdma-counters GLOBS,\n"
 "      --rdma-lifespan MS, --nic-stats GLOBS, --no-rdma, --no-nic-stats,\n"

@@ -175,6 +175,8 @@ void session__close(struct session *s);
 
 const struct session_stats *session__stats(const struct session *s);
 uint64_t session__lost_total(const struct session *s);
+/* How skipped probe runs are counted: "kernel", "pid1" or "counters" (--coverage). */
+const char *session__coverage(const struct session *s);
 uint64_t session__capture_bytes(const struct session *s); /* so far */
 bool session__write_failed(const struct session *s);
 const char *session__write_error(const struct session *s); /* "" if none */

@@ -122,6 +122,11 @@ const struct session_stats *session__stats(const struct session *s)
 	return &s->st;
 }
 
+const char *session__coverage(const struct session *s)
+{
+	return s->np ? netprobe__coverage_name(netprobe__coverage_mode(s->np)) : "";
+}
+
 uint64_t session__capture_bytes(const struct session *s)
 {
 	return s->w ? capture__bytes(s->w) : s->st.bytes_written;

@@ -234,8 +234,10 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 			o->coverage = NP_COV_COUNTERS;
 		else if (!strcmp(arg, "kernel"))
 			o->coverage = NP_COV_KERNEL;
+		else if (!strcmp(arg, "pid1"))
+			o->coverage = NP_COV_PID1;
 		else {
-			ft_err("%s: bad --coverage '%s'; one of auto, counters, kernel", cmd, arg);
+			ft_err("%s: bad --coverage '%s'; one of auto, kernel, pid1, counters", cmd, arg);
 			return -1;
 		}
 		return 1;
