@@ -73,12 +73,19 @@ struct {
 	__type(value, __u32);
 } traced SEC(".maps");
 
-/* Sockets already reported per process, with the 4-tuple they had. */
+/*
+ * Sockets already reported per process, with the 4-tuple they had: an array
+ * indexed by a hash of (socket, process), which the verifier inlines, where
+ * an LRU hash cost a helper call and a shared LRU update on every send and
+ * receive.  Two sockets that share an entry take it from each other and are
+ * reported again: more records, never fewer (the model keeps one owner per
+ * flow and process).  So does a race between CPUs on one entry.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, struct ph_sock_key);
-	__type(value, __u64);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PH_SOCK_SLOTS);
+	__type(key, __u32);
+	__type(value, struct ph_sock_seen);
 } sock_seen SEC(".maps");
 
 static __always_inline __u32 task_netns(const struct task_struct *t)
@@ -804,9 +811,9 @@ int BPF_PROG(proc_exit_raw, struct task_struct *p)
 
 static __always_inline void handle_sock(bool btf, const struct sock *sk)
 {
-	__u64 id = bpf_get_current_pid_tgid(), tag, *seen;
-	__u32 tgid = id >> 32;
-	struct ph_sock_key key = { .sk = (__u64)sk, .tgid = tgid };
+	__u64 id = bpf_get_current_pid_tgid(), tag;
+	__u32 tgid = id >> 32, slot;
+	struct ph_sock_seen *seen;
 	struct ft_sock_owner *r;
 	struct ft_flow f = {};
 	__u16 proto;
@@ -820,13 +827,18 @@ static __always_inline void handle_sock(bool btf, const struct sock *sk)
 	tag = ((__u64)KREAD(btf, sk, __sk_common.skc_num) << 16) |
 	      bpf_ntohs(KREAD(btf, sk, __sk_common.skc_dport)) |
 	      ((__u64)KREAD(btf, sk, __sk_common.skc_daddr) << 32);
-	seen = bpf_map_lookup_elem(&sock_seen, &key);
-	if (seen && *seen == tag)
+	/* from the 4-tuple and the process: the verifier allows no arithmetic
+	 * on a typed pointer, so not from the socket's address */
+	slot = (__u32)(((tag ^ ((__u64)tgid << 44) ^ tgid) * 0x9E3779B97F4A7C15ULL) >> 40) % PH_SOCK_SLOTS;
+	seen = bpf_map_lookup_elem(&sock_seen, &slot);
+	if (!seen || (seen->sk == (__u64)sk && seen->tgid == tgid && seen->tag == tag))
 		return;
 	if (!sk_flow_x(btf, sk, &f) || !f.dport)
 		return; /* filtered out, or not connected (no flow yet) */
 	f.proto = (__u8)proto;
-	bpf_map_update_elem(&sock_seen, &key, &tag, BPF_ANY);
+	seen->sk = (__u64)sk;
+	seen->tgid = tgid;
+	seen->tag = tag;
 	r = rec_reserve(FT_REC_SOCK_OWNER, sizeof(*r));
 	if (!r)
 		return;

@@ -175,9 +175,15 @@ enum ph_comm_what {
 	PH_COMM_SIZE = 2,
 };
 
-/* A socket seen in a process (ft_sock_owner once per key and 4-tuple). */
-struct ph_sock_key {
+/*
+ * A socket last reported in a process, with the 4-tuple it had then
+ * (ft_sock_owner once per socket, process and 4-tuple), in a direct-mapped
+ * table of PH_SOCK_SLOTS entries (bpf/phase.bpf.c, sock_seen).
+ */
+#define PH_SOCK_SLOTS 32768
+struct ph_sock_seen {
 	__u64 sk;
+	__u64 tag;   /* local port, remote port and address as last reported */
 	__u32 tgid;
 	__u32 pad;
 };

@@ -12,7 +12,7 @@
 #include "probes/phaseprobe.h"
 
 /* measured as the network families are (probes/netprobe.c) */
-#define PHASES_COST "~10 ns per MTU packet: sock_send/recv ~270-320 ns per socket call; uprobes ~2-5 us per traced call"
+#define PHASES_COST "~10 ns per MTU packet: sock_send/recv ~120-150 ns per socket call; uprobes ~2-5 us per traced call"
 #include "probes/privs.h"
 #include "userspace/cli/commands.h"
 #include "probes/base/json.h"
@@ -191,7 +191,7 @@ int cmd_features(int argc, char **argv)
 		else if (cov_mode == NP_COV_PID1)
 			printf("\nSkipped probe runs: not all counted by the kernel (%s);\n"
 			       "--coverage auto adds the tracepoint hits in PID 1's threads (a perf event per\n"
-			       "thread of PID 1: no cost while other tasks run).\n", cov_why);
+			       "thread of PID 1: about half the cost of a perf event per CPU).\n", cov_why);
 		else
 			printf("\nSkipped probe runs: not counted by the kernel (%s);\n"
 			       "--coverage auto counts tracepoint hits with a perf event per CPU instead.\n", cov_why);
