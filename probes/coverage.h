@@ -42,9 +42,11 @@ int coverage__open(struct tp_counter *c, const char *system, const char *event, 
  * Open a counting perf event on SYSTEM/EVENT on each thread of process TGID,
  * inherited by the threads it starts later but not by the processes it
  * forks: it counts the hits while a task of TGID is current, including
- * interrupts and softirqs that borrow that task.  Costs nothing while other
- * tasks run (the tracepoint's perf hook finds no event on the CPU).  0, or
- * -errno with WHY set; on failure nothing stays open.
+ * interrupts and softirqs that borrow that task.  Cheaper than the
+ * per-CPU counters, not free: every hit still calls the tracepoint's perf
+ * hook, which returns at once unless a thread of TGID runs on that CPU
+ * (docs/performance.md, section 0).  0, or -errno with WHY set; on failure
+ * nothing stays open.
  */
 int coverage__open_tgid(struct tp_counter *c, const char *system, const char *event, int tgid,
 			char *why, size_t whylen);

@@ -470,11 +470,12 @@ static void unload(struct netprobe *p)
  * (recursion_misses.c).  A kernel that also skips, uncounted, every
  * program in the context of PID 1's tasks (docs/known-issues.md) gets a
  * counting perf event per thread of PID 1 on each hook's tracepoint: those
- * hits are exactly the uncounted skips, and the events cost nothing while
- * other tasks run.  Kernels that count no skips and --coverage counters get
- * a counting perf event per CPU on every hook's tracepoint, which makes the
- * kernel fill the tracepoint's record on each hit for the count (measured
- * in docs/performance.md, section 0).
+ * hits are exactly the uncounted skips.  Each hit still calls the
+ * tracepoint's perf hook, which returns at once unless PID 1 runs there.
+ * Kernels that count no skips, and --coverage counters, get a counting perf
+ * event per CPU on every hook's tracepoint instead, which makes the kernel
+ * fill the tracepoint's record on each hit for the count: about twice the
+ * cost (docs/performance.md, section 0).
  */
 
 /* Recursion misses of the program attached to hook i, or -errno. */

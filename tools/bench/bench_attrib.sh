@@ -10,6 +10,9 @@
 #               recorder's coverage check opened before it read the kernel's
 #               own count of skipped runs
 #   floor       tools/bench/floor: an empty program on every hook fabtrace uses
+#   floor_pid1  the same plus a counting perf event per thread of PID 1 on the
+#               network tracepoints (what --coverage pid1 opens: this VM's
+#               default); against floor, what those events cost
 #   fabtrace    fabtrace record --bin 10us -i h1/eth0 (default probes)
 #   fabtrace_kcov  the same with --coverage kernel: skipped runs from the
 #               kernel's recursion_misses, no perf counters (what 'auto' picks
@@ -30,7 +33,7 @@ bench_need iperf3
 
 T=$(pick "${BENCH_AT_SECONDS:-4}" 2)
 REPS=$(reps 5 1)
-MODES=(none counters floor fabtrace fabtrace_kcov fabtrace_ccov fabtrace_nophases)
+MODES=(none counters floor floor_pid1 fabtrace fabtrace_kcov fabtrace_ccov fabtrace_nophases)
 [[ -n ${BENCH_AT_MODES:-} ]] && read -ra MODES <<<"$BENCH_AT_MODES"
 CONFIGS=(gso mtu)
 [[ -n ${BENCH_AT_CONFIGS:-} ]] && read -ra CONFIGS <<<"$BENCH_AT_CONFIGS"
@@ -43,9 +46,10 @@ start_tracer() { # MODE; its PID in TPID ('' for none)
 	TPID=
 	case $1 in
 	none) return 0 ;;
-	counters | floor)
+	counters | floor | floor_pid1)
 		local opt=()
 		[[ $1 == counters ]] && opt=(--counters --no-progs)
+		[[ $1 == floor_pid1 ]] && opt=(--pid1)
 		bench_spawn "$W/tracer.out" "$W/tracer.err" "$BB/floor" "${opt[@]}"
 		TPID=$SPAWNED
 		wait_grep "$W/tracer.out" '^ready' "$TPID" 30 || die "floor did not start: $(cat "$W/tracer.err")"
@@ -67,7 +71,7 @@ start_tracer() { # MODE; its PID in TPID ('' for none)
 
 one_run() { # CONFIG MODE REP
 	local cfg=$1 mode=$2 rep=$3 t0 t1 c0='' c1='' b0 b1 p0 p1 ipid names=()
-	[[ $mode == floor ]] && names=(--names "$W/tracer.out")
+	[[ $mode == floor || $mode == floor_pid1 ]] && names=(--names "$W/tracer.out")
 	rm -f "$W"/tracer.* "$W"/cap.* "$W"/bpf0.json "$W"/bpf1.json
 	start_tracer "$mode"
 	if [[ -n $TPID ]]; then

@@ -382,7 +382,9 @@ def cmd_atrow(a):
 
 
 AT_NAMES = {"none": "no tracing", "counters": "perf counters on the 8 network tracepoints (no program)",
-            "floor": "empty program on every hook", "fabtrace": "fabtrace record, 10 µs bins",
+            "floor": "empty program on every hook",
+            "floor_pid1": "empty program on every hook, plus perf counters per thread of PID 1 (--coverage pid1)",
+            "fabtrace": "fabtrace record, 10 µs bins",
             "fabtrace_kcov": "fabtrace record, 10 µs bins, --coverage kernel",
             "fabtrace_ccov": "fabtrace record, 10 µs bins, --coverage counters",
             "fabtrace_nophases": "fabtrace record, 10 µs bins, --no-phases"}
@@ -406,7 +408,8 @@ def render_attrib(rows, meta):
         out.append("| mode | throughput Gbit/s | vs none | packets/s | CPU per packet | extra CPU per packet | BPF run time per packet | tracer CPU per packet |")
         out.append("|---|---|---|---|---|---|---|---|")
         extra = {}
-        for mode in ("none", "counters", "floor", "fabtrace", "fabtrace_kcov", "fabtrace_ccov", "fabtrace_nophases"):
+        for mode in ("none", "counters", "floor", "floor_pid1", "fabtrace", "fabtrace_kcov", "fabtrace_ccov",
+                     "fabtrace_nophases"):
             m = [r for r in rs if r["mode"] == mode]
             if not m:
                 continue
@@ -463,14 +466,20 @@ def render_attrib(rows, meta):
             wk = [r["ring_wakeups"] / r["elapsed_s"] for r in fab if r.get("ring_wakeups") is not None]
             e_fab, e_floor, e_cnt = med(extra.get("fabtrace", [])), med(extra.get("floor", [])), med(extra.get("counters", []))
             hooks_only = e_floor - med(fl_bpf) if e_floor is not None and fl_bpf else None
-            # the default recorder pays for the per-CPU counters only where it opened them
+            # the coverage check's part: what the default recorder opened on this kernel
             cov = sorted({r.get("coverage") or "counters" for r in fab})
-            cnt_part = ("the coverage check's counting perf events per CPU (counters run: extra CPU), "
-                        "which this run's default recorder opened (`--coverage " + "/".join(cov) + "`)", e_cnt)
-            if cov != ["counters"]:
-                cnt_part = ("the coverage check: per thread of PID 1 (`--coverage " + "/".join(cov) + "`), no cost "
-                            "while other tasks run; the per-CPU counters it no longer opens cost " + fmt(e_cnt, 0) +
-                            " ns per packet (counters run; see the --coverage counters row)", 0 if e_cnt is not None else None)
+            if cov == ["pid1"]:
+                e_p1 = med(extra.get("floor_pid1", []))
+                cnt_part = ("the coverage check's counting perf events per thread of PID 1 (`--coverage pid1`; "
+                            "floor_pid1 run − floor run: each hit calls the tracepoint's perf hook, which finds "
+                            "no event unless PID 1 runs; the per-CPU counters it replaces cost " + fmt(e_cnt, 0) +
+                            " ns in the counters run)",
+                            e_p1 - e_floor if e_p1 is not None and e_floor is not None else None)
+            elif cov == ["kernel"]:
+                cnt_part = ("the coverage check (`--coverage kernel`: the programs' recursion_misses, read at the stop)", 0)
+            else:
+                cnt_part = ("the coverage check's counting perf events per CPU (counters run: extra CPU; `--coverage "
+                            + "/".join(cov) + "`)", e_cnt)
             parts = [("fabtrace's programs, their own run time (bpf_stats)", med(fab_bpf)),
                      ("the enabled hooks: tracepoint dispatch and program entry, beyond an empty program's run time (floor run: extra CPU − its run time)", hooks_only),
                      cnt_part,
@@ -491,6 +500,35 @@ def render_attrib(rows, meta):
         busy = sum(1 for x in fr if x)
         out.append(f"Other BPF tracing programs (other users' tracers, also on these hooks) were loaded "
                    f"at the end of {busy} of {len(fr)} runs" + (f", up to {max(fr)} at once." if busy else "."))
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- 0b. the coverage check's perf events
+
+COV_NAMES = {"floor": "empty programs only",
+             "floor_pid1": "+ a perf counter per thread of PID 1 per tracepoint (`--coverage pid1`)",
+             "floor_cpu": "+ a perf counter per CPU per tracepoint (`--coverage counters`)"}
+
+
+def render_coverage(rows, meta):
+    out = []
+    base = {r["rep"]: r["pps"] for r in rows if r["mode"] == "floor"}
+    out.append(f"{len(base)} repetitions; median (min–max).  One CPU sends 64-byte UDP datagrams on lo as fast "
+               "as it can; *ns per datagram*: 1 / datagrams per second; *extra*: the same minus the run with "
+               "the empty programs only, in the same repetition.\n")
+    out.append("| mode | datagrams/s | ns per datagram | extra ns per datagram | vs empty programs |")
+    out.append("|---|---|---|---|---|")
+    for mode in ("floor", "floor_pid1", "floor_cpu"):
+        m = [r for r in rows if r["mode"] == mode and r.get("pps")]
+        if not m:
+            continue
+        ns = [1e9 / r["pps"] for r in m]
+        ex = [1e9 / r["pps"] - 1e9 / base[r["rep"]] for r in m if base.get(r["rep"])]
+        ratio = [r["pps"] / base[r["rep"]] for r in m if base.get(r["rep"])]
+        out.append("| " + " | ".join([COV_NAMES[mode], fmt_range([r["pps"] for r in m], 0),
+                                      fmt_range(ns, 0, " ns"),
+                                      "–" if mode == "floor" else fmt_range(ex, 0, " ns"),
+                                      "1" if mode == "floor" else fmt_range(ratio, 3)]) + " |")
     return "\n".join(out)
 
 
@@ -903,7 +941,7 @@ def render_machine(rows, meta):
 
 # ---------------------------------------------------------------- rendering
 
-RENDER = {"attrib": render_attrib, "throughput": render_throughput, "hooks": render_hooks, "ringbuf": render_ringbuf, "footprint": render_footprint, "report": render_report, "ncclplugin": render_ncclplugin, "machine": render_machine}
+RENDER = {"attrib": render_attrib, "coverage": render_coverage, "throughput": render_throughput, "hooks": render_hooks, "ringbuf": render_ringbuf, "footprint": render_footprint, "report": render_report, "ncclplugin": render_ncclplugin, "machine": render_machine}
 
 
 def cmd_render(a):

@@ -4,7 +4,7 @@
  * and hold them until SIGINT/SIGTERM.
  *
  *   floor [--uprobe LIB:SYMBOL]... [--uretprobe LIB:SYMBOL]... [--ready FILE]
- *         [--counters] [--no-progs]
+ *         [--counters | --pid1] [--no-progs]
  *
  * Every tp_btf program is attached through a bpf_link; each --uprobe adds an
  * empty uprobe on SYMBOL in LIB, each --uretprobe an empty uretprobe (where
@@ -16,6 +16,10 @@
  * --counters also opens what fabtrace's coverage check opens: a counting
  * perf event per CPU on each tracepoint of its network probes (the kernel
  * then formats the tracepoint's record on every hit, for the count);
+ * --pid1 opens what it opens on a kernel that skips PID 1's context
+ * uncounted (--coverage pid1): a counting perf event per thread of PID 1 on
+ * each of those tracepoints, which adds the tracepoint's perf hook to every
+ * hit but schedules the event only while PID 1 runs.
  * --no-progs attaches no program, so the counters' cost shows alone.
  */
 #include <errno.h>
@@ -51,10 +55,11 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: floor [--uprobe LIB:SYMBOL]... [--uretprobe LIB:SYMBOL]... [--ready FILE]\n"
-		   "             [--counters] [--no-progs]\n"
+		   "             [--counters | --pid1] [--no-progs]\n"
 		   "Attach an empty BPF program to every hook fabtrace uses; hold until SIGINT/SIGTERM.\n"
 		   "--counters: also a counting perf event per CPU on each network tracepoint\n"
-		   "(fabtrace's coverage check); --no-progs: no programs.\n");
+		   "(fabtrace's coverage check); --pid1: per thread of PID 1 instead\n"
+		   "(--coverage pid1); --no-progs: no programs.\n");
 }
 
 /* The tracepoints whose hits fabtrace's coverage check counts (probes/netprobe.c). */
@@ -84,7 +89,7 @@ int main(int argc, char **argv)
 	struct bpf_program *prog;
 	struct floor_bpf *skel;
 	int nup = 0, nlinks = 0, rc = 1;
-	bool counters = false, progs = true;
+	bool counters = false, pid1 = false, progs = true;
 	struct tp_counter cov[N_COV];
 
 	for (int i = 1; i < argc; i++) {
@@ -94,6 +99,8 @@ int main(int argc, char **argv)
 			uprobes[nup++] = argv[++i];
 		} else if (!strcmp(argv[i], "--counters")) {
 			counters = true;
+		} else if (!strcmp(argv[i], "--pid1")) {
+			pid1 = true;
 		} else if (!strcmp(argv[i], "--no-progs")) {
 			progs = false;
 		} else if (!strcmp(argv[i], "--ready") && i + 1 < argc) {
@@ -124,11 +131,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memset(cov, 0, sizeof(cov));
-	for (size_t i = 0; counters && i < N_COV; i++) {
+	for (size_t i = 0; (counters || pid1) && i < N_COV; i++) {
 		char why[160];
+		int err = pid1 ? coverage__open_tgid(&cov[i], cov_tps[i][0], cov_tps[i][1], 1, why, sizeof(why))
+			       : coverage__open(&cov[i], cov_tps[i][0], cov_tps[i][1],
+						libbpf_num_possible_cpus(), why, sizeof(why));
 
-		if (coverage__open(&cov[i], cov_tps[i][0], cov_tps[i][1], libbpf_num_possible_cpus(),
-				   why, sizeof(why))) {
+		if (err) {
 			fprintf(stderr, "floor: %s\n", why);
 			goto out;
 		}

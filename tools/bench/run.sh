@@ -21,7 +21,7 @@ export BUILD
 BENCH_QUICK=${BENCH_QUICK:-0}
 [[ $BENCH_QUICK == 0 ]] || BENCH_QUICK=1
 export BENCH_QUICK
-ALL=(attrib throughput hooks ringbuf footprint report ncclplugin)
+ALL=(attrib coverage throughput hooks ringbuf footprint report ncclplugin)
 PY=$HERE/benchlib.py
 
 usage() {
