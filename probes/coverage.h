@@ -16,7 +16,7 @@
 
 /* Counters of one tracepoint: on every CPU, or on every thread of a process. */
 struct tp_counter {
-	int *fds;      /* [n], -1 where the CPU was offline */
+	int *fds;      /* [n], -1 where the CPU was offline or the thread had ended */
 	int n;
 	int nopen;     /* counters open; 0 = coverage unknown */
 };

@@ -249,6 +249,12 @@ static int attach_plan(struct phaseprobe *p, struct ph_lib *lib, const struct ca
 	return ret;
 }
 
+/* Does --phase spec I name the library DEV:INO? */
+static bool spec_names(const struct phaseprobe *p, int i, unsigned long long dev, unsigned long long ino)
+{
+	return p->specs[i].dev == dev && p->specs[i].ino == ino;
+}
+
 /* Look at one library (once per file): attach what the catalog and --phase name in it. */
 int ph_examine(struct phaseprobe *p, const char *path, unsigned long long dev,
 	       unsigned long long ino)
@@ -274,14 +280,14 @@ int ph_examine(struct phaseprobe *p, const char *path, unsigned long long dev,
 	bool spec = false;
 
 	for (int i = 0; i < p->nspecs; i++)
-		spec |= p->specs[i].dev == dev && p->specs[i].ino == ino;
+		spec |= spec_names(p, i, dev, ino);
 	/* a --phase symbol may be any function; the catalog's are known by name */
 	if (spec ? elf_syms__open(path, &s, err, sizeof(err))
 		 : elf_syms__open_filtered(path, catalog__may_match, NULL, &s, err, sizeof(err)))
 		return 0; /* not an ELF with symbols: nothing to trace */
 	ret = catalog__plan(s, &plan);
-	for (int i = 0; !ret && i < p->nspecs; i++)
-		if (p->specs[i].dev == dev && p->specs[i].ino == ino)
+	for (int i = 0; !ret && spec && i < p->nspecs; i++)
+		if (spec_names(p, i, dev, ino))
 			ret = catalog__plan_spec(s, &p->specs[i].spec, &plan) < 0 ? -ENOMEM : 0;
 	if (!ret)
 		ret = attach_plan(p, lib, &plan);

@@ -25,7 +25,7 @@ bool recursion_misses__counted(char *why, size_t whylen);
  * uncounted are those in the context of a task of PID 1 (the patch of
  * docs/known-issues.md, seen in the kernel's BTF): then counting the
  * tracepoint's hits in PID 1's threads alone (coverage__open_tgid) completes
- * the count, at no cost while other tasks run.
+ * the count, for about half the cost of counting every hit.
  */
 bool recursion_misses__all_but_pid1(void);
 

@@ -606,7 +606,7 @@ int main(int argc, char **argv)
 	long my_delay = 0, it;
 	size_t nelem;
 	int32_t *sbuf, *rbuf;
-	double *times, *t_in, *t_out, tsum = 0, tmin = 1e300, tmax = 0, wall0, wall;
+	double *t_in, *t_out, tsum = 0, tmin = 1e300, tmax = 0, wall0, wall;
 	double mymean, *means = NULL;
 
 	memset(&o, 0, sizeof(o));
@@ -639,12 +639,11 @@ int main(int argc, char **argv)
 	nelem = sh.block * (size_t)nranks > sh.count ? sh.block * (size_t)nranks : sh.count;
 	sbuf = malloc(nelem * sizeof(*sbuf));
 	rbuf = malloc(nelem * sizeof(*rbuf));
-	times = calloc((size_t)o.iters, sizeof(*times));
 	t_in = calloc((size_t)o.iters, sizeof(*t_in));
 	t_out = calloc((size_t)o.iters, sizeof(*t_out));
 	if (g_rank == 0)
 		means = calloc((size_t)nranks, sizeof(*means));
-	if (!sbuf || !rbuf || !times || !t_in || !t_out || (g_rank == 0 && !means)) {
+	if (!sbuf || !rbuf || !t_in || !t_out || (g_rank == 0 && !means)) {
 		fprintf(stderr, "allreduce: rank %d: out of memory for %lld bytes; use a smaller --bytes\n",
 			g_rank, o.bytes);
 		MPIC(MPI_Abort, MPI_COMM_WORLD, EXIT_MPI);
@@ -721,7 +720,6 @@ int main(int argc, char **argv)
 		if (it >= 0) {
 			double d = t1 - t0;
 
-			times[it] = d;
 			t_in[it] = t0;
 			t_out[it] = t1;
 			tsum += d;
@@ -830,7 +828,6 @@ int main(int argc, char **argv)
 	}
 	free(sbuf);
 	free(rbuf);
-	free(times);
 	free(t_in);
 	free(t_out);
 	free(means);

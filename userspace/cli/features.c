@@ -154,8 +154,7 @@ int cmd_features(int argc, char **argv)
 		json_key(&j, "coverage");
 		json_object_begin(&j);
 		json_kv_bool(&j, "kernel_counts_skipped_runs", cov_kernel);
-		json_kv_string(&j, "auto_mode", cov_mode == NP_COV_KERNEL ? "kernel" :
-						 cov_mode == NP_COV_PID1 ? "pid1" : "counters");
+		json_kv_string(&j, "auto_mode", netprobe__coverage_name(cov_mode));
 		if (!cov_kernel)
 			json_kv_string(&j, "why", cov_why);
 		json_object_end(&j);
