@@ -75,7 +75,7 @@ struct {
 
 /*
  * Sockets already reported per process, with the 4-tuple they had: an array
- * indexed by a hash of (socket, process), which the verifier inlines, where
+ * indexed by a hash of (4-tuple, process), which the verifier inlines, where
  * an LRU hash cost a helper call and a shared LRU update on every send and
  * receive.  Two sockets that share an entry take it from each other and are
  * reported again: more records, never fewer (the model keeps one owner per

@@ -525,14 +525,22 @@ int netprobe__coverage_auto(char *why, size_t whylen)
 	return NP_COV_COUNTERS;
 }
 
+static const char *const coverage_names[NP_COV_N] = {
+	[NP_COV_AUTO] = "auto", [NP_COV_COUNTERS] = "counters",
+	[NP_COV_KERNEL] = "kernel", [NP_COV_PID1] = "pid1",
+};
+
 const char *netprobe__coverage_name(int mode)
 {
-	static const char *const names[] = {
-		[NP_COV_AUTO] = "auto", [NP_COV_COUNTERS] = "counters",
-		[NP_COV_KERNEL] = "kernel", [NP_COV_PID1] = "pid1",
-	};
+	return mode >= 0 && mode < NP_COV_N ? coverage_names[mode] : "?";
+}
 
-	return mode >= 0 && mode < (int)(sizeof(names) / sizeof(names[0])) ? names[mode] : "?";
+int netprobe__coverage_parse(const char *name)
+{
+	for (int m = 0; m < NP_COV_N; m++)
+		if (!strcmp(name, coverage_names[m]))
+			return m;
+	return -1;
 }
 
 int netprobe__coverage_mode(const struct netprobe *p)

@@ -34,6 +34,7 @@ enum netprobe_coverage {
 	NP_COV_COUNTERS,           /* a counting perf event per CPU per tracepoint */
 	NP_COV_KERNEL,             /* runs + the programs' recursion_misses */
 	NP_COV_PID1,               /* ... + a counting perf event per thread of PID 1 per tracepoint */
+	NP_COV_N
 };
 
 /*
@@ -44,6 +45,8 @@ enum netprobe_coverage {
 int netprobe__coverage_auto(char *why, size_t whylen);
 /* "auto", "kernel", "pid1" or "counters" (the --coverage names). */
 const char *netprobe__coverage_name(int mode);
+/* The mode a --coverage name stands for, or -1. */
+int netprobe__coverage_parse(const char *name);
 
 /*
  * The probe families an operator may leave out (--no-probes), with what

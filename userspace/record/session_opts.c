@@ -228,15 +228,8 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		}
 		return 1;
 	case SOPT_COVERAGE:
-		if (!strcmp(arg, "auto"))
-			o->coverage = NP_COV_AUTO;
-		else if (!strcmp(arg, "counters"))
-			o->coverage = NP_COV_COUNTERS;
-		else if (!strcmp(arg, "kernel"))
-			o->coverage = NP_COV_KERNEL;
-		else if (!strcmp(arg, "pid1"))
-			o->coverage = NP_COV_PID1;
-		else {
+		o->coverage = netprobe__coverage_parse(arg);
+		if (o->coverage < 0) {
 			ft_err("%s: bad --coverage '%s'; one of auto, kernel, pid1, counters", cmd, arg);
 			return -1;
 		}
