@@ -140,11 +140,29 @@ struct capture_writer {
 	uint32_t nrec;      /* records in the block in progress */
 	uint8_t *out;       /* block header + compressed payload */
 	size_t out_cap;
+	/*
+	 * One deflate stream for the writer's life, reset per block: compress2()
+	 * would allocate and free its ~256 KiB of state per block, and the heap
+	 * shrinking after each free sends TLB-flush IPIs to the traced
+	 * workload's CPUs (docs/performance.md).
+	 */
+	z_stream zs;
+	bool zs_ready;
 	uint64_t good_off;  /* end of the last complete block on disk */
 	uint64_t records;   /* records in complete blocks */
 	int err;            /* sticky -errno once a write failed */
 	char errmsg[CAPTURE_ERR_MAX];
 };
+
+static void writer_free(struct capture_writer *w)
+{
+	if (w->zs_ready)
+		deflateEnd(&w->zs);
+	free(w->path);
+	free(w->buf);
+	free(w->out);
+	free(w);
+}
 
 /* Write all of buf, retrying short writes and EINTR.  0 or -errno. */
 static int write_all(int fd, const void *buf, size_t len)
@@ -280,6 +298,12 @@ int capture__create(struct capture_writer **wp, const char *path,
 		ret = -ENOMEM;
 		goto fail;
 	}
+	if (deflateInit(&w->zs, CAPTURE_ZLEVEL) != Z_OK) {
+		set_msg(err, errlen, "%s: out of memory (zlib)", path);
+		ret = -ENOMEM;
+		goto fail;
+	}
+	w->zs_ready = true;
 
 	fd = open_output(path, owner_uid, err, errlen);
 	if (fd < 0) {
@@ -319,10 +343,7 @@ fail_unlink:
 fail:
 	if (w->fd >= 0)
 		close(w->fd);
-	free(w->path);
-	free(w->buf);
-	free(w->out);
-	free(w);
+	writer_free(w);
 	return ret;
 }
 
@@ -339,8 +360,17 @@ int capture__flush(struct capture_writer *w)
 	if (w->used == 0)
 		return 0;
 
-	clen = (uLongf)(w->out_cap - sizeof(bh));
-	ret = compress2(w->out + sizeof(bh), &clen, w->buf, (uLong)w->used, CAPTURE_ZLEVEL);
+	/* the same bytes compress2() writes, without its allocations */
+	ret = deflateReset(&w->zs);
+	if (ret == Z_OK) {
+		w->zs.next_in = w->buf;
+		w->zs.avail_in = (uInt)w->used;
+		w->zs.next_out = w->out + sizeof(bh);
+		w->zs.avail_out = (uInt)(w->out_cap - sizeof(bh));
+		ret = deflate(&w->zs, Z_FINISH);
+		ret = ret == Z_STREAM_END ? Z_OK : ret == Z_OK ? Z_BUF_ERROR : ret;
+	}
+	clen = (uLongf)w->zs.total_out;
 	if (ret != Z_OK) {
 		w->err = ret == Z_MEM_ERROR ? -ENOMEM : -EIO;
 		set_msg(w->errmsg, sizeof(w->errmsg), "%s: zlib compress failed (%d)", w->path, ret);
@@ -442,10 +472,7 @@ int capture__close(struct capture_writer *w)
 	}
 	if (ret == 0 && w->err)
 		ret = w->err;
-	free(w->path);
-	free(w->buf);
-	free(w->out);
-	free(w);
+	writer_free(w);
 	return ret;
 }
 
