@@ -77,7 +77,7 @@ static void axis(struct svg *s, double top, double bottom)
 		top, LG + PW, top, VIZ_C_BLACK);
 	/* unsigned: near INT64_MAX, (int64_t)r would turn negative and the ticks never end */
 	for (uint64_t r = first; rel_to >= 0 && r <= (uint64_t)rel_to; r += step) {
-		uint64_t t = s->m->start_ns + r;
+		uint64_t t = s->m->capture_start_ns + r; /* r: model__rel_ns() */
 		double x = xt(s, t);
 		char lab[48];
 

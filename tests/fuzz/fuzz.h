@@ -429,12 +429,11 @@ static inline bool fz_window(const struct model *m, const struct fz_opts *o, str
 		return false;   /* a usage error: report refuses it */
 	if (!o->have_from && !o->have_to)
 		return true;
-	if (o->have_from && o->from_rel >= m->duration_ns)
+	if (o->have_from && o->from_rel >= m->capture_end_ns - m->capture_start_ns)
 		return false;   /* refused as well */
-	v->from_ns = m->start_ns + (o->have_from ? o->from_rel : 0);
-	v->to_ns = o->have_to && o->to_rel < m->duration_ns ? m->start_ns + o->to_rel : m->end_ns;
-	if (v->to_ns <= v->from_ns)
-		v->to_ns = v->from_ns + 1;
+	/* the model spans the window (model_opts.window, set with have_from/have_to) */
+	v->from_ns = m->start_ns;
+	v->to_ns = m->end_ns > m->start_ns ? m->end_ns : m->start_ns + 1;
 	return true;
 }
 

@@ -296,6 +296,11 @@ static void opts_of(const struct fz_prefix *px, struct model_opts *mo, struct fz
 	o->have_to = b & FZO_TO;
 	o->from_rel = px->from_rel;
 	o->to_rel = px->to_rel;
+	if (o->have_from || o->have_to) { /* as cmd_report: the model keeps the window only */
+		mo->window = true;
+		mo->window_from_ns = o->have_from ? o->from_rel : 0;
+		mo->window_to_ns = o->have_to ? o->to_rel : 0;
+	}
 	o->ro.top = tops[(b & FZO_TOP) >> 8];
 	o->corr_in_report = b & FZO_OWN_CORR;
 	switch ((b & FZO_CORR) >> 14) {

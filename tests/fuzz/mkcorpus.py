@@ -92,7 +92,8 @@ for i, args in enumerate([
         [b"--phases", b"inferred", b"--infer-gap", b"1ms", b"--threshold", b"20%", b"--gap", b"200us"],
         [b"--queue-delay", b"500us", b"--skew", b"30", b"--skew-min", b"1ms", b"--slow", b"1.5",
          b"--spike-rate", b"10", b"--tolerance", b"0.5%"],
-        [b"--from", b"1250ms", b"--svg=x.svg"]]):
+        [b"--from", b"1250ms", b"--svg=x.svg"],
+        [b"--windows", b"50ms", b"--json", b"--from", b"0.1"], [b"--brief", b"--windows=1s", b"--to", b"0.2"]]):
     put("fuzz_report_args", "a%02d" % i, b"\0".join(args))
 
 # ---- fuzz_sysfs: DEVICES FILTER LIFESPAN, then PATH CONTENT pairs, "" and the changes (fuzz_sysfs.c)

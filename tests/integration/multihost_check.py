@@ -64,6 +64,19 @@ def verdicts(r, op="allreduce"):
     return [(c["seq"], c["verdict"], c.get("straggler_rank")) for c in r["collectives"]["items"] if c["op"] == op]
 
 
+w = load("windows.json")
+wv, jv = w["collectives"]["verdicts"], j["collectives"]["verdicts"]
+print(f"     --windows 1s: {len(w['windows'])} windows, verdicts {wv}; whole merged report {jv}")
+check(len(w["windows"]) >= 2 and w["collectives"]["total"] == sum(jv.values()),
+      "--windows: every collective counted once, in the window it began in")
+check(all(abs(wv[k] - jv[k]) <= 1 for k in jv), "--windows: the verdict counts of the whole merged report (within 1)")
+if kind == "straggler":
+    top = w["blame"]["rank"][0]["place"] if w["blame"]["rank"] else ""
+    check(top.startswith("rank 1 "), f"--windows: rank 1 is blamed most ({top!r})")
+else:
+    top = w["blame"]["network"][0]["place"] if w["blame"]["network"] else ""
+    check(f"link {sys.argv[3]}" in top, f"--windows: the link {sys.argv[3]} is blamed most ({top!r})")
+
 if kind == "straggler":
     def strag(r):
         return {(c["op"], c["seq"]): c.get("straggler_rank") for c in r["collectives"]["items"]

@@ -90,6 +90,36 @@ sys.exit(0 if d["collectives"]==4 and d["verdicts"]=={"network":1,"ok":2,"rank":
 "$FT" report -q --from 130ms --to +0.16s --svg w.svg a.ftr
 check "svg --from 130ms --to +0.16s: only the congested collective" \
 	test "$(python3 "$ROOT/tests/viz/check_outputs.py" svg w.svg | python3 -c 'import json,sys; print(json.load(sys.stdin)["verdicts"])')" = "{'network': 1}"
+# report --from/--to: only the window's records (memory follows the window), same verdicts
+"$FT" report --json --from 130ms --to 0.16s a.ftr >win.json || bad "report --json --from 130ms --to 0.16s"
+check "window report: the window's span, times still relative to the capture start" \
+	test "$(jget win.json "j['capture']['window']['from_rel_ns'], j['capture']['window']['to_rel_ns'], j['capture']['duration_ns'], j['capture']['window']['capture_duration_ns']")" = "(130000000, 160000000, 30000000, 400000000)"
+check "window report: only the congested collective, network-bound on h2's link as in the whole report" \
+	test "$(jget win.json "[(i['seq'], i['verdict'], i['evidence']['link']) for i in j['slowest']['items']]")" = "[(2, 'network', 'eth0@h2')]"
+check "window report: the step begun before the window (at +110 ms) is still paired with its end" \
+	test "$(jget win.json "[(s['step'], s['start_rel_ns'] // 1000000, s['open']) for s in j['steps']['items']]")" = "[(1, 110, False)]"
+check "window report: counter spikes across the window's edges (samples every 100 ms) are kept" \
+	test "$(jget win.json "len(j['counter_spikes']['spikes']) > 0")" = "True"
+check "window report: conservation not checked, and the headline says so" \
+	test "$(jget win.json "sorted(set(c['status'] for c in j['conservation'])), 'not checked in a window' in j['headline']['lines'][-1]")" = "(['unknown'], True)"
+"$FT" report --json --from 0.2 a.ftr >late.json || bad "report --json --from 0.2"
+check "window report after the loss: lost events before the window are not counted in it" \
+	test "$(jget report.json "j['lost']['total_lost'] > 0"),$(jget win.json "j['lost']['total_lost'] == $(jget report.json "j['lost']['total_lost']")"),$(jget late.json "j['lost']['total_lost']")" = "True,True,0"
+# report --windows: one window at a time, the same answer as the whole capture's report
+"$FT" report --brief a.ftr >whole.txt
+"$FT" report --brief --windows 100ms a.ftr >win.txt || bad "report --brief --windows 100ms"
+check "--windows 100ms: the same verdict counts, blame and worst collectives as the whole report" \
+	diff <(sed -n '2,/^Data:/p' whole.txt | grep -v '^Data:') <(sed -n '2,/^Data:/p' win.txt | grep -v '^Data:')
+"$FT" report --json --windows 100ms a.ftr >wins.json || bad "report --json --windows 100ms"
+check "--windows --json: 4 windows, each collective counted once, in the window it began in" \
+	test "$(jget wins.json "j['schema'], len(j['windows']), [w['collectives'] for w in j['windows']], j['collectives']['verdicts']['network'], j['collectives']['verdicts']['rank'], j['lost_total']")" = "('fabtrace-report-windows/1', 4, [1, 1, 1, 1], 1, 1, $(jget report.json "j['lost']['total_lost']"))"
+"$FT" report --json --windows 100ms --jobs 1 a.ftr >wins1.json
+"$FT" report --json --windows 100ms --jobs 3 a.ftr >wins3.json
+check "--windows --jobs 1 and --jobs 3 (three windows read at once, on threads): the same document" \
+	cmp -s wins1.json wins3.json
+"$FT" report --json --windows 100ms --from 0.2 a.ftr >wins2.json || bad "report --json --windows 100ms --from 0.2"
+check "--windows --from 0.2: only the windows from there (the straggler's collective, not the congested one)" \
+	test "$(jget wins2.json "[w['from_rel_ns'] for w in j['windows']], j['collectives']['verdicts']['rank'], j['collectives']['verdicts']['network']")" = "([200000000, 300000000], 1, 0)"
 check "summary still printed next to a file output (without -q)" \
 	bash -c '"$0" report --svg s2.svg a.ftr 2>/dev/null | grep -q "^Slowest collectives"' "$FT"
 
@@ -112,7 +142,12 @@ expect_err "--from after --to" 2 "not before --to" "$FT" report -q --from 2 --to
 expect_err "--from after the capture" 2 "after the end of the capture" "$FT" report -q --from 5s --svg old.svg a.ftr
 expect_err "bad --weight" 2 "--weight 'frames'" "$FT" report -q --weight frames --folded old.svg a.ftr
 expect_err "bad --from" 2 "--from '1x'" "$FT" report -q --from 1x --svg old.svg a.ftr
-expect_err "--from without an output" 2 "apply to the timeline outputs" "$FT" report --from 1 a.ftr
+expect_err "--from after the capture, no timeline" 2 "after the end of the capture" "$FT" report --from 5s a.ftr
+expect_err "--windows with a timeline" 2 "one window with --from/--to" "$FT" report --windows 1s --svg old.svg a.ftr
+expect_err "--jobs without --windows" 2 "applies to --windows" "$FT" report --jobs 2 a.ftr
+expect_err "bad --windows" 2 "--windows '0'" "$FT" report --windows 0 a.ftr
+expect_err "--windows --from after the capture" 2 "after the end of the capture" "$FT" report --windows 1s --from 5 a.ftr
+expect_err "--weight without an output" 2 "applies to the timeline outputs" "$FT" report --weight bytes a.ftr
 expect_err "two outputs on stdout" 2 "more than one output" "$FT" report --svg - --folded - a.ftr
 ln -s old.svg link.svg
 expect_err "symlink as output" 1 "symbolic link" "$FT" report -q --svg link.svg a.ftr

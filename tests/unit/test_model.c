@@ -405,6 +405,84 @@ static void test_lost_cumulative(void **state)
 	model__free(m);
 }
 
+/*
+ * A window (report --from/--to): only its records are kept, with what came
+ * just before it where the window needs it -- a step begun before it, each
+ * counter group's last sample before it and first at its end, the lost
+ * count as a baseline -- and the model spans the window.
+ */
+static void test_window(void **state)
+{
+	struct ft_file_header h = mkhdr();
+	struct model_opts o;
+	struct model *m;
+	uint64_t v0 = 100, v;
+	size_t nmarks = 0, ncalls = 0;
+
+	(void)state;
+	model_opts__init(&o);
+	o.window = true;
+	o.window_from_ns = 10 * MS;
+	o.window_to_ns = 20 * MS;
+	m = model__new(&h, &o);
+	assert_non_null(m);
+	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+	rec_stats(m, NS1, 2, FT_STATS_START, 0, 0, 0, 0);
+	for (uint64_t t = 5; t <= 25; t += 5) /* 5 10 15 20 25 ms: 10 and 15 are in [10, 20) */
+		rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0 + t * MS, 1000 * t, 1, 0);
+	rec_bin(m, 1, NS1, 2, FT_DIR_TX, S0 + 19 * MS, 7, 1, 0);
+	rec_slot(m, 1, FT_LIB_MARKER, FT_OP_STEP, 0, "step");
+	rec_slot(m, 2, FT_LIB_MPI, FT_OP_ALLREDUCE, 0, "Allreduce");
+	rec_marker(m, 1, 100, S0 + 0 * MS, 1, 0, NULL);   /* step 0: all before the window */
+	rec_marker(m, 1, 100, S0 + 1 * MS, 0, 0, NULL);
+	rec_marker(m, 1, 100, S0 + 2 * MS, 1, 1, NULL);   /* step 1: begun before, ends inside */
+	rec_marker(m, 1, 100, S0 + 3 * MS, 1, 0, "fwd");  /* a named phase before it */
+	rec_marker(m, 1, 100, S0 + 4 * MS, 0, 0, "fwd");
+	rec_call(m, 2, 100, NS1, S0 + 1 * MS, S0 + 2 * MS, 10, 4, 7, 1);   /* before */
+	rec_call(m, 2, 100, NS1, S0 + 8 * MS, S0 + 11 * MS, 10, 4, 7, 2);  /* overlaps the start */
+	rec_marker(m, 1, 100, S0 + 12 * MS, 0, 1, NULL);
+	rec_call(m, 2, 100, NS1, S0 + 21 * MS, S0 + 22 * MS, 10, 4, 7, 3); /* after */
+	rec_ctr_group(m, 0, FT_CTR_ETHTOOL, ~0u, NS1, 2, 1, 5 * MS, "eth0@h1");
+	rec_ctr_name(m, 0, 0, FT_CLS_PAUSE, 0, "rx_pause_ctrl_phy");
+	/* every 5 ms: 0 is replaced by 5, held until 10 arrives; 20 closes the window's last interval */
+	for (uint64_t t = 0; t <= 35; t += 5) {
+		v = v0 + t;
+		rec_ctr_sample(m, 0, S0 + t * MS, 1000, 1, &v);
+	}
+	rec_lost(m, FT_SRC_NET, 0, 3, S0 + 5 * MS);  /* before the window: the baseline */
+	rec_lost(m, FT_SRC_NET, 0, 7, S0 + 15 * MS);
+	rec_lost(m, FT_SRC_NET, 0, 9, S0 + 25 * MS); /* after it */
+	rec_stats(m, NS1, 2, FT_STATS_STOP, 0, 0, 100000, 6);
+	rec_end(m, S0 + 40 * MS);
+	assert_int_equal(model__finish(m), 0);
+
+	assert_int_equal(m->capture_start_ns, S0);
+	assert_int_equal(m->capture_end_ns, S0 + 40 * MS);
+	assert_int_equal(m->start_ns, S0 + 10 * MS);
+	assert_int_equal(m->end_ns, S0 + 20 * MS);
+	assert_int_equal(m->duration_ns, 10 * MS);
+	assert_int_equal(model__rel_ns(m, S0 + 12 * MS), 12 * MS); /* times stay relative to the capture */
+	assert_int_equal(m->nbins, 3);
+	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->bytes, 10000 + 15000 + 7);
+	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->conserve, MODEL_CONSERVE_UNKNOWN);
+	for (size_t i = 0; i < m->nphases; i++) {
+		if (m->phases[i].flags & (FT_PHASE_MARK_BEGIN | FT_PHASE_MARK_END)) {
+			nmarks++;
+			assert_int_equal(m->phases[i].count, 1);
+		} else {
+			ncalls++;
+			assert_int_equal(m->phases[i].seq, 2);
+		}
+	}
+	assert_int_equal(nmarks, 2); /* step 1's begin at 2 ms, held back, and its end */
+	assert_int_equal(ncalls, 1);
+	assert_int_equal(m->nctr_points, 3); /* 5-10, 10-15, 15-20 ms */
+	assert_int_equal(m->ctr_points[0].start_ns, S0 + 5 * MS);
+	assert_int_equal(m->ctr_points[2].end_ns, S0 + 20 * MS);
+	assert_int_equal(m->lost_total, 4);
+	model__free(m);
+}
+
 /* Tracepoint hits the programs did not see: per probe, clamped, apart from lost_total. */
 static void test_coverage(void **state)
 {
@@ -935,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_burst_at_end_no_end_record),
 		cmocka_unit_test(test_qdisc),
 		cmocka_unit_test(test_lost_cumulative),
+		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_coverage),
 		cmocka_unit_test(test_conservation),
 		cmocka_unit_test(test_sustained),

@@ -2,8 +2,10 @@
 # Multi-host merge at scale (docs/multihost.md, docs/performance.md):
 # HOSTS per-node synthetic captures (tools/synthcap --only-host) of one job,
 # RPH ranks per host, DURATION long, one host's REALTIME off by 3 ms; then
-# `fabtrace merge` and `fabtrace report --json` on the merged capture, each
-# with its wall time and peak RSS (/usr/bin/time).  No root, no lab.
+# `fabtrace merge`, `fabtrace report --json` on the merged capture, on one
+# window of it (--from/--to) and window by window (--windows; both need
+# DURATION in seconds, e.g. 600s), each with its wall time and peak RSS
+# (/usr/bin/time).  No root, no lab.
 #   HOSTS=64 RPH=8 DURATION=600s tools/bench/bench_merge.sh [DIR]
 # Prints one markdown table row per step.  DIR (default: a temporary
 # directory, removed at the end) holds the captures: about 23 MB per host
@@ -48,3 +50,12 @@ printf '| synthcap (input) | %s hosts x %s ranks, %s | %.1f s | %s MB on disk |\
 	"$(echo "$t1 - $t0" | bc)" "$((bytes / 1000000))"
 measure "merge" "$FT" merge -q -o "$DIR/job.ftr" "${files[@]}" || exit 1
 measure "report --json (merged)" "$FT" report --json "$DIR/job.ftr" || exit 1
+# one window of the same merged capture: memory follows the window (report --from/--to)
+dur_s=$(echo "$DURATION" | sed -n 's/^\([0-9]*\)s$/\1/p')
+if [[ -n $dur_s ]] && ((dur_s >= 4)); then
+	win=$((dur_s / 10 > 60 ? 60 : (dur_s / 10 > 0 ? dur_s / 10 : 1)))
+	measure "report --json --from $((dur_s / 2)) --to +$((dur_s / 2 + win)) (merged, a ${win} s window)" \
+		"$FT" report --json --from "$((dur_s / 2))" --to "$((dur_s / 2 + win))" "$DIR/job.ftr" || exit 1
+	measure "report --json --windows ${win}s (merged, the whole job)" \
+		"$FT" report --json --windows "${win}s" "$DIR/job.ftr" || exit 1
+fi

@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "userspace/cli/commands.h"
 #include "userspace/correlate/correlate.h"
 #include "userspace/model/model.h"
 #include "userspace/report/report.h"
+#include "userspace/report/report_windows.h"
 #include "probes/base/util.h"
 #include "viz/viz.h"
 
@@ -67,6 +69,18 @@ static void usage(FILE *f)
 		"      --spike-rate N    counters (RDMA, NIC): a congestion, pause, retransmission\n"
 		"                        or discard counter growing at >= N per second is a spike\n"
 		"                        (default 1000; docs/rdma.md)\n"
+		"      --windows DUR     a long or merged capture one window of DUR at a time\n"
+		"                        (e.g. 60s): memory follows one window; prints the\n"
+		"                        job's answer summed over the windows, then one line\n"
+		"                        per window (with --from/--to: only that part)\n"
+		"      --jobs N          with --windows: windows read at once, on N threads\n"
+		"                        (default: the CPUs, at most 4); memory grows with N\n"
+		"      --from T, --to T  report (and draw) only this window, in seconds since\n"
+		"                        the capture start (1.25, 1250ms, +1.25s): only its\n"
+		"                        records are kept, so memory follows the window, not the\n"
+		"                        capture (long or merged captures, docs/multihost.md);\n"
+		"                        times are then relative to the window's start and the\n"
+		"                        conservation check is skipped\n"
 		"  -h, --help            this help\n"
 		"\n"
 		"Timelines (docs/timelines.md); several may be given at once, each FILE is\n"
@@ -78,8 +92,8 @@ static void usage(FILE *f)
 		"      --speedscope FILE evented profile per rank for speedscope.app\n"
 		"      --folded FILE     folded stacks rank;collective;phase;cause weight for\n"
 		"                        flamegraph.pl: where the collective time went\n"
-		"      --from T, --to T  window in seconds since the capture start (1.25, 1250ms,\n"
-		"                        +1.25s); default: SVG the slowest collective, others all\n"
+		"                        With --from/--to they show that window; without, the\n"
+		"                        SVG shows the slowest collective, the others all\n"
 		"      --weight KEY      folded stacks weighted by time (ns, default) or bytes\n"
 		"  -q, --quiet           with timelines: do not print the summary too\n"
 		"\n"
@@ -93,6 +107,8 @@ static void usage(FILE *f)
 		"  fabtrace report --json run.ftr | jq '.slowest.items[] | {op, verdict, summary}'\n"
 		"  fabtrace report --phases inferred --json run.ftr | jq '.inferred_phases.comparison'\n"
 		"  fabtrace report --json roce.ftr | jq '.counter_spikes.spikes[] | {counter, growth}'\n"
+		"  fabtrace report --windows 60s job.ftr                  # a merged 64-node job\n"
+		"  fabtrace report --from 300 --to 360 --brief job.ftr   # one minute of it\n"
 		"  fabtrace report -q --svg slow.svg run.ftr\n"
 		"  fabtrace report -q --from 12.5 --to 13.1 --svg w.svg --perfetto w.json run.ftr\n"
 		"  fabtrace report -q --speedscope run.speedscope.json run.ftr\n"
@@ -129,6 +145,8 @@ enum {
 	OPT_FROM = OPT_TL + TL_N,
 	OPT_TO,
 	OPT_WEIGHT,
+	OPT_WINDOWS,
+	OPT_JOBS,
 };
 
 static const struct {
@@ -247,8 +265,8 @@ static int timeline_check(struct timeline_opts *t)
 		       "from < to", t->from_rel, t->to_rel);
 		return 2;
 	}
-	if (!nout && (t->have_from || t->have_to || t->weight != VIZ_WEIGHT_TIME)) {
-		ft_err("report: --from, --to and --weight apply to the timeline outputs; add --svg, --html, "
+	if (!nout && t->weight != VIZ_WEIGHT_TIME) {
+		ft_err("report: --weight applies to the timeline outputs; add --svg, --html, "
 		       "--perfetto, --speedscope or --folded");
 		return 2;
 	}
@@ -271,22 +289,14 @@ static int write_timelines(const struct model *m, const struct corr_opts *co, co
 
 	*out = NULL;
 	memset(of, 0, sizeof(of));
-	if (t->have_from || t->have_to) {
-		if (t->have_from && t->from_rel >= m->duration_ns) {
-			char a[32];
-
-			ft_err("report: --from is at or after the end of the capture (duration %s); give an earlier time",
-			       fmt_ns(m->duration_ns, a, sizeof(a)));
-			return 2;
-		}
-		v.from_ns = m->start_ns + (t->have_from ? t->from_rel : 0);
-		v.to_ns = t->have_to && t->to_rel < m->duration_ns ? m->start_ns + t->to_rel : m->end_ns;
-		if (v.to_ns <= v.from_ns)
-			v.to_ns = v.from_ns + 1;
+	if (t->have_from || t->have_to) { /* the model spans the window (model_opts.window) */
+		v.from_ns = m->start_ns;
+		v.to_ns = m->end_ns > m->start_ns ? m->end_ns : m->start_ns + 1;
 	}
 	ret = corr__build(m, co, &c);
 	if (ret) {
-		ft_err("report: correlating the capture: %s; report a shorter capture", strerror(-ret));
+		ft_err("report: correlating the capture: %s; report it window by window (--windows 60s) or one "
+		       "window (--from/--to)", strerror(-ret));
 		return 1;
 	}
 	v.c = c;
@@ -325,6 +335,56 @@ static int write_timelines(const struct model *m, const struct corr_opts *co, co
 	return ret;
 }
 
+/* report --windows: the job's answer one window at a time (report_windows.h). */
+static int report_by_windows(const struct report_opts *ro, const struct timeline_opts *tl,
+			     const struct model_opts *mo, const struct corr_opts *co, uint64_t windows_ns,
+			     unsigned jobs)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	struct report_windows_opts wo = {
+		.window_ns = windows_ns,
+		.from_rel_ns = tl->have_from ? tl->from_rel : 0,
+		.to_rel_ns = tl->have_to ? tl->to_rel : 0,
+		.model = mo,
+		.corr = co,
+		/* default: a window per CPU, at most 4 (memory: that many windows) */
+		.jobs = jobs ? jobs : ncpu > 4 ? 4 : ncpu > 1 ? (unsigned)ncpu : 1,
+		.progress = isatty(STDERR_FILENO) && !tl->quiet,
+	};
+	char err[512] = "";
+	int ret;
+
+	for (int k = 0; k < TL_N; k++)
+		if (tl->out[k]) {
+			ft_err("report: --windows writes the job's summary only; draw one window with "
+			       "--from/--to and --%s instead", tl_outputs[k].opt);
+			return 2;
+		}
+	ret = report__windows(stdout, ro->path, &wo, ro, err, sizeof(err));
+	if (ret == -ERANGE) {
+		ft_err("report: %s; give an earlier time", err);
+		return 2;
+	}
+	if (ret == -ENOMEM) {
+		ft_err("report: %s", err[0] ? err : "out of memory; give a shorter --windows");
+		return 1;
+	}
+	if (ret) {
+		const char *why = err[0] ? err : strerror(-ret);
+		size_t pl = strlen(ro->path);
+
+		if (!strncmp(why, ro->path, pl) && why[pl] == ':')
+			why += pl + 1 + (why[pl + 1] == ' ');
+		ft_err("report: %s: %s%s", ro->path, why,
+		       strchr(why, ';') ? "" : ret == -EIO ? "; the capture is damaged there; re-record it or restore "
+							"an intact copy"
+						     : "; check the path and that it is a fabtrace capture");
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -353,6 +413,8 @@ int cmd_report(int argc, char **argv)
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
+		{ "windows", required_argument, NULL, OPT_WINDOWS },
+		{ "jobs", required_argument, NULL, OPT_JOBS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct timeline_opts tl = { .weight = VIZ_WEIGHT_TIME };
@@ -361,6 +423,8 @@ int cmd_report(int argc, char **argv)
 	struct corr_opts co;
 	struct model_opts mo;
 	struct model *m = NULL;
+	uint64_t windows_ns = 0;
+	unsigned jobs = 0;
 	char err[512];
 	int c, ret;
 
@@ -497,6 +561,26 @@ int cmd_report(int argc, char **argv)
 		case 'q':
 			tl.quiet = true;
 			break;
+		case OPT_JOBS: {
+			char *end;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (end == optarg || *end || errno || v < 1 || v > REPORT_WINDOWS_MAX_JOBS) {
+				ft_err("report: --jobs '%s': give a number of windows to read at once, 1 to %d",
+				       optarg, REPORT_WINDOWS_MAX_JOBS);
+				return 2;
+			}
+			jobs = (unsigned)v;
+			break;
+		}
+		case OPT_WINDOWS:
+			if (parse_duration(optarg, 1000000000ull, &windows_ns) || windows_ns < 1000000) {
+				ft_err("report: --windows '%s': not a duration of at least 1ms; give e.g. 60s", optarg);
+				return 2;
+			}
+			break;
 		case OPT_TL + TL_HTML:
 		case OPT_TL + TL_SVG:
 		case OPT_TL + TL_PERFETTO:
@@ -529,14 +613,28 @@ int cmd_report(int argc, char **argv)
 	ro.path = argv[optind];
 	if (timeline_check(&tl))
 		return 2;
+	if (jobs && !windows_ns) {
+		ft_err("report: --jobs applies to --windows; add --windows DURATION");
+		return 2;
+	}
+	if (windows_ns)
+		return report_by_windows(&ro, &tl, &mo, &co, windows_ns, jobs);
 
+	if (tl.have_from || tl.have_to) {
+		mo.window = true;
+		mo.window_from_ns = tl.have_from ? tl.from_rel : 0;
+		mo.window_to_ns = tl.have_to ? tl.to_rel : 0;
+	}
 	ret = model__load(ro.path, &mo, &m, err, sizeof(err));
 	if (ret) {
 		size_t pl = strlen(ro.path);
 		const char *why = err[0] ? err : strerror(-ret);
-		const char *todo = ret == -EIO ? "the capture is damaged there; re-record it or restore an intact copy"
-					       : "check the path and that it is a fabtrace capture";
+		const char *todo = "check the path and that it is a fabtrace capture";
 
+		if (ret == -EIO)
+			todo = "the capture is damaged there; re-record it or restore an intact copy";
+		else if (ret == -ENOMEM)
+			todo = "report it window by window (--windows 60s) or one window (--from/--to)";
 		/* the reader's messages may already start with the path */
 		if (!strncmp(why, ro.path, pl) && why[pl] == ':')
 			why += pl + 1 + (why[pl + 1] == ' ');
@@ -545,6 +643,14 @@ int cmd_report(int argc, char **argv)
 		else
 			ft_err("report: %s: %s; %s", ro.path, why, todo);
 		return 1;
+	}
+	if (tl.have_from && tl.from_rel >= m->capture_end_ns - m->capture_start_ns) {
+		char a[32];
+
+		ft_err("report: --from is at or after the end of the capture (duration %s); give an earlier time",
+		       fmt_ns(m->capture_end_ns - m->capture_start_ns, a, sizeof(a)));
+		model__free(m);
+		return 2;
 	}
 	if (m->truncated)
 		ft_warn("report: %s: %s; reporting what is readable", ro.path,
@@ -561,7 +667,8 @@ int cmd_report(int argc, char **argv)
 	corr__free(built);
 	model__free(m);
 	if (ret == -ENOMEM) {
-		ft_err("report: correlating the capture: out of memory; report a shorter capture");
+		ft_err("report: correlating the capture: out of memory; report it window by window (--windows 60s) "
+		       "or one window (--from/--to)");
 		return 1;
 	}
 	if (ret) {

@@ -22,7 +22,8 @@
  * a finished model out) over model_store.c (loading state, new/free,
  * sort orders), model_add.c (records in), model_finish.c with
  * model_links.c (bins, bursts, conservation, queues) and model_phases.c
- * (phases, single events), and model_lookup.c (lookups, names).  The counter
+ * (phases, single events), model_window.c (what a window keeps), and
+ * model_lookup.c (lookups, names).  The counter
  * sampler's part is model_counters.c, a lower piece that does not know
  * struct model: model_add.c feeds it, model_finish.c takes its arrays.
  */
@@ -42,6 +43,17 @@ struct model_opts {
 	uint64_t conserve_tol_bytes;  /* default 0 */
 	double conserve_tol_frac;     /* default 0.001 (0.1 %) */
 	double spike_rate;            /* counter events/s that make a spike; default 1000 */
+	/*
+	 * A time window, relative to the capture start: keep only the records
+	 * in it (phases that overlap it), so that memory follows the window and
+	 * not the capture.  The finished model then spans the window:
+	 * start_ns/end_ns are its ends, capture_start_ns/capture_end_ns the
+	 * capture's (model__rel_ns() stays relative to the capture start), and the
+	 * conservation check is MODEL_CONSERVE_UNKNOWN (the interface counters
+	 * are read at the capture's start and stop only).
+	 */
+	bool window;
+	uint64_t window_from_ns, window_to_ns; /* to <= from: to the end of the capture */
 };
 
 /* Fill O with the defaults above. */
@@ -195,8 +207,9 @@ struct model_drop {
 
 struct model_lost {
 	uint32_t source, cpu;
-	uint64_t lost;              /* last cumulative value */
+	uint64_t lost;              /* last cumulative value; with a window, its growth in the window */
 	uint64_t ts_ns;
+	uint64_t base;              /* with a window: the value before it */
 };
 
 /*
@@ -320,8 +333,9 @@ struct model {
 	char truncated_why[256];    /* the reader's explanation, "" if none */
 	bool have_end;
 	struct ft_end end;
-	uint64_t start_ns, end_ns;  /* capture start (header) and end (END or last event) */
+	uint64_t start_ns, end_ns;  /* capture start (header) and end (END or last event); the window's with opts.window */
 	uint64_t duration_ns;
+	uint64_t capture_start_ns, capture_end_ns; /* the whole capture's, window or not */
 	uint64_t records, unknown_records;
 
 	struct model_iface *ifaces; size_t nifaces; /* sorted (see model_finish.c) */
@@ -402,9 +416,10 @@ const struct model_proc *model__proc(const struct model *m, uint32_t pid);
 /* Name of a probe ("iface_tx") from the probe records, else "probe N" written into BUF. */
 const char *model__probe_name(const struct model *m, uint32_t id, char *buf, size_t len);
 
+/* Relative to the capture start, window or not (report --from/--to). */
 static inline int64_t model__rel_ns(const struct model *m, uint64_t ts)
 {
-	return (int64_t)(ts - m->start_ns);
+	return (int64_t)(ts - m->capture_start_ns);
 }
 
 static inline int64_t model__wall_ns(const struct model *m, uint64_t ts)

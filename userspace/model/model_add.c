@@ -19,7 +19,7 @@ _Static_assert(sizeof(((struct model_iface *)0)->name) == sizeof(((struct ft_ifa
 	       sizeof(((struct model_iface *)0)->kind) == sizeof(((struct ft_iface_info *)0)->kind),
 	       "interface name fields differ from the record's");
 
-static void see_ts(struct model *m, uint64_t ts)
+void mdl_see_ts(struct model *m, uint64_t ts)
 {
 	struct model_priv *p = m->priv;
 
@@ -95,7 +95,7 @@ static int add_bin(struct model *m, const struct ft_iface_bin *b)
 	r->ce_pkts = b->ce_pkts;
 	r->iface = (uint32_t)ii;
 	r->dir = b->dir;
-	see_ts(m, b->start_ns + m->hdr.bin_ns);
+	mdl_see_ts(m, b->start_ns + m->hdr.bin_ns);
 	return 0;
 }
 
@@ -137,7 +137,7 @@ static int add_qbin(struct model *m, const struct ft_qdisc_bin *b)
 	r->enq_pkts = b->enq_pkts;
 	r->drops = b->drops;
 	r->qdisc = (uint32_t)qi;
-	see_ts(m, b->start_ns + m->hdr.bin_ns);
+	mdl_see_ts(m, b->start_ns + m->hdr.bin_ns);
 	return 0;
 }
 
@@ -165,7 +165,7 @@ static int add_drop(struct model *m, const struct ft_drop *d)
 	if (created || d->ts_ns > g->last_ns)
 		g->last_ns = d->ts_ns;
 	g->count++;
-	see_ts(m, d->ts_ns);
+	mdl_see_ts(m, d->ts_ns);
 	return 0;
 }
 
@@ -191,7 +191,7 @@ static int add_retrans(struct model *m, const struct ft_retrans *r)
 	f->rtx[t]++;
 	f->rtx_total++;
 	f->rtx_segs += r->segs ? r->segs : 1;
-	see_ts(m, r->ts_ns);
+	mdl_see_ts(m, r->ts_ns);
 	return 0;
 }
 
@@ -208,7 +208,7 @@ static int add_cong(struct model *m, const struct ft_cong_state *c)
 	if (i < 0)
 		return -ENOMEM;
 	((struct model_cong_pair *)mdl_kvec_at(&m->priv->cong, (size_t)i))->count++;
-	see_ts(m, c->ts_ns);
+	mdl_see_ts(m, c->ts_ns);
 	return 0;
 }
 
@@ -229,7 +229,7 @@ static int add_sample(struct model *m, const struct ft_tcp_sample *s)
 	f->srtt_last_us = s->srtt_us;
 	f->cwnd_last = s->snd_cwnd;
 	f->samples++;
-	see_ts(m, s->ts_ns);
+	mdl_see_ts(m, s->ts_ns);
 	return 0;
 }
 
@@ -290,6 +290,11 @@ static int add_lost(struct model *m, const struct ft_lost *l)
 		return -ENOMEM;
 	struct model_lost *e = mdl_kvec_at(&m->priv->lost, (size_t)i);
 
+	if (m->opts.window && l->ts_ns < m->capture_start_ns + m->opts.window_from_ns) {
+		e->base = e->lost = l->lost; /* before the window: its baseline */
+		e->ts_ns = l->ts_ns;
+		return 0;
+	}
 	if (l->lost > e->lost) { /* the window it grew in, for the timelines */
 		struct model_lost_ev *g = mdl_vec_push(&m->priv->lostev);
 		uint64_t from = l->ts_ns > MODEL_LOST_TICK_NS ? l->ts_ns - MODEL_LOST_TICK_NS : 0;
@@ -386,8 +391,8 @@ static int add_phase(struct model *m, const struct ft_phase *r)
 	e->flags = r->flags;
 	e->ret = r->ret;
 	COPY_STR(e->name, r->name);
-	see_ts(m, e->start_ns);
-	see_ts(m, e->end_ns);
+	mdl_see_ts(m, e->start_ns);
+	mdl_see_ts(m, e->end_ns);
 	return 0;
 }
 
@@ -403,7 +408,7 @@ static int add_req_done(struct model *m, const struct ft_req_done *r)
 	e->tid = r->tid;
 	e->slot = r->slot;
 	e->pad = 0;
-	see_ts(m, r->ts_ns);
+	mdl_see_ts(m, r->ts_ns);
 	return 0;
 }
 
@@ -434,7 +439,7 @@ static int add_comm_info(struct model *m, const struct ft_comm_info *r)
 		c->size = r->size;
 		c->slot = r->slot;
 	}
-	see_ts(m, r->ts_ns);
+	mdl_see_ts(m, r->ts_ns);
 	return 0;
 }
 
@@ -480,7 +485,7 @@ static int add_proc(struct model *m, const struct ft_proc *r)
 	default:
 		break;
 	}
-	see_ts(m, r->ts_ns);
+	mdl_see_ts(m, r->ts_ns);
 	return 0;
 }
 
@@ -503,7 +508,7 @@ static int add_sock_owner(struct model *m, const struct ft_sock_owner *r)
 		o->tid = r->tid;
 		COPY_STR(o->comm, r->comm);
 	}
-	see_ts(m, r->ts_ns);
+	mdl_see_ts(m, r->ts_ns);
 	return 0;
 }
 
@@ -526,6 +531,8 @@ static int add_slot(struct model *m, const struct ft_phase_slot *r)
 	return 0;
 }
 
+static int add_record(struct model *m, const struct ft_rec_hdr *rec);
+
 int model__add(struct model *m, const struct ft_rec_hdr *rec)
 {
 	size_t need;
@@ -547,7 +554,18 @@ int model__add(struct model *m, const struct ft_rec_hdr *rec)
 	if (rec->size < need)
 		return -EINVAL;
 	m->records++;
+	if (m->opts.window) {
+		int keep = mdl_window_keep(m, rec, add_record);
 
+		if (keep <= 0)
+			return keep;
+	}
+	return add_record(m, rec);
+}
+
+/* One record of a known type, of at least its size, into the model. */
+static int add_record(struct model *m, const struct ft_rec_hdr *rec)
+{
 	switch (rec->type) {
 	case FT_REC_IFACE_BIN: return add_bin(m, (const void *)rec);
 	case FT_REC_QDISC_BIN: return add_qbin(m, (const void *)rec);
@@ -568,12 +586,12 @@ int model__add(struct model *m, const struct ft_rec_hdr *rec)
 	case FT_REC_DROP_REASON: return add_reason(m, (const void *)rec);
 	case FT_REC_PROBE: return add_probe(m, (const void *)rec);
 	case FT_REC_COVERAGE: return add_coverage(m, (const void *)rec);
+	case FT_REC_CTR_SAMPLE:
+		mdl_see_ts(m, ((const struct ft_ctr_sample *)rec)->ts_ns);
+		return model_ctr__add(m->priv->ctr, rec);
 	case FT_REC_RDMA_PORT:
 	case FT_REC_CTR_GROUP:
 	case FT_REC_CTR_NAME:
-	case FT_REC_CTR_SAMPLE:
-		see_ts(m, ((const struct ft_ctr_sample *)rec)->ts_ns);
-		return model_ctr__add(m->priv->ctr, rec);
 	case FT_REC_SAMPLER:
 		return model_ctr__add(m->priv->ctr, rec);
 	case FT_REC_END:
@@ -585,3 +603,8 @@ int model__add(struct model *m, const struct ft_rec_hdr *rec)
 	}
 }
 
+
+int mdl_add_held(struct model *m)
+{
+	return m->opts.window ? mdl_window_flush(m, add_record) : 0;
+}

@@ -152,13 +152,17 @@ int model__finish(struct model *m)
 	struct model_priv *p;
 	uint32_t *remap = NULL, *qremap = NULL;
 	size_t bcap = 0;
-	int err = -ENOMEM;
+	int err;
 
 	if (!m)
 		return -EINVAL;
 	if (m->finished)
 		return 0;
 	p = m->priv;
+	err = mdl_add_held(m);
+	if (err)
+		return err;
+	err = -ENOMEM;
 
 	/* capture span */
 	if (m->have_end && m->end.ts_ns >= m->start_ns)
@@ -167,6 +171,16 @@ int model__finish(struct model *m)
 		m->end_ns = p->max_ts;
 	else
 		m->end_ns = m->start_ns;
+	m->capture_start_ns = m->start_ns;
+	m->capture_end_ns = m->end_ns;
+	if (m->opts.window) { /* the window, within the capture */
+		uint64_t from = m->start_ns + m->opts.window_from_ns;
+
+		if (m->opts.window_to_ns > m->opts.window_from_ns &&
+		    m->start_ns + m->opts.window_to_ns < m->end_ns)
+			m->end_ns = m->start_ns + m->opts.window_to_ns;
+		m->start_ns = from < m->end_ns ? from : m->end_ns;
+	}
 	m->duration_ns = m->end_ns - m->start_ns;
 
 	/* interfaces: label, sort, remap indices */
@@ -287,6 +301,7 @@ int model__finish(struct model *m)
 	if (m->nlost)
 		qsort(m->lost, m->nlost, sizeof(*m->lost), cmp_lost);
 	for (size_t i = 0; i < m->nlost; i++) {
+		m->lost[i].lost = m->lost[i].lost > m->lost[i].base ? m->lost[i].lost - m->lost[i].base : 0;
 		unsigned s = m->lost[i].source < FT_SRC_MAX ? m->lost[i].source : FT_SRC_MAX;
 
 		m->lost_by_source[s] += m->lost[i].lost;

@@ -194,7 +194,7 @@ void mdl_conserve(struct model *m, struct model_iface *f)
 		struct model_dir *d = &f->dir[dir];
 		uint64_t b0, b1, p0, p1;
 
-		if (!f->have_start || !f->have_stop) {
+		if (!f->have_start || !f->have_stop || m->opts.window) {
 			d->conserve = MODEL_CONSERVE_UNKNOWN;
 			continue;
 		}

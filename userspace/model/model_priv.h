@@ -51,6 +51,19 @@ struct vec {
 	size_t n, cap, isz;
 };
 
+/* What a window holds back (model_window.c). */
+struct mdl_held_ctr {
+	void *rec;                  /* a copy of the group's last sample before the window */
+	bool closed;                /* its first sample at or after the window's end was kept */
+};
+
+struct mdl_window {
+	struct ft_phase *open;      /* marker begins before the window, not yet ended */
+	size_t nopen, capopen;
+	struct mdl_held_ctr *ctr;   /* by counter group id */
+	size_t nctr;
+};
+
 struct model_priv {
 	struct kvec ifaces, qdiscs, flows, drops, lost, cong, reasons, probes, coverage;
 	struct kvec slots, comms, procs, owners;
@@ -61,9 +74,23 @@ struct model_priv {
 	struct vec phases, req_dones, rtx, dropev;
 	struct vec lostev;          /* struct model_lost_ev */
 	struct ctr_load *ctr;       /* counter sampler records (model_counters.c) */
+	struct mdl_window win;      /* with model_opts.window */
 	uint64_t max_ts;
 	bool any_ts;
 };
+
+/* The latest timestamp seen extends the capture's span (model_add.c). */
+void mdl_see_ts(struct model *m, uint64_t ts);
+
+/* window (model_window.c): ADD feeds a record to the model, unfiltered */
+typedef int (*mdl_add_fn)(struct model *m, const struct ft_rec_hdr *rec);
+/* Whether the window keeps REC: 1 or 0; -ENOMEM.  May feed held records through ADD first. */
+int mdl_window_keep(struct model *m, const struct ft_rec_hdr *rec, mdl_add_fn add);
+/* At finish: feed the marker begins still open at the window's start.  0 or -errno. */
+int mdl_window_flush(struct model *m, mdl_add_fn add);
+void mdl_window_free(struct mdl_window *w);
+/* model_add.c: mdl_window_flush() with its own ADD; model__finish() calls it first */
+int mdl_add_held(struct model *m);
 
 /* keyed vector (model_store.c) */
 void mdl_kvec_init(struct kvec *v, size_t isz, size_t ksz);

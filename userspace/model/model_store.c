@@ -189,7 +189,7 @@ struct model *model__new(const struct ft_file_header *hdr, const struct model_op
 		m->opts.burst_gap_ns = hdr->bin_ns;
 	if (!(m->opts.spike_rate > 0))
 		m->opts.spike_rate = 1000;
-	m->start_ns = hdr->start_mono_ns;
+	m->start_ns = m->capture_start_ns = hdr->start_mono_ns;
 
 	struct model_priv *p = m->priv;
 
@@ -223,6 +223,7 @@ static void priv_free(struct model_priv *p)
 	mdl_kvec_free(&p->flows);
 	mdl_kvec_free(&p->drops);
 	mdl_kvec_free(&p->lost);
+	mdl_window_free(&p->win);
 	mdl_kvec_free(&p->cong);
 	mdl_kvec_free(&p->reasons);
 	mdl_kvec_free(&p->probes);

@@ -100,6 +100,8 @@ static void data_line(struct headline *h, const struct model *m)
 				 nskipped);
 		else if (!strcmp(h->conservation, "ok"))
 			snprintf(buf + k, sizeof(buf) - k, "; conservation OK");
+		else if (m->opts.window)
+			snprintf(buf + k, sizeof(buf) - k, "; conservation not checked in a window");
 	}
 	line(h, "Data: %s", buf);
 }
@@ -172,6 +174,23 @@ static const char *cause_of(const struct corr *c, const struct corr_instance *in
 		snprintf(buf, len, "OK");
 		break;
 	}
+	return buf;
+}
+
+const char *headline__place(const struct corr *c, const struct corr_instance *in, char *buf, size_t len)
+{
+	const struct model *m = c->m;
+	char q[48];
+
+	if (in->verdict != CORR_NETWORK)
+		return corr__rank_label(c, in->straggler, buf, len);
+	if (in->ev.link == CORR_NONE || in->ev.link >= m->nifaces)
+		snprintf(buf, len, "the ranks' flows or adapters");
+	else if (in->ev.qdisc != CORR_NONE)
+		snprintf(buf, len, "link %s (%s)", m->ifaces[in->ev.link].label,
+			 corr__qdisc_label(m, in->ev.qdisc, q, sizeof(q)));
+	else
+		snprintf(buf, len, "link %s", m->ifaces[in->ev.link].label);
 	return buf;
 }
 
@@ -258,9 +277,20 @@ static int cmp_span_desc(const void *a, const void *b, void *arg)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
+const char *headline__instance(const struct model *m, const struct corr *c, const struct corr_instance *in,
+			       char *buf, size_t len)
+{
+	char w[96], a[32], cause[240];
+
+	snprintf(buf, len, "%s #%" PRIu64 " at %s, %s: %s", corr__op_name(in->op), in->seq,
+		 when(m, in->first_entry, w, sizeof(w)), fmt_ns(in->span_ns, a, sizeof(a)),
+		 cause_of(c, in, cause, sizeof(cause)));
+	return buf;
+}
+
 static void collectives(struct headline *h, const struct model *m, const struct corr *c)
 {
-	char buf[240], w[96], a[32];
+	char buf[240];
 	uint64_t bad = c->verdicts[CORR_NETWORK] + c->verdicts[CORR_RANK] + c->verdicts[CORR_UNKNOWN];
 
 	line(h, "Answer: of %zu collectives, %" PRIu64 " network-bound, %" PRIu64 " rank-bound, %" PRIu64
@@ -289,13 +319,8 @@ static void collectives(struct headline *h, const struct model *m, const struct 
 	}
 	qsort_r(h->worst, h->nworst, sizeof(h->worst[0]), cmp_span_desc, (void *)c);
 	line(h, "Worst collectives (the slowest of each verdict, then the slowest):");
-	for (size_t i = 0; i < h->nworst; i++) {
-		const struct corr_instance *in = &c->instances[h->worst[i]];
-
-		line(h, "  %s #%" PRIu64 " at %s, %s: %s", corr__op_name(in->op), in->seq,
-		     when(m, in->first_entry, w, sizeof(w)), fmt_ns(in->span_ns, a, sizeof(a)),
-		     cause_of(c, in, buf, sizeof(buf)));
-	}
+	for (size_t i = 0; i < h->nworst; i++)
+		line(h, "  %s", headline__instance(m, c, &c->instances[h->worst[i]], buf, sizeof(buf)));
 	if (c->enqueue_only)
 		line(h, "  (NCCL calls: enqueue times, not the GPU's; see below)");
 }
@@ -355,8 +380,9 @@ void headline__build(struct headline *h, const struct model *m, const struct cor
 	char d[32], b[32], w[48];
 
 	memset(h, 0, sizeof(*h));
-	line(h, "fabtrace report: %s: %s on %s from %s, bins of %s", path ? path : "(model)",
-	     fmt_ns(m->duration_ns, d, sizeof(d)), m->hdr.hostname[0] ? m->hdr.hostname : "?",
+	line(h, "fabtrace report: %s: %s%s on %s from %s, bins of %s", path ? path : "(model)",
+	     fmt_ns(m->duration_ns, d, sizeof(d)), m->opts.window ? " window" : "",
+	     m->hdr.hostname[0] ? m->hdr.hostname : "?",
 	     fmt_wall(model__wall_ns(m, m->start_ns), w, sizeof(w)), fmt_ns(m->hdr.bin_ns, b, sizeof(b)));
 	if (c && c->show_probes && c->ninstances)
 		collectives(h, m, c);

@@ -28,6 +28,14 @@ struct headline {
 
 /* Build the headline of M (C may be NULL: no phases).  PATH names the capture in the title. */
 void headline__build(struct headline *h, const struct model *m, const struct corr *c, const char *path);
+/* One collective as the headline names it: "allreduce #25 at +2.430 s (...), 33.0 ms: RANK rank 7 ... late". */
+const char *headline__instance(const struct model *m, const struct corr *c, const struct corr_instance *in,
+			       char *buf, size_t len);
+/*
+ * Where an instance's blame falls: its link and queue ("link eth0@h2 (tbf 1:)")
+ * when network-bound, else its straggler's label.
+ */
+const char *headline__place(const struct corr *c, const struct corr_instance *in, char *buf, size_t len);
 /* Its lines, one per line, then a blank line. */
 void headline__text(FILE *f, const struct headline *h);
 /* The "headline" member of the report's JSON object. */

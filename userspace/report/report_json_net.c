@@ -114,6 +114,15 @@ void report_json__header(struct json *j, const struct model *m, const struct rep
 	json_kv_string(j, "stop_reason", m->have_end ? capture__stop_reason_name(m->end.stop_reason) : "");
 	json_kv_u64(j, "records", m->records);
 	json_kv_u64(j, "unknown_records", m->unknown_records);
+	if (m->opts.window) { /* report --from/--to: start and duration above are the window's */
+		json_key(j, "window");
+		json_object_begin(j);
+		json_kv_u64(j, "from_rel_ns", m->start_ns - m->capture_start_ns);
+		json_kv_u64(j, "to_rel_ns", m->end_ns - m->capture_start_ns);
+		json_kv_u64(j, "capture_start_mono_ns", m->capture_start_ns);
+		json_kv_u64(j, "capture_duration_ns", m->capture_end_ns - m->capture_start_ns);
+		json_object_end(j);
+	}
 	json_object_end(j);
 
 	json_key(j, "options");

@@ -63,8 +63,13 @@ void report_text__header(FILE *f, const struct model *m, const struct report_opt
 	if (m->hdr.command[0])
 		fprintf(f, "  command: %.*s\n", (int)sizeof(m->hdr.command), m->hdr.command);
 	fprintf(f, "  start %s (times below: +seconds from here), duration %s, bin %s\n",
-		fmt_wall(model__wall_ns(m, m->start_ns), a, sizeof(a)),
+		fmt_wall(model__wall_ns(m, m->capture_start_ns), a, sizeof(a)),
 		fmt_ns(m->duration_ns, b, sizeof(b)), fmt_ns(m->hdr.bin_ns, c, sizeof(c)));
+	if (m->opts.window)
+		fprintf(f, "  window +%.6fs to +%.6fs of a capture of %s (--from/--to): only its records; "
+			"conservation not checked\n", (double)(m->start_ns - m->capture_start_ns) / 1e9,
+			(double)(m->end_ns - m->capture_start_ns) / 1e9,
+			fmt_ns(m->capture_end_ns - m->capture_start_ns, a, sizeof(a)));
 	if (m->truncated)
 		fprintf(f, "  capture: TRUNCATED, %" PRIu64 " records readable\n", m->records);
 	else
