@@ -73,6 +73,9 @@ check(all(abs(wv[k] - jv[k]) <= 1 for k in jv), "--windows: the verdict counts o
 if kind == "straggler":
     top = w["blame"]["rank"][0]["place"] if w["blame"]["rank"] else ""
     check(top.startswith("rank 1 "), f"--windows: rank 1 is blamed most ({top!r})")
+    st = w["stragglers"][0] if w["stragglers"] else {}
+    check(st.get("label", "").startswith("rank 1 ") and st.get("times_last") == j["stragglers"][0]["times_last"],
+          f"--windows: rank 1 tops the stragglers, as in the whole merged report ({st})")
 else:
     top = w["blame"]["network"][0]["place"] if w["blame"]["network"] else ""
     check(f"link {sys.argv[3]}" in top, f"--windows: the link {sys.argv[3]} is blamed most ({top!r})")

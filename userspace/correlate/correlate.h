@@ -484,5 +484,10 @@ const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t l
 const char *corr__rank_label(const struct corr *c, uint32_t rank, char *buf, size_t len);
 /* "tbf 1:", "htb 1:10" */
 const char *corr__qdisc_label(const struct model *m, uint32_t qdisc, char *buf, size_t len);
+/*
+ * How late an instance's straggler entered: its entry minus the latest
+ * entry of the others; 0 without a straggler (corr_rank.late_ns sums it).
+ */
+uint64_t corr__straggler_late_ns(const struct corr *c, const struct corr_instance *in);
 
 #endif

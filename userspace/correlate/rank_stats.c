@@ -9,6 +9,27 @@
 
 #include "userspace/correlate/corr_internal.h"
 
+uint64_t corr__straggler_late_ns(const struct corr *c, const struct corr_instance *in)
+{
+	uint64_t prev = in->first_entry;
+	bool seen_last = false;
+
+	if (in->nmembers < 2 || !in->skew_ns || in->straggler == CORR_NONE)
+		return 0;
+	/* the latest entry of the others */
+	for (size_t k = 0; k < in->nmembers; k++) {
+		const struct corr_call *m = &c->calls[c->members[in->first_member + k]];
+
+		if (m->rank == in->straggler && m->start_ns == in->last_entry && !seen_last) {
+			seen_last = true;
+			continue;
+		}
+		if (m->start_ns > prev)
+			prev = m->start_ns;
+	}
+	return dur(prev, in->last_entry);
+}
+
 int corr_rank_stats(struct corr *c)
 {
 	uint64_t (*acc)[5];
@@ -42,24 +63,11 @@ int corr_rank_stats(struct corr *c)
 	}
 	for (size_t i = 0; i < c->ninstances; i++) {
 		const struct corr_instance *in = &c->instances[i];
-		uint64_t prev = in->first_entry;
-		bool seen_last = false;
 
 		if (in->nmembers < 2 || !in->skew_ns || in->straggler == CORR_NONE)
 			continue;
-		/* the latest entry of the others */
-		for (size_t k = 0; k < in->nmembers; k++) {
-			const struct corr_call *m = &c->calls[c->members[in->first_member + k]];
-
-			if (m->rank == in->straggler && m->start_ns == in->last_entry && !seen_last) {
-				seen_last = true;
-				continue;
-			}
-			if (m->start_ns > prev)
-				prev = m->start_ns;
-		}
 		c->ranks[in->straggler].straggler_count++;
-		c->ranks[in->straggler].late_ns += dur(prev, in->last_entry);
+		c->ranks[in->straggler].late_ns += corr__straggler_late_ns(c, in);
 	}
 	for (size_t i = 0; i < c->nranks * nslot; i++)
 		c->nrank_ops += acc[i][0] != 0;

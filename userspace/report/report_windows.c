@@ -9,6 +9,7 @@
 
 #include "probes/base/json.h"
 #include "probes/base/util.h"
+#include "userspace/report/report_common.h"
 #include "userspace/report/report_headline.h"
 #include "userspace/report/report_windows.h"
 
@@ -18,6 +19,7 @@
 struct place {
 	char label[PLACE_LEN];
 	uint64_t n;
+	uint64_t ns;                /* stragglers: how late in all */
 };
 
 struct places {
@@ -36,6 +38,7 @@ struct worst {
 struct tally {
 	uint64_t n, verdicts[CORR_NVERDICTS], lost;
 	struct places blame[2];     /* [0] network-bound: links, [1] rank-bound: ranks */
+	struct places late;         /* ranks that entered last: times (n) and how late (ns) */
 	struct worst slowest[CORR_NVERDICTS];
 	bool have_slowest[CORR_NVERDICTS];
 	struct worst top[HEADLINE_WORST]; /* the slowest that are not ok, slowest first */
@@ -68,17 +71,19 @@ struct acc {
 	pthread_mutex_t lock;
 };
 
-static int place_add(struct places *p, const char *label, uint64_t n)
+static int place_add(struct places *p, const char *label, uint64_t n, uint64_t ns)
 {
 	for (size_t i = 0; i < p->n; i++)
 		if (!strcmp(p->v[i].label, label)) {
 			p->v[i].n += n;
+			p->v[i].ns += ns;
 			return 0;
 		}
 	if (grow_array((void **)&p->v, &p->cap, p->n + 1, sizeof(*p->v)))
 		return -ENOMEM;
 	snprintf(p->v[p->n].label, PLACE_LEN, "%s", label);
-	p->v[p->n++].n = n;
+	p->v[p->n].n = n;
+	p->v[p->n++].ns = ns;
 	return 0;
 }
 
@@ -89,6 +94,18 @@ static int cmp_place(const void *a, const void *b)
 
 	if (x->n != y->n)
 		return x->n > y->n ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+/* Stragglers as the single report orders them: times last, then how late, then by name. */
+static int cmp_late(const void *a, const void *b)
+{
+	const struct place *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
 	return strcmp(x->label, y->label);
 }
 
@@ -123,6 +140,7 @@ static void tally_free(struct tally *t)
 {
 	free(t->blame[0].v);
 	free(t->blame[1].v);
+	free(t->late.v);
 }
 
 /* A window's collectives that begin in [from, to) (absolute ns), and its lost events. */
@@ -138,6 +156,12 @@ static int tally_window(struct tally *t, const struct model *m, const struct cor
 			continue; /* another window's (it is in this one's margin) */
 		t->n++;
 		t->verdicts[in->verdict]++;
+		if (in->nmembers >= 2 && in->skew_ns && in->straggler != CORR_NONE) {
+			char who[PLACE_LEN];
+
+			ret = place_add(&t->late, corr__rank_label(c, in->straggler, who, sizeof(who)), 1,
+					corr__straggler_late_ns(c, in));
+		}
 		if (in->verdict == CORR_OK)
 			continue;
 		w.span_ns = in->span_ns;
@@ -149,15 +173,17 @@ static int tally_window(struct tally *t, const struct model *m, const struct cor
 			char place[PLACE_LEN];
 
 			headline__place(c, in, place, sizeof(place));
-			ret = place_add(&t->blame[in->verdict == CORR_RANK], place, 1);
+			if (!ret)
+				ret = place_add(&t->blame[in->verdict == CORR_RANK], place, 1, 0);
 		}
 	}
 	for (size_t i = 0; i < m->nlost_evs; i++)
 		if (m->lost_evs[i].ts_ns >= from && m->lost_evs[i].ts_ns < to)
 			t->lost += m->lost_evs[i].lost;
 	t->any_probes = c->show_probes;
-	for (int b = 0; b < 2 && t->blame[b].n; b++)
-		qsort(t->blame[b].v, t->blame[b].n, sizeof(*t->blame[b].v), cmp_place);
+	for (int b = 0; b < 2; b++)
+		if (t->blame[b].n)
+			qsort(t->blame[b].v, t->blame[b].n, sizeof(*t->blame[b].v), cmp_place);
 	return ret;
 }
 
@@ -176,8 +202,11 @@ static int tally_merge(struct tally *job, const struct tally *w)
 		keep_worst(job, &w->top[i]);
 	for (int b = 0; b < 2; b++)
 		for (size_t i = 0; i < w->blame[b].n; i++)
-			if (place_add(&job->blame[b], w->blame[b].v[i].label, w->blame[b].v[i].n))
+			if (place_add(&job->blame[b], w->blame[b].v[i].label, w->blame[b].v[i].n, 0))
 				return -ENOMEM;
+	for (size_t i = 0; i < w->late.n; i++)
+		if (place_add(&job->late, w->late.v[i].label, w->late.v[i].n, w->late.v[i].ns))
+			return -ENOMEM;
 	return 0;
 }
 
@@ -431,14 +460,23 @@ static void answer(struct lines *l, struct acc *a, const char *path)
 
 /* ---- output ---- */
 
-static void write_text(FILE *f, struct acc *a, const struct lines *l, const char *path, bool brief)
+static void write_text(FILE *f, struct acc *a, const struct lines *l, const char *path,
+		       const struct report_opts *o)
 {
 	char s[32];
 
 	for (size_t i = 0; i < l->n; i++)
 		fprintf(f, "%s\n", l->v[i]);
-	if (brief)
+	if (o->brief)
 		return;
+	if (a->job.late.n) {
+		size_t n = report__top_n(o, a->job.late.n);
+
+		fprintf(f, "\nStragglers (ranks that entered a collective last; %zu of %zu):\n", n, a->job.late.n);
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "  %-40s last %8" PRIu64 " times, %s late in all\n", a->job.late.v[i].label,
+				a->job.late.v[i].n, fmt_ns(a->job.late.v[i].ns, s, sizeof(s)));
+	}
 	fprintf(f, "\nWindows (each in detail: fabtrace report --from FROM --to TO %s):\n", path);
 	fprintf(f, "  %-12s %-12s %11s %8s %5s %8s %7s %10s  %s\n", "from", "to", "collectives", "network", "rank",
 		"unknown", "lost", "worst", "blame (most in the window)");
@@ -534,6 +572,16 @@ static void write_json(FILE *f, struct acc *a, const struct lines *l, const char
 		json_object_end(&j);
 	}
 	json_array_end(&j);
+	json_key(&j, "stragglers");
+	json_array_begin(&j);
+	for (size_t i = 0; i < report__top_n(o, a->job.late.n); i++) {
+		json_object_begin(&j);
+		json_kv_string(&j, "label", a->job.late.v[i].label);
+		json_kv_u64(&j, "times_last", a->job.late.v[i].n);
+		json_kv_u64(&j, "late_ns", a->job.late.v[i].ns);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
 	json_kv_u64(&j, "lost_total", a->job.lost);
 	json_kv_u64(&j, "skipped_runs", a->skipped_runs);
 	json_key(&j, "windows");
@@ -584,11 +632,13 @@ int report__windows(FILE *out, const char *path, const struct report_windows_opt
 		for (int b = 0; b < 2; b++)
 			if (a->job.blame[b].n)
 				qsort(a->job.blame[b].v, a->job.blame[b].n, sizeof(*a->job.blame[b].v), cmp_place);
+		if (a->job.late.n)
+			qsort(a->job.late.v, a->job.late.n, sizeof(*a->job.late.v), cmp_late);
 		answer(l, a, path);
 		if (o->json)
 			write_json(out, a, l, path, o);
 		else
-			write_text(out, a, l, path, o->brief);
+			write_text(out, a, l, path, o);
 		ret = fflush(out) || ferror(out) ? -EIO : 0;
 		if (ret)
 			snprintf(err, errlen, "writing the report: %s", strerror(EIO));

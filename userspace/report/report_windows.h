@@ -7,7 +7,8 @@
  * collectives that begin inside it are tallied; then it is freed.  Up to
  * `jobs` windows are loaded at once, on threads; the tallies are summed in
  * window order, so the output does not depend on their timing.  The first screen is the job's answer (verdict counts, where
- * the blame falls, the worst collectives), then one line per window.
+ * the blame falls, the worst collectives), the job's stragglers, then one
+ * line per window.
  */
 #ifndef FABTRACE_REPORT_WINDOWS_H
 #define FABTRACE_REPORT_WINDOWS_H
