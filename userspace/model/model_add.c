@@ -603,7 +603,6 @@ static int add_record(struct model *m, const struct ft_rec_hdr *rec)
 	}
 }
 
-
 int mdl_add_held(struct model *m)
 {
 	return m->opts.window ? mdl_window_flush(m, add_record) : 0;

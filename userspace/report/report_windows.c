@@ -228,7 +228,7 @@ static int load_window(const struct acc *a, size_t i, struct model **mp, struct 
 		if (ret)
 			return ret;
 	}
-	if (i && p->to_rel > a->end_rel)
+	if (a->end_rel && p->to_rel > a->end_rel) /* end_rel: 0 until the first window told it */
 		p->to_rel = a->end_rel;
 	ret = corr__build(*mp, wo->corr, &c);
 	if (!ret)
@@ -296,33 +296,34 @@ static int all_windows(struct acc *a, char *err, size_t errlen)
 	a->truncated = m->truncated;
 	snprintf(a->truncated_why, sizeof(a->truncated_why), "%s", m->truncated_why);
 	a->skipped_runs = m->skipped_runs; /* written once at the stop: the capture's */
+	if (!ret && wo->from_rel_ns >= dur) {
+		snprintf(first.err, sizeof(first.err), "--from is at or after the end of the capture");
+		ret = -ERANGE;
+	}
+	if (!ret) {
+		a->end_rel = wo->to_rel_ns && wo->to_rel_ns < dur ? wo->to_rel_ns : dur;
+		if (first.to_rel > a->end_rel) { /* the only window, shorter than --windows: tally it again */
+			tally_free(&first.t);
+			memset(&first, 0, sizeof(first));
+			ret = load_window(a, 0, &m, &first); /* the model is loaded already */
+		}
+	}
 	model__free(m);
+	if (!ret) {
+		a->nparts = (size_t)((a->end_rel - wo->from_rel_ns + wo->window_ns - 1) / wo->window_ns);
+		a->parts = calloc(a->nparts, sizeof(*a->parts));
+		if (!a->parts) {
+			snprintf(first.err, sizeof(first.err), "out of memory");
+			ret = -ENOMEM;
+		}
+	}
 	if (ret) {
 		snprintf(err, errlen, "%s", first.err[0] ? first.err : strerror(-ret));
 		tally_free(&first.t);
 		return ret;
 	}
-	if (wo->from_rel_ns >= dur) {
-		snprintf(err, errlen, "--from is at or after the end of the capture");
-		tally_free(&first.t);
-		return -ERANGE;
-	}
-	a->end_rel = wo->to_rel_ns && wo->to_rel_ns < dur ? wo->to_rel_ns : dur;
-	a->nparts = (size_t)((a->end_rel - wo->from_rel_ns + wo->window_ns - 1) / wo->window_ns);
-	a->parts = calloc(a->nparts, sizeof(*a->parts));
-	if (!a->parts) {
-		tally_free(&first.t);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	if (first.to_rel > a->end_rel) { /* the only window, shorter than --windows: tally it again */
-		tally_free(&first.t);
-		memset(&first, 0, sizeof(first));
-		a->next = 0;
-	} else {
-		a->parts[0] = first;
-		a->next = a->ndone = 1;
-	}
+	a->parts[0] = first;
+	a->next = a->ndone = 1;
 	if (jobs > a->nparts - a->next)
 		jobs = a->nparts - a->next;
 	if (jobs > REPORT_WINDOWS_MAX_JOBS)
@@ -419,10 +420,10 @@ static void answer(struct lines *l, struct acc *a, const char *path)
 	char d[32], b[32], w[48], wn[32], buf[LINE_LEN];
 	size_t k = 0;
 
-	add_line(l, "fabtrace report: %s: %s on %s from %s, bins of %s, in %zu windows of %s", path,
+	add_line(l, "fabtrace report: %s: %s on %s from %s, bins of %s, in %zu window%s of %s", path,
 		 fmt_ns(a->end_rel - a->from_rel, d, sizeof(d)), a->hdr.hostname[0] ? a->hdr.hostname : "?",
 		 fmt_wall((int64_t)(a->cap_start + a->from_rel + (uint64_t)a->hdr.realtime_offset_ns), w, sizeof(w)),
-		 fmt_ns(a->hdr.bin_ns, b, sizeof(b)), a->nparts, fmt_ns(a->wo->window_ns, wn, sizeof(wn)));
+		 fmt_ns(a->hdr.bin_ns, b, sizeof(b)), a->nparts, a->nparts == 1 ? "" : "s", fmt_ns(a->wo->window_ns, wn, sizeof(wn)));
 	if (!a->job.n) {
 		add_line(l, "Answer: %s", a->job.any_probes ? "no collectives began in the windows"
 					: "no collective phases in the capture; the network sections need a "
