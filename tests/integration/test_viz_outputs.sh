@@ -115,6 +115,10 @@ check "--windows --json: 4 windows, each collective counted once, in the window 
 	test "$(jget wins.json "j['schema'], len(j['windows']), [w['collectives'] for w in j['windows']], j['collectives']['verdicts']['network'], j['collectives']['verdicts']['rank'], j['lost_total']")" = "('fabtrace-report-windows/1', 4, [1, 1, 1, 1], 1, 1, $(jget report.json "j['lost']['total_lost']"))"
 check "--windows --json: the job's stragglers as the whole report counts them (times last, how late)" \
 	test "$(jget wins.json "[(s['times_last'], s['late_ns']) for s in j['stragglers']]")" = "$(jget report.json "[(s['times_last'], s['late_ns']) for s in j['stragglers']]")"
+cp a.ftr big.ftr && truncate -s 600M big.ftr # sparse: past the END record nothing is read
+check "a capture over 512 MiB: the whole report says --windows keeps memory to a window" \
+	bash -c '"$0" report --brief big.ftr 2>&1 >/dev/null | grep -q -- "--windows 60s or --from/--to keep memory"' "$FT"
+rm -f big.ftr
 "$FT" report --json --windows 100ms --jobs 1 a.ftr >wins1.json
 "$FT" report --json --windows 100ms --jobs 3 a.ftr >wins3.json
 check "--windows --jobs 1 and --jobs 3 (three windows read at once, on threads): the same document" \

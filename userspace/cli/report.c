@@ -12,8 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "userspace/capture/capture.h"
 #include "userspace/cli/commands.h"
 #include "userspace/correlate/correlate.h"
 #include "userspace/model/model.h"
@@ -335,6 +337,9 @@ static int write_timelines(const struct model *m, const struct corr_opts *co, co
 	return ret;
 }
 
+/* A capture this large (bytes) gets a hint that --windows keeps memory down. */
+#define REPORT_BIG_CAPTURE (512ll << 20)
+
 /* report --windows: the job's answer one window at a time (report_windows.h). */
 static int report_by_windows(const struct report_opts *ro, const struct timeline_opts *tl,
 			     const struct model_opts *mo, const struct corr_opts *co, uint64_t windows_ns,
@@ -620,6 +625,18 @@ int cmd_report(int argc, char **argv)
 	if (windows_ns)
 		return report_by_windows(&ro, &tl, &mo, &co, windows_ns, jobs);
 
+	if (!tl.have_from && !tl.have_to) { /* measured: the whole model takes ~6x the capture's size */
+		struct capture_reader *r = NULL;
+		struct stat st;
+
+		/* a capture (its header read), so that a damaged file gets its one error line alone */
+		if (stat(ro.path, &st) == 0 && st.st_size > REPORT_BIG_CAPTURE &&
+		    capture__open(&r, ro.path, err, sizeof(err)) == 0)
+			ft_warn("report: %s is %.1f GB: the whole report holds it in memory, about 6 times that; "
+				"--windows 60s or --from/--to keep memory to a window", ro.path,
+				(double)st.st_size / 1e9);
+		capture__free(r);
+	}
 	if (tl.have_from || tl.have_to) {
 		mo.window = true;
 		mo.window_from_ns = tl.have_from ? tl.from_rel : 0;
