@@ -104,23 +104,23 @@ void report_json__header(struct json *j, const struct model *m, const struct rep
 	json_kv_string(j, "tool_version", m->hdr.tool_version);
 	json_kv_string(j, "command", m->hdr.command);
 	json_kv_u64(j, "ncpus", m->hdr.ncpus);
-	json_kv_u64(j, "start_mono_ns", m->start_ns);
-	j_time(j, m, "start", m->start_ns);
+	/* the capture's, window or not: *_rel_ns everywhere count from this start */
+	json_kv_u64(j, "start_mono_ns", m->capture_start_ns);
+	j_time(j, m, "start", m->capture_start_ns);
 	json_kv_i64(j, "realtime_offset_ns", m->hdr.realtime_offset_ns);
-	json_kv_u64(j, "duration_ns", m->duration_ns);
+	json_kv_u64(j, "duration_ns", m->capture_end_ns - m->capture_start_ns);
 	json_kv_u64(j, "bin_ns", m->hdr.bin_ns);
 	json_kv_string(j, "state", m->truncated ? "truncated" : "complete");
 	json_kv_string(j, "truncated_reason", m->truncated ? m->truncated_why : "");
 	json_kv_string(j, "stop_reason", m->have_end ? capture__stop_reason_name(m->end.stop_reason) : "");
 	json_kv_u64(j, "records", m->records);
 	json_kv_u64(j, "unknown_records", m->unknown_records);
-	if (m->opts.window) { /* report --from/--to: start and duration above are the window's */
+	if (m->opts.window) { /* report --from/--to: the span the report covers */
 		json_key(j, "window");
 		json_object_begin(j);
 		json_kv_u64(j, "from_rel_ns", m->start_ns - m->capture_start_ns);
 		json_kv_u64(j, "to_rel_ns", m->end_ns - m->capture_start_ns);
-		json_kv_u64(j, "capture_start_mono_ns", m->capture_start_ns);
-		json_kv_u64(j, "capture_duration_ns", m->capture_end_ns - m->capture_start_ns);
+		json_kv_u64(j, "duration_ns", m->duration_ns);
 		json_object_end(j);
 	}
 	json_object_end(j);
