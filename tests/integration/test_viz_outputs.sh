@@ -110,6 +110,12 @@ check "window report after the loss: lost events before the window are not count
 "$FT" report --brief --windows 100ms a.ftr >win.txt || bad "report --brief --windows 100ms"
 check "--windows 100ms: the same verdict counts, blame and worst collectives as the whole report" \
 	diff <(sed -n '2,/^Data:/p' whole.txt | grep -v '^Data:') <(sed -n '2,/^Data:/p' win.txt | grep -v '^Data:')
+# every collective network-bound: the worst three come from the windows' own slowest, never twice
+"$SYN" -q -o n.ftr --duration 800ms --hosts 2 --ranks-per-host 2 --congest 2:1-8 --straggler none --seed 5
+"$FT" report --brief n.ftr >nwhole.txt
+"$FT" report --brief --windows 200ms n.ftr >nwin.txt || bad "report --brief --windows 200ms (all network-bound)"
+check "--windows 200ms, all 8 network-bound: the same answer and three worst collectives as the whole report" \
+	diff <(sed -n '2,/^Data:/p' nwhole.txt | grep -v '^Data:') <(sed -n '2,/^Data:/p' nwin.txt | grep -v '^Data:')
 "$FT" report --json --windows 100ms a.ftr >wins.json || bad "report --json --windows 100ms"
 check "--windows --json: 4 windows, each collective counted once, in the window it began in" \
 	test "$(jget wins.json "j['schema'], len(j['windows']), [w['collectives'] for w in j['windows']], j['collectives']['verdicts']['network'], j['collectives']['verdicts']['rank'], j['lost_total']")" = "('fabtrace-report-windows/1', 4, [1, 1, 1, 1], 1, 1, $(jget report.json "j['lost']['total_lost']"))"

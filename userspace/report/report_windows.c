@@ -114,14 +114,19 @@ static bool slower(const struct worst *a, const struct worst *b)
 	return a->span_ns != b->span_ns ? a->span_ns > b->span_ns : a->first_entry < b->first_entry;
 }
 
-static void keep_worst(struct tally *t, const struct worst *w)
+static void keep_slowest(struct tally *t, const struct worst *w)
 {
-	size_t k;
-
 	if (!t->have_slowest[w->verdict] || slower(w, &t->slowest[w->verdict])) {
 		t->slowest[w->verdict] = *w;
 		t->have_slowest[w->verdict] = true;
 	}
+}
+
+/* W among the slowest that are not ok (each collective is offered once: it is in one window). */
+static void keep_top(struct tally *t, const struct worst *w)
+{
+	size_t k;
+
 	if (t->ntop == HEADLINE_WORST && !slower(w, &t->top[HEADLINE_WORST - 1]))
 		return;
 	k = t->ntop < HEADLINE_WORST ? t->ntop++ : HEADLINE_WORST - 1;
@@ -168,7 +173,8 @@ static int tally_window(struct tally *t, const struct model *m, const struct cor
 		w.first_entry = in->first_entry;
 		w.verdict = in->verdict;
 		headline__instance(m, c, in, w.line, sizeof(w.line));
-		keep_worst(t, &w);
+		keep_slowest(t, &w);
+		keep_top(t, &w);
 		if (in->verdict == CORR_NETWORK || in->verdict == CORR_RANK) {
 			char place[PLACE_LEN];
 
@@ -196,10 +202,10 @@ static int tally_merge(struct tally *job, const struct tally *w)
 	for (int v = 0; v < CORR_NVERDICTS; v++) {
 		job->verdicts[v] += w->verdicts[v];
 		if (w->have_slowest[v])
-			keep_worst(job, &w->slowest[v]);
+			keep_slowest(job, &w->slowest[v]);
 	}
 	for (size_t i = 0; i < w->ntop; i++)
-		keep_worst(job, &w->top[i]);
+		keep_top(job, &w->top[i]);
 	for (int b = 0; b < 2; b++)
 		for (size_t i = 0; i < w->blame[b].n; i++)
 			if (place_add(&job->blame[b], w->blame[b].v[i].label, w->blame[b].v[i].n, 0))
