@@ -19,15 +19,6 @@ _Static_assert(sizeof(((struct model_iface *)0)->name) == sizeof(((struct ft_ifa
 	       sizeof(((struct model_iface *)0)->kind) == sizeof(((struct ft_iface_info *)0)->kind),
 	       "interface name fields differ from the record's");
 
-void mdl_see_ts(struct model *m, uint64_t ts)
-{
-	struct model_priv *p = m->priv;
-
-	if (!p->any_ts || ts > p->max_ts)
-		p->max_ts = ts;
-	p->any_ts = true;
-}
-
 static long iface_get(struct model *m, uint32_t netns, uint32_t ifindex)
 {
 	uint32_t key[2] = { netns, ifindex };

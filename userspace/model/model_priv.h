@@ -79,8 +79,15 @@ struct model_priv {
 	bool any_ts;
 };
 
-/* The latest timestamp seen extends the capture's span (model_add.c). */
-void mdl_see_ts(struct model *m, uint64_t ts);
+/* The latest timestamp seen extends the capture's span. */
+static inline void mdl_see_ts(struct model *m, uint64_t ts)
+{
+	struct model_priv *p = m->priv;
+
+	if (!p->any_ts || ts > p->max_ts)
+		p->max_ts = ts;
+	p->any_ts = true;
+}
 
 /* window (model_window.c): ADD feeds a record to the model, unfiltered */
 typedef int (*mdl_add_fn)(struct model *m, const struct ft_rec_hdr *rec);
