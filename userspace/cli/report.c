@@ -338,6 +338,27 @@ static int write_timelines(const struct model *m, const struct corr_opts *co, co
 	return ret;
 }
 
+/* The one error line for a capture that could not be loaded (ERR: the reader's reason); exit code 1. */
+static int load_failed(const char *path, int ret, const char *err)
+{
+	size_t pl = strlen(path);
+	const char *why = err[0] ? err : strerror(-ret);
+	const char *todo = "check the path and that it is a fabtrace capture";
+
+	if (ret == -EIO)
+		todo = "the capture is damaged there; re-record it or restore an intact copy";
+	else if (ret == -ENOMEM)
+		todo = "report it window by window (--windows 60s) or one window (--from/--to)";
+	/* the reader's messages may already start with the path */
+	if (!strncmp(why, path, pl) && why[pl] == ':')
+		why += pl + 1 + (why[pl + 1] == ' ');
+	if (strchr(why, ';'))
+		ft_err("report: %s: %s", path, why);
+	else
+		ft_err("report: %s: %s; %s", path, why, todo);
+	return 1;
+}
+
 /* A capture this large (bytes) gets a hint that --windows keeps memory down. */
 #define REPORT_BIG_CAPTURE (512ll << 20)
 
@@ -376,18 +397,8 @@ static int report_by_windows(const struct report_opts *ro, const struct timeline
 		ft_err("report: %s", err[0] ? err : "out of memory; give a shorter --windows");
 		return 1;
 	}
-	if (ret) {
-		const char *why = err[0] ? err : strerror(-ret);
-		size_t pl = strlen(ro->path);
-
-		if (!strncmp(why, ro->path, pl) && why[pl] == ':')
-			why += pl + 1 + (why[pl + 1] == ' ');
-		ft_err("report: %s: %s%s", ro->path, why,
-		       strchr(why, ';') ? "" : ret == -EIO ? "; the capture is damaged there; re-record it or restore "
-							"an intact copy"
-						     : "; check the path and that it is a fabtrace capture");
-		return 1;
-	}
+	if (ret)
+		return load_failed(ro->path, ret, err);
 	return 0;
 }
 
@@ -645,22 +656,7 @@ int cmd_report(int argc, char **argv)
 	}
 	ret = model__load(ro.path, &mo, &m, err, sizeof(err));
 	if (ret) {
-		size_t pl = strlen(ro.path);
-		const char *why = err[0] ? err : strerror(-ret);
-		const char *todo = "check the path and that it is a fabtrace capture";
-
-		if (ret == -EIO)
-			todo = "the capture is damaged there; re-record it or restore an intact copy";
-		else if (ret == -ENOMEM)
-			todo = "report it window by window (--windows 60s) or one window (--from/--to)";
-		/* the reader's messages may already start with the path */
-		if (!strncmp(why, ro.path, pl) && why[pl] == ':')
-			why += pl + 1 + (why[pl + 1] == ' ');
-		if (strchr(why, ';'))
-			ft_err("report: %s: %s", ro.path, why);
-		else
-			ft_err("report: %s: %s; %s", ro.path, why, todo);
-		return 1;
+		return load_failed(ro.path, ret, err);
 	}
 	if (tl.have_from && tl.from_rel >= m->capture_end_ns - m->capture_start_ns) {
 		char a[32];

@@ -43,7 +43,6 @@ struct tally {
 	bool have_slowest[CORR_NVERDICTS];
 	struct worst top[HEADLINE_WORST]; /* the slowest that are not ok, slowest first */
 	size_t ntop;
-	uint64_t worst_span;        /* the slowest that is not ok */
 	bool any_probes;            /* phase probes were seen */
 };
 
@@ -137,8 +136,6 @@ static void keep_top(struct tally *t, const struct worst *w)
 		t->top[k] = t->top[k - 1];
 		t->top[k - 1] = x;
 	}
-	if (w->span_ns > t->worst_span)
-		t->worst_span = w->span_ns;
 }
 
 static void tally_free(struct tally *t)
@@ -497,7 +494,7 @@ static void write_text(FILE *f, struct acc *a, const struct lines *l, const char
 		fprintf(f, "  +%-11.3f +%-11.3f %11" PRIu64 " %8" PRIu64 " %5" PRIu64 " %8" PRIu64 " %7" PRIu64
 			" %10s  %s\n", (double)r->from_rel / 1e9, (double)r->to_rel / 1e9, r->t.n,
 			r->t.verdicts[CORR_NETWORK], r->t.verdicts[CORR_RANK], r->t.verdicts[CORR_UNKNOWN], r->t.lost,
-			r->t.worst_span ? fmt_ns(r->t.worst_span, s, sizeof(s)) : "-", bl[0] ? bl : "-");
+			r->t.ntop ? fmt_ns(r->t.top[0].span_ns, s, sizeof(s)) : "-", bl[0] ? bl : "-");
 	}
 }
 
@@ -602,7 +599,7 @@ static void write_json(FILE *f, struct acc *a, const struct lines *l, const char
 		json_kv_u64(&j, "collectives", r->t.n);
 		json_verdicts(&j, r->t.verdicts);
 		json_kv_u64(&j, "lost", r->t.lost);
-		json_kv_u64(&j, "worst_span_ns", r->t.worst_span);
+		json_kv_u64(&j, "worst_span_ns", r->t.ntop ? r->t.top[0].span_ns : 0);
 		json_kv_string(&j, "network_place", r->t.blame[0].n ? r->t.blame[0].v[0].label : "");
 		json_kv_string(&j, "rank_place", r->t.blame[1].n ? r->t.blame[1].v[0].label : "");
 		json_object_end(&j);
