@@ -197,12 +197,11 @@ const char *headline__place(const struct corr *c, const struct corr_instance *in
 /* Where the blame of verdict V falls: "14 on link eth0@h2 (tbf 1:), 2 on link eth0@h3" */
 static void blame_line(struct headline *h, const struct corr *c, enum corr_verdict v, const char *what)
 {
-	const struct model *m = c->m;
 	uint32_t key[4];
 	uint64_t cnt[4] = { 0 };
 	size_t nk = 0;
 	uint64_t other = 0, total = c->verdicts[v];
-	char buf[240], lb[128], q[48];
+	char buf[240], lb[128];
 	size_t k = 0;
 
 	if (!total)
@@ -237,27 +236,16 @@ static void blame_line(struct headline *h, const struct corr *c, enum corr_verdi
 				cnt[b] = tc; key[b] = tk;
 			}
 	for (size_t j = 0; j < nk && j < 2; j++) {
-		const char *place;
+		const struct corr_instance *any = NULL;
+		const char *place = "?";
 
-		if (v == CORR_NETWORK) {
-			const struct corr_instance *any = NULL;
-
-			for (size_t i = 0; i < c->ninstances && !any; i++)
-				if (c->instances[i].verdict == v && c->instances[i].ev.link == key[j])
-					any = &c->instances[i];
-			if (key[j] == CORR_NONE || key[j] >= m->nifaces) {
-				place = "the ranks' flows or adapters";
-			} else {
-				if (any && any->ev.qdisc != CORR_NONE)
-					snprintf(lb, sizeof(lb), "link %s (%s)", m->ifaces[key[j]].label,
-						 corr__qdisc_label(m, any->ev.qdisc, q, sizeof(q)));
-				else
-					snprintf(lb, sizeof(lb), "link %s", m->ifaces[key[j]].label);
-				place = lb;
-			}
-		} else {
-			place = corr__rank_label(c, key[j], lb, sizeof(lb));
-		}
+		/* the place as the first instance blamed on it names it */
+		for (size_t i = 0; i < c->ninstances && !any; i++)
+			if (c->instances[i].verdict == v &&
+			    (v == CORR_NETWORK ? c->instances[i].ev.link : c->instances[i].straggler) == key[j])
+				any = &c->instances[i];
+		if (any)
+			place = headline__place(c, any, lb, sizeof(lb));
 		if (k < sizeof(buf))
 			k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s%" PRIu64 " %s %s", j ? ", " : "", cnt[j],
 					      v == CORR_NETWORK ? "on" : "by", place);
