@@ -284,7 +284,12 @@ static __always_inline void ce_flow_add(struct ft_flow *f, __u64 now)
 	v->last_ns = now;
 }
 
-static __always_inline void handle_receive(bool btf, const struct sk_buff *skb)
+/*
+ * AT_TC: run from tc ingress, where the kernel has pushed the link-layer
+ * header back for the program (data at the MAC header, len counting it) and
+ * the network header is set; at the tracepoint data is the network header.
+ */
+static __always_inline void handle_receive(bool btf, const struct sk_buff *skb, bool at_tc)
 {
 	const struct net_device *dev;
 	__u32 netns, ifindex, len, ce = 0, slot1;
@@ -307,9 +312,11 @@ static __always_inline void handle_receive(bool btf, const struct sk_buff *skb)
 	data = KREAD(btf, skb, data);
 	mac = KREAD(btf, skb, mac_header);
 	/* eth_type_trans() already pulled the link-layer header; the device's
-	 * rx_bytes counted it, so add it back. */
+	 * rx_bytes counted it, so add it back (at tc it is back already). */
 	if (mac != (__u16)~0U && data >= head + mac)
 		len += data - (head + mac);
+	if (at_tc)
+		data = head + KREAD(btf, skb, network_header);
 	now = bpf_ktime_get_ns();
 	if (parse_ce(data, bpf_ntohs(KREAD(btf, skb, protocol)), &f)) {
 		ce = 1;
@@ -323,15 +330,34 @@ static __always_inline void handle_receive(bool btf, const struct sk_buff *skb)
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(iface_rx_btf, struct sk_buff *skb)
 {
-	handle_receive(true, skb);
+	handle_receive(true, skb, false);
 	return 0;
 }
 
 SEC("raw_tp/netif_receive_skb")
 int BPF_PROG(iface_rx_raw, struct sk_buff *skb)
 {
-	handle_receive(false, skb);
+	handle_receive(false, skb, false);
 	return 0;
+}
+
+/* The tc context as the kernel's sk_buff, for typed reads (kernel 6.3+). */
+extern void *bpf_cast_to_kern_ctx(void *obj) __ksym __weak;
+
+/*
+ * The same receive path as a tcx ingress program on each chosen interface
+ * (-i): it runs once per packet of those interfaces and never for the others,
+ * where the tracepoint runs for every device a packet crosses.  Nothing skips
+ * it (no recursion guard, no PID 1 check: docs/known-issues.md), so its runs
+ * are its hits.  Returns TCX_NEXT (-1): the packet goes on untouched.
+ */
+SEC("tc")
+int iface_rx_tcx(struct __sk_buff *ctx)
+{
+	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
+
+	handle_receive(true, skb, true);
+	return -1;
 }
 
 /* ---- qdiscs ---- */

@@ -109,32 +109,25 @@ struct netns *netns_set__find_name(struct netns_set *s, const char *name)
 	return NULL;
 }
 
-int netns__open(struct netns *n, char *err, size_t errlen)
+int netns__run_in(const char *path, int (*fn)(void *arg), void *arg, char *err, size_t errlen)
 {
-	int self = -1, target = -1, ret = 0;
+	int self = -1, target = -1, ret;
 
-	if (n->nl_fd >= 0)
-		return 0;
-	if (!n->self) {
-		self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-		target = open(n->path, O_RDONLY | O_CLOEXEC);
-		if (self < 0 || target < 0 || setns(target, CLONE_NEWNET)) {
-			ret = -errno;
-			snprintf(err, errlen, "cannot enter network namespace %s: %s",
-				 n->path, strerror(errno));
-			goto out;
-		}
-	}
-	n->nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	n->ioctl_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (n->nl_fd < 0 || n->ioctl_fd < 0) {
+	if (!path || !*path)
+		return fn(arg);
+	/* thread-self: setns() moves this thread only, so come back to its own */
+	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	target = open(path, O_RDONLY | O_CLOEXEC);
+	if (self < 0 || target < 0 || setns(target, CLONE_NEWNET)) {
 		ret = -errno;
-		snprintf(err, errlen, "netlink socket in %s: %s", n->path, strerror(errno));
+		snprintf(err, errlen, "cannot enter network namespace %s: %s", path, strerror(errno));
+		goto out;
 	}
-	if (!n->self && setns(self, CLONE_NEWNET)) {
+	ret = fn(arg);
+	if (setns(self, CLONE_NEWNET)) {
 		/* Cannot get back: nothing after this would be where we think. */
-		snprintf(err, errlen, "cannot return to own network namespace: %s", strerror(errno));
 		ret = -errno;
+		snprintf(err, errlen, "cannot return to own network namespace: %s", strerror(errno));
 	}
 out:
 	if (self >= 0)
@@ -142,6 +135,37 @@ out:
 	if (target >= 0)
 		close(target);
 	return ret;
+}
+
+struct open_socks {
+	struct netns *n;
+	char *err;
+	size_t errlen;
+};
+
+static int open_socks(void *arg)
+{
+	struct open_socks *a = arg;
+	struct netns *n = a->n;
+
+	n->nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	n->ioctl_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (n->nl_fd < 0 || n->ioctl_fd < 0) {
+		int e = errno;
+
+		snprintf(a->err, a->errlen, "netlink socket in %s: %s", n->path, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+int netns__open(struct netns *n, char *err, size_t errlen)
+{
+	struct open_socks a = { n, err, errlen };
+
+	if (n->nl_fd >= 0)
+		return 0;
+	return netns__run_in(n->self ? NULL : n->path, open_socks, &a, err, errlen);
 }
 
 void netns_set__free(struct netns_set *s)

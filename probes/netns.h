@@ -37,6 +37,12 @@ struct link_info {
 int netns_set__scan(struct netns_set *s, char *err, size_t errlen);
 struct netns *netns_set__find_inum(struct netns_set *s, uint32_t inum);
 struct netns *netns_set__find_name(struct netns_set *s, const char *name);
+/*
+ * Run fn(arg) with this thread inside the network namespace at PATH (NULL or
+ * "": where it is), and come back.  fn's result, or -errno with err set when
+ * the namespace cannot be entered or left.
+ */
+int netns__run_in(const char *path, int (*fn)(void *arg), void *arg, char *err, size_t errlen);
 /* Open the netlink/ioctl sockets of one namespace (setns round trip). */
 int netns__open(struct netns *n, char *err, size_t errlen);
 void netns_set__free(struct netns_set *s);

@@ -19,6 +19,8 @@ struct netprobe_opts {
 	uint64_t sample_ns;        /* min gap between RTT/cwnd samples per socket */
 	uint32_t netns;            /* only this netns inode, 0 = all */
 	const uint32_t (*ifaces)[2]; /* (netns, ifindex) pairs to trace; NULL = all */
+	const char *const *iface_ns; /* [n_ifaces] how to enter each one's netns (/run/netns/X,
+				      * /proc/PID/ns/net); NULL or NULL entry: fabtrace's own */
 	int n_ifaces;
 	size_t ringbuf_bytes;      /* the net object's ring; the tcp object's is a quarter (>= 64k); power of two */
 	size_t wake_bytes;         /* wake the consumer at this backlog; 0 = every record */
@@ -68,9 +70,10 @@ const char *netprobe__families_help(void);
 struct probe_status {
 	enum ft_probe_id id;
 	const char *name;          /* "iface_tx" */
-	const char *tracepoint;    /* "net_dev_start_xmit" */
+	const char *tracepoint;    /* "net_dev_start_xmit"; recording with tcx: "ingress" */
 	const char *variant;       /* program chosen ("tp_btf", "raw_tp"), NULL if none */
 	char why[160];             /* why no variant works, "" if one does */
+	char note[96];             /* features: when the variant applies, "" if always */
 	char cov_why[96];          /* recording: why its hits cannot be counted, "" if they are */
 };
 

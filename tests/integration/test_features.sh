@@ -8,7 +8,13 @@ need_cmd python3
 "$FT" features --json >"$TMPD/f.json" || bad "features --json exit status"
 n=$(jget "$TMPD/f.json" "sum(p['works'] for p in j['probes'])")
 check "every probe works here ($n of 8)" test "$n" = 8
-check "tp_btf preferred" test "$(jget "$TMPD/f.json" "sorted(set(p['variant'] for p in j['probes']))")" = "['tp_btf']"
+check "tp_btf preferred" test "$(jget "$TMPD/f.json" \
+	"sorted(set(p['variant'] for p in j['probes'] if p['name'] != 'iface_rx'))")" = "['tp_btf']"
+# iface_rx: a tcx program on the -i interfaces where the kernel has tcx (6.6+),
+# and the tracepoint without -i
+rx=$(jget "$TMPD/f.json" "[(p['variant'], p.get('note', '')) for p in j['probes'] if p['name'] == 'iface_rx'][0]")
+check "iface_rx: tcx with -i, else tp_btf ($rx)" \
+	test "$rx" = "('tcx', 'on the -i interfaces only; without -i: tp_btf')" -o "$rx" = "('tp_btf', '')"
 FABTRACE_VARIANTS=raw_tp "$FT" features --json >"$TMPD/r.json" || bad "raw_tp features"
 check "raw_tp fallbacks all load and attach" \
 	test "$(jget "$TMPD/r.json" "sorted(set(p.get('variant') for p in j['probes']))")" = "['raw_tp']"

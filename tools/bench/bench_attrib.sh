@@ -10,6 +10,8 @@
 #               recorder's coverage check opened before it read the kernel's
 #               own count of skipped runs
 #   floor       tools/bench/floor: an empty program on every hook fabtrace uses
+#               (with -i on a kernel with tcx, iface_rx is a tcx ingress
+#               program on h1's eth0, so the floor's is too: floor --tcx)
 #   floor_pid1  the same plus a counting perf event per thread of PID 1 on the
 #               network tracepoints (what --coverage pid1 opens: this VM's
 #               default); against floor, what those events cost
@@ -21,6 +23,9 @@
 #   fabtrace_ccov  the same with --coverage counters: a perf counter per CPU
 #               on each tracepoint (what 'auto' picked on this VM before pid1)
 #   fabtrace_nophases  the same with --no-phases
+#   fabtrace_tp  the same with FABTRACE_VARIANTS=tp_btf: iface_rx on the
+#               netif_receive_skb tracepoint (every device a packet crosses),
+#               as before tcx and as on kernels without it
 # Per run: throughput; h1's eth0 tx packets; all CPUs' busy time (/proc/stat)
 # per packet; per BPF program (bpf_stats): runs and run time; the tracer's
 # CPU; fabtrace's records and ring-buffer wake-ups (record --json).
@@ -33,13 +38,17 @@ bench_need iperf3
 
 T=$(pick "${BENCH_AT_SECONDS:-4}" 2)
 REPS=$(reps 5 1)
-MODES=(none counters floor floor_pid1 fabtrace fabtrace_kcov fabtrace_ccov fabtrace_nophases)
+MODES=(none counters floor floor_pid1 fabtrace fabtrace_kcov fabtrace_ccov fabtrace_nophases fabtrace_tp)
 [[ -n ${BENCH_AT_MODES:-} ]] && read -ra MODES <<<"$BENCH_AT_MODES"
 CONFIGS=(gso mtu)
 [[ -n ${BENCH_AT_CONFIGS:-} ]] && read -ra CONFIGS <<<"$BENCH_AT_CONFIGS"
 [[ -x $BB/floor ]] || die "$BB/floor is not built; run 'make BUILD=${BUILD#"$ROOT"/} bench-bins'"
 
 bench_bpf_stats_on
+# fabtrace's iface_rx with -i: tcx where this kernel has it (the floor follows)
+FLOOR_TCX=()
+"$FT" features --json 2>/dev/null | python3 -c 'import json,sys; j=json.load(sys.stdin)
+sys.exit(0 if any(p.get("variant") == "tcx" for p in j["probes"]) else 1)' && FLOOR_TCX=(--tcx eth0)
 bench_meta --busy "seconds=$T" "reps=$REPS" "quick=$BENCH_QUICK"
 
 start_tracer() { # MODE; its PID in TPID ('' for none)
@@ -50,16 +59,18 @@ start_tracer() { # MODE; its PID in TPID ('' for none)
 		local opt=()
 		[[ $1 == counters ]] && opt=(--counters --no-progs)
 		[[ $1 == floor_pid1 ]] && opt=(--pid1)
-		bench_spawn "$W/tracer.out" "$W/tracer.err" "$BB/floor" "${opt[@]}"
+		[[ $1 != counters ]] && opt+=("${FLOOR_TCX[@]}")
+		bench_spawn "$W/tracer.out" "$W/tracer.err" ip netns exec "$(lab_ns "$LAB" 1)" "$BB/floor" "${opt[@]}"
 		TPID=$SPAWNED
 		wait_grep "$W/tracer.out" '^ready' "$TPID" 30 || die "floor did not start: $(cat "$W/tracer.err")"
 		;;
-	fabtrace | fabtrace_kcov | fabtrace_ccov | fabtrace_nophases)
-		local opt=()
+	fabtrace | fabtrace_kcov | fabtrace_ccov | fabtrace_nophases | fabtrace_tp)
+		local opt=() only=
+		[[ $1 == fabtrace_tp ]] && only=tp_btf
 		[[ $1 == fabtrace_nophases ]] && opt=(--no-phases)
 		[[ $1 == fabtrace_kcov ]] && opt=(--coverage kernel)
 		[[ $1 == fabtrace_ccov ]] && opt=(--coverage counters)
-		bench_spawn "$W/tracer.out" "$W/tracer.err" "$FT" record --bin 10us --json "${opt[@]}" \
+		FABTRACE_VARIANTS=$only bench_spawn "$W/tracer.out" "$W/tracer.err" "$FT" record --bin 10us --json "${opt[@]}" \
 			-i "$(lab_ns "$LAB" 1)/eth0" -o "$W/cap.ftr"
 		TPID=$SPAWNED
 		wait_grep "$W/tracer.err" 'recording to' "$TPID" 30 || die "fabtrace did not start: $(cat "$W/tracer.err")"

@@ -387,7 +387,8 @@ AT_NAMES = {"none": "no tracing", "counters": "perf counters on the 8 network tr
             "fabtrace": "fabtrace record, 10 µs bins",
             "fabtrace_kcov": "fabtrace record, 10 µs bins, --coverage kernel",
             "fabtrace_ccov": "fabtrace record, 10 µs bins, --coverage counters",
-            "fabtrace_nophases": "fabtrace record, 10 µs bins, --no-phases"}
+            "fabtrace_nophases": "fabtrace record, 10 µs bins, --no-phases",
+            "fabtrace_tp": "fabtrace record, 10 µs bins, iface_rx on its tracepoint (FABTRACE_VARIANTS=tp_btf)"}
 
 
 def per_pkt(rows, key):
@@ -409,7 +410,7 @@ def render_attrib(rows, meta):
         out.append("|---|---|---|---|---|---|---|---|")
         extra = {}
         for mode in ("none", "counters", "floor", "floor_pid1", "fabtrace", "fabtrace_kcov", "fabtrace_ccov",
-                     "fabtrace_nophases"):
+                     "fabtrace_nophases", "fabtrace_tp"):
             m = [r for r in rs if r["mode"] == mode]
             if not m:
                 continue
@@ -536,7 +537,7 @@ def render_coverage(rows, meta):
 
 # fabtrace's programs (bpf/*.bpf.c, both variants) -> the hook they run on
 FAB_HOOKS = [
-    ("iface_tx_", "net_dev_start_xmit"), ("iface_rx_", "netif_receive_skb"),
+    ("iface_tx_", "net_dev_start_xmit"), ("iface_rx_tcx", "tcx_ingress"), ("iface_rx_", "netif_receive_skb"),
     ("qdisc_enq_", "qdisc_enqueue"), ("qdisc_deq_", "qdisc_dequeue"), ("drop_", "kfree_skb"),
     ("retrans_", "tcp_retransmit_skb"), ("cong_state_", "tcp_cong_state_set"),
     ("tcp_sample_", "tcp_probe"), ("proc_fork_", "sched_process_fork"),

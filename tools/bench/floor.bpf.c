@@ -20,6 +20,10 @@ int BPF_PROG(fl_net_dev_start_xmit) { return 0; }
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(fl_netif_receive_skb) { return 0; }
 
+/* iface_rx with -i on kernels with tcx (floor --tcx IFACE): TCX_NEXT */
+SEC("tc")
+int fl_tcx_ingress(struct __sk_buff *skb) { return -1; }
+
 SEC("tp_btf/qdisc_enqueue")
 int BPF_PROG(fl_qdisc_enqueue) { return 0; }
 

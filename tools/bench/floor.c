@@ -4,7 +4,7 @@
  * and hold them until SIGINT/SIGTERM.
  *
  *   floor [--uprobe LIB:SYMBOL]... [--uretprobe LIB:SYMBOL]... [--ready FILE]
- *         [--counters | --pid1] [--no-progs]
+ *         [--counters | --pid1] [--no-progs] [--tcx IFACE]
  *
  * Every tp_btf program is attached through a bpf_link; each --uprobe adds an
  * empty uprobe on SYMBOL in LIB, each --uretprobe an empty uretprobe (where
@@ -21,6 +21,9 @@
  * each of those tracepoints, which adds the tracepoint's perf hook to every
  * hit but schedules the event only while PID 1 runs.
  * --no-progs attaches no program, so the counters' cost shows alone.
+ * --tcx IFACE: what fabtrace uses for iface_rx with -i on kernels with tcx:
+ * an empty tcx ingress program on IFACE (of the netns floor runs in) instead
+ * of the netif_receive_skb tracepoint (program and counter).
  */
 #include <errno.h>
 #include <signal.h>
@@ -29,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -36,6 +40,8 @@
 #include "probes/coverage.h"
 
 #define MAX_LINKS 64
+#define FL_BPF_TCX_INGRESS 46 /* enum bpf_attach_type, uapi 6.6 */
+#define FL_TCX_REPLACES "netif_receive_skb"
 
 static volatile sig_atomic_t stop;
 
@@ -55,11 +61,12 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: floor [--uprobe LIB:SYMBOL]... [--uretprobe LIB:SYMBOL]... [--ready FILE]\n"
-		   "             [--counters | --pid1] [--no-progs]\n"
+		   "             [--counters | --pid1] [--no-progs] [--tcx IFACE]\n"
 		   "Attach an empty BPF program to every hook fabtrace uses; hold until SIGINT/SIGTERM.\n"
 		   "--counters: also a counting perf event per CPU on each network tracepoint\n"
 		   "(fabtrace's coverage check); --pid1: per thread of PID 1 instead\n"
-		   "(--coverage pid1); --no-progs: no programs.\n");
+		   "(--coverage pid1); --no-progs: no programs; --tcx IFACE: a tcx ingress\n"
+		   "program on IFACE instead of the netif_receive_skb tracepoint.\n");
 }
 
 /* The tracepoints whose hits fabtrace's coverage check counts (probes/netprobe.c). */
@@ -83,7 +90,8 @@ static void print_prog(const struct bpf_program *p)
 
 int main(int argc, char **argv)
 {
-	const char *uprobes[16], *ready = NULL;
+	const char *uprobes[16], *ready = NULL, *tcx = NULL;
+	int tcx_fd = -1;
 	bool uret[16];
 	struct bpf_link *links[MAX_LINKS];
 	struct bpf_program *prog;
@@ -103,6 +111,8 @@ int main(int argc, char **argv)
 			pid1 = true;
 		} else if (!strcmp(argv[i], "--no-progs")) {
 			progs = false;
+		} else if (!strcmp(argv[i], "--tcx") && i + 1 < argc) {
+			tcx = argv[++i];
 		} else if (!strcmp(argv[i], "--ready") && i + 1 < argc) {
 			ready = argv[++i];
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -133,6 +143,9 @@ int main(int argc, char **argv)
 	memset(cov, 0, sizeof(cov));
 	for (size_t i = 0; (counters || pid1) && i < N_COV; i++) {
 		char why[160];
+
+		if (tcx && !strcmp(cov_tps[i][1], FL_TCX_REPLACES))
+			continue;
 		int err = pid1 ? coverage__open_tgid(&cov[i], cov_tps[i][0], cov_tps[i][1], 1, why, sizeof(why))
 			       : coverage__open(&cov[i], cov_tps[i][0], cov_tps[i][1],
 						libbpf_num_possible_cpus(), why, sizeof(why));
@@ -145,7 +158,7 @@ int main(int argc, char **argv)
 	bpf_object__for_each_program(prog, skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
 
-		if (!progs || strncmp(sec, "tp_btf/", 7) != 0)
+		if (!progs || strncmp(sec, "tp_btf/", 7) != 0 || (tcx && !strcmp(sec + 7, FL_TCX_REPLACES)))
 			continue;
 		links[nlinks] = bpf_program__attach(prog);
 		if (!links[nlinks]) {
@@ -153,6 +166,16 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		nlinks++;
+	}
+	if (progs && tcx) {
+		unsigned ifindex = if_nametoindex(tcx);
+
+		tcx_fd = ifindex ? bpf_link_create(bpf_program__fd(skel->progs.fl_tcx_ingress), (int)ifindex,
+						   (enum bpf_attach_type)FL_BPF_TCX_INGRESS, NULL) : -ENODEV;
+		if (tcx_fd < 0) {
+			fprintf(stderr, "floor: tcx on %s: %s\n", tcx, strerror(-tcx_fd));
+			goto out;
+		}
 	}
 	for (int i = 0; i < nup; i++) {
 		char lib[4096];
@@ -197,6 +220,8 @@ out:
 		coverage__close(&cov[i]);
 	while (nlinks > 0)
 		bpf_link__destroy(links[--nlinks]);
+	if (tcx_fd >= 0)
+		close(tcx_fd);
 	floor_bpf__destroy(skel);
 	return rc;
 }

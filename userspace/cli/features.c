@@ -117,6 +117,8 @@ int cmd_features(int argc, char **argv)
 			json_kv_bool(&j, "works", st[i].variant != NULL);
 			if (st[i].variant)
 				json_kv_string(&j, "variant", st[i].variant);
+			if (st[i].note[0])
+				json_kv_string(&j, "note", st[i].note);
 			else
 				json_kv_string(&j, "why", st[i].why);
 			json_object_end(&j);
@@ -166,7 +168,7 @@ int cmd_features(int argc, char **argv)
 		for (int i = 0; i < FT_PROBE_MAX; i++)
 			printf("%-14s %-20s %-8s %s\n", st[i].name, st[i].tracepoint,
 			       st[i].variant ? st[i].variant : "-",
-			       st[i].variant ? "" : st[i].why);
+			       st[i].variant ? st[i].note : st[i].why);
 		printf("\n%-14s %-28s %-12s %s\n", "PHASE PROBE", "HOOK", "USES", "NOTES");
 		for (int i = 0; i < PH_FEAT_MAX; i++)
 			printf("%-14s %-28s %-12s %s\n", ph[i].name, ph[i].hook,

@@ -104,6 +104,9 @@ void session__close(struct session *s)
 	if (s->ep >= 0)
 		close(s->ep);
 	/* the signals stay blocked: one that is pending must not kill us on the way out */
+	for (int i = 0; s->filter_ns && i < s->n_filter; i++)
+		free(s->filter_ns[i]);
+	free(s->filter_ns);
 	free(s->filter);
 	free(s->ifs);
 	free(s->reasons);

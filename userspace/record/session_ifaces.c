@@ -75,16 +75,19 @@ struct known_if *sess_add_if(struct session *s, uint32_t netns, uint32_t ifindex
 	return k;
 }
 
-bool sess_if_traced(const struct session *s, uint32_t netns, uint32_t ifindex)
+bool sess_filter_has(const struct session *s, uint32_t netns, uint32_t ifindex)
 {
-	if (s->netns_filter && netns != s->netns_filter)
-		return false;
-	if (!s->n_filter)
-		return true;
 	for (int i = 0; i < s->n_filter; i++)
 		if (s->filter[i][0] == netns && s->filter[i][1] == ifindex)
 			return true;
 	return false;
+}
+
+bool sess_if_traced(const struct session *s, uint32_t netns, uint32_t ifindex)
+{
+	if (s->netns_filter && netns != s->netns_filter)
+		return false;
+	return !s->n_filter || sess_filter_has(s, netns, ifindex);
 }
 
 /* Could any traced interface live in this namespace? */

@@ -56,6 +56,7 @@ struct session {
 	uint32_t netns_filter;
 	uint16_t clock_daemons;     /* enum ft_clock_daemon, found at the start */
 	uint32_t (*filter)[2];
+	char **filter_ns;           /* [n_filter] path into each one's netns, NULL: our own */
 	int n_filter;
 	struct known_if *ifs;
 	int n_ifs, cap_ifs;
@@ -86,6 +87,8 @@ struct link_info;
 
 /* session_ifaces.c: interfaces, records, descriptions */
 struct known_if *sess_add_if(struct session *s, uint32_t netns, uint32_t ifindex);
+/* (netns, ifindex) is one of the -i interfaces */
+bool sess_filter_has(const struct session *s, uint32_t netns, uint32_t ifindex);
 bool sess_if_traced(const struct session *s, uint32_t netns, uint32_t ifindex);
 /* Could any traced interface live in this namespace? */
 bool netns_traced(const struct session *s, uint32_t netns);

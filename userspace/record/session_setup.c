@@ -60,8 +60,11 @@ static int resolve_filters(struct session *s)
 	if (!o->n_iface_args)
 		return 0;
 	s->filter = calloc(o->n_iface_args, sizeof(*s->filter));
-	if (!s->filter)
+	s->filter_ns = calloc(o->n_iface_args, sizeof(*s->filter_ns));
+	if (!s->filter || !s->filter_ns) {
+		ft_err("%s: out of memory", cmd);
 		return -1;
+	}
 	for (int i = 0; i < o->n_iface_args; i++) {
 		char nsname[64], ifname[32];
 		struct netns *n;
@@ -97,6 +100,12 @@ static int resolve_filters(struct session *s)
 		if (s->netns_filter && n->inum != s->netns_filter) {
 			ft_err("%s: interface '%s' is not in network namespace '%s'; drop --netns or -i",
 			       cmd, o->iface_args[i], o->netns_arg);
+			return -1;
+		}
+		if (sess_filter_has(s, n->inum, l.info.ifindex))
+			continue; /* named twice: traced once (a tcx program attached twice would count twice) */
+		if (!n->self && !(s->filter_ns[s->n_filter] = strdup(n->path))) {
+			ft_err("%s: out of memory", cmd);
 			return -1;
 		}
 		s->filter[s->n_filter][0] = n->inum;
@@ -375,6 +384,7 @@ int session__open(struct session **out, const struct session_opts *o,
 	po.netns = s->netns_filter;
 	po.ifaces = (const uint32_t (*)[2])s->filter;
 	po.n_ifaces = s->n_filter;
+	po.iface_ns = (const char *const *)s->filter_ns;
 	po.ringbuf_bytes = o->ringbuf_bytes;
 	po.wake_bytes = session_opts__wake_bytes(o);
 	po.verbose = o->verbose;
