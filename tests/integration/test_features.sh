@@ -8,6 +8,8 @@ need_cmd python3
 "$FT" features --json >"$TMPD/f.json" || bad "features --json exit status"
 n=$(jget "$TMPD/f.json" "sum(p['works'] for p in j['probes'])")
 check "every probe works here ($n of 8)" test "$n" = 8
+check "a working probe has no 'why'" test "$(jget "$TMPD/f.json" \
+	"[p['name'] for p in j['probes'] if p['works'] and 'why' in p]")" = "[]"
 check "tp_btf preferred" test "$(jget "$TMPD/f.json" \
 	"sorted(set(p['variant'] for p in j['probes'] if p['name'] != 'iface_rx'))")" = "['tp_btf']"
 # iface_rx: a tcx program on the -i interfaces where the kernel has tcx (6.6+),

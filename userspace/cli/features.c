@@ -117,10 +117,10 @@ int cmd_features(int argc, char **argv)
 			json_kv_bool(&j, "works", st[i].variant != NULL);
 			if (st[i].variant)
 				json_kv_string(&j, "variant", st[i].variant);
-			if (st[i].note[0])
-				json_kv_string(&j, "note", st[i].note);
 			else
 				json_kv_string(&j, "why", st[i].why);
+			if (st[i].note[0])
+				json_kv_string(&j, "note", st[i].note);
 			json_object_end(&j);
 		}
 		json_array_end(&j);
