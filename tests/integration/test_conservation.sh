@@ -89,8 +89,9 @@ PY
 	ok "$variant: conservation holds on every lab interface"
 done
 
-# An interface named twice is traced once: a second tcx program on it would
-# bin every packet twice, which conservation shows as a surplus.
+# An interface named twice is traced once: the kernel refuses a second tcx
+# link on one device (the recorder would not start), and a second program
+# that did run would bin every packet twice (a surplus in conservation).
 n=$(lab_ns "$LAB" 1)
 start_record "$TMPD/twice.ftr" -i "$n/eth0" -i "$n/eth0"
 check "-i twice: recorder started" test -n "$REC_PID"

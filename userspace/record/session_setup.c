@@ -103,7 +103,7 @@ static int resolve_filters(struct session *s)
 			return -1;
 		}
 		if (sess_filter_has(s, n->inum, l.info.ifindex))
-			continue; /* named twice: traced once (a tcx program attached twice would count twice) */
+			continue; /* named twice: traced once (the kernel refuses a second tcx link on a device) */
 		if (!n->self && !(s->filter_ns[s->n_filter] = strdup(n->path))) {
 			ft_err("%s: out of memory", cmd);
 			return -1;
