@@ -312,11 +312,11 @@ static __always_inline void handle_receive(bool btf, const struct sk_buff *skb, 
 	data = KREAD(btf, skb, data);
 	mac = KREAD(btf, skb, mac_header);
 	/* eth_type_trans() already pulled the link-layer header; the device's
-	 * rx_bytes counted it, so add it back (at tc it is back already). */
-	if (mac != (__u16)~0U && data >= head + mac)
-		len += data - (head + mac);
+	 * rx_bytes counted it, so add it back (at tc, len counts it already). */
 	if (at_tc)
 		data = head + KREAD(btf, skb, network_header);
+	else if (mac != (__u16)~0U && data >= head + mac)
+		len += data - (head + mac);
 	now = bpf_ktime_get_ns();
 	if (parse_ce(data, bpf_ntohs(KREAD(btf, skb, protocol)), &f)) {
 		ce = 1;

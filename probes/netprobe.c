@@ -19,6 +19,7 @@
 #include "probes/netns.h"
 #include "probes/netprobe.h"
 #include "probes/recursion_misses.h"
+#include "probes/tcx.h"
 #include "probes/base/util.h"
 
 enum obj_id { OBJ_NET, OBJ_TCP, OBJ_MAX };
@@ -188,19 +189,9 @@ static void autoload_none(struct obj *ob)
  * tracepoint, so that other interfaces cost nothing (kernel 6.6+).  Only
  * with -i; without it the next variant (the tracepoint) is used.
  */
-#define FT_BPF_TCX_INGRESS 46 /* enum bpf_attach_type, uapi 6.6: the build's headers may predate it */
-
 static bool variant_is_tcx(const struct hook *h, int v)
 {
 	return v >= 0 && v < 3 && h->kinds[v] && !strcmp(h->kinds[v], "tcx");
-}
-
-/* The link's fd, or -errno. */
-static int tcx_attach(int prog_fd, uint32_t ifindex)
-{
-	int fd = bpf_link_create(prog_fd, (int)ifindex, (enum bpf_attach_type)FT_BPF_TCX_INGRESS, NULL);
-
-	return fd < 0 ? -errno : fd;
 }
 
 struct tcx_job {
@@ -214,7 +205,7 @@ static int tcx_attach_job(void *arg)
 {
 	struct tcx_job *j = arg;
 
-	j->fd = tcx_attach(j->prog_fd, j->ifindex);
+	j->fd = tcx_attach_ingress(j->prog_fd, j->ifindex);
 	return j->fd < 0 ? j->fd : 0;
 }
 
@@ -243,7 +234,7 @@ static int try_variant(const struct hook *h, int v, char *why, size_t whylen)
 		goto out;
 	}
 	if (variant_is_tcx(h, v)) { /* tried on the loopback device: it passes every packet on */
-		int fd = tcx_attach(bpf_program__fd(prog), 1);
+		int fd = tcx_attach_ingress(bpf_program__fd(prog), 1);
 
 		if (fd < 0) {
 			err = fd;
@@ -675,6 +666,16 @@ static void open_counters(struct netprobe *p)
 	}
 }
 
+/* Nothing skips a tcx program: its hook's hits are its runs. */
+static void tcx_hits(const struct netprobe *p, bool known[FT_PROBE_MAX], uint64_t hits[FT_PROBE_MAX],
+		     const uint64_t runs[FT_PROBE_MAX])
+{
+	if (p->tcx_hook >= 0 && p->cov_attached[p->tcx_hook]) {
+		known[p->tcx_hook] = true;
+		hits[p->tcx_hook] = runs[p->tcx_hook];
+	}
+}
+
 /* Program runs per hook, summed over CPUs, from one object's `runs` map. */
 static void read_runs(struct netprobe *p, struct bpf_map *m, enum obj_id obj, uint64_t *v)
 {
@@ -716,10 +717,7 @@ static void take_coverage(struct netprobe *p)
 		for (int i = 0; i < FT_PROBE_MAX; i++)
 			if (p->cov_attached[i])
 				p->cov_known[i] = cov_read_hits(p, i, p->cov_runs[i], &p->cov_hits[i]) == 0;
-	if (p->tcx_hook >= 0 && p->cov_attached[p->tcx_hook]) {
-		p->cov_known[p->tcx_hook] = true;
-		p->cov_hits[p->tcx_hook] = p->cov_runs[p->tcx_hook];
-	}
+	tcx_hits(p, p->cov_known, p->cov_hits, p->cov_runs);
 	for (int i = 0; i < FT_PROBE_MAX; i++)
 		coverage__close(&p->hits[i]);
 	p->cov_taken = true;
@@ -747,10 +745,7 @@ int netprobe__skipped_now(struct netprobe *p, uint64_t skipped[FT_PROBE_MAX], bo
 	if (p->cov_misses)
 		for (int i = 0; i < FT_PROBE_MAX; i++)
 			known[i] = p->cov_attached[i] && cov_read_hits(p, i, runs[i], &hits[i]) == 0;
-	if (p->tcx_hook >= 0 && p->cov_attached[p->tcx_hook]) {
-		known[p->tcx_hook] = true;
-		hits[p->tcx_hook] = runs[p->tcx_hook];
-	}
+	tcx_hits(p, known, hits, runs);
 	for (int i = 0; i < FT_PROBE_MAX; i++)
 		skipped[i] = known[i] ? coverage__skipped(hits[i], runs[i]) : 0;
 	return 0;

@@ -38,9 +38,9 @@
 
 #include "floor.skel.h"
 #include "probes/coverage.h"
+#include "probes/tcx.h"
 
 #define MAX_LINKS 64
-#define FL_BPF_TCX_INGRESS 46 /* enum bpf_attach_type, uapi 6.6 */
 #define FL_TCX_REPLACES "netif_receive_skb"
 
 static volatile sig_atomic_t stop;
@@ -170,8 +170,7 @@ int main(int argc, char **argv)
 	if (progs && tcx) {
 		unsigned ifindex = if_nametoindex(tcx);
 
-		tcx_fd = ifindex ? bpf_link_create(bpf_program__fd(skel->progs.fl_tcx_ingress), (int)ifindex,
-						   (enum bpf_attach_type)FL_BPF_TCX_INGRESS, NULL) : -ENODEV;
+		tcx_fd = ifindex ? tcx_attach_ingress(bpf_program__fd(skel->progs.fl_tcx_ingress), ifindex) : -ENODEV;
 		if (tcx_fd < 0) {
 			fprintf(stderr, "floor: tcx on %s: %s\n", tcx, strerror(-tcx_fd));
 			goto out;
