@@ -613,8 +613,8 @@ def render_hooks(rows, meta):
     out.append("|---|---|---|---|---|---|---|---|---|")
     for h in HOOK_ORDER:
         es = [(r["hooks"].get(h), r["elapsed_s"]) for r in rows if h in r["hooks"]]
-        if not es:
-            continue
+        if not any(e["fab_cnt"] or e["floor_cnt"] for e, _ in es):
+            continue  # a hook neither ran (floor's tcx program: this bench traces without -i)
         prog = next((e["prog"] for e, _ in es if e.get("prog")), "–")
         fab = [e["fab_ns"] / e["fab_cnt"] if e["fab_cnt"] else None for e, _ in es]
         flo = [e["floor_ns"] / e["floor_cnt"] if e["floor_cnt"] else None for e, _ in es]
