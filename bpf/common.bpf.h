@@ -267,6 +267,14 @@ static __always_inline __u64 bin_start(__u64 now, __u64 bin_ns)
 	return now - (now % bin_ns);
 }
 
+/* Whether `now` lies past the open bin that starts at START: a subtraction
+ * per packet, where comparing bin_start(now) cost a 64-bit division; the
+ * division is left to the packet that closes the bin. */
+static __always_inline bool bin_over(__u64 start, __u64 now, __u64 bin_ns)
+{
+	return now - start >= bin_ns;
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #endif

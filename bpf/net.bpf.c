@@ -146,7 +146,7 @@ static __always_inline void emit_iface_bin(__u32 netns, __u32 ifindex, __u32 dir
 
 /* The open bin of (interface, direction) on this CPU; NULL when the map is full. */
 static __always_inline struct bin_acc *bin_get(__u32 slot1, __u32 netns, __u32 ifindex, __u32 dir,
-					       __u64 start)
+					       __u64 now)
 {
 	struct bin_key k = { .netns = netns, .ifindex = ifindex, .dir = dir };
 	struct bin_acc *a;
@@ -158,7 +158,7 @@ static __always_inline struct bin_acc *bin_get(__u32 slot1, __u32 netns, __u32 i
 	}
 	a = bpf_map_lookup_elem(&iface_bins, &k);
 	if (!a) {
-		struct bin_acc z = { .start_ns = start };
+		struct bin_acc z = { .start_ns = bin_start(now, targ_bin_ns) };
 
 		bpf_map_update_elem(&iface_bins, &k, &z, BPF_NOEXIST);
 		a = bpf_map_lookup_elem(&iface_bins, &k);
@@ -169,17 +169,16 @@ static __always_inline struct bin_acc *bin_get(__u32 slot1, __u32 netns, __u32 i
 static __always_inline void bin_add(__u32 slot1, __u32 netns, __u32 ifindex, __u32 dir,
 				    __u64 now, __u64 bytes, __u32 ce)
 {
-	__u64 start = bin_start(now, targ_bin_ns);
-	struct bin_acc *a = bin_get(slot1, netns, ifindex, dir, start);
+	struct bin_acc *a = bin_get(slot1, netns, ifindex, dir, now);
 
 	if (!a) {
 		count_lost(); /* map full: this packet is not binned */
 		return;
 	}
-	if (a->start_ns != start) {
+	if (bin_over(a->start_ns, now, targ_bin_ns)) {
 		if (a->pkts)
 			emit_iface_bin(netns, ifindex, dir, a, now);
-		a->start_ns = start;
+		a->start_ns = bin_start(now, targ_bin_ns);
 		a->bytes = 0;
 		a->pkts = 0;
 		a->ce_pkts = 0;
@@ -401,7 +400,7 @@ static __always_inline void emit_qdisc_bin(__u32 stage, __u32 netns, __u32 ifind
 
 /* The qdisc's open bin on this CPU: a way of the interface's slot, else the hash. */
 static __always_inline struct qdisc_acc *qdisc_get(__u32 slot1, __u32 netns, __u32 ifindex,
-						   __u32 handle, __u64 start)
+						   __u32 handle, __u64 now)
 {
 	struct qdisc_key k = { .netns = netns, .ifindex = ifindex, .handle = handle };
 	struct qdisc_acc *a;
@@ -420,7 +419,7 @@ static __always_inline struct qdisc_acc *qdisc_get(__u32 slot1, __u32 netns, __u
 				return a;
 			if (!a->kind[0]) { /* unused: this qdisc's from now on (this CPU) */
 				__builtin_memset(a, 0, sizeof(*a));
-				a->start_ns = start;
+				a->start_ns = bin_start(now, targ_bin_ns);
 				a->handle = handle;
 				return a;
 			}
@@ -428,7 +427,7 @@ static __always_inline struct qdisc_acc *qdisc_get(__u32 slot1, __u32 netns, __u
 	}
 	a = bpf_map_lookup_elem(&qdisc_bins, &k);
 	if (!a) {
-		struct qdisc_acc z = { .start_ns = start, .handle = handle };
+		struct qdisc_acc z = { .start_ns = bin_start(now, targ_bin_ns), .handle = handle };
 
 		bpf_map_update_elem(&qdisc_bins, &k, &z, BPF_NOEXIST);
 		a = bpf_map_lookup_elem(&qdisc_bins, &k);
@@ -436,17 +435,19 @@ static __always_inline struct qdisc_acc *qdisc_get(__u32 slot1, __u32 netns, __u
 	return a;
 }
 
-/* The qdisc's bin for now, rolling the previous one out if it closed; *tidx:
- * the qdisc's soj_track entry (from its identity: the verifier allows no
- * arithmetic on a typed pointer, so not from its address). */
+/* The qdisc's bin for now (*nowp: read here, once the qdisc is known to be
+ * traced: a clock read costs about an empty program's run), rolling the
+ * previous one out if it closed; *tidx: the qdisc's soj_track entry (from its
+ * identity: the verifier allows no arithmetic on a typed pointer, so not from
+ * its address). */
 static __always_inline struct qdisc_acc *qdisc_bin(bool btf, __u32 stage, struct Qdisc *q,
-						   const struct netdev_queue *txq, __u64 now,
+						   const struct netdev_queue *txq, __u64 *nowp,
 						   __u32 *tidx)
 {
 	const struct net_device *dev = KREAD(btf, txq, dev);
 	struct qdisc_acc *a;
 	__u32 netns, ifindex, handle, slot1;
-	__u64 start;
+	__u64 now;
 
 	if (!dev)
 		return NULL;
@@ -456,17 +457,17 @@ static __always_inline struct qdisc_acc *qdisc_bin(bool btf, __u32 stage, struct
 	if (!slot1)
 		return NULL;
 	handle = KREAD(btf, q, handle);
+	now = *nowp = bpf_ktime_get_ns();
 	*tidx = (ft_if_bucket(netns, ifindex) ^ (handle >> 16) ^ (handle * 40503u)) % FT_SOJ_TRACK;
-	start = bin_start(now, targ_bin_ns);
-	a = qdisc_get(slot1, netns, ifindex, handle, start);
+	a = qdisc_get(slot1, netns, ifindex, handle, now);
 	if (!a) {
 		count_lost();
 		return NULL;
 	}
-	if (a->start_ns != start) {
+	if (bin_over(a->start_ns, now, targ_bin_ns)) {
 		if (a->enq_pkts || a->sojourn_cnt)
 			emit_qdisc_bin(stage, netns, ifindex, handle, a, now);
-		a->start_ns = start;
+		a->start_ns = bin_start(now, targ_bin_ns);
 		a->max_backlog = 0;
 		a->enq_bytes = 0;
 		a->sojourn_sum_ns = 0;
@@ -497,8 +498,7 @@ static __always_inline void handle_enqueue(bool btf, struct Qdisc *q, const stru
 	__u64 now;
 
 	count_run(FT_PROBE_QDISC_ENQ); /* first: every invocation counts, filtered or not */
-	now = bpf_ktime_get_ns();
-	a = qdisc_bin(btf, FT_STAGE_ENQ - 2, q, txq, now, &tidx);
+	a = qdisc_bin(btf, FT_STAGE_ENQ - 2, q, txq, &now, &tidx);
 	if (!a)
 		return;
 	qlen = KREAD(btf, q, q.qlen);
@@ -579,8 +579,7 @@ static __always_inline void handle_dequeue(bool btf, struct Qdisc *q, const stru
 	count_run(FT_PROBE_QDISC_DEQ); /* first: every invocation counts, filtered or not */
 	if (!skb)
 		return;
-	now = bpf_ktime_get_ns();
-	a = qdisc_bin(btf, FT_STAGE_DEQ - 2, q, txq, now, &tidx);
+	a = qdisc_bin(btf, FT_STAGE_DEQ - 2, q, txq, &now, &tidx);
 	if (!a)
 		return;
 	t = bpf_map_lookup_elem(&soj_track, &tidx);
