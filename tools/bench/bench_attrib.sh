@@ -26,10 +26,16 @@
 #   fabtrace_tp  the same with FABTRACE_VARIANTS=tp_btf: iface_rx on the
 #               netif_receive_skb tracepoint (every device a packet crosses),
 #               as before tcx and as on kernels without it
+#   floor_nostats, fabtrace_nostats  floor and fabtrace with
+#               kernel.bpf_stats_enabled=0: what a node that does not time
+#               its programs pays (the timing is two clock reads per run)
 # Per run: throughput; h1's eth0 tx packets; all CPUs' busy time (/proc/stat)
 # per packet; per BPF program (bpf_stats): runs and run time; the tracer's
 # CPU; fabtrace's records and ring-buffer wake-ups (record --json).
-# kernel.bpf_stats_enabled is 1 for every mode.
+# kernel.bpf_stats_enabled is 1 for every mode but the *_nostats ones.
+# Before the runs, floor --clock-cost: what one clock read costs a BPF
+# program here (a row of type "clock"; the per-program table compares each
+# program with an empty one plus that read).
 set -u
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -38,7 +44,8 @@ bench_need iperf3
 
 T=$(pick "${BENCH_AT_SECONDS:-4}" 2)
 REPS=$(reps 5 1)
-MODES=(none counters floor floor_pid1 fabtrace fabtrace_kcov fabtrace_ccov fabtrace_nophases fabtrace_tp)
+MODES=(none counters floor floor_nostats floor_pid1 fabtrace fabtrace_nostats fabtrace_kcov fabtrace_ccov
+	fabtrace_nophases fabtrace_tp)
 [[ -n ${BENCH_AT_MODES:-} ]] && read -ra MODES <<<"$BENCH_AT_MODES"
 CONFIGS=(gso mtu)
 [[ -n ${BENCH_AT_CONFIGS:-} ]] && read -ra CONFIGS <<<"$BENCH_AT_CONFIGS"
@@ -50,6 +57,7 @@ FLOOR_TCX=()
 "$FT" features --json 2>/dev/null | python3 -c 'import json,sys; j=json.load(sys.stdin)
 sys.exit(0 if any(p.get("variant") == "tcx" for p in j["probes"]) else 1)' && FLOOR_TCX=(--tcx eth0)
 bench_meta --busy "seconds=$T" "reps=$REPS" "quick=$BENCH_QUICK"
+bench_clock_row
 
 start_tracer() { # MODE; its PID in TPID ('' for none)
 	TPID=
@@ -82,9 +90,10 @@ start_tracer() { # MODE; its PID in TPID ('' for none)
 
 one_run() { # CONFIG MODE REP
 	local cfg=$1 mode=$2 rep=$3 t0 t1 c0='' c1='' b0 b1 p0 p1 ipid names=()
-	[[ $mode == floor || $mode == floor_pid1 ]] && names=(--names "$W/tracer.out")
+	[[ $mode == floor* ]] && names=(--names "$W/tracer.out")
 	rm -f "$W"/tracer.* "$W"/cap.* "$W"/bpf0.json "$W"/bpf1.json
-	start_tracer "$mode"
+	if [[ $mode == *_nostats ]]; then bench_bpf_stats_set 0; else bench_bpf_stats_set 1; fi
+	start_tracer "${mode%_nostats}"
 	if [[ -n $TPID ]]; then
 		python3 "$PY" bpfsnap "$TPID" "${names[@]}" >"$W/bpf0.json"
 		c0=$(cpu_ticks "$TPID")

@@ -21,6 +21,9 @@
 # repetition runs this twice: with the recorder's default batched wake-ups,
 # and with --wakeup 0 (a wake-up per record, as before they were batched).
 # Per repetition and program: runs and ns per run; the table shows medians.
+# Before the runs, floor --clock-cost: what one clock read costs a BPF
+# program here (a row of type "clock"), the part of a binning program's cost
+# no program can leave out.
 set -u
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -42,6 +45,7 @@ UPROBES+=(--uprobe "$MARKER:fabtrace_step_begin" --uprobe "$MARKER:fabtrace_step
 
 bench_bpf_stats_on
 bench_meta --busy "seconds=$T" "reps=$REPS" "quick=$BENCH_QUICK"
+bench_clock_row
 bench_lab 2 "h2=200mbit:limit=30kb:dir=down"
 W=$BENCH_TMP
 bench_spawn "$W/server.out" "$W/server.err" ip netns exec "$(lab_ns "$LAB" 2)" iperf3 -s -p 5201

@@ -10,8 +10,13 @@
 # an order rotated from one repetition to the next:
 #   none        no tracer
 #   fabtrace    fabtrace record, default probes, --bin 10us, -i h1/eth0
+#   fabtrace_stats  the same with kernel.bpf_stats_enabled=1: the only mode
+#               that times its programs (the BPF column), and beside
+#               fabtrace, what that timing itself costs (two clock reads
+#               per program run)
 #   fabtrace_kcov  the same with --coverage kernel (no perf counters; what
-#               'auto' picks where the kernel counts skips)
+#               'auto' picks where the kernel counts skips: an unpatched
+#               kernel, so what a node of the fleet pays)
 #   fabtrace_ccov  the same with --coverage counters (a perf counter per CPU
 #               on each tracepoint; what 'auto' picked on this VM before pid1)
 #   fabtrace_wake0  the same with --wakeup 0: a wake-up per record, as before
@@ -25,7 +30,9 @@
 # (bpf_stats), what it lost (tcpdump: dropped by kernel; fabtrace: lost
 # events and skipped runs; bpftrace: lost events), what it wrote, and how
 # many BPF tracing programs of others were loaded (they run on these hooks too).
-# kernel.bpf_stats_enabled is 1 for every mode of this benchmark.
+# kernel.bpf_stats_enabled is 0 for every other mode, as on a node that does
+# not time its programs: the timing would add its own cost to every traced
+# mode (before 2026-11-27 it was 1 for all of them).
 set -u
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -36,7 +43,7 @@ bench_need iperf3 tcpdump bpftrace
 # run of its own repetition, and on a shared machine closer is better
 T=$(pick "${BENCH_TP_SECONDS:-4}" 2)
 REPS=$(reps 7 1)
-MODES=(none fabtrace fabtrace_wake0 tcpdump tcpdump128 bpftrace)
+MODES=(none fabtrace fabtrace_kcov fabtrace_stats fabtrace_wake0 tcpdump tcpdump128 bpftrace)
 [[ -n ${BENCH_TP_MODES:-} ]] && read -ra MODES <<<"$BENCH_TP_MODES"
 CONFIGS=(gso mtu)
 [[ -n ${BENCH_TP_CONFIGS:-} ]] && read -ra CONFIGS <<<"$BENCH_TP_CONFIGS"
@@ -51,7 +58,7 @@ start_tracer() {
 	TPID=
 	case $mode in
 	none) return 0 ;;
-	fabtrace | fabtrace_wake0 | fabtrace_kcov | fabtrace_ccov)
+	fabtrace | fabtrace_stats | fabtrace_wake0 | fabtrace_kcov | fabtrace_ccov)
 		local wake=()
 		[[ $mode == fabtrace_wake0 ]] && wake=(--wakeup 0)
 		[[ $mode == fabtrace_kcov ]] && wake=(--coverage kernel)
@@ -85,6 +92,7 @@ start_tracer() {
 one_run() {
 	local cfg=$1 mode=$2 rep=$3 t0 t1 c0='' c1='' b0 b1 ipid bytes=0
 	rm -f "$W"/tracer.* "$W"/cap.* "$W"/bpf0.json "$W"/bpf1.json
+	if [[ $mode == *_stats ]]; then bench_bpf_stats_set 1; else bench_bpf_stats_set 0; fi
 	start_tracer "$mode"
 	if [[ -n $TPID ]]; then
 		python3 "$PY" bpfsnap "$TPID" >"$W/bpf0.json"
@@ -108,7 +116,7 @@ one_run() {
 	python3 "$PY" tprow --config "$cfg" --mode "$mode" --rep "$rep" --iperf "$W/iperf.json" --seconds "$T" \
 		--t0 "$t0" --t1 "$t1" --ticks0 "$c0" --ticks1 "$c1" --clk "$CLK_TCK" \
 		--busy0 "$b0" --busy1 "$b1" --bpf0 "$W/bpf0.json" --bpf1 "$W/bpf1.json" \
-		--out "$W/tracer.out" --err "$W/tracer.err" --info "$W/info.json" --bytes "$bytes" >>"$BENCH_OUT" ||
+		--bpf-stats "$(sysctl -n kernel.bpf_stats_enabled)" --out "$W/tracer.out" --err "$W/tracer.err" --info "$W/info.json" --bytes "$bytes" >>"$BENCH_OUT" ||
 		die "no result for $cfg/$mode (iperf3: $(head -c 300 "$W/iperf.json") $(cat "$W/iperf.err"))"
 	rm -f "$W"/cap.* "$W/info.json"
 	tail -n1 "$BENCH_OUT" | python3 "$PY" brief >&2

@@ -271,13 +271,14 @@ def cmd_tprow(a):
         "iperf_s": end["sum_received"].get("seconds"),
         "elapsed_s": el,
         "sys_busy_pct": (a.busy1 - a.busy0) / (a.clk * el) * 100 if el > 0 else None,
+        "bpf_stats": a.bpf_stats,
     }
     if a.ticks0 not in (None, "") and a.ticks1 not in (None, ""):
         row["tracer_cpu_pct"] = (int(a.ticks1) - int(a.ticks0)) / a.clk / el * 100
     row["foreign_progs"] = foreign_tracing_progs(set((load_json(a.bpf1, {}) or {}).keys()))
     if a.mode != "none":
         d = bpf_delta(a.bpf0, a.bpf1)
-        if d:
+        if d and a.bpf_stats:  # untimed programs show 0 ns: not a measurement
             row["bpf_ns"] = sum(p["ns"] for p in d.values())
             row["bpf_runs"] = sum(p["cnt"] for p in d.values())
             row["bpf_cpu_pct"] = row["bpf_ns"] / 1e9 / el * 100
@@ -304,8 +305,8 @@ def render_throughput(rows, meta):
         out.append(f"**{title}** — iperf3 h1→h2, {len(base)} repetitions; median (min–max)\n")
         out.append("| mode | throughput Gbit/s | vs none | tracer CPU, userspace | BPF run time | machine busy | lost | written |")
         out.append("|---|---|---|---|---|---|---|---|")
-        for mode in ("none", "fabtrace", "fabtrace_kcov", "fabtrace_ccov", "fabtrace_wake0", "tcpdump", "tcpdump128",
-                     "bpftrace"):
+        for mode in ("none", "fabtrace", "fabtrace_stats", "fabtrace_kcov", "fabtrace_ccov", "fabtrace_wake0",
+                     "tcpdump", "tcpdump128", "bpftrace"):
             m = [r for r in rs if r["mode"] == mode]
             if not m:
                 continue
@@ -321,6 +322,7 @@ def render_throughput(rows, meta):
                 lost_s = f"{fmt(med(lost), 0)} ({fmt(med(pct), 2)} %)" if pct else fmt(med(lost), 0)
             wr = [r["written_bytes"] / r["elapsed_s"] / 1e6 for r in m if r.get("written_bytes") is not None]
             name = {"none": "no tracing", "fabtrace": "fabtrace record, 10 µs bins",
+                    "fabtrace_stats": "fabtrace record, 10 µs bins, programs timed (bpf_stats on)",
                     "fabtrace_kcov": "fabtrace record, 10 µs bins, --coverage kernel",
                     "fabtrace_ccov": "fabtrace record, 10 µs bins, --coverage counters",
                     "fabtrace_wake0": "fabtrace record, 10 µs bins, --wakeup 0",
@@ -331,7 +333,7 @@ def render_throughput(rows, meta):
                 fmt_range([r["gbps"] for r in m], 2),
                 "1" if mode == "none" else fmt_range(ratios, 3),
                 fmt_range([r.get("tracer_cpu_pct") for r in m], 1, " %") if mode != "none" else "–",
-                fmt_range([r.get("bpf_cpu_pct") for r in m], 1, " %") if mode != "none" and not mode.startswith("tcpdump") else "–",
+                fmt_range([r.get("bpf_cpu_pct") for r in m], 1, " %") if any(r.get("bpf_cpu_pct") is not None for r in m) else "–",
                 fmt(med([r.get("sys_busy_pct") for r in m]), 0, " %"),
                 lost_s,
                 fmt(med(wr), 1, " MB/s") if wr and mode != "none" else "–",
@@ -362,7 +364,7 @@ def cmd_atrow(a):
         t = (int(a.ticks1) - int(a.ticks0)) / a.clk
         row["tracer_cpu_pct"] = t / el * 100
         row["tracer_ns_per_pkt"] = t * 1e9 / a.pkts if a.pkts > 0 else None
-    if a.mode != "none":
+    if a.mode != "none" and not a.mode.endswith("_nostats"):  # untimed programs show 0 ns
         d = bpf_delta(a.bpf0, a.bpf1)
         row["progs"] = {p["name"]: {"cnt": p["cnt"], "ns": p["ns"]} for p in d.values()}
         row["bpf_ns"] = sum(p["ns"] for p in d.values())
@@ -383,8 +385,10 @@ def cmd_atrow(a):
 
 AT_NAMES = {"none": "no tracing", "counters": "perf counters on the 8 network tracepoints (no program)",
             "floor": "empty program on every hook",
+            "floor_nostats": "empty program on every hook, programs not timed (bpf_stats off)",
             "floor_pid1": "empty program on every hook, plus perf counters per thread of PID 1 (--coverage pid1)",
             "fabtrace": "fabtrace record, 10 µs bins",
+            "fabtrace_nostats": "fabtrace record, 10 µs bins, programs not timed (bpf_stats off)",
             "fabtrace_kcov": "fabtrace record, 10 µs bins, --coverage kernel",
             "fabtrace_ccov": "fabtrace record, 10 µs bins, --coverage counters",
             "fabtrace_nophases": "fabtrace record, 10 µs bins, --no-phases",
@@ -393,6 +397,19 @@ AT_NAMES = {"none": "no tracing", "counters": "perf counters on the 8 network tr
 
 def per_pkt(rows, key):
     return [r[key] for r in rows if r.get(key) is not None]
+
+
+def clock_read_ns(rows):
+    """What one bpf_ktime_get_ns() costs here (floor --clock-cost rows), or None."""
+    ck = [r["clock_ns"] - r["empty_ns"] for r in rows if r.get("type") == "clock"]
+    return med(ck) if ck else None
+
+
+def clock_note(ck):
+    return (f"A clock read (`bpf_ktime_get_ns()`) costs **{fmt(ck, 0)} ns** per run on this machine "
+            "(`floor --clock-cost`: BPF_PROG_TEST_RUN of a program with one and one without, 7 × 10⁶ runs); "
+            "a program that bins packets by time needs one per traced packet, so *× (empty + clock)* "
+            "compares fabtrace's program with the cheapest program that could do its work on that hook. ")
 
 
 def render_attrib(rows, meta):
@@ -409,8 +426,8 @@ def render_attrib(rows, meta):
         out.append("| mode | throughput Gbit/s | vs none | packets/s | CPU per packet | extra CPU per packet | BPF run time per packet | tracer CPU per packet |")
         out.append("|---|---|---|---|---|---|---|---|")
         extra = {}
-        for mode in ("none", "counters", "floor", "floor_pid1", "fabtrace", "fabtrace_kcov", "fabtrace_ccov",
-                     "fabtrace_nophases", "fabtrace_tp"):
+        for mode in ("none", "counters", "floor", "floor_nostats", "floor_pid1", "fabtrace", "fabtrace_nostats",
+                     "fabtrace_kcov", "fabtrace_ccov", "fabtrace_nophases", "fabtrace_tp"):
             m = [r for r in rs if r["mode"] == mode]
             if not m:
                 continue
@@ -433,11 +450,12 @@ def render_attrib(rows, meta):
         fab = [r for r in rs if r["mode"] == "fabtrace" and r.get("progs")]
         flo = [r for r in rs if r["mode"] == "floor" and r.get("progs")]
         if fab:
+            ck = clock_read_ns(rows)
             out.append(f"*fabtrace's programs on this path* ({cfg}): runs per tx packet of h1's eth0, "
                        "ns per run (bpf_stats), ns per packet; the empty program on the same hook "
-                       "(floor run) beside it.\n")
-            out.append("| program | hook | runs per packet | ns per run | ns per packet | empty program, ns per run | × empty |")
-            out.append("|---|---|---|---|---|---|---|")
+                       "(floor run) beside it. " + (clock_note(ck) if ck is not None else "") + "\n")
+            out.append("| program | hook | runs per packet | ns per run | ns per packet | empty program, ns per run | × empty | × (empty + clock) |")
+            out.append("|---|---|---|---|---|---|---|---|")
             names = sorted({n for r in fab for n in r["progs"]},
                            key=lambda n: (HOOK_ORDER.index(fab_hook(n)) if fab_hook(n) in HOOK_ORDER else 99, n))
             tot = []
@@ -452,12 +470,14 @@ def render_attrib(rows, meta):
                 fl = [p["ns"] / p["cnt"] for r in flo for fn, p in r["progs"].items()
                       if floor_hook(fn) == hook and p["cnt"]]
                 ratio = med(npr) / med(fl) if npr and fl and med(fl) else None
+                rck = med(npr) / (med(fl) + ck) if npr and fl and ck is not None else None
                 out.append("| " + " | ".join([f"`{n}`", hook, fmt(med(rp), 3), fmt_range(npr, 0),
                                               fmt(med(npp), 1), fmt(med(fl), 0) if fl else "–",
-                                              fmt(ratio, 2) + "×" if ratio else "–"]) + " |")
+                                              fmt(ratio, 2) + "×" if ratio else "–",
+                                              fmt(rck, 2) + "×" if rck else "–"]) + " |")
             for r in fab:
                 tot.append(r["bpf_ns"] / r["pkts"] if r["pkts"] else None)
-            out.append(f"| **all programs** | | | | **{fmt(med(tot), 0)}** | | |")
+            out.append(f"| **all programs** | | | | **{fmt(med(tot), 0)}** | | | |")
             out.append("")
             # attribution in ns of CPU per packet
             fl_bpf = [r["bpf_ns"] / r["pkts"] for r in flo if r.get("pkts")]
@@ -466,7 +486,12 @@ def render_attrib(rows, meta):
             recs = [r["records"] / r["pkts"] for r in fab if r.get("records") and r["pkts"]]
             wk = [r["ring_wakeups"] / r["elapsed_s"] for r in fab if r.get("ring_wakeups") is not None]
             e_fab, e_floor, e_cnt = med(extra.get("fabtrace", [])), med(extra.get("floor", [])), med(extra.get("counters", []))
-            hooks_only = e_floor - med(fl_bpf) if e_floor is not None and fl_bpf else None
+            # timing the programs (bpf_stats) costs two clock reads per run, outside the run time it
+            # measures: the *_nostats runs leave it out, and without them it hides in the hooks' part
+            e_fab0, e_floor0 = med(extra.get("fabtrace_nostats", [])), med(extra.get("floor_nostats", []))
+            timing = e_fab - e_fab0 if e_fab is not None and e_fab0 is not None else None
+            e_hooks = e_floor0 if e_floor0 is not None else e_floor
+            hooks_only = e_hooks - med(fl_bpf) if e_hooks is not None and fl_bpf else None
             # the coverage check's part: what the default recorder opened on this kernel
             cov = sorted({r.get("coverage") or "counters" for r in fab})
             if cov == ["pid1"]:
@@ -482,13 +507,19 @@ def render_attrib(rows, meta):
                 cnt_part = ("the coverage check's counting perf events per CPU (counters run: extra CPU; `--coverage "
                             + "/".join(cov) + "`)", e_cnt)
             parts = [("fabtrace's programs, their own run time (bpf_stats)", med(fab_bpf)),
-                     ("the enabled hooks: tracepoint dispatch and program entry, beyond an empty program's run time (floor run: extra CPU − its run time)", hooks_only),
+                     ("timing the programs for this table (bpf_stats' clock reads around each run; fabtrace run − "
+                      "fabtrace_nostats run): a node that does not time them does not pay it", timing),
+                     ("the enabled hooks: tracepoint dispatch and program entry, beyond an empty program's run time "
+                      + ("(floor_nostats run: extra CPU − the floor run's run time)" if e_floor0 is not None
+                         else "(floor run: extra CPU − its run time)"), hooks_only),
                      cnt_part,
                      ("the recorder: draining the rings (records/packet: " + fmt(med(recs), 3) + "; wake-ups/s: " + fmt(med(wk), 0) + "), writing the capture, sampling NIC counters", med(rec))]
             known = sum(v for _, v in parts if v is not None)
             out.append(f"*Attribution* ({cfg}), CPU ns per packet, medians of the runs above (so the parts need not add up "
                        f"when the spread is large): fabtrace's whole extra cost is "
-                       f"**{fmt(e_fab, 0)} ns** per packet over {fmt(med(per_pkt(list(base.values()), 'busy_ns_per_pkt')), 0)} ns untraced.\n")
+                       f"**{fmt(e_fab, 0)} ns** per packet over {fmt(med(per_pkt(list(base.values()), 'busy_ns_per_pkt')), 0)} ns untraced"
+                       + (f"; {fmt(e_fab0, 0)} ns with its programs not timed (fabtrace_nostats)" if e_fab0 is not None else "")
+                       + ".\n")
             out.append("| part | ns per packet |")
             out.append("|---|---|")
             for k, v in parts:
@@ -602,15 +633,17 @@ def render_hooks(rows, meta):
     out = []
     # each repetition ran the recorder twice: default (batched) wake-ups, and
     # --wakeup 0 (one per record); rows of older runs have no "wakeup"
+    ck = clock_read_ns(rows)
+    rows = [r for r in rows if r.get("type") != "clock"]
     each = [r for r in rows if r.get("wakeup") == "each"]
     rows = [r for r in rows if r.get("wakeup") != "each"]
     n = len(rows)
     out.append(f"{n} repetitions; medians (min–max of ns per run).  *runs/s*: how often the hook fired; "
                "*fabtrace − floor*: what fabtrace's own code costs per run beyond an empty program; "
                "*--wakeup 0*: the same program when every record wakes the recorder (the same repetition, "
-               "a second window).\n")
-    out.append("| hook | fabtrace program | runs/s | fabtrace ns/run | empty program ns/run | fabtrace − floor | fabtrace CPU (% of a core) | ns/run, recorder stopped | ns/run, --wakeup 0 |")
-    out.append("|---|---|---|---|---|---|---|---|---|")
+               "a second window). " + (clock_note(ck) if ck is not None else "") + "\n")
+    out.append("| hook | fabtrace program | runs/s | fabtrace ns/run | empty program ns/run | fabtrace − floor | × (empty + clock) | fabtrace CPU (% of a core) | ns/run, recorder stopped | ns/run, --wakeup 0 |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|")
     for h in HOOK_ORDER:
         es = [(r["hooks"].get(h), r["elapsed_s"]) for r in rows if h in r["hooks"]]
         if not any(e["fab_cnt"] or e["floor_cnt"] for e, _ in es):
@@ -626,13 +659,16 @@ def render_hooks(rows, meta):
         paused = [e["paused_ns"] / e["paused_cnt"] if e.get("paused_cnt") else None for e, _ in es]
         ew = [r["hooks"][h] for r in each if h in r["hooks"]]
         wake0 = [e["fab_ns"] / e["fab_cnt"] if e["fab_cnt"] else None for e in ew]
+        fabm, flom = med(fab), med(flo)
+        rck = fabm / (flom + ck) if fabm is not None and flom is not None and ck is not None else None
         out.append("| " + " | ".join([hook, f"`{prog}`", si(med(rate)), fmt_range(fab, 0), fmt_range(flo, 0),
-                                       fmt(med(diff), 0), fmt(med(cpu), 2, " %"), fmt(med(paused), 0),
+                                       fmt(med(diff), 0), fmt(rck, 2) + "×" if rck else "–",
+                                       fmt(med(cpu), 2, " %"), fmt(med(paused), 0),
                                        fmt_range(wake0, 0) if ew else "–"]) + " |")
     tot = [r["fab_total_ns"] / 1e9 / r["elapsed_s"] * 100 for r in rows]
     ftot = [r["floor_total_ns"] / 1e9 / r["elapsed_s"] * 100 for r in rows]
     etot = [r["fab_total_ns"] / 1e9 / r["elapsed_s"] * 100 for r in each]
-    out.append(f"| **all hooks** | | | | | | **{fmt(med(tot), 2)} %** (empty programs: {fmt(med(ftot), 2)} %) | | "
+    out.append(f"| **all hooks** | | | | | | | **{fmt(med(tot), 2)} %** (empty programs: {fmt(med(ftot), 2)} %) | | "
                + (f"{fmt(med(etot), 2)} % |" if each else "|"))
     g = [r.get("gbps") for r in rows]
     rt = [r.get("retrans") for r in rows]
@@ -999,6 +1035,7 @@ def main():
         p.add_argument("--" + k, type=float)
     p.add_argument("--seconds", type=float, default=0)
     p.add_argument("--bytes", type=int, default=0)
+    p.add_argument("--bpf-stats", type=int, default=1, help="kernel.bpf_stats_enabled during the run")
     p.set_defaults(fn=cmd_tprow)
     p = sub.add_parser("atrow")
     for k in ("config", "mode", "iperf", "bpf0", "bpf1", "out", "ticks0", "ticks1"):

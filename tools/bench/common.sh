@@ -172,6 +172,19 @@ bench_bpf_stats_on() {
 	sysctl -qw kernel.bpf_stats_enabled=1 || die "cannot set kernel.bpf_stats_enabled"
 }
 
+# bench_bpf_stats_set 0|1: kernel.bpf_stats_enabled for the next run (the
+# timing costs two clock reads per program run, so a run measured for its
+# throughput has it off, as a node that does not time its programs)
+bench_bpf_stats_set() {
+	sysctl -qw kernel.bpf_stats_enabled="$1" || die "cannot set kernel.bpf_stats_enabled=$1"
+}
+
+# bench_clock_row: what one clock read costs a BPF program here (floor
+# --clock-cost: a JSON row of type "clock") into this bench's results
+bench_clock_row() {
+	"$BB/floor" --clock-cost >>"$BENCH_OUT" || die "floor --clock-cost failed"
+}
+
 bench_bpf_stats_restore() {
 	if [[ -n $BENCH_STATS_OLD ]]; then
 		sysctl -qw kernel.bpf_stats_enabled="$BENCH_STATS_OLD" || say "warning: cannot restore kernel.bpf_stats_enabled=$BENCH_STATS_OLD"

@@ -67,4 +67,26 @@ int fl_uprobe(struct pt_regs *ctx) { return 0; }
 SEC("uretprobe")
 int fl_uretprobe(struct pt_regs *ctx) { return 0; }
 
+/*
+ * floor --clock-cost: run by BPF_PROG_TEST_RUN, never attached (loaded only
+ * then): what one read of the clock (bpf_ktime_get_ns, which every program
+ * that bins by time needs per packet) costs on this machine, beside a
+ * program that stores a constant instead.
+ */
+__u64 ck_sink;
+
+SEC("tc")
+int ck_empty(struct __sk_buff *skb)
+{
+	ck_sink = 0;
+	return 0;
+}
+
+SEC("tc")
+int ck_clock(struct __sk_buff *skb)
+{
+	ck_sink = bpf_ktime_get_ns();
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -24,6 +24,12 @@
  * --tcx IFACE: what fabtrace uses for iface_rx with -i on kernels with tcx:
  * an empty tcx ingress program on IFACE (of the netns floor runs in) instead
  * of the netif_receive_skb tracepoint (program and counter).
+ *
+ *   floor --clock-cost
+ *
+ * attaches nothing: it runs ck_empty and ck_clock through BPF_PROG_TEST_RUN
+ * (alternately, CK_ROUNDS rounds of CK_REPEAT runs) and prints one JSON line,
+ * the median ns per run of each: a clock read costs the difference.
  */
 #include <errno.h>
 #include <signal.h>
@@ -41,6 +47,8 @@
 #include "probes/tcx.h"
 
 #define MAX_LINKS 64
+#define CK_ROUNDS 7
+#define CK_REPEAT 1000000
 #define FL_TCX_REPLACES "netif_receive_skb"
 
 static volatile sig_atomic_t stop;
@@ -66,7 +74,9 @@ static void usage(FILE *f)
 		   "--counters: also a counting perf event per CPU on each network tracepoint\n"
 		   "(fabtrace's coverage check); --pid1: per thread of PID 1 instead\n"
 		   "(--coverage pid1); --no-progs: no programs; --tcx IFACE: a tcx ingress\n"
-		   "program on IFACE instead of the netif_receive_skb tracepoint.\n");
+		   "program on IFACE instead of the netif_receive_skb tracepoint.\n"
+		   "       floor --clock-cost\n"
+		   "Print what one bpf_ktime_get_ns() costs (BPF_PROG_TEST_RUN, one JSON line).\n");
 }
 
 /* The tracepoints whose hits fabtrace's coverage check counts (probes/netprobe.c). */
@@ -88,6 +98,37 @@ static void print_prog(const struct bpf_program *p)
 		printf("prog %u %s\n", info.id, bpf_program__name(p));
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Print the median ns per run of ck_empty and ck_clock, run alternately;
+ * -errno on failure. */
+static int clock_cost(struct floor_bpf *skel)
+{
+	struct bpf_program *progs[2] = { skel->progs.ck_empty, skel->progs.ck_clock };
+	__u32 ns[2][CK_ROUNDS];
+	char pkt[64] = { 0 };
+
+	for (int r = 0; r < CK_ROUNDS; r++)
+		for (int k = 0; k < 2; k++) {
+			LIBBPF_OPTS(bpf_test_run_opts, t, .data_in = pkt, .data_size_in = sizeof(pkt),
+				    .repeat = CK_REPEAT);
+
+			if (bpf_prog_test_run_opts(bpf_program__fd(progs[k]), &t))
+				return -errno;
+			ns[k][r] = t.duration;
+		}
+	for (int k = 0; k < 2; k++)
+		qsort(ns[k], CK_ROUNDS, sizeof(ns[k][0]), cmp_u32);
+	printf("{\"type\": \"clock\", \"rounds\": %d, \"repeat\": %d, \"empty_ns\": %u, \"clock_ns\": %u}\n",
+	       CK_ROUNDS, CK_REPEAT, ns[0][CK_ROUNDS / 2], ns[1][CK_ROUNDS / 2]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *uprobes[16], *ready = NULL, *tcx = NULL;
@@ -97,7 +138,7 @@ int main(int argc, char **argv)
 	struct bpf_program *prog;
 	struct floor_bpf *skel;
 	int nup = 0, nlinks = 0, rc = 1;
-	bool counters = false, pid1 = false, progs = true;
+	bool counters = false, pid1 = false, progs = true, clock = false;
 	struct tp_counter cov[N_COV];
 
 	for (int i = 1; i < argc; i++) {
@@ -109,6 +150,8 @@ int main(int argc, char **argv)
 			counters = true;
 		} else if (!strcmp(argv[i], "--pid1")) {
 			pid1 = true;
+		} else if (!strcmp(argv[i], "--clock-cost")) {
+			clock = true;
 		} else if (!strcmp(argv[i], "--no-progs")) {
 			progs = false;
 		} else if (!strcmp(argv[i], "--tcx") && i + 1 < argc) {
@@ -135,10 +178,28 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
-	skel = floor_bpf__open_and_load();
+	skel = floor_bpf__open();
 	if (!skel) {
-		fprintf(stderr, "floor: load: %s\n", strerror(errno));
+		fprintf(stderr, "floor: open: %s\n", strerror(errno));
 		return 1;
+	}
+	bpf_object__for_each_program(prog, skel->obj) { /* --clock-cost: its two programs alone */
+		bool ck = !strncmp(bpf_program__name(prog), "ck_", 3);
+
+		bpf_program__set_autoload(prog, ck == clock);
+	}
+	if (floor_bpf__load(skel)) {
+		fprintf(stderr, "floor: load: %s\n", strerror(errno));
+		floor_bpf__destroy(skel);
+		return 1;
+	}
+	if (clock) {
+		int err = clock_cost(skel);
+
+		if (err)
+			fprintf(stderr, "floor: test run: %s\n", strerror(-err));
+		floor_bpf__destroy(skel);
+		return err ? 1 : 0;
 	}
 	memset(cov, 0, sizeof(cov));
 	for (size_t i = 0; (counters || pid1) && i < N_COV; i++) {
