@@ -61,18 +61,18 @@ static const struct hook {
 const struct probe_family netprobe_families[] = {
 	{ "bins", (1ull << FT_PROBE_IFACE_TX) | (1ull << FT_PROBE_IFACE_RX),
 	  "bytes, packets and CE marks per interface, direction and bin (iface_tx, iface_rx)",
-	  "~150 ns per packet with -i (2 tx runs of ~60 ns; rx: tcx on the -i interfaces only), "
+	  "~130 ns per packet with -i (2 tx runs of ~55 ns; rx: tcx on the -i interfaces only), "
 	  "~220 ns without (+ 2 rx runs of ~45 ns)" },
 	{ "qdisc", (1ull << FT_PROBE_QDISC_ENQ) | (1ull << FT_PROBE_QDISC_DEQ),
 	  "queue depth, sojourn time and qdisc drops per bin (qdisc_enqueue, qdisc_dequeue)",
-	  "~80 ns per dequeue, 350-600 ns per enqueue (packets that bypass an empty qdisc: none)" },
+	  "~60 ns per dequeue, 350-600 ns per enqueue (packets that bypass an empty qdisc: none)" },
 	{ "drops", 1ull << FT_PROBE_DROP, "every dropped packet with its reason (drop)",
 	  "~0.5-1 us per dropped packet (the hook runs for drops only)" },
 	{ "tcp", (1ull << FT_PROBE_RETRANS) | (1ull << FT_PROBE_CONG_STATE) | (1ull << FT_PROBE_TCP_SAMPLE),
 	  "retransmits, congestion-state changes, RTT/cwnd samples (retransmit, cong_state, tcp_sample)",
-	  "~40 ns per packet: tcp_sample runs ~85 ns per received ACK; retransmits ~2 us each" },
+	  "~45 ns per packet: tcp_sample runs ~90 ns per received ACK; retransmits ~2 us each" },
 	{ "rtt", 1ull << FT_PROBE_TCP_SAMPLE, "RTT/cwnd samples only (tcp_sample)",
-	  "~40 ns per packet (one run of ~85 ns per received ACK)" },
+	  "~45 ns per packet (one run of ~90 ns per received ACK)" },
 };
 const int netprobe_n_families = (int)(sizeof(netprobe_families) / sizeof(netprobe_families[0]));
 
