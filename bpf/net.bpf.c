@@ -144,9 +144,9 @@ static __always_inline void emit_iface_bin(__u32 netns, __u32 ifindex, __u32 dir
 		st->n = stage_flush(&st->hdr, n, sizeof(*r), sizeof(st->hdr) + sizeof(st->b), r->hdr.cpu);
 }
 
-/* The open bin of (interface, direction) on this CPU; NULL when the map is full. */
-static __always_inline struct bin_acc *bin_get(__u32 slot1, __u32 netns, __u32 ifindex, __u32 dir,
-					       __u64 now)
+/* The open bin of (interface, direction) on this CPU; NULL when the map is full.
+ * A new one starts at 0, so the caller's bin_over() rolls it to the packet's bin. */
+static __always_inline struct bin_acc *bin_get(__u32 slot1, __u32 netns, __u32 ifindex, __u32 dir)
 {
 	struct bin_key k = { .netns = netns, .ifindex = ifindex, .dir = dir };
 	struct bin_acc *a;
@@ -158,7 +158,7 @@ static __always_inline struct bin_acc *bin_get(__u32 slot1, __u32 netns, __u32 i
 	}
 	a = bpf_map_lookup_elem(&iface_bins, &k);
 	if (!a) {
-		struct bin_acc z = { .start_ns = bin_start(now, targ_bin_ns) };
+		struct bin_acc z = {};
 
 		bpf_map_update_elem(&iface_bins, &k, &z, BPF_NOEXIST);
 		a = bpf_map_lookup_elem(&iface_bins, &k);
@@ -169,7 +169,7 @@ static __always_inline struct bin_acc *bin_get(__u32 slot1, __u32 netns, __u32 i
 static __always_inline void bin_add(__u32 slot1, __u32 netns, __u32 ifindex, __u32 dir,
 				    __u64 now, __u64 bytes, __u32 ce)
 {
-	struct bin_acc *a = bin_get(slot1, netns, ifindex, dir, now);
+	struct bin_acc *a = bin_get(slot1, netns, ifindex, dir);
 
 	if (!a) {
 		count_lost(); /* map full: this packet is not binned */
@@ -398,9 +398,10 @@ static __always_inline void emit_qdisc_bin(__u32 stage, __u32 netns, __u32 ifind
 		st->n = stage_flush(&st->hdr, n, sizeof(*r), sizeof(st->hdr) + sizeof(st->b), r->hdr.cpu);
 }
 
-/* The qdisc's open bin on this CPU: a way of the interface's slot, else the hash. */
+/* The qdisc's open bin on this CPU: a way of the interface's slot, else the
+ * hash.  A new one starts at 0, so qdisc_bin() rolls it to the packet's bin. */
 static __always_inline struct qdisc_acc *qdisc_get(__u32 slot1, __u32 netns, __u32 ifindex,
-						   __u32 handle, __u64 now)
+						   __u32 handle)
 {
 	struct qdisc_key k = { .netns = netns, .ifindex = ifindex, .handle = handle };
 	struct qdisc_acc *a;
@@ -419,7 +420,6 @@ static __always_inline struct qdisc_acc *qdisc_get(__u32 slot1, __u32 netns, __u
 				return a;
 			if (!a->kind[0]) { /* unused: this qdisc's from now on (this CPU) */
 				__builtin_memset(a, 0, sizeof(*a));
-				a->start_ns = bin_start(now, targ_bin_ns);
 				a->handle = handle;
 				return a;
 			}
@@ -427,7 +427,7 @@ static __always_inline struct qdisc_acc *qdisc_get(__u32 slot1, __u32 netns, __u
 	}
 	a = bpf_map_lookup_elem(&qdisc_bins, &k);
 	if (!a) {
-		struct qdisc_acc z = { .start_ns = bin_start(now, targ_bin_ns), .handle = handle };
+		struct qdisc_acc z = { .handle = handle };
 
 		bpf_map_update_elem(&qdisc_bins, &k, &z, BPF_NOEXIST);
 		a = bpf_map_lookup_elem(&qdisc_bins, &k);
@@ -459,7 +459,7 @@ static __always_inline struct qdisc_acc *qdisc_bin(bool btf, __u32 stage, struct
 	handle = KREAD(btf, q, handle);
 	now = *nowp = bpf_ktime_get_ns();
 	*tidx = (ft_if_bucket(netns, ifindex) ^ (handle >> 16) ^ (handle * 40503u)) % FT_SOJ_TRACK;
-	a = qdisc_get(slot1, netns, ifindex, handle, now);
+	a = qdisc_get(slot1, netns, ifindex, handle);
 	if (!a) {
 		count_lost();
 		return NULL;
