@@ -139,6 +139,8 @@ $(BUILD)/obj/viz/html.o: $(BUILD)/viz_html_assets.h
 # ---- tests and lab tools
 # shared test headers (tests/unit/records.h: record builders)
 $(UNIT_BINS): $(wildcard tests/unit/*.h)
+# test_ncclprof compiles the plugin's source into itself
+$(BUILD)/tests/test_ncclprof: $(wildcard probes/nccl_profiler/*.c probes/nccl_profiler/*.h)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) | $(BUILD)
 	$(call msg,TEST-CC,$@)

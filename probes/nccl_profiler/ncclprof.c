@@ -311,7 +311,10 @@ static void emit_parent(struct np_obj *o)
 		ev.flags = PH_PEV_HOST;
 		STAT(host_timed);
 	}
-	set_name(&ev, "%s/%dch", o->algo_proto, o->nchannels);
+	if (o->algo_proto[0])
+		set_name(&ev, "%s/%dch", o->algo_proto, o->nchannels);
+	else
+		set_name(&ev, "%dch", o->nchannels);
 	emit(o->op, false, false, &ev);
 	STAT(emitted_coll);
 }
@@ -501,8 +504,10 @@ nccl_result_t np_start(struct np_ctx *c, void **handle, const struct np_ev *e)
 		o->dtype_size = e->dtype_size;
 		o->peer = e->root_peer;
 		o->nchannels = e->nchannels;
+		/* P2P descriptors carry no algorithm or protocol (NULL from NCCL 2.28) */
 		snprintf(o->algo_proto, sizeof(o->algo_proto), "%s%s%s", e->algo ? e->algo : "",
-			 e->algo || e->proto ? "/" : "", e->proto ? e->proto : "");
+			 e->algo && *e->algo && e->proto && *e->proto ? "/" : "",
+			 e->proto ? e->proto : "");
 		o->order = __atomic_add_fetch(&order_next, 1, __ATOMIC_RELAXED);
 		o->next = c->pending;
 		c->pending = o;

@@ -426,6 +426,7 @@ static void test_p2p_not_collective(void **state)
 	d.p2p.datatype = "ncclUint8";
 	d.p2p.count = 100;
 	d.p2p.peer = 1;
+	d.p2p.nChannels = 2;
 	t->startEvent(ctx, &c, &d);
 	t->stopEvent(c);
 	od = child5(NP_PROXY_OP, c);
@@ -437,6 +438,8 @@ static void test_p2p_not_collective(void **state)
 	assert_int_equal(nth_coll(0)->ev.seq, 0);     /* P2P: no seqNumber, not a collective */
 	assert_int_equal(nth_coll(0)->ev.peer, 1);
 	assert_int_equal(nth_coll(0)->ev.flags, PH_PEV_PROXY);
+	/* no algorithm or protocol: "2ch", not "/2ch" (as real NCCL 2.28.9 showed) */
+	assert_string_equal(nth_coll(0)->ev.name, "2ch");
 }
 
 /* A child that starts after its call was reported (one more channel than
