@@ -32,6 +32,10 @@ struct phaseprobe_opts {
 	const pid_t *pids;          /* -p: processes to follow (with their descendants) */
 	int npids;
 	char *const *cmd;           /* -- COMMAND argv (its closure is attached), or NULL */
+	/* libraries the targets will dlopen() (the NCCL profiler plugin the command is
+	 * given): attached before they start, not at the next rescan of their maps */
+	const char *const *libs;
+	int nlibs;
 	const struct phase_spec *specs; /* --phase LIB:SYMBOL[=NAME] */
 	int nspecs;
 	uint32_t netns;             /* flow attribution filter, as the net probes: 0 = all */
@@ -105,6 +109,7 @@ int phaseprobe__lost(struct phaseprobe *p, uint64_t *per_cpu, int ncpus);
 
 struct phaseprobe_stats {
 	unsigned slots;             /* attach points (functions) */
+	unsigned preattached;       /* of them, in the opts' libs that no target maps yet */
 	unsigned libs;              /* libraries with at least one */
 	unsigned by_lib[6];         /* slots per enum ft_lib_kind */
 	unsigned attach_failed;

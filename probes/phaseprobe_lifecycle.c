@@ -242,6 +242,12 @@ int phaseprobe__open(struct phaseprobe **out, const struct phaseprobe_opts *o,
 	}
 	for (size_t i = 0; i < p->npids; i++)
 		libfind__maps(p->pids[i], &known);
+	for (int i = 0; i < o->nlibs && p->npre < PH_MAX_PRELIBS; i++)
+		if (lib_set__add(&known, o->libs[i]) == 1) {
+			p->pre[p->npre][0] = known.dev[known.n - 1];
+			p->pre[p->npre][1] = known.ino[known.n - 1];
+			p->npre++;
+		}
 
 	/* attach: --phase libraries first (their symbols join the catalog's), then the rest */
 	for (int i = 0; i < p->nspecs; i++) {
@@ -354,6 +360,9 @@ void phaseprobe__stats(const struct phaseprobe *p, struct phaseprobe_stats *st)
 		if (!p->libs[i].npoints)
 			continue;
 		st->libs++;
+		for (int k = 0; k < p->npre; k++)
+			if (p->libs[i].dev == p->pre[k][0] && p->libs[i].ino == p->pre[k][1])
+				st->preattached += p->libs[i].npoints;
 		if (p->libs[i].kind < sizeof(st->by_lib) / sizeof(st->by_lib[0]))
 			st->by_lib[p->libs[i].kind] += p->libs[i].npoints;
 	}

@@ -45,6 +45,9 @@ extern const struct ph_hook ph_hooks[PH_HOOK_MAX];
 #define PH_BPF_F_UPROBE_MULTI_RETURN 1u
 
 /* A library file looked at (by identity), whether or not it had anything to trace. */
+/* libraries attached before the command maps them (phaseprobe_opts.libs) */
+#define PH_MAX_PRELIBS 4
+
 struct ph_lib {
 	char *path;
 	unsigned long long dev, ino;
@@ -86,6 +89,8 @@ struct phaseprobe {
 	size_t nlibs, caplibs;
 	unsigned long long (*exes)[2];
 	size_t nexes, capexes;
+	unsigned long long pre[PH_MAX_PRELIBS][2]; /* opts' libs (dev, ino), attached ahead */
+	int npre;
 	struct ph_spec *specs;
 	int nspecs;
 	/* followed processes (not system-wide) */

@@ -273,18 +273,44 @@ static int spawn_command(struct session *s)
 }
 
 
+/*
+ * The NCCL profiler plugin the command will load: the one its environment
+ * names by path, else ours (spawn_command() sets it).  Its probes go on
+ * before the command starts, so that the plugin's first events (NCCL's init
+ * tells each communicator's rank there) are not lost to the wait for the
+ * next rescan of the processes' maps.  "" if none or no command.
+ */
+static void cmd_plugin_path(const struct session *s, char *out, size_t len)
+{
+	const char *env = getenv("NCCL_PROFILER_PLUGIN");
+
+	out[0] = 0;
+	if (!s->o->cmd)
+		return;
+	if (!env)
+		nccl_plugin_path(out, len);
+	else if (strchr(env, '/') && !access(env, R_OK))
+		snprintf(out, len, "%s", env);
+}
+
 static int open_phases(struct session *s, const struct netprobe_opts *po)
 {
 	const struct session_opts *o = s->o;
+	char plugin[PATH_MAX];
+	const char *libs[1] = { plugin };
 	struct phaseprobe_opts ppo = {
-		.pids = o->pids, .npids = o->npids, .cmd = o->cmd,
+		.pids = o->pids, .npids = o->npids, .cmd = o->cmd, .libs = libs,
 		.specs = o->specs, .nspecs = o->nspecs,
 		.netns = po->netns, .ifaces = po->ifaces, .n_ifaces = po->n_ifaces,
 		.ringbuf_bytes = o->ringbuf_bytes, .wake_bytes = session_opts__wake_bytes(o),
 		.verbose = o->verbose,
 	};
 	char err[512];
-	int ret = phaseprobe__open(&s->pp, &ppo, sess_on_record, s, err, sizeof(err));
+	int ret;
+
+	cmd_plugin_path(s, plugin, sizeof(plugin));
+	ppo.nlibs = plugin[0] ? 1 : 0;
+	ret = phaseprobe__open(&s->pp, &ppo, sess_on_record, s, err, sizeof(err));
 
 	if (!ret)
 		return 0;
@@ -306,7 +332,7 @@ void session__phase_status(const struct session *s)
 	if (!s->pp || s->o->quiet || s->o->json)
 		return;
 	phaseprobe__stats(s->pp, &st);
-	if (!st.slots) {
+	if (st.slots == st.preattached) { /* at most the plugin, which the command may never load */
 		fprintf(stderr, "fabtrace: no MPI, NCCL, Gloo or marker library found%s; phases will "
 			"be inferred from traffic\n", st.systemwide ? "" : " yet (libraries loaded later are "
 			"still traced)");
