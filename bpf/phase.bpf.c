@@ -339,6 +339,20 @@ static __always_inline void emit_mark(const struct ph_args *a, const struct ph_s
 	rec_submit(r);
 }
 
+/*
+ * A communicator's rank and size from a plugin event, once per process and
+ * comm hash.  The plugin tells them at NCCL's init (ABI v4 on), which a
+ * recorder attached later (-p, or no command) never sees; every call's event
+ * carries them too, so the first call it sees tells them instead.
+ */
+static __always_inline void plugin_comm_info(const struct ph_plugin_ev *ev, __u32 tgid, __u32 slot)
+{
+	if (!ev->comm_hash || ev->rank < 0 || comm_get(tgid, PH_COMM_RANK, ev->comm_hash))
+		return;
+	comm_set(tgid, PH_COMM_RANK, ev->comm_hash, (__u64)(__u32)ev->rank);
+	emit_comm_info(ev->comm_hash, tgid, ev->rank, ev->nranks, slot);
+}
+
 /* An event of the NCCL profiler plugin: its own times, moved onto our clock. */
 static __always_inline void emit_plugin(const struct ph_args *a, const struct ph_slot_cfg *cfg,
 					__u32 slot, __u64 id, __u64 now)
@@ -352,8 +366,11 @@ static __always_inline void emit_plugin(const struct ph_args *a, const struct ph
 		return;
 	if (cfg->cfg & PH_CFG_PLUGIN_COMM) {
 		emit_comm_info(ev.comm_hash, id >> 32, ev.rank, ev.nranks, slot);
+		if (ev.comm_hash && ev.rank >= 0)
+			comm_set(id >> 32, PH_COMM_RANK, ev.comm_hash, (__u64)(__u32)ev.rank);
 		return;
 	}
+	plugin_comm_info(&ev, id >> 32, slot);
 	r = rec_reserve(FT_REC_PHASE, sizeof(*r));
 	if (!r)
 		return;

@@ -12,6 +12,10 @@
 #     all-reduces network-bound naming host 2's link.
 #  2. Unshaped, ABI v3 (proxy progress, no GPU timer), rank 1 150 ms late:
 #     rank-bound naming rank 1.
+#  3. ABI v5 (what NCCL 2.28 takes), `record -p` attached to the running
+#     ranks: the plugin told each rank at NCCL's init, before the recorder
+#     was there, and nothing else names the ranks (no RANK in the
+#     environment, no libnccl): the ranks come from the calls' own events.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd python3
@@ -105,6 +109,39 @@ rb = [c for c in ar if c["verdict"] == "rank" and c["straggler_rank"] == 1]
 check(len(rb) >= iters - 1, f"{len(rb)} of {len(ar)} rank-bound on rank 1: " +
       str([(c["verdict"], c["straggler_rank"]) for c in ar]))
 check(not any(c["verdict"] == "network" for c in ar), "none network-bound")
+sys.exit(1 if fail else 0)
+PY
+
+pids=()
+for r in 0 1 2; do
+	ip netns exec "$(lab_ns "$LAB" $((r + 1)))" env -u RANK NCCL_PROFILER_PLUGIN="$PLUGIN" "$DRV" \
+		--rank $r --nranks 3 --addrs 198.18.0.1,198.18.0.2,198.18.0.3 --abi 5 --bytes 64k \
+		--iters 60 --channels 1 --compute 40000 --comm-id late --port 29402 \
+		>"$TMPD/late.$r.json" 2>"$TMPD/late.$r.err" &
+	pids+=($!)
+done
+sleep 0.8
+"$FT" record -q -o "$TMPD/late.ftr" -d 1s -p "$(IFS=,; echo "${pids[*]}")" 2>"$TMPD/late.rec.err"
+check "record -p on the running ranks exits 0 ($(tail -n1 "$TMPD/late.rec.err"))" test $? = 0
+for p in "${pids[@]}"; do wait "$p" || bad "driver rank (pid $p) failed: $(cat "$TMPD"/late.*.err)"; done
+"$FT" report --json "$TMPD/late.ftr" >"$TMPD/late.report.json" || bad "report --json (late)"
+python3 - "$TMPD/late.report.json" <<'PY' || bad "attach run checks (see above)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+fail = 0
+def check(cond, what):
+    global fail
+    print(("ok   " if cond else "FAIL ") + what)
+    fail += not cond
+p = j["phases"]["nccl_plugin"]
+check(p["calls"] >= 3 * 10, f"attached: {p['calls']} plugin calls in 1 s (want >= 30)")
+ar = [c for c in j["collectives"]["items"] if c["op"] == "allreduce" and c["members"] == 3]
+check(len(ar) >= 10, f"{len(ar)} all-reduces with all 3 ranks")
+# the per-rank members are listed for the slowest instances
+ar = [c for c in j["slowest"]["items"] if c["op"] == "allreduce" and c["members"] == 3]
+ranks = [sorted(r["rank"] for r in c["ranks"]) for c in ar]
+check(ar and all(r == [0, 1, 2] for r in ranks),
+      "each names ranks 0, 1, 2 (told by the calls, not by init): " + str(ranks[:3]))
 sys.exit(1 if fail else 0)
 PY
 finish
