@@ -27,21 +27,7 @@ const volatile __u64 targ_sample_ns = 10000000; /* min gap between samples of on
 struct last_sample {
 	__u64 sk;
 	__u64 ts;
-	__u64 jif;  /* jiffies at ts */
 };
-
-/*
- * Most ACKs of a busy socket come too soon after its last sample, and
- * finding that out with bpf_ktime_get_ns() costs a clock read per ACK
- * (about 30 ns in a VM, as much as an empty program).  jiffies cost a load
- * (bpf_jiffies64() is inlined): d ticks since the sample mean less than
- * d + 1 ticks of time, so while d + 1 <= T, the whole ticks in the interval,
- * the interval cannot have passed.  A tick that lags can only delay a
- * sample, never bring one early.  CONFIG_HZ comes from the kernel's config
- * (0 where libbpf finds none: then the clock decides every ACK).
- */
-extern unsigned int CONFIG_HZ __kconfig __weak;
-__u64 sample_ticks1; /* T + 1, worked out by the first run; 0 until then */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -176,16 +162,6 @@ static __always_inline void handle_probe(bool btf, const struct sock *sk)
 	last = bpf_map_lookup_elem(&last_sample, &slot);
 	if (!last)
 		return;
-	if (last->sk == (__u64)sk) {
-		__u64 t1 = sample_ticks1;
-
-		if (!t1) {
-			t1 = (__u64)CONFIG_HZ * targ_sample_ns / 1000000000ull + 1;
-			sample_ticks1 = t1;
-		}
-		if (bpf_jiffies64() - last->jif < t1 - 1) /* d + 1 <= T */
-			return;
-	}
 	now = bpf_ktime_get_ns();
 	if (last->sk == (__u64)sk && now - last->ts < targ_sample_ns)
 		return;
@@ -193,7 +169,6 @@ static __always_inline void handle_probe(bool btf, const struct sock *sk)
 		return;
 	last->sk = (__u64)sk;
 	last->ts = now;
-	last->jif = bpf_jiffies64();
 	r = rec_reserve(FT_REC_TCP_SAMPLE, sizeof(*r));
 	if (!r)
 		return;

@@ -3,9 +3,7 @@
 # for 2 s (host 2's link tbf 50 Mbit/s, so ACKs come all the time), recorded
 # with --rtt-interval 20ms.  The sending socket, which receives the ACKs, is
 # sampled at most once per 20 ms (<= 2 s / 20 ms + 1 samples) and not much
-# less often (>= 60 of the 100 intervals).  tcp_sample skips its clock read
-# by jiffies while the interval cannot have passed (bpf/tcp.bpf.c): a wrong
-# tick count would show here as too few samples or too many.
+# less often (>= 60 of the 100 intervals).
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd python3
