@@ -109,7 +109,7 @@ int phaseprobe__lost(struct phaseprobe *p, uint64_t *per_cpu, int ncpus);
 
 struct phaseprobe_stats {
 	unsigned slots;             /* attach points (functions) */
-	unsigned preattached;       /* of them, in the opts' libs that no target maps yet */
+	unsigned preattached;       /* of them, in the opts' libs (attached ahead of any use) */
 	unsigned libs;              /* libraries with at least one */
 	unsigned by_lib[6];         /* slots per enum ft_lib_kind */
 	unsigned attach_failed;

@@ -44,10 +44,10 @@ extern const struct ph_hook ph_hooks[PH_HOOK_MAX];
 #define PH_BPF_TRACE_UPROBE_MULTI    48
 #define PH_BPF_F_UPROBE_MULTI_RETURN 1u
 
-/* A library file looked at (by identity), whether or not it had anything to trace. */
 /* libraries attached before the command maps them (phaseprobe_opts.libs) */
 #define PH_MAX_PRELIBS 4
 
+/* A library file looked at (by identity), whether or not it had anything to trace. */
 struct ph_lib {
 	char *path;
 	unsigned long long dev, ino;
