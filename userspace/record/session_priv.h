@@ -10,6 +10,7 @@
 #ifndef FABTRACE_SESSION_PRIV_H
 #define FABTRACE_SESSION_PRIV_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -71,6 +72,7 @@ struct session {
 	uint64_t lost_written[FT_SRC_MAX][MAX_CPUS];
 	struct session_stats st;
 	pid_t child;
+	char nccl_plugin[PATH_MAX];   /* fabtrace's NCCL profiler plugin for COMMAND; "" none */
 	int sfd, go_fd;
 	bool stop;
 	bool write_failed;

@@ -242,11 +242,7 @@ static void nccl_plugin_path(char *out, size_t len)
 /* Fork COMMAND now, held on a pipe until tracing runs. */
 static int spawn_command(struct session *s)
 {
-	char plugin[PATH_MAX];
 	int pfd[2];
-
-	/* NCCL in the command loads our profiler plugin, unless the user named one */
-	nccl_plugin_path(plugin, sizeof(plugin));
 
 	if (pipe2(pfd, O_CLOEXEC))
 		return -errno;
@@ -260,8 +256,9 @@ static int spawn_command(struct session *s)
 		close(pfd[1]);
 		if (read(pfd[0], &c, 1) != 1)
 			_exit(126); /* tracing failed before it started */
-		if (plugin[0])
-			setenv("NCCL_PROFILER_PLUGIN", plugin, 0);
+		/* NCCL in the command loads our profiler plugin, unless the user named one */
+		if (s->nccl_plugin[0])
+			setenv("NCCL_PROFILER_PLUGIN", s->nccl_plugin, 0);
 		execvp(s->o->cmd[0], s->o->cmd);
 		fprintf(stderr, "fabtrace: %s: cannot run '%s': %s; check the command and PATH\n",
 			s->o->cmd_name, s->o->cmd[0], strerror(errno));
@@ -278,26 +275,23 @@ static int spawn_command(struct session *s)
  * names by path, else ours (spawn_command() sets it).  Its probes go on
  * before the command starts, so that the plugin's first events (NCCL's init
  * tells each communicator's rank there) are not lost to the wait for the
- * next rescan of the processes' maps.  "" if none or no command.
+ * next rescan of the processes' maps.  NULL if none or no command.
  */
-static void cmd_plugin_path(const struct session *s, char *out, size_t len)
+static const char *cmd_plugin_path(const struct session *s)
 {
 	const char *env = getenv("NCCL_PROFILER_PLUGIN");
 
-	out[0] = 0;
 	if (!s->o->cmd)
-		return;
+		return NULL;
 	if (!env)
-		nccl_plugin_path(out, len);
-	else if (strchr(env, '/') && !access(env, R_OK))
-		snprintf(out, len, "%s", env);
+		return s->nccl_plugin[0] ? s->nccl_plugin : NULL;
+	return strchr(env, '/') && !access(env, R_OK) ? env : NULL;
 }
 
 static int open_phases(struct session *s, const struct netprobe_opts *po)
 {
 	const struct session_opts *o = s->o;
-	char plugin[PATH_MAX];
-	const char *libs[1] = { plugin };
+	const char *libs[1] = { cmd_plugin_path(s) };
 	struct phaseprobe_opts ppo = {
 		.pids = o->pids, .npids = o->npids, .cmd = o->cmd, .libs = libs,
 		.specs = o->specs, .nspecs = o->nspecs,
@@ -308,8 +302,7 @@ static int open_phases(struct session *s, const struct netprobe_opts *po)
 	char err[512];
 	int ret;
 
-	cmd_plugin_path(s, plugin, sizeof(plugin));
-	ppo.nlibs = plugin[0] ? 1 : 0;
+	ppo.nlibs = libs[0] ? 1 : 0;
 	ret = phaseprobe__open(&s->pp, &ppo, sess_on_record, s, err, sizeof(err));
 
 	if (!ret)
@@ -375,6 +368,8 @@ int session__open(struct session **out, const struct session_opts *o,
 	s->sink = sink;
 	s->sink_ctx = ctx;
 	s->child = -1;
+	if (o->cmd)
+		nccl_plugin_path(s->nccl_plugin, sizeof(s->nccl_plugin));
 	s->sfd = s->go_fd = s->ep = -1;
 	for (int i = 0; i < MAX_WATCH; i++)
 		s->watches[i].fd = -1;
