@@ -37,7 +37,7 @@ endif
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) -I$(BUILD) -I. -MMD -MP
-LDLIBS   += -lbpf -lelf -lz -lstdc++ -lm -libverbs
+LDLIBS   += -lbpf -lelf -lz -lzstd -lstdc++ -lm -libverbs
 ifeq ($(SANITIZE),1)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS  += -fsanitize=address,undefined

@@ -691,7 +691,7 @@ struct ft_host_netns {
 /* ---- file framing ---- */
 
 #define FT_MAGIC         "FABTRACE"
-#define FT_FORMAT_VERSION 1
+#define FT_FORMAT_VERSION 2 /* 2: blocks name their codec (zstd); 1: zlib only */
 #define FT_BLOCK_MAGIC   0x4b425446u /* "FTBK" little endian */
 
 enum ft_file_flags {
@@ -723,7 +723,12 @@ struct ft_block_header {
 	__u32 ulen;         /* payload bytes after inflate */
 	__u32 nrec;         /* records in the payload */
 	__u32 crc;          /* CRC32 of this header (crc = 0) then of the payload */
-	__u32 pad;
+	__u32 codec;        /* enum ft_block_codec (0 in every version 1 block) */
+};
+
+enum ft_block_codec {
+	FT_CODEC_ZLIB = 0,  /* a zlib stream (RFC 1950); version 1 knows no other */
+	FT_CODEC_ZSTD = 1,  /* one zstd frame (RFC 8878) with its content size */
 };
 
 #define FT_BLOCK_MAX_ULEN (1u << 20) /* readers reject larger blocks as corrupt */

@@ -4,7 +4,7 @@
 # `tools/deps.sh bench` (make bench) adds the tools only the benchmarks use.
 set -euo pipefail
 pkgs=(
-	make gcc clang libclang-rt-14-dev llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
+	make gcc clang libclang-rt-14-dev llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev pkg-config
 	libibverbs-dev librdmacm-dev libcmocka-dev
 	mpich libmpich-dev openmpi-bin libopenmpi-dev g++ libgloo-dev
 	python3-torch  # PyTorch DDP over Gloo (tests: test_ddp_gloo_*), run with /usr/bin/python3

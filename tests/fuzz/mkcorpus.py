@@ -10,7 +10,9 @@
 import os
 import struct
 import sys
-import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import capblock  # noqa: E402  (decodes zlib and zstd blocks)
 
 base = sys.argv[1]
 
@@ -36,8 +38,8 @@ for name in sorted(os.listdir(capdir)):
     host = data[64:80]
     off, records = 488, b""
     while off + 24 <= len(data):
-        _magic, clen, _ulen, _nrec, _crc, _pad = struct.unpack_from("<6I", data, off)
-        records += zlib.decompress(data[off + 24:off + 24 + clen])
+        _magic, clen, ulen, _nrec, _crc, codec = struct.unpack_from("<6I", data, off)
+        records += capblock.decode(codec, data[off + 24:off + 24 + clen], ulen)
         off += 24 + clen
     stem = os.path.splitext(name)[0]
     # the option sets on the small ones only: keeps the corpus small

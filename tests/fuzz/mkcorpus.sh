@@ -27,6 +27,8 @@ s synth_3hosts.capture --duration 150ms --period 50ms --compute 5ms --optimizer 
 s synth_plain.capture --duration 100ms --period 50ms --compute 5ms --size 64k --no-rdma --no-steps --straggler none
 s synth_2rpp.capture --duration 60ms --period 30ms --compute 5ms --optimizer 1ms --size 256k --straggler 3:1:2ms \
 	--ranks-per-host 2 --bin 1ms
+# format version 2 (zstd blocks); the real_*.capture ones are version 1 (zlib)
+s synth_zstd.capture --duration 100ms --period 50ms --compute 5ms --size 64k --no-rdma --no-steps --straggler 1:1
 s synth_lost.capture --duration 80ms --period 40ms --compute 5ms --size 64k --lost-seq 1 --bin-us 50 --straggler none \
 	--link-mbit 1000 --congest 1:1-2 --congest-factor 3 --no-rdma
 

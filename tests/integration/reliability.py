@@ -17,7 +17,7 @@
                                            assignments cc_* in_* rp_* (one python start
                                            instead of dozens: python starts slowly here)
   reliability.py capcheck FILE             walk a capture independently of fabtrace (header,
-                                           block CRCs, zlib, record sizes), JSON summary
+                                           block CRCs, zlib/zstd, record sizes), JSON summary
   reliability.py bins FILE NETNS IFINDEX   start_ns of the iface_bin records of one interface
   reliability.py setversion IN OUT V       copy a capture with header version V and a valid CRC
   reliability.py unprobed PID LIBSUBSTR SYMBOL [SECS [OWNED.json]]
@@ -50,6 +50,8 @@ import time
 import zlib
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+import capblock  # noqa: E402  (the tests' own block decoder)
 KINDS = ("prog", "map", "link")
 HDR_SIZE = 488
 BLOCK = struct.Struct("<6I")
@@ -235,7 +237,7 @@ def walk(path):
         if len(data) - off < BLOCK.size:
             res["stopped_by"] = "partial block header"
             break
-        magic, clen, ulen, nrec, bcrc, _ = BLOCK.unpack_from(data, off)
+        magic, clen, ulen, nrec, bcrc, codec = BLOCK.unpack_from(data, off)
         if magic != FT_BLOCK_MAGIC:
             res["stopped_by"] = "bad block magic"
             break
@@ -243,17 +245,14 @@ def walk(path):
             res["stopped_by"] = "partial block payload"
             break
         payload = data[off + BLOCK.size: off + BLOCK.size + clen]
-        h0 = BLOCK.pack(magic, clen, ulen, nrec, 0, 0)
+        h0 = BLOCK.pack(magic, clen, ulen, nrec, 0, codec)
         if zlib.crc32(payload, zlib.crc32(h0)) != bcrc:
             res["stopped_by"] = "block CRC"
             break
         try:
-            raw = zlib.decompress(payload)
-        except zlib.error:
-            res["stopped_by"] = "zlib"
-            break
-        if len(raw) != ulen:
-            res["stopped_by"] = "ulen"
+            raw = capblock.decode(codec, payload, ulen)
+        except capblock.Error as e:
+            res["stopped_by"] = str(e)
             break
         pos, got, block = 0, 0, []
         while pos + 8 <= len(raw):

@@ -19,9 +19,9 @@
 #     the deletion and none on the deleted one;
 #  4. an interface goes down and up: bins before, none while down, bins
 #     after, complete capture;
-#  5. a real capture whose header says format version 2 (CRC fixed): `info`
+#  5. a real capture whose header says format version 3 (CRC fixed): `info`
 #     and `report` refuse it with one line and exit 1 (the same bytes with
-#     version 1 read fine, so the CRC fix-up is right).  Truncated, corrupt
+#     version 2, their own, read fine, so the CRC fix-up is right).  Truncated, corrupt
 #     and hand-made newer-version headers are in test_bad_input.sh and
 #     tests/unit/test_capture.c.
 source "$(dirname "$0")/lib.sh"
@@ -299,22 +299,22 @@ check "updown: rx and tx bins again after the up ($rx_after, $tx_after)" test "$
 
 # ---- 5. a capture from a newer format version
 echo "# 5. newer format version [${SECONDS}s]"
-rel setversion "$TMPD/updown.ftr" "$TMPD/v1.ftr" 1
-"$FT" info --json "$TMPD/v1.ftr" | grep -v '"file"' >"$TMPD/v1.info"
+rel setversion "$TMPD/updown.ftr" "$TMPD/vcur.ftr" 2
+"$FT" info --json "$TMPD/vcur.ftr" | grep -v '"file"' >"$TMPD/vcur.info"
 "$FT" info --json "$TMPD/updown.ftr" | grep -v '"file"' >"$TMPD/v0.info"
-check "version: the header rewritten with version 1 and a recomputed CRC reads as before" cmp -s "$TMPD/v1.info" "$TMPD/v0.info"
-rel setversion "$TMPD/updown.ftr" "$TMPD/v2.ftr" 2
-want="$TMPD/v2.ftr: capture format version 2 is newer than this fabtrace supports (1); upgrade fabtrace"
+check "version: the header rewritten with its own version (2) and a recomputed CRC reads as before" cmp -s "$TMPD/vcur.info" "$TMPD/v0.info"
+rel setversion "$TMPD/updown.ftr" "$TMPD/v3.ftr" 3
+want="$TMPD/v3.ftr: capture format version 3 is newer than this fabtrace supports (2); upgrade fabtrace"
 for cmd in info report; do
 	rc=0
-	"$FT" "$cmd" "$TMPD/v2.ftr" >"$TMPD/v2.out" 2>&1 || rc=$?
-	out=$(cat "$TMPD/v2.out")
-	check "version: $cmd refuses it: exit 1 (got $rc), one line: $(head -c 200 "$TMPD/v2.out")" \
+	"$FT" "$cmd" "$TMPD/v3.ftr" >"$TMPD/v3.out" 2>&1 || rc=$?
+	out=$(cat "$TMPD/v3.out")
+	check "version: $cmd refuses it: exit 1 (got $rc), one line: $(head -c 200 "$TMPD/v3.out")" \
 		test "$rc" = 1 -a "$out" = "fabtrace: $cmd: $want"
 	rc=0
-	"$FT" "$cmd" --json "$TMPD/v2.ftr" >"$TMPD/v2.json" 2>"$TMPD/v2.err" || rc=$?
+	"$FT" "$cmd" --json "$TMPD/v3.ftr" >"$TMPD/v3.json" 2>"$TMPD/v3.err" || rc=$?
 	check "version: $cmd --json: exit 1, the error as one JSON object" \
-		test "$rc" = 1 -a "$(jget "$TMPD/v2.json" '"newer than this fabtrace supports" in j["error"]')" = True
+		test "$rc" = 1 -a "$(jget "$TMPD/v3.json" '"newer than this fabtrace supports" in j["error"]')" = True
 done
 san=$(for f in "$TMPD"/*.err; do rel_asan "$f"; done)
 check "no sanitizer report in any recorder's output${san:+ ($san)}" test -z "$san"

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 #include <cmocka.h>
 
 #include "userspace/capture/capture.h"
@@ -574,22 +575,40 @@ static void test_corrupt_payload(void **state)
 	free(file);
 }
 
-/* Append a block with a valid CRC around an arbitrary payload. */
-static void put_block(FILE *f, const void *payload, uint32_t ulen, uint32_t nrec,
-		      uint32_t ulen_claim, uint32_t clen_claim)
+/* Compress LEN bytes as CODEC into a new buffer; its size in *clen. */
+static uint8_t *encode(uint32_t codec, const void *payload, size_t len, size_t *clen)
 {
-	struct ft_block_header bh;
-	uLongf clen = compressBound(ulen);
-	uint8_t *z = malloc(clen);
-	uLong crc;
+	size_t cap = compressBound((uLong)len) + ZSTD_compressBound(len) + 64;
+	uint8_t *z = malloc(cap);
 
 	assert_non_null(z);
-	assert_int_equal(compress2(z, &clen, payload, ulen, 1), Z_OK);
+	if (codec == FT_CODEC_ZSTD) {
+		*clen = ZSTD_compress(z, cap, payload, len, 1);
+		assert_false(ZSTD_isError(*clen));
+	} else {
+		uLongf zl = (uLongf)cap;
+
+		assert_int_equal(compress2(z, &zl, payload, (uLong)len, 1), Z_OK);
+		*clen = zl;
+	}
+	return z;
+}
+
+/* Append a block of CODEC with a valid CRC around an arbitrary payload. */
+static void put_block_codec(FILE *f, const void *payload, uint32_t ulen, uint32_t nrec,
+			    uint32_t ulen_claim, uint32_t clen_claim, uint32_t codec)
+{
+	struct ft_block_header bh;
+	size_t clen;
+	uint8_t *z = encode(codec == FT_CODEC_ZSTD ? FT_CODEC_ZSTD : FT_CODEC_ZLIB, payload, ulen, &clen);
+	uLong crc;
+
 	memset(&bh, 0, sizeof(bh));
 	bh.magic = FT_BLOCK_MAGIC;
 	bh.clen = clen_claim ? clen_claim : (uint32_t)clen;
 	bh.ulen = ulen_claim ? ulen_claim : ulen;
 	bh.nrec = nrec;
+	bh.codec = codec;
 	crc = crc32(0, (const Bytef *)&bh, sizeof(bh));
 	crc = crc32(crc, z, (uInt)clen);
 	bh.crc = (uint32_t)crc;
@@ -598,14 +617,20 @@ static void put_block(FILE *f, const void *payload, uint32_t ulen, uint32_t nrec
 	free(z);
 }
 
-static FILE *start_file(const char *path)
+static void put_block(FILE *f, const void *payload, uint32_t ulen, uint32_t nrec,
+		      uint32_t ulen_claim, uint32_t clen_claim)
+{
+	put_block_codec(f, payload, ulen, nrec, ulen_claim, clen_claim, FT_CODEC_ZLIB);
+}
+
+static FILE *start_file_version(const char *path, uint32_t version)
 {
 	struct ft_file_header h;
 	FILE *f;
 
 	make_header(&h);
 	memcpy(h.magic, FT_MAGIC, 8);
-	h.version = FT_FORMAT_VERSION;
+	h.version = version;
 	h.header_size = sizeof(h);
 	h.crc = 0;
 	h.crc = (uint32_t)crc32(0, (const Bytef *)&h, sizeof(h));
@@ -614,6 +639,11 @@ static FILE *start_file(const char *path)
 	assert_non_null(f);
 	assert_int_equal(fwrite(&h, sizeof(h), 1, f), 1);
 	return f;
+}
+
+static FILE *start_file(const char *path)
+{
+	return start_file_version(path, FT_FORMAT_VERSION);
 }
 
 static void test_corrupt_records(void **state)
@@ -748,6 +778,174 @@ static void test_corrupt_records(void **state)
 	}
 }
 
+/* zstd blocks (format version 2) are checked as strictly as zlib ones. */
+static void test_zstd_blocks(void **state)
+{
+	const char *path = tpath("zstd.ftc");
+	const size_t b0 = sizeof(struct ft_file_header);
+	enum capture_state st;
+	struct ft_lost lost;
+	char msg[512];
+	bool saw_end;
+	int oret;
+	FILE *f;
+
+	(void)state;
+	memset(&lost, 0, sizeof(lost));
+	lost.hdr.type = FT_REC_LOST;
+	lost.hdr.size = sizeof(lost);
+
+	/* a good one reads */
+	f = start_file(path);
+	put_block_codec(f, &lost, sizeof(lost), 1, 0, 0, FT_CODEC_ZSTD);
+	fclose(f);
+	assert_int_equal(drain(path, &oret, &st, msg, sizeof(msg), &saw_end), 1);
+	assert_int_equal(oret, 0);
+	assert_int_equal(st, CAPTURE_TRUNCATED); /* no end record, nothing wrong */
+
+	/* ulen claims more, or less, than the frame says it holds */
+	f = start_file(path);
+	put_block_codec(f, &lost, sizeof(lost), 1, 64, 0, FT_CODEC_ZSTD);
+	fclose(f);
+	expect_corrupt(path, b0, "payload is 32 bytes, header says 64", 0);
+	f = start_file(path);
+	put_block_codec(f, &lost, sizeof(lost), 1, 16, 0, FT_CODEC_ZSTD);
+	fclose(f);
+	expect_corrupt(path, b0, "payload is 32 bytes, header says 16", 0);
+
+	/* an unknown codec; zstd in a version 1 capture */
+	f = start_file(path);
+	put_block_codec(f, &lost, sizeof(lost), 1, 0, 0, 7);
+	fclose(f);
+	expect_corrupt(path, b0, "unknown codec 7 in a version 2 capture", 0);
+	f = start_file_version(path, 1);
+	put_block_codec(f, &lost, sizeof(lost), 1, 0, 0, FT_CODEC_ZSTD);
+	fclose(f);
+	expect_corrupt(path, b0, "unknown codec 1 in a version 1 capture", 0);
+
+	/* stray bytes after the frame; bytes that are no frame; a frame that
+	 * does not state its size (each inside clen and the CRC) */
+	{
+		struct ft_block_header bh;
+		uint8_t z[256], junk[32];
+		size_t zlen;
+		ZSTD_CCtx *c = ZSTD_createCCtx();
+		const struct {
+			const uint8_t *p;
+			size_t len;
+			const char *what;
+		} bad[] = {
+			{ z, 0, "4 stray bytes" },
+			{ junk, sizeof(junk), "zstd error" },
+			{ z, 0, "without its content size" },
+		};
+
+		memset(junk, 0x5a, sizeof(junk));
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			size_t len = bad[i].len;
+
+			if (bad[i].p == z) {
+				assert_non_null(c);
+				assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, i != 0 ? 0 : 1)));
+				/* streaming with no pledged size leaves the size out */
+				if (i == 0) {
+					zlen = ZSTD_compress2(c, z, sizeof(z) - 4, &lost, sizeof(lost));
+				} else {
+					ZSTD_outBuffer out = { z, sizeof(z), 0 };
+					ZSTD_inBuffer in = { &lost, sizeof(lost), 0 };
+
+					assert_int_equal(ZSTD_compressStream2(c, &out, &in, ZSTD_e_end), 0);
+					zlen = out.pos;
+				}
+				assert_false(ZSTD_isError(zlen));
+				len = zlen;
+				if (i == 0) {
+					memset(z + zlen, 0x77, 4);
+					len += 4;
+				}
+			}
+			memset(&bh, 0, sizeof(bh));
+			bh.magic = FT_BLOCK_MAGIC;
+			bh.clen = (uint32_t)len;
+			bh.ulen = sizeof(lost);
+			bh.nrec = 1;
+			bh.codec = FT_CODEC_ZSTD;
+			bh.crc = (uint32_t)crc32(crc32(0, (const Bytef *)&bh, sizeof(bh)), bad[i].p, (uInt)len);
+			f = start_file(path);
+			assert_int_equal(fwrite(&bh, sizeof(bh), 1, f), 1);
+			assert_int_equal(fwrite(bad[i].p, 1, len, f), len);
+			fclose(f);
+			expect_corrupt(path, b0, bad[i].what, 0);
+		}
+		ZSTD_freeCCtx(c);
+	}
+}
+
+/*
+ * The writer's blocks are zstd; a version 1 capture (zlib blocks, as
+ * fabtrace wrote before) of the same records reads record for record the same.
+ */
+static void test_version1_zlib(void **state)
+{
+	const char *v2 = tpath("v2.ftc"), *v1 = tpath("v1.ftc");
+	struct ft_file_header h;
+	struct layout l;
+	uint8_t *file, *raw;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	write_capture(v2, NREC_BIG);
+	file = slurp(v2, &len);
+	walk_layout(file, len, &l);
+	assert_true(l.nblocks >= 3);
+	memcpy(&h, file, sizeof(h));
+	assert_int_equal(h.version, 2);
+	f = start_file_version(v1, 1);
+	raw = malloc(FT_BLOCK_MAX_ULEN);
+	assert_non_null(raw);
+	for (size_t b = 0; b < l.nblocks; b++) {
+		struct ft_block_header bh;
+		size_t got;
+
+		memcpy(&bh, file + l.off[b], sizeof(bh));
+		assert_int_equal(bh.codec, FT_CODEC_ZSTD);
+		got = ZSTD_decompress(raw, FT_BLOCK_MAX_ULEN, file + l.off[b] + sizeof(bh), bh.clen);
+		assert_int_equal(got, bh.ulen);
+		put_block(f, raw, bh.ulen, bh.nrec, 0, 0);
+	}
+	fclose(f);
+	free(raw);
+	free(file);
+
+	/* the same records, in the same order, from both */
+	{
+		struct capture_reader *r1, *r2;
+		const struct ft_rec_hdr *a, *b;
+		char err[256];
+		uint64_t n = 0;
+		int ra;
+
+		assert_int_equal(capture__open(&r1, v1, err, sizeof(err)), 0);
+		assert_int_equal(capture__header(r1)->version, 1);
+		assert_int_equal(capture__open(&r2, v2, err, sizeof(err)), 0);
+		for (;;) {
+			ra = capture__next(r1, &a);
+			assert_int_equal(capture__next(r2, &b), ra);
+			if (ra != 1)
+				break;
+			assert_int_equal(a->size, b->size);
+			assert_memory_equal(a, b, a->size);
+			n++;
+		}
+		assert_int_equal(ra, 0);
+		assert_int_equal(n, NREC_BIG + 1); /* and the end record */
+		assert_int_equal(capture__state(r1), CAPTURE_OK);
+		capture__free(r1);
+		capture__free(r2);
+	}
+}
+
 static void test_header_checks(void **state)
 {
 	const char *path = tpath("hdr.ftc");
@@ -760,7 +958,7 @@ static void test_header_checks(void **state)
 	/* newer version, with a valid CRC */
 	make_header(&h);
 	memcpy(h.magic, FT_MAGIC, 8);
-	h.version = 2;
+	h.version = FT_FORMAT_VERSION + 1;
 	h.header_size = sizeof(h);
 	h.crc = 0;
 	h.crc = (uint32_t)crc32(0, (const Bytef *)&h, sizeof(h));
@@ -769,7 +967,7 @@ static void test_header_checks(void **state)
 	assert_int_equal(ret, -EPROTONOSUPPORT);
 	assert_null(r);
 	assert_non_null(strstr(err,
-		"capture format version 2 is newer than this fabtrace supports (1); upgrade fabtrace"));
+		"capture format version 3 is newer than this fabtrace supports (2); upgrade fabtrace"));
 
 	/* a newer version is reported even when the rest of the header differs */
 	h.version = 7;
@@ -1072,6 +1270,8 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt_payload),
 		cmocka_unit_test(test_corrupt_records),
+		cmocka_unit_test(test_zstd_blocks),
+		cmocka_unit_test(test_version1_zlib),
 		cmocka_unit_test(test_header_checks),
 		cmocka_unit_test(test_symlink_refused),
 		cmocka_unit_test(test_mode_and_replace),

@@ -281,6 +281,7 @@ ABI_OFF(ft_block_header, clen, 4);
 ABI_OFF(ft_block_header, ulen, 8);
 ABI_OFF(ft_block_header, nrec, 12);
 ABI_OFF(ft_block_header, crc, 16);
+ABI_OFF(ft_block_header, codec, 20);
 
 _Static_assert(FT_PROBE_MAX <= 64, "the header's probe bitmap holds 64 probes");
 _Static_assert(FT_REC_END < 65536, "record types are 16 bit");
