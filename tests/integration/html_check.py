@@ -35,6 +35,9 @@ import time
 import urllib.parse
 import urllib.request
 
+import checks
+from checks import check
+
 
 class WebSocket:
     """RFC 6455 client: text frames, masking, fragmentation, ping/pong, close."""
@@ -232,15 +235,6 @@ def main():
         print("setup: no chromium ('make deps' installs Debian's chromium)")
         return 2
     page = os.path.abspath(a.html)
-    fails = 0
-
-    def check(cond, what):
-        nonlocal fails
-        print(("ok   " if cond else "FAIL ") + what)
-        if not cond:
-            fails += 1
-        return cond
-
     profile = tempfile.mkdtemp(prefix="fabtrace-chromium.")
     proc = None
     ws = None
@@ -444,7 +438,7 @@ def main():
         cdp.pump(0.2)
         errs = console_errors(cdp.events) + list(cdp.eval("fabtrace.errors") or [])
         check(not errs, "no console errors" + (": " + "; ".join(errs[:5]) if errs else ""))
-        return 1 if fails else 0
+        return 1 if checks.failures else 0
     finally:
         if ws:
             try:

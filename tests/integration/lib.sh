@@ -5,6 +5,8 @@ set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${BUILD:-build}
 FT=$ROOT/$BUILD/fabtrace
+# the inline Python checks import check() and done() from tests/integration/checks.py
+export PYTHONPATH=$ROOT/tests/integration${PYTHONPATH:+:$PYTHONPATH}
 # shellcheck source=../../tools/lab.sh
 source "$ROOT/tools/lab.sh"
 

@@ -12,13 +12,9 @@ BOUND_NS = 1_000_000
 DRIFT_BOUND_PPB = 1000
 
 kind, d = sys.argv[1], sys.argv[2]
-fail = 0
 
 
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 
 
 def load(name):
@@ -114,4 +110,4 @@ elif kind == "network":
         links = sorted({x["evidence"]["link"] for x in net})
         check(links == [link], f"{name}: they name {link} ({links})")
         check(not any(x["verdict"] == "rank" for x in r["slowest"]["items"]), f"{name}: no rank blamed")
-sys.exit(1 if fail else 0)
+done()

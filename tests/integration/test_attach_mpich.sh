@@ -24,13 +24,9 @@ attach_three 3 0
 
 LAB=$LAB python3 - "$TMPD"/a1.json "$TMPD"/a2.json "$TMPD"/a3.json <<'PY' || bad "attach checks (see above)"
 import json, os, sys
-fail = 0
 # system-wide tracing sees every job on the machine: ours are the lab's
 lab = os.environ["LAB"]
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 
 for n, path in enumerate(sys.argv[1:], 1):
     j = json.load(open(path))
@@ -43,6 +39,6 @@ for n, path in enumerate(sys.argv[1:], 1):
     rb = [c for c in full if c["verdict"] == "rank" and c["straggler_rank"] == 2]
     check(len(rb) >= 0.8 * len(full), f"attach {n}: {len(rb)} of {len(full)} rank-bound, naming rank 2 "
           f"(verdicts {sorted(set((c['verdict'], c['straggler_rank']) for c in full), key=str)})")
-sys.exit(1 if fail else 0)
+done()
 PY
 finish

@@ -14,11 +14,7 @@ check "demo exits 0 ($(tail -n 1 "$out"))" test $? = 0
 python3 - "$out" <<'PY' || bad "demo answer checks (see above)"
 import re, sys
 text = open(sys.argv[1]).read()
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 
 rep = text.split("== fabtrace report", 1)[1].split("\n", 1)[1]
 # (stderr's "fabtrace: report: wrote ..." notes may come first)
@@ -35,6 +31,6 @@ check(worst and re.search(r"at \+\d+\.\d+ s \(\d\d:\d\d:\d\d\.\d{3}Z\)", worst[0
       f"a worst collective with its time and queueing: {worst[:1]}")
 tail = text.rstrip("\n").splitlines()[-len(screen):]
 check(tail == screen, "the demo ends on the same answer")
-sys.exit(1 if fail else 0)
+done()
 PY
 finish

@@ -24,11 +24,7 @@ import csv, json, sys
 from collections import defaultdict
 from datetime import datetime, timezone
 r = json.load(open(sys.argv[1]))
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 
 def load_csv(name):
     with open(f"{sys.argv[2]}/{name}.csv", newline="") as f:
@@ -75,7 +71,7 @@ check(kinds["retransmit"] == r["retransmits"]["total"] > 0,
 calls = sum(rk["calls"] for rk in r["ranks"])
 check(kinds["call"] == calls > 0, f"events: {kinds['call']} calls = the ranks' {calls}")
 check(all(e["rank"] is not None and e["duration_ns"] >= 0 for e in ev if e["kind"] == "call"), "calls carry rank and duration")
-sys.exit(1 if fail else 0)
+done()
 PY
 
 # pandas, where it is installed, reads the CSV as it is

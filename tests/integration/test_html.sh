@@ -37,11 +37,7 @@ check "a short capture's page stays small (< 2 MB)" test "$size" -lt 2000000
 python3 - "$PAGE" <<'PY' || bad "self-contained page with valid data (see above)"
 import json, re, sys
 s = open(sys.argv[1], encoding="utf-8").read()
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 check(not re.search(r'<(script|img|link|iframe)[^>]*\b(src|href)\s*=', s, re.I), "no src/href references")
 check(not re.search(r'https?://', s), "no http(s) URL anywhere")
 check(not re.search(r'@import|url\(', s), "no CSS imports or url()")
@@ -50,7 +46,7 @@ check(m is not None, "data element present")
 d = json.loads(m.group(1))
 check(d["format"] == "fabtrace-html-1", f"data format {d['format']}")
 check(d["meta"]["lod"]["kmin"] == 0, "a short capture keeps every exact bin (lod kmin 0)")
-sys.exit(1 if fail else 0)
+done()
 PY
 
 # the numbers and the collective to click, from the JSON report

@@ -30,15 +30,16 @@ size=$(stat -c %s "$TMPD/hour.html" 2>/dev/null || echo 0)
 check "one hour, 4 hosts, 100 us bins: $size bytes (< $LIMIT) in $ms ms" test "$size" -gt 1000000 -a "$size" -lt "$LIMIT"
 python3 - "$TMPD/hour.html" <<'PY' || bad "level of detail of the hour (see above)"
 import json, re, sys
+from checks import check, done
 s = open(sys.argv[1], encoding="utf-8").read()
 d = json.loads(re.search(r'<script type="application/json" id="ft-data">(.*?)</script>', s, re.S).group(1))
 lod = d["meta"]["lod"]
 tp = [t for t in d["tracks"] if t["type"] == "tp"]
-ok = lod["kmin"] > 0 and len(lod["windows"]) > 0 and len(tp) == 8 and all(t.get("detail") for t in tp)
-print(("ok   " if ok else "FAIL ") + f"pyramids from {d['meta']['bin'] << lod['kmin']} ns cells (kmin {lod['kmin']}), "
+check(lod["kmin"] > 0 and len(lod["windows"]) > 0 and len(tp) == 8 and all(t.get("detail") for t in tp),
+      f"pyramids from {d['meta']['bin'] << lod['kmin']} ns cells (kmin {lod['kmin']}), "
       f"exact bins in {len(lod['windows'])} detail windows, {len(tp)} throughput tracks, "
       f"{d['bin_raw']} bytes of columns before zlib, {d['insts']['n']} collectives")
-sys.exit(0 if ok else 1)
+done()
 PY
 
 # a straggler collective (rank 3 late in seq 5, 15, ...) in the middle of the hour

@@ -55,11 +55,7 @@ j = json.load(open(sys.argv[1]))
 w = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
 info = json.load(open(sys.argv[3]))
 n = int(sys.argv[4])
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 
 check(j["lost"]["total_lost"] == 0 and all(c["lost"] == 0 for c in j["lost"]["per_cpu"]),
       f"report: 0 lost events ({j['lost']['by_source']})")
@@ -119,7 +115,7 @@ env = info["env_ranks"]
 got = info["records"]["by_type"].get("comm_info", 0) - env
 check(got == n * ci and env >= n, f"{got} comm_info records: {n} ranks x {ci} MPI_Comm_rank/size calls "
       f"(and {env} ranks from the launcher's environment)")
-sys.exit(1 if fail else 0)
+done()
 PY
 
 # ---- 2. 32 marker-heavy processes, one per lab namespace, at once: each makes
@@ -149,11 +145,7 @@ python3 - "$TMPD/report.json" "$TMPD/info.json" "$N" "$CALLS" "$TMPD" <<'PY' || 
 import json, sys
 j, info = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 n, calls, d = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 pids = [json.loads(open(f"{d}/mk.{i}.json").read())["pid"] for i in range(1, n + 1)]
 check(info["state"] == "complete" and info["lost"]["total"] == 0 and j["lost"]["total_lost"] == 0,
       f"complete capture, 0 lost (info {info['lost']['by_source']})")
@@ -164,7 +156,7 @@ got = info["records"]["by_type"].get("phase", 0)
 check(got == n * calls * 3, f"{got} phase records: {n} x {calls} x (call + step begin + step end) = {n * calls * 3}")
 check(j["steps"]["total"] == calls and j["steps"]["unmatched_ends"] == 0 and not any(s["open"] for s in j["steps"]["items"]),
       f"{j['steps']['total']} step numbers, none unmatched or open")
-sys.exit(1 if fail else 0)
+done()
 PY
 echo "# done [${SECONDS}s]"
 finish

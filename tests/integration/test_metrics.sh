@@ -64,6 +64,7 @@ else
 fi
 /usr/bin/python3 - "$TMPD/m3" "$TMPD/m1" <<'PY' || bad "prometheus_client parses both answers (see above)"
 import sys
+from checks import check, done
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as om_families
 text = list(text_string_to_metric_families(open(sys.argv[1]).read()))
@@ -71,13 +72,13 @@ om = list(om_families(open(sys.argv[2]).read()))
 # the text format has no info type: its gauge keeps the sample name fabtrace_build_info
 tnames = {f.name for f in text}
 onames = {f.name + "_info" if f.type == "info" else f.name for f in om}
-ok = len(text) > 20 and len(om) > 20 and tnames == onames
-print(("ok   " if ok else "FAIL ") + f"prometheus_client: {len(text)} families in text 0.0.4, {len(om)} in OpenMetrics, "
+check(len(text) > 20 and len(om) > 20 and tnames == onames,
+      f"prometheus_client: {len(text)} families in text 0.0.4, {len(om)} in OpenMetrics, "
       f"same names {sorted(tnames ^ onames)}")
 types = {f.name: f.type for f in text}
-ok2 = types.get("fabtrace_build_info") == "gauge" and types.get("fabtrace_lost_events") == "counter"
-print(("ok   " if ok2 else "FAIL ") + f"types: build_info {types.get('fabtrace_build_info')}, lost_events {types.get('fabtrace_lost_events')}")
-sys.exit(0 if ok and ok2 else 1)
+check(types.get("fabtrace_build_info") == "gauge" and types.get("fabtrace_lost_events") == "counter",
+      f"types: build_info {types.get('fabtrace_build_info')}, lost_events {types.get('fabtrace_lost_events')}")
+done()
 PY
 check "Content-Type is OpenMetrics 1.0 ($(grep -i '^content-type' "$TMPD/h1" | tr -d '\r'))" \
 	grep -qix 'content-type: application/openmetrics-text; version=1.0.0; charset=utf-8' <(tr -d '\r' <"$TMPD/h1")
@@ -85,11 +86,7 @@ check "HTTP/1.1 200" grep -q '^HTTP/1.1 200 OK' "$TMPD/h2"
 
 python3 - "$TMPD/m1" "$TMPD/m2" "$ROOT/docs/top.md" "$H2" <<'PY' || bad "exposition checks (see above)"
 import math, re, sys
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 
 NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
 LABEL = r'[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\\\|\\"|\\n)*"'
@@ -235,7 +232,7 @@ co = val(b, "fabtrace_collectives", "fabtrace_collectives_total", op="allreduce"
 check(co is not None and co > 0, f"all-reduces counted: {co}")
 bw = val(b, "fabtrace_bin_width_seconds", "fabtrace_bin_width_seconds")
 check(bw == 1e-4, f"bin width {bw} s")
-sys.exit(1 if fail else 0)
+done()
 PY
 
 # other paths, methods and abuse
@@ -246,8 +243,8 @@ check "POST: 405" test "$(code -X POST "http://$ADDR/metrics")" = 405
 check "a query string is ignored" test "$(code "http://$ADDR/metrics?x=1")" = 200
 python3 - "$ADDR" <<'PY' || bad "bounded requests and clients (see above)"
 import socket, sys, time
+from checks import check, done
 host, port = sys.argv[1].rsplit(":", 1)
-fail = 0
 def conn():
     s = socket.create_connection((host, int(port)), timeout=5)
     return s
@@ -262,25 +259,21 @@ s = conn()
 s.sendall(b"GET /metrics HTTP/1.1\r\nX-Pad: " + b"a" * 5000)
 r = reply(s)
 s.close()
-print(("ok   " if r.startswith(b"HTTP/1.1 431") else "FAIL ") + f"an endless header: {r[:40]!r}")
-fail += not r.startswith(b"HTTP/1.1 431")
+check(r.startswith(b"HTTP/1.1 431"), f"an endless header: {r[:40]!r}")
 time.sleep(0.3)
 idle = [conn() for _ in range(8)]
 time.sleep(0.3)
 s = conn()
 r = reply(s)
-print(("ok   " if r.startswith(b"HTTP/1.1 503") else "FAIL ") + f"a 9th client while 8 idle ones are open: {r[:40]!r}")
-fail += not r.startswith(b"HTTP/1.1 503")
+check(r.startswith(b"HTTP/1.1 503"), f"a 9th client while 8 idle ones are open: {r[:40]!r}")
 time.sleep(6.5)   # idle clients are dropped after 5 s (checked every second)
 gone = sum(1 for c in idle if reply(c) == b"")
-print(("ok   " if gone == 8 else "FAIL ") + f"idle clients closed after the timeout: {gone} of 8")
-fail += gone != 8
+check(gone == 8, f"idle clients closed after the timeout: {gone} of 8")
 s = conn()
 s.sendall(b"GET /metrics HTTP/1.0\r\nAccept: application/openmetrics-text\r\n\r\n")
 r = reply(s)
-print(("ok   " if r.startswith(b"HTTP/1.1 200") and r.endswith(b"# EOF\n") else "FAIL ") + "then served again")
-fail += not (r.startswith(b"HTTP/1.1 200") and r.endswith(b"# EOF\n"))
-sys.exit(1 if fail else 0)
+check(r.startswith(b"HTTP/1.1 200") and r.endswith(b"# EOF\n"), "then served again")
+done()
 PY
 stop_record INT
 check "top --headless exits 0 on SIGINT" test "$REC_RC" = 0

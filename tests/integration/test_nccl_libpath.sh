@@ -31,11 +31,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 w = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
 lib, iters = sys.argv[3], int(sys.argv[4])
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 check(w["loaded"] == lib, f"the program loaded {w['loaded']}")
 slots = j["phases"]["slots"]
 mine = {s["symbol"] for s in slots if s["lib"] == lib}
@@ -49,7 +45,7 @@ check(len(ranks) == 1 and ranks[0]["rank"] == 0, "rank 0 from ncclCommInitRankCo
 ops = {o["op"]: o["calls"] for r in ranks for o in r["ops"]}
 for op in ("allreduce", "alltoall", "gather", "scatter"):
     check(ops.get(op) == iters, f"{op}: {ops.get(op)} calls recorded, the program made {iters}")
-sys.exit(1 if fail else 0)
+done()
 PY
 done
 finish

@@ -52,11 +52,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 w = [json.loads(l) for l in open(sys.argv[2]) if l.startswith("{")]
 link, iters = sys.argv[3], int(sys.argv[4])
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 check(len(w) == 3 and all(x["abi"] == 6 for x in w), f"3 ranks ran with the plugin's v6 table ({[x.get('abi') for x in w]})")
 p = j["phases"]["nccl_plugin"]
 check(p["calls"] == 3 * iters * 2 and p["gpu_timed"] == 3 * iters * 2,
@@ -83,7 +79,7 @@ check(len(net) >= iters - 1, f"{len(net)} of {len(ar)} network-bound")
 slow = [s for s in j["slowest"]["items"] if s["op"] == "allreduce"]
 check(len(slow) >= 3 and all(s["verdict"] == "network" and s["evidence"]["link"] == link for s in slow[:3]),
       "slowest name " + link + ": " + str([(s["verdict"], s["evidence"]["link"]) for s in slow[:3]]))
-sys.exit(1 if fail else 0)
+done()
 PY
 check "text report: the plugin line, no enqueue note" \
 	bash -c "grep -q 'NCCL profiler plugin: ' '$TMPD/net.report.txt' && ! grep -q 'mark enqueue, not completion' '$TMPD/net.report.txt'"
@@ -95,11 +91,7 @@ python3 - "$TMPD/strag.report.json" "$ITERS" <<'PY' || bad "straggler run checks
 import json, sys
 j = json.load(open(sys.argv[1]))
 iters = int(sys.argv[2])
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 p = j["phases"]["nccl_plugin"]
 check(p["calls"] == 3 * iters and p["proxy_timed"] == 3 * iters,
       f"v3: {p['calls']} plugin calls, {p['proxy_timed']} timed by proxy progress")
@@ -109,7 +101,7 @@ rb = [c for c in ar if c["verdict"] == "rank" and c["straggler_rank"] == 1]
 check(len(rb) >= iters - 1, f"{len(rb)} of {len(ar)} rank-bound on rank 1: " +
       str([(c["verdict"], c["straggler_rank"]) for c in ar]))
 check(not any(c["verdict"] == "network" for c in ar), "none network-bound")
-sys.exit(1 if fail else 0)
+done()
 PY
 
 pids=()
@@ -128,11 +120,7 @@ for p in "${pids[@]}"; do wait "$p" || bad "driver rank (pid $p) failed: $(cat "
 python3 - "$TMPD/late.report.json" <<'PY' || bad "attach run checks (see above)"
 import json, sys
 j = json.load(open(sys.argv[1]))
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 p = j["phases"]["nccl_plugin"]
 check(p["calls"] >= 3 * 10, f"attached: {p['calls']} plugin calls in 1 s (want >= 30)")
 ar = [c for c in j["collectives"]["items"] if c["op"] == "allreduce" and c["members"] == 3]
@@ -142,6 +130,6 @@ ar = [c for c in j["slowest"]["items"] if c["op"] == "allreduce" and c["members"
 ranks = [sorted(r["rank"] for r in c["ranks"]) for c in ar]
 check(ar and all(r == [0, 1, 2] for r in ranks),
       "each names ranks 0, 1, 2 (told by the calls, not by init): " + str(ranks[:3]))
-sys.exit(1 if fail else 0)
+done()
 PY
 finish

@@ -52,11 +52,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 t0, t1 = map(int, open(sys.argv[2]).read().split())
 rx_if, tx_if = sys.argv[3], sys.argv[4]
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 
 check(j["rdma_ports"] == [], "no RDMA ports")
 groups = {g["group"]: g for g in j["counter_groups"] if g["kind"] == "ethtool"}
@@ -88,7 +84,7 @@ check(pk is not None and pk[0] < t1 - start + 1_000_000 and pk[1] > t0 - start -
 check(sum(x[1] - x[0] for x in iv) > 0 and sum(p["delta"] for p in map(json.loads, open(sys.argv[5]))
       if p["group"] == rx_if and p["counter"] == "rx_queue_0_xdp_bytes") == got_b,
       "export --what counters: its intervals sum to the report's total")
-sys.exit(1 if fail else 0)
+done()
 PY
 
 # default filter: only the drop counters of veth; --no-nic-stats: none

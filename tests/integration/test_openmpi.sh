@@ -44,13 +44,9 @@ BG=
 
 LAB=$LAB python3 - "$J" "$TMPD/wl.json" "$TMPD/mid.json" <<'PY' || bad "Open MPI checks (see above)"
 import json, os, sys
-fail = 0
 # system-wide tracing sees every job on the machine: ours are the lab's
 lab = os.environ["LAB"]
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 
 w = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
 for name, path, edge in (("from the start", sys.argv[1], 0), ("attached mid-run", sys.argv[3], 2)):
@@ -70,6 +66,6 @@ for name, path, edge in (("from the start", sys.argv[1], 0), ("attached mid-run"
     check(full and len(rb) >= 0.8 * len(full),
           f"{name}: {len(rb)} of {len(full)} rank-bound naming rank 1 "
           f"({sorted(set((c['verdict'], c['straggler_rank']) for c in full), key=str)})")
-sys.exit(1 if fail else 0)
+done()
 PY
 finish

@@ -34,11 +34,7 @@ import json, sys
 inf, nop = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 w = json.loads(open(sys.argv[3]).read().strip().splitlines()[-1])
 probes = json.load(open(sys.argv[4]))
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 TOL = 5_000_000   # 50 bins
 # A rank leaves MPI_Allreduce some time after the collective's last packet;
 # descheduled on this busy 2-core VM it leaves up to a few timeslices later,
@@ -88,6 +84,6 @@ check(not bad, f"each starts between the first entry and the last entry or the f
 check(nop["phases"]["records"] == 0 and not nop["ranks"], "--no-phases: no phase records, no ranks")
 k = len(nop["inferred_phases"]["items"])
 check(n <= k <= n + 2, f"--no-phases: {k} inferred phases for {n} all-reduces (+ at most 2 for setup traffic)")
-sys.exit(1 if fail else 0)
+done()
 PY
 finish

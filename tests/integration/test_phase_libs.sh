@@ -26,11 +26,7 @@ python3 - "$TMPD/nccl.json" "$TMPD/n0.json" "$TMPD/n1.json" <<'PY' || bad "NCCL 
 import json, sys
 j = json.load(open(sys.argv[1]))
 w = [json.loads(open(f).read().strip().splitlines()[-1]) for f in sys.argv[2:]]
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 check(j["phases"]["enqueue_only"] is True and any("enqueue" in x for x in j["warnings"]),
       "JSON: enqueue_only set and warned")
 ranks = sorted((r["rank"], r["pid"]) for r in j["ranks"])
@@ -47,7 +43,7 @@ items = j["collectives"]["items"]
 n = sum(w[0]["calls"].get(f, 0) for f in fn)
 check(len(items) == n and all(c["members"] == 2 and c["enqueue_only"] for c in items),
       f"{len(items)} collectives matched across both ranks (pointer comms), all flagged enqueue-only (made {n})")
-sys.exit(1 if fail else 0)
+done()
 PY
 
 # ---- Gloo: real all-reduces across two lab hosts
@@ -63,11 +59,7 @@ if [[ -x $ROOT/$BUILD/tools/gloo_allreduce ]]; then
 import json, sys
 j = json.load(open(sys.argv[1]))
 outs = [json.loads(l) for l in open(sys.argv[2]) if l.startswith("{")]
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 check(len(outs) == 2 and all(o["verify"] == "ok" for o in outs), "both Gloo ranks verified their sums")
 slots = [s for s in j["phases"]["slots"] if s["lib_kind"] == "gloo"]
 check(any(s["symbol"].startswith("gloo::allreduce(") for s in slots),
@@ -83,7 +75,7 @@ for o in outs:
 inst = [c for c in j["collectives"]["items"] if c["op"] == "allreduce"]
 check(len(inst) == outs[0]["calls"]["gloo::allreduce"] and all(c["members"] == 2 for c in inst),
       f"{len(inst)} Gloo all-reduces matched across the two ranks")
-sys.exit(1 if fail else 0)
+done()
 PY
 else
 	echo "skip Gloo part: build/tools/gloo_allreduce not built (libgloo-dev missing)"

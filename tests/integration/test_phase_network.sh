@@ -25,11 +25,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 w = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
 link = sys.argv[3]
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 
 n = w["workload_calls"]["MPI_Allreduce"] + 1   # + the tool's own 4-byte verify all-reduce
 for r in j["ranks"]:
@@ -55,7 +51,7 @@ check(rt and len(owned) == len(rt), f"{len(owned)} of {len(rt)} retransmitting f
 check(all(int(i["flow"]["saddr"].split(".")[-1]) == i["owners"][0]["rank"] + 1 for i in owned),
       "each to the rank on the flow's source host (rank r on 198.18.0.(r+1))")
 
-sys.exit(1 if fail else 0)
+done()
 PY
 # The answer first (issue 17): the report's first screen names the verdict, the
 # link and its queue and the time; --brief is that screen alone; the JSON and
@@ -67,11 +63,7 @@ python3 - "$TMPD/report.txt" "$TMPD/brief.txt" "$J" "$TMPD/n.html" "eth0@$H2" <<
 import json, re, sys
 text, brief, j, page, link = open(sys.argv[1]).read(), open(sys.argv[2]).read(), json.load(open(sys.argv[3])), \
     open(sys.argv[4]).read(), sys.argv[5]
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 
 first = text.split("\n\n")[0].splitlines()
 check(len(first) <= 15, f"headline: {len(first)} lines (<= 15)")
@@ -99,6 +91,6 @@ shaped = [d for i in j["interfaces"] if i["interface"] == link for k, d in i.ite
 check(shaped and shaped[0]["shaper_bps"] == 100e6 and shaped[0]["line_bps"] > shaped[0]["shaper_bps"],
       "the shaped link: shaper and line rate apart")
 check(shaped and shaped[0]["peak_line_util"] < 1.0, f"its peak against the line rate: {shaped and shaped[0]['peak_line_util']}")
-sys.exit(1 if fail else 0)
+done()
 PY
 finish

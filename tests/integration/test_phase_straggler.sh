@@ -27,11 +27,7 @@ python3 - "$J" "$TMPD/wl.json" "$TMPD/all.json" <<'PY' || bad "phase checks (see
 import json, sys
 j = json.load(open(sys.argv[1]))
 w = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 
 # 1. calls and bytes per rank, against what the workload performed
 fnop = {"MPI_Allreduce": "allreduce", "MPI_Iallreduce": "allreduce", "MPI_Allgather": "allgather",
@@ -87,7 +83,7 @@ rb = sum(c["verdict"] == "rank" and c["straggler_rank"] == 1 for c in coll)
 check(rb >= 0.9 * w["iters"], f"{rb} of {len(coll)} collectives rank-bound on rank 1 (>= 90% of the {w['iters']} iterations)")
 st = j["stragglers"]
 check(bool(st) and st[0]["rank"] == 1, f"rank 1 tops the straggler list ({st[:2]})")
-sys.exit(1 if fail else 0)
+done()
 PY
 "$FT" report "$TMPD/s.ftr" >"$TMPD/report.txt" || bad "text report"
 check "text report names rank 1 as straggler with a clean network" \

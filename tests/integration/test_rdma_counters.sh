@@ -61,11 +61,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 fx = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
 netdev = sys.argv[3]
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 
 ports = {f"{p['device']}/{p['port']}": p for p in j["rdma_ports"]}
 check(sorted(ports) == ["mlx5_0/1", "mlx5_1/1", "mlx5_2/1"], f"ports {sorted(ports)}")
@@ -186,6 +182,6 @@ if spikes:
     check(nnet >= len(inside) / 2, f"most of them network: {nnet} of {len(inside)}")
     bad = [c["seq"] for c in clear if "counter_congestion" in c["why"]]
     check(len(clear) >= 10 and not bad, f"none of the {len(clear)} clear of it (wrongly: {bad})")
-sys.exit(1 if fail else 0)
+done()
 PY
 finish

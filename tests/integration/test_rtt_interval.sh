@@ -40,11 +40,7 @@ python3 - "$J" "$(lab_addr 1)" "$(lab_addr 2)" $SECS $IVL_MS <<'PY' || bad "samp
 import json, sys
 j = json.load(open(sys.argv[1]))
 src, dst, secs, ivl = sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5]) / 1000
-fail = 0
-def check(cond, what):
-    global fail
-    print(("ok   " if cond else "FAIL ") + what)
-    fail += not cond
+from checks import check, done
 flows = [t for t in j["tcp_samples"] if t["flow"]["saddr"] == src and t["flow"]["daddr"] == dst
          and t["flow"]["dport"] == 6100]
 check(len(flows) == 1, f"one sampled sending flow {src} -> {dst}:6100 ({len(flows)})")
@@ -53,6 +49,6 @@ most = int(secs / ivl) + 1
 check(n <= most, f"{n} samples in {secs:g} s: at most one per {ivl * 1000:g} ms ({most})")
 check(n >= 0.6 * secs / ivl, f"{n} samples: not much fewer than one per interval (>= {0.6 * secs / ivl:g})")
 check(flows and flows[0]["srtt_max_us"] > 0, "the samples carry an RTT")
-sys.exit(1 if fail else 0)
+done()
 PY
 finish

@@ -282,6 +282,7 @@ check "top --json -n 3 --record exits 0 ($(tail -n1 "$TMPD/stream.err"))" test $
 sleep 0.5
 python3 - "$TMPD/ctr.txt" "$TMPD/once.json" "$TMPD/stream.json" "eth0@$H2" <<'PY' || bad "snapshots against the interface counters (see above)"
 import bisect, json, sys
+from checks import check, done
 pts = [tuple(map(int, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 3]
 ts = [p[0] for p in pts]
 def at(t, k):  # the counter at time t, linear between samples
@@ -290,15 +291,13 @@ def at(t, k):  # the counter at time t, linear between samples
         raise SystemExit(f"FAIL no counter samples around {t}")
     (t0, *a), (t1, *b) = pts[i - 1], pts[i]
     return a[k] + (b[k] - a[k]) * (t - t0) / (t1 - t0)
-fail = 0
 snaps = [json.loads(l) for l in open(sys.argv[2])] + [json.loads(l) for l in open(sys.argv[3])]
 print(f"{len(snaps)} snapshots")
-if len(snaps) != 4:
-    print("FAIL expected 1 + 3 snapshots"); fail += 1
+check(len(snaps) == 4, "1 + 3 snapshots")
 for n, s in enumerate(snaps):
     f = [i for i in s["interfaces"] if i["label"] == sys.argv[4]]
-    if len(f) != 1:
-        print(f"FAIL snapshot {n}: {sys.argv[4]} missing"); fail += 1; continue
+    if not check(len(f) == 1, f"snapshot {n}: {sys.argv[4]} there"):
+        continue
     f = f[0]
     end, start = s["ts_ns"], s["ts_ns"] - s["period_ns"]
     for k, d in enumerate(("rx", "tx")):
@@ -308,22 +307,17 @@ for n, s in enumerate(snaps):
         # runs the kernel skipped (this VM's kernel does, docs/known-issues.md) are
         # missing bytes, counted and shown by top: a shortfall of up to a frame each
         sk = (s["skipped"]["iface_" + d] or {"period": 0})["period"]
-        good = -tol - sk * 1514 <= got - want <= tol and (d == "tx" or want > 5e6)
-        print(("ok  " if good else "FAIL") + f" snapshot {n} {d}: {got} B in {s['period_ns'] / 1e9:.3f} s, "
+        check(-tol - sk * 1514 <= got - want <= tol and (d == "tx" or want > 5e6),
+              f"snapshot {n} {d}: {got} B in {s['period_ns'] / 1e9:.3f} s, "
               f"counters {want:.0f} B (tolerance {tol:.0f}, {sk} runs skipped by the kernel)")
-        fail += not good
     rate = f["rx"]["bytes"] * 8e9 / s["period_ns"]
-    good = abs(f["rx"]["rate_bps"] - rate) <= 1 + 1e-6 * rate and 60e6 <= rate <= 105e6
-    print(("ok  " if good else "FAIL") + f" snapshot {n}: rx rate {f['rx']['rate_bps']:.0f} b/s, near the shaped 100 Mbit/s")
-    fail += not good
-    good = f["rx"]["peak_bps"] >= f["rx"]["rate_bps"] and f["tx"]["capacity_bps"] == 1e8 and s["lost"]["total"] == 0
-    print(("ok  " if good else "FAIL") + f" snapshot {n}: peak {f['rx']['peak_bps']:.0f} >= rate, capacity, no loss")
-    fail += not good
+    check(abs(f["rx"]["rate_bps"] - rate) <= 1 + 1e-6 * rate and 60e6 <= rate <= 105e6,
+          f"snapshot {n}: rx rate {f['rx']['rate_bps']:.0f} b/s, near the shaped 100 Mbit/s")
+    check(f["rx"]["peak_bps"] >= f["rx"]["rate_bps"] and f["tx"]["capacity_bps"] == 1e8 and s["lost"]["total"] == 0,
+          f"snapshot {n}: peak {f['rx']['peak_bps']:.0f} >= rate, capacity, no loss")
 periods = [s["period"] for s in snaps[1:]]
-good = periods == sorted(periods) and len(set(periods)) == 3
-print(("ok  " if good else "FAIL") + f" the stream's periods count up: {periods}")
-fail += not good
-sys.exit(1 if fail else 0)
+check(periods == sorted(periods) and len(set(periods)) == 3, f"the stream's periods count up: {periods}")
+done()
 PY
 check "--record wrote a valid capture" "$FT" info "$TMPD/top.ftr"
 "$FT" report --json "$TMPD/top.ftr" >"$TMPD/rep.json" 2>/dev/null || bad "report on top's capture"
