@@ -32,8 +32,8 @@
 
 #include "userspace/capture/capture.h"
 
-/* zstd's fastest level but its negative ones, which gave up a third of the
- * ratio for little speed on these blocks: the recorder must keep up */
+/* Level 1, the fastest but for zstd's negative levels, which were hardly
+ * faster on the recorder's blocks and gave up a third of the ratio */
 #define CAPTURE_ZSTD_LEVEL 1
 
 /* ------------------------------------------------------------------ */
