@@ -6,9 +6,11 @@
  *
  * The header CRC and each block's CRC are repaired before the file is
  * written (when the lengths allow), so a mutation of a length or a field
- * reaches the checks after the CRC instead of always failing it.  The zlib
- * payload is left alone: its own checksum (adler32) makes a mutated
- * payload fail inflate; fuzz_records mutates the records themselves.
+ * reaches the checks after the CRC instead of always failing it.  The
+ * payload is left alone: a mutated zlib payload fails inflate (adler32); a
+ * mutated zstd one (written without a checksum of its own) often still
+ * decompresses, and its records meet the reader's checks.  fuzz_records
+ * mutates the records themselves.
  */
 #include <zlib.h>
 

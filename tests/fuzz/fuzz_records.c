@@ -2,8 +2,8 @@
 /*
  * Fuzz target, structure-aware: the fuzz input is a header prefix and a
  * stream of records; the target wraps them into a valid capture (header,
- * zlib blocks, CRCs) so every mutation reaches the record decoders instead
- * of the block checksums.  Input layout (little endian):
+ * blocks, zstd and zlib in turn, CRCs) so every mutation reaches the record
+ * decoders instead of the block checksums.  Input layout (little endian):
  *
  *   struct fz_prefix (80 bytes)  header fields and the report's options
  *   records                      each starts with struct ft_rec_hdr
@@ -23,6 +23,7 @@
  * same records and its OpenMetrics exposition rendered.
  */
 #include <zlib.h>
+#include <zstd.h>
 
 #include "tests/fuzz/fuzz.h"
 #include "userspace/capture/capture.h"
@@ -166,21 +167,29 @@ static void put(struct bytes *b, const void *data, size_t n)
 	b->n += n;
 }
 
-/* Records [a, e) as one block: header, zlib payload, CRC. */
-static void put_block(struct bytes *file, const struct rec *v, size_t a, size_t e)
+/* Records [a, e) as one block of CODEC: header, payload, CRC. */
+static void put_block(struct bytes *file, const struct rec *v, size_t a, size_t e, uint32_t codec)
 {
-	struct ft_block_header bh = { .magic = FT_BLOCK_MAGIC };
+	struct ft_block_header bh = { .magic = FT_BLOCK_MAGIC, .codec = codec };
 	struct bytes raw = { 0 };
-	uLongf clen;
+	size_t clen;
 	uint8_t *z;
 	uLong crc;
 
 	for (size_t i = a; i < e; i++)
 		put(&raw, v[i].r, v[i].r->size);
-	clen = compressBound((uLong)raw.n);
+	clen = ZSTD_compressBound(raw.n) + compressBound((uLong)raw.n);
 	z = malloc(clen);
 	FZ_CHECK(z != NULL, "out of memory");
-	FZ_CHECK(compress2(z, &clen, raw.p, (uLong)raw.n, 1) == Z_OK, "compress2");
+	if (codec == FT_CODEC_ZSTD) {
+		clen = ZSTD_compress(z, clen, raw.p, raw.n, 1);
+		FZ_CHECK(!ZSTD_isError(clen), "ZSTD_compress");
+	} else {
+		uLongf zl = (uLongf)clen;
+
+		FZ_CHECK(compress2(z, &zl, raw.p, (uLong)raw.n, 1) == Z_OK, "compress2");
+		clen = zl;
+	}
 	bh.clen = (uint32_t)clen;
 	bh.ulen = (uint32_t)raw.n;
 	bh.nrec = (uint32_t)(e - a);
@@ -192,11 +201,13 @@ static void put_block(struct bytes *file, const struct rec *v, size_t a, size_t 
 	free(raw.p);
 }
 
-/* The capture: header, then blocks of PER records (0 = all); half the size limit leaves room for zlib. */
+/* The capture: header, then blocks of PER records (0 = all), zstd (as the
+ * recorder writes) and zlib (as version 1 did) in turn; half the size limit
+ * leaves room for the compressed size. */
 static void build_file(const struct ft_file_header *h, const struct rec *v, size_t n, uint32_t per)
 {
 	struct bytes file = { 0 };
-	size_t a = 0;
+	size_t a = 0, blocks = 0;
 
 	put(&file, h, sizeof(*h));
 	while (a < n) {
@@ -204,7 +215,7 @@ static void build_file(const struct ft_file_header *h, const struct rec *v, size
 
 		while (e < n && (!per || e - a < per) && ulen + v[e].r->size <= FT_BLOCK_MAX_ULEN / 2)
 			ulen += v[e++].r->size;
-		put_block(&file, v, a, e);
+		put_block(&file, v, a, e, (blocks++ % 2) ? FT_CODEC_ZLIB : FT_CODEC_ZSTD);
 		a = e;
 	}
 	fz_file_set(&in, file.p, file.n);
