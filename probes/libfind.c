@@ -705,6 +705,39 @@ int libfind__maps_sig(pid_t pid, uint64_t *sig)
 	return 0;
 }
 
+/* The number after "KEY" (e.g. "VmExe:") in /proc/PID/status text; -1 if absent. */
+static long long status_field(const char *text, const char *key)
+{
+	const char *at = strstr(text, key);
+
+	return at ? strtoll(at + strlen(key), NULL, 10) : -1;
+}
+
+int libfind__exec_size(pid_t pid, uint64_t *size)
+{
+	char file[64], buf[4096];
+	long long exe, lib;
+	ssize_t n;
+	int fd;
+
+	snprintf(file, sizeof(file), "/proc/%d/status", (int)pid);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* the Vm lines come early; a status cut short by the buffer still has them */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	exe = status_field(buf, "\nVmExe:");
+	lib = status_field(buf, "\nVmLib:");
+	if (exe < 0 || lib < 0)
+		return -ENODATA;
+	*size = (uint64_t)exe << 32 ^ (uint64_t)lib;
+	return 0;
+}
+
 /* ---- the loader cache */
 
 struct cache_add {

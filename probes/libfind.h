@@ -49,6 +49,15 @@ int libfind__maps(pid_t pid, struct lib_set *set);
  */
 int libfind__maps_sig(pid_t pid, uint64_t *sig);
 /*
+ * The sizes of PID's executable mappings, VmExe and VmLib of
+ * /proc/PID/status (kB), as one number: it changes when a library with code
+ * is mapped or unmapped.  Reading it costs a few microseconds where the maps
+ * of a large process (PyTorch: 1,700 lines) take half a millisecond, so it
+ * says when libfind__maps_sig() is worth its cost.  0 or -errno (-ENODATA:
+ * no such lines, e.g. a kernel thread).
+ */
+int libfind__exec_size(pid_t pid, uint64_t *size);
+/*
  * Add every library in the loader cache (/etc/ld.so.cache, parsed directly,
  * else `ldconfig -p`) whose soname starts with PREFIX, e.g. "libmpi",
  * "libnccl", "libgloo".  0 or -errno.

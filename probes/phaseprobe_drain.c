@@ -17,6 +17,10 @@
 #include "probes/libfind.h"
 #include "probes/phaseprobe_state.h"
 
+/* A followed process's maps are read at least this often (10 s) even when
+ * the sizes of its executable mappings stay the same. */
+#define PH_MAPS_FULL_TICKS (10000 / PHASEPROBE_TICK_MS)
+
 /* ---- ring buffer ---- */
 
 static void queue_pid(pid_t **arr, size_t *n, size_t *cap, pid_t pid)
@@ -179,11 +183,19 @@ void phaseprobe__tick(struct phaseprobe *p)
 		/* a process whose executable mappings are the files of last time
 		 * (or that is gone) needs no second look */
 		for (size_t i = 0; i < p->npids && !p->cb_err; i++) {
-			uint64_t sig;
+			struct ph_maps_seen *m = &p->seen[i];
+			uint64_t size = 0, sig;
+			bool sized = !libfind__exec_size(p->pids[i], &size);
 
-			if (!libfind__maps_sig(p->pids[i], &sig) && sig != p->maps_sigs[i] &&
-			    !ph_examine_maps(p, p->pids[i]))
-				p->maps_sigs[i] = sig;
+			/* the same sizes: no library came or went since the last look,
+			 * and the maps (half a millisecond for a PyTorch process) are
+			 * read only every PH_MAPS_FULL_TICKS, for a file swapped for
+			 * one of the same size */
+			if (!(sized && m->sig && size == m->exec_size && p->ticks % PH_MAPS_FULL_TICKS) &&
+			    !libfind__maps_sig(p->pids[i], &sig) && (sig == m->sig || !ph_examine_maps(p, p->pids[i]))) {
+				m->sig = sig;
+				m->exec_size = size;
+			}
 			drain_between(p); /* may move pids (exits): after the store */
 		}
 	} else if (p->ticks % (1000 / PHASEPROBE_TICK_MS) == 0) {

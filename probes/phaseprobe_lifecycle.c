@@ -405,7 +405,7 @@ void phaseprobe__close(struct phaseprobe *p)
 	free(p->exes);
 	free(p->specs);
 	free(p->pids);
-	free(p->maps_sigs);
+	free(p->seen);
 	free(p->execs);
 	free(p->exits);
 	free(p->pending);

@@ -35,9 +35,9 @@ bool ph_pid_followed(const struct phaseprobe *p, pid_t pid)
 void ph_pid_add(struct phaseprobe *p, pid_t pid)
 {
 	if (ph_pid_followed(p, pid) || grow((void **)&p->pids, &p->cappids, p->npids, sizeof(pid_t)) ||
-	    grow((void **)&p->maps_sigs, &p->capsigs, p->npids, sizeof(uint64_t)))
+	    grow((void **)&p->seen, &p->capseen, p->npids, sizeof(*p->seen)))
 		return;
-	p->maps_sigs[p->npids] = 0;
+	p->seen[p->npids] = (struct ph_maps_seen){ 0 };
 	p->pids[p->npids++] = pid;
 }
 
@@ -47,7 +47,7 @@ void ph_pid_del(struct phaseprobe *p, pid_t pid)
 		if (p->pids[i] == pid) {
 			p->npids--;
 			p->pids[i] = p->pids[p->npids];
-			p->maps_sigs[i] = p->maps_sigs[p->npids];
+			p->seen[i] = p->seen[p->npids];
 			return;
 		}
 }

@@ -66,6 +66,12 @@ struct ph_exit {
 	uint64_t ts;
 };
 
+/* What the tick last saw of a followed process's executable mappings. */
+struct ph_maps_seen {
+	uint64_t sig;       /* libfind__maps_sig() when last examined, 0 never */
+	uint64_t exec_size; /* libfind__exec_size() then (0 if it could not be read) */
+};
+
 struct phaseprobe {
 	struct phase_bpf *skel;
 	struct ring_buffer *rb;
@@ -96,8 +102,8 @@ struct phaseprobe {
 	/* followed processes (not system-wide) */
 	pid_t *pids;
 	size_t npids, cappids;
-	uint64_t *maps_sigs;        /* per pid: libfind__maps_sig() when last examined, 0 never */
-	size_t capsigs;
+	struct ph_maps_seen *seen;  /* per pid: its mappings when last examined */
+	size_t capseen;
 	/* work for after the ring-buffer callback */
 	pid_t *execs;
 	size_t nexecs, capexecs;

@@ -4,10 +4,13 @@
  * the libnccl.so.2 of its pip wheel (site-packages/nvidia/nccl/lib), and
  * call it: for tests/integration/test_nccl_libpath.sh.
  *
- *   nccl_dlopen [--delay-ms MS] [--iters N] LIB
+ *   nccl_dlopen [--delay-ms MS] [--settle-ms MS] [--iters N] LIB
  *
  * Sleeps MS (default 300) so the library is mapped well after the start,
- * dlopen()s LIB (a path), resolves NCCL's functions with dlsym, and calls
+ * dlopen()s LIB (a path), waits --settle-ms (default 0: a framework's first
+ * collective comes long after it loads NCCL, and a tracer that learns of
+ * the library from the process's maps needs that time), resolves NCCL's
+ * functions with dlsym, and calls
  * ncclGetUniqueId, ncclCommInitRankConfig (1 rank), N x (ncclAllReduce,
  * ncclAlltoAll, ncclGather, ncclScatter), ncclCommFinalize and
  * ncclCommDestroy.  Built against the stand-in's header (no GPU, no real
@@ -36,7 +39,7 @@
 
 int main(int argc, char **argv)
 {
-	long long delay = 300, iters = 10;
+	long long delay = 300, settle = 0, iters = 10;
 	const char *path = NULL;
 	char real[4096] = "";
 	struct link_map *lm = NULL;
@@ -55,6 +58,9 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--delay-ms") && i + 1 < argc) {
 			if (toolargs_num(argv[++i], 0, 600000, &delay, 0))
+				goto usage;
+		} else if (!strcmp(argv[i], "--settle-ms") && i + 1 < argc) {
+			if (toolargs_num(argv[++i], 0, 600000, &settle, 0))
 				goto usage;
 		} else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
 			if (toolargs_num(argv[++i], 1, 1000000, &iters, 0))
@@ -75,6 +81,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nccl_dlopen: %s\n", dlerror());
 		return 1;
 	}
+	ts.tv_sec = settle / 1000;
+	ts.tv_nsec = (settle % 1000) * 1000000;
+	nanosleep(&ts, NULL);
 	if (!dlinfo(lib, RTLD_DI_LINKMAP, &lm) && lm && lm->l_name)
 		snprintf(real, sizeof(real), "%s", lm->l_name);
 	SYM(get_id, "ncclGetUniqueId");
@@ -100,6 +109,6 @@ int main(int argc, char **argv)
 	       path, real, iters, iters, iters, iters, iters);
 	return 0;
 usage:
-	fprintf(stderr, "usage: nccl_dlopen [--delay-ms MS] [--iters N] LIB\n");
+	fprintf(stderr, "usage: nccl_dlopen [--delay-ms MS] [--settle-ms MS] [--iters N] LIB\n");
 	return 2;
 }

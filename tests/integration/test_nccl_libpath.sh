@@ -9,6 +9,11 @@
 # ncclCommInitRankConfig), not only to the loader cache's.  Then the same
 # NCCL functions inside a library named libtorch_cuda.so (NCCL linked
 # statically into a framework): found by their symbols, not by the name.
+# Last, the wheel's copy again with its path named nowhere on the command
+# line (in the environment of a shell that execs the program): record must
+# find it in the process's maps on its tick, as for a framework that finds
+# NCCL itself; the program waits 600 ms after the dlopen before its first
+# call, as a framework does between loading NCCL and its first collective.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd python3
@@ -20,10 +25,19 @@ cp "$ROOT/$BUILD/tests/lib/libnccl.so.2" "$SP/nvidia/nccl/lib/libnccl.so.2"
 cp "$ROOT/$BUILD/tests/lib/libtorch_cuda.so" "$SP/torch/lib/libtorch_cuda.so"
 ITERS=12
 
-for lib in "$SP/nvidia/nccl/lib/libnccl.so.2" "$SP/torch/lib/libtorch_cuda.so"; do
-	name=$(basename "$lib")
-	"$FT" record -q -o "$TMPD/$name.ftr" -- "$DL" --delay-ms 300 --iters $ITERS "$lib" \
-		>"$TMPD/$name.wl" 2>"$TMPD/$name.err"
+for lib in "$SP/nvidia/nccl/lib/libnccl.so.2" "$SP/torch/lib/libtorch_cuda.so" unnamed; do
+	if [[ $lib == unnamed ]]; then
+		lib=$SP/nvidia/nccl/lib/libnccl.so.2
+		name=unnamed-$(basename "$lib")
+		# shellcheck disable=SC2016 # $0 and $LIB are the inner shell's
+		NCCL_LIB=$lib "$FT" record -q -o "$TMPD/$name.ftr" -- \
+			sh -c 'exec "$0" --delay-ms 300 --settle-ms 600 --iters '$ITERS' "$NCCL_LIB"' "$DL" \
+			>"$TMPD/$name.wl" 2>"$TMPD/$name.err"
+	else
+		name=$(basename "$lib")
+		"$FT" record -q -o "$TMPD/$name.ftr" -- "$DL" --delay-ms 300 --iters $ITERS "$lib" \
+			>"$TMPD/$name.wl" 2>"$TMPD/$name.err"
+	fi
 	check "record -- nccl_dlopen $name exits 0 ($(tail -n1 "$TMPD/$name.err"))" test $? = 0
 	"$FT" report --json "$TMPD/$name.ftr" >"$TMPD/$name.json" || bad "report --json ($name)"
 	python3 - "$TMPD/$name.json" "$TMPD/$name.wl" "$(readlink -f "$lib")" "$ITERS" <<'PY' || bad "$name checks (see above)"

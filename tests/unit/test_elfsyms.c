@@ -529,17 +529,21 @@ static void test_maps(void **state)
 	assert_true(libfind__maps(999999999, &set) < 0);
 }
 
-/* The maps signature: stable while nothing is mapped, new once a library is */
+/* The maps signature and the sizes of the executable mappings: stable while
+ * nothing is mapped, new once a library is */
 static void test_maps_sig(void **state)
 {
 	static const char *const libs[] = { "libutil.so.1", "libdl.so.2", "libanl.so.1" };
-	uint64_t a = 0, b = 0, c = 0;
+	uint64_t a = 0, b = 0, c = 0, sa = 0, sb = 0, sc = 0;
 	void *h = NULL;
 
 	(void)state;
 	assert_int_equal(libfind__maps_sig(getpid(), &a), 0);
+	assert_int_equal(libfind__exec_size(getpid(), &sa), 0);
 	assert_int_equal(libfind__maps_sig(getpid(), &b), 0);
+	assert_int_equal(libfind__exec_size(getpid(), &sb), 0);
 	assert_true(a == b);
+	assert_true(sa == sb && sa != 0);
 	/* a glibc stub library this test does not link */
 	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]) && !h; i++)
 		if (!dlopen(libs[i], RTLD_NOW | RTLD_NOLOAD))
@@ -547,9 +551,15 @@ static void test_maps_sig(void **state)
 	if (!h)
 		skip();
 	assert_int_equal(libfind__maps_sig(getpid(), &c), 0);
+	assert_int_equal(libfind__exec_size(getpid(), &sc), 0);
 	assert_true(c != a);
+	assert_true(sc != sa); /* the library's code is an executable mapping more */
 	dlclose(h);
 	assert_true(libfind__maps_sig(999999999, &a) < 0);
+	assert_int_equal(libfind__exec_size(999999999, &sa), -ENOENT);
+	/* a kernel thread (kthreadd) has no mappings: no sizes, not 0 */
+	if (access("/proc/2/status", R_OK) == 0)
+		assert_int_equal(libfind__exec_size(2, &sa), -ENODATA);
 }
 
 static void test_cache(void **state)
