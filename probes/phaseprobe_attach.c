@@ -466,11 +466,49 @@ int ph_resolve_specs(struct phaseprobe *p, const struct lib_set *known, char *er
 
 /* ---- system-wide: what every process maps ---- */
 
+/* A full scan (every process's maps) every this many scans: 10 s. */
+#define PH_SW_FULL_SCANS 10
+
+struct sw_scan {
+	struct lib_set set;        /* the libraries of the processes read */
+	struct ph_sw_seen *now;    /* this scan's processes */
+	size_t n, cap;
+	const struct ph_sw_seen *prev; /* the last scan's, sorted by pid */
+	size_t nprev;
+	bool full;
+};
+
+static int sw_seen_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct ph_sw_seen *)a)->pid, y = ((const struct ph_sw_seen *)b)->pid;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Read PID's maps into the scan's set, unless the sizes of its executable
+ * mappings are those of the last scan: then no library came or went, and
+ * its maps (half a millisecond for a PyTorch process) are not read.
+ */
 static int maps_into(struct phaseprobe *p, pid_t pid, pid_t ppid, void *arg)
 {
+	struct sw_scan *s = arg;
+	struct ph_sw_seen key = { .pid = pid };
+
 	(void)p;
 	(void)ppid;
-	return libfind__maps(pid, arg) == -ENOMEM ? -ENOMEM : 0;
+	if (!libfind__exec_size(pid, &key.exec_size)) {
+		const struct ph_sw_seen *was;
+
+		if (grow((void **)&s->now, &s->cap, s->n, sizeof(*s->now)))
+			return -ENOMEM;
+		s->now[s->n++] = key;
+		was = s->full || !s->nprev ? NULL :
+			bsearch(&key, s->prev, s->nprev, sizeof(*s->prev), sw_seen_cmp);
+		if (was && was->exec_size == key.exec_size)
+			return 0;
+	}
+	return libfind__maps(pid, &s->set) == -ENOMEM ? -ENOMEM : 0;
 }
 
 /* Does PID map a library with traced functions? */
@@ -499,16 +537,33 @@ int ph_existing_if_traced(struct phaseprobe *p, pid_t pid, pid_t ppid, void *arg
 	return ph_emit_proc(p, pid, FT_PROC_EXISTING);
 }
 
-/* System-wide: what every running process maps. */
+/*
+ * System-wide: what every running process maps.  A process whose executable
+ * mappings have the sizes of the last scan is skipped, except every
+ * PH_SW_FULL_SCANS-th scan (a file swapped for one of the same size; a pid
+ * reused).  The sizes are kept only when the scan attached all it found, so
+ * that a failed one is read again whole.
+ */
 int ph_scan_all(struct phaseprobe *p)
 {
-	struct lib_set set;
+	struct sw_scan s = { .prev = p->sw_seen, .nprev = p->nsw_seen,
+			     .full = p->sw_scans++ % PH_SW_FULL_SCANS == 0 };
 	int ret;
 
-	lib_set__init(&set);
-	ret = ph_for_each_pid(p, maps_into, &set);
+	lib_set__init(&s.set);
+	ret = ph_for_each_pid(p, maps_into, &s);
 	if (!ret)
-		ret = ph_examine_set(p, &set);
-	lib_set__free(&set);
+		ret = ph_examine_set(p, &s.set);
+	lib_set__free(&s.set);
+	if (ret) {
+		free(s.now);
+		s.now = NULL;
+		s.n = 0;
+	} else if (s.n) {
+		qsort(s.now, s.n, sizeof(*s.now), sw_seen_cmp);
+	}
+	free(p->sw_seen);
+	p->sw_seen = s.now;
+	p->nsw_seen = s.n;
 	return ret;
 }

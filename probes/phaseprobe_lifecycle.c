@@ -406,6 +406,7 @@ void phaseprobe__close(struct phaseprobe *p)
 	free(p->specs);
 	free(p->pids);
 	free(p->seen);
+	free(p->sw_seen);
 	free(p->execs);
 	free(p->exits);
 	free(p->pending);

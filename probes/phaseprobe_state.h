@@ -66,6 +66,13 @@ struct ph_exit {
 	uint64_t ts;
 };
 
+/* What a system-wide scan saw of a process: the sizes of its executable
+ * mappings (libfind__exec_size()). */
+struct ph_sw_seen {
+	pid_t pid;
+	uint64_t exec_size;
+};
+
 /* What the tick last saw of a followed process's executable mappings. */
 struct ph_maps_seen {
 	uint64_t sig;       /* libfind__maps_sig() when last examined, 0 never */
@@ -104,6 +111,10 @@ struct phaseprobe {
 	size_t npids, cappids;
 	struct ph_maps_seen *seen;  /* per pid: its mappings when last examined */
 	size_t capseen;
+	/* system-wide: the last scan's processes, by pid; scans done */
+	struct ph_sw_seen *sw_seen;
+	size_t nsw_seen;
+	unsigned sw_scans;
 	/* work for after the ring-buffer callback */
 	pid_t *execs;
 	size_t nexecs, capexecs;

@@ -14,6 +14,9 @@
 # find it in the process's maps on its tick, as for a framework that finds
 # NCCL itself; the program waits 600 ms after the dlopen before its first
 # call, as a framework does between loading NCCL and its first collective.
+# And once more under a system-wide recorder, which looks at every process
+# about once a second: the program is seen before its dlopen (1.3 s after
+# its start) and must be read again after it, its first call 1.5 s later.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd python3
@@ -25,20 +28,30 @@ cp "$ROOT/$BUILD/tests/lib/libnccl.so.2" "$SP/nvidia/nccl/lib/libnccl.so.2"
 cp "$ROOT/$BUILD/tests/lib/libtorch_cuda.so" "$SP/torch/lib/libtorch_cuda.so"
 ITERS=12
 
-for lib in "$SP/nvidia/nccl/lib/libnccl.so.2" "$SP/torch/lib/libtorch_cuda.so" unnamed; do
-	if [[ $lib == unnamed ]]; then
+for lib in "$SP/nvidia/nccl/lib/libnccl.so.2" "$SP/torch/lib/libtorch_cuda.so" unnamed systemwide; do
+	if [[ $lib == systemwide ]]; then
+		lib=$SP/nvidia/nccl/lib/libnccl.so.2
+		name=systemwide-$(basename "$lib")
+		start_record "$TMPD/$name.ftr" -i lo
+		rc=0
+		"$DL" --delay-ms 1300 --settle-ms 1500 --iters $ITERS "$lib" >"$TMPD/$name.wl" 2>"$TMPD/$name.err" || rc=$?
+		stop_record
+		check "system-wide record around nccl_dlopen stops with exit 0 ($REC_RC)" test "$REC_RC" = 0
+	elif [[ $lib == unnamed ]]; then
 		lib=$SP/nvidia/nccl/lib/libnccl.so.2
 		name=unnamed-$(basename "$lib")
-		# shellcheck disable=SC2016 # $0 and $LIB are the inner shell's
+		# shellcheck disable=SC2016 # $0 and $NCCL_LIB are the inner shell's
+		rc=0
 		NCCL_LIB=$lib "$FT" record -q -o "$TMPD/$name.ftr" -- \
 			sh -c 'exec "$0" --delay-ms 300 --settle-ms 600 --iters '$ITERS' "$NCCL_LIB"' "$DL" \
-			>"$TMPD/$name.wl" 2>"$TMPD/$name.err"
+			>"$TMPD/$name.wl" 2>"$TMPD/$name.err" || rc=$?
 	else
 		name=$(basename "$lib")
+		rc=0
 		"$FT" record -q -o "$TMPD/$name.ftr" -- "$DL" --delay-ms 300 --iters $ITERS "$lib" \
-			>"$TMPD/$name.wl" 2>"$TMPD/$name.err"
+			>"$TMPD/$name.wl" 2>"$TMPD/$name.err" || rc=$?
 	fi
-	check "record -- nccl_dlopen $name exits 0 ($(tail -n1 "$TMPD/$name.err"))" test $? = 0
+	check "nccl_dlopen $name exits 0 ($rc; $(tail -n1 "$TMPD/$name.err"))" test "$rc" = 0
 	"$FT" report --json "$TMPD/$name.ftr" >"$TMPD/$name.json" || bad "report --json ($name)"
 	python3 - "$TMPD/$name.json" "$TMPD/$name.wl" "$(readlink -f "$lib")" "$ITERS" <<'PY' || bad "$name checks (see above)"
 import json, sys
