@@ -466,8 +466,9 @@ int ph_resolve_specs(struct phaseprobe *p, const struct lib_set *known, char *er
 
 /* ---- system-wide: what every process maps ---- */
 
-/* A full scan (every process's maps) every this many scans: 10 s. */
-#define PH_SW_FULL_SCANS 10
+/* A full scan (every process's maps) every this many scans, about once a
+ * second each (PH_FULL_LOOK_MS). */
+#define PH_SW_FULL_SCANS (PH_FULL_LOOK_MS / 1000)
 
 struct sw_scan {
 	struct lib_set set;        /* the libraries of the processes read */

@@ -17,9 +17,8 @@
 #include "probes/libfind.h"
 #include "probes/phaseprobe_state.h"
 
-/* A followed process's maps are read at least this often (10 s) even when
- * the sizes of its executable mappings stay the same. */
-#define PH_MAPS_FULL_TICKS (10000 / PHASEPROBE_TICK_MS)
+/* Ticks between full looks at a followed process (PH_FULL_LOOK_MS). */
+#define PH_MAPS_FULL_TICKS (PH_FULL_LOOK_MS / PHASEPROBE_TICK_MS)
 
 /* ---- ring buffer ---- */
 

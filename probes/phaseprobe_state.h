@@ -66,6 +66,11 @@ struct ph_exit {
 	uint64_t ts;
 };
 
+/* However the sizes of a process's executable mappings look, its maps are
+ * read again at least this often (a file swapped for one of the same size,
+ * a pid reused): by the followed processes' tick and the system-wide scan. */
+#define PH_FULL_LOOK_MS 10000
+
 /* What a system-wide scan saw of a process: the sizes of its executable
  * mappings (libfind__exec_size()). */
 struct ph_sw_seen {

@@ -37,6 +37,13 @@
 		}                                                                 \
 	} while (0)
 
+static void sleep_ms(long long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	long long delay = 300, settle = 0, iters = 10;
@@ -53,7 +60,6 @@ int main(int argc, char **argv)
 	ncclUniqueId id;
 	ncclComm_t comm;
 	float buf[256] = { 0 };
-	struct timespec ts;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--delay-ms") && i + 1 < argc) {
@@ -73,17 +79,13 @@ int main(int argc, char **argv)
 	}
 	if (!path)
 		goto usage;
-	ts.tv_sec = delay / 1000;
-	ts.tv_nsec = (delay % 1000) * 1000000;
-	nanosleep(&ts, NULL);
+	sleep_ms(delay);
 	lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
 		fprintf(stderr, "nccl_dlopen: %s\n", dlerror());
 		return 1;
 	}
-	ts.tv_sec = settle / 1000;
-	ts.tv_nsec = (settle % 1000) * 1000000;
-	nanosleep(&ts, NULL);
+	sleep_ms(settle);
 	if (!dlinfo(lib, RTLD_DI_LINKMAP, &lm) && lm && lm->l_name)
 		snprintf(real, sizeof(real), "%s", lm->l_name);
 	SYM(get_id, "ncclGetUniqueId");
