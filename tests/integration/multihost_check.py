@@ -97,7 +97,8 @@ if kind == "straggler":
     c = load("coarse.json")
     cv = strag(c)
     n1 = sum(1 for x in cv.values() if x == 1)
-    print(f"     realtime anchors alone: rank 1 last in {n1} of {len(cv)} all-reduces; stragglers {c['stragglers'][:2]}")
+    print(f"     realtime anchors alone: rank 1 last in {n1} of {len(cv)} all-reduces; stragglers {c['stragglers'][:2]}; "
+          f"calls realigned for {c['phases']['seq_shifted']} process(es)")
     check(n1 < 0.5 * len(cv), "merged on the realtime anchors alone (clock errors above the delay), rank 1 is "
           "not seen as the last to enter: the traffic refinement is what finds it")
 elif kind == "network":
