@@ -17,16 +17,31 @@
 const volatile __u64 targ_sample_ns = 10000000; /* min gap between samples of one socket */
 
 /*
- * Last sample time per socket, direct-mapped by the socket's hash: an
- * array lookup the verifier inlines, where an LRU hash cost a helper call
- * on every ACK (tcp_probe runs for each segment a socket receives).  Two
+ * Last sample per socket, direct-mapped by the socket's hash: an array
+ * lookup the verifier inlines, where an LRU hash cost a helper call on
+ * every segment (tcp_probe runs for each segment a socket receives).  Two
  * sockets that share an entry take it from each other, so each may then be
  * sampled more often than --rtt-interval, never less.
+ *
+ * A clock read costs as much as an empty program's whole run
+ * (docs/performance.md), so most segments pass without one.  When a read
+ * finds the interval not yet over, the entry plans to let pass the segments
+ * expected in half the time left, at the rate seen since the last sample
+ * (at most SKIP_MAX), and no longer than the kernel's tick counter
+ * (jiffies: a load) says the interval lasts.  The interval itself is still
+ * decided by bpf_ktime_get_ns(), so no sample comes early; at a steady rate
+ * one comes at most a segment late, and when the rate falls at once, at
+ * most a tick (1-4 ms) late.  Filtered-out sockets are kept in the entry
+ * too, and checked again once per interval.
  */
 #define SAMPLE_SLOTS 16384
+#define SKIP_MAX 64
 struct last_sample {
 	__u64 sk;
-	__u64 ts;
+	__u64 ts;       /* the last sample (or filter check) of this socket */
+	__u64 skip_until; /* on coarse_ns(): let segments pass until then at most */
+	__u32 segs;     /* segments seen since ts */
+	__u32 skip;     /* segments to let pass before the next clock read */
 };
 
 struct {
@@ -35,6 +50,18 @@ struct {
 	__type(key, __u32);
 	__type(value, struct last_sample);
 } last_sample SEC(".maps");
+
+/* Where the kernel keeps time in ticks for BPF (5.5+), in ns; 0 otherwise,
+ * which turns the skipping off.  (bpf_ktime_get_coarse_ns() is not allowed
+ * in tracing programs.)  targ_tick_ns: the tick, from userspace. */
+const volatile __u64 targ_tick_ns = 0;
+
+static __always_inline __u64 coarse_ns(void)
+{
+	if (targ_tick_ns && bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_jiffies64))
+		return bpf_jiffies64() * targ_tick_ns;
+	return 0;
+}
 
 /* Fields of tcp_sock and inet_connection_sock lie past struct sock, the type
  * the verifier gives the argument: they are read through the helper. */
@@ -149,6 +176,35 @@ int BPF_PROG(cong_state_raw, struct sock *sk, const __u8 ca)
 	return 0;
 }
 
+/* Whether this segment of the entry's socket comes too soon for a sample
+ * (planning the next clock read if so); *nowp gets the time when read. */
+static __always_inline bool probe_too_soon(struct last_sample *last, __u64 *nowp)
+{
+	__u64 now, gap, left, n, c;
+	__u32 segs;
+
+	if (last->skip) {
+		c = coarse_ns();
+		if (c && c < last->skip_until) {
+			last->skip--;
+			last->segs++;
+			return true;
+		}
+		last->skip = 0;
+	}
+	now = *nowp = bpf_ktime_get_ns();
+	gap = now - last->ts;
+	if (gap >= targ_sample_ns)
+		return false;
+	segs = ++last->segs;
+	left = targ_sample_ns - gap;
+	n = left * segs / (2 * gap + 1);
+	last->skip = n > SKIP_MAX ? SKIP_MAX : (__u32)n;
+	if (last->skip)
+		last->skip_until = coarse_ns() + left;
+	return true;
+}
+
 static __always_inline void handle_probe(bool btf, const struct sock *sk)
 {
 	const struct tcp_sock *tp = (const void *)sk;
@@ -156,19 +212,24 @@ static __always_inline void handle_probe(bool btf, const struct sock *sk)
 	struct last_sample *last;
 	struct ft_flow f = {};
 	struct ft_tcp_sample *r;
-	__u64 now;
+	__u64 now = 0;
 
 	count_run(FT_PROBE_TCP_SAMPLE); /* first: every invocation counts, filtered or not */
 	last = bpf_map_lookup_elem(&last_sample, &slot);
 	if (!last)
 		return;
-	now = bpf_ktime_get_ns();
-	if (last->sk == (__u64)sk && now - last->ts < targ_sample_ns)
-		return;
-	if (!sk_flow_x(btf, sk, &f))
-		return;
+	if (last->sk == (__u64)sk) {
+		if (probe_too_soon(last, &now))
+			return;
+	} else {
+		now = bpf_ktime_get_ns();
+	}
 	last->sk = (__u64)sk;
 	last->ts = now;
+	last->segs = 0;
+	last->skip = 0;
+	if (!sk_flow_x(btf, sk, &f))
+		return;
 	r = rec_reserve(FT_REC_TCP_SAMPLE, sizeof(*r));
 	if (!r)
 		return;

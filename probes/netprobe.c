@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -70,9 +71,9 @@ const struct probe_family netprobe_families[] = {
 	  "~0.5-1 us per dropped packet (the hook runs for drops only)" },
 	{ "tcp", (1ull << FT_PROBE_RETRANS) | (1ull << FT_PROBE_CONG_STATE) | (1ull << FT_PROBE_TCP_SAMPLE),
 	  "retransmits, congestion-state changes, RTT/cwnd samples (retransmit, cong_state, tcp_sample)",
-	  "~45 ns per packet: tcp_sample runs ~90 ns per received ACK; retransmits ~2 us each" },
+	  "~20 ns per packet: tcp_sample runs ~40 ns per received segment; retransmits ~2 us each" },
 	{ "rtt", 1ull << FT_PROBE_TCP_SAMPLE, "RTT/cwnd samples only (tcp_sample)",
-	  "~45 ns per packet (one run of ~90 ns per received ACK)" },
+	  "~20 ns per packet (one run of ~40 ns per received segment)" },
 };
 const int netprobe_n_families = (int)(sizeof(netprobe_families) / sizeof(netprobe_families[0]));
 
@@ -157,6 +158,18 @@ static int obj_open(struct obj *ob, enum obj_id id)
 		ob->o = s ? s->obj : NULL;
 	}
 	return ob->o ? 0 : -errno;
+}
+
+/* The kernel's tick (the resolution of its coarse clocks), which tcp_probe
+ * uses to bound how long it lets segments pass without a clock read
+ * (bpf/tcp.bpf.c); 0 when unknown, which turns that off. */
+static __u64 tick_ns(void)
+{
+	struct timespec r;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &r) || r.tv_sec || r.tv_nsec <= 0)
+		return 0;
+	return (__u64)r.tv_nsec;
 }
 
 static void obj_destroy(struct obj *ob)
@@ -392,6 +405,7 @@ static void set_filters(struct obj *ob, const struct netprobe_opts *o)
 		struct tcp_bpf *s = ob->skel;
 
 		s->rodata->targ_sample_ns = o->sample_ns;
+		s->rodata->targ_tick_ns = tick_ns();
 		s->rodata->targ_netns = o->netns;
 		s->rodata->targ_filter_ifaces = o->n_ifaces > 0;
 		s->rodata->targ_wake_bytes = wake;
