@@ -306,7 +306,7 @@ def render_throughput(rows, meta):
         out.append("| mode | throughput Gbit/s | vs none | tracer CPU, userspace | BPF run time | machine busy | lost | written |")
         out.append("|---|---|---|---|---|---|---|---|")
         for mode in ("none", "fabtrace", "fabtrace_stats", "fabtrace_kcov", "fabtrace_ccov", "fabtrace_wake0",
-                     "tcpdump", "tcpdump128", "bpftrace"):
+                     "fabtrace_100us", "tcpdump", "tcpdump128", "bpftrace"):
             m = [r for r in rs if r["mode"] == mode]
             if not m:
                 continue
@@ -326,6 +326,7 @@ def render_throughput(rows, meta):
                     "fabtrace_kcov": "fabtrace record, 10 µs bins, --coverage kernel",
                     "fabtrace_ccov": "fabtrace record, 10 µs bins, --coverage counters",
                     "fabtrace_wake0": "fabtrace record, 10 µs bins, --wakeup 0",
+                    "fabtrace_100us": "fabtrace record, 100 µs bins",
                     "tcpdump": "tcpdump -w (full snaplen)", "tcpdump128": "tcpdump -s 128 -w",
                     "bpftrace": "bpftrace script"}[mode]
             out.append("| " + " | ".join([
