@@ -62,18 +62,18 @@ static const struct hook {
 const struct probe_family netprobe_families[] = {
 	{ "bins", (1ull << FT_PROBE_IFACE_TX) | (1ull << FT_PROBE_IFACE_RX),
 	  "bytes, packets and CE marks per interface, direction and bin (iface_tx, iface_rx)",
-	  "~130 ns per packet with -i (2 tx runs of ~55 ns; rx: tcx on the -i interfaces only), "
-	  "~220 ns without (+ 2 rx runs of ~45 ns)" },
+	  "~110 ns per packet with -i (2 tx runs of ~50 ns; rx: tcx on the -i interfaces only), "
+	  "~200 ns without (+ 2 rx runs of ~45 ns)" },
 	{ "qdisc", (1ull << FT_PROBE_QDISC_ENQ) | (1ull << FT_PROBE_QDISC_DEQ),
 	  "queue depth, sojourn time and qdisc drops per bin (qdisc_enqueue, qdisc_dequeue)",
-	  "~60 ns per dequeue, 350-600 ns per enqueue (packets that bypass an empty qdisc: none)" },
+	  "~60 ns per dequeue, ~120-150 ns per enqueue (packets that bypass an empty qdisc: none)" },
 	{ "drops", 1ull << FT_PROBE_DROP, "every dropped packet with its reason (drop)",
-	  "~0.5-1 us per dropped packet (the hook runs for drops only)" },
+	  "~0.1-0.5 us per dropped packet (the hook runs for drops only)" },
 	{ "tcp", (1ull << FT_PROBE_RETRANS) | (1ull << FT_PROBE_CONG_STATE) | (1ull << FT_PROBE_TCP_SAMPLE),
 	  "retransmits, congestion-state changes, RTT/cwnd samples (retransmit, cong_state, tcp_sample)",
-	  "~20 ns per packet: tcp_sample runs ~40 ns per received segment; retransmits ~2 us each" },
+	  "~40 ns per packet: tcp_sample runs ~40 ns per received segment; retransmits ~0.2-0.5 us each" },
 	{ "rtt", 1ull << FT_PROBE_TCP_SAMPLE, "RTT/cwnd samples only (tcp_sample)",
-	  "~20 ns per packet (one run of ~40 ns per received segment)" },
+	  "~40 ns per packet (one run of ~40 ns per received segment)" },
 };
 const int netprobe_n_families = (int)(sizeof(netprobe_families) / sizeof(netprobe_families[0]));
 

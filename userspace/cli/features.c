@@ -12,7 +12,7 @@
 #include "probes/phaseprobe.h"
 
 /* measured as the network families are (probes/netprobe.c) */
-#define PHASES_COST "~10 ns per MTU packet: sock_send/recv ~120-150 ns per socket call; uprobes ~2-5 us per traced call"
+#define PHASES_COST "~5 ns per MTU packet: sock_send/recv ~55-85 ns per socket call; uprobes ~2-5 us per traced call"
 #include "probes/privs.h"
 #include "userspace/cli/commands.h"
 #include "probes/base/json.h"
