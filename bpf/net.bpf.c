@@ -83,17 +83,25 @@ static __always_inline bool stage_due(__u32 n, __u64 first_ns, __u64 now)
 }
 
 /*
- * Write out a stage: its header HDR, then N records of REC_SIZE bytes.  The
- * whole stage goes, STAGE_BYTES (a constant, as the verifier wants);
- * hdr.size says how much of it counts.  Returns the stage's new count, 0.
+ * Write out a stage: its header HDR, then its N records of REC_SIZE bytes
+ * (at most STAGE_BYTES in all: the bound the verifier checks the copy
+ * against).  Returns the stage's new count, 0.
  */
 static __always_inline __u32 stage_flush(struct ft_rec_hdr *hdr, __u32 n, __u32 rec_size, __u32 stage_bytes,
 					  __u32 cpu)
 {
+	__u64 size;
+
+	if (n > FT_BATCH)
+		n = FT_BATCH;
+	size = sizeof(*hdr) + (__u64)n * rec_size;
+	barrier_var(size); /* keep the clamp below: the verifier's bound of n * rec_size is looser than the compiler's */
+	if (size > stage_bytes)
+		size = stage_bytes;
 	hdr->type = FT_REC_BATCH;
-	hdr->size = sizeof(*hdr) + n * rec_size;
+	hdr->size = (__u16)size;
 	hdr->cpu = cpu;
-	if (!rec_output(hdr, stage_bytes))
+	if (!rec_output(hdr, size))
 		count_lost_n(n);
 	return 0;
 }
@@ -284,18 +292,44 @@ static __always_inline void ce_flow_add(struct ft_flow *f, __u64 now)
 }
 
 /*
- * AT_TC: run from tc ingress, where the kernel has pushed the link-layer
- * header back for the program (data at the MAC header, len counting it) and
- * the network header is set; at the tracepoint data is the network header.
+ * Whether the packet whose network header is at NH (protocol PROTO) is
+ * marked CE, from its first two bytes, read directly when the caller has
+ * them (P: a tc program's packet data, checked against its end), else
+ * through the helper; -1 when they cannot be read.  Most packets are not
+ * marked, so the whole header is parsed (parse_ce) only for those that are.
  */
-static __always_inline void handle_receive(bool btf, const struct sk_buff *skb, bool at_tc)
+static __always_inline int ce_marked(const unsigned char *nh, const __u8 *p, __u16 proto)
+{
+	__u8 b[2];
+
+	if (proto != ETH_P_IP && proto != ETH_P_IPV6)
+		return 0;
+	if (p) {
+		b[0] = p[0];
+		b[1] = p[1];
+	} else if (bpf_probe_read_kernel(b, sizeof(b), nh)) {
+		return -1;
+	}
+	if (proto == ETH_P_IP)
+		return (b[1] & 3) == 3;       /* the TOS byte's ECN field */
+	return ((b[1] >> 4) & 3) == 3;    /* the traffic class's low bits, in the 2nd byte's high nibble */
+}
+
+/*
+ * CTX: set when run from tc ingress (tcx), where the kernel has pushed the
+ * link-layer header back for the program (data at the MAC header, len
+ * counting it) and the network header is set; at the tracepoint data is the
+ * network header.  At tc the ECN bits are read from the packet directly.
+ */
+static __always_inline void handle_receive(bool btf, const struct sk_buff *skb, struct __sk_buff *ctx)
 {
 	const struct net_device *dev;
 	__u32 netns, ifindex, len, ce = 0, slot1;
 	unsigned char *head, *data;
+	const __u8 *p = NULL;
 	__u64 now;
-	__u16 mac;
-	struct ft_flow f = {};
+	__u16 mac, proto;
+	int m;
 
 	count_run(FT_PROBE_IFACE_RX); /* first: every invocation counts, filtered or not */
 	dev = KREAD(btf, skb, dev);
@@ -312,16 +346,29 @@ static __always_inline void handle_receive(bool btf, const struct sk_buff *skb, 
 	mac = KREAD(btf, skb, mac_header);
 	/* eth_type_trans() already pulled the link-layer header; the device's
 	 * rx_bytes counted it, so add it back (at tc, len counts it already). */
-	if (at_tc)
-		data = head + KREAD(btf, skb, network_header);
-	else if (mac != (__u16)~0U && data >= head + mac)
+	if (ctx) {
+		__u16 nh = KREAD(btf, skb, network_header);
+		const __u8 *pkt = (const __u8 *)(long)ctx->data, *end = (const __u8 *)(long)ctx->data_end;
+		__u32 off = (__u16)(nh - mac) & 0xff;
+
+		data = head + nh;
+		if (mac != (__u16)~0U && pkt + off + 2 <= end)
+			p = pkt + off;
+	} else if (mac != (__u16)~0U && data >= head + mac) {
 		len += data - (head + mac);
+	}
 	now = bpf_ktime_get_ns();
-	if (parse_ce(data, bpf_ntohs(KREAD(btf, skb, protocol)), &f)) {
+	proto = bpf_ntohs(KREAD(btf, skb, protocol));
+	m = ce_marked(data, p, proto);
+	if (m > 0) {
+		struct ft_flow f = {};
+
 		ce = 1;
-		f.netns = netns;
-		f.ifindex = ifindex;
-		ce_flow_add(&f, now);
+		if (parse_ce(data, proto, &f)) {
+			f.netns = netns;
+			f.ifindex = ifindex;
+			ce_flow_add(&f, now);
+		}
 	}
 	bin_add(slot1, netns, ifindex, FT_DIR_RX, now, len, ce);
 }
@@ -329,14 +376,14 @@ static __always_inline void handle_receive(bool btf, const struct sk_buff *skb, 
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(iface_rx_btf, struct sk_buff *skb)
 {
-	handle_receive(true, skb, false);
+	handle_receive(true, skb, NULL);
 	return 0;
 }
 
 SEC("raw_tp/netif_receive_skb")
 int BPF_PROG(iface_rx_raw, struct sk_buff *skb)
 {
-	handle_receive(false, skb, false);
+	handle_receive(false, skb, NULL);
 	return 0;
 }
 
@@ -355,7 +402,7 @@ int iface_rx_tcx(struct __sk_buff *ctx)
 {
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
 
-	handle_receive(true, skb, true);
+	handle_receive(true, skb, ctx);
 	return -1;
 }
 
