@@ -295,20 +295,20 @@ static __always_inline void ce_flow_add(struct ft_flow *f, __u64 now)
  * Whether the packet whose network header is at NH (protocol PROTO) is
  * marked CE, from its first two bytes, read directly when the caller has
  * them (P: a tc program's packet data, checked against its end), else
- * through the helper; -1 when they cannot be read.  Most packets are not
+ * through the helper; false when they cannot be read.  Most packets are not
  * marked, so the whole header is parsed (parse_ce) only for those that are.
  */
-static __always_inline int ce_marked(const unsigned char *nh, const __u8 *p, __u16 proto)
+static __always_inline bool ce_marked(const unsigned char *nh, const __u8 *p, __u16 proto)
 {
 	__u8 b[2];
 
 	if (proto != ETH_P_IP && proto != ETH_P_IPV6)
-		return 0;
+		return false;
 	if (p) {
 		b[0] = p[0];
 		b[1] = p[1];
 	} else if (bpf_probe_read_kernel(b, sizeof(b), nh)) {
-		return -1;
+		return false;
 	}
 	if (proto == ETH_P_IP)
 		return (b[1] & 3) == 3;       /* the TOS byte's ECN field */
@@ -329,7 +329,6 @@ static __always_inline void handle_receive(bool btf, const struct sk_buff *skb, 
 	const __u8 *p = NULL;
 	__u64 now;
 	__u16 mac, proto;
-	int m;
 
 	count_run(FT_PROBE_IFACE_RX); /* first: every invocation counts, filtered or not */
 	dev = KREAD(btf, skb, dev);
@@ -359,8 +358,7 @@ static __always_inline void handle_receive(bool btf, const struct sk_buff *skb, 
 	}
 	now = bpf_ktime_get_ns();
 	proto = bpf_ntohs(KREAD(btf, skb, protocol));
-	m = ce_marked(data, p, proto);
-	if (m > 0) {
+	if (ce_marked(data, p, proto)) {
 		struct ft_flow f = {};
 
 		ce = 1;
