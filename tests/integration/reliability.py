@@ -18,6 +18,7 @@
                                            instead of dozens: python starts slowly here)
   reliability.py capcheck FILE             walk a capture independently of fabtrace (header,
                                            block CRCs, zlib/zstd, record sizes), JSON summary
+                                           (with the format version and the codecs of its blocks)
   reliability.py bins FILE NETNS IFINDEX   start_ns of the iface_bin records of one interface
   reliability.py setversion IN OUT V       copy a capture with header version V and a valid CRC
   reliability.py unprobed PID LIBSUBSTR SYMBOL [SECS [OWNED.json]]
@@ -221,7 +222,7 @@ def walk(path):
     """Yield (offset, records) per valid block; stops at the first bad one."""
     data = open(path, "rb").read()
     res = {"size": len(data), "header_ok": False, "blocks": 0, "records": 0, "good_off": 0,
-           "end": False, "stop_reason": None, "by_type": {}, "stopped_by": ""}
+           "end": False, "stop_reason": None, "by_type": {}, "stopped_by": "", "codecs": []}
     if len(data) < HDR_SIZE or data[:8] != b"FABTRACE":
         res["stopped_by"] = "no header"
         return res, []
@@ -267,6 +268,8 @@ def walk(path):
             break
         off += BLOCK.size + clen
         res["good_off"] = off
+        if codec not in res["codecs"]:
+            res["codecs"].append(codec)
         res["blocks"] += 1
         for typ, rec in block:
             res["records"] += 1

@@ -81,7 +81,8 @@ static void append_end(struct capture_writer *w, uint64_t records)
 }
 
 /* Write `n` generated records plus END to path. */
-static void write_capture(const char *path, uint64_t n)
+/* N generated records and END, in format VERSION (0: the current one) */
+static void write_capture_version(const char *path, uint64_t n, uint32_t version)
 {
 	struct capture_writer *w;
 	struct ft_file_header h;
@@ -89,6 +90,7 @@ static void write_capture(const char *path, uint64_t n)
 	char err[256];
 
 	make_header(&h);
+	h.version = version;
 	assert_int_equal(capture__create(&w, path, &h, (uid_t)-1, (gid_t)-1, err, sizeof(err)), 0);
 	for (uint64_t i = 0; i < n; i++) {
 		gen_record(i, buf);
@@ -96,6 +98,11 @@ static void write_capture(const char *path, uint64_t n)
 	}
 	append_end(w, n);
 	assert_int_equal(capture__close(w), 0);
+}
+
+static void write_capture(const char *path, uint64_t n)
+{
+	write_capture_version(path, n, 0);
 }
 
 static uint8_t *slurp(const char *path, size_t *len)
@@ -881,6 +888,35 @@ static void test_zstd_blocks(void **state)
 	}
 }
 
+/* V1 (a version 1 capture) and V2 (version 2) hold the same N records, in order. */
+static void assert_same_records(const char *v1, const char *v2, uint64_t n)
+{
+	struct capture_reader *r1, *r2;
+	const struct ft_rec_hdr *a, *b;
+	char err[256];
+	uint64_t got = 0;
+	int ra;
+
+	assert_int_equal(capture__open(&r1, v1, err, sizeof(err)), 0);
+	assert_int_equal(capture__header(r1)->version, 1);
+	assert_int_equal(capture__open(&r2, v2, err, sizeof(err)), 0);
+	assert_int_equal(capture__header(r2)->version, FT_FORMAT_VERSION);
+	for (;;) {
+		ra = capture__next(r1, &a);
+		assert_int_equal(capture__next(r2, &b), ra);
+		if (ra != 1)
+			break;
+		assert_int_equal(a->size, b->size);
+		assert_memory_equal(a, b, a->size);
+		got++;
+	}
+	assert_int_equal(ra, 0);
+	assert_int_equal(got, n);
+	assert_int_equal(capture__state(r1), CAPTURE_OK);
+	capture__free(r1);
+	capture__free(r2);
+}
+
 /*
  * The writer's blocks are zstd; a version 1 capture (zlib blocks, as
  * fabtrace wrote before) of the same records reads record for record the same.
@@ -918,32 +954,55 @@ static void test_version1_zlib(void **state)
 	free(raw);
 	free(file);
 
-	/* the same records, in the same order, from both */
-	{
-		struct capture_reader *r1, *r2;
-		const struct ft_rec_hdr *a, *b;
-		char err[256];
-		uint64_t n = 0;
-		int ra;
+	assert_same_records(v1, v2, NREC_BIG + 1); /* and the end record */
+}
 
-		assert_int_equal(capture__open(&r1, v1, err, sizeof(err)), 0);
-		assert_int_equal(capture__header(r1)->version, 1);
-		assert_int_equal(capture__open(&r2, v2, err, sizeof(err)), 0);
-		for (;;) {
-			ra = capture__next(r1, &a);
-			assert_int_equal(capture__next(r2, &b), ra);
-			if (ra != 1)
-				break;
-			assert_int_equal(a->size, b->size);
-			assert_memory_equal(a, b, a->size);
-			n++;
-		}
-		assert_int_equal(ra, 0);
-		assert_int_equal(n, NREC_BIG + 1); /* and the end record */
-		assert_int_equal(capture__state(r1), CAPTURE_OK);
-		capture__free(r1);
-		capture__free(r2);
+/*
+ * Asked for version 1 (for a fabtrace older than version 2), the writer
+ * writes a version 1 header and zlib blocks only, which zlib itself
+ * inflates, holding the same records as a version 2 capture of them; a
+ * version it cannot write is refused and leaves no file.
+ */
+static void test_write_version1(void **state)
+{
+	const char *v1 = tpath("w1.ftc"), *v2 = tpath("w2.ftc"), *v9 = tpath("w9.ftc");
+	struct capture_writer *w = (void *)1;
+	struct ft_file_header h;
+	struct layout l;
+	uint8_t *file, *raw;
+	char err[256];
+	size_t len;
+
+	(void)state;
+	write_capture_version(v1, NREC_BIG, 1);
+	write_capture_version(v2, NREC_BIG, 0);
+	file = slurp(v1, &len);
+	walk_layout(file, len, &l);
+	assert_true(l.nblocks >= 3);
+	memcpy(&h, file, sizeof(h));
+	assert_int_equal(h.version, 1);
+	raw = malloc(FT_BLOCK_MAX_ULEN);
+	assert_non_null(raw);
+	for (size_t i = 0; i < l.nblocks; i++) {
+		struct ft_block_header bh;
+		uLongf dlen = FT_BLOCK_MAX_ULEN;
+
+		memcpy(&bh, file + l.off[i], sizeof(bh));
+		assert_int_equal(bh.codec, FT_CODEC_ZLIB);
+		assert_int_equal(uncompress(raw, &dlen, file + l.off[i] + sizeof(bh), bh.clen), Z_OK);
+		assert_int_equal(dlen, bh.ulen);
 	}
+	free(raw);
+	free(file);
+
+	assert_same_records(v1, v2, NREC_BIG + 1);
+
+	make_header(&h);
+	h.version = FT_FORMAT_VERSION + 1;
+	assert_int_equal(capture__create(&w, v9, &h, (uid_t)-1, (gid_t)-1, err, sizeof(err)), -EINVAL);
+	assert_null(w);
+	assert_non_null(strstr(err, "cannot write capture format version 3; this fabtrace writes 1 or 2"));
+	assert_int_equal(access(v9, F_OK), -1);
 }
 
 static void test_header_checks(void **state)
@@ -1272,6 +1331,7 @@ int main(void)
 		cmocka_unit_test(test_corrupt_records),
 		cmocka_unit_test(test_zstd_blocks),
 		cmocka_unit_test(test_version1_zlib),
+		cmocka_unit_test(test_write_version1),
 		cmocka_unit_test(test_header_checks),
 		cmocka_unit_test(test_symlink_refused),
 		cmocka_unit_test(test_mode_and_replace),

@@ -9,6 +9,8 @@
  * zstd, not zlib, since format version 2: at level 1 it compressed the
  * recorder's blocks three times as fast as zlib's level 1, and smaller
  * (docs/performance.md), and compressing is most of the recorder's CPU.
+ * A version 1 capture (zlib blocks) is still written on request, for a
+ * fabtrace older than version 2 elsewhere in the fleet.
  * If a write fails the file is cut back to the end of the last complete
  * block, so what is on disk is always a readable (if truncated) capture.
  *
@@ -35,6 +37,8 @@
 /* Level 1, the fastest but for zstd's negative levels, which were hardly
  * faster on the recorder's blocks and gave up a third of the ratio */
 #define CAPTURE_ZSTD_LEVEL 1
+/* A version 1 capture: zlib's fastest level, as version 1 writers used */
+#define CAPTURE_ZLIB_LEVEL 1
 
 /* ------------------------------------------------------------------ */
 /* record table                                                        */
@@ -153,7 +157,10 @@ struct capture_writer {
 	 * each free, and that sends TLB-flush IPIs to the traced workload's
 	 * CPUs (docs/performance.md).
 	 */
-	ZSTD_CCtx *zc;
+	ZSTD_CCtx *zc;      /* version 2 */
+	z_stream zs;        /* version 1: one deflate stream, reset per block */
+	bool zs_ready;
+	uint32_t version;   /* the capture's format version: 1 zlib, 2 zstd */
 	uint64_t good_off;  /* end of the last complete block on disk */
 	uint64_t records;   /* records in complete blocks */
 	int err;            /* sticky -errno once a write failed */
@@ -163,6 +170,8 @@ struct capture_writer {
 static void writer_free(struct capture_writer *w)
 {
 	ZSTD_freeCCtx(w->zc);
+	if (w->zs_ready)
+		deflateEnd(&w->zs);
 	free(w->path);
 	free(w->buf);
 	free(w->out);
@@ -274,6 +283,17 @@ static int open_output(const char *path, uid_t owner_uid, char *err, size_t errl
 	return fd;
 }
 
+int capture__parse_version(const char *arg, uint32_t *version)
+{
+	char want[16];
+
+	snprintf(want, sizeof(want), "%u", (unsigned)FT_FORMAT_VERSION);
+	if (!arg || !version || (strcmp(arg, "1") != 0 && strcmp(arg, want) != 0))
+		return -EINVAL;
+	*version = (uint32_t)strtoul(arg, NULL, 10);
+	return 0;
+}
+
 int capture__create(struct capture_writer **wp, const char *path,
 		    struct ft_file_header *hdr, uid_t owner_uid, gid_t owner_gid,
 		    char *err, size_t errlen)
@@ -294,20 +314,33 @@ int capture__create(struct capture_writer **wp, const char *path,
 		return -ENOMEM;
 	}
 	w->fd = -1;
+	w->version = hdr->version ? hdr->version : FT_FORMAT_VERSION;
+	if (w->version != 1 && w->version != FT_FORMAT_VERSION) {
+		set_msg(err, errlen, "%s: cannot write capture format version %u; this fabtrace writes 1 or %u",
+			path, (unsigned)w->version, (unsigned)FT_FORMAT_VERSION);
+		free(w);
+		return -EINVAL;
+	}
 	w->path = strdup(path);
 	w->buf = malloc(CAPTURE_BLOCK_TARGET);
-	w->out_cap = sizeof(struct ft_block_header) + ZSTD_compressBound(CAPTURE_BLOCK_TARGET);
+	w->out_cap = sizeof(struct ft_block_header) +
+		     (w->version == 1 ? compressBound(CAPTURE_BLOCK_TARGET)
+				      : ZSTD_compressBound(CAPTURE_BLOCK_TARGET));
 	w->out = malloc(w->out_cap);
-	w->zc = ZSTD_createCCtx();
-	if (!w->path || !w->buf || !w->out || !w->zc) {
+	if (w->version == 1)
+		w->zs_ready = deflateInit(&w->zs, CAPTURE_ZLIB_LEVEL) == Z_OK;
+	else
+		w->zc = ZSTD_createCCtx();
+	if (!w->path || !w->buf || !w->out || !(w->zc || w->zs_ready)) {
 		set_msg(err, errlen, "%s: out of memory", path);
 		ret = -ENOMEM;
 		goto fail;
 	}
 	/* the block CRC covers the frame: no checksum of zstd's own */
-	if (ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, CAPTURE_ZSTD_LEVEL)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_checksumFlag, 0)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_contentSizeFlag, 1))) {
+	if (w->zc &&
+	    (ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, CAPTURE_ZSTD_LEVEL)) ||
+	     ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_checksumFlag, 0)) ||
+	     ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_contentSizeFlag, 1)))) {
 		set_msg(err, errlen, "%s: the zstd library refused its settings", path);
 		ret = -EINVAL;
 		goto fail;
@@ -328,7 +361,7 @@ int capture__create(struct capture_writer **wp, const char *path,
 	}
 
 	memcpy(hdr->magic, FT_MAGIC, sizeof(hdr->magic));
-	hdr->version = FT_FORMAT_VERSION;
+	hdr->version = w->version;
 	hdr->header_size = sizeof(*hdr);
 	hdr->hostname[sizeof(hdr->hostname) - 1] = '\0';
 	hdr->kernel[sizeof(hdr->kernel) - 1] = '\0';
@@ -355,6 +388,40 @@ fail:
 	return ret;
 }
 
+/* Compress the block in progress into w->out after its header: the frame's
+ * length, or 0 with the writer failed. */
+static size_t compress_block(struct capture_writer *w)
+{
+	size_t clen;
+
+	if (w->version == 1) {
+		/* the same bytes compress2() writes, without its allocations */
+		int zret = deflateReset(&w->zs);
+
+		if (zret == Z_OK) {
+			w->zs.next_in = w->buf;
+			w->zs.avail_in = (uInt)w->used;
+			w->zs.next_out = w->out + sizeof(struct ft_block_header);
+			w->zs.avail_out = (uInt)(w->out_cap - sizeof(struct ft_block_header));
+			zret = deflate(&w->zs, Z_FINISH);
+			zret = zret == Z_STREAM_END ? Z_OK : zret == Z_OK ? Z_BUF_ERROR : zret;
+		}
+		if (zret == Z_OK)
+			return (size_t)w->zs.total_out;
+		w->err = zret == Z_MEM_ERROR ? -ENOMEM : -EIO;
+		set_msg(w->errmsg, sizeof(w->errmsg), "%s: zlib compress failed (%d)", w->path, zret);
+		return 0;
+	}
+	clen = ZSTD_compress2(w->zc, w->out + sizeof(struct ft_block_header),
+			      w->out_cap - sizeof(struct ft_block_header), w->buf, w->used);
+	if (!ZSTD_isError(clen))
+		return clen;
+	w->err = ZSTD_getErrorCode(clen) == ZSTD_error_memory_allocation ? -ENOMEM : -EIO;
+	set_msg(w->errmsg, sizeof(w->errmsg), "%s: zstd compress failed (%s)", w->path,
+		ZSTD_getErrorName(clen));
+	return 0;
+}
+
 int capture__flush(struct capture_writer *w)
 {
 	struct ft_block_header bh;
@@ -368,11 +435,8 @@ int capture__flush(struct capture_writer *w)
 	if (w->used == 0)
 		return 0;
 
-	clen = ZSTD_compress2(w->zc, w->out + sizeof(bh), w->out_cap - sizeof(bh), w->buf, w->used);
-	if (ZSTD_isError(clen)) {
-		w->err = ZSTD_getErrorCode(clen) == ZSTD_error_memory_allocation ? -ENOMEM : -EIO;
-		set_msg(w->errmsg, sizeof(w->errmsg), "%s: zstd compress failed (%s)", w->path,
-			ZSTD_getErrorName(clen));
+	clen = compress_block(w);
+	if (!clen) {
 		w->used = 0;
 		w->nrec = 0;
 		return w->err;
@@ -383,7 +447,7 @@ int capture__flush(struct capture_writer *w)
 	bh.clen = (uint32_t)clen;
 	bh.ulen = (uint32_t)w->used;
 	bh.nrec = w->nrec;
-	bh.codec = FT_CODEC_ZSTD;
+	bh.codec = w->version == 1 ? FT_CODEC_ZLIB : FT_CODEC_ZSTD;
 	bh.crc = block_crc(&bh, w->out + sizeof(bh), clen);
 	memcpy(w->out, &bh, sizeof(bh));
 

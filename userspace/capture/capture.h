@@ -3,8 +3,8 @@
  * Capture file writer and reader.  Format: docs/capture-format.md.
  *
  * The writer keeps one block of records in memory (bounded), compresses it
- * with zlib and appends it with its CRC; a crash loses at most the block in
- * progress.  The reader walks blocks and hands out one record at a time.
+ * (zstd; zlib in a version 1 capture) and appends it with its CRC; a crash
+ * loses at most the block in progress.  The reader walks blocks and hands out one record at a time.
  */
 #ifndef FABTRACE_CAPTURE_H
 #define FABTRACE_CAPTURE_H
@@ -25,12 +25,16 @@ struct capture_writer;
 /*
  * Create PATH (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600; if it exists as a regular
  * file owned by us it is replaced, a symlink is refused), write HDR (the crc is
- * filled in here).  When `owner_uid` is not (uid_t)-1 the file is chowned to it.
- * Returns 0 or -errno; on error `err` holds a one-line reason.
+ * filled in here).  HDR's version picks the format written: 0 (or
+ * FT_FORMAT_VERSION) the current one, 1 zlib blocks for a fabtrace older than
+ * version 2; another is -EINVAL.  When `owner_uid` is not (uid_t)-1 the file
+ * is chowned to it.  Returns 0 or -errno; on error `err` holds a one-line reason.
  */
 int capture__create(struct capture_writer **w, const char *path,
 		    struct ft_file_header *hdr, uid_t owner_uid, gid_t owner_gid,
 		    char *err, size_t errlen);
+/* A --format-version argument: "1" or FT_FORMAT_VERSION into *version; else -EINVAL. */
+int capture__parse_version(const char *arg, uint32_t *version);
 /* Append one record (starts with struct ft_rec_hdr, hdr.size bytes). */
 int capture__append(struct capture_writer *w, const void *rec);
 /* Compress and write the block in progress, if any. */

@@ -677,6 +677,7 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 {
 	struct merge m = {
 		.out = o->out, .json = o->json, .quiet = o->quiet, .anchors_only = o->anchors_only,
+		.format_version = o->format_version,
 		.max_window = o->max_window, .argc = o->argc, .argv = o->argv,
 	};
 	char ob[64];

@@ -19,6 +19,7 @@ struct merge_opts {
 	bool json, quiet;           /* summary as JSON on stdout / none */
 	bool anchors_only;          /* realtime anchors only, no traffic matching */
 	uint64_t max_window;        /* search window where a clock gives no (or a wider) bound */
+	uint32_t format_version;    /* of the merged capture: 0 the current one, 1 for older readers */
 	int argc; char **argv;      /* the command line, into the merged header */
 };
 

@@ -78,6 +78,7 @@ struct merge {
 	const char *out;
 	bool json, quiet, anchors_only;
 	uint64_t max_window;
+	uint32_t format_version;            /* of the output (merge_opts) */
 	struct host *h;
 	size_t n;
 	uint64_t bin_ns;

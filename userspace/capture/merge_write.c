@@ -195,6 +195,7 @@ int mrg_write_merged(struct merge *m)
 	hdr.start_mono_ns = start;
 	hdr.realtime_offset_ns = m->h[0].hdr.realtime_offset_ns;
 	hdr.flags |= FT_FILE_MERGED;
+	hdr.version = m->format_version; /* not the first input's: 0 is the current one */
 	uint32_t maxcpu = 0;
 
 	for (size_t i = 0; i < m->n; i++)

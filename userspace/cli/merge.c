@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "userspace/capture/capture.h"
 #include "userspace/capture/merge.h"
 #include "userspace/cli/commands.h"
 #include "probes/base/util.h"
@@ -38,6 +39,10 @@ static void usage(FILE *f)
 "                        no bound (unsynchronised) or a wider one (default 1s)\n"
 "      --anchors-only    place the clocks by their realtime anchors alone (no\n"
 "                        traffic matching): to compare, or for unrelated hosts\n"
+"      --format-version N  write capture format N: 2 (default, zstd blocks) or 1\n"
+"                        (zlib blocks) for a fabtrace older than 2026-11-28,\n"
+"                        which refuses version 2 as newer; with one input this\n"
+"                        converts a capture\n"
 "      --json            print the clock fit as JSON on stdout\n"
 "  -q, --quiet           no summary\n"
 "  -h, --help            this help\n"
@@ -47,6 +52,7 @@ static void usage(FILE *f)
 "  fabtrace merge -o job.ftr job-*.ftr && fabtrace report job.ftr\n"
 "  fabtrace merge --json -o job.ftr node*.ftr | jq '.hosts[] | {label, offset_ns, uncertainty_ns}'\n"
 "  fabtrace merge --window 5s -o job.ftr unsynced-*.ftr\n"
+"  fabtrace merge --format-version 1 -o for-old-fabtrace.ftr node1.ftr\n"
 "\n"
 "Recording every node (one command line, %%h = the host name):\n"
 "  srun --ntasks-per-node=1 --overlap sudo fabtrace record -o job-%%h.ftr -d 60s\n"
@@ -59,6 +65,7 @@ int cmd_merge(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' }, { "window", required_argument, NULL, 'W' },
 		{ "json", no_argument, NULL, 'J' }, { "quiet", no_argument, NULL, 'q' },
 		{ "anchors-only", no_argument, NULL, 'A' },
+		{ "format-version", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	struct merge_opts m = { .max_window = MERGE_DEFAULT_WINDOW_NS, .argc = argc, .argv = argv };
@@ -86,6 +93,13 @@ int cmd_merge(int argc, char **argv)
 			break;
 		case 'A':
 			m.anchors_only = true;
+			break;
+		case 'F':
+			if (capture__parse_version(optarg, &m.format_version)) {
+				ft_err("merge: bad --format-version '%s'; give 1 (for a fabtrace older than 2026-11-28) or %u",
+				       optarg, (unsigned)FT_FORMAT_VERSION);
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);

@@ -82,6 +82,8 @@ static void usage(FILE *f)
 "                             stopped)\n"
 "      --headless             no screen and no snapshots (an exporter: --listen)\n"
 "      --record FILE          also record everything into the capture FILE\n"
+"      --format-version N     of that capture: 2 (default) or 1, for a fabtrace\n"
+"                             older than 2026-11-28 (see record --help)\n"
 "      --listen ADDR:PORT     serve metrics at http://ADDR:PORT/metrics (Prometheus text\n"
 "                             0.0.4, or OpenMetrics when the scraper's Accept asks)\n"
 "                             (PORT alone: 127.0.0.1; port 0: any free port)\n"

@@ -70,6 +70,7 @@ struct session_opts {
 	uint64_t no_probes;           /* --no-probes: bit (1 << ft_probe_id) per probe left out */
 	int coverage;                 /* --coverage: enum netprobe_coverage */
 	int nice;                     /* --nice: of the draining thread */
+	uint32_t format_version;      /* --format-version of the capture: 0 the current one */
 	bool live;                    /* a live view (top): every closed bin at once */
 	struct sampler_opts so;       /* RDMA and NIC counters */
 };
@@ -87,7 +88,7 @@ enum session_opt {
 	SOPT_NETNS = 256, SOPT_BIN, SOPT_RTT, SOPT_RINGBUF, SOPT_PHASE, SOPT_NO_PHASES,
 	SOPT_CTR_PERIOD, SOPT_RDMA_DEVS, SOPT_RDMA_CTRS, SOPT_LIFESPAN, SOPT_NIC_STATS,
 	SOPT_NO_RDMA, SOPT_NO_NIC, SOPT_BUDGET, SOPT_SYSFS, SOPT_WAKEUP, SOPT_NO_PROBES,
-	SOPT_COVERAGE, SOPT_NICE,
+	SOPT_COVERAGE, SOPT_NICE, SOPT_FORMAT_VERSION,
 	SOPT_END,                     /* commands number their own options from here */
 };
 #define SESSION_SHORT_OPTS "i:d:p:v"
@@ -106,6 +107,7 @@ enum session_opt {
 	{ "no-probes", required_argument, NULL, SOPT_NO_PROBES }, \
 	{ "coverage", required_argument, NULL, SOPT_COVERAGE }, \
 	{ "nice", required_argument, NULL, SOPT_NICE }, \
+	{ "format-version", required_argument, NULL, SOPT_FORMAT_VERSION }, \
 	{ "counter-period", required_argument, NULL, SOPT_CTR_PERIOD }, \
 	{ "rdma-devices", required_argument, NULL, SOPT_RDMA_DEVS }, \
 	{ "rdma-counters", required_argument, NULL, SOPT_RDMA_CTRS }, \

@@ -244,6 +244,13 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		o->nice = (int)nv;
 		return 1;
 	}
+	case SOPT_FORMAT_VERSION:
+		if (capture__parse_version(arg, &o->format_version)) {
+			ft_err("%s: bad --format-version '%s'; give 1 (for a fabtrace older than 2026-11-28) or %u",
+			       cmd, arg, (unsigned)FT_FORMAT_VERSION);
+			return -1;
+		}
+		return 1;
 	default:
 		return parse_counter_opt(o, c, arg);
 	}

@@ -146,6 +146,7 @@ static void fill_header(struct session *s, struct ft_file_header *h, int argc, c
 	size_t off = 0;
 
 	memset(h, 0, sizeof(*h));
+	h->version = s->o->format_version; /* 0: the current one */
 	clock_offsets(h);
 	h->start_mono_ns = s->st.start_ns;
 	h->bin_ns = s->o->bin_ns;
