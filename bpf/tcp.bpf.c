@@ -56,11 +56,15 @@ struct {
  * in tracing programs.)  targ_tick_ns: the tick, from userspace. */
 const volatile __u64 targ_tick_ns = 0;
 
+/* Both known at load time: without them the planning below is dead code. */
+static __always_inline bool have_coarse(void)
+{
+	return targ_tick_ns && bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_jiffies64);
+}
+
 static __always_inline __u64 coarse_ns(void)
 {
-	if (targ_tick_ns && bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_jiffies64))
-		return bpf_jiffies64() * targ_tick_ns;
-	return 0;
+	return have_coarse() ? bpf_jiffies64() * targ_tick_ns : 0;
 }
 
 /* Fields of tcp_sock and inet_connection_sock lie past struct sock, the type
@@ -197,6 +201,8 @@ static __always_inline bool probe_too_soon(struct last_sample *last, __u64 *nowp
 	if (gap >= targ_sample_ns)
 		return false;
 	segs = ++last->segs;
+	if (!have_coarse())
+		return true; /* no tick to bound a plan: a clock read per segment */
 	left = targ_sample_ns - gap;
 	n = left * segs / (2 * gap + 1);
 	last->skip = n > SKIP_MAX ? SKIP_MAX : (__u32)n;
