@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#include "probes/base/util.h"
 #include "probes/coverage.h"
 
 #define TRACEFS "/sys/kernel/tracing"
@@ -241,30 +242,21 @@ int coverage__open_tgid(struct tp_counter *c, const char *system, const char *ev
 
 bool coverage__init_pidns(void)
 {
-	char line[256];
-	bool one = false;
+	char buf[4096];
+	const char *at;
 	struct stat st;
-	FILE *f;
+	char *p;
 
 	/* this process's namespace is the initial one ... */
 	if (stat("/proc/self/ns/pid", &st) || st.st_ino != PID_INIT_INO)
 		return false;
 	/* ... and so is /proc's: NSpid lists one level */
-	f = fopen("/proc/self/status", "re");
-	if (!f)
+	if (proc_status_read(0, buf, sizeof(buf)) < 0 || !(at = proc_status_field(buf, "NSpid:")))
 		return false;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "NSpid:", 6)) {
-			char *p = line + 6;
-
-			(void)strtol(p, &p, 10);
-			while (*p == ' ' || *p == '\t')
-				p++;
-			one = *p == '\n' || !*p; /* no second level */
-			break;
-		}
-	fclose(f);
-	return one;
+	(void)strtol(at, &p, 10);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p == '\n' || !*p; /* no second level */
 }
 
 int coverage__read(const struct tp_counter *c, uint64_t *hits)

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "probes/base/hash.h"
+#include "probes/base/util.h"
 #include "probes/elfsyms.h"
 #include "probes/libfind.h"
 
@@ -705,33 +706,26 @@ int libfind__maps_sig(pid_t pid, uint64_t *sig)
 	return 0;
 }
 
-/* The number after "KEY" (e.g. "VmExe:") in /proc/PID/status text; -1 if absent. */
-static long long status_field(const char *text, const char *key)
+/* The number after KEY (e.g. "VmExe:") in /proc/PID/status text; -1 if absent. */
+static long long status_number(const char *text, const char *key)
 {
-	const char *at = strstr(text, key);
+	const char *at = proc_status_field(text, key);
 
-	return at ? strtoll(at + strlen(key), NULL, 10) : -1;
+	return at ? strtoll(at, NULL, 10) : -1;
 }
 
 int libfind__exec_size(pid_t pid, uint64_t *size)
 {
-	char file[64], buf[4096];
+	char buf[4096];
 	long long exe, lib;
 	ssize_t n;
-	int fd;
 
-	snprintf(file, sizeof(file), "/proc/%d/status", (int)pid);
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	/* the Vm lines come early; a status cut short by the buffer still has them */
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	/* one read(): the Vm lines come early; a status cut short by the buffer still has them */
+	n = proc_status_read(pid, buf, sizeof(buf));
 	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	exe = status_field(buf, "\nVmExe:");
-	lib = status_field(buf, "\nVmLib:");
+		return (int)n;
+	exe = status_number(buf, "VmExe:");
+	lib = status_number(buf, "VmLib:");
 	if (exe < 0 || lib < 0)
 		return -ENODATA;
 	*size = (uint64_t)exe << 32 ^ (uint64_t)lib;

@@ -98,25 +98,14 @@ static int proc_info(pid_t pid, pid_t *ppid, char comm[16], uint32_t *netns)
 /* The process a thread id belongs to (a -p of a TID means its process). */
 pid_t ph_tgid_of(pid_t pid)
 {
-	char path[64], line[128];
-	pid_t tgid = pid;
-	FILE *f;
+	char buf[1024]; /* Tgid is the fourth line */
+	const char *at;
+	long v;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (proc_status_read(pid, buf, sizeof(buf)) < 0 || !(at = proc_status_field(buf, "Tgid:")))
 		return pid;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "Tgid:", 5) == 0) {
-			long v = strtol(line + 5, NULL, 10);
-
-			if (v > 0 && v <= INT_MAX)
-				tgid = (pid_t)v;
-			break;
-		}
-	}
-	fclose(f);
-	return tgid;
+	v = strtol(at, NULL, 10);
+	return v > 0 && v <= INT_MAX ? (pid_t)v : pid;
 }
 
 /*

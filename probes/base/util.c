@@ -583,3 +583,40 @@ const char *fmt_wall(int64_t ns, char *buf, size_t len)
 	snprintf(buf, len, "%s.%06lldZ", d, (long long)(rem / 1000));
 	return buf;
 }
+
+ssize_t proc_status_read(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	if (!len)
+		return -EINVAL;
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/status");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	buf[n < 0 ? 0 : n] = '\0';
+	return n;
+}
+
+const char *proc_status_field(const char *text, const char *key)
+{
+	size_t k = strlen(key);
+	const char *at = text;
+
+	/* at the start of a line only: "Pid:" must not find "PPid:" or "TracerPid:" */
+	while (at && strncmp(at, key, k) != 0) {
+		at = strchr(at, '\n');
+		if (at)
+			at++;
+	}
+	return at ? at + k : NULL;
+}

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define FT_VERSION "0.1.0"
 
@@ -85,5 +86,14 @@ bool list_next(const char **p, const char **item, size_t *len);
 uint64_t mono_ns(void);
 /* Copy with truncation and NUL termination (like strscpy). */
 void str_copy(char *dst, const char *src, size_t dstlen);
+
+/*
+ * /proc/PID/status (PID 0: this process) into BUF, NUL-terminated, in one
+ * read(): bytes read, or -errno.  The fields read here (Tgid, NSpid, VmExe,
+ * VmLib) come within the first 4 KiB unless Groups is very long.
+ */
+ssize_t proc_status_read(pid_t pid, char *buf, size_t len);
+/* Where the value of KEY (e.g. "Tgid:") begins in status TEXT; NULL if absent. */
+const char *proc_status_field(const char *text, const char *key);
 
 #endif

@@ -370,6 +370,36 @@ static void test_errors(void **state)
 	util_set_json(false);
 }
 
+/* A status field is found at a line's start only; this process's own status reads. */
+static void test_proc_status(void **state)
+{
+	const char *text = "Name:\tx\nPPid:\t1\nTracerPid:\t0\nPid:\t42\nVmExe:\t  12 kB\n";
+	char buf[4096];
+	const char *at;
+	ssize_t n;
+
+	(void)state;
+	at = proc_status_field(text, "Pid:");
+	assert_non_null(at);
+	assert_int_equal(strtol(at, NULL, 10), 42);
+	assert_int_equal(strtol(proc_status_field(text, "VmExe:"), NULL, 10), 12);
+	assert_string_equal(proc_status_field(text, "Name:"), "\tx\nPPid:\t1\nTracerPid:\t0\nPid:\t42\nVmExe:\t  12 kB\n");
+	assert_null(proc_status_field(text, "Tgid:"));
+	assert_null(proc_status_field(text, "id:"));
+	assert_null(proc_status_field("", "Pid:"));
+
+	n = proc_status_read(0, buf, sizeof(buf));
+	assert_true(n > 0 && (size_t)n < sizeof(buf));
+	at = proc_status_field(buf, "Tgid:");
+	assert_non_null(at);
+	assert_int_equal(strtol(at, NULL, 10), getpid());
+	n = proc_status_read(getpid(), buf, 8); /* cut short, still terminated */
+	assert_int_equal(n, 7);
+	assert_int_equal(strlen(buf), 7);
+	assert_int_equal(proc_status_read(-5, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(proc_status_read(1, buf, 0), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_str_copy),
 		cmocka_unit_test(test_mono),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_proc_status),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
