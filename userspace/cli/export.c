@@ -208,6 +208,7 @@ struct event {
 	const char *interface, *flow, *what;  /* what: drop reason, trigger, op */
 	int64_t pid, rank;          /* -1: none */
 	uint64_t bytes;
+	bool has_bytes;             /* calls: bytes is theirs; others leave it empty */
 };
 
 static void event_row(struct row *r, const struct model *m, const void *item)
@@ -232,7 +233,10 @@ static void event_row(struct row *r, const struct model *m, const void *item)
 		col_i64(r, "rank", e->rank);
 	else
 		col_str(r, "rank", NULL);
-	col_u64(r, "bytes", e->bytes);
+	if (e->has_bytes || r->header)
+		col_u64(r, "bytes", e->bytes);
+	else
+		col_str(r, "bytes", NULL);
 	row_end(r);
 }
 
@@ -265,7 +269,7 @@ static void write_events(struct row *r, const struct model *m, const struct corr
 	for (size_t i = 0; i < m->nrtx_events; i++) {
 		const struct model_rtx *x = &m->rtx_events[i];
 		struct event e = { .kind = "retransmit", .ts = x->ts_ns, .what = trigger_name(x->trigger),
-				   .pid = -1, .rank = -1, .bytes = 0 };
+				   .pid = -1, .rank = -1 };
 
 		if (x->flow < m->nflows)
 			e.flow = model__flow_str(&m->flows[x->flow].key, fl, sizeof(fl));
@@ -274,7 +278,8 @@ static void write_events(struct row *r, const struct model *m, const struct corr
 	for (size_t i = 0; c && i < c->ncalls; i++) {
 		const struct corr_call *k = &c->calls[i];
 		struct event e = { .kind = "call", .ts = k->start_ns, .end = k->end_ns ? k->end_ns : k->start_ns,
-				   .what = corr__op_name(k->op), .pid = k->pid, .rank = -1, .bytes = k->bytes };
+				   .what = corr__op_name(k->op), .pid = k->pid, .rank = -1, .bytes = k->bytes,
+				   .has_bytes = true };
 
 		if (k->rank < c->nranks)
 			e.rank = c->ranks[k->rank].rank;
@@ -333,8 +338,10 @@ static void usage(FILE *f)
 		"Usage: fabtrace export [OPTIONS] CAPTURE\n"
 		"\n"
 		"Write a capture's raw series for your own tools (pandas, gnuplot, Grafana):\n"
-		"  bins    per interface and direction, every bin: bytes, packets, CE packets\n"
-		"  qdisc   per qdisc, every bin: backlog, queue length, enqueued, sojourn, drops\n"
+		"  bins    per interface and direction, every bin with traffic: bytes, packets,\n"
+		"          CE packets\n"
+		"  qdisc   per qdisc, every bin with an enqueue or a dequeue: backlog, queue\n"
+		"          length, enqueued, sojourn, drops\n"
 		"  events  every drop (with its reason), retransmit (with its trigger) and\n"
 		"          traced collective call (op, rank, bytes, duration)\n"
 		"  counters  RDMA and NIC counters: every sample interval in which one grew\n"

@@ -805,8 +805,8 @@ static void usage(FILE *f)
 		"1 corrupt (what was readable is printed first) or unreadable, 2 usage.\n"
 		"\n"
 		"Examples:\n"
-		"  fabtrace info run.ftc\n"
-		"  fabtrace info --json run.ftc | jq .lost.total\n");
+		"  fabtrace info run.ftr\n"
+		"  fabtrace info --json run.ftr | jq .lost.total\n");
 }
 
 int cmd_info(int argc, char **argv)

@@ -54,7 +54,7 @@ static void usage(FILE *f)
 		"  -n, --top N           show the N largest bursts and the N slowest collectives\n"
 		"                        (default 10, 0 = all)\n"
 		"  -s, --sort KEY        order bursts by bytes (default), peak or time\n"
-		"      --tolerance PCT   conservation: extra allowed difference in %% of the counters (default 0: exact but for 2 frames in flight)\n"
+		"      --tolerance PCT   conservation: allowed difference in %% of the counters, when more than 2 frames in flight (default 0: exact but for those 2 frames)\n"
 		"      --phases MODE     auto (default: phase probes if the capture has any, else\n"
 		"                        inferred), probes, or inferred (also compared with the\n"
 		"                        probes' collective windows when the capture has them)\n"
