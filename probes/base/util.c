@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -489,6 +490,15 @@ int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+int outfile_errno(const struct outfile *o)
+{
+	struct statvfs v;
+
+	if (o->f && !fstatvfs(fileno(o->f), &v) && v.f_bavail == 0)
+		return ENOSPC;
+	return EIO;
+}
+
 int outfile_commit(struct outfile *o, char *err, size_t errlen)
 {
 	int e = 0;
@@ -498,7 +508,7 @@ int outfile_commit(struct outfile *o, char *err, size_t errlen)
 	errno = 0;
 	if (!o->tmp) {
 		if (fflush(o->f) || ferror(o->f))
-			e = errno ? errno : EIO;
+			e = errno ? errno : outfile_errno(o);
 		o->f = NULL;
 		free(o->path);
 		o->path = NULL;
@@ -507,7 +517,7 @@ int outfile_commit(struct outfile *o, char *err, size_t errlen)
 		return -e;
 	}
 	if (fflush(o->f) || ferror(o->f) || fsync(fileno(o->f)))
-		e = errno ? errno : EIO;
+		e = errno ? errno : outfile_errno(o);
 	if (fclose(o->f) && !e)
 		e = errno ? errno : EIO;
 	o->f = NULL;
@@ -619,4 +629,29 @@ const char *proc_status_field(const char *text, const char *key)
 			at++;
 	}
 	return at ? at + k : NULL;
+}
+
+static ssize_t safe_write(void *cookie, const char *buf, size_t len)
+{
+	FILE *f = cookie;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)buf[i];
+
+		if (putc((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ? '?' : c, f) == EOF)
+			return i ? (ssize_t)i : -1;
+	}
+	return (ssize_t)len;
+}
+
+static int safe_close(void *cookie)
+{
+	return fflush(cookie) ? -1 : 0;
+}
+
+FILE *text_safe_stream(FILE *f)
+{
+	cookie_io_functions_t io = { .write = safe_write, .close = safe_close };
+
+	return fopencookie(f, "w", io);
 }

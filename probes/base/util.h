@@ -68,6 +68,9 @@ struct outfile {
 int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen);
 int outfile_commit(struct outfile *o, char *err, size_t errlen);
 void outfile_abort(struct outfile *o);
+/* Why writing O failed, once its stream has an error: stdio keeps no errno,
+ * so ENOSPC when its file system is full, else EIO. */
+int outfile_errno(const struct outfile *o);
 
 /*
  * Make the array *P of *CAP items of ISZ bytes hold at least NEED, doubling
@@ -95,5 +98,13 @@ void str_copy(char *dst, const char *src, size_t dstlen);
 ssize_t proc_status_read(pid_t pid, char *buf, size_t len);
 /* Where the value of KEY (e.g. "Tgid:") begins in status TEXT; NULL if absent. */
 const char *proc_status_field(const char *text, const char *key);
+
+/*
+ * A stream onto F that writes every control character but newline and tab
+ * as '?': text made of a capture's strings (host and process names, which
+ * anyone can set) cannot move the cursor or retitle the terminal it is
+ * read in.  fclose() it before F; NULL when it cannot be made.
+ */
+FILE *text_safe_stream(FILE *f);
 
 #endif

@@ -21,6 +21,9 @@
                                            (with the format version and the codecs of its blocks)
   reliability.py bins FILE NETNS IFINDEX   start_ns of the iface_bin records of one interface
   reliability.py setversion IN OUT V       copy a capture with header version V and a valid CRC
+  reliability.py setend IN OUT NS          copy a capture whose END record says it ended NS ns
+                                           after its start (a damaged clock); that block is
+                                           rewritten as zlib, with a valid CRC
   reliability.py unprobed PID LIBSUBSTR SYMBOL [SECS [OWNED.json]]
                                            wait until SYMBOL's first byte in PID is no int3
                                            ("restored XX"), else (once OWNED's links are gone)
@@ -329,6 +332,30 @@ def cmd_setversion(src, dst, version):
     open(dst, "wb").write(bytes(d))
 
 
+def cmd_setend(src, dst, ns):
+    d = bytearray(open(src, "rb").read())
+    start = struct.unpack_from("<Q", d, 16)[0]
+    off, out = HDR_SIZE, bytearray(d[:HDR_SIZE])
+    while off < len(d):
+        magic, clen, ulen, nrec, _crc, codec = BLOCK.unpack_from(d, off)
+        payload = bytes(d[off + BLOCK.size: off + BLOCK.size + clen])
+        raw = bytearray(capblock.decode(codec, payload, ulen))
+        pos, hit = 0, False
+        while pos + 8 <= len(raw):
+            typ, size, _cpu = struct.unpack_from("<HHI", raw, pos)
+            if typ == REC_END:
+                struct.pack_into("<Q", raw, pos + 8, start + int(ns))
+                hit = True
+            pos += size
+        if hit:
+            payload, codec = zlib.compress(bytes(raw)), 0
+            clen = len(payload)
+        h0 = BLOCK.pack(magic, clen, ulen, nrec, 0, codec)
+        out += BLOCK.pack(magic, clen, ulen, nrec, zlib.crc32(payload, zlib.crc32(h0)), codec) + payload
+        off += BLOCK.size + BLOCK.unpack_from(d, off)[1]
+    open(dst, "wb").write(bytes(out))
+
+
 def read_byte(pid, lib, sym):
     base = path = None
     for line in open(f"/proc/{pid}/maps"):
@@ -491,6 +518,8 @@ def main():
         cmd_bins(a[1], a[2], a[3])
     elif a[0] == "setversion":
         cmd_setversion(a[1], a[2], a[3])
+    elif a[0] == "setend":
+        cmd_setend(a[1], a[2], a[3])
     elif a[0] == "unprobed":
         cmd_unprobed(int(a[1]), *a[2:6])
     elif a[0] == "sites":

@@ -609,8 +609,10 @@ int capture__open(struct capture_reader **rp, const char *path, char *err, size_
 		set_msg(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0) {
+	/* not blocking in open(): a FIFO nobody writes to would hang us there;
+	 * it reads as empty instead */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (r->fd < 0 || fcntl(r->fd, F_SETFL, fcntl(r->fd, F_GETFL) & ~O_NONBLOCK) < 0) {
 		ret = -errno;
 		set_msg(err, errlen, "%s: cannot open: %s", path, strerror(-ret));
 		goto fail;

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "userspace/capture/capture.h"
 #include "userspace/capture/mergefit.h"
@@ -673,6 +674,14 @@ static void plan_windows(struct merge *m)
 }
 
 
+/* Whether A and B name one file (links, "./x" and "x" alike); false when either is missing. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 {
 	struct merge m = {
@@ -693,13 +702,24 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 		return 1;
 	for (size_t i = 0; i < m.n; i++) {
 		m.h[i].path = paths[i];
+		if (same_file(m.out, paths[i])) {
+			ft_err("merge: -o %s is one of the captures to merge (%s); choose another output", m.out,
+			       paths[i]);
+			goto out;
+		}
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(m.h[j].path, m.h[i].path)) {
-				ft_err("merge: %s is given twice", m.h[i].path);
+			if (!strcmp(m.h[j].path, m.h[i].path) || same_file(m.h[j].path, m.h[i].path)) {
+				ft_err("merge: %s is given twice (as %s too)", m.h[i].path, m.h[j].path);
 				goto out;
 			}
 		if (pass1(&m, &m.h[i]))
 			goto out;
+		for (size_t j = 0; j < i; j++)
+			if (!memcmp(&m.h[j].hdr, &m.h[i].hdr, sizeof(m.h[i].hdr))) {
+				ft_err("merge: %s and %s are copies of one recording (the same header); give it once",
+				       m.h[j].path, m.h[i].path);
+				goto out;
+			}
 		if (i && m.h[i].hdr.bin_ns != m.h[0].hdr.bin_ns) {
 			ft_err("merge: %s has %llu ns bins, %s %llu ns; record every host with the same --bin",
 			       m.h[i].path, (unsigned long long)m.h[i].hdr.bin_ns, m.h[0].path,

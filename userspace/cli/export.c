@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "userspace/cli/commands.h"
 #include "userspace/correlate/correlate.h"
@@ -434,6 +435,7 @@ int cmd_export(int argc, char **argv)
 	struct corr *c = NULL;
 	char err[512], ob[64];
 	int opt, nwant = 0, ret = 0;
+	bool made_dir = false;
 
 	optind = 0;
 	opterr = 0;
@@ -511,7 +513,8 @@ int cmd_export(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (nwant > 1 && mkdir(out, 0700) && errno != EEXIST) {
+	made_dir = nwant > 1 && !mkdir(out, 0700);
+	if (nwant > 1 && !made_dir && errno != EEXIST) {
 		ft_err("export: -o %s: cannot create the directory: %s", out, strerror(errno));
 		ret = 1;
 		goto done;
@@ -540,7 +543,7 @@ int cmd_export(int argc, char **argv)
 			continue;
 		if (write_table(k, &r, m, c)) {
 			ft_err("export: writing the %s to %s: %s; nothing was written", table_name[k], of[k].path,
-			       strerror(EIO));
+			       strerror(outfile_errno(&of[k])));
 			ret = 1;
 		}
 	}
@@ -552,6 +555,8 @@ int cmd_export(int argc, char **argv)
 	for (int k = 0; k < EX_N; k++)
 		if (of[k].f)
 			outfile_abort(&of[k]);
+	if (ret && made_dir)
+		rmdir(out); /* ours, and empty again: nothing was written */
 done:
 	corr__free(c);
 	model__free(m);

@@ -133,6 +133,10 @@ static void usage(FILE *f)
 "                             lines stay on stderr; -q drops them)\n"
 "  -h, --help                 this help\n"
 "\n"
+"Exit status: 0 when the capture is complete, whatever COMMAND's own exit\n"
+"status (--json gives it); 127 when COMMAND could not be run (the capture\n"
+"then holds the probes' records only); 1 on an error.\n"
+"\n"
 "Examples:\n"
 "  sudo fabtrace record -i eth0 -d 10s -o incident.ftr\n"
 "  sudo fabtrace record -i lab1h2/eth0 -i lab1sw/p2 --bin 20us -d 5s\n"
@@ -199,9 +203,11 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 		json_kv_u64(&j, "rdma_ports", st->counts[FT_REC_RDMA_PORT]);
 		json_kv_u64(&j, "counter_groups", st->counts[FT_REC_CTR_GROUP]);
 		json_kv_u64(&j, "counter_samples", st->counts[FT_REC_CTR_SAMPLE]);
-		if (r->o.cmd)
+		if (r->o.cmd) {
+			json_kv_bool(&j, "command_ran", !st->command_not_run);
 			json_kv_i64(&j, "command_exit_status",
 				    WIFEXITED(st->child_status) ? WEXITSTATUS(st->child_status) : -1);
+		}
 		json_object_end(&j);
 		json_finish(&j);
 		return;
@@ -335,6 +341,12 @@ int cmd_record(int argc, char **argv)
 	}
 	print_summary(r, mono_ns());
 	ret = 0;
+	if (session__stats(r->s)->command_not_run) {
+		if (!r->o.json) /* the JSON summary says it: "command_ran": false */
+			ft_err("record: the command could not be run (see above); %s holds the probes' records without it",
+			       r->o.out_path);
+		ret = 127; /* as a shell says it */
+	}
 out:
 	session__close(r->s);
 	session_opts__free(&r->o);

@@ -75,7 +75,7 @@ static void usage(FILE *f)
 		"                        (e.g. 60s): memory follows the windows being read;\n"
 		"                        prints the job's answer and stragglers summed over\n"
 		"                        the windows, then one line per window (with\n"
-		"                        --from/--to: only that part)\n"
+		"                        --from/--to: only that part); at most 100000 windows\n"
 		"      --jobs N          with --windows: windows read at once, on N threads\n"
 		"                        (default: the CPUs, at most 4); memory grows with N\n"
 		"      --from T, --to T  report (and draw) only this window, in seconds since\n"
@@ -316,7 +316,7 @@ static int write_timelines(const struct model *m, const struct corr_opts *co, co
 		r = tl_outputs[k].render(&v, of[k].f);
 		if (r) {
 			ft_err("report: writing the %s to %s: %s; nothing was written", tl_outputs[k].what, t->out[k],
-			       strerror(-r));
+			       strerror(r == -EIO ? outfile_errno(&of[k]) : -r));
 			ret = 1;
 		}
 	}
@@ -380,6 +380,7 @@ static int report_by_windows(const struct report_opts *ro, const struct timeline
 		.progress = isatty(STDERR_FILENO) && !tl->quiet,
 	};
 	char err[512] = "";
+	FILE *out;
 	int ret;
 
 	for (int k = 0; k < TL_N; k++)
@@ -388,7 +389,13 @@ static int report_by_windows(const struct report_opts *ro, const struct timeline
 			       "--from/--to and --%s instead", tl_outputs[k].opt);
 			return 2;
 		}
-	ret = report__windows(stdout, ro->path, &wo, ro, err, sizeof(err));
+	/* JSON escapes its strings itself */
+	out = ro->json ? stdout : text_safe_stream(stdout);
+	if (!out)
+		out = stdout;
+	ret = report__windows(out, ro->path, &wo, ro, err, sizeof(err));
+	if (out != stdout && fclose(out) && !ret)
+		ret = -EIO;
 	if (ret == -ERANGE) {
 		ft_err("report: %s; give an earlier time", err);
 		return 2;
@@ -676,8 +683,14 @@ int cmd_report(int argc, char **argv)
 		return ret;
 	}
 	ro.built = built;
-	if (!tl.quiet)
-		ret = report__write(stdout, m, &ro);
+	if (!tl.quiet) {
+		/* JSON escapes its strings itself */
+		FILE *out = ro.json ? stdout : text_safe_stream(stdout);
+
+		ret = report__write(out ? out : stdout, m, &ro);
+		if (out && out != stdout && fclose(out) && !ret)
+			ret = -EIO;
+	}
 	corr__free(built);
 	model__free(m);
 	if (ret == -ENOMEM) {

@@ -138,6 +138,7 @@ struct session_stats {
 	int n_ifs;                    /* interfaces known */
 	int stop_reason;              /* enum ft_stop_reason */
 	int child_status;             /* wait status of COMMAND */
+	bool command_not_run;         /* COMMAND could not be run (execvp failed) */
 };
 
 struct session;

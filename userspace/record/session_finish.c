@@ -95,6 +95,8 @@ void session__close(struct session *s)
 	}
 	if (s->go_fd >= 0)
 		close(s->go_fd); /* the command never starts */
+	if (s->exec_fd >= 0)
+		close(s->exec_fd);
 	if (s->child > 0) {
 		kill(s->child, SIGTERM);
 		waitpid(s->child, NULL, 0);

@@ -188,7 +188,12 @@ static void on_signal(struct session *s)
 	while (read(s->sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
 			if (s->child > 0 && waitpid(s->child, &s->st.child_status, WNOHANG) == s->child) {
+				int e;
+
 				s->child = 0;
+				/* the exec's errno, or EOF: the exec closed the pipe */
+				if (s->exec_fd >= 0 && read(s->exec_fd, &e, sizeof(e)) == sizeof(e))
+					s->st.command_not_run = true;
 				session__stop(s, FT_STOP_COMMAND);
 			}
 		} else {
@@ -227,8 +232,12 @@ int session__run(struct session *s)
 		.it_interval = { 0, PHASEPROBE_TICK_MS * 1000000L },
 		.it_value = { 0, PHASEPROBE_TICK_MS * 1000000L },
 	};
-	uint64_t ticks = 0, deadline = s->o->duration_ns ? s->st.start_ns + s->o->duration_ns : 0;
+	uint64_t ticks = 0, deadline = 0;
 	int ret = 0;
+
+	if (s->o->duration_ns) /* a -d of centuries must not wrap to a moment from now */
+		deadline = s->o->duration_ns < UINT64_MAX - s->st.start_ns ? s->st.start_ns + s->o->duration_ns
+									   : UINT64_MAX;
 
 	if (tfd < 0 || timerfd_settime(tfd, 0, &its, NULL) ||
 	    (s->pp && (pfd < 0 || timerfd_settime(pfd, 0, &pits, NULL))) || (s->smp && cfd < 0) ||

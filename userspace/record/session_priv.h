@@ -74,6 +74,7 @@ struct session {
 	pid_t child;
 	char nccl_plugin[PATH_MAX];   /* fabtrace's NCCL profiler plugin for COMMAND; "" none */
 	int sfd, go_fd;
+	int exec_fd;                /* COMMAND's errno arrives here when it cannot be run */
 	bool stop;
 	bool write_failed;
 	char write_error[CAPTURE_ERR_MAX];

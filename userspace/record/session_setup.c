@@ -240,33 +240,48 @@ static void nccl_plugin_path(char *out, size_t len)
 	}
 }
 
-/* Fork COMMAND now, held on a pipe until tracing runs. */
+/* Fork COMMAND now, held on a pipe until tracing runs.  A second pipe, closed
+ * by a successful exec, carries execvp's errno back when it fails. */
 static int spawn_command(struct session *s)
 {
-	int pfd[2];
+	int pfd[2], efd[2];
 
 	if (pipe2(pfd, O_CLOEXEC))
 		return -errno;
+	if (pipe2(efd, O_CLOEXEC)) {
+		int e = errno;
+
+		close(pfd[0]);
+		close(pfd[1]);
+		return -e;
+	}
 	s->child = fork();
 	if (s->child < 0)
 		return -errno;
 	if (s->child == 0) {
 		char c;
+		int e;
 
 		sigprocmask(SIG_SETMASK, &s->orig_mask, NULL);
 		close(pfd[1]);
+		close(efd[0]);
 		if (read(pfd[0], &c, 1) != 1)
 			_exit(126); /* tracing failed before it started */
 		/* NCCL in the command loads our profiler plugin, unless the user named one */
 		if (s->nccl_plugin[0])
 			setenv("NCCL_PROFILER_PLUGIN", s->nccl_plugin, 0);
 		execvp(s->o->cmd[0], s->o->cmd);
+		e = errno;
 		fprintf(stderr, "fabtrace: %s: cannot run '%s': %s; check the command and PATH\n",
-			s->o->cmd_name, s->o->cmd[0], strerror(errno));
+			s->o->cmd_name, s->o->cmd[0], strerror(e));
+		if (write(efd[1], &e, sizeof(e)) != sizeof(e))
+			_exit(127);
 		_exit(127);
 	}
 	close(pfd[0]);
+	close(efd[1]);
 	s->go_fd = pfd[1];
+	s->exec_fd = efd[0];
 	return 0;
 }
 
@@ -352,9 +367,20 @@ static int keep_reason(void *ctx, const struct ft_rec_hdr *rec)
 	return 0;
 }
 
+/* The signals that stop a session (and COMMAND's exit). */
+static void stop_signals(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGHUP);
+	sigaddset(mask, SIGCHLD);
+}
+
 int session__open(struct session **out, const struct session_opts *o,
 		  session_sink_fn sink, void *ctx)
 {
+	sigset_t mask;
 	struct session *s = calloc(1, sizeof(*s));
 	struct netprobe_opts po = {0};
 	char err[256], missing[96];
@@ -371,9 +397,18 @@ int session__open(struct session **out, const struct session_opts *o,
 	s->child = -1;
 	if (o->cmd)
 		nccl_plugin_path(s->nccl_plugin, sizeof(s->nccl_plugin));
-	s->sfd = s->go_fd = s->ep = -1;
+	s->sfd = s->go_fd = s->exec_fd = s->ep = -1;
 	for (int i = 0; i < MAX_WATCH; i++)
 		s->watches[i].fd = -1;
+	/*
+	 * Block the stop signals from the start: one that comes while the
+	 * probes load waits for the loop, which then stops at once with a
+	 * complete capture.  Unblocked, it would kill us without a word (or,
+	 * ignored as a script's background job inherits it, be lost).
+	 * COMMAND gets the mask we were started with.
+	 */
+	stop_signals(&mask);
+	sigprocmask(SIG_BLOCK, &mask, &s->orig_mask);
 	/*
 	 * Large allocations (the kernel's BTF, a library's symbol table) get
 	 * mappings of their own, given back when freed.  glibc would raise this
@@ -438,15 +473,7 @@ int session__start(struct session *s, int argc, char **argv)
 
 	fill_header(s, &hdr, argc, argv);
 	str_copy(s->hostname, hdr.hostname, sizeof(s->hostname));
-	/* block the stop signals before the file exists: from here on a Ctrl-C
-	 * stops the recording cleanly (a complete capture), it never kills us
-	 * between the header and the END record */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, &s->orig_mask);
+	stop_signals(&mask); /* blocked since session__open() */
 	if (o->out_path) {
 		char err[CAPTURE_ERR_MAX];
 

@@ -313,11 +313,23 @@ static int all_windows(struct acc *a, char *err, size_t errlen)
 	}
 	model__free(m);
 	if (!ret) {
-		a->nparts = (size_t)((a->end_rel - wo->from_rel_ns + wo->window_ns - 1) / wo->window_ns);
-		a->parts = calloc(a->nparts, sizeof(*a->parts));
-		if (!a->parts) {
-			snprintf(first.err, sizeof(first.err), "out of memory");
-			ret = -ENOMEM;
+		/* no sum that can wrap: a window may be as long as a u64 of ns */
+		uint64_t span = a->end_rel - wo->from_rel_ns;
+		uint64_t n = span / wo->window_ns + (span % wo->window_ns != 0);
+
+		if (n > REPORT_WINDOWS_MAX) {
+			snprintf(first.err, sizeof(first.err),
+				 "--windows gives %llu windows over the capture's %.0f s; at most %d: give a longer window",
+				 (unsigned long long)n, (double)span / 1e9, REPORT_WINDOWS_MAX);
+			ret = -E2BIG;
+		} else {
+			a->nparts = (size_t)n;
+			a->parts = calloc(a->nparts, sizeof(*a->parts));
+			if (!a->parts) {
+				a->nparts = 0; /* nothing for the caller to free */
+				snprintf(first.err, sizeof(first.err), "out of memory");
+				ret = -ENOMEM;
+			}
 		}
 	}
 	if (ret) {

@@ -21,6 +21,9 @@
 
 #define REPORT_WINDOWS_SCHEMA "fabtrace-report-windows/1"
 #define REPORT_WINDOWS_MAX_JOBS 64
+/* Windows in one report: a line each, and a bogus end time (a damaged
+ * capture) must not make millions of them. */
+#define REPORT_WINDOWS_MAX 100000
 
 struct report_windows_opts {
 	uint64_t window_ns;          /* > 0 */

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# What a damaged capture, a careless command line or a hostile name must not
+# do: crash `report --windows`, hang a reader on a FIFO, turn a huge -d into
+# a moment, lose an early Ctrl-C, pass a command that never ran as success,
+# drive the terminal with a host name's escape codes, misname a full disk,
+# or let merge overwrite (or double) its own input.
+source "$(dirname "$0")/lib.sh"
+need_root
+need_cmd python3
+REL=$ROOT/tests/integration/reliability.py
+cd "$TMPD" || exit 1
+
+expect_err() { # DESC PATTERN CMD...: non-zero (not a signal), one stderr line matching PATTERN
+	local d=$1 pat=$2 rc=0
+	shift 2
+	timeout 20 "$@" >out.txt 2>err.txt || rc=$?
+	if ((rc == 0 || rc >= 124)); then
+		bad "$d: exit $rc $(head -c 300 err.txt)"; return
+	fi
+	if [[ $(wc -l <err.txt) -ne 1 ]] || ! grep -qE "$pat" err.txt; then
+		bad "$d: stderr not one line matching /$pat/: $(head -c 300 err.txt)"; return
+	fi
+	ok "$d ($(cat err.txt))"
+}
+state() { "$FT" info --json "$1" 2>/dev/null | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["state"], j["stop_reason"])'; }
+lo_traffic() { ping -q -c 30 -i 0.01 127.0.0.1 >/dev/null 2>&1; }
+
+"$FT" record -q -i lo -d 1s -o cap.ftr & rp=$!
+sleep 0.3; lo_traffic; wait "$rp" || bad "record of lo"
+check "a capture to work on ($(state cap.ftr))" test "$(state cap.ftr)" = "complete duration"
+
+# report --windows: a window longer than any capture is one window; a capture
+# whose END says it ran 11 days is refused, not split into a million windows
+timeout 20 "$FT" report --windows 18446744073s cap.ftr >win.txt 2>win.err
+check "report --windows 18446744073s: exit 0, one window ($(head -c 160 win.txt))" \
+	test $? = 0 -a "$(grep -c 'in 1 window' win.txt)" = 1
+python3 "$REL" setend cap.ftr endbig.ftr 1000000000000000 || bad "setend"
+check "the damaged capture reads as complete" test "$(state endbig.ftr)" = "complete duration"
+expect_err "report --windows 1s on an 11-day END" "at most 100000: give a longer window" \
+	"$FT" report --windows 1s endbig.ftr
+
+# a FIFO nobody writes to reads as empty instead of hanging the reader
+mkfifo fifo.ftr
+for c in info report export; do
+	expect_err "$c on a FIFO with no writer" "not a fabtrace capture" "$FT" $c fifo.ftr
+done
+check "a pipe with a capture in it still reads" test "$("$FT" info --json <(cat cap.ftr) | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')" = complete
+
+# -- COMMAND that cannot be run: exit 127, said so, --json tells it apart from one that failed
+rc=0
+"$FT" record -q -i lo -o nocmd.ftr --json -- ./no-such-command >nocmd.json 2>nocmd.err || rc=$?
+check "record -- a missing command: exit 127 ($rc)" test "$rc" = 127
+check "  its error names the command" grep -q "cannot run './no-such-command'" nocmd.err
+check "  --json: command_ran false, stdout one JSON document" \
+	test "$(jget nocmd.json 'j["command_ran"], j["stop_reason"]')" = "(False, 'command exited')"
+rc=0
+"$FT" record -q -i lo -o false.ftr --json -- false >false.json 2>/dev/null || rc=$?
+check "record -- false: exit 0, the command's status in --json" \
+	test "$rc:$(jget false.json 'j["command_ran"], j["command_exit_status"]')" = "0:(True, 1)"
+
+# a -d of centuries records until stopped instead of wrapping to a moment
+"$FT" record -q -i lo -d 5124095h -o long.ftr & rp=$!
+sleep 2
+check "-d 5124095h: still recording after 2 s" kill -0 "$rp"
+kill -INT "$rp"; wait "$rp"
+check "  Ctrl-C then: exit 0, complete ($(state long.ftr))" test $? = 0 -a "$(state long.ftr)" = "complete signal"
+
+# a Ctrl-C while the probes load (a script's background job: SIGINT ignored)
+# stops the recording as soon as it runs, with a complete capture
+for delay in 0.05 0.2; do
+	rm -f early.ftr
+	bash -c '"$1" record -q -i lo -o early.ftr & p=$!; echo $p >early.pid; sleep "$2"; kill -INT $p; wait $p' \
+		_ "$FT" "$delay" &
+	bp=$!
+	for _ in $(seq 50); do kill -0 "$bp" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$bp" 2>/dev/null; then
+		bad "SIGINT ${delay}s after the start: record still runs 5 s later"
+		kill -TERM "$(cat early.pid)" 2>/dev/null
+		wait "$bp"
+	else
+		check "SIGINT ${delay}s after the start: stops, complete ($(state early.ftr))" \
+			test "$(state early.ftr)" = "complete signal"
+	fi
+done
+
+# a host name with escape codes: printed as '?' in the text report, escaped in JSON
+"$ROOT/$BUILD/tools/capshift" --host $'ev\e]0;pwned\ail\e[31m' -o esc.ftr cap.ftr >/dev/null || bad "capshift --host"
+"$FT" report esc.ftr >esc.txt 2>&1
+check "report: no control character but newline and tab in the text ($(grep -m1 -a 'ev' esc.txt | head -c 120))" \
+	test "$(LC_ALL=C tr -d '\n\t' <esc.txt | LC_ALL=C grep -c '[[:cntrl:]]')" = 0
+check "  the name is there, its escapes as '?'" grep -qF 'ev?]0;pwned?il?[31m' esc.txt
+"$FT" report --json esc.ftr >esc.json
+check "report --json keeps the name, escaped" test "$(jget esc.json 'j["capture"]["host"]')" = $'ev\e]0;pwned\ail\e[31m'
+
+# a full disk is named as such; export leaves no directory of its own behind
+mkdir -p tiny && mount -t tmpfs -o size=64k tmpfs tiny && trap 'umount "$TMPD/tiny" 2>/dev/null; cleanup' EXIT
+dd if=/dev/zero of=tiny/fill bs=1k count=56 2>/dev/null
+expect_err "export -w all on a full disk" "No space left on device; nothing was written" \
+	"$FT" export -w all -o tiny/out "$ROOT/tests/fixtures/demo/demo.ftr"
+check "  and its directory is gone" test ! -e tiny/out
+expect_err "report --svg on a full disk" "No space left on device; nothing was written" \
+	"$FT" report --svg tiny/t.svg "$ROOT/tests/fixtures/demo/demo.ftr"
+check "  and no file" test "$(ls tiny)" = fill
+
+# merge never writes over one of its inputs, nor takes one recording twice
+cp cap.ftr a.ftr
+cp cap.ftr copy.ftr
+sum=$(md5sum <a.ftr)
+expect_err "merge -o onto an input" "is one of the captures to merge" "$FT" merge -q -o a.ftr cap.ftr a.ftr
+check "  the input is untouched" test "$(md5sum <a.ftr)" = "$sum"
+expect_err "merge: one file by two paths" "given twice" "$FT" merge -q -o m.ftr a.ftr ./a.ftr
+expect_err "merge: a copy of one recording" "copies of one recording" "$FT" merge -q -o m.ftr a.ftr copy.ftr
+check "  no merged file" test ! -e m.ftr
+finish
