@@ -111,4 +111,18 @@ check "  the input is untouched" test "$(md5sum <a.ftr)" = "$sum"
 expect_err "merge: one file by two paths" "given twice" "$FT" merge -q -o m.ftr a.ftr ./a.ftr
 expect_err "merge: a copy of one recording" "copies of one recording" "$FT" merge -q -o m.ftr a.ftr copy.ftr
 check "  no merged file" test ! -e m.ftr
+"$ROOT/$BUILD/tools/capshift" --host other -o b.ftr a.ftr >/dev/null || bad "capshift --host other"
+dd if=/dev/zero of=tiny/fill2 bs=1k count=64 2>/dev/null # the disk's last blocks
+expect_err "merge onto a full disk: ENOSPC, named by -o, once" "merge: (writing )?tiny/m.ftr: .*No space left on device" \
+	"$FT" merge -q -o tiny/m.ftr a.ftr b.ftr
+check "  nothing left on it" test "$(ls -A tiny | tr '\n' ' ')" = "fill fill2 "
+expect_err "merge into a missing directory: named by -o" "merge: nodir/m.ftr: cannot create" \
+	"$FT" merge -q -o nodir/m.ftr a.ftr
+python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[600] ^= 0xff; open(sys.argv[2], "wb").write(d)' a.ftr bad.ftr
+"$FT" merge -q -o dm.ftr bad.ftr b.ftr 2>dm.err
+check "merge -q of a damaged capture still warns ($(cat dm.err))" grep -q "damaged input bad.ftr: .*merging what is readable" dm.err
+expect_err "merge -o ''" "no output" "$FT" merge -q -o '' a.ftr
+expect_err "merge --window of an hour" "up to 60s" "$FT" merge -q --window 1h -o m.ftr a.ftr b.ftr
+expect_err "record --netns ''" "netns needs a name" "$FT" record --netns '' -d 1s -o n.ftr
+expect_err "features with an argument" "unexpected argument 'extra'" "$FT" features extra
 finish

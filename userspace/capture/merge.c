@@ -50,7 +50,8 @@ void mrg_warnf(struct merge *m, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (!m->json && !m->quiet)
+	/* a damaged input loses data: said even with -q */
+	if (!m->json && (!m->quiet || !strncmp(fmt, MRG_DAMAGED, strlen(MRG_DAMAGED))))
 		ft_warn("merge: %s", buf);
 	p = realloc(m->warnings, (m->nwarn + 1) * sizeof(*p));
 	if (!p)
@@ -295,7 +296,7 @@ static int pass1(struct merge *m, struct host *h)
 	h->state = capture__state(r);
 	if (h->state != CAPTURE_OK) {
 		str_copy(h->error, capture__error(r), sizeof(h->error));
-		mrg_warnf(m, "%s: %s; merging what is readable", mrg_base_name(h->path),
+		mrg_warnf(m, MRG_DAMAGED "%s: %s; merging what is readable", mrg_base_name(h->path),
 		      h->error[0] ? h->error : "capture is incomplete");
 	}
 	capture__free(r);

@@ -13,6 +13,7 @@
 
 #define MERGE_MAX_HOSTS 1024
 #define MERGE_DEFAULT_WINDOW_NS 1000000000ull /* search +-1 s when a clock gives no bound */
+#define MERGE_MAX_WINDOW_NS 60000000000ull    /* --window: its buffers grow with it */
 
 struct merge_opts {
 	const char *out;            /* the merged capture (required) */

@@ -95,6 +95,8 @@ struct merge {
 
 /* A warning: printed unless --json or --quiet, and kept for the JSON summary. */
 void mrg_warnf(struct merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A warning whose format starts with this is printed even with --quiet. */
+#define MRG_DAMAGED "damaged input "
 
 /* capture/merge.c */
 /* The file name of a path. */

@@ -162,8 +162,7 @@ static int write_host(struct merge *m, struct capture_writer *w, struct host *h,
 			}
 		}
 		retime__record(&h->rt, x);
-		if (capture__append(w, x)) {
-			ft_err("merge: %s", capture__last_error(w));
+		if (capture__append(w, x)) { /* the caller says why */
 			capture__free(r);
 			return -1;
 		}
@@ -180,7 +179,7 @@ int mrg_write_merged(struct merge *m)
 	const char *slash = strrchr(m->out, '/');
 	uint64_t last = 0, start = UINT64_MAX;
 	size_t off = 0;
-	int rc = -1;
+	int rc = -1, wret;
 
 	tmp = malloc(strlen(m->out) + 32);
 	if (!tmp)
@@ -210,7 +209,10 @@ int mrg_write_merged(struct merge *m)
 		off += (size_t)k;
 	}
 	if (capture__create(&w, tmp, &hdr, (uid_t)-1, (gid_t)-1, err, sizeof(err))) {
-		ft_err("merge: %s", err);
+		size_t tl = strlen(tmp);
+
+		/* the writer names the temporary file; the user gave -o */
+		ft_err("merge: %s: %s", m->out, !strncmp(err, tmp, tl) && err[tl] == ':' ? err + tl + 2 : err);
 		free(tmp);
 		return -1;
 	}
@@ -254,12 +256,12 @@ int mrg_write_merged(struct merge *m)
 		if (capture__append(w, &end.hdr))
 			goto fail;
 	}
-	if (capture__close(w)) {
-		w = NULL;
-		ft_err("merge: writing %s failed", tmp);
+	wret = capture__close(w);
+	w = NULL;
+	if (wret) {
+		ft_err("merge: writing %s: %s; nothing was written", m->out, strerror(-wret));
 		goto fail;
 	}
-	w = NULL;
 	if (rename(tmp, m->out)) {
 		ft_err("merge: %s: %s", m->out, strerror(errno));
 		goto fail;
@@ -268,9 +270,13 @@ int mrg_write_merged(struct merge *m)
 	goto done;
 fail:
 	if (w) {
-		if (capture__last_error(w)[0])
-			ft_err("merge: %s", capture__last_error(w));
-		capture__close(w);
+		/* a record could not be written: the writer's error, without its temporary name
+		 * (an input that failed to read has said so itself) */
+		bool werr = capture__last_error(w)[0] != '\0';
+
+		wret = capture__close(w);
+		if (werr)
+			ft_err("merge: writing %s: %s; nothing was written", m->out, strerror(wret ? -wret : EIO));
 	}
 	unlink(tmp);
 done:

@@ -79,6 +79,11 @@ int cmd_features(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (optind < argc) {
+		ft_err("features: unexpected argument '%s'; it takes options only (see 'fabtrace features --help')",
+		       argv[optind]);
+		return 2;
+	}
 	if (drops) {
 		/* reads BTF only: no privileges needed */
 		int err = drop_reasons__print(json);

@@ -36,7 +36,8 @@ static void usage(FILE *f)
 "Options:\n"
 "  -o, --output FILE     the merged capture (required); written whole or not at all\n"
 "      --window DUR      search the traffic match within +-DUR where a clock gives\n"
-"                        no bound (unsynchronised) or a wider one (default 1s)\n"
+"                        no bound (unsynchronised) or a wider one (default 1s,\n"
+"                        at most 60s)\n"
 "      --anchors-only    place the clocks by their realtime anchors alone (no\n"
 "                        traffic matching): to compare, or for unrelated hosts\n"
 "      --format-version N  write capture format N: 2 (default, zstd blocks) or 1\n"
@@ -79,8 +80,11 @@ int cmd_merge(int argc, char **argv)
 			m.out = optarg;
 			break;
 		case 'W':
-			if (parse_duration(optarg, 1000000000ull, &m.max_window) || !m.max_window) {
-				ft_err("merge: bad --window '%s'; give a duration such as 500ms or 2s", optarg);
+			/* its buffers grow with it: a day of 100 us bins is gigabytes per host */
+			if (parse_duration(optarg, 1000000000ull, &m.max_window) || !m.max_window ||
+			    m.max_window > MERGE_MAX_WINDOW_NS) {
+				ft_err("merge: bad --window '%s'; give a duration up to 60s, such as 500ms or 5s "
+				       "(clocks further apart: merge with --anchors-only)", optarg);
 				return 2;
 			}
 			break;
@@ -111,7 +115,7 @@ int cmd_merge(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!m.out) {
+	if (!m.out || !m.out[0]) {
 		ft_err("merge: no output; give -o FILE, e.g. fabtrace merge -o job.ftr node1.ftr node2.ftr");
 		return 2;
 	}

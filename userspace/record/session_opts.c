@@ -162,6 +162,10 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		o->iface_args[o->n_iface_args++] = (char *)arg;
 		return 1;
 	case SOPT_NETNS:
+		if (!arg[0]) {
+			ft_err("%s: --netns needs a name from 'ip netns'", cmd);
+			return -1;
+		}
 		o->netns_arg = arg;
 		return 1;
 	case 'd':
