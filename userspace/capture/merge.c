@@ -661,9 +661,10 @@ static void plan_windows(struct merge *m)
 	m->pad_ns = m->pad_ns / m->bin_ns * m->bin_ns;
 	m->nwin = 0;
 	m->tref = m->ovl_hi > m->ovl_lo ? ((double)m->ovl_lo + (double)m->ovl_hi) / 2 : 0;
-	if (m->ovl_hi - m->ovl_lo < (int64_t)(200 * m->bin_ns))
+	/* in unsigned: the difference of two int64 may not fit one */
+	if (m->ovl_hi <= m->ovl_lo || (uint64_t)m->ovl_hi - (uint64_t)m->ovl_lo < 200 * m->bin_ns)
 		return;
-	uint64_t span = (uint64_t)(m->ovl_hi - m->ovl_lo);
+	uint64_t span = (uint64_t)m->ovl_hi - (uint64_t)m->ovl_lo;
 	size_t k = (size_t)(span / WINDOW_LEN_NS);
 
 	k = k < 1 ? 1 : k > MAX_WINDOWS ? MAX_WINDOWS : k;

@@ -107,10 +107,20 @@ static inline const char *mrg_base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* Host time on the coarse merged clock. */
+/* Host time on the coarse merged clock (saturated: a damaged capture's
+ * times may be anything). */
 static inline int64_t mrg_to_coarse(const struct host *h, uint64_t t)
 {
-	return (int64_t)t + h->c_off + (int64_t)llround(((double)t - (double)h->rt.t0_ns) * h->c_drift);
+	double d = ((double)t - (double)h->rt.t0_ns) * h->c_drift;
+	int64_t v, c = d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)llround(d);
+
+	if (t > INT64_MAX)
+		return INT64_MAX;
+	if (__builtin_add_overflow((int64_t)t, h->c_off, &v))
+		return h->c_off > 0 ? INT64_MAX : INT64_MIN;
+	if (__builtin_add_overflow(v, c, &v))
+		return c > 0 ? INT64_MAX : INT64_MIN;
+	return v;
 }
 
 /* capture/merge_write.c */

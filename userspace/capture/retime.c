@@ -13,7 +13,15 @@ uint64_t retime__ts(const struct retime *rt, uint64_t t)
 	if (!t)
 		return 0;
 	d = rt->drift ? ((double)t - (double)rt->t0_ns) * rt->drift : 0;
-	v = (int64_t)t + rt->offset_ns + (int64_t)llround(d);
+	/* saturated: a damaged capture's times may be anything */
+	if (t > INT64_MAX || d >= 9.2e18)
+		return UINT64_MAX;
+	if (d <= -9.2e18)
+		return 1;
+	if (__builtin_add_overflow((int64_t)t, rt->offset_ns, &v))
+		return rt->offset_ns > 0 ? UINT64_MAX : 1;
+	if (__builtin_add_overflow(v, (int64_t)llround(d), &v))
+		return d > 0 ? UINT64_MAX : 1;
 	return v > 0 ? (uint64_t)v : 1;
 }
 
