@@ -46,6 +46,12 @@ for c in info report export; do
 done
 check "a pipe with a capture in it still reads" test "$("$FT" info --json <(cat cap.ftr) | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')" = complete
 
+expect_err "merge of a pipe: said so" "is a pipe; merge reads each capture three times" \
+	"$FT" merge -q -o p.ftr <(cat cap.ftr)
+expect_err "report --windows of a pipe: said so" "is a pipe; --windows reads the capture once per window" \
+	"$FT" report --windows 1s <(cat cap.ftr)
+expect_err "report --to 0: an empty window" "is not before --to" "$FT" report --to 0 cap.ftr
+
 # -- COMMAND that cannot be run: exit 127, said so, --json tells it apart from one that failed
 rc=0
 "$FT" record -q -i lo -o nocmd.ftr --json -- ./no-such-command >nocmd.json 2>nocmd.err || rc=$?

@@ -263,7 +263,7 @@ static int timeline_check(struct timeline_opts *t)
 	}
 	if (nstdout)
 		t->quiet = true;    /* the summary would corrupt the output on stdout */
-	if (t->have_from && t->have_to && t->from_rel >= t->to_rel) {
+	if (t->have_to && (t->have_from ? t->from_rel : 0) >= t->to_rel) {
 		ft_err("report: --from (%" PRIu64 " ns) is not before --to (%" PRIu64 " ns); give a window with "
 		       "from < to", t->from_rel, t->to_rel);
 		return 2;
@@ -389,6 +389,15 @@ static int report_by_windows(const struct report_opts *ro, const struct timeline
 			       "--from/--to and --%s instead", tl_outputs[k].opt);
 			return 2;
 		}
+	{
+		struct stat st;
+
+		if (!stat(ro->path, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+			ft_err("report: %s is a pipe; --windows reads the capture once per window: save it to a "
+			       "file first", ro->path);
+			return 2;
+		}
+	}
 	/* JSON escapes its strings itself */
 	out = ro->json ? stdout : text_safe_stream(stdout);
 	if (!out)
