@@ -736,6 +736,13 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 				       m.h[j].path, m.h[i].path);
 				goto out;
 			}
+		/* record takes 1 us to 1 s: anything else is a damaged header, and
+		 * the traffic windows' buffers grow as the bins shrink */
+		if (m.h[i].hdr.bin_ns && (m.h[i].hdr.bin_ns < 1000 || m.h[i].hdr.bin_ns > 1000000000ull)) {
+			ft_err("merge: %s has %llu ns bins, outside the 1 us to 1 s that fabtrace records: a damaged header",
+			       m.h[i].path, (unsigned long long)m.h[i].hdr.bin_ns);
+			goto out;
+		}
 		if (i && m.h[i].hdr.bin_ns != m.h[0].hdr.bin_ns) {
 			ft_err("merge: %s has %llu ns bins, %s %llu ns; record every host with the same --bin",
 			       m.h[i].path, (unsigned long long)m.h[i].hdr.bin_ns, m.h[0].path,
