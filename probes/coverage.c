@@ -245,13 +245,16 @@ bool coverage__init_pidns(void)
 	char buf[4096];
 	const char *at;
 	struct stat st;
+	ssize_t n;
 	char *p;
 
 	/* this process's namespace is the initial one ... */
 	if (stat("/proc/self/ns/pid", &st) || st.st_ino != PID_INIT_INO)
 		return false;
 	/* ... and so is /proc's: NSpid lists one level */
-	if (proc_status_read(0, buf, sizeof(buf)) < 0 || !(at = proc_status_field(buf, "NSpid:")))
+	n = proc_status_read(0, buf, sizeof(buf));
+	/* cut short (a long Groups line), NSpid's line may be too: unknown */
+	if (n < 0 || (size_t)n == sizeof(buf) - 1 || !(at = proc_status_field(buf, "NSpid:")))
 		return false;
 	(void)strtol(at, &p, 10);
 	while (*p == ' ' || *p == '\t')

@@ -493,8 +493,11 @@ int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
 int outfile_errno(const struct outfile *o)
 {
 	struct statvfs v;
+	struct stat st;
 
-	if (o->f && !fstatvfs(fileno(o->f), &v) && v.f_bavail == 0)
+	/* a file on a full file system; pipes and terminals report no blocks */
+	if (o->f && !fstat(fileno(o->f), &st) && S_ISREG(st.st_mode) && !fstatvfs(fileno(o->f), &v) &&
+	    v.f_blocks > 0 && v.f_bavail == 0)
 		return ENOSPC;
 	return EIO;
 }
@@ -631,27 +634,61 @@ const char *proc_status_field(const char *text, const char *key)
 	return at ? at + k : NULL;
 }
 
+struct safe_stream {
+	FILE *f;
+	bool c2; /* a 0xc2 held back: with 0x80-0x9f it is a C1 control in UTF-8 */
+};
+
+static int safe_put(struct safe_stream *s, unsigned char c)
+{
+	if (s->c2) {
+		s->c2 = false;
+		if (c >= 0x80 && c <= 0x9f)
+			return putc('?', s->f);
+		if (putc(0xc2, s->f) == EOF)
+			return EOF;
+	}
+	if (c == 0xc2) {
+		s->c2 = true;
+		return c;
+	}
+	/* C0 but newline and tab, DEL, and raw C1 (0x9b is CSI to an 8-bit terminal);
+	 * 0x80-0x9f inside other UTF-8 sequences are continuation bytes: kept */
+	return putc((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ? '?' : c, s->f);
+}
+
 static ssize_t safe_write(void *cookie, const char *buf, size_t len)
 {
-	FILE *f = cookie;
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)buf[i];
-
-		if (putc((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f ? '?' : c, f) == EOF)
+	for (size_t i = 0; i < len; i++)
+		if (safe_put(cookie, (unsigned char)buf[i]) == EOF)
 			return i ? (ssize_t)i : -1;
-	}
 	return (ssize_t)len;
 }
 
 static int safe_close(void *cookie)
 {
-	return fflush(cookie) ? -1 : 0;
+	struct safe_stream *s = cookie;
+	int ret = 0;
+
+	if (s->c2 && putc(0xc2, s->f) == EOF)
+		ret = -1;
+	if (fflush(s->f))
+		ret = -1;
+	free(s);
+	return ret;
 }
 
 FILE *text_safe_stream(FILE *f)
 {
 	cookie_io_functions_t io = { .write = safe_write, .close = safe_close };
+	struct safe_stream *s = calloc(1, sizeof(*s));
+	FILE *out;
 
-	return fopencookie(f, "w", io);
+	if (!s)
+		return NULL;
+	s->f = f;
+	out = fopencookie(s, "w", io);
+	if (!out)
+		free(s);
+	return out;
 }

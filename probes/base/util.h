@@ -68,8 +68,8 @@ struct outfile {
 int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen);
 int outfile_commit(struct outfile *o, char *err, size_t errlen);
 void outfile_abort(struct outfile *o);
-/* Why writing O failed, once its stream has an error: stdio keeps no errno,
- * so ENOSPC when its file system is full, else EIO. */
+/* Why writing O failed, once its stream has an error and the failed write's
+ * errno is gone: ENOSPC when it is a file on a full file system, else EIO. */
 int outfile_errno(const struct outfile *o);
 
 /*
@@ -101,7 +101,7 @@ const char *proc_status_field(const char *text, const char *key);
 
 /*
  * A stream onto F that writes every control character but newline and tab
- * as '?': text made of a capture's strings (host and process names, which
+ * (C0, DEL, C1 in UTF-8) as '?': text made of a capture's strings (host and process names, which
  * anyone can set) cannot move the cursor or retitle the terminal it is
  * read in.  fclose() it before F; NULL when it cannot be made.
  */

@@ -53,8 +53,9 @@ check "the older fabtrace reads rec1.ftr record for record as today's ($old)" \
 check "and the independent reader counts the same records" \
 	test "$(jget rec1.ftr.cc.json 'j["records"]')" = "$(cut -d' ' -f2 <<<"$new")"
 lo_bins='[(x["name"], x[d]["bins"], x[d]["total_bytes"], x[d]["total_pkts"]) for x in j["interfaces"] if x["traced"] for d in ("tx", "rx")]'
-"$OLD" report --json rec1.ftr >old-report.json 2>old-report.err
-check "the older fabtrace's report of rec1.ftr ($(head -c 200 old-report.err))" test $? = 0
+rc=0
+"$OLD" report --json rec1.ftr >old-report.json 2>old-report.err || rc=$?
+check "the older fabtrace's report of rec1.ftr ($rc: $(head -c 200 old-report.err))" test "$rc" = 0
 "$FT" report --json rec1.ftr >new-report.json
 got=$(jget new-report.json "$lo_bins")
 check "today's report bins lo's pings ($got)" test "$(jget new-report.json 'sum(x["tx"]["total_pkts"] for x in j["interfaces"] if x["traced"])')" -ge 80 2>/dev/null

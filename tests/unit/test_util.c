@@ -400,6 +400,26 @@ static void test_proc_status(void **state)
 	assert_int_equal(proc_status_read(1, buf, 0), -EINVAL);
 }
 
+/* Control characters reach the terminal as '?', text (UTF-8 included) as is. */
+static void test_text_safe_stream(void **state)
+{
+	static const char in[] = "a\x1b[1mb\tc\n\x7f\xc2\x9b" "d\xc2\xb5\xe2\x80\x94\xc2";
+	static const char want[] = "a?[1mb\tc\n??d\xc2\xb5\xe2\x80\x94\xc2";
+	char got[64] = "";
+	FILE *f = tmpfile(), *s;
+
+	(void)state;
+	assert_non_null(f);
+	s = text_safe_stream(f);
+	assert_non_null(s);
+	assert_int_equal(fwrite(in, 1, sizeof(in) - 1, s), sizeof(in) - 1);
+	assert_int_equal(fclose(s), 0);
+	rewind(f);
+	assert_int_equal(fread(got, 1, sizeof(got) - 1, f), sizeof(want) - 1);
+	assert_memory_equal(got, want, sizeof(want) - 1);
+	fclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_mono),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_proc_status),
+		cmocka_unit_test(test_text_safe_stream),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

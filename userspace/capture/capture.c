@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -584,6 +585,20 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 	return (ssize_t)got;
 }
 
+/* A FIFO: until its writer sends something (or comes and goes), saying after
+ * a second what we wait for.  Anything else returns at once. */
+static void wait_for_writer(int fd, const char *path)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct stat st;
+
+	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode) || poll(&p, 1, 1000) != 0)
+		return;
+	fprintf(stderr, "fabtrace: %s is a FIFO with no writer yet: waiting for one (Ctrl-C to stop)\n", path);
+	while (poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+}
+
 int capture__open(struct capture_reader **rp, const char *path, char *err, size_t errlen)
 {
 	struct capture_reader *r;
@@ -609,10 +624,16 @@ int capture__open(struct capture_reader **rp, const char *path, char *err, size_
 		set_msg(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	/* not blocking in open(): a FIFO nobody writes to would hang us there;
-	 * it reads as empty instead */
+	/* not blocking in open(): a FIFO nobody writes to yet would hang us
+	 * there without a word; we wait for its writer below, saying so */
 	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (r->fd < 0 || fcntl(r->fd, F_SETFL, fcntl(r->fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+	if (r->fd < 0) {
+		ret = -errno;
+		set_msg(err, errlen, "%s: cannot open: %s", path, strerror(-ret));
+		goto fail;
+	}
+	wait_for_writer(r->fd, path);
+	if (fcntl(r->fd, F_SETFL, fcntl(r->fd, F_GETFL) & ~O_NONBLOCK) < 0) {
 		ret = -errno;
 		set_msg(err, errlen, "%s: cannot open: %s", path, strerror(-ret));
 		goto fail;

@@ -339,7 +339,7 @@ static void coarse(struct merge *m)
 		double real = ts + rh + a + b * (ts - t0);
 		double tp = (real - rr - ar + br * t0r) / (1 + br);
 
-		h->c_off = i ? (int64_t)llround(tp - ts) : 0;
+		h->c_off = i ? mrg_sat_round(tp - ts) : 0;
 		h->c_drift = i ? (1 + b) / (1 + br) - 1 : 0;
 		h->rt.t0_ns = h->hdr.start_mono_ns;
 		if (!h->nclk || h->unsynced || !h->sync_known || !ref->nclk || ref->unsynced || !ref->sync_known)
@@ -388,9 +388,9 @@ static int pass2(struct merge *m, struct host *h)
 			continue;
 		t = mrg_to_coarse(h, b->start_ns);
 		for (size_t k = 0; k < m->nwin; k++) {
-			int64_t lo = m->wstart[k] - (int64_t)m->pad_ns;
+			int64_t lo = mrg_sat_sub(m->wstart[k], (int64_t)m->pad_ns);
 
-			if (t < lo || t >= lo + (int64_t)(n * m->bin_ns))
+			if (t < lo || t >= mrg_sat_add(lo, (int64_t)(n * m->bin_ns)))
 				continue;
 			float *a = b->dir == FT_DIR_TX ? h->win[k].tx : h->win[k].rx;
 
@@ -605,7 +605,7 @@ static void place(struct merge *m)
 		if (h->unsynced)
 			h->flags |= FT_HOST_UNSYNCED;
 		/* final: t' = coarse(t) - e(coarse(t)) */
-		h->rt.offset_ns = h->c_off - (int64_t)llround(h->e_a + h->e_b * t0c);
+		h->rt.offset_ns = mrg_sat_sub(h->c_off, mrg_sat_round(h->e_a + h->e_b * t0c));
 		h->rt.drift = (1 + h->c_drift) * (1 - h->e_b) - 1;
 	}
 out:

@@ -93,9 +93,10 @@ struct merge {
 };
 
 
-/* A warning: printed unless --json or --quiet, and kept for the JSON summary. */
+/* A warning: printed unless --json or --quiet (a damaged input: unless --json),
+ * and kept for the JSON summary. */
 void mrg_warnf(struct merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A warning whose format starts with this is printed even with --quiet. */
+/* The start of a damaged input's warning: printed even with --quiet. */
 #define MRG_DAMAGED "damaged input "
 
 /* capture/merge.c */
@@ -107,12 +108,32 @@ static inline const char *mrg_base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* Host time on the coarse merged clock (saturated: a damaged capture's
- * times may be anything). */
+/* X rounded to int64, saturated: a damaged capture's times may be anything. */
+static inline int64_t mrg_sat_round(double x)
+{
+	return x >= 9.2e18 ? INT64_MAX : x <= -9.2e18 ? INT64_MIN : x == x ? (int64_t)llround(x) : 0;
+}
+
+/* A + B, saturated. */
+static inline int64_t mrg_sat_add(int64_t a, int64_t b)
+{
+	int64_t v;
+
+	return __builtin_add_overflow(a, b, &v) ? (b > 0 ? INT64_MAX : INT64_MIN) : v;
+}
+
+/* A - B, saturated. */
+static inline int64_t mrg_sat_sub(int64_t a, int64_t b)
+{
+	int64_t v;
+
+	return __builtin_sub_overflow(a, b, &v) ? (b < 0 ? INT64_MAX : INT64_MIN) : v;
+}
+
+/* Host time on the coarse merged clock (saturated). */
 static inline int64_t mrg_to_coarse(const struct host *h, uint64_t t)
 {
-	double d = ((double)t - (double)h->rt.t0_ns) * h->c_drift;
-	int64_t v, c = d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)llround(d);
+	int64_t v, c = mrg_sat_round(((double)t - (double)h->rt.t0_ns) * h->c_drift);
 
 	if (t > INT64_MAX)
 		return INT64_MAX;

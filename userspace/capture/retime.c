@@ -13,6 +13,8 @@ uint64_t retime__ts(const struct retime *rt, uint64_t t)
 	if (!t)
 		return 0;
 	d = rt->drift ? ((double)t - (double)rt->t0_ns) * rt->drift : 0;
+	if (d != d)
+		d = 0; /* a NaN drift moves nothing */
 	/* saturated: a damaged capture's times may be anything */
 	if (t > INT64_MAX || d >= 9.2e18)
 		return UINT64_MAX;
@@ -29,8 +31,8 @@ static uint64_t bin_ts(const struct retime *rt, uint64_t t)
 {
 	uint64_t v = retime__ts(rt, t);
 
-	if (!t || !rt->bin_ns)
-		return v;
+	if (!t || !rt->bin_ns || v > UINT64_MAX - rt->bin_ns)
+		return v; /* saturated: stays at the end */
 	return (v + rt->bin_ns / 2) / rt->bin_ns * rt->bin_ns;
 }
 

@@ -556,7 +556,7 @@ int cmd_export(int argc, char **argv)
 		if (of[k].f)
 			outfile_abort(&of[k]);
 	if (ret && made_dir)
-		rmdir(out); /* ours, and empty again: nothing was written */
+		rmdir(out); /* ours: gone when no table was committed to it (else it stays) */
 done:
 	corr__free(c);
 	model__free(m);

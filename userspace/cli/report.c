@@ -403,8 +403,14 @@ static int report_by_windows(const struct report_opts *ro, const struct timeline
 	if (!out)
 		out = stdout;
 	ret = report__windows(out, ro->path, &wo, ro, err, sizeof(err));
-	if (out != stdout && fclose(out) && !ret)
+	if (out != stdout && fclose(out) && !ret) {
 		ret = -EIO;
+		snprintf(err, sizeof(err), "writing the report: %s", strerror(EIO));
+	}
+	if (ret == -EIO && !strncmp(err, "writing the report", 18)) { /* the output failed, not the capture */
+		ft_err("report: %s; check the output destination", err);
+		return 1;
+	}
 	if (ret == -ERANGE) {
 		ft_err("report: %s; give an earlier time", err);
 		return 2;

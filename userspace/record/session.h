@@ -12,11 +12,14 @@
  * So a live view and a capture of the same session see the same records.
  *
  * Lifecycle:
- *   session__open()    filters, privileges, probes, sampler (nothing written)
- *   session__start()   create the capture, signals, spawn -- COMMAND,
+ *   session__open()    block the stop signals (one that comes now waits for
+ *                      the loop), filters, privileges, probes, sampler
+ *                      (nothing written)
+ *   session__start()   create the capture, the signalfd, spawn -- COMMAND,
  *                      write the preamble (probes, drop reasons, phase slots,
  *                      interfaces with start counters, counter groups)
- *   session__run()     the loop: until -d, a signal, COMMAND's exit,
+ *   session__run()     releases COMMAND (unless a stop signal is pending), then
+ *                      the loop: until -d, a signal, COMMAND's exit,
  *                      session__stop() from a callback, or an error
  *   session__finish()  stop counters, detach, drain, flush open bins and
  *                      calls, lost counts, END; close the capture

@@ -252,10 +252,14 @@ int session__run(struct session *s)
 	if (s->smp)
 		sess_arm_sampler(s, cfd);
 	set_nice(s);
-	if (s->go_fd >= 0) { /* tracing runs: let the command go */
-		if (write(s->go_fd, "g", 1) != 1)
+	if (s->go_fd >= 0) { /* tracing runs: let the command go, unless a stop came meanwhile */
+		sigset_t pend;
+
+		if (!(sigpending(&pend) == 0 && (sigismember(&pend, SIGINT) == 1 ||
+						 sigismember(&pend, SIGTERM) == 1 || sigismember(&pend, SIGHUP) == 1)) &&
+		    write(s->go_fd, "g", 1) != 1)
 			ret = -errno;
-		close(s->go_fd);
+		close(s->go_fd); /* unreleased, the command exits without running */
 		s->go_fd = -1;
 	}
 
@@ -269,7 +273,9 @@ int session__run(struct session *s)
 				session__stop(s, FT_STOP_DURATION);
 				break;
 			}
-			timeout = (int)((deadline - now + 999999) / 1000000);
+			uint64_t ms = (deadline - now + 999999) / 1000000;
+
+			timeout = ms > INT_MAX ? INT_MAX : (int)ms;
 		}
 		n = epoll_wait(s->ep, evs, 16, timeout);
 		if (n < 0 && errno != EINTR) {

@@ -256,8 +256,15 @@ static int spawn_command(struct session *s)
 		return -e;
 	}
 	s->child = fork();
-	if (s->child < 0)
-		return -errno;
+	if (s->child < 0) {
+		int e = errno;
+
+		close(pfd[0]);
+		close(pfd[1]);
+		close(efd[0]);
+		close(efd[1]);
+		return -e;
+	}
 	if (s->child == 0) {
 		char c;
 		int e;
@@ -274,8 +281,7 @@ static int spawn_command(struct session *s)
 		e = errno;
 		fprintf(stderr, "fabtrace: %s: cannot run '%s': %s; check the command and PATH\n",
 			s->o->cmd_name, s->o->cmd[0], strerror(e));
-		if (write(efd[1], &e, sizeof(e)) != sizeof(e))
-			_exit(127);
+		(void)!write(efd[1], &e, sizeof(e)); /* unsent, the parent sees a command that ran */
 		_exit(127);
 	}
 	close(pfd[0]);
@@ -409,6 +415,8 @@ int session__open(struct session **out, const struct session_opts *o,
 	 */
 	stop_signals(&mask);
 	sigprocmask(SIG_BLOCK, &mask, &s->orig_mask);
+	/* inherited as ignored, SIGCHLD would never tell us COMMAND exited */
+	signal(SIGCHLD, SIG_DFL);
 	/*
 	 * Large allocations (the kernel's BTF, a library's symbol table) get
 	 * mappings of their own, given back when freed.  glibc would raise this
