@@ -65,7 +65,15 @@ wv, jv = w["collectives"]["verdicts"], j["collectives"]["verdicts"]
 print(f"     --windows 1s: {len(w['windows'])} windows, verdicts {wv}; whole merged report {jv}")
 check(len(w["windows"]) >= 2 and w["collectives"]["total"] == sum(jv.values()),
       "--windows: every collective counted once, in the window it began in")
-check(all(abs(wv[k] - jv[k]) <= 1 for k in jv), "--windows: the verdict counts of the whole merged report (within 1)")
+# "slow" is judged against the median of the window's collectives of the same
+# op (docs/known-issues.md): a collective unknown only for being slow may be
+# ok in its window, and the other way round
+slow_only = sum(1 for c in j["collectives"]["items"] if c["verdict"] in ("ok", "unknown") and c.get("slow"))
+check(all(abs(wv[k] - jv[k]) <= 1 for k in ("network", "rank"))
+      and abs(wv["ok"] + wv["unknown"] - jv["ok"] - jv["unknown"]) <= 1
+      and abs(wv["unknown"] - jv["unknown"]) <= slow_only + 1,
+      f"--windows: the verdict counts of the whole merged report (within 1; ok and unknown within the "
+      f"{slow_only} collectives slow against the whole job)")
 if kind == "straggler":
     top = w["blame"]["rank"][0]["place"] if w["blame"]["rank"] else ""
     check(top.startswith("rank 1 "), f"--windows: rank 1 is blamed most ({top!r})")
