@@ -20,7 +20,9 @@ v2=$(git -C "$ROOT" log -1 --format=%H -S'#define FT_FORMAT_VERSION 2' -- bpf/fa
 [[ -n $v2 ]] || skip "no commit brings format version 2 in this history (shallow clone?)"
 mkdir old
 git -C "$ROOT" archive "$v2^" | tar -x -C old || bad "git archive $v2^"
-env -u BUILD -u SANITIZE -u CFLAGS make -s -C old -j2 build/fabtrace >old-build.log 2>&1
+# a plain build whatever this run is (make test SANITIZE=1 passes it on in MAKEFLAGS)
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD -u SANITIZE -u CFLAGS \
+	make -s -C old -j2 SANITIZE= BUILD=build build/fabtrace >old-build.log 2>&1
 check "the fabtrace before format version 2 (${v2:0:8}^) builds ($(tail -n 2 old-build.log))" \
 	test -x old/build/fabtrace
 OLD=$TMPD/old/build/fabtrace

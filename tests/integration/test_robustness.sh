@@ -146,6 +146,11 @@ expect_err "merge into a missing directory: named by -o" "merge: nodir/m.ftr: ca
 python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[600] ^= 0xff; open(sys.argv[2], "wb").write(d)' a.ftr bad.ftr
 "$FT" merge -q -o dm.ftr bad.ftr b.ftr 2>dm.err
 check "merge -q of a damaged capture still warns ($(cat dm.err))" grep -q "damaged input bad.ftr: .*merging what is readable" dm.err
+"$FT" report --json dm.ftr >dm.json 2>/dev/null
+check "  the merged capture says which host's capture was damaged" \
+	test "$(jget dm.json '[(h["source"], h["damaged"]) for h in j["hosts"]["items"]]')" = "[('bad.ftr', True), ('b.ftr', False)]"
+check "  in report's and info's text too" \
+	test "$("$FT" report dm.ftr | grep -c 'damaged capture')" = 1 -a "$("$FT" info dm.ftr | grep -c 'damaged capture')" = 1
 # a header whose start is 2^63 ns: merged on saturated clocks (no overflow; the
 # sanitizer build would stop at one), nothing temporary left behind
 python3 - a.ftr h63.ftr <<'PY'

@@ -295,6 +295,7 @@ static int pass1(struct merge *m, struct host *h)
 		}
 	h->state = capture__state(r);
 	if (h->state != CAPTURE_OK) {
+		h->flags |= FT_HOST_DAMAGED; /* said in the merged capture too */
 		str_copy(h->error, capture__error(r), sizeof(h->error));
 		mrg_warnf(m, MRG_DAMAGED "%s: %s; merging what is readable", mrg_base_name(h->path),
 		      h->error[0] ? h->error : "capture is incomplete");

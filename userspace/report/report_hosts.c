@@ -109,14 +109,16 @@ void report_hosts__text(FILE *f, const char *path, const struct model *m, const 
 		for (size_t i = 0; i < hs.n; i++) {
 			const struct ft_host *h = &hs.h[i];
 
+			const char *dmg = (h->flags & FT_HOST_DAMAGED) ? "  damaged capture: as far as readable" : "";
+
 			if (h->flags & FT_HOST_REFERENCE) {
-				fprintf(f, "  %-24.64s reference clock  (%.64s)\n", h->label, h->source);
+				fprintf(f, "  %-24.64s reference clock  (%.64s)%s\n", h->label, h->source, dmg);
 				continue;
 			}
-			fprintf(f, "  %-24.64s offset %+.6f s  drift %+lld ppb  +- %s  %s  (%.64s)\n", h->label,
+			fprintf(f, "  %-24.64s offset %+.6f s  drift %+lld ppb  +- %s  %s  (%.64s)%s\n", h->label,
 				(double)h->offset_ns / 1e9, (long long)h->drift_ppb,
 				bounded(h) ? fmt_ns(h->uncertainty_ns, b1, sizeof(b1)) : "unknown",
-				(h->flags & FT_HOST_TRAFFIC) ? "from traffic" : "realtime anchors only", h->source);
+				(h->flags & FT_HOST_TRAFFIC) ? "from traffic" : "realtime anchors only", h->source, dmg);
 		}
 		if (hs.below)
 			fprintf(f, "  warning: %zu of %zu rank-bound verdicts rest on a skew within the clocks' "
@@ -149,6 +151,7 @@ void report_hosts__json(struct json *j, const char *path, const struct model *m,
 			json_kv_string(j, "source", b);
 			json_kv_bool(j, "reference", (h->flags & FT_HOST_REFERENCE) != 0);
 			json_kv_bool(j, "from_traffic", (h->flags & FT_HOST_TRAFFIC) != 0);
+			json_kv_bool(j, "damaged", (h->flags & FT_HOST_DAMAGED) != 0);
 			json_kv_i64(j, "offset_ns", h->offset_ns);
 			json_kv_i64(j, "drift_ppb", h->drift_ppb);
 			if (bounded(h))
