@@ -585,6 +585,13 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 	return (ssize_t)got;
 }
 
+bool capture__rereadable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
 /* A FIFO: until its writer sends something (or comes and goes), saying after
  * a second what we wait for.  Anything else returns at once. */
 static void wait_for_writer(int fd, const char *path)

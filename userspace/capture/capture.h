@@ -4,7 +4,8 @@
  *
  * The writer keeps one block of records in memory (bounded), compresses it
  * (zstd; zlib in a version 1 capture) and appends it with its CRC; a crash
- * loses at most the block in progress.  The reader walks blocks and hands out one record at a time.
+ * loses at most the block in progress.  The reader walks blocks and hands
+ * out one record at a time.
  */
 #ifndef FABTRACE_CAPTURE_H
 #define FABTRACE_CAPTURE_H
@@ -55,6 +56,9 @@ enum capture_state {
 	CAPTURE_CORRUPT,       /* bad CRC/magic/zlib in a block */
 };
 
+/* Whether PATH can be read more than once (merge, report --windows): not a
+ * pipe or a socket.  A missing file passes here and is reported when opened. */
+bool capture__rereadable(const char *path);
 /* Open and validate the header.  0 or -errno with a one-line reason in err. */
 int capture__open(struct capture_reader **r, const char *path, char *err, size_t errlen);
 const struct ft_file_header *capture__header(const struct capture_reader *r);

@@ -685,15 +685,6 @@ static bool same_file(const char *a, const char *b)
 	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* Whether PATH can be read more than once: not a pipe or a socket (a missing
- * file passes here and is reported when opened). */
-static bool read_again(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
-}
-
 int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 {
 	struct merge m = {
@@ -719,7 +710,7 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 			       paths[i]);
 			goto out;
 		}
-		if (!read_again(paths[i])) {
+		if (!capture__rereadable(paths[i])) {
 			ft_err("merge: %s is a pipe; merge reads each capture three times: save it to a file first",
 			       paths[i]);
 			goto out;

@@ -389,14 +389,10 @@ static int report_by_windows(const struct report_opts *ro, const struct timeline
 			       "--from/--to and --%s instead", tl_outputs[k].opt);
 			return 2;
 		}
-	{
-		struct stat st;
-
-		if (!stat(ro->path, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
-			ft_err("report: %s is a pipe; --windows reads the capture once per window: save it to a "
-			       "file first", ro->path);
-			return 2;
-		}
+	if (!capture__rereadable(ro->path)) {
+		ft_err("report: %s is a pipe; --windows reads the capture once per window: save it to a "
+		       "file first", ro->path);
+		return 2;
 	}
 	/* JSON escapes its strings itself */
 	out = ro->json ? stdout : text_safe_stream(stdout);

@@ -253,10 +253,11 @@ int session__run(struct session *s)
 		sess_arm_sampler(s, cfd);
 	set_nice(s);
 	if (s->go_fd >= 0) { /* tracing runs: let the command go, unless a stop came meanwhile */
-		sigset_t pend;
+		sigset_t pend, stop;
 
-		if (!(sigpending(&pend) == 0 && (sigismember(&pend, SIGINT) == 1 ||
-						 sigismember(&pend, SIGTERM) == 1 || sigismember(&pend, SIGHUP) == 1)) &&
+		sess_stop_signals(&stop);
+		sigdelset(&stop, SIGCHLD); /* not a stop: COMMAND's exit */
+		if (!(sigpending(&pend) == 0 && sigandset(&pend, &pend, &stop) == 0 && !sigisemptyset(&pend)) &&
 		    write(s->go_fd, "g", 1) != 1)
 			ret = -errno;
 		close(s->go_fd); /* unreleased, the command exits without running */

@@ -95,6 +95,9 @@ bool sess_filter_has(const struct session *s, uint32_t netns, uint32_t ifindex);
 bool sess_if_traced(const struct session *s, uint32_t netns, uint32_t ifindex);
 /* Could any traced interface live in this namespace? */
 bool netns_traced(const struct session *s, uint32_t netns);
+/* The signals that stop a session, and SIGCHLD (COMMAND's exit): blocked
+ * from session__open(), read from the signalfd. */
+void sess_stop_signals(sigset_t *mask);
 /* Every record: the capture first, then the sink. */
 int sess_append(struct session *s, const struct ft_rec_hdr *h);
 int sess_append_cb(void *ctx, const struct ft_rec_hdr *h);          /* sess_append, for callbacks */

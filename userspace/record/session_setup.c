@@ -373,8 +373,7 @@ static int keep_reason(void *ctx, const struct ft_rec_hdr *rec)
 	return 0;
 }
 
-/* The signals that stop a session (and COMMAND's exit). */
-static void stop_signals(sigset_t *mask)
+void sess_stop_signals(sigset_t *mask)
 {
 	sigemptyset(mask);
 	sigaddset(mask, SIGINT);
@@ -413,7 +412,7 @@ int session__open(struct session **out, const struct session_opts *o,
 	 * ignored as a script's background job inherits it, be lost).
 	 * COMMAND gets the mask we were started with.
 	 */
-	stop_signals(&mask);
+	sess_stop_signals(&mask);
 	sigprocmask(SIG_BLOCK, &mask, &s->orig_mask);
 	/* inherited as ignored, SIGCHLD would never tell us COMMAND exited */
 	signal(SIGCHLD, SIG_DFL);
@@ -481,7 +480,7 @@ int session__start(struct session *s, int argc, char **argv)
 
 	fill_header(s, &hdr, argc, argv);
 	str_copy(s->hostname, hdr.hostname, sizeof(s->hostname));
-	stop_signals(&mask); /* blocked since session__open() */
+	sess_stop_signals(&mask); /* blocked since session__open() */
 	if (o->out_path) {
 		char err[CAPTURE_ERR_MAX];
 
