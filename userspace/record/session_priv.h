@@ -96,8 +96,16 @@ bool sess_if_traced(const struct session *s, uint32_t netns, uint32_t ifindex);
 /* Could any traced interface live in this namespace? */
 bool netns_traced(const struct session *s, uint32_t netns);
 /* The signals that stop a session, and SIGCHLD (COMMAND's exit): blocked
- * from session__open(), read from the signalfd. */
-void sess_stop_signals(sigset_t *mask);
+ * from session__open(), read from the signalfd.  Inline, so that the loop
+ * need not call into setup, which calls into the loop. */
+static inline void sess_stop_signals(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGHUP);
+	sigaddset(mask, SIGCHLD);
+}
 /* Every record: the capture first, then the sink. */
 int sess_append(struct session *s, const struct ft_rec_hdr *h);
 int sess_append_cb(void *ctx, const struct ft_rec_hdr *h);          /* sess_append, for callbacks */

@@ -373,15 +373,6 @@ static int keep_reason(void *ctx, const struct ft_rec_hdr *rec)
 	return 0;
 }
 
-void sess_stop_signals(sigset_t *mask)
-{
-	sigemptyset(mask);
-	sigaddset(mask, SIGINT);
-	sigaddset(mask, SIGTERM);
-	sigaddset(mask, SIGHUP);
-	sigaddset(mask, SIGCHLD);
-}
-
 int session__open(struct session **out, const struct session_opts *o,
 		  session_sink_fn sink, void *ctx)
 {
