@@ -350,15 +350,18 @@ int grow_array(void **p, size_t *cap, size_t need, size_t isz)
 	return 0;
 }
 
-const char *fmt_bad_opt(int opt, const char *arg, char *buf, size_t len)
+void ft_err_bad_opt(const char *cmd, int c, int opt, const char *arg)
 {
+	char buf[64];
+
 	if (arg && !strncmp(arg, "--", 2))
-		snprintf(buf, len, "%.*s", (int)strcspn(arg, "="), arg);
+		snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(arg, "="), arg);
 	else if (opt > ' ' && opt < 127)
-		snprintf(buf, len, "-%c", opt);
+		snprintf(buf, sizeof(buf), "-%c", opt);
 	else
-		snprintf(buf, len, "%s", arg ? arg : "?");
-	return buf;
+		snprintf(buf, sizeof(buf), "%s", arg ? arg : "?");
+	ft_err("%s: %s '%s'; see 'fabtrace %s --help'", cmd, c == ':' ? "missing value for" : "unknown option",
+	       buf, cmd);
 }
 
 const char *fmt_rel(int64_t ns, char *buf, size_t len)

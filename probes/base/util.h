@@ -46,10 +46,12 @@ const char *fmt_rate_bps(double bits_per_s, char *buf, size_t len);
 const char *fmt_rel(int64_t ns, char *buf, size_t len);
 /* ns since the epoch as "2026-11-24T22:26:41.598355Z" (UTC) */
 const char *fmt_wall(int64_t ns, char *buf, size_t len);
-/* The option getopt rejected, as typed: ARG (argv[optind - 1]) when it is a
- * long option ("--iface", without "=VALUE"), else "-" OPT (getopt's optopt;
- * inside a bundle such as "-qx" ARG is the whole word), else ARG. */
-const char *fmt_bad_opt(int opt, const char *arg, char *buf, size_t len);
+/* The one-line error for an option getopt rejected (C: what getopt_long
+ * returned, ':' for a missing value), naming it as typed: ARG
+ * (argv[optind - 1]) when it is a long option ("--iface", without
+ * "=VALUE"), else "-" OPT (getopt's optopt; inside a bundle such as "-qx"
+ * ARG is the whole word), else ARG.  Every command words it alike. */
+void ft_err_bad_opt(const char *cmd, int c, int opt, const char *arg);
 
 /*
  * Output written whole or not at all (report's --svg, --perfetto, ...):

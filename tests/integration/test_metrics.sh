@@ -282,8 +282,8 @@ check "and the port is closed" test "$(code "http://$ADDR/metrics")" = 000
 # never an open listener unless asked
 rc=0
 "$FT" top --headless --no-phases --listen 0.0.0.0:0 -d 1s >"$TMPD/o.txt" 2>"$TMPD/e.txt" || rc=$?
-check "0.0.0.0 without --allow-remote: refused ($(cat "$TMPD/e.txt"))" \
-	test "$rc" -ne 0 -a "$(wc -l <"$TMPD/e.txt")" = 1
+check "0.0.0.0 without --allow-remote: refused as a usage error, exit 2 ($(cat "$TMPD/e.txt"))" \
+	test "$rc" = 2 -a "$(wc -l <"$TMPD/e.txt")" = 1
 check "  saying how to mean it" grep -q -- '--allow-remote' "$TMPD/e.txt"
 rc=0
 "$FT" top --json --listen '[::]:0' >"$TMPD/o.json" 2>"$TMPD/e.txt" || rc=$?

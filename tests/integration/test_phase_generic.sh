@@ -37,22 +37,22 @@ check "-p: about 1 s of 5 ms calls traced on pid $WPID ($n)" test "$n" -ge 100 -
 others=$(jget "$J" "len([r for r in j['ranks'] if r['pid']!=$WPID])")
 check "-p: no other process traced ($others)" test "$others" = 0
 
-# 3. bad input: one line, exit 1, no capture file left behind
-bad_case() { # DESCRIPTION EXPECTED-WORD ARGS...
-	local d=$1 word=$2 rc
-	shift 2
+# 3. bad input: one line, exit 1 (2 for a usage error), no capture file left behind
+bad_case() { # DESCRIPTION EXIT EXPECTED-WORD ARGS...
+	local d=$1 want=$2 word=$3 rc
+	shift 3
 	rm -f "$TMPD/bad.ftr"
 	"$FT" record -q -o "$TMPD/bad.ftr" -d 1s "$@" >"$TMPD/bad.out" 2>&1
 	rc=$?
-	if ((rc == 1)) && [[ $(wc -l <"$TMPD/bad.out") -eq 1 ]] && grep -qi -- "$word" "$TMPD/bad.out" &&
+	if ((rc == want)) && [[ $(wc -l <"$TMPD/bad.out") -eq 1 ]] && grep -qi -- "$word" "$TMPD/bad.out" &&
 		[[ ! -e $TMPD/bad.ftr ]]; then
 		ok "$d: $(cat "$TMPD/bad.out")"
 	else
 		bad "$d: rc=$rc, output: $(head -c 300 "$TMPD/bad.out"), file: $(ls "$TMPD/bad.ftr" 2>&1)"
 	fi
 }
-bad_case "unknown library" "nosuchlib" --phase /nonexistent/libnosuchlib.so:f
-bad_case "unknown symbol" "no_such_symbol" --phase "$LIB:no_such_symbol"
-bad_case "malformed --phase" "phase" --phase "just-a-name"
-bad_case "PID that does not exist" "999999" -p 999999
+bad_case "unknown library" 1 "nosuchlib" --phase /nonexistent/libnosuchlib.so:f
+bad_case "unknown symbol" 1 "no_such_symbol" --phase "$LIB:no_such_symbol"
+bad_case "malformed --phase" 2 "phase" --phase "just-a-name"
+bad_case "PID that does not exist" 1 "999999" -p 999999
 finish

@@ -180,4 +180,19 @@ expect_err "merge -o ''" "no output" "$FT" merge -q -o '' a.ftr
 expect_err "merge --window of an hour" "up to 60s" "$FT" merge -q --window 1h -o m.ftr a.ftr b.ftr
 expect_err "record --netns ''" "netns needs a name" "$FT" record --netns '' -d 1s -o n.ftr
 expect_err "features with an argument" "unexpected argument 'extra'" "$FT" features extra
+
+# usage errors exit 2 from every command, so that a script can tell them
+# from a failed run (1); none creates its output
+for cmd in record top report info export merge features; do
+	rc=0
+	"$FT" $cmd --no-such-option -o u.out cap.ftr >/dev/null 2>u.err || rc=$?
+	check "$cmd: an unknown option exits 2, one line naming it ($rc: $(head -c 160 u.err))" \
+		test "$rc" = 2 -a "$(wc -l <u.err)" = 1 -a "$(grep -c -- --no-such-option u.err)" = 1 -a ! -e u.out
+done
+rc=0
+"$FT" record --bin 3ms7 -d 1s -o u.ftr >/dev/null 2>u.err || rc=$?
+check "record: a bad value exits 2, no file ($rc: $(head -c 160 u.err))" test "$rc" = 2 -a ! -e u.ftr
+rc=0
+"$FT" record -q -d 1s -o /nonexistent-dir/u.ftr >/dev/null 2>u.err || rc=$?
+check "record: an output it cannot create exits 1, not 2 ($rc: $(head -c 160 u.err))" test "$rc" = 1
 finish

@@ -17,19 +17,19 @@ need_cmd python3
 LAB_TAG=ftD
 
 # bad usage: one line, non-zero, before any probe is loaded
-bad_use() { # DESC PATTERN ARGS...
-	local d=$1 pat=$2 rc=0
-	shift 2
+bad_use() { # DESC EXIT PATTERN ARGS...: 2 for usage, 1 for what the setting lacks
+	local d=$1 want=$2 pat=$3 rc=0
+	shift 3
 	"$FT" top "$@" </dev/null >"$TMPD/bu.out" 2>"$TMPD/bu.err" || rc=$?
 	check "$d ($(cat "$TMPD/bu.err" "$TMPD/bu.out"))" \
-		test "$rc" -eq 1 -a "$(cat "$TMPD/bu.err" "$TMPD/bu.out" | wc -l)" = 1 -a "$(grep -cE -- "$pat" "$TMPD/bu.err" "$TMPD/bu.out" | awk -F: '{s+=$2} END {print s}')" = 1
+		test "$rc" -eq "$want" -a "$(cat "$TMPD/bu.err" "$TMPD/bu.out" | wc -l)" = 1 -a "$(grep -cE -- "$pat" "$TMPD/bu.err" "$TMPD/bu.out" | awk -F: '{s+=$2} END {print s}')" = 1
 }
-bad_use "no terminal: says what to use" 'needs a terminal; use --once or --json'
-bad_use "-n without --json/--once" '-n counts --json or --once' -n 3
-bad_use "a command is not top's job" "unexpected argument 'sleep'" --once sleep 1
-bad_use "bad refresh" "bad refresh '10ms'" --once -r 10ms
-bad_use "--headless prints nothing" 'drop --json' --headless --json
-bad_use "JSON errors stay JSON" '^\{"error":"top: bad --sort' --json --sort nope
+bad_use "no terminal: says what to use" 1 'needs a terminal; use --once or --json'
+bad_use "-n without --json/--once" 2 '-n counts --json or --once' -n 3
+bad_use "a command is not top's job" 2 "unexpected argument 'sleep'" --once sleep 1
+bad_use "bad refresh" 2 "bad refresh '10ms'" --once -r 10ms
+bad_use "--headless prints nothing" 2 'drop --json' --headless --json
+bad_use "JSON errors stay JSON" 2 '^\{"error":"top: bad --sort' --json --sort nope
 rc=0
 setpriv --reuid=65534 --regid=65534 --clear-groups "$FT" top --once >/dev/null 2>"$TMPD/np.err" || rc=$?
 check "not root: missing privileges named ($(cat "$TMPD/np.err"))" \

@@ -433,7 +433,7 @@ int cmd_export(int argc, char **argv)
 	struct model *m = NULL;
 	struct corr_opts co;
 	struct corr *c = NULL;
-	char err[512], ob[64];
+	char err[512];
 	int opt, nwant = 0, ret = 0;
 	bool made_dir = false;
 
@@ -463,13 +463,8 @@ int cmd_export(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case ':':
-			ft_err("export: %s needs a value; see 'fabtrace export --help'",
-			       fmt_bad_opt(optopt, argv[optind - 1], ob, sizeof(ob)));
-			return 2;
-		default:
-			ft_err("export: unknown option %s; see 'fabtrace export --help'",
-			       fmt_bad_opt(optopt, argv[optind - 1], ob, sizeof(ob)));
+		default: /* also ':', a missing value */
+			ft_err_bad_opt("export", opt, optopt, argv[optind - 1]);
 			return 2;
 		}
 	}

@@ -74,8 +74,7 @@ int cmd_features(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			ft_err("features: bad usage: unknown option '%s'; see 'fabtrace features --help'",
-			       argv[optind - 1]);
+			ft_err_bad_opt("features", c, optopt, argv[optind - 1]);
 			return 2;
 		}
 	}

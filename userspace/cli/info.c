@@ -825,7 +825,6 @@ int cmd_info(int argc, char **argv)
 
 	optind = 0; /* glibc: full re-initialisation, main may have used getopt */
 	opterr = 0;
-	char ob[64]; /* the rejected option, fmt_bad_opt() */
 	while ((c = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -836,8 +835,7 @@ int cmd_info(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			ft_err("info: unknown option '%s'; see 'fabtrace info --help'",
-			       fmt_bad_opt(optopt, argv[optind - 1], ob, sizeof(ob)));
+			ft_err_bad_opt("info", c, optopt, argv[optind - 1]);
 			return 2;
 		}
 	}

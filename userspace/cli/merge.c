@@ -70,7 +70,6 @@ int cmd_merge(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	struct merge_opts m = { .max_window = MERGE_DEFAULT_WINDOW_NS, .argc = argc, .argv = argv };
-	char ob[64];
 	int c;
 
 	opterr = 0;
@@ -109,9 +108,7 @@ int cmd_merge(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			ft_err("merge: bad usage: %s '%s'; see 'fabtrace merge --help'",
-			       c == ':' ? "missing value for" : "unknown option",
-			       fmt_bad_opt(optopt, argv[optind - 1], ob, sizeof(ob)));
+			ft_err_bad_opt("merge", c, optopt, argv[optind - 1]);
 			return 2;
 		}
 	}

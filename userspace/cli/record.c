@@ -135,7 +135,7 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 when the capture is complete, whatever COMMAND's own exit\n"
 "status (--json gives it); 127 when COMMAND could not be run (the capture\n"
-"then holds the probes' records only); 1 on an error.\n"
+"then holds the probes' records only); 1 on an error; 2 for usage errors.\n"
 "\n"
 "Examples:\n"
 "  sudo fabtrace record -i eth0 -d 10s -o incident.ftr\n"
@@ -250,7 +250,6 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 
 	opterr = 0; /* our own one-line errors */
 	/* "+": stop at the first non-option so COMMAND's own flags stay its own */
-	char ob[64]; /* the rejected option, fmt_bad_opt() */
 	while ((c = getopt_long(argc, argv, "+:" SESSION_SHORT_OPTS "o:qh", opts, NULL)) != -1) {
 		int h = session_opts__parse(&r->o, c, optarg);
 
@@ -273,9 +272,7 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 			usage(stdout);
 			exit(0);
 		default:
-			ft_err("record: bad usage: %s '%s'; see 'fabtrace record --help'",
-			       c == ':' ? "missing value for" : "unknown option",
-			       fmt_bad_opt(optopt, argv[optind - 1], ob, sizeof(ob)));
+			ft_err_bad_opt("record", c, optopt, argv[optind - 1]);
 			return -1;
 		}
 	}
@@ -292,8 +289,12 @@ int cmd_record(int argc, char **argv)
 
 	if (!r)
 		return 1;
-	if (session_opts__init(&r->o, "record") || parse_args(r, argc, argv))
+	if (session_opts__init(&r->o, "record"))
 		goto out;
+	if (parse_args(r, argc, argv)) {
+		ret = 2; /* usage, as every other command says it */
+		goto out;
+	}
 	if (!r->o.out_path)
 		r->o.out_path = "fabtrace.ftr";
 	if (strchr(r->o.out_path, '%')) {

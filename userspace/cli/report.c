@@ -473,7 +473,6 @@ int cmd_report(int argc, char **argv)
 			util_set_json(true);
 	optind = 0; /* glibc: full re-initialisation; 1 keeps a stopped call's state (freed argv) */
 	opterr = 0;
-	char ob[64]; /* the rejected option, fmt_bad_opt() */
 	while ((c = getopt_long(argc, argv, ":jpt:g:n:s:hqb", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -630,13 +629,8 @@ int cmd_report(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case ':':
-			ft_err("report: option '%s' needs a value; see 'fabtrace report --help'",
-			       fmt_bad_opt(optopt, argv[optind - 1], ob, sizeof(ob)));
-			return 2;
-		default:
-			ft_err("report: unknown option '%s'; see 'fabtrace report --help'",
-			       fmt_bad_opt(optopt, argv[optind - 1], ob, sizeof(ob)));
+		default: /* also ':', a missing value */
+			ft_err_bad_opt("report", c, optopt, argv[optind - 1]);
 			return 2;
 		}
 	}

@@ -125,7 +125,10 @@ static void usage(FILE *f)
 "  curl -s http://127.0.0.1:9464/metrics\n"
 "\n"
 "Needs root, or CAP_BPF + CAP_PERFMON + CAP_NET_ADMIN.  The metrics are\n"
-"documented in docs/top.md.\n");
+"documented in docs/top.md.\n"
+"\n"
+"Exit status: 0, 1 on an error (no terminal for the live view, missing\n"
+"privileges, a probe that cannot load), 2 for usage errors.\n");
 }
 
 /* ---- events ---- */
@@ -297,7 +300,6 @@ static int parse_args(struct top *t, int argc, char **argv)
 		if (!strcmp(argv[i], "--json"))
 			util_set_json(true);
 	opterr = 0;
-	char ob[64]; /* the rejected option, fmt_bad_opt() */
 	while ((c = getopt_long(argc, argv, ":" SESSION_SHORT_OPTS "r:n:h", opts, NULL)) != -1) {
 		int h = session_opts__parse(&t->o, c, optarg);
 
@@ -362,9 +364,7 @@ static int parse_args(struct top *t, int argc, char **argv)
 			usage(stdout);
 			exit(0);
 		default:
-			ft_err("top: bad usage: %s '%s'; see 'fabtrace top --help'",
-			       c == ':' ? "missing value for" : "unknown option",
-			       fmt_bad_opt(optopt, argv[optind - 1], ob, sizeof(ob)));
+			ft_err_bad_opt("top", c, optopt, argv[optind - 1]);
 			return -1;
 		}
 	}
@@ -450,8 +450,12 @@ int cmd_top(int argc, char **argv)
 	t->argc = argc;
 	t->argv = argv;
 	signal(SIGPIPE, SIG_IGN); /* a reader that goes away is an error, not a kill */
-	if (session_opts__init(&t->o, "top") || parse_args(t, argc, argv))
+	if (session_opts__init(&t->o, "top"))
 		goto out;
+	if (parse_args(t, argc, argv)) {
+		ret = 2; /* usage, as every other command says it */
+		goto out;
+	}
 	t->v.recording = t->o.out_path;
 	t->ui = !t->once && !t->json && !t->headless;
 	if (t->ui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
@@ -465,6 +469,7 @@ int cmd_top(int argc, char **argv)
 
 		if (metrics__parse_addr(t->listen, t->allow_remote, &ss, &len, err, sizeof(err))) {
 			ft_err("top: %s", err);
+			ret = 2;
 			goto out;
 		}
 	}
