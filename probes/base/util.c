@@ -360,8 +360,12 @@ void ft_err_bad_opt(const char *cmd, int c, int opt, const char *arg)
 		snprintf(buf, sizeof(buf), "-%c", opt);
 	else
 		snprintf(buf, sizeof(buf), "%s", arg ? arg : "?");
-	ft_err("%s: %s '%s'; see 'fabtrace %s --help'", cmd, c == ':' ? "missing value for" : "unknown option",
-	       buf, cmd);
+	if (c != ':' && opt && arg && !strncmp(arg, "--", 2) && strchr(arg, '='))
+		/* getopt_long gives a known option's value in optopt: "--json=1" */
+		ft_err("%s: option '%s' takes no value; see 'fabtrace %s --help'", cmd, buf, cmd);
+	else
+		ft_err("%s: %s '%s'; see 'fabtrace %s --help'", cmd,
+		       c == ':' ? "missing value for" : "unknown option", buf, cmd);
 }
 
 const char *fmt_rel(int64_t ns, char *buf, size_t len)

@@ -45,6 +45,9 @@ expect_err "missing value (record, long)" "missing value for '--iface'" "$FT" re
 expect_err "unknown option in a bundle (top)" "unknown option '-x'" "$FT" top -xn 3
 expect_err "unknown option in a bundle (info)" "unknown option '-x'" "$FT" info -xj a.ftr
 expect_err "unknown option in a bundle (report)" "unknown option '-x'" "$FT" report -qx a.ftr
+expect_err "a value for a flag (report)" "option '--json' takes no value" "$FT" report --json=1 a.ftr
+expect_err "a value for a flag (record)" "option '--quiet' takes no value" "$FT" record --quiet=yes
+expect_err "an unknown option with a value" "unknown option '--frob'" "$FT" merge --frob=1 -o m.ftr a.ftr
 expect_err "unknown command" "unknown command 'frob'" "$FT" frob
 no_file a.ftr "bad flags"
 
