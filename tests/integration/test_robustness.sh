@@ -127,6 +127,14 @@ expect_err "report --svg on a full disk" "No space left on device; nothing was w
 	"$FT" report --svg tiny/t.svg "$ROOT/tests/fixtures/demo/demo.ftr"
 check "  and no file" test "$(ls tiny)" = fill
 
+# export -w all names its -o when that cannot be the directory, not a table under it
+ln -s "$TMPD/nowhere" dangling && touch plain
+expect_err "export -w all onto a dangling symlink" "^fabtrace: export: -o dangling: is a symbolic link to nothing" \
+	"$FT" export -w all -o dangling "$ROOT/tests/fixtures/demo/demo.ftr"
+check "  and nothing made through it" test ! -e nowhere
+expect_err "export -w all onto a file" "^fabtrace: export: -o plain: exists and is not a directory" \
+	"$FT" export -w all -o plain "$ROOT/tests/fixtures/demo/demo.ftr"
+
 # merge never writes over one of its inputs, nor takes one recording twice
 cp cap.ftr a.ftr
 cp cap.ftr copy.ftr

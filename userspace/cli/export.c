@@ -416,6 +416,25 @@ static int write_table(int k, struct row *r, const struct model *m, const struct
 	return ferror(r->f) ? -EIO : 0;
 }
 
+/* After mkdir(DIR) failed: whether DIR is a directory to write into; if not,
+ * says why (EEXIST also comes for a dangling symlink or a file, and the
+ * error then belongs to DIR, not to a table under it). */
+static bool out_dir_usable(const char *dir)
+{
+	int e = errno;
+	struct stat st;
+
+	if (e != EEXIST)
+		ft_err("export: -o %s: cannot create the directory: %s", dir, strerror(e));
+	else if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return true;
+	else if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+		ft_err("export: -o %s: is a symbolic link to nothing; remove it or choose another directory", dir);
+	else
+		ft_err("export: -o %s: exists and is not a directory; several tables go into a directory", dir);
+	return false;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -509,8 +528,7 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	made_dir = nwant > 1 && !mkdir(out, 0700);
-	if (nwant > 1 && !made_dir && errno != EEXIST) {
-		ft_err("export: -o %s: cannot create the directory: %s", out, strerror(errno));
+	if (nwant > 1 && !made_dir && !out_dir_usable(out)) {
 		ret = 1;
 		goto done;
 	}
