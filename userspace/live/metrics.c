@@ -341,9 +341,19 @@ static void render_counters(const struct live *l, FILE *f, uint64_t *dropped)
 	}
 }
 
+/* The labels of one rank's series: its rank and its namespace. */
+static const char *rank_labels(const struct live *l, const struct live_rank *r, char *lbl, size_t len)
+{
+	char rank[16], ns[16];
+
+	snprintf(rank, sizeof(rank), "%d", r->rank);
+	return labels(lbl, len, "rank", rank, "netns",
+		      ns_label(ns, sizeof(ns), live__netns_name(l, r->netns), r->netns), END);
+}
+
 static void render_phases(const struct live *l, FILE *f)
 {
-	char lbl[512], ns[16], rank[16];
+	char lbl[512];
 
 	family(f, "fabtrace_collectives", "counter", NULL, "Collective calls completed, by operation");
 	for (unsigned op = 0; op < FT_OP_MAX; op++)
@@ -364,37 +374,19 @@ static void render_phases(const struct live *l, FILE *f)
 			counter_u64(f, "fabtrace_collective_bytes",
 				    labels(lbl, sizeof(lbl), "op", corr__op_name(op), END), l->ops[op].bytes);
 	family(f, "fabtrace_rank_collectives", "counter", NULL, "Collectives completed by a rank");
-	for (size_t i = 0; i < l->nranks; i++) {
-		const struct live_rank *r = &l->ranks[i];
-
-		snprintf(rank, sizeof(rank), "%d", r->rank);
-		counter_u64(f, "fabtrace_rank_collectives",
-			    labels(lbl, sizeof(lbl), "rank", rank, "netns",
-				   ns_label(ns, sizeof(ns), live__netns_name(l, r->netns), r->netns), END),
-			    r->colls);
-	}
+	for (size_t i = 0; i < l->nranks; i++)
+		counter_u64(f, "fabtrace_rank_collectives", rank_labels(l, &l->ranks[i], lbl, sizeof(lbl)),
+			    l->ranks[i].colls);
 	family(f, "fabtrace_rank_late_collectives", "counter", NULL,
 	       "Collectives a rank entered last, so the other ranks waited for it");
-	for (size_t i = 0; i < l->nranks; i++) {
-		const struct live_rank *r = &l->ranks[i];
-
-		snprintf(rank, sizeof(rank), "%d", r->rank);
-		counter_u64(f, "fabtrace_rank_late_collectives",
-			    labels(lbl, sizeof(lbl), "rank", rank, "netns",
-				   ns_label(ns, sizeof(ns), live__netns_name(l, r->netns), r->netns), END),
-			    r->late);
-	}
+	for (size_t i = 0; i < l->nranks; i++)
+		counter_u64(f, "fabtrace_rank_late_collectives", rank_labels(l, &l->ranks[i], lbl, sizeof(lbl)),
+			    l->ranks[i].late);
 	family(f, "fabtrace_rank_late_seconds", "counter", "seconds",
 	       "Entry skew of the collectives a rank entered last (how long the others waited)");
-	for (size_t i = 0; i < l->nranks; i++) {
-		const struct live_rank *r = &l->ranks[i];
-
-		snprintf(rank, sizeof(rank), "%d", r->rank);
-		counter_dbl(f, "fabtrace_rank_late_seconds",
-			    labels(lbl, sizeof(lbl), "rank", rank, "netns",
-				   ns_label(ns, sizeof(ns), live__netns_name(l, r->netns), r->netns), END),
-			    (double)r->late_ns / 1e9);
-	}
+	for (size_t i = 0; i < l->nranks; i++)
+		counter_dbl(f, "fabtrace_rank_late_seconds", rank_labels(l, &l->ranks[i], lbl, sizeof(lbl)),
+			    (double)l->ranks[i].late_ns / 1e9);
 }
 
 int metrics__render(const struct live *l, const struct metrics_info *info, FILE *f)
