@@ -349,7 +349,10 @@ struct ft_iface_stats {
 	__u32 netns;
 	__u32 ifindex;
 	__u8  phase;        /* enum ft_stats_phase */
-	__u8  pad[7];
+	__u8  pad[3];
+	__u32 read_ns;      /* ts_ns minus the moment the counters were asked for
+			     * (saturated): the kernel read them in between;
+			     * 0 unknown (recorded before 2026-11-28) */
 	__u64 rx_bytes;
 	__u64 rx_packets;
 	__u64 tx_bytes;

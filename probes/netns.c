@@ -343,6 +343,8 @@ struct link_walk {
 	link_cb cb;
 	void *ctx;
 	uint32_t only; /* ifindex, or 0 for all */
+	uint64_t asked_ns; /* when the link dump was asked for: the kernel read
+			    * each link's counters after it */
 };
 
 static int link_msg_cb(struct nlmsghdr *h, void *ctx)
@@ -352,6 +354,7 @@ static int link_msg_cb(struct nlmsghdr *h, void *ctx)
 	struct rtattr *tb[IFLA_MAX + 1], *li[IFLA_INFO_MAX + 1];
 	struct link_info l;
 	struct ft_iface_info *in = &l.info;
+	uint64_t now = mono_ns(); /* the counters were read before this (and after asked_ns) */
 
 	if (h->nlmsg_type != RTM_NEWLINK || (w->only && (uint32_t)ifi->ifi_index != w->only))
 		return 0;
@@ -379,7 +382,10 @@ static int link_msg_cb(struct nlmsghdr *h, void *ctx)
 
 	l.stats.hdr.type = FT_REC_IFACE_STATS;
 	l.stats.hdr.size = sizeof(l.stats);
-	l.stats.ts_ns = mono_ns();
+	l.stats.ts_ns = now;
+	l.stats.read_ns = now - w->asked_ns >= UINT32_MAX ? UINT32_MAX : (uint32_t)(now - w->asked_ns);
+	if (!l.stats.read_ns)
+		l.stats.read_ns = 1; /* 0 means unknown */
 	l.stats.netns = in->netns;
 	l.stats.ifindex = in->ifindex;
 	if (tb[IFLA_STATS64] && RTA_PAYLOAD(tb[IFLA_STATS64]) >= sizeof(struct rtnl_link_stats64)) {
@@ -422,6 +428,7 @@ static int links_walk(struct netns *n, uint32_t only, link_cb cb, void *ctx)
 			nl_dump(n->nl_fd, RTM_GETTCLASS, &tc, sizeof(tc), class_cb, &w->rates);
 		}
 	}
+	w->asked_ns = mono_ns();
 	ret = nl_dump(n->nl_fd, RTM_GETLINK, &ifi, sizeof(ifi), link_msg_cb, w);
 out:
 	free(w);

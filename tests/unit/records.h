@@ -102,6 +102,23 @@ static inline void rec_stats(struct model *m, uint32_t netns, uint32_t ifindex, 
 	rec_add(m, r);
 }
 
+/* Counters read by the kernel between TS - READ_NS and TS (tx only). */
+static inline void rec_stats_read(struct model *m, uint32_t netns, uint32_t ifindex, int phase, uint64_t ts,
+				  uint32_t read_ns, uint64_t txb, uint64_t txp)
+{
+	struct ft_iface_stats r;
+
+	REC_HDR(r, FT_REC_IFACE_STATS);
+	r.ts_ns = ts;
+	r.read_ns = read_ns;
+	r.netns = netns;
+	r.ifindex = ifindex;
+	r.phase = (uint8_t)phase;
+	r.tx_bytes = txb;
+	r.tx_packets = txp;
+	rec_add(m, r);
+}
+
 /* TCP flow 10.0.0.A:SPORT -> 10.0.0.100:DPORT in NETNS. */
 static inline struct ft_flow rec_flow(uint8_t a, uint16_t sport, uint16_t dport, uint32_t netns)
 {

@@ -101,6 +101,7 @@ ABI_OFF(ft_iface_stats, ts_ns, 8);
 ABI_OFF(ft_iface_stats, netns, 16);
 ABI_OFF(ft_iface_stats, ifindex, 20);
 ABI_OFF(ft_iface_stats, phase, 24);
+ABI_OFF(ft_iface_stats, read_ns, 28);
 ABI_OFF(ft_iface_stats, rx_bytes, 32);
 ABI_OFF(ft_iface_stats, tx_dropped, 72);
 

@@ -122,7 +122,11 @@ struct model_dir {
 	/* conservation */
 	enum model_conserve conserve;
 	uint64_t counter_bytes, counter_pkts; /* stop - start */
-	int64_t diff_bytes, diff_pkts;        /* binned - counters */
+	/* binned between the two counter reads (every bin when the capture does
+	 * not say when they were read); edge: in bins a read fell into or near,
+	 * which may belong on either side of it */
+	uint64_t between_bytes, between_pkts, edge_bytes, edge_pkts;
+	int64_t diff_bytes, diff_pkts;        /* between - counters */
 	uint64_t tol_bytes;                   /* allowed |diff_bytes| */
 	uint64_t skipped_pkts;                /* OK_SKIPPED: packets explained by skipped runs */
 };

@@ -185,6 +185,60 @@ void mdl_dir_stats(struct model *m, struct model_dir *d)
 	d->busy_line_util = d->line_bps > 0 ? d->busy_mean_bps / d->line_bps : d->busy_util;
 }
 
+/*
+ * Time around each counter read within which a packet may be counted on one
+ * side and binned on the other: a received packet is counted by the device
+ * before the stack (and the probe) sees it, by up to a backlog's delay.
+ */
+#define CONSERVE_EDGE_NS 1000000ull
+
+/*
+ * The bins of D between the START and STOP counter reads, and the bytes of
+ * the bins near either read.  The kernel read the counters between
+ * ts_ns - read_ns and ts_ns; a bin is "between" when it starts after the
+ * middle of the first read and before the middle of the second, and "edge"
+ * when it overlaps a read's span widened by CONSERVE_EDGE_NS.  Captures that
+ * do not give read_ns compare every bin, with no edge.
+ */
+static void conserve_split(const struct model *m, const struct model_iface *f, struct model_dir *d)
+{
+	const struct ft_iface_stats *r[2] = { &f->start, &f->stop };
+	uint64_t lo[2], hi[2], mid[2];
+	bool timed = f->start.read_ns && f->stop.read_ns;
+
+	d->between_bytes = d->between_pkts = d->edge_bytes = d->edge_pkts = 0;
+	for (int k = 0; k < 2; k++) {
+		uint64_t asked = r[k]->ts_ns > r[k]->read_ns ? r[k]->ts_ns - r[k]->read_ns : 0;
+
+		mid[k] = asked + r[k]->read_ns / 2;
+		lo[k] = asked > CONSERVE_EDGE_NS ? asked - CONSERVE_EDGE_NS : 0;
+		hi[k] = r[k]->ts_ns + CONSERVE_EDGE_NS;
+	}
+	for (size_t i = 0; i < d->nbins; i++) {
+		const struct model_bin *b = &d->bins[i];
+		uint64_t end = b->start_ns + m->hdr.bin_ns;
+		bool edge = false;
+
+		if (timed) {
+			for (int k = 0; k < 2; k++)
+				edge |= end > lo[k] && b->start_ns < hi[k];
+			if (b->start_ns < mid[0] || b->start_ns >= mid[1]) {
+				if (edge) { /* counted, perhaps, on the other side of a read */
+					d->edge_bytes += b->bytes;
+					d->edge_pkts += b->pkts;
+				}
+				continue;
+			}
+		}
+		d->between_bytes += b->bytes;
+		d->between_pkts += b->pkts;
+		if (edge) {
+			d->edge_bytes += b->bytes;
+			d->edge_pkts += b->pkts;
+		}
+	}
+}
+
 void mdl_conserve(struct model *m, struct model_iface *f)
 {
 	bool untraced = f->known && !(f->flags & FT_IFACE_TRACED) &&
@@ -213,16 +267,19 @@ void mdl_conserve(struct model *m, struct model_iface *f)
 		}
 		bool backwards = b1 < b0 || p1 < p0; /* counters reset: device recreated */
 
+		conserve_split(m, f, d);
 		d->counter_bytes = b1 >= b0 ? b1 - b0 : 0;
 		d->counter_pkts = p1 >= p0 ? p1 - p0 : 0;
-		d->diff_bytes = (int64_t)(d->bytes - d->counter_bytes);
-		d->diff_pkts = (int64_t)(d->pkts - d->counter_pkts);
+		d->diff_bytes = (int64_t)(d->between_bytes - d->counter_bytes);
+		d->diff_pkts = (int64_t)(d->between_pkts - d->counter_pkts);
 		double frac = m->opts.conserve_tol_frac * (double)d->counter_bytes;
 		uint64_t tol = (uint64_t)frac;
 
 		/* In flight at the start and at the stop snapshot: at most one
-		 * full-size frame each; anything more is data the probes missed. */
-		uint64_t inflight = 2ull * ((f->mtu ? f->mtu : 1500) + 14);
+		 * full-size frame each, beyond what the bins at the reads hold
+		 * (traffic that flowed while they were read); anything more is
+		 * data the probes missed. */
+		uint64_t inflight = 2ull * ((f->mtu ? f->mtu : 1500) + 14) + d->edge_bytes;
 
 		if (tol < inflight)
 			tol = inflight;
@@ -231,7 +288,8 @@ void mdl_conserve(struct model *m, struct model_iface *f)
 		d->tol_bytes = tol;
 		uint64_t adiff = d->diff_bytes < 0 ? (uint64_t)(-(d->diff_bytes + 1)) + 1
 						   : (uint64_t)d->diff_bytes;
-		bool pkts_ok = d->diff_pkts >= -2 && d->diff_pkts <= 2;
+		int64_t slack = 2 + (int64_t)d->edge_pkts;
+		bool pkts_ok = d->diff_pkts >= -slack && d->diff_pkts <= slack;
 
 		d->conserve = !backwards && adiff <= tol && (pkts_ok || tol > inflight)
 				      ? MODEL_CONSERVE_OK : MODEL_CONSERVE_MISMATCH;

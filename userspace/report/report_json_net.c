@@ -464,6 +464,9 @@ void report_json__conserve(struct json *j, const struct model *m)
 			json_kv_u64(j, "binned_bytes", x->bytes);
 			json_kv_u64(j, "binned_pkts", x->pkts);
 			if (checked) {
+				json_kv_u64(j, "between_bytes", x->between_bytes);
+				json_kv_u64(j, "between_pkts", x->between_pkts);
+				json_kv_u64(j, "edge_bytes", x->edge_bytes);
 				json_kv_u64(j, "counter_bytes", x->counter_bytes);
 				json_kv_u64(j, "counter_pkts", x->counter_pkts);
 				json_kv_i64(j, "diff_bytes", x->diff_bytes);
@@ -471,6 +474,9 @@ void report_json__conserve(struct json *j, const struct model *m)
 				json_kv_u64(j, "tolerance_bytes", x->tol_bytes);
 				json_kv_u64(j, "skipped_pkts", x->skipped_pkts);
 			} else {
+				json_kv_string(j, "between_bytes", NULL);
+				json_kv_string(j, "between_pkts", NULL);
+				json_kv_string(j, "edge_bytes", NULL);
 				json_kv_string(j, "counter_bytes", NULL);
 				json_kv_string(j, "counter_pkts", NULL);
 				json_kv_string(j, "diff_bytes", NULL);

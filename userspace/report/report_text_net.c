@@ -399,7 +399,7 @@ void report_text__conserve(FILE *f, const struct model *m)
 	bool any = false;
 	char st[48];
 
-	fprintf(f, "\nConservation (binned bytes vs the interface counters' change from start to stop)\n");
+	fprintf(f, "\nConservation (bytes binned between the two counter reads vs the interface counters' change)\n");
 	for (size_t i = 0; i < m->nifaces; i++) {
 		const struct model_iface *it = &m->ifaces[i];
 
@@ -413,7 +413,7 @@ void report_text__conserve(FILE *f, const struct model *m)
 					"COUNTERS", "DIFF", "TOLERANCE", "DIFF PKTS", "STATUS");
 			any = true;
 			fprintf(f, "  %-24s %-3s %14" PRIu64 " %14" PRIu64 " %+12" PRId64 " %10" PRIu64 " %+10" PRId64 "  %s\n",
-				it->label, report__dir_name(d), x->bytes, x->counter_bytes, x->diff_bytes, x->tol_bytes,
+				it->label, report__dir_name(d), x->between_bytes, x->counter_bytes, x->diff_bytes, x->tol_bytes,
 				x->diff_pkts, conserve_label(x, st, sizeof(st)));
 		}
 	}
