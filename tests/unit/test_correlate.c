@@ -622,6 +622,49 @@ static uint32_t iface_index(const struct model *m, uint32_t netns, uint32_t ifin
 }
 
 /*
+ * Retransmits on rank 0's flow name its link, h1's eth0; a queue below the
+ * threshold on another link (h2's tbf) is still shown, but with its own
+ * link's name and figures, never as the named link's.
+ */
+static void test_network_queue_elsewhere(void **state)
+{
+	struct model *m = mk();
+	struct corr *c;
+	struct ft_flow f = rec_flow(1, 40000, 5000, NS1);
+	const struct corr_instance *in;
+	uint64_t t = S0 + 100 * MS;
+	char buf[1024];
+
+	(void)state;
+	f.ifindex = 2;
+	mpi_slots(m);
+	rec_iface(m, NS1, 2, "eth0", "h1", 10000, 0);
+	rec_iface(m, NS2, 2, "eth0", "h2", 10000, 100000);
+	rec_comm_info(m, 601, WORLD, 0, 2, S0);
+	rec_comm_info(m, 602, WORLD, 1, 2, S0);
+	rec_proc(m, 601, 600, NS1, FT_PROC_EXISTING, S0, "allreduce");
+	rec_proc(m, 602, 600, NS2, FT_PROC_EXISTING, S0, "allreduce");
+	rec_owner(m, f, 601, S0, "allreduce");
+	rec_call(m, SL_ALLREDUCE, 601, NS1, t, t + 40 * MS, 262144, 4, WORLD, 1);
+	rec_call(m, SL_ALLREDUCE, 602, NS2, t + 200 * US, t + 40 * MS, 262144, 4, WORLD, 1);
+	/* 114 B queued on h2's tbf for 3.8 us: far below the queue threshold */
+	rec_qbin(m, 0, NS2, 2, 0x10000, t + 2 * MS, 114, 1, 3810, 1, 3810, 1, 114, 0);
+	for (uint64_t r = 0; r < 3; r++)
+		rec_retrans(m, f, t + 5 * MS + r * MS, FT_RTX_FAST);
+	rec_end(m, S0 + 500 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+	in = inst(c, FT_OP_ALLREDUCE, 1, CORR_COMM_HANDLE);
+	assert_int_equal(in->verdict, CORR_NETWORK);
+	assert_int_equal(in->ev.link, iface_index(m, NS1, 2));
+	corr__describe(c, (size_t)(in - c->instances), buf, sizeof(buf));
+	if (!strstr(buf, "network-bound: link eth0@h1: queueing ") ||
+	    !strstr(buf, " on eth0@h2 (tbf 1:) (backlog 114 B, sojourn max 3.81 us), 3 retransmits"))
+		fail_msg("description: %s", buf);
+	corr__free(c);
+	model__free(m);
+}
+
+/*
  * Scenario (a): two ranks, h2's uplink shaped to 100 Mbit/s with a tbf
  * queue.  Allreduces 1 and 2 run while h2's queue holds 30 kB (2.4 ms at
  * 100 Mbit/s; sojourn max 2.5 ms), with QDISC_DROPs on it and retransmits
@@ -1386,6 +1429,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_rules),
 		cmocka_unit_test(test_verdict_precedence),
 		cmocka_unit_test(test_network_bound),
+		cmocka_unit_test(test_network_queue_elsewhere),
 		cmocka_unit_test(test_drop_reasons_evidence),
 		cmocka_unit_test(test_counter_evidence),
 		cmocka_unit_test(test_rank_bound),

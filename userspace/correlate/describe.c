@@ -138,6 +138,15 @@ static void drops_str(const struct model *m, const struct corr_evidence *ev, cha
 	}
 }
 
+/* The link whose worst queue is QDISC, NULL when none. */
+static const struct corr_link_ev *queue_link(const struct corr_evidence *ev, uint32_t qdisc)
+{
+	for (size_t i = 0; i < ev->nlinks; i++)
+		if (ev->links[i].qdisc == qdisc)
+			return &ev->links[i];
+	return NULL;
+}
+
 /* "eth0@h2 tbf 1: queue 2.40 ms (backlog 30.0 kB), 12 drops (QDISC_DROP 12), ..." */
 static void evidence_str(const struct corr *c, const struct corr_evidence *ev, char *buf, size_t len,
 			 size_t *k)
@@ -154,10 +163,17 @@ static void evidence_str(const struct corr *c, const struct corr_evidence *ev, c
 	if (s->link != CORR_NONE || s->qdisc != CORR_NONE)
 		app(buf, len, k, ":");
 	if (s->queue_qdisc != CORR_NONE && s->queue_delay_ns) {
-		char a[32], b[32];
+		const struct corr_link_ev *ql = queue_link(ev, s->queue_qdisc);
+		char a[32];
 
-		app(buf, len, k, " queueing %s (backlog %s, sojourn max %s)", fmt_ns(s->queue_delay_ns, a, sizeof(a)),
-		    fmt_bytes((double)s->max_backlog_bytes, b, sizeof(b)), fmt_ns(s->max_sojourn_ns, q, sizeof(q)));
+		app(buf, len, k, " queueing %s", fmt_ns(s->queue_delay_ns, a, sizeof(a)));
+		/* the worst queue's own figures, and where it is when that is not
+		 * the link named: never one link's name with another's queue */
+		if (ql && ql->iface != s->link)
+			app(buf, len, k, " on %s (%s)", m->ifaces[ql->iface].label, qdisc_str(m, s->queue_qdisc, q, sizeof(q)));
+		if (ql)
+			app(buf, len, k, " (backlog %s, sojourn max %s)",
+			    fmt_bytes((double)ql->max_backlog_bytes, a, sizeof(a)), fmt_ns(ql->max_sojourn_ns, q, sizeof(q)));
 		first = false;
 	}
 	if (s->drops) {
