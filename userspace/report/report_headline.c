@@ -130,8 +130,10 @@ static const char *cause_network(const struct model *m, const struct corr_instan
 		ADD("%s %" PRIu64 " congestion drops", first ? "" : ",", e->cong_drops);
 		first = false;
 	}
-	if (e->retrans > e->retrans_tlp) {
-		ADD("%s %" PRIu64 " retransmits", first ? "" : ",", e->retrans - e->retrans_tlp);
+	if (e->retrans > e->retrans_tlp) { /* counted as the details count them */
+		ADD("%s %" PRIu64 " retransmits", first ? "" : ",", e->retrans);
+		if (e->retrans_tlp)
+			ADD(" (%" PRIu64 " tail-loss probes)", e->retrans_tlp);
 		first = false;
 	}
 	if (e->ce_pkts) {
