@@ -59,7 +59,13 @@ for sync in "--maxerror 1" "--maxerror 40000" "--unsynced"; do
 		# shellcheck disable=SC2086
 		"$CAPSHIFT" $sync -o "s$h.ftr" "n$h.ftr" >/dev/null || bad "capshift $sync"
 	done
-	"$FT" merge -q --anchors-only -o sync.ftr s1.ftr s2.ftr s3.ftr || bad "merge $sync"
+	"$FT" merge --anchors-only -o sync.ftr s1.ftr s2.ftr s3.ftr 2>sync.err || bad "merge $sync"
+	if [[ $sync == --unsynced ]]; then
+		# the reference's clock is the timeline; --anchors-only matches no traffic
+		check "unsynchronised, --anchors-only: the other two warned of, by their anchors ($(head -c 300 sync.err))" \
+			test "$(grep -c 'unsynchronised, and --anchors-only places it by' sync.err)" = 2 \
+			-a "$(grep -c 'from the traffic' sync.err)" = 0
+	fi
 	"$FT" report --json sync.ftr >sync.json || bad "report --json $sync"
 	"$FT" report sync.ftr >sync.txt || bad "report $sync"
 	got=$(jget sync.json '(j["hosts"]["rank_bound"], j["hosts"]["rank_bound_within_clock_uncertainty"])')

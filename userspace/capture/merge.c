@@ -745,9 +745,15 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 	m.bin_ns = m.h[0].hdr.bin_ns ? m.h[0].hdr.bin_ns : 100000;
 	mrg_make_labels(&m);
 	for (size_t i = 0; i < m.n; i++) {
-		if (m.h[i].unsynced)
+		/* the first capture is the reference: its clock is the timeline,
+		 * whatever it said; the others are placed by the traffic, unless
+		 * --anchors-only leaves them to their realtime anchors */
+		if (m.h[i].unsynced && i && !m.anchors_only)
 			mrg_warnf(&m, "%s: its clock said it was unsynchronised; its place comes from the traffic "
 			      "alone (or is unknown)", m.h[i].label);
+		else if (m.h[i].unsynced && i)
+			mrg_warnf(&m, "%s: its clock said it was unsynchronised, and --anchors-only places it by "
+				  "that clock's realtime anchor: its offset has no bound", m.h[i].label);
 		else if (!m.h[i].nclk)
 			mrg_warnf(&m, "%s: no clock pairs (an older capture); its realtime anchor is the header's",
 			      m.h[i].label);
@@ -766,7 +772,7 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 		mrg_warnf(&m, "the captures overlap by less than %s; clocks placed by their realtime anchors only",
 		      fmt_ns(200 * m.bin_ns, ob, sizeof(ob)));
 	place(&m);
-	for (size_t i = 1; i < m.n; i++)
+	for (size_t i = 1; i < m.n && !m.anchors_only; i++) /* asked for: no surprise */
 		if (!(m.h[i].flags & FT_HOST_TRAFFIC))
 			mrg_warnf(&m, "%s: no traffic matched with another host; placed by its realtime anchor%s",
 			      m.h[i].label, m.h[i].c_unc < 0 ? " with no bound (its skew against others means nothing)" : "");
