@@ -64,11 +64,15 @@ check "commands complete ($got)" test ${#miss[@]} = 0
 for c in $cmds; do
 	miss=()
 	offered=$(comp fabtrace "$c" -)
-	for o in $("$FT" "$c" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u); do
+	# every option the help names before its examples (which show other
+	# programs' options too: srun's, mpiexec's, curl's)
+	for o in $("$FT" "$c" --help | awk '/^Examples:/ { exit } { print }' | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u); do
 		grep -qx -- "$o" <<<"$offered" || miss+=("$o")
 	done
 	check "fabtrace $c: every --help option completes ${miss[*]}" test ${#miss[@]} = 0
 done
+check "the examples' other programs' options are not offered ($(comp fabtrace record --n | tr '\n' ' '))" \
+	test -z "$(comp fabtrace record --n | grep -x -e --ntasks-per-node)" -a -z "$(comp fabtrace top -s)"
 check "report completes capture files, not others ($(comp fabtrace report "" | tr '\n' ' '))" \
 	test "$(comp fabtrace report "" | grep -vxE 'sub|root' | sort | tr '\n' ' ')" = "a.ftr b.ftr "
 check "-i completes interfaces (lo)" grep -qx lo <<<"$(comp fabtrace record -i "")"

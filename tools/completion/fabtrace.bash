@@ -11,9 +11,13 @@ _fabtrace_commands() {
 	"$1" --help 2>/dev/null | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z]*\)  .*/\1/p'
 }
 
-# every long and short option the command's --help shows, one per line
+# every long and short option the command's --help lists, one per line: the
+# usage line and the option column of the lines that start with an option,
+# up to the examples (whose other programs' options are not ours)
 _fabtrace_options() {
-	"$1" "$2" --help 2>/dev/null | grep -oE -- '(^|[ ,])--?[a-zA-Z][a-zA-Z0-9-]*' | sed 's/^[ ,]*//' | sort -u
+	"$1" "$2" --help 2>/dev/null |
+		awk '/^Examples:/ { exit } /^Usage:/ { print; next } /^ +-/ { sub(/^ +/, ""); sub(/  .*/, ""); print }' |
+		grep -oE -- '(^|[ ,[])--?[a-zA-Z][a-zA-Z0-9-]*' | sed 's/^[][ ,]*//' | sort -u
 }
 
 _fabtrace_ifaces() {
