@@ -921,12 +921,27 @@ static void test_headline_network_only(void **state)
 	char *s = render(m, false, false, 10);
 
 	(void)state;
-	HAS(s, "Answer: no collective phases in this capture");
+	HAS(s, "Answer: no collective phases in this capture (no phase probes: --no-phases, or no MPI");
 	HAS(s, "  worst queue: tbf 1: on eth0@h1, sojourn up to 400 us, backlog up to 45.0 kB at +0.003000 s");
 	HAS(s, "  drops: 2 congestion, 1 other; retransmits: 3 (rto 2, fast 1, tail-loss probes 0)");
 	HAS(s, "Data: capture complete; 4 events LOST (ring buffer full); conservation MISMATCH on 1");
 	free(s);
 	model__free(m);
+
+	/* phase probes on a library, but no call: not "turn them on" */
+	{
+		struct ft_file_header h = mkhdr();
+
+		m = model__new(&h, NULL);
+		assert_non_null(m);
+		scenario(sink_model, m, 3, true);
+		rec_slot(m, 0, FT_LIB_MPI, FT_OP_ALLREDUCE, 0, "Allreduce");
+		assert_int_equal(model__finish(m), 0);
+		s = render(m, false, false, 10);
+		HAS(s, "Answer: no collective phases in this capture (the phase probes saw no collective call)");
+		free(s);
+		model__free(m);
+	}
 }
 
 int main(void)

@@ -316,7 +316,7 @@ static void collectives(struct headline *h, const struct model *m, const struct 
 }
 
 /* No collectives: what the network did */
-static void network_only(struct headline *h, const struct model *m)
+static void network_only(struct headline *h, const struct model *m, const struct corr *c)
 {
 	const struct model_qdisc *wq = NULL;
 	const struct model_dir *busy = NULL;
@@ -324,7 +324,16 @@ static void network_only(struct headline *h, const struct model *m)
 	int busy_dir = 0;
 	uint64_t cong = 0;
 
-	line(h, "Answer: no collective phases in this capture (record a job: fabtrace record -- CMD); the network:");
+	/* why there are none: the phase probes were off or found no library,
+	 * or they ran and saw no call */
+	if (!m->nslots)
+		line(h, "Answer: no collective phases in this capture (no phase probes: --no-phases, or no MPI, "
+		     "NCCL or Gloo library was loaded; record a job with -- CMD or -p PID); the network:");
+	else
+		line(h, "Answer: no collective phases in this capture (the phase probes saw no collective call); "
+		     "the network:");
+	if (c && c->ninferred)
+		line(h, "  %zu phases inferred from the traffic alone (see Inferred phases)", c->ninferred);
 	for (size_t i = 0; i < m->nqdiscs; i++)
 		if (m->qdiscs[i].sojourn_max_ns && (!wq || m->qdiscs[i].sojourn_max_ns > wq->sojourn_max_ns))
 			wq = &m->qdiscs[i];
@@ -377,7 +386,7 @@ void headline__build(struct headline *h, const struct model *m, const struct cor
 	if (c && c->show_probes && c->ninstances)
 		collectives(h, m, c);
 	else
-		network_only(h, m);
+		network_only(h, m, c);
 	data_line(h, m);
 }
 
