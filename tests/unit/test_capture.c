@@ -1135,6 +1135,46 @@ static void test_mode_and_replace(void **state)
 	assert_int_equal(st.st_uid, geteuid());
 }
 
+/* A capture being written says so to its readers, and is not replaced by a second writer. */
+static void test_being_recorded(void **state)
+{
+	const char *path = tpath("live.ftr");
+	struct capture_writer *w, *w2 = NULL;
+	struct capture_reader *r;
+	const struct ft_rec_hdr *rec;
+	struct ft_file_header h;
+	char err[256];
+
+	(void)state;
+	make_header(&h);
+	assert_int_equal(capture__create(&w, path, &h, (uid_t)-1, (gid_t)-1, err, sizeof(err)), 0);
+	assert_int_equal(capture__flush(w), 0);
+	assert_int_equal(capture__open(&r, path, err, sizeof(err)), 0);
+	while (capture__next(r, &rec) == 1)
+		;
+	assert_int_equal(capture__state(r), CAPTURE_TRUNCATED);
+	assert_non_null(strstr(capture__error(r), "still being recorded"));
+	capture__free(r);
+	make_header(&h);
+	assert_int_equal(capture__create(&w2, path, &h, (uid_t)-1, (gid_t)-1, err, sizeof(err)), -EBUSY);
+	assert_null(w2);
+	assert_non_null(strstr(err, "another fabtrace is recording into it"));
+	assert_int_equal(capture__close(w), 0);
+
+	/* closed (without an END record: cut short, not being recorded), and a
+	 * new recording may replace it */
+	assert_int_equal(capture__open(&r, path, err, sizeof(err)), 0);
+	while (capture__next(r, &rec) == 1)
+		;
+	assert_int_equal(capture__state(r), CAPTURE_TRUNCATED);
+	assert_null(strstr(capture__error(r), "still being recorded"));
+	assert_non_null(strstr(capture__error(r), "recording was interrupted"));
+	capture__free(r);
+	make_header(&h);
+	assert_int_equal(capture__create(&w2, path, &h, (uid_t)-1, (gid_t)-1, err, sizeof(err)), 0);
+	assert_int_equal(capture__close(w2), 0);
+}
+
 static void test_chown(void **state)
 {
 	const char *path = tpath("owned.ftc");
@@ -1335,6 +1375,7 @@ int main(void)
 		cmocka_unit_test(test_header_checks),
 		cmocka_unit_test(test_symlink_refused),
 		cmocka_unit_test(test_mode_and_replace),
+		cmocka_unit_test(test_being_recorded),
 		cmocka_unit_test(test_chown),
 		cmocka_unit_test(test_write_error_fsize),
 		cmocka_unit_test_teardown(test_write_error_enospc, unmount_small_tmpfs),

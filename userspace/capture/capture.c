@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -226,6 +227,21 @@ static int writer_fail(struct capture_writer *w, int err, const char *what)
 }
 
 /*
+ * A recorder holds an exclusive flock on the capture it writes, for as long
+ * as it writes it, so that readers can tell "still being recorded" from
+ * "cut short", and a second recorder does not replace it.  Best effort: a
+ * file system without flock (some cluster file systems) says nothing.
+ */
+static bool being_written(int fd)
+{
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+		(void)flock(fd, LOCK_UN);
+		return false;
+	}
+	return errno == EWOULDBLOCK;
+}
+
+/*
  * Open PATH for writing without following symlinks.  An existing regular file
  * owned by us (or by the capture's future owner) is unlinked and recreated;
  * symlinks, other file types and files owned by someone else are refused.
@@ -266,6 +282,18 @@ static int open_output(const char *path, uid_t owner_uid, char *err, size_t errl
 			"%s: exists and belongs to uid %u; refusing to replace it; remove it or choose another path",
 			path, (unsigned)st.st_uid);
 		return -EEXIST;
+	}
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		bool busy = being_written(fd);
+
+		close(fd);
+		if (busy) {
+			set_msg(err, errlen,
+				"%s: another fabtrace is recording into it; choose another path (with -o "
+				"NAME-%%h.ftr, hosts sharing a directory need distinct host names)", path);
+			return -EBUSY;
+		}
 	}
 	if (unlink(path) < 0) {
 		int e = errno;
@@ -353,6 +381,7 @@ int capture__create(struct capture_writer **wp, const char *path,
 		goto fail;
 	}
 	w->fd = fd;
+	(void)flock(fd, LOCK_EX | LOCK_NB); /* ours, new: held until the close (being_written) */
 
 	if (owner_uid != (uid_t)-1 && fchown(fd, owner_uid, owner_gid) < 0) {
 		ret = -errno;
@@ -561,6 +590,7 @@ struct capture_reader {
 	enum capture_state state;
 	bool done;           /* no more records: END seen, EOF or error */
 	bool seen_end;
+	bool recording;      /* a recorder was writing it when it was opened */
 	char err[320];
 };
 
@@ -640,6 +670,7 @@ int capture__open(struct capture_reader **rp, const char *path, char *err, size_
 		goto fail;
 	}
 	wait_for_writer(r->fd, path);
+	r->recording = being_written(r->fd);
 	if (fcntl(r->fd, F_SETFL, fcntl(r->fd, F_GETFL) & ~O_NONBLOCK) < 0) {
 		ret = -errno;
 		set_msg(err, errlen, "%s: cannot open: %s", path, strerror(-ret));
@@ -735,7 +766,12 @@ static int reader_corrupt(struct capture_reader *r, const char *fmt, ...)
 
 static int reader_truncated(struct capture_reader *r, bool partial)
 {
-	if (partial)
+	if (r->recording)
+		set_msg(r->err, sizeof(r->err),
+			"capture is still being recorded (a fabtrace holds it open): %llu complete blocks are "
+			"readable so far; read it again once the recording stops",
+			(unsigned long long)r->blocks);
+	else if (partial)
 		set_msg(r->err, sizeof(r->err),
 			"capture ends in a partial block at offset %llu (recording was interrupted); %llu complete blocks are readable",
 			(unsigned long long)r->block_off, (unsigned long long)r->blocks);
