@@ -26,7 +26,13 @@ state() { "$FT" info --json "$1" 2>/dev/null | python3 -c 'import json,sys; j=js
 lo_traffic() { ping -q -c 30 -i 0.01 127.0.0.1 >/dev/null 2>&1; }
 
 "$FT" record -q -i lo -d 1s -o cap.ftr & rp=$!
-sleep 0.3; lo_traffic; wait "$rp" || bad "record of lo"
+sleep 0.3; lo_traffic
+# while it records: readers say so, and a second recorder may not replace it
+"$FT" info cap.ftr >/dev/null 2>live.err
+check "info while recording: 'still being recorded' ($(head -c 200 live.err))" grep -q "still being recorded" live.err
+expect_err "a second record onto a capture being recorded" "another fabtrace is recording into it" \
+	"$FT" record -q -i lo -d 1s -o cap.ftr
+wait "$rp" || bad "record of lo"
 check "a capture to work on ($(state cap.ftr))" test "$(state cap.ftr)" = "complete duration"
 
 # report --windows: a window longer than any capture is one window; a capture
