@@ -113,7 +113,7 @@ static void text_series(FILE *f, const struct model *m)
 			continue;
 		}
 		if (!any)
-			fprintf(f, "  %-16s %-4s %-34s %-10s %12s %14s %14s %-11s %s\n", "GROUP", "KIND",
+			fprintf(f, "  %-16s %-11s %-34s %-10s %12s %14s %14s %-11s %s\n", "GROUP", "KIND",
 				"COUNTER", "CLASS", "TOTAL", "MEAN", "PEAK", "PEAK AT", "NOTES");
 		any = true;
 		note[0] = 0;
@@ -125,8 +125,9 @@ static void text_series(FILE *f, const struct model *m)
 					      s->resets > 1 ? "s" : "");
 		if (s->na && k < sizeof(note))
 			snprintf(note + k, sizeof(note) - k, "N/A in %u reads", s->na);
-		fprintf(f, "  %-16s %-4s %-34s %-10s %12s %14s %14s %-11s %s\n", g->label,
-			g->kind == FT_CTR_PORT_HW ? "hw" : g->kind == FT_CTR_ETHTOOL ? "nic" : "pma", s->name,
+		/* the kind as the JSON report, export and the sampler table name it */
+		fprintf(f, "  %-16s %-11s %-34s %-10s %12s %14s %14s %-11s %s\n", g->label,
+			model__ctr_kind_name(g->kind), s->name,
 			ctr__class_name(s->cls), total_str(s, s->total, t, sizeof(t)),
 			rate_str(s, series_mean(m, s), mr, sizeof(mr)), rate_str(s, s->peak_rate, pr, sizeof(pr)),
 			s->peak_ns ? fmt_rel(model__rel_ns(m, s->peak_ns), pa, sizeof(pa)) : "-", note);
