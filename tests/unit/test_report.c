@@ -942,6 +942,20 @@ static void test_headline_network_only(void **state)
 		free(s);
 		model__free(m);
 	}
+	/* --no-probes bins: no busiest link at "0 bit/s" */
+	{
+		struct ft_file_header h = mkhdr();
+
+		h.probes &= ~((1ull << FT_PROBE_IFACE_TX) | (1ull << FT_PROBE_IFACE_RX));
+		m = model__new(&h, NULL);
+		assert_non_null(m);
+		scenario(sink_model, m, 0, true);
+		assert_int_equal(model__finish(m), 0);
+		s = render(m, false, false, 10);
+		HAS(s, "  busiest link: not known (interface bins not recorded: --no-probes bins)");
+		free(s);
+		model__free(m);
+	}
 }
 
 int main(void)

@@ -364,7 +364,11 @@ static void network_only(struct headline *h, const struct model *m, const struct
 				busy_dir = d;
 			}
 		}
-	if (busy) {
+	if (!(m->hdr.probes & ((1ull << FT_PROBE_IFACE_TX) | (1ull << FT_PROBE_IFACE_RX)))) {
+		line(h, "  busiest link: not known (interface bins not recorded: --no-probes bins)");
+	} else if (busy && !busy->bytes) {
+		line(h, "  busiest link: none (no traffic binned on the traced interfaces)");
+	} else if (busy) {
 		char r[32], s[32];
 
 		line(h, "  busiest link: %s %s at %s sustained, %.0f%% of its %s %s", busy_if->label,
