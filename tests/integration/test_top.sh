@@ -29,6 +29,7 @@ bad_use "-n without --json/--once" 2 '-n counts --json or --once' -n 3
 bad_use "a command is not top's job" 2 "unexpected argument 'sleep'" --once sleep 1
 bad_use "bad refresh" 2 "bad refresh '10ms'" --once -r 10ms
 bad_use "--headless prints nothing" 2 'drop --json' --headless --json
+bad_use "--headless alone does nothing" 2 'add --listen ADDR:PORT' --headless
 bad_use "JSON errors stay JSON" 2 '^\{"error":"top: bad --sort' --json --sort nope
 rc=0
 setpriv --reuid=65534 --regid=65534 --clear-groups "$FT" top --once >/dev/null 2>"$TMPD/np.err" || rc=$?

@@ -377,6 +377,11 @@ static int parse_args(struct top *t, int argc, char **argv)
 		ft_err("top: --headless prints nothing; drop --%s", t->once ? "once" : "json");
 		return -1;
 	}
+	if (t->headless && !t->listen && !t->o.out_path) {
+		ft_err("top: --headless shows nothing by itself; add --listen ADDR:PORT to serve metrics "
+		       "(or --record FILE)");
+		return -1;
+	}
 	if (count_set && !t->once && !t->json) {
 		ft_err("top: -n counts --json or --once snapshots; add --json or --once");
 		return -1;
