@@ -140,6 +140,9 @@ expect_err "export -w all onto a dangling symlink" "^fabtrace: export: -o dangli
 check "  and nothing made through it" test ! -e nowhere
 expect_err "export -w all onto a file" "^fabtrace: export: -o plain: exists and is not a directory" \
 	"$FT" export -w all -o plain "$ROOT/tests/fixtures/demo/demo.ftr"
+expect_err "export of several tables to a file name" "looks like a file, but several tables go into a directory" \
+	"$FT" export -w bins,qdisc -o t.csv "$ROOT/tests/fixtures/demo/demo.ftr"
+check "  and no directory t.csv" test ! -e t.csv
 
 # merge never writes over one of its inputs, nor takes one recording twice
 cp cap.ftr a.ftr

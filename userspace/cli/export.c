@@ -416,6 +416,13 @@ static int write_table(int k, struct row *r, const struct model *m, const struct
 	return ferror(r->f) ? -EIO : 0;
 }
 
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n > t && !strcmp(s + n - t, tail);
+}
+
 /* After mkdir(DIR) failed: whether DIR is a directory to write into; if not,
  * says why (EEXIST also comes for a dangling symlink or a file, and the
  * error then belongs to DIR, not to a table under it). */
@@ -498,6 +505,12 @@ int cmd_export(int argc, char **argv)
 	if (nwant > 1 && !out) {
 		ft_err("export: several tables need -o DIR (each gets TABLE.%s); or pick one with --what",
 		       fmt == EX_CSV ? "csv" : "jsonl");
+		return 2;
+	}
+	if (nwant > 1 && (ends_with(out, ".csv") || ends_with(out, ".jsonl"))) {
+		/* it would become a directory of that name */
+		ft_err("export: -o %s looks like a file, but several tables go into a directory; give a "
+		       "directory, or pick one table with --what", out);
 		return 2;
 	}
 
