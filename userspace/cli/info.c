@@ -453,11 +453,19 @@ static void print_phase_slots(const struct info *in)
 	printf("phase probes:\n");
 	if (!in->nslots)
 		printf("  (none recorded)\n");
+	int wn = 16, ws = 28; /* columns as wide as their longest entry */
+
+	for (size_t i = 0; i < in->nslots; i++) {
+		int n = (int)strlen(FIELD(in->slots[i].name, b1)), y = (int)strlen(FIELD(in->slots[i].symbol, b2));
+
+		wn = n > wn && n <= 24 ? n : wn; /* a longer one may stick out */
+		ws = y > ws && y <= 48 ? y : ws;
+	}
 	for (size_t i = 0; i < in->nslots; i++) {
 		const struct ft_phase_slot *p = &in->slots[i];
 
-		printf("  slot %-4u %-8s %-16s %-28s %s  [%s]\n", (unsigned)p->slot,
-		       lib_name(p->lib_kind, lk, sizeof(lk)), FIELD(p->name, b1), FIELD(p->symbol, b2),
+		printf("  slot %-4u %-8s %-*s %-*s %s  [%s]\n", (unsigned)p->slot,
+		       lib_name(p->lib_kind, lk, sizeof(lk)), wn, FIELD(p->name, b1), ws, FIELD(p->symbol, b2),
 		       FIELD(p->lib, b3), slot_flags_str(p->flags, fl, sizeof(fl)));
 	}
 	if (in->slots_overflow)
