@@ -663,6 +663,7 @@ enum ft_host_flags {
 	FT_HOST_UNSYNCED  = 1 << 2, /* its clock said it was not synchronised */
 	FT_HOST_COARSE    = 1 << 3, /* only the realtime anchors placed it */
 	FT_HOST_DAMAGED   = 1 << 4, /* its capture was damaged or cut short: merged as far as readable */
+	FT_HOST_SAME_KERNEL = 1 << 5, /* an earlier host's boot id: one CLOCK_MONOTONIC, placed with it exactly */
 };
 
 /*

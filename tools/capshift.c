@@ -17,6 +17,9 @@
  *   --unsynced          the sync state: unsynchronised
  *   --host NAME         its host name (header and host identity)
  *
+ * The host identity's boot id is always replaced (from the original and the
+ * options): merge takes captures of one boot for one kernel and one clock.
+ *
  * A capture without clock pairs (an older recorder, tools/synthcap) gets a
  * pair at its start and one at its end, from its header's anchor, when
  * --maxerror or --unsynced is given.
@@ -33,6 +36,19 @@
 #include "userspace/capture/capture.h"
 #include "userspace/capture/retime.h"
 #include "probes/base/util.h"
+
+/* BOOT (NUL-terminated) replaced by an id of its own and the options. */
+static void other_boot(char *boot, size_t len, const char *host, int64_t shift, int64_t cerr, int64_t drift)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	char key[256];
+
+	snprintf(key, sizeof(key), "%.*s|%s|%lld|%lld|%lld", (int)len, boot, host ? host : "", (long long)shift,
+		 (long long)cerr, (long long)drift);
+	for (const char *p = key; *p; p++)
+		h = (h ^ (uint8_t)*p) * 1099511628211ull;
+	snprintf(boot, len, "capshift-%016llx", (unsigned long long)h);
+}
 
 static void usage(FILE *f)
 {
@@ -114,6 +130,7 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			free(rt);
 			return 0;
 		default:
 			goto bad;
@@ -190,8 +207,15 @@ int main(int argc, char **argv)
 				k->esterror_us = maxerr / 4;
 			}
 		}
-		if (x->type == FT_REC_HOST_ID && host)
-			str_copy(((struct ft_host_id *)(void *)buf)->hostname, host, 64);
+		if (x->type == FT_REC_HOST_ID) {
+			struct ft_host_id *id = (struct ft_host_id *)(void *)buf;
+
+			if (host)
+				str_copy(id->hostname, host, sizeof(id->hostname));
+			/* another machine: another boot (merge places captures of
+			 * one boot on one clock), the same for the same options */
+			other_boot(id->boot_id, sizeof(id->boot_id), host, shift, cerr, drift_ppb);
+		}
 		if (capture__append(w, x)) {
 			fprintf(stderr, "capshift: %s\n", capture__last_error(w));
 			goto out;

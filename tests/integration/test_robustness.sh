@@ -198,6 +198,23 @@ expect_err "merge --window of an hour" "up to 60s" "$FT" merge -q --window 1h -o
 expect_err "record --netns ''" "netns needs a name" "$FT" record --netns '' -d 1s -o n.ftr
 expect_err "features with an argument" "unexpected argument 'extra'" "$FT" features extra
 
+# two recordings of one boot are one kernel: merge places the second on the
+# first's clock exactly, without a word about traffic or anchors; capshift
+# (another machine) gives another boot, placed as any other host
+"$FT" record -q -i lo -d 1s -o k1.ftr & k1=$!
+"$FT" record -q -i lo -d 1s -o k2.ftr & k2=$!
+sleep 0.3; lo_traffic; wait "$k1" "$k2" || bad "two recordings of lo"
+"$FT" merge --json -o k.ftr k1.ftr k2.ftr >k.json 2>k.err || bad "merge of one boot's captures"
+check "one boot: the second host is the first's kernel, +- 0 ns ($(jget k.json '[(h["method"], h["uncertainty_ns"]) for h in j["hosts"]]'))" \
+	test "$(jget k.json '[(h["method"], h["uncertainty_ns"], h["offset_ns"]) for h in j["hosts"]][1]')" = "('same_kernel', 0, 0)"
+check "  and no warning about traffic or anchors ($(head -c 200 k.err))" test "$(grep -c 'traffic\|anchor' k.err)" = 0
+"$FT" report --json k.ftr >kr.json || bad "report of the merged capture"
+check "  the report says so" test "$(jget kr.json '[h["same_kernel"] for h in j["hosts"]["items"]]')" = "[False, True]"
+"$ROOT/$BUILD/tools/capshift" --host elsewhere -o k3.ftr k2.ftr >/dev/null || bad "capshift"
+"$FT" merge --json -o k.ftr k1.ftr k3.ftr >k.json 2>/dev/null || bad "merge with another machine's capture"
+check "capshift's capture is another boot ($(jget k.json 'j["hosts"][1]["method"]'))" \
+	test "$(jget k.json 'j["hosts"][1]["method"]')" != same_kernel
+
 # usage errors exit 2 from every command, so that a script can tell them
 # from a failed run (1); none creates its output
 for cmd in record top report info export merge features; do

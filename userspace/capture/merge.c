@@ -609,6 +609,20 @@ static void place(struct merge *m)
 		h->rt.offset_ns = mrg_sat_sub(h->c_off, mrg_sat_round(h->e_a + h->e_b * t0c));
 		h->rt.drift = (1 + h->c_drift) * (1 - h->e_b) - 1;
 	}
+	/* one kernel, one CLOCK_MONOTONIC: exactly where its earlier twin is */
+	for (size_t j = 1; j < n; j++) {
+		struct host *h = &m->h[j];
+		const struct host *t;
+
+		if (h->same_as < 0)
+			continue;
+		t = &m->h[h->same_as];
+		h->rt.offset_ns = t->rt.offset_ns;
+		h->rt.drift = t->rt.drift;
+		h->rt.t0_ns = t->rt.t0_ns;
+		h->unc = t->unc;
+		h->flags = (h->flags & ~(uint32_t)(FT_HOST_TRAFFIC | FT_HOST_COARSE)) | FT_HOST_SAME_KERNEL;
+	}
 out:
 	free(w);
 	free(dist);
@@ -745,6 +759,14 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 	m.bin_ns = m.h[0].hdr.bin_ns ? m.h[0].hdr.bin_ns : 100000;
 	mrg_make_labels(&m);
 	for (size_t i = 0; i < m.n; i++) {
+		m.h[i].same_as = -1;
+		for (size_t j = 0; j < i && m.h[i].same_as < 0; j++)
+			if (mrg_same_kernel(&m.h[i], &m.h[j]))
+				m.h[i].same_as = (int)j;
+	}
+	for (size_t i = 0; i < m.n; i++) {
+		if (m.h[i].same_as >= 0)
+			continue; /* its clock is its twin's, whatever it said */
 		/* the first capture is the reference: its clock is the timeline,
 		 * whatever it said; the others are placed by the traffic, unless
 		 * --anchors-only leaves them to their realtime anchors */
@@ -773,7 +795,7 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 		      fmt_ns(200 * m.bin_ns, ob, sizeof(ob)));
 	place(&m);
 	for (size_t i = 1; i < m.n && !m.anchors_only; i++) /* asked for: no surprise */
-		if (!(m.h[i].flags & FT_HOST_TRAFFIC))
+		if (!(m.h[i].flags & (FT_HOST_TRAFFIC | FT_HOST_SAME_KERNEL)))
 			mrg_warnf(&m, "%s: no traffic matched with another host; placed by its realtime anchor%s",
 			      m.h[i].label, m.h[i].c_unc < 0 ? " with no bound (its skew against others means nothing)" : "");
 	mrg_assign_ids(&m);

@@ -61,8 +61,16 @@ struct host {
 	double unc;                         /* < 0 unknown */
 	uint32_t pairs;
 	uint32_t flags;
+	int same_as;                        /* earlier host of the same boot (one kernel, one clock), -1 */
 	struct retime rt;
 };
+
+/* Recorded by one kernel (the same boot id): one clock, one pid and netns space. */
+static inline bool mrg_same_kernel(const struct host *a, const struct host *b)
+{
+	return a->have_id && b->have_id && a->id.boot_id[0] &&
+	       !strncmp(a->id.boot_id, b->id.boot_id, sizeof(a->id.boot_id));
+}
 
 struct pairfit {
 	int a, b;

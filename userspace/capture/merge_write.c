@@ -31,11 +31,6 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static bool same_machine(const struct host *a, const struct host *b)
-{
-	return a->have_id && b->have_id && a->id.boot_id[0] && !strncmp(a->id.boot_id, b->id.boot_id, sizeof(a->id.boot_id));
-}
-
 static bool share(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
 {
 	for (size_t i = 0, j = 0; i < na && j < nb;) {
@@ -74,7 +69,7 @@ void mrg_assign_ids(struct merge *m)
 		port += h->max_port + 1;
 		cpu += (h->max_cpu + 1 > h->hdr.ncpus ? h->max_cpu + 1 : h->hdr.ncpus);
 		for (size_t j = 0; j < i; j++) {
-			if (same_machine(h, &m->h[j]))
+			if (mrg_same_kernel(h, &m->h[j]))
 				continue; /* one kernel: its pids and namespaces are one space */
 			pid_clash |= share(h->pids, h->npids, m->h[j].pids, m->h[j].npids);
 			for (size_t k = 0; k < h->nnetns; k++) {
@@ -309,6 +304,7 @@ void mrg_print_summary(const struct merge *m)
 			json_kv_string(&j, "source", h->path);
 			json_kv_bool(&j, "reference", i == 0);
 			json_kv_string(&j, "method", i == 0 ? "reference" :
+				       (h->flags & FT_HOST_SAME_KERNEL) ? "same_kernel" :
 				       (h->flags & FT_HOST_TRAFFIC) ? "traffic" : "realtime");
 			json_kv_i64(&j, "offset_ns", h->rt.offset_ns);
 			json_kv_i64(&j, "coarse_offset_ns", h->c_off);
@@ -376,6 +372,7 @@ void mrg_print_summary(const struct merge *m)
 		fprintf(stderr, "  %-24s offset %+.6f s (realtime anchors %+.6f s), drift %+.0f ppb, +- %s%s\n",
 			h->label, (double)h->rt.offset_ns / 1e9, (double)h->c_off / 1e9, h->rt.drift * 1e9,
 			h->unc < 0 ? "unknown" : fmt_ns((uint64_t)llround(h->unc), b2, sizeof(b2)),
+			(h->flags & FT_HOST_SAME_KERNEL) ? " (same kernel as an earlier host: its clock)" :
 			(h->flags & FT_HOST_TRAFFIC) ? " (from traffic)" : " (realtime anchors only)");
 	}
 }

@@ -118,6 +118,7 @@ void report_hosts__text(FILE *f, const char *path, const struct model *m, const 
 			fprintf(f, "  %-24.64s offset %+.6f s  drift %+lld ppb  +- %s  %s  (%.64s)%s\n", h->label,
 				(double)h->offset_ns / 1e9, (long long)h->drift_ppb,
 				bounded(h) ? fmt_ns(h->uncertainty_ns, b1, sizeof(b1)) : "unknown",
+				(h->flags & FT_HOST_SAME_KERNEL) ? "same kernel as an earlier host" :
 				(h->flags & FT_HOST_TRAFFIC) ? "from traffic" : "realtime anchors only", h->source, dmg);
 		}
 		if (hs.below)
@@ -151,6 +152,7 @@ void report_hosts__json(struct json *j, const char *path, const struct model *m,
 			json_kv_string(j, "source", b);
 			json_kv_bool(j, "reference", (h->flags & FT_HOST_REFERENCE) != 0);
 			json_kv_bool(j, "from_traffic", (h->flags & FT_HOST_TRAFFIC) != 0);
+			json_kv_bool(j, "same_kernel", (h->flags & FT_HOST_SAME_KERNEL) != 0);
 			json_kv_bool(j, "damaged", (h->flags & FT_HOST_DAMAGED) != 0);
 			json_kv_i64(j, "offset_ns", h->offset_ns);
 			json_kv_i64(j, "drift_ppb", h->drift_ppb);
