@@ -14,7 +14,8 @@ J=$TMPD/report.json
 # shellcheck disable=SC2046
 "$FT" record -q -o "$TMPD/d.ftr" $(lab_iface_args) -- \
 	"$ROOT/tools/ddp_gloo.py" --lab "$LAB" --steps 12 --json >"$TMPD/wl.json" 2>"$TMPD/rec.err"
-check "record -- ddp_gloo.py exits 0 ($(tail -n1 "$TMPD/rec.err"))" test $? = 0
+_rc=$?
+check "record -- ddp_gloo.py exits 0 ($(tail -n1 "$TMPD/rec.err"))" test "$_rc" = 0
 check "every rank ends with the same weights" grep -q '"weights_equal": true' "$TMPD/wl.json"
 "$FT" report --json "$TMPD/d.ftr" >"$J" || bad "report --json"
 python3 "$ROOT/tests/integration/ddp_gloo_check.py" "$J" 4 network "eth0@$(lab_ns "$LAB" 2)" ||

@@ -9,7 +9,8 @@ need_cmd mpiexec.mpich
 
 out=$TMPD/demo.out
 (cd "$ROOT" && tools/demo.sh "$BUILD") >"$out" 2>&1
-check "demo exits 0 ($(tail -n 1 "$out"))" test $? = 0
+_rc=$?
+check "demo exits 0 ($(tail -n 1 "$out"))" test "$_rc" = 0
 
 python3 - "$out" <<'PY' || bad "demo answer checks (see above)"
 import re, sys

@@ -24,7 +24,8 @@ SHOT=$TMPD/timeline.png
 "$FT" record -q -o "$TMPD/h.ftr" $(lab_iface_args) -- \
 	"$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 256k --iters 12 --warmup 1 --delay 1:30000 --json --timeout 120 \
 	-- --ops allreduce,allgather,bcast,iallreduce --steps >"$TMPD/wl.json" 2>"$TMPD/rec.err"
-check "record -- lab.sh mpi exits 0 ($(tail -n1 "$TMPD/rec.err"))" test $? = 0
+_rc=$?
+check "record -- lab.sh mpi exits 0 ($(tail -n1 "$TMPD/rec.err"))" test "$_rc" = 0
 "$FT" report --json --top 0 "$TMPD/h.ftr" >"$J" || bad "report --json"
 start=$(date +%s%N)
 "$FT" report -q --html "$PAGE" "$TMPD/h.ftr" || bad "report --html"

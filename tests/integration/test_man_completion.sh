@@ -24,9 +24,10 @@ for c in $cmds; do
 	check "fabtrace-$c(1) has every option of its --help ${missing[*]}" test ${#missing[@]} = 0
 	w=$(LC_ALL=C.UTF-8 groff -man -ww -z "$page" 2>&1)
 	check "fabtrace-$c(1): groff renders it without warnings $w" test -z "$w"
-	MANWIDTH=80 man -l "$page" >"$TMPD/$c.txt" 2>"$TMPD/$c.err"
+	_rc=0
+	MANWIDTH=80 man -l "$page" >"$TMPD/$c.txt" 2>"$TMPD/$c.err" || _rc=$?
 	check "fabtrace-$c(1): man renders it ($(head -c 200 "$TMPD/$c.err"))" \
-		test $? = 0 -a ! -s "$TMPD/$c.err" -a "$(grep -c . "$TMPD/$c.txt")" -gt 10
+		test "$_rc" = 0 -a ! -s "$TMPD/$c.err" -a "$(grep -c . "$TMPD/$c.txt")" -gt 10
 	check "fabtrace-$c(1) has NAME, SYNOPSIS, DESCRIPTION, EXAMPLES" \
 		test "$(grep -cE '^(NAME|SYNOPSIS|DESCRIPTION|EXAMPLES)$' "$TMPD/$c.txt")" = 4
 done

@@ -58,7 +58,8 @@ check "no Accept: Prometheus text 0.0.4 ($(grep -i '^content-type' "$TMPD/h3" | 
 	grep -qix 'content-type: text/plain; version=0.0.4; charset=utf-8' <(tr -d '\r' <"$TMPD/h3")
 if command -v promtool >/dev/null; then
 	promtool check metrics <"$TMPD/m3" >"$TMPD/promtool.out" 2>&1
-	check "promtool check metrics accepts the 0.0.4 answer ($(head -c 300 "$TMPD/promtool.out"))" test $? = 0
+	_rc=$?
+	check "promtool check metrics accepts the 0.0.4 answer ($(head -c 300 "$TMPD/promtool.out"))" test "$_rc" = 0
 else
 	bad "promtool missing ('make deps' installs prometheus)"
 fi
@@ -198,7 +199,7 @@ check(not undoc, f"every exposed family is documented in docs/top.md {undoc}")
 needed = ["fabtrace_interface_bytes_total", "fabtrace_interface_peak_bin_bytes", "fabtrace_microbursts_total",
           "fabtrace_tcp_retransmits_total", "fabtrace_drops_total", "fabtrace_ce_packets_total",
           "fabtrace_qdisc_backlog_max_bytes", "fabtrace_qdisc_sojourn_max_seconds", "fabtrace_lost_events_total",
-          "fabtrace_collectives_total", "fabtrace_rdma_counter_total", "fabtrace_interface_speed_bytes"]
+          "fabtrace_collectives_total", "fabtrace_rdma_stat_total", "fabtrace_interface_speed_bytes"]
 names = {name for f in b.values() for (name, _) in f["samples"]} | {fam for fam in b}
 missing = [n for n in needed if n not in names and n.replace("_total", "") not in b]
 check(not missing, f"the documented names are exposed {missing}")

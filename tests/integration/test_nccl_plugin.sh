@@ -40,7 +40,8 @@ run_ranks() {
 				--addrs 198.18.0.1,198.18.0.2,198.18.0.3 "$@" &
 		done
 		wait' _ "$DRV" "$LAB" "$@" >"$TMPD/$out.json" 2>"$TMPD/$out.err"
-	check "record -- 3 driver ranks ($out) exits 0 ($(tail -n1 "$TMPD/$out.err"))" test $? = 0
+	_rc=$?
+	check "record -- 3 driver ranks ($out) exits 0 ($(tail -n1 "$TMPD/$out.err"))" test "$_rc" = 0
 	"$FT" report --json "$TMPD/$out.ftr" >"$TMPD/$out.report.json" || bad "report --json ($out)"
 	"$FT" report "$TMPD/$out.ftr" >"$TMPD/$out.report.txt" || bad "report ($out)"
 }
@@ -114,7 +115,8 @@ for r in 0 1 2; do
 done
 sleep 0.8
 "$FT" record -q -o "$TMPD/late.ftr" -d 1s -p "$(IFS=,; echo "${pids[*]}")" 2>"$TMPD/late.rec.err"
-check "record -p on the running ranks exits 0 ($(tail -n1 "$TMPD/late.rec.err"))" test $? = 0
+_rc=$?
+check "record -p on the running ranks exits 0 ($(tail -n1 "$TMPD/late.rec.err"))" test "$_rc" = 0
 for p in "${pids[@]}"; do wait "$p" || bad "driver rank (pid $p) failed: $(cat "$TMPD"/late.*.err)"; done
 "$FT" report --json "$TMPD/late.ftr" >"$TMPD/late.report.json" || bad "report --json (late)"
 python3 - "$TMPD/late.report.json" <<'PY' || bad "attach run checks (see above)"

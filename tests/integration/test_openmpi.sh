@@ -20,7 +20,8 @@ J=$TMPD/start.json
 "$FT" record -q -o "$TMPD/start.ftr" $(lab_iface_args) -- \
 	"$ROOT/tools/lab.sh" mpi -p "$LAB" --mpi openmpi --bytes 256k --iters 12 --warmup 1 --delay 1:100000 \
 	--json --timeout 120 >"$TMPD/wl.json" 2>"$TMPD/rec.err"
-check "record -- lab.sh mpi --mpi openmpi exits 0 ($(tail -n 1 "$TMPD/rec.err"))" test $? = 0
+_rc=$?
+check "record -- lab.sh mpi --mpi openmpi exits 0 ($(tail -n 1 "$TMPD/rec.err"))" test "$_rc" = 0
 grep -q '"verify":"ok"' "$TMPD/wl.json" || bad "the Open MPI workload verified its results: $(head -c 300 "$TMPD/wl.json")"
 "$FT" report --json --top 0 "$TMPD/start.ftr" >"$J" || bad "report --json"
 
@@ -36,9 +37,11 @@ BG=$!
 sleep "1.$((RANDOM % 10))"
 # shellcheck disable=SC2046
 "$FT" record -q -d 2s -o "$TMPD/mid.ftr" $(lab_iface_args) >/dev/null 2>"$TMPD/rec2.err"
-check "attached mid-run: record exits 0 ($(tail -n 1 "$TMPD/rec2.err"))" test $? = 0
+_rc=$?
+check "attached mid-run: record exits 0 ($(tail -n 1 "$TMPD/rec2.err"))" test "$_rc" = 0
 wait "$BG"
-check "the attached job finished cleanly ($(tail -n 1 "$TMPD/wl2.err"))" test $? = 0
+_rc=$?
+check "the attached job finished cleanly ($(tail -n 1 "$TMPD/wl2.err"))" test "$_rc" = 0
 BG=
 "$FT" report --json --top 0 "$TMPD/mid.ftr" >"$TMPD/mid.json" || bad "report --json (mid-run)"
 

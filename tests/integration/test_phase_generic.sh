@@ -14,7 +14,8 @@ J=$TMPD/r.json
 #    call after that is a phase; the marker API marks one step per call.
 "$FT" record -q -o "$TMPD/g.ftr" --phase "$LIB:fttest_work=work" -- \
 	"$WL" --calls 20 --usec 2000 --other 3 --dlopen-after 300 --steps --json >"$TMPD/wl.json" 2>"$TMPD/rec.err"
-check "record -- phase_workload exits 0 ($(tail -n1 "$TMPD/rec.err"))" test $? = 0
+_rc=$?
+check "record -- phase_workload exits 0 ($(tail -n1 "$TMPD/rec.err"))" test "$_rc" = 0
 "$FT" report --json "$TMPD/g.ftr" >"$J" || bad "report --json"
 pid=$(jget "$TMPD/wl.json" "j['pid']")
 n=$(jget "$J" "sum(o['calls'] for r in j['ranks'] if r['pid']==$pid for o in r['ops'] if o['op']=='custom')")
@@ -29,7 +30,8 @@ check "20 marker steps ($steps)" test "$steps" = 20
 WPID=$!
 sleep 0.3
 "$FT" record -q -o "$TMPD/p.ftr" -d 1s -p "$WPID" --phase "$LIB:fttest_work" 2>"$TMPD/p.err"
-check "record -p $WPID exits 0 ($(tail -n1 "$TMPD/p.err"))" test $? = 0
+_rc=$?
+check "record -p $WPID exits 0 ($(tail -n1 "$TMPD/p.err"))" test "$_rc" = 0
 kill "$WPID" 2>/dev/null; wait "$WPID" 2>/dev/null
 "$FT" report --json "$TMPD/p.ftr" >"$J" || bad "report --json (-p)"
 n=$(jget "$J" "sum(o['calls'] for r in j['ranks'] if r['pid']==$WPID for o in r['ops'] if o['op']=='custom')")

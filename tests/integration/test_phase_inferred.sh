@@ -19,14 +19,16 @@ ARGS=(--bytes 1m --iters 10 --warmup 1 --json --timeout 120 -- --compute 500000)
 # shellcheck disable=SC2046
 "$FT" record -q -o "$TMPD/p.ftr" $(lab_iface_args) -- \
 	"$ROOT/tools/lab.sh" mpi -p "$LAB" "${ARGS[@]}" >"$TMPD/wl.json" 2>"$TMPD/rec.err"
-check "record with phase probes exits 0 ($(tail -n1 "$TMPD/rec.err"))" test $? = 0
+_rc=$?
+check "record with phase probes exits 0 ($(tail -n1 "$TMPD/rec.err"))" test "$_rc" = 0
 "$FT" report --json --phases inferred "$TMPD/p.ftr" >"$TMPD/inf.json" || bad "report --phases inferred"
 "$FT" report --json --top 0 "$TMPD/p.ftr" >"$TMPD/probes.json" || bad "report (probes)"
 "$FT" export --what bins --format jsonl -o "$TMPD/bins.jsonl" "$TMPD/p.ftr" || bad "export --what bins"
 # shellcheck disable=SC2046
 "$FT" record -q --no-phases -o "$TMPD/n.ftr" $(lab_iface_args) -- \
 	"$ROOT/tools/lab.sh" mpi -p "$LAB" "${ARGS[@]}" >"$TMPD/wl2.json" 2>"$TMPD/rec2.err"
-check "record --no-phases exits 0 ($(tail -n1 "$TMPD/rec2.err"))" test $? = 0
+_rc=$?
+check "record --no-phases exits 0 ($(tail -n1 "$TMPD/rec2.err"))" test "$_rc" = 0
 "$FT" report --json "$TMPD/n.ftr" >"$TMPD/nophase.json" || bad "report (no phases)"
 
 python3 - "$TMPD/inf.json" "$TMPD/nophase.json" "$TMPD/wl.json" "$TMPD/probes.json" "$TMPD/bins.jsonl" <<'PY' || bad "inferred phase checks (see above)"

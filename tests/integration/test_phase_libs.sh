@@ -18,7 +18,8 @@ SIM=$ROOT/$BUILD/tools/nccl_sim
 	"'$SIM' --rank 1 --nranks 2 --id-file '$TMPD/id' --iters 6 --ops allreduce,allgather,reduce_scatter,broadcast \
 	 --json >'$TMPD/n1.json' & '$SIM' --rank 0 --nranks 2 --id-file '$TMPD/id' --iters 6 \
 	 --ops allreduce,allgather,reduce_scatter,broadcast --json >'$TMPD/n0.json'; wait" 2>"$TMPD/rec.err"
-check "record -- nccl_sim x2 exits 0 ($(tail -n1 "$TMPD/rec.err"))" test $? = 0
+_rc=$?
+check "record -- nccl_sim x2 exits 0 ($(tail -n1 "$TMPD/rec.err"))" test "$_rc" = 0
 "$FT" report --json "$TMPD/nccl.ftr" >"$TMPD/nccl.json" || bad "report --json (nccl)"
 "$FT" report "$TMPD/nccl.ftr" >"$TMPD/nccl.txt" || bad "report (nccl)"
 check "text report says NCCL marks enqueue, not completion" grep -q "NCCL calls mark enqueue, not completion" "$TMPD/nccl.txt"
@@ -53,7 +54,8 @@ if [[ -x $ROOT/$BUILD/tools/gloo_allreduce ]]; then
 	"$FT" record -q -o "$TMPD/gloo.ftr" $(lab_iface_args) -- \
 		"$ROOT/tools/lab.sh" gloo -p "$LAB" --bytes 256k --iters 8 --json --timeout 60 \
 		>"$TMPD/gloo.out" 2>"$TMPD/grec.err"
-	check "record -- lab.sh gloo exits 0 ($(tail -n1 "$TMPD/grec.err"))" test $? = 0
+	_rc=$?
+	check "record -- lab.sh gloo exits 0 ($(tail -n1 "$TMPD/grec.err"))" test "$_rc" = 0
 	"$FT" report --json "$TMPD/gloo.ftr" >"$TMPD/gloo.json" || bad "report --json (gloo)"
 	python3 - "$TMPD/gloo.json" "$TMPD/gloo.out" <<'PY' || bad "Gloo checks (see above)"
 import json, sys

@@ -17,7 +17,8 @@ J=$TMPD/report.json
 "$FT" record -q -o "$TMPD/n.ftr" $(lab_iface_args) -- \
 	"$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 512k --iters 8 --warmup 1 --json --timeout 120 \
 	-- --compute 20000 >"$TMPD/wl.json" 2>"$TMPD/rec.err"
-check "record -- lab.sh mpi exits 0 ($(tail -n1 "$TMPD/rec.err"))" test $? = 0
+_rc=$?
+check "record -- lab.sh mpi exits 0 ($(tail -n1 "$TMPD/rec.err"))" test "$_rc" = 0
 "$FT" report --json "$TMPD/n.ftr" >"$J" || bad "report --json"
 
 python3 - "$J" "$TMPD/wl.json" "eth0@$H2" <<'PY' || bad "network verdict checks (see above)"

@@ -18,7 +18,8 @@ OPS=allreduce,allgather,reduce_scatter,bcast,reduce,alltoall,barrier,iallreduce,
 "$FT" record -q -o "$TMPD/s.ftr" $(lab_iface_args) -- \
 	"$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 32k --iters 16 --warmup 2 --delay 1:200000 --json \
 	--timeout 120 -- --ops "$OPS" --steps >"$TMPD/wl.json" 2>"$TMPD/rec.err"
-check "record -- lab.sh mpi exits 0 ($(tail -n1 "$TMPD/rec.err"))" test $? = 0
+_rc=$?
+check "record -- lab.sh mpi exits 0 ($(tail -n1 "$TMPD/rec.err"))" test "$_rc" = 0
 grep -q '"verify":"ok"' "$TMPD/wl.json" || bad "workload verified its results: $(head -c 300 "$TMPD/wl.json")"
 "$FT" report --json "$TMPD/s.ftr" >"$J" || bad "report --json"
 "$FT" report --json --top 1000 "$TMPD/s.ftr" >"$TMPD/all.json" || bad "report --json --top 1000"

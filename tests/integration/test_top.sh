@@ -277,9 +277,11 @@ PY
 BG+=($!)
 sleep 2
 "$FT" top --once --json -i "$H2/eth0" --no-phases >"$TMPD/once.json" 2>"$TMPD/once.err"
-check "top --once --json exits 0 ($(tail -n1 "$TMPD/once.err"))" test $? = 0
+_rc=$?
+check "top --once --json exits 0 ($(tail -n1 "$TMPD/once.err"))" test "$_rc" = 0
 "$FT" top --json -n 3 -i "$H2/eth0" --no-phases --record "$TMPD/top.ftr" >"$TMPD/stream.json" 2>"$TMPD/stream.err"
-check "top --json -n 3 --record exits 0 ($(tail -n1 "$TMPD/stream.err"))" test $? = 0
+_rc=$?
+check "top --json -n 3 --record exits 0 ($(tail -n1 "$TMPD/stream.err"))" test "$_rc" = 0
 sleep 0.5
 python3 - "$TMPD/ctr.txt" "$TMPD/once.json" "$TMPD/stream.json" "eth0@$H2" <<'PY' || bad "snapshots against the interface counters (see above)"
 import bisect, json, sys

@@ -302,7 +302,7 @@ static void render_counters(const struct live *l, FILE *f, uint64_t *dropped)
 	char lbl[512], ns[16], ifn[32], port[16];
 	size_t n = 0;
 
-	family(f, "fabtrace_rdma_counter", "counter", NULL,
+	family(f, "fabtrace_rdma_stat", "counter", NULL,
 	       "Growth of an RDMA port counter (counters/ and hw_counters/, wraps handled, x4 for *_data)");
 	for (size_t i = 0; i < l->ncounters; i++) {
 		const struct live_counter *c = &l->counters[i];
@@ -318,10 +318,10 @@ static void render_counters(const struct live *l, FILE *f, uint64_t *dropped)
 		snprintf(port, sizeof(port), "%u", p->port_num);
 		labels(lbl, sizeof(lbl), "device", p->dev, "port", port, "counter", c->name,
 		       "class", ctr__class_name(c->cls), END);
-		counter_u64(f, "fabtrace_rdma_counter", lbl, c->total);
+		counter_u64(f, "fabtrace_rdma_stat", lbl, c->total);
 	}
 	n = 0;
-	family(f, "fabtrace_nic_counter", "counter", NULL,
+	family(f, "fabtrace_nic_stat", "counter", NULL,
 	       "Growth of a NIC ethtool statistic of a traced interface (pause, discard, buffer, ECN)");
 	for (size_t i = 0; i < l->ncounters; i++) {
 		const struct live_counter *c = &l->counters[i];
@@ -337,7 +337,7 @@ static void render_counters(const struct live *l, FILE *f, uint64_t *dropped)
 		labels(lbl, sizeof(lbl), "netns", ns_label(ns, sizeof(ns), x->netns_name, x->netns),
 		       "interface", if_label(ifn, sizeof(ifn), x), "counter", c->name,
 		       "class", ctr__class_name(c->cls), END);
-		counter_u64(f, "fabtrace_nic_counter", lbl, c->total);
+		counter_u64(f, "fabtrace_nic_stat", lbl, c->total);
 	}
 }
 
