@@ -266,14 +266,20 @@ const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t l
 		app(buf, len, &k, "ok");
 		if (in->why & CORR_WHY_UNOBSERVED)
 			app(buf, len, &k, " (network not traced in the ranks' namespaces)");
-		/* a last rank is named beside it: say why it is not the cause */
-		if (in->straggler != CORR_NONE && in->skew_ns && in->span_ns) {
-			char b[32];
+		/* a last rank is named beside it: say why it is not the cause, in
+		 * the figures the rule weighs (verdicts.c): its own lateness
+		 * against itself plus the time once all were in */
+		if (in->straggler != CORR_NONE && in->skew_ns && in->nmembers > 1) {
+			uint64_t base = in->own_late_ns + in->all_arrived_ns < in->span_ns
+						? in->own_late_ns + in->all_arrived_ns : in->span_ns;
+			char b[32], o[32];
 
-			app(buf, len, &k, "; %s entered %s after the first, %.0f%% of the span (a straggler "
-			    "needs %.0f%% and %s)", rank_str(c, in->straggler, r, sizeof(r)),
-			    fmt_ns(in->skew_ns, a, sizeof(a)), 100.0 * (double)in->skew_ns / (double)in->span_ns,
-			    100.0 * c->opts.th.skew_frac, fmt_ns(c->opts.th.skew_min_ns, b, sizeof(b)));
+			app(buf, len, &k, "; %s entered last, %s after the first; its own lateness, %s, is %.0f%% of "
+			    "itself plus the time once all were in (a straggler needs %.0f%% and %s)",
+			    rank_str(c, in->straggler, r, sizeof(r)), fmt_ns(in->skew_ns, a, sizeof(a)),
+			    fmt_ns(in->own_late_ns, o, sizeof(o)),
+			    base ? 100.0 * (double)in->own_late_ns / (double)base : 0.0, 100.0 * c->opts.th.skew_frac,
+			    fmt_ns(c->opts.th.skew_min_ns, b, sizeof(b)));
 		}
 		break;
 	}
