@@ -30,6 +30,7 @@ bad_use "a command is not top's job" 2 "unexpected argument 'sleep'" --once slee
 bad_use "bad refresh" 2 "bad refresh '10ms'" --once -r 10ms
 bad_use "--headless prints nothing" 2 'drop --json' --headless --json
 bad_use "--headless alone does nothing" 2 'add --listen ADDR:PORT' --headless
+bad_use "a bad --listen port, said before the terminal" 2 "bad --listen port" --listen 127.0.0.1:99999
 bad_use "JSON errors stay JSON" 2 '^\{"error":"top: bad --sort' --json --sort nope
 rc=0
 setpriv --reuid=65534 --regid=65534 --clear-groups "$FT" top --once >/dev/null 2>"$TMPD/np.err" || rc=$?

@@ -462,13 +462,7 @@ int cmd_top(int argc, char **argv)
 		goto out;
 	}
 	t->v.recording = t->o.out_path;
-	t->ui = !t->once && !t->json && !t->headless;
-	if (t->ui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
-		ft_err("top: the live view needs a terminal; use --once or --json for scripts, "
-		       "--headless with --listen for an exporter");
-		goto out;
-	}
-	if (t->listen) { /* a bad address fails before any probe is loaded */
+	if (t->listen) { /* a bad address (usage) fails first: before the terminal check and the probes */
 		struct sockaddr_storage ss;
 		socklen_t len;
 
@@ -477,6 +471,12 @@ int cmd_top(int argc, char **argv)
 			ret = 2;
 			goto out;
 		}
+	}
+	t->ui = !t->once && !t->json && !t->headless;
+	if (t->ui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		ft_err("top: the live view needs a terminal; use --once or --json for scripts, "
+		       "--headless with --listen for an exporter");
+		goto out;
 	}
 	live_opts__init(&lo, t->o.bin_ns);
 	t->v.l = live__new(&lo, mono_ns());
