@@ -243,7 +243,7 @@ static void procs_section(const struct top_view *t, struct top_frame *fr, int wi
 	top_line__init(&ln, width);
 	top_line__esc(&ln, fr->ansi, "\x1b[1m");
 	top_line__printf(&ln, "%-8s %5s %-14s %-12s %-14s %7s %8s %8s %8s %6s %6s", "PID", "RANK", "NETNS", "COMM",
-		  "LAST", "COLL/s", "LASTDUR", "SIZE", "BUSBW", "LATE", "STEP");
+		  "LAST", "COLL/s", "LASTDUR", "SIZE", "BUSBW", "LATE/s", "STEP");
 	top_frame__add(fr, &ln);
 	for (size_t i = 0; i < n; i++) {
 		const struct live_proc *p = &t->l->procs[idx[i]];
