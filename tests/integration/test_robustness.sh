@@ -202,8 +202,15 @@ expect_err "features with an argument" "unexpected argument 'extra'" "$FT" featu
 # first's clock exactly, without a word about traffic or anchors; capshift
 # (another machine) gives another boot, placed as any other host
 "$FT" record -q -i lo -d 1s -o k1.ftr & k1=$!
+"$FT" record -q -i lo -d 1s -o k0.ftr & k0=$!
+sleep 0.3; lo_traffic; wait "$k1" "$k0" || bad "two recordings of lo"
+# at the same time, of the same namespace: every packet twice if merged
+expect_err "merge of one machine's captures of one namespace at one time" \
+	"k1.ftr and k0.ftr were recorded on one machine at the same time, both tracing namespace" \
+	"$FT" merge -q -o k.ftr k1.ftr k0.ftr
+check "  and no output" test ! -e k.ftr
 "$FT" record -q -i lo -d 1s -o k2.ftr & k2=$!
-sleep 0.3; lo_traffic; wait "$k1" "$k2" || bad "two recordings of lo"
+sleep 0.3; lo_traffic; wait "$k2" || bad "a later recording of lo"
 "$FT" merge --json -o k.ftr k1.ftr k2.ftr >k.json 2>k.err || bad "merge of one boot's captures"
 check "one boot: the second host is the first's kernel, +- 0 ns ($(jget k.json '[(h["method"], h["uncertainty_ns"]) for h in j["hosts"]]'))" \
 	test "$(jget k.json '[(h["method"], h["uncertainty_ns"], h["offset_ns"]) for h in j["hosts"]][1]')" = "('same_kernel', 0, 0)"

@@ -191,7 +191,8 @@ static int pass1_record(struct host *h, const struct ft_rec_hdr *r)
 	case FT_REC_IFACE: {
 		const struct ft_iface_info *f = (const void *)r;
 
-		if (add_u32(&h->netns, &h->nnetns, &h->capnetns, f->netns))
+		if (add_u32(&h->netns, &h->nnetns, &h->capnetns, f->netns) ||
+		    ((f->flags & FT_IFACE_TRACED) && add_u32(&h->tns, &h->ntns, &h->captns, f->netns)))
 			return -ENOMEM;
 		if (!strncmp(f->name, "lo", sizeof(f->name))) {
 			if (grow_array((void **)&h->lo, &h->caplo, h->nlo + 1, sizeof(*h->lo)))
@@ -225,7 +226,8 @@ static int pass1_record(struct host *h, const struct ft_rec_hdr *r)
 		if (p->slot > h->max_slot)
 			h->max_slot = p->slot;
 		if (add_u32(&h->pids, &h->npids, &h->cappids, p->pid) ||
-		    add_u32(&h->netns, &h->nnetns, &h->capnetns, p->netns))
+		    add_u32(&h->netns, &h->nnetns, &h->capnetns, p->netns) ||
+		    (p->netns && add_u32(&h->tns, &h->ntns, &h->captns, p->netns)))
 			return -ENOMEM;
 		if (!p->seq || (p->flags & (FT_PHASE_OPEN | FT_PHASE_NONBLOCKING)))
 			break;
@@ -630,12 +632,41 @@ out:
 }
 
 
+/*
+ * Two captures of one kernel that traced one namespace at the same time hold
+ * the same packets and calls: merged, they would count twice.  (Captures of
+ * one machine at different times, or of different namespaces, merge.)
+ */
+static int refuse_twice_traced(const struct merge *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		for (size_t j = 0; j < i; j++) {
+			const struct host *a = &m->h[j], *b = &m->h[i];
+
+			if (!mrg_same_kernel(a, b) || !a->t_first || !b->t_first ||
+			    (a->t_first > b->t_first ? a->t_first : b->t_first) >=
+				    (a->t_last < b->t_last ? a->t_last : b->t_last))
+				continue;
+			for (size_t k = 0; k < b->ntns; k++)
+				for (size_t l = 0; l < a->ntns; l++)
+					if (b->tns[k] == a->tns[l]) {
+						ft_err("merge: %s and %s were recorded on one machine at the same time, "
+						       "both tracing namespace %u: merged, its records would count "
+						       "twice; give one of them, or record each namespace once "
+						       "(record --netns)", a->path, b->path, b->tns[k]);
+						return -1;
+					}
+		}
+	return 0;
+}
+
 static void free_merge(struct merge *m)
 {
 	for (size_t i = 0; i < m->n; i++) {
 		struct host *h = &m->h[i];
 
 		free(h->netns);
+		free(h->tns);
 		free(h->pids);
 		free(h->lo);
 		free(h->slots);
@@ -764,6 +795,8 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 			if (mrg_same_kernel(&m.h[i], &m.h[j]))
 				m.h[i].same_as = (int)j;
 	}
+	if (refuse_twice_traced(&m))
+		goto out;
 	for (size_t i = 0; i < m.n; i++) {
 		if (m.h[i].same_as >= 0)
 			continue; /* its clock is its twin's, whatever it said */
