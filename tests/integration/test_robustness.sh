@@ -198,6 +198,16 @@ expect_err "merge --window of an hour" "up to 60s" "$FT" merge -q --window 1h -o
 expect_err "record --netns ''" "netns needs a name" "$FT" record --netns '' -d 1s -o n.ftr
 expect_err "features with an argument" "unexpected argument 'extra'" "$FT" features extra
 
+# traffic before the recording starts: no record is older than the capture
+# (it started once every probe was in place, and bins and events of the
+# phase probes' setup came out before it)
+ping -q -c 600 -i 0.005 127.0.0.1 >/dev/null 2>&1 & pp=$!
+"$FT" record -q -i lo -d 1s -o early.ftr || bad "record with traffic from before"
+kill "$pp" 2>/dev/null; wait "$pp" 2>/dev/null
+"$FT" export -w bins -o early.csv early.ftr || bad "export of early.ftr"
+check "no bin before the capture's start ($(awk -F, 'NR > 1 && $3 < 0' early.csv | head -c 200))" \
+	test "$(awk -F, 'NR > 1 && $3 < 0' early.csv | wc -l)" = 0 -a "$(wc -l <early.csv)" -gt 10
+
 # two recordings of one boot are one kernel: merge places the second on the
 # first's clock exactly, without a word about traffic or anchors; capshift
 # (another machine) gives another boot, placed as any other host

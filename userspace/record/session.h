@@ -136,7 +136,8 @@ struct session_stats {
 	uint64_t counts[64];          /* records by type (types < 64) */
 	uint64_t bins, events, phases; /* kernel records by family */
 	uint64_t ring_wakeups;        /* times a ring woke the event loop (--wakeup) */
-	uint64_t start_ns;            /* CLOCK_MONOTONIC at open */
+	uint64_t start_ns;            /* CLOCK_MONOTONIC before the first probe attached: the capture's start */
+	uint64_t traced_ns;           /* ... once every probe is in place: -d counts from here */
 	uint64_t bytes_written, records_written; /* capture: final once finished */
 	int n_ifs;                    /* interfaces known */
 	int stop_reason;              /* enum ft_stop_reason */

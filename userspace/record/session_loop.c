@@ -236,8 +236,8 @@ int session__run(struct session *s)
 	int ret = 0;
 
 	if (s->o->duration_ns) /* a -d of centuries must not wrap to a moment from now */
-		deadline = s->o->duration_ns < UINT64_MAX - s->st.start_ns ? s->st.start_ns + s->o->duration_ns
-									   : UINT64_MAX;
+		deadline = s->o->duration_ns < UINT64_MAX - s->st.traced_ns ? s->st.traced_ns + s->o->duration_ns
+									    : UINT64_MAX;
 
 	if (tfd < 0 || timerfd_settime(tfd, 0, &its, NULL) ||
 	    (s->pp && (pfd < 0 || timerfd_settime(pfd, 0, &pits, NULL))) || (s->smp && cfd < 0) ||

@@ -446,6 +446,8 @@ int session__open(struct session **out, const struct session_opts *o,
 	po.skip = o->no_probes;
 	po.coverage = o->coverage;
 	po.batch_bins = o->live ? 1 : 0; /* 0: full batches */
+	/* records come from here on: none may be older than the capture */
+	s->st.start_ns = mono_ns();
 	if (netprobe__open(&s->np, &po, sess_on_record, s, err, sizeof(err))) {
 		ft_err("%s: %s", o->cmd_name, err);
 		return -1;
@@ -455,7 +457,7 @@ int session__open(struct session **out, const struct session_opts *o,
 	if (sess_open_sampler(s))
 		return -1;
 	s->ncpus = libbpf_num_possible_cpus();
-	s->st.start_ns = mono_ns();
+	s->st.traced_ns = mono_ns();
 	warn_coverage(s);
 	return 0;
 }
