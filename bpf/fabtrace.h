@@ -477,7 +477,9 @@ struct ft_end {
 	__u64 ts_ns;
 	__u64 records;      /* records written before this one */
 	__u32 stop_reason;  /* enum ft_stop_reason */
-	__u32 pad;
+	__u32 stop_ago_ns;  /* ts_ns minus the moment the recording was told to
+			     * stop, where the phases end (saturated); 0 unknown
+			     * (before 2026-11-28, and merged captures) */
 };
 
 /* ---- counter sampler (rdma/): RDMA ports, their counters, NIC ethtool stats ---- */

@@ -86,6 +86,17 @@ static inline void rec_end(struct model *m, uint64_t ts)
 	rec_add(m, r);
 }
 
+/* An END written STOP_AGO ns after the recording was told to stop. */
+static inline void rec_end_stop(struct model *m, uint64_t ts, uint32_t stop_ago)
+{
+	struct ft_end r;
+
+	REC_HDR(r, FT_REC_END);
+	r.ts_ns = ts;
+	r.stop_ago_ns = stop_ago;
+	rec_add(m, r);
+}
+
 static inline void rec_stats(struct model *m, uint32_t netns, uint32_t ifindex, int phase,
 			     uint64_t rxb, uint64_t rxp, uint64_t txb, uint64_t txp)
 {

@@ -1074,7 +1074,8 @@ static void test_steps(void **state)
 		rec_call(m, SL_ALLREDUCE, pid, NS1 + r, S0 + 300 * MS, S0 + 301 * MS, 100, 4, WORLD, 4);
 	}
 	rec_marker(m, SL_MARK, 800, S0 + 400 * MS, 0, 0, "never-begun");
-	rec_end(m, S0 + 500 * MS);
+	/* told to stop at 450 ms; the shutdown took until 500 */
+	rec_end_stop(m, S0 + 500 * MS, 50 * MS);
 	c = build(m, CORR_PHASES_AUTO);
 
 	assert_int_equal(c->unmatched_ends, 1);
@@ -1092,6 +1093,7 @@ static void test_steps(void **state)
 	assert_int_equal(c->instances[c->step_children[c->steps[1].first_child + 1]].op, FT_OP_BARRIER);
 	assert_int_equal(c->steps[2].step, 9);
 	assert_true(c->steps[2].open);
+	assert_int_equal(c->steps[2].end_ns, S0 + 450 * MS); /* open to the stop, not past the shutdown */
 	assert_int_equal(c->steps[2].nchildren, 0);
 	/* phases inside step 8: compute and optimizer, 2 ranks each, by name */
 	assert_int_equal(c->steps[1].nphases, 2);

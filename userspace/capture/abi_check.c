@@ -255,6 +255,7 @@ ABI_SIZE(ft_end, 32);
 ABI_OFF(ft_end, ts_ns, 8);
 ABI_OFF(ft_end, records, 16);
 ABI_OFF(ft_end, stop_reason, 24);
+ABI_OFF(ft_end, stop_ago_ns, 28);
 
 /* file framing */
 ABI_SIZE(ft_file_header, 488);

@@ -23,9 +23,25 @@ static bool span_key_eq(const struct corr_span *s, uint32_t kind, uint64_t step,
  * one; an end closes the most recent open span with the same key (step
  * number or name), which need not be the innermost (overlap is allowed).
  */
+/*
+ * Where a span still open at the end ends: where the phase probes stopped
+ * (END's stop_ago_ns), not after the recorder's shutdown that follows it;
+ * the capture's end when the stop is not known.
+ */
+static uint64_t phases_end_ns(const struct model *m)
+{
+	uint64_t end = m->end_ns;
+
+	if (m->have_end && m->end.stop_ago_ns && m->end.ts_ns > m->end.stop_ago_ns &&
+	    m->end.ts_ns - m->end.stop_ago_ns < end)
+		end = m->end.ts_ns - m->end.stop_ago_ns;
+	return end;
+}
+
 int corr_build_spans(struct corr *c)
 {
 	const struct model *m = c->m;
+	const uint64_t phases_end = phases_end_ns(m);
 	size_t n = 0, sp = 0, cap = 0;
 	uint32_t *stack = NULL;
 	uint32_t pid = 0;
@@ -65,7 +81,7 @@ int corr_build_spans(struct corr *c)
 			if (kind == CORR_SPAN_MARK)
 				memcpy(x->name, name, sizeof(x->name));
 			x->start_ns = p->start_ns;
-			x->end_ns = m->end_ns > p->start_ns ? m->end_ns : p->start_ns;
+			x->end_ns = phases_end > p->start_ns ? phases_end : p->start_ns;
 			x->open = true;
 			x->parent = sp ? stack[sp - 1] : CORR_NONE;
 			x->depth = sp ? c->spans[stack[sp - 1]].depth + 1 : 0;
