@@ -208,6 +208,18 @@ kill "$pp" 2>/dev/null; wait "$pp" 2>/dev/null
 check "no bin before the capture's start ($(awk -F, 'NR > 1 && $3 < 0' early.csv | head -c 200))" \
 	test "$(awk -F, 'NR > 1 && $3 < 0' early.csv | wc -l)" = 0 -a "$(wc -l <early.csv)" -gt 10
 
+# a merge of a capture still being recorded: said so by merge, and by the
+# report of the merged capture, whose end is its last record (not 0 ns)
+"$FT" record -q -i lo -d 3s -o unf.ftr & up=$!
+sleep 0.3; ping -q -f -c 20000 127.0.0.1 >/dev/null 2>&1; sleep 1.2
+"$FT" merge -o unfm.ftr unf.ftr >/dev/null 2>unfm.err || bad "merge of a capture being recorded"
+wait "$up" || bad "the recording merged while running"
+check "merge warns of the unfinished input ($(head -c 200 unfm.err))" grep -q "still being recorded" unfm.err
+"$FT" report unfm.ftr >unfm.txt 2>&1 || bad "report of that merge"
+check "the report's Data line says a host's capture was unfinished ($(grep '^Data' unfm.txt))" \
+	grep -q "^Data: merged capture of 1 host, 1 of them from a damaged or unfinished capture" unfm.txt
+check "  and its duration is not 0 ns ($(head -n 1 unfm.txt))" test "$(head -n 1 unfm.txt | grep -c ': 0 ns on')" = 0
+
 # two recordings of one boot are one kernel: merge places the second on the
 # first's clock exactly, without a word about traffic or anchors; capshift
 # (another machine) gives another boot, placed as any other host

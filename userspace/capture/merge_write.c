@@ -239,9 +239,14 @@ int mrg_write_merged(struct merge *m)
 				goto fail;
 		}
 	}
-	for (size_t i = 0; i < m->n; i++)
+	for (size_t i = 0; i < m->n; i++) {
+		/* a capture cut short has no END: its last record ends it */
+		uint64_t t = retime__ts(&m->h[i].rt, m->h[i].t_last);
+
 		if (write_host(m, w, &m->h[i], &last))
 			goto fail;
+		last = t > last ? t : last;
+	}
 	{
 		struct ft_end end = { .hdr = { FT_REC_END, sizeof(end), 0 } };
 

@@ -337,6 +337,7 @@ struct model {
 	char truncated_why[256];    /* the reader's explanation, "" if none */
 	bool have_end;
 	struct ft_end end;
+	size_t nhosts, damaged_hosts; /* merged captures: hosts, and those merged from a damaged capture */
 	uint64_t start_ns, end_ns;  /* capture start (header) and end (END or last event); the window's with opts.window */
 	uint64_t duration_ns;
 	uint64_t capture_start_ns, capture_end_ns; /* the whole capture's, window or not */

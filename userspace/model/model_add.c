@@ -585,6 +585,10 @@ static int add_record(struct model *m, const struct ft_rec_hdr *rec)
 	case FT_REC_CTR_NAME:
 	case FT_REC_SAMPLER:
 		return model_ctr__add(m->priv->ctr, rec);
+	case FT_REC_HOST:
+		m->nhosts++;
+		m->damaged_hosts += (((const struct ft_host *)rec)->flags & FT_HOST_DAMAGED) != 0;
+		return 0;
 	case FT_REC_END:
 		m->have_end = true;
 		m->end = *(const struct ft_end *)rec;

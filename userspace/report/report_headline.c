@@ -82,6 +82,11 @@ static void data_line(struct headline *h, const struct model *m)
 	if (m->truncated)
 		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "capture TRUNCATED (%s)",
 				      m->truncated_why[0] ? m->truncated_why : "no end record");
+	else if (m->damaged_hosts) /* merged whole, from inputs that were not */
+		k += (size_t)snprintf(buf + k, sizeof(buf) - k,
+				      "merged capture of %zu host%s, %zu of them from a damaged or unfinished "
+				      "capture (as far as readable)", m->nhosts, m->nhosts == 1 ? "" : "s",
+				      m->damaged_hosts);
 	else
 		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "capture complete");
 	if (k < sizeof(buf))
