@@ -531,6 +531,45 @@ static void test_phases(void **state)
 	live__free(l);
 }
 
+/*
+ * A job attached mid-run: pid 102's probes saw collective 1, pids 100 and
+ * 101 were attached during it and count collective 2 as their first.  Pid
+ * 102 enters every collective 30 ms after the others.  Matched by the
+ * numbers as counted, 100 and 101 looked late every time (their seq k is
+ * collective k+1); aligned, 102 is the one they wait for.
+ */
+static void test_phases_attached_apart(void **state)
+{
+	struct live *l = new_live();
+	const uint64_t ms = 1000000;
+
+	(void)state;
+	slot(l, 1, FT_OP_ALLREDUCE, FT_SLOT_COLLECTIVE);
+	for (uint32_t pid = 100; pid <= 102; pid++)
+		comm_info(l, pid, (int32_t)(pid - 100), 3);
+	for (uint64_t j = 1; j <= 6; j++) {
+		uint64_t t = T0 + j * 100 * ms;
+
+		for (uint32_t pid = 100; pid <= 101; pid++)
+			if (j >= 2)
+				phase(l, pid, 1, j - 1, t + (pid - 100) * ms, t + 40 * ms, 1024, 0, 0);
+		phase(l, 102, 1, j, t + 30 * ms, t + 40 * ms, 1024, 0, 0);
+	}
+	live__tick(l, T0 + SEC);
+	assert_int_equal(l->nprocs, 3);
+	assert_int_equal(l->procs[2].pid, 102);
+	assert_int_equal(l->procs[2].p_late, 5);          /* collectives 2..6 (1 had one rank) */
+	assert_int_equal(l->procs[2].p_late_ns, 5 * 30 * ms);
+	assert_int_equal(l->procs[0].p_late + l->procs[1].p_late, 0);
+	assert_int_equal(l->slowest, 2);
+	/* later calls are matched at once, shifted: collective 7 */
+	phase(l, 100, 1, 6, T0 + 700 * ms, T0 + 740 * ms, 1024, 0, 0);
+	phase(l, 101, 1, 6, T0 + 701 * ms, T0 + 740 * ms, 1024, 0, 0);
+	phase(l, 102, 1, 7, T0 + 730 * ms, T0 + 740 * ms, 1024, 0, 0);
+	assert_int_equal(l->procs[2].late, 6);
+	live__free(l);
+}
+
 /* The history ring: the last N periods, oldest first. */
 static void test_history(void **state)
 {
@@ -596,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_drops_and_retransmits),
 		cmocka_unit_test(test_phases),
+		cmocka_unit_test(test_phases_attached_apart),
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_bad_and_undescribed),
 	};

@@ -524,6 +524,7 @@ static uint32_t get_proc(struct live *l, uint32_t pid)
 		}
 		if (l->slowest == victim)
 			l->slowest = LIVE_NONE;
+		live_align__forget(&l->align, (uint32_t)victim);
 		p = &l->procs[victim];
 	} else {
 		p = &l->procs[l->nprocs++];
@@ -609,11 +610,14 @@ static struct live_rank *rank_of(struct live *l, const struct live_proc *p)
  * from the slot (comm_key.h).  The rank that entered last, once every rank
  * was seen, is the one the others waited for.
  */
-static void match_instance(struct live *l, uint32_t proc, uint64_t comm, uint32_t kind, int32_t size,
-			   uint64_t seq, uint16_t op, uint64_t entry)
+static uint64_t instance_key(uint64_t comm, uint32_t kind, int32_t size)
 {
-	uint64_t key = kind == CORR_COMM_HANDLE ? comm :
-		       (uint64_t)(kind == CORR_COMM_LIBSEQ ? 2 : 1) << 62 | (uint32_t)size;
+	return kind == CORR_COMM_HANDLE ? comm : (uint64_t)(kind == CORR_COMM_LIBSEQ ? 2 : 1) << 62 | (uint32_t)size;
+}
+
+static void match_instance(struct live *l, uint32_t proc, uint64_t key, int32_t size, uint64_t seq, uint16_t op,
+			   uint64_t entry)
+{
 	struct live_instance *in = NULL;
 
 	if (size < 2 || !seq)
@@ -654,6 +658,11 @@ static void match_instance(struct live *l, uint32_t proc, uint64_t comm, uint32_
 		}
 	}
 	in->used = false;
+}
+
+static void match_call(void *ctx, const struct live_call *c)
+{
+	match_instance(ctx, c->proc, c->key, c->size, c->seq, c->op, c->start);
 }
 
 static void coll_done(struct live *l, uint32_t k, uint16_t op, uint64_t start, uint64_t end,
@@ -718,7 +727,16 @@ static void on_phase(struct live *l, const struct ft_phase *r)
 	if (n <= 0)
 		n = p->size;
 	bytes = r->dtype_size ? r->count * r->dtype_size : 0;
-	match_instance(l, k, r->comm, comm_key__kind(s->flags, r->comm, (r->flags & FT_PHASE_LIB_SEQ) != 0), n, r->seq, s->op, r->start_ns);
+	{
+		uint32_t kind = comm_key__kind(s->flags, r->comm, (r->flags & FT_PHASE_LIB_SEQ) != 0);
+		struct live_call c = { .key = instance_key(r->comm, kind, n), .seq = r->seq, .start = r->start_ns,
+				       .end = r->end_ns, .proc = k, .size = n, .op = s->op };
+
+		if (kind == CORR_COMM_LIBSEQ || n < 2)
+			match_call(l, &c); /* the library's own numbers: equal on every rank */
+		else
+			live_align__feed(&l->align, &c, match_call, l);
+	}
 	if ((r->flags & FT_PHASE_NONBLOCKING) && !(r->flags & FT_PHASE_OPEN)) {
 		struct live_pending *q = &l->pend[l->pend_next];
 
@@ -823,6 +841,7 @@ void live__tick(struct live *l, uint64_t now_ns)
 	uint64_t best = 0;
 
 	l->last_period_ns = len;
+	live_align__flush(&l->align, match_call, l); /* a refresh waits for no more calls */
 	for (size_t i = 0; i < l->nifaces; i++) {
 		struct live_iface *f = &l->ifaces[i];
 

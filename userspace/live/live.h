@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bpf/fabtrace.h"
+#include "userspace/live/live_align.h"
 
 #define LIVE_HISTORY 60          /* periods kept per interface (the sparkline) */
 #define LIVE_WIN 64              /* recent bins merged per interface and direction */
@@ -240,6 +241,7 @@ struct live {
 	struct live_slot *slots; size_t nslots;
 	struct live_proc procs[LIVE_MAX_PROCS]; size_t nprocs;
 	struct live_instance inst[LIVE_INSTANCES]; unsigned inst_next;
+	struct live_align align;     /* collective numbers of ranks attached apart */
 	struct live_pending pend[LIVE_PENDING]; unsigned pend_next;
 	struct live_op ops[FT_OP_MAX];
 	struct live_rank ranks[LIVE_MAX_RANKS]; size_t nranks;
