@@ -88,6 +88,11 @@ void viz__walk_lane(const struct viz_item *it, size_t n, uint32_t lane,
 const char *viz__item_name(const struct corr *c, const struct viz_item *it, char *buf, size_t len);
 /* Op name of a call (the slot's name for generic probes). */
 const char *viz__call_op(const struct corr *c, const struct corr_call *k);
+/* K's op as an index into the op names followed by the named --phase slots'
+ * names (viz__custom_names): a custom call is its slot's name, not "custom". */
+uint32_t viz__call_op_index(const struct model *m, const struct corr_call *k);
+/* Calls FN with each named --phase slot's name, in the order of viz__call_op_index. */
+void viz__custom_names(const struct model *m, void (*fn)(void *ctx, const char *name), void *ctx);
 
 /*
  * Where the time of a sub-phase went: for VIZ_XFER the network evidence of

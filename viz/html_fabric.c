@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 
 #include "userspace/report/report_headline.h"
+#include "viz/common.h"
 #include "viz/html.h"
 
 /* ---- small helpers ---- */
@@ -139,6 +140,11 @@ void html_put_meta(struct html *h)
 	html_out_end_obj(o);
 }
 
+static void put_name(void *ctx, const char *name)
+{
+	html_out_s(ctx, NULL, name);
+}
+
 void html_put_names(struct html *h)
 {
 	struct out *o = &h->o;
@@ -146,6 +152,7 @@ void html_put_names(struct html *h)
 	html_out_arr(o, "ops");
 	for (unsigned i = 0; i < FT_OP_MAX; i++)
 		html_out_s(o, NULL, corr__op_name(i));
+	viz__custom_names(h->m, put_name, o); /* the calls' op column indexes these after the ops */
 	html_out_end_arr(o);
 	html_out_arr(o, "verdicts");
 	for (unsigned i = 0; i < CORR_NVERDICTS; i++)

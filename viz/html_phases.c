@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "viz/common.h"
 #include "viz/html.h"
 
 void html_put_ranks(struct html *h)
@@ -56,7 +57,7 @@ void html_put_calls(struct html *h)
 		html_col_d(&cs, srel(m, k->start_ns));
 		html_col_u(&cd, k->end_ns > k->start_ns ? k->end_ns - k->start_ns : 0);
 		html_col_u(&cret, k->ret_ns > k->start_ns ? k->ret_ns - k->start_ns : 0);
-		html_col_u(&cop, k->op);
+		html_col_u(&cop, viz__call_op_index(m, k));
 		html_col_u(&cb, k->bytes);
 		html_col_u(&cseq, k->seq);
 		html_col_u(&cin, k->instance == CORR_NONE ? 0 : (uint64_t)k->instance + 1);

@@ -18,8 +18,14 @@ _rc=$?
 check "record -- phase_workload exits 0 ($(tail -n1 "$TMPD/rec.err"))" test "$_rc" = 0
 "$FT" report --json "$TMPD/g.ftr" >"$J" || bad "report --json"
 pid=$(jget "$TMPD/wl.json" "j['pid']")
-n=$(jget "$J" "sum(o['calls'] for r in j['ranks'] if r['pid']==$pid for o in r['ops'] if o['op']=='custom')")
+n=$(jget "$J" "sum(o['calls'] for r in j['ranks'] if r['pid']==$pid for o in r['ops'] if o['op']=='custom' and o['name']=='work')")
 check "20 calls of the dlopen()ed fttest_work traced as 'work' ($n)" test "$n" = 20
+# the NAME given is what the text and the HTML page call them, not "custom"
+"$FT" report "$TMPD/g.ftr" >"$TMPD/g.txt" 2>&1 || bad "report"
+check "the text report lists them as 'work 20' ($(grep -m1 ' work \| custom ' "$TMPD/g.txt"))" \
+	grep -q " work 20 (" "$TMPD/g.txt"
+"$FT" report -q --html "$TMPD/g.html" "$TMPD/g.ftr" || bad "report --html"
+check "the HTML page's op names hold 'work'" grep -q '"ops":\[[^]]*"work"' "$TMPD/g.html"
 other=$(jget "$J" "sum(o['calls'] for r in j['ranks'] for o in r['ops'] if o['op'] not in ('custom','step','mark'))")
 check "fttest_other (not asked for) not traced ($other)" test "$other" = 0
 steps=$(jget "$J" "j['steps']['total']")

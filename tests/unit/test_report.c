@@ -607,7 +607,8 @@ static void test_phase_sections(void **state)
 	HAS(s, "\"source\": \"probes\"");
 	HAS(s, "\"phase\": 0");
 	/* per-rank counts and bytes per op */
-	HAS(s, "\"ops\": [\n        {\n          \"op\": \"allreduce\",\n          \"calls\": 3,\n          \"bytes\": 3145728,");
+	HAS(s, "\"ops\": [\n        {\n          \"op\": \"allreduce\",\n          \"name\": \"allreduce\",\n"
+	       "          \"calls\": 3,\n          \"bytes\": 3145728,");
 	/* the slowest two (top 2): network-bound, naming the link and the queue */
 	HAS(s, "\"total\": 3,\n    \"shown\": 2");
 	HAS(s, "\"verdict\": \"network\"");

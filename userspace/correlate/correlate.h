@@ -176,6 +176,7 @@ struct corr_proc {
 
 struct corr_rank_op {
 	uint32_t op;
+	char name[32];              /* the op's name; a --phase slot's own NAME for FT_OP_CUSTOM */
 	uint64_t calls;
 	uint64_t bytes;             /* sum of count * dtype_size (the call's own buffer) */
 	uint64_t size_bytes;        /* sum of nccl-tests sizes (collectives) */

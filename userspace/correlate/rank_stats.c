@@ -5,6 +5,7 @@
  * how much it was the straggler, and its calls per op (corr.rank_ops).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "userspace/correlate/corr_internal.h"
@@ -30,10 +31,21 @@ uint64_t corr__straggler_late_ns(const struct corr *c, const struct corr_instanc
 	return dur(prev, in->last_entry);
 }
 
+/* K's accumulator: its op, or FT_OP_MAX + the index of its named --phase slot. */
+static size_t op_slot(const struct model *m, const struct corr_call *k)
+{
+	const struct model_slot *s;
+
+	if (k->op == FT_OP_CUSTOM && (s = model__slot(m, k->slot)) && s->name[0])
+		return (size_t)FT_OP_MAX + (size_t)(s - m->slots);
+	return k->op < FT_OP_MAX ? k->op : FT_OP_NONE;
+}
+
 int corr_rank_stats(struct corr *c)
 {
 	uint64_t (*acc)[5];
-	size_t nslot = (size_t)FT_OP_MAX;
+	/* by op, and each named --phase slot apart (FT_OP_MAX + its index) */
+	size_t nslot = (size_t)FT_OP_MAX + c->m->nslots;
 
 	if (!c->nranks)
 		return 0;
@@ -46,7 +58,7 @@ int corr_rank_stats(struct corr *c)
 
 		if (k->rank == CORR_NONE)
 			continue;
-		a = acc[(size_t)k->rank * nslot + (k->op < FT_OP_MAX ? k->op : FT_OP_NONE)];
+		a = acc[(size_t)k->rank * nslot + op_slot(c->m, k)];
 		a[0]++;
 		a[1] += k->bytes;
 		a[2] += k->size_bytes;
@@ -86,7 +98,12 @@ int corr_rank_stats(struct corr *c)
 			if (!a[0])
 				continue;
 			o = &c->rank_ops[c->nrank_ops++];
-			o->op = (uint32_t)op;
+			o->op = op < FT_OP_MAX ? (uint32_t)op : FT_OP_CUSTOM;
+			if (op < FT_OP_MAX)
+				snprintf(o->name, sizeof(o->name), "%s", corr__op_name((unsigned)op));
+			else
+				snprintf(o->name, sizeof(o->name), "%.*s", (int)sizeof(c->m->slots[0].name),
+					 c->m->slots[op - FT_OP_MAX].name);
 			o->calls = a[0];
 			o->bytes = a[1];
 			o->size_bytes = a[2];

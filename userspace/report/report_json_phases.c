@@ -137,6 +137,7 @@ void report_json__ranks(struct json *j, const struct corr *c)
 
 			json_object_begin(j);
 			json_kv_string(j, "op", corr__op_name(op->op));
+			json_kv_string(j, "name", op->name);
 			json_kv_u64(j, "calls", op->calls);
 			json_kv_u64(j, "bytes", op->bytes);
 			json_kv_u64(j, "size_bytes", op->size_bytes);

@@ -99,7 +99,7 @@ static void text_ranks(FILE *f, const struct corr *c)
 		for (size_t k = 0; k < r->nops; k++) {
 			const struct corr_rank_op *op = &c->rank_ops[r->first_op + k];
 
-			fprintf(f, "%s %s %" PRIu64 " (%s)", k ? "," : "", corr__op_name(op->op), op->calls,
+			fprintf(f, "%s %s %" PRIu64 " (%s)", k ? "," : "", op->name, op->calls,
 				fmt_bytes((double)op->bytes, by, sizeof(by)));
 			if (op->open)
 				fprintf(f, " %" PRIu64 " open", op->open);
