@@ -685,6 +685,14 @@ int phase_spec__parse(const char *s, struct phase_spec *out, char *err, size_t e
 		}
 		if (plain)
 			nm = eq + 1;
+		else if (!strchr(sym, '(') && !strstr(sym, "operator"))
+			/* not a C++ operator=: a NAME that is not a plain name */
+			for (const char *c = eq + 1; *c; c++)
+				if (!name_char(*c)) {
+					snprintf(err, errlen, "NAME '%s' has '%c'; use letters, digits, '_', '.' "
+						 "or '-'", eq + 1, *c);
+					return -EINVAL;
+				}
 	}
 	symlen = nm ? (size_t)(nm - 1 - sym) : strlen(sym);
 	if (!symlen) {

@@ -318,6 +318,7 @@ static void test_spec_parse(void **state)
 	spec_bad("libfoo.so:", "no symbol");
 	spec_bad("libfoo.so:=x", "no symbol");
 	spec_bad("libfoo.so:bar=", "empty NAME");
+	spec_bad("libfoo.so:f=a b", "NAME 'a b' has ' '"); /* not "symbol contains white space" */
 	spec_bad("libfoo.so:bar=a_name_that_is_longer_than_31_chars", "too long");
 	spec_bad("libfoo.so:two words", "white space");
 	memset(longname, 'a', sizeof(longname));
