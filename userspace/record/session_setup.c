@@ -354,9 +354,10 @@ void session__phase_status(const struct session *s)
 	} else {
 		char buf[512];
 
-		fprintf(stderr, "fabtrace: phases: %u functions in %s%s\n", st.slots,
+		fprintf(stderr, "fabtrace: phases: %u functions in %s%s%s\n", st.slots,
 			phaseprobe__describe(s->pp, buf, sizeof(buf)),
-			st.systemwide ? ", every process" : "");
+			!st.systemwide ? "" : s->netns_filter ? ", every process of namespace " : ", every process",
+			st.systemwide && s->netns_filter ? s->o->netns_arg : "");
 	}
 }
 

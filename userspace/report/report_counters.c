@@ -81,10 +81,13 @@ static void text_ports(FILE *f, const struct model *m)
 			snprintf(life, sizeof(life), "%u ms", p->rec.lifespan_ms);
 		else
 			snprintf(life, sizeof(life), "-");
-		fprintf(f, "  %-14s %-10s %-7s %-24s %5u  %-22s %s\n", port,
+		char mtu[16] = "-"; /* 0: sysfs gave none */
+
+		if (p->rec.active_mtu)
+			snprintf(mtu, sizeof(mtu), "%u", p->rec.active_mtu);
+		fprintf(f, "  %-14s %-10s %-7s %-24s %5s  %-22s %s\n", port,
 			model__link_layer_name(p->rec.link_layer), port_state_name(p->rec.state),
-			p->rec.rate[0] ? p->rec.rate : "?", p->rec.active_mtu, netdev_str(m, p, nd, sizeof(nd)),
-			life);
+			p->rec.rate[0] ? p->rec.rate : "?", mtu, netdev_str(m, p, nd, sizeof(nd)), life);
 	}
 }
 
