@@ -33,7 +33,14 @@ const char *report__iface_str(const struct model *m, uint32_t iface, uint32_t ne
 		snprintf(buf, len, "%s", m->ifaces[iface].label);
 	else if (!netns && !ifindex)
 		snprintf(buf, len, "-");
-	else
+	else if (!ifindex) { /* no device (a socket's drop): its namespace, by name when known */
+		const char *nm = model__netns_name(m, netns);
+
+		if (nm && nm[0])
+			snprintf(buf, len, "(no device)@%s", nm);
+		else
+			snprintf(buf, len, "(no device)@netns %u", netns);
+	} else
 		snprintf(buf, len, "netns %u ifindex %u", netns, ifindex);
 	return buf;
 }
