@@ -517,6 +517,22 @@ static void test_coverage(void **state)
 	assert_string_equal(model__probe_name(m, FT_PROBE_IFACE_TX, nb, sizeof(nb)), "probe 0");
 	model__free(m);
 
+	/* a merged capture: one record per host and probe, summed */
+	m = mk(0, 0);
+	rec_coverage(m, FT_PROBE_IFACE_TX, 1, 1000, 990);  /* host 1: 10 skipped */
+	rec_coverage(m, FT_PROBE_IFACE_TX, 1, 2000, 1995); /* host 2: 5 */
+	rec_coverage(m, FT_PROBE_DROP, 1, 4, 4);
+	rec_coverage(m, FT_PROBE_DROP, 0, 0, 7);           /* a host whose hits were not counted */
+	assert_int_equal(model__finish(m), 0);
+	assert_int_equal(m->ncoverage, 2);
+	assert_int_equal(m->coverage[0].hits, 3000);
+	assert_int_equal(m->coverage[0].runs, 2985);
+	assert_int_equal(m->coverage[0].skipped, 15);
+	assert_int_equal(m->coverage[1].known, 0);
+	assert_int_equal(m->coverage[1].runs, 11);
+	assert_int_equal(m->skipped_runs, 15);
+	model__free(m);
+
 	/* no coverage records (an older recorder): nothing known, nothing skipped */
 	m = mk(0, 0);
 	assert_int_equal(model__finish(m), 0);

@@ -250,8 +250,17 @@ static void account(struct info *in, const struct ft_rec_hdr *r)
 	case FT_REC_COVERAGE: {
 		const struct ft_coverage *cv = (const struct ft_coverage *)r;
 
-		if (cv->probe < 64)
-			memcpy(&in->cov[cv->probe], cv, sizeof(*cv));
+		if (cv->probe < 64) {
+			struct ft_coverage *e = &in->cov[cv->probe];
+
+			if (e->hdr.type != FT_REC_COVERAGE) {
+				memcpy(e, cv, sizeof(*cv));
+			} else { /* another host of a merged capture: the sum (as report) */
+				e->known = e->known && cv->known;
+				e->hits = e->known ? e->hits + cv->hits : 0;
+				e->runs += cv->runs;
+			}
+		}
 		break;
 	}
 	case FT_REC_END:

@@ -242,7 +242,7 @@ struct model_probe {
 struct model_coverage {
 	uint32_t probe;             /* enum ft_probe_id */
 	uint32_t known;             /* 1 = hits counted; 0 = unknown */
-	uint64_t hits, runs;        /* last record */
+	uint64_t hits, runs;        /* summed over the hosts of a merged capture */
 	uint64_t skipped;           /* hits - runs, clamped at 0; 0 when unknown */
 };
 

@@ -340,16 +340,18 @@ static int add_probe(struct model *m, const struct ft_probe_info *pi)
 
 static int add_coverage(struct model *m, const struct ft_coverage *c)
 {
-	long i = mdl_kvec_get(&m->priv->coverage, &c->probe, NULL);
+	bool created;
+	long i = mdl_kvec_get(&m->priv->coverage, &c->probe, &created);
 
 	if (i < 0)
 		return -ENOMEM;
 	struct model_coverage *e = mdl_kvec_at(&m->priv->coverage, (size_t)i);
 
-	/* one per probe at stop; should there be more, the last is the total */
-	e->known = c->known ? 1 : 0;
-	e->hits = e->known ? c->hits : 0;
-	e->runs = c->runs;
+	/* one per probe at the stop, from each host of a merged capture: their
+	 * sum; known only when every host's hits were counted */
+	e->known = (created || e->known) && c->known ? 1 : 0;
+	e->hits = e->known ? e->hits + c->hits : 0;
+	e->runs += c->runs;
 	return 0;
 }
 
