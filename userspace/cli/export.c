@@ -76,8 +76,8 @@ static void csv_str(FILE *f, const char *s)
 
 static void col_str(struct row *r, const char *name, const char *v)
 {
-	if (r->fmt == EX_JSONL) {
-		json_kv_string(&r->j, name, v);
+	if (r->fmt == EX_JSONL) { /* no value is null, as the numbers' (export.md) */
+		json_kv_string(&r->j, name, v && v[0] ? v : NULL);
 		return;
 	}
 	if (r->n++)

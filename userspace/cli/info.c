@@ -642,10 +642,8 @@ static void print_json(const struct info *in, bool pretty)
 	json_kv_u64(&j, "ncpus", h->ncpus);
 	json_kv_bool(&j, "merged", (h->flags & FT_FILE_MERGED) != 0);
 	clockinfo__json(&in->clk, &j);
-	if (in->have_end)
-		json_kv_string(&j, "stop_reason", capture__stop_reason_name(in->end.stop_reason));
-	else
-		json_kv_string(&j, "stop_reason", NULL);
+	/* "" without an END record, as report --json says it */
+	json_kv_string(&j, "stop_reason", in->have_end ? capture__stop_reason_name(in->end.stop_reason) : "");
 
 	json_key(&j, "probes");
 	json_array_begin(&j);
