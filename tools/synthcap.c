@@ -163,6 +163,12 @@ static uint32_t host_netns(unsigned h) { return NETNS0 + 1 + h; }          /* h 
 static uint32_t rank_pid(unsigned r) { return 4000 + r; }
 static unsigned rank_host(const struct gen *g, unsigned r) { return r / g->o.rpp; }
 
+/* The host of counter group GROUP (group_id's inverse), -1 for none. */
+static int group_host(const struct gen *g, uint32_t group)
+{
+	return group >= 1 && group <= g->o.hosts * 3 ? (int)((group - 1) / 3) : -1;
+}
+
 /* The host (0-based) a record belongs to, -1 for the capture as a whole. */
 static int rec_host(const struct gen *g, const struct ft_rec_hdr *h)
 {
@@ -183,6 +189,11 @@ static int rec_host(const struct gen *g, const struct ft_rec_hdr *h)
 	case FT_REC_IFACE: ns = ((const struct ft_iface_info *)(const void *)h)->netns; break;
 	case FT_REC_IFACE_STATS: ns = ((const struct ft_iface_stats *)(const void *)h)->netns; break;
 	case FT_REC_CE_FLOW: ns = ((const struct ft_ce_flow *)(const void *)h)->flow.netns; break;
+	case FT_REC_RDMA_PORT: ns = ((const struct ft_rdma_port *)(const void *)h)->netdev_netns; break;
+	case FT_REC_CTR_GROUP: ns = ((const struct ft_ctr_group *)(const void *)h)->netns; break;
+	/* counter names and samples: the host of their group (group_id) */
+	case FT_REC_CTR_NAME: return group_host(g, ((const struct ft_ctr_name *)(const void *)h)->group);
+	case FT_REC_CTR_SAMPLE: return group_host(g, ((const struct ft_ctr_sample *)(const void *)h)->group);
 	default: return -1;
 	}
 	if (ns > NETNS0 && ns <= NETNS0 + g->o.hosts)

@@ -49,6 +49,9 @@ check "report: 3 hosts, the ranks of all of them" \
 same='[(x["rank"], x["times_last"], x["late_ns"]) for x in j["stragglers"]], j["collectives"]["verdicts"]'
 check "report: the same stragglers and verdicts as the capture of all hosts at once" \
 	test "$(jget report.json "$same")" = "$(jget all.json "$same")"
+ctr='len(j["rdma_ports"]), len(j["counter_groups"]), len(j["counter_spikes"]["spikes"])'
+check "report: the same RDMA ports, counter groups and spikes ($(jget report.json "$ctr"); synthcap --only-host wrote every host's)" \
+	test "$(jget report.json "$ctr")" = "$(jget all.json "$ctr")"
 rm -f job.ftr
 
 # a skew within the clocks' uncertainty is no straggler: synthcap's straggler
