@@ -82,6 +82,15 @@ for sync in "--maxerror 1" "--maxerror 40000" "--unsynced"; do
 	rm -f sync.ftr
 done
 
+# the realtime anchors place a clock to the nanosecond: the offsets of
+# ~1.8e18 ns are taken apart exactly (as doubles they lost ~100 ns)
+"$CAPSHIFT" --maxerror 20000 -o a1.ftr n1.ftr >/dev/null || bad "capshift a1"
+"$CAPSHIFT" --maxerror 20000 --clock-error 7us -o a3.ftr n3.ftr >/dev/null || bad "capshift a3"
+"$FT" merge -q --json --anchors-only -o a.ftr a1.ftr a3.ftr >a.json || bad "merge --anchors-only"
+check "a REALTIME 7 us off is placed 7000 ns off, to the nanosecond ($(jget a.json '[h["offset_ns"] for h in j["hosts"]]'))" \
+	test "$(jget a.json '[abs(h["offset_ns"]) for h in j["hosts"]]')" = "[0, 7000]"
+rm -f a.ftr
+
 # two machines whose pids and namespace inodes collide (every real host's
 # initial namespace has the same inode): the second's are moved, its
 # namespace named after its host

@@ -336,11 +336,15 @@ static void coarse(struct merge *m)
 		double a, b, t0 = h->nclk ? h->clk_t0 : 0;
 
 		rt_line(h, &a, &b);
-		/* real = t + R_h + a + b (t - t0) = t' + R_r + ar + br (t' - t0r) */
-		double rh = (double)h->hdr.realtime_offset_ns, rr = (double)ref->hdr.realtime_offset_ns;
+		/*
+		 * real = t + R_h + a + b (t - t0) = t' + R_r + ar + br (t' - t0r),
+		 * taken less R_r: the realtime offsets (~1.8e18 ns) differ by an
+		 * exact integer, where a double of either loses ~100 ns
+		 */
+		double d = (double)mrg_sat_sub(h->hdr.realtime_offset_ns, ref->hdr.realtime_offset_ns);
 		double ts = (double)h->hdr.start_mono_ns;
-		double real = ts + rh + a + b * (ts - t0);
-		double tp = (real - rr - ar + br * t0r) / (1 + br);
+		double rel = ts + d + a + b * (ts - t0);
+		double tp = (rel - ar + br * t0r) / (1 + br);
 
 		h->c_off = i ? mrg_sat_round(tp - ts) : 0;
 		h->c_drift = i ? (1 + b) / (1 + br) - 1 : 0;
