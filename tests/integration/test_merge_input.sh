@@ -52,6 +52,12 @@ check "report: the same stragglers and verdicts as the capture of all hosts at o
 ctr='len(j["rdma_ports"]), len(j["counter_groups"]), len(j["counter_spikes"]["spikes"])'
 check "report: the same RDMA ports, counter groups and spikes ($(jget report.json "$ctr"); synthcap --only-host wrote every host's)" \
 	test "$(jget report.json "$ctr")" = "$(jget all.json "$ctr")"
+"$FT" export -w counters -o ctr.csv job.ftr || bad "export -w counters of the merged capture"
+check "export: every counter row names its interface, one per port ($(python3 -c 'import csv,sys; print(sorted({(r["group"], r["interface"]) for r in csv.DictReader(open(sys.argv[1]))}))' ctr.csv))" \
+	python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ports = {(r["group"], r["interface"]) for r in rows if r["group"].startswith("mlx5")}
+sys.exit(not (rows and all(r["interface"] for r in rows) and len(ports) == 3 and len({i for _, i in ports}) == 3))' ctr.csv
 rm -f job.ftr
 
 # a skew within the clocks' uncertainty is no straggler: synthcap's straggler

@@ -318,6 +318,8 @@ static void ctr_row(struct row *r, const struct model *m, const void *item)
 	col_u64(r, "interval_ns", pt->end_ns - pt->start_ns);
 	col_u64(r, "delta", pt->delta);
 	col_str(r, "note", ctr_note(pt->dflags));
+	/* a port of a merged capture is mlx5_0/1 on every node: its netdev tells them apart */
+	col_str(r, "interface", g && g->iface < m->nifaces ? m->ifaces[g->iface].label : "");
 	row_end(r);
 }
 
