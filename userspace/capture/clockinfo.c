@@ -131,6 +131,7 @@ void clockinfo__print(const struct clockinfo *c)
 			       FIELD(h->label, b1), (double)h->offset_ns / 1e9, (long long)h->drift_ppb,
 			       (h->flags & FT_HOST_REFERENCE) ? "reference" :
 			       h->uncertainty_ns == UINT64_MAX ? "unknown" : fmt_ns(h->uncertainty_ns, b2, sizeof(b2)),
+			       (h->flags & FT_HOST_SAME_KERNEL) ? ", same kernel as an earlier host" :
 			       (h->flags & FT_HOST_TRAFFIC) ? ", from traffic" :
 			       (h->flags & FT_HOST_COARSE) ? ", realtime anchors only" : "", h->source,
 			       (h->flags & FT_HOST_DAMAGED) ? "  damaged capture: as far as readable" : "");
@@ -189,6 +190,7 @@ void clockinfo__json(const struct clockinfo *c, struct json *j)
 		json_kv_string(j, "source", FIELD(h->source, b1));
 		json_kv_bool(j, "reference", (h->flags & FT_HOST_REFERENCE) != 0);
 		json_kv_bool(j, "from_traffic", (h->flags & FT_HOST_TRAFFIC) != 0);
+		json_kv_bool(j, "same_kernel", (h->flags & FT_HOST_SAME_KERNEL) != 0);
 		json_kv_bool(j, "damaged", (h->flags & FT_HOST_DAMAGED) != 0);
 		json_kv_i64(j, "offset_ns", h->offset_ns);
 		json_kv_i64(j, "coarse_offset_ns", h->coarse_offset_ns);
