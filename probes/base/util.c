@@ -2,6 +2,7 @@
 /* Small helpers shared by every subcommand: errors, parsing, clocks. */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -350,18 +351,34 @@ int grow_array(void **p, size_t *cap, size_t need, size_t isz)
 	return 0;
 }
 
-void ft_err_bad_opt(const char *cmd, int c, int opt, const char *arg)
+/* The option LOPTS has whose name starts with the NAME of "--NAME[=V]", NULL if none. */
+static const struct option *long_opt(const struct option *lopts, const char *arg)
 {
+	size_t n = strcspn(arg + 2, "=");
+
+	for (const struct option *o = lopts; o && o->name; o++)
+		if (n && !strncmp(o->name, arg + 2, n))
+			return o;
+	return NULL;
+}
+
+void ft_err_bad_opt(const char *cmd, int c, int opt, const char *arg, const struct option *lopts)
+{
+	const struct option *lo = arg && !strncmp(arg, "--", 2) ? long_opt(lopts, arg) : NULL;
+	/* ARG is the culprit when it is a long option getopt refused: unknown
+	 * (optopt 0), or known and given a value it does not take, or lacking
+	 * one (optopt its val).  Inside a bundle ("-qx") optind has not moved:
+	 * ARG is the word before, and the culprit is the letter. */
+	bool word = arg && !strncmp(arg, "--", 2) && (!opt || (lo && !lo->flag && lo->val == opt));
 	char buf[64];
 
-	if (arg && !strncmp(arg, "--", 2))
+	if (word)
 		snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(arg, "="), arg);
 	else if (opt > ' ' && opt < 127)
 		snprintf(buf, sizeof(buf), "-%c", opt);
 	else
 		snprintf(buf, sizeof(buf), "%s", arg ? arg : "?");
-	if (c != ':' && opt && arg && !strncmp(arg, "--", 2) && strchr(arg, '='))
-		/* getopt_long gives a known option's value in optopt: "--json=1" */
+	if (word && c != ':' && opt && strchr(arg, '='))
 		ft_err("%s: option '%s' takes no value; see 'fabtrace %s --help'", cmd, buf, cmd);
 	else
 		ft_err("%s: %s '%s'; see 'fabtrace %s --help'", cmd,

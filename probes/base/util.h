@@ -51,7 +51,8 @@ const char *fmt_wall(int64_t ns, char *buf, size_t len);
  * (argv[optind - 1]) when it is a long option ("--iface", without
  * "=VALUE"), else "-" OPT (getopt's optopt; inside a bundle such as "-qx"
  * ARG is the whole word), else ARG.  Every command words it alike. */
-void ft_err_bad_opt(const char *cmd, int c, int opt, const char *arg);
+struct option;
+void ft_err_bad_opt(const char *cmd, int c, int opt, const char *arg, const struct option *lopts);
 
 /*
  * Output written whole or not at all (report's --svg, --perfetto, ...):

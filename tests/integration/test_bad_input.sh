@@ -48,6 +48,8 @@ expect_err "unknown option in a bundle (report)" "unknown option '-x'" "$FT" rep
 expect_err "a value for a flag (report)" "option '--json' takes no value" "$FT" report --json=1 a.ftr
 expect_err "a value for a flag (record)" "option '--quiet' takes no value" "$FT" record --quiet=yes
 expect_err "an unknown option with a value" "unknown option '--frob'" "$FT" merge --frob=1 -o m.ftr a.ftr
+# a bundle's bad letter after a --NAME=VALUE: the letter, not the option before it
+expect_err "a bad letter after --from=1s" "unknown option '-x'" "$FT" report --from=1s -xq a.ftr
 expect_err "unknown command" "unknown command 'frob'" "$FT" frob
 no_file a.ftr "bad flags"
 

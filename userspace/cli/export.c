@@ -492,7 +492,7 @@ int cmd_export(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default: /* also ':', a missing value */
-			ft_err_bad_opt("export", opt, optopt, argv[optind - 1]);
+			ft_err_bad_opt("export", opt, optopt, argv[optind - 1], lopts);
 			return 2;
 		}
 	}

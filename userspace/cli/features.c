@@ -81,7 +81,7 @@ int cmd_features(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			ft_err_bad_opt("features", c, optopt, argv[optind - 1]);
+			ft_err_bad_opt("features", c, optopt, argv[optind - 1], opts);
 			return 2;
 		}
 	}

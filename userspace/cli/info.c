@@ -850,7 +850,7 @@ int cmd_info(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			ft_err_bad_opt("info", c, optopt, argv[optind - 1]);
+			ft_err_bad_opt("info", c, optopt, argv[optind - 1], opts);
 			return 2;
 		}
 	}

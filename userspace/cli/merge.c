@@ -108,7 +108,7 @@ int cmd_merge(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			ft_err_bad_opt("merge", c, optopt, argv[optind - 1]);
+			ft_err_bad_opt("merge", c, optopt, argv[optind - 1], lo);
 			return 2;
 		}
 	}

@@ -273,7 +273,7 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 			usage(stdout);
 			exit(0);
 		default:
-			ft_err_bad_opt("record", c, optopt, argv[optind - 1]);
+			ft_err_bad_opt("record", c, optopt, argv[optind - 1], opts);
 			return -1;
 		}
 	}

@@ -632,7 +632,7 @@ int cmd_report(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default: /* also ':', a missing value */
-			ft_err_bad_opt("report", c, optopt, argv[optind - 1]);
+			ft_err_bad_opt("report", c, optopt, argv[optind - 1], lopts);
 			return 2;
 		}
 	}

@@ -364,7 +364,7 @@ static int parse_args(struct top *t, int argc, char **argv)
 			usage(stdout);
 			exit(0);
 		default:
-			ft_err_bad_opt("top", c, optopt, argv[optind - 1]);
+			ft_err_bad_opt("top", c, optopt, argv[optind - 1], opts);
 			return -1;
 		}
 	}
