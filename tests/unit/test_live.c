@@ -554,6 +554,9 @@ static void test_phases_attached_apart(void **state)
 			if (j >= 2)
 				phase(l, pid, 1, j - 1, t + (pid - 100) * ms, t + 40 * ms, 1024, 0, 0);
 		phase(l, 102, 1, j, t + 30 * ms, t + 40 * ms, 1024, 0, 0);
+		/* a refresh before the others' first call must not settle the shifts */
+		if (j == 1)
+			live__tick(l, t + 41 * ms);
 	}
 	live__tick(l, T0 + SEC);
 	assert_int_equal(l->nprocs, 3);
@@ -567,6 +570,39 @@ static void test_phases_attached_apart(void **state)
 	phase(l, 101, 1, 6, T0 + 701 * ms, T0 + 740 * ms, 1024, 0, 0);
 	phase(l, 102, 1, 7, T0 + 730 * ms, T0 + 740 * ms, 1024, 0, 0);
 	assert_int_equal(l->procs[2].late, 6);
+	live__free(l);
+}
+
+/*
+ * A rank whose calls come after the others were aligned without it (its
+ * probes attached later, or a refresh came first): it opens the alignment
+ * again, and is matched shifted from then on.
+ */
+static void test_phases_rank_joins_later(void **state)
+{
+	struct live *l = new_live();
+	const uint64_t ms = 1000000;
+
+	(void)state;
+	slot(l, 1, FT_OP_ALLREDUCE, FT_SLOT_COLLECTIVE);
+	for (uint32_t pid = 100; pid <= 102; pid++)
+		comm_info(l, pid, (int32_t)(pid - 100), 3);
+	for (uint64_t j = 2; j <= 6; j++)
+		for (uint32_t pid = 100; pid <= 101; pid++)
+			phase(l, pid, 1, j - 1, T0 + j * 100 * ms + (pid - 100) * ms, T0 + j * 100 * ms + 40 * ms,
+			      1024, 0, 0);
+	live__tick(l, T0 + 800 * ms); /* half a second on: aligned without pid 102 */
+	for (uint64_t j = 7; j <= 10; j++) {
+		uint64_t t = T0 + j * 100 * ms;
+
+		for (uint32_t pid = 100; pid <= 101; pid++)
+			phase(l, pid, 1, j - 1, t + (pid - 100) * ms, t + 40 * ms, 1024, 0, 0);
+		phase(l, 102, 1, j, t + 30 * ms, t + 40 * ms, 1024, 0, 0);
+	}
+	live__tick(l, T0 + 2 * SEC);
+	assert_int_equal(l->procs[2].pid, 102);
+	assert_int_equal(l->procs[2].late, 4); /* collectives 7..10: the others had one rank short */
+	assert_int_equal(l->procs[0].late + l->procs[1].late, 0);
 	live__free(l);
 }
 
@@ -636,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_drops_and_retransmits),
 		cmocka_unit_test(test_phases),
 		cmocka_unit_test(test_phases_attached_apart),
+		cmocka_unit_test(test_phases_rank_joins_later),
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_bad_and_undescribed),
 	};

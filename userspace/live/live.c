@@ -60,6 +60,7 @@ void live__free(struct live *l)
 	free(l->reasons);
 	free(l->counters);
 	free(l->slots);
+	live_align__free(&l->align);
 	free(l);
 }
 
@@ -841,7 +842,7 @@ void live__tick(struct live *l, uint64_t now_ns)
 	uint64_t best = 0;
 
 	l->last_period_ns = len;
-	live_align__flush(&l->align, match_call, l); /* a refresh waits for no more calls */
+	live_align__flush(&l->align, now_ns, match_call, l); /* ranks that stay missing: no longer wait */
 	for (size_t i = 0; i < l->nifaces; i++) {
 		struct live_iface *f = &l->ifaces[i];
 

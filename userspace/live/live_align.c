@@ -6,37 +6,56 @@
 #include "userspace/correlate/seq_align.h"
 #include "userspace/live/live_align.h"
 
+static void key_clear(struct live_align_key *k)
+{
+	free(k->held);
+	memset(k, 0, sizeof(*k));
+}
+
+/* KEY's entry; a new one in a free slot, else in the least recent one's. */
 static struct live_align_key *key_of(struct live_align *a, uint64_t key)
 {
-	struct live_align_key *free_k = NULL;
+	struct live_align_key *free_k = NULL, *old = NULL;
 
 	for (int i = 0; i < LIVE_ALIGN_KEYS; i++) {
-		if (a->k[i].used && a->k[i].key == key)
-			return &a->k[i];
-		if (!a->k[i].used && !free_k)
-			free_k = &a->k[i];
+		struct live_align_key *k = &a->k[i];
+
+		if (k->used && k->key == key)
+			return k;
+		if (!k->used && !free_k)
+			free_k = k;
+		if (k->used && (!old || k->last_ns < old->last_ns))
+			old = k;
 	}
-	if (free_k) {
-		memset(free_k, 0, sizeof(*free_k));
-		free_k->key = key;
-		free_k->used = true;
+	if (!free_k) { /* its held calls go unaligned: better than never matched */
+		free_k = old;
+		key_clear(free_k);
 	}
+	free_k->key = key;
+	free_k->used = true;
 	return free_k;
 }
 
-static int32_t shift_of(const struct live_align_key *k, uint32_t proc)
+/* The shift of PROC's numbers, false when it has none (not seen while aligning). */
+static bool shift_of(const struct live_align_key *k, uint32_t proc, int32_t *shift)
 {
 	for (uint32_t i = 0; i < k->nshift; i++)
-		if (k->shift[i].proc == proc)
-			return k->shift[i].shift;
-	return 0; /* not seen while aligning: counted from where the others were */
+		if (k->shift[i].proc == proc) {
+			*shift = k->shift[i].shift;
+			return true;
+		}
+	*shift = 0;
+	return false;
 }
 
 static void match_shifted(const struct live_align_key *k, const struct live_call *c, live_match_fn match, void *ctx)
 {
 	struct live_call x = *c;
-	int64_t s = (int64_t)c->seq + shift_of(k, c->proc);
+	int32_t d;
+	int64_t s;
 
+	(void)shift_of(k, c->proc, &d);
+	s = (int64_t)c->seq + d;
 	if (s < 1)
 		return; /* a collective before the others' first */
 	x.seq = (uint64_t)s;
@@ -46,7 +65,7 @@ static void match_shifted(const struct live_align_key *k, const struct live_call
 /* Every rank made LIVE_ALIGN_CALLS calls: the shifts are as clear as they get. */
 static bool enough(const struct live_align_key *k)
 {
-	uint32_t procs[LIVE_ALIGN_HOLD], counts[LIVE_ALIGN_HOLD], n = 0;
+	uint32_t procs[LIVE_ALIGN_HOLD_MAX], counts[LIVE_ALIGN_HOLD_MAX], n = 0;
 	int32_t size = 0;
 
 	for (uint32_t i = 0; i < k->nheld; i++) {
@@ -91,15 +110,42 @@ static void align(struct live_align_key *k, live_match_fn match, void *ctx)
 	}
 	/* out of memory: numbers as counted (as before alignment existed) */
 	if (it && seq_align__run(it, k->nheld, NULL) == 0) {
+		uint32_t nold = k->nshift;
+		int32_t keep = 0;
+		bool anchored = false;
+
 		for (uint32_t i = 0; i < k->nheld; i++) {
 			const struct live_call *c = &k->held[it[i].idx];
-			bool known = false;
+			int32_t d = (int32_t)(it[i].seq - (int64_t)c->seq), old = 0;
+			bool had = false;
 
-			for (uint32_t j = 0; j < k->nshift && !known; j++)
-				known = k->shift[j].proc == c->proc;
-			if (!known && k->nshift < LIVE_ALIGN_PROCS) {
+			for (uint32_t j = 0; j < nold && !had; j++)
+				if (k->shift[j].proc == c->proc) {
+					had = true;
+					old = k->shift[j].shift;
+				}
+			/* aligned before: the numbers it matched under stay (the
+			 * collectives being matched keep their keys) */
+			if (had && !anchored) {
+				keep = old - d;
+				anchored = true;
+			}
+		}
+		for (uint32_t i = 0; i < k->nheld; i++) {
+			const struct live_call *c = &k->held[it[i].idx];
+			int32_t d = (int32_t)(it[i].seq - (int64_t)c->seq) + keep;
+			bool found = false;
+
+			for (uint32_t j = 0; j < k->nshift && !found; j++)
+				if (k->shift[j].proc == c->proc) {
+					found = true;
+					if (j >= nold)
+						continue; /* set in this loop already */
+					k->shift[j].shift = d;
+				}
+			if (!found && k->nshift < LIVE_ALIGN_PROCS) {
 				k->shift[k->nshift].proc = c->proc;
-				k->shift[k->nshift++].shift = (int32_t)(it[i].seq - (int64_t)c->seq);
+				k->shift[k->nshift++].shift = d;
 			}
 		}
 	}
@@ -111,28 +157,62 @@ static void align(struct live_align_key *k, live_match_fn match, void *ctx)
 	k->nheld = 0;
 }
 
+/* Room for one more held call; false when there is none to be had. */
+static bool hold_room(struct live_align_key *k, int32_t size)
+{
+	uint32_t want = size > 0 && (uint64_t)size * LIVE_ALIGN_CALLS < LIVE_ALIGN_HOLD_MAX
+				? (uint32_t)size * LIVE_ALIGN_CALLS : LIVE_ALIGN_HOLD_MAX;
+
+	if (want < LIVE_ALIGN_HOLD_MIN)
+		want = LIVE_ALIGN_HOLD_MIN;
+	if (k->nheld < k->cap)
+		return true;
+	if (k->cap >= want)
+		return false;
+	struct live_call *h = realloc(k->held, want * sizeof(*h));
+
+	if (!h)
+		return false;
+	k->held = h;
+	k->cap = want;
+	return true;
+}
+
 void live_align__feed(struct live_align *a, const struct live_call *c, live_match_fn match, void *ctx)
 {
 	struct live_align_key *k = key_of(a, c->key);
+	int32_t d;
 
-	if (!k) { /* more communicators than the table: unaligned */
-		match(ctx, c);
-		return;
-	}
+	k->last_ns = c->end;
+	/* a process not seen while aligning opens the alignment again */
+	if (k->done && !shift_of(k, c->proc, &d))
+		k->done = false;
 	if (k->done) {
 		match_shifted(k, c, match, ctx);
 		return;
 	}
+	if (!hold_room(k, c->size)) { /* full, and no more room to be had: align now */
+		align(k, match, ctx);
+		if (shift_of(k, c->proc, &d))
+			match_shifted(k, c, match, ctx);
+		else
+			match(ctx, c);
+		return;
+	}
 	k->held[k->nheld++] = *c;
-	if (k->nheld == LIVE_ALIGN_HOLD || enough(k))
+	if (k->nheld == k->cap || enough(k))
 		align(k, match, ctx);
 }
 
-void live_align__flush(struct live_align *a, live_match_fn match, void *ctx)
+void live_align__flush(struct live_align *a, uint64_t now_ns, live_match_fn match, void *ctx)
 {
-	for (int i = 0; i < LIVE_ALIGN_KEYS; i++)
-		if (a->k[i].used && !a->k[i].done && a->k[i].nheld)
-			align(&a->k[i], match, ctx);
+	for (int i = 0; i < LIVE_ALIGN_KEYS; i++) {
+		struct live_align_key *k = &a->k[i];
+
+		/* ranks that stay missing: the others are not held for ever */
+		if (k->used && !k->done && k->nheld && now_ns >= k->held[0].end + LIVE_ALIGN_WAIT_NS)
+			align(k, match, ctx);
+	}
 }
 
 void live_align__forget(struct live_align *a, uint32_t proc)
@@ -151,4 +231,10 @@ void live_align__forget(struct live_align *a, uint32_t proc)
 			else
 				j++;
 	}
+}
+
+void live_align__free(struct live_align *a)
+{
+	for (int i = 0; i < LIVE_ALIGN_KEYS; i++)
+		key_clear(&a->k[i]);
 }
