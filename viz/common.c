@@ -150,21 +150,13 @@ const char *viz__call_op(const struct corr *c, const struct corr_call *k)
 	return s && s->name[0] ? s->name : "call";
 }
 
-static bool named_custom(const struct model_slot *s)
-{
-	return s->op == FT_OP_CUSTOM && s->name[0];
-}
-
 uint32_t viz__call_op_index(const struct model *m, const struct corr_call *k)
 {
 	const struct model_slot *s;
-	uint32_t n = 0;
 
-	if (k->op != FT_OP_CUSTOM || !(s = model__slot(m, k->slot)) || !named_custom(s))
+	if (k->op != FT_OP_CUSTOM || !(s = model__slot(m, k->slot)) || s->custom == UINT32_MAX)
 		return k->op;
-	for (const struct model_slot *x = m->slots; x < s; x++)
-		n += named_custom(x);
-	return FT_OP_MAX + n;
+	return FT_OP_MAX + s->custom;
 }
 
 void viz__custom_names(const struct model *m, void (*fn)(void *ctx, const char *name), void *ctx)
@@ -172,7 +164,7 @@ void viz__custom_names(const struct model *m, void (*fn)(void *ctx, const char *
 	char name[sizeof(m->slots[0].name) + 1];
 
 	for (size_t i = 0; i < m->nslots; i++)
-		if (named_custom(&m->slots[i])) {
+		if (m->slots[i].custom != UINT32_MAX) { /* in custom order: the slots' own */
 			snprintf(name, sizeof(name), "%.*s", (int)sizeof(m->slots[i].name), m->slots[i].name);
 			fn(ctx, name);
 		}

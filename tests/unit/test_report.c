@@ -957,6 +957,24 @@ static void test_headline_network_only(void **state)
 		free(s);
 		model__free(m);
 	}
+	/* traffic only on a link of unknown capacity (lo), an idle one with a speed beside it */
+	{
+		struct ft_file_header h = mkhdr();
+
+		m = model__new(&h, NULL);
+		assert_non_null(m);
+		rec_iface(m, NS1, 1, "lo", "h1", 0, 0);
+		rec_iface(m, NS1, 2, "eth0", "h1", 10000, 0);
+		for (uint64_t i = 0; i < 50; i++)
+			rec_bin(m, 0, NS1, 1, FT_DIR_TX, S0 + i * BIN, 100000, 10, 0);
+		assert_int_equal(model__finish(m), 0);
+		s = render(m, false, false, 10);
+		HAS(s, "  busiest link: lo@h1 tx at ");
+		HAS(s, " sustained (its capacity is not known)");
+		assert_null(strstr(s, "busiest link: none"));
+		free(s);
+		model__free(m);
+	}
 }
 
 int main(void)

@@ -31,21 +31,33 @@ uint64_t corr__straggler_late_ns(const struct corr *c, const struct corr_instanc
 	return dur(prev, in->last_entry);
 }
 
+/* BUF gets the NAME of the named --phase slot with model_slot.custom == I
+ * (report --windows builds models in threads: no static buffer). */
+static void custom_name(const struct model *m, uint32_t i, char *buf, size_t len)
+{
+	snprintf(buf, len, "custom");
+	for (size_t k = 0; k < m->nslots; k++)
+		if (m->slots[k].custom == i) {
+			snprintf(buf, len, "%.*s", (int)sizeof(m->slots[k].name), m->slots[k].name);
+			return;
+		}
+}
+
 /* K's accumulator: its op, or FT_OP_MAX + the index of its named --phase slot. */
 static size_t op_slot(const struct model *m, const struct corr_call *k)
 {
 	const struct model_slot *s;
 
-	if (k->op == FT_OP_CUSTOM && (s = model__slot(m, k->slot)) && s->name[0])
-		return (size_t)FT_OP_MAX + (size_t)(s - m->slots);
+	if (k->op == FT_OP_CUSTOM && (s = model__slot(m, k->slot)) && s->custom != UINT32_MAX)
+		return (size_t)FT_OP_MAX + s->custom;
 	return k->op < FT_OP_MAX ? k->op : FT_OP_NONE;
 }
 
 int corr_rank_stats(struct corr *c)
 {
 	uint64_t (*acc)[5];
-	/* by op, and each named --phase slot apart (FT_OP_MAX + its index) */
-	size_t nslot = (size_t)FT_OP_MAX + c->m->nslots;
+	/* by op, and each named --phase slot apart (FT_OP_MAX + model_slot.custom) */
+	size_t nslot = (size_t)FT_OP_MAX + c->m->ncustom;
 
 	if (!c->nranks)
 		return 0;
@@ -102,8 +114,7 @@ int corr_rank_stats(struct corr *c)
 			if (op < FT_OP_MAX)
 				snprintf(o->name, sizeof(o->name), "%s", corr__op_name((unsigned)op));
 			else
-				snprintf(o->name, sizeof(o->name), "%.*s", (int)sizeof(c->m->slots[0].name),
-					 c->m->slots[op - FT_OP_MAX].name);
+				custom_name(c->m, (uint32_t)(op - FT_OP_MAX), o->name, sizeof(o->name));
 			o->calls = a[0];
 			o->bytes = a[1];
 			o->size_bytes = a[2];

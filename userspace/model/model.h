@@ -254,7 +254,7 @@ struct model_slot {
 	uint16_t lib_kind;          /* enum ft_lib_kind */
 	uint16_t op;                /* enum ft_op */
 	uint32_t flags;             /* enum ft_slot_flags */
-	uint32_t pad;
+	uint32_t custom;            /* a named --phase slot: its index among them; UINT32_MAX other slots */
 	uint64_t offset;
 	char lib[128];
 	char symbol[96];
@@ -366,6 +366,7 @@ struct model {
 
 	/* collective phases (empty without phase probes) */
 	struct model_slot *slots; size_t nslots;           /* by slot */
+	size_t ncustom;             /* named --phase slots (model_slot.custom) */
 	struct model_phase *phases; size_t nphases;        /* by (pid, start) */
 	struct model_req_done *req_dones; size_t nreq_dones; /* by (pid, req, ts) */
 	struct model_comm *comms; size_t ncomms;           /* by (pid, comm) */

@@ -100,6 +100,11 @@ int mdl_finish_phases(struct model *m)
 	m->nslots = p->slots.n;
 	if (m->nslots)
 		qsort(m->slots, m->nslots, sizeof(*m->slots), cmp_slot);
+	/* a --phase NAME is an op of its own in the views (report, HTML) */
+	m->ncustom = 0;
+	for (size_t i = 0; i < m->nslots; i++)
+		m->slots[i].custom = m->slots[i].op == FT_OP_CUSTOM && m->slots[i].name[0] ? (uint32_t)m->ncustom++
+											      : UINT32_MAX;
 	m->phases = p->phases.items;
 	m->nphases = p->phases.n;
 	if (m->nphases)

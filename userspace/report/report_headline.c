@@ -358,22 +358,36 @@ static void network_only(struct headline *h, const struct model *m, const struct
 	line(h, "  drops: %" PRIu64 " congestion, %" PRIu64 " other; retransmits: %" PRIu64 " (rto %" PRIu64
 		", fast %" PRIu64 ", tail-loss probes %" PRIu64 ")", cong, m->drops_total - cong, m->retrans,
 	     m->retrans_by_trigger[FT_RTX_RTO], m->retrans_by_trigger[FT_RTX_FAST], m->retrans_by_trigger[FT_RTX_TLP]);
+	const struct model_dir *most = NULL; /* the most bytes, for links of unknown capacity */
+	const struct model_iface *most_if = NULL;
+	int most_dir = 0;
+
 	for (size_t i = 0; i < m->nifaces; i++)
 		for (int d = 0; d < 2; d++) {
 			const struct model_dir *x = &m->ifaces[i].dir[d];
 
-			if (x->sustained_util == x->sustained_util &&
+			if (x->sustained_util == x->sustained_util && x->bytes &&
 			    (!busy || x->sustained_util > busy->sustained_util)) {
 				busy = x;
 				busy_if = &m->ifaces[i];
 				busy_dir = d;
 			}
+			if (x->bytes && (!most || x->bytes > most->bytes)) {
+				most = x;
+				most_if = &m->ifaces[i];
+				most_dir = d;
+			}
 		}
 	if (!(m->hdr.probes & ((1ull << FT_PROBE_IFACE_TX) | (1ull << FT_PROBE_IFACE_RX)))) {
 		line(h, "  busiest link: not known (interface bins not recorded: --no-probes bins)");
-	} else if (busy && !busy->bytes) {
+	} else if (!most) {
 		line(h, "  busiest link: none (no traffic binned on the traced interfaces)");
-	} else if (busy) {
+	} else if (!busy) { /* traffic only where the capacity is not known (lo, a veth without speed) */
+		char r[32];
+
+		line(h, "  busiest link: %s %s at %s sustained (its capacity is not known)", most_if->label,
+		     most_dir == FT_DIR_TX ? "tx" : "rx", fmt_rate_bps(most->sustained_bps, r, sizeof(r)));
+	} else {
 		char r[32], s[32];
 
 		line(h, "  busiest link: %s %s at %s sustained, %.0f%% of its %s %s", busy_if->label,
