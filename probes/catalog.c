@@ -685,7 +685,7 @@ int phase_spec__parse(const char *s, struct phase_spec *out, char *err, size_t e
 		}
 		if (plain)
 			nm = eq + 1;
-		else if (!strchr(sym, '(') && !strstr(sym, "operator"))
+		else if (!strchr(sym, '('))
 			/* not a C++ operator=: a NAME that is not a plain name */
 			for (const char *c = eq + 1; *c; c++)
 				if (!name_char(*c)) {

@@ -228,7 +228,7 @@ check "  and its duration is not 0 ns ($(head -n 1 unfm.txt))" test "$(head -n 1
 sleep 0.3; lo_traffic; wait "$k1" "$k0" || bad "two recordings of lo"
 # at the same time, of the same namespace: every packet twice if merged
 expect_err "merge of one machine's captures of one namespace at one time" \
-	"k1.ftr and k0.ftr were recorded on one machine at the same time, both tracing namespace" \
+	"k1.ftr and k0.ftr were recorded on one machine at the same time, both tracing interface" \
 	"$FT" merge -q -o k.ftr k1.ftr k0.ftr
 check "  and no output" test ! -e k.ftr
 "$FT" record -q -i lo -d 1s -o k2.ftr & k2=$!

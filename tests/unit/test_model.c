@@ -521,12 +521,13 @@ static void test_coverage(void **state)
 	m = mk(0, 0);
 	rec_coverage(m, FT_PROBE_IFACE_TX, 1, 1000, 990);  /* host 1: 10 skipped */
 	rec_coverage(m, FT_PROBE_IFACE_TX, 1, 2000, 1995); /* host 2: 5 */
+	rec_coverage(m, FT_PROBE_IFACE_TX, 1, 500, 503);   /* host 3: edge jitter, hides no other's */
 	rec_coverage(m, FT_PROBE_DROP, 1, 4, 4);
 	rec_coverage(m, FT_PROBE_DROP, 0, 0, 7);           /* a host whose hits were not counted */
 	assert_int_equal(model__finish(m), 0);
 	assert_int_equal(m->ncoverage, 2);
-	assert_int_equal(m->coverage[0].hits, 3000);
-	assert_int_equal(m->coverage[0].runs, 2985);
+	assert_int_equal(m->coverage[0].hits, 3500);
+	assert_int_equal(m->coverage[0].runs, 3488);
 	assert_int_equal(m->coverage[0].skipped, 15);
 	assert_int_equal(m->coverage[1].known, 0);
 	assert_int_equal(m->coverage[1].runs, 11);

@@ -76,6 +76,17 @@ static int add_u32(uint32_t **a, size_t *n, size_t *cap, uint32_t v)
 	return 0;
 }
 
+static int add_u64(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
+{
+	for (size_t i = *n; i > 0; i--)
+		if ((*a)[i - 1] == v)
+			return 0;
+	if (grow_array((void **)a, cap, *n + 1, sizeof(**a)))
+		return -ENOMEM;
+	(*a)[(*n)++] = v;
+	return 0;
+}
+
 static void add_addr(uint8_t (*set)[16], size_t *n, const uint8_t *a)
 {
 	static const uint8_t zero[16];
@@ -192,7 +203,8 @@ static int pass1_record(struct host *h, const struct ft_rec_hdr *r)
 		const struct ft_iface_info *f = (const void *)r;
 
 		if (add_u32(&h->netns, &h->nnetns, &h->capnetns, f->netns) ||
-		    ((f->flags & FT_IFACE_TRACED) && add_u32(&h->tns, &h->ntns, &h->captns, f->netns)))
+		    ((f->flags & FT_IFACE_TRACED) &&
+		     add_u64(&h->tif, &h->ntif, &h->captif, (uint64_t)f->netns << 32 | f->ifindex)))
 			return -ENOMEM;
 		if (!strncmp(f->name, "lo", sizeof(f->name))) {
 			if (grow_array((void **)&h->lo, &h->caplo, h->nlo + 1, sizeof(*h->lo)))
@@ -226,8 +238,7 @@ static int pass1_record(struct host *h, const struct ft_rec_hdr *r)
 		if (p->slot > h->max_slot)
 			h->max_slot = p->slot;
 		if (add_u32(&h->pids, &h->npids, &h->cappids, p->pid) ||
-		    add_u32(&h->netns, &h->nnetns, &h->capnetns, p->netns) ||
-		    (p->netns && add_u32(&h->tns, &h->ntns, &h->captns, p->netns)))
+		    add_u32(&h->netns, &h->nnetns, &h->capnetns, p->netns))
 			return -ENOMEM;
 		if (!p->seq || (p->flags & (FT_PHASE_OPEN | FT_PHASE_NONBLOCKING)))
 			break;
@@ -637,9 +648,10 @@ out:
 
 
 /*
- * Two captures of one kernel that traced one namespace at the same time hold
- * the same packets and calls: merged, they would count twice.  (Captures of
- * one machine at different times, or of different namespaces, merge.)
+ * Two captures of one kernel that traced one interface, or one process's
+ * calls, at the same time hold the same packets or calls: merged, they would
+ * count twice.  (Captures of one machine at different times, or of other
+ * interfaces and processes, merge.)
  */
 static int refuse_twice_traced(const struct merge *m)
 {
@@ -651,13 +663,23 @@ static int refuse_twice_traced(const struct merge *m)
 			    (a->t_first > b->t_first ? a->t_first : b->t_first) >=
 				    (a->t_last < b->t_last ? a->t_last : b->t_last))
 				continue;
-			for (size_t k = 0; k < b->ntns; k++)
-				for (size_t l = 0; l < a->ntns; l++)
-					if (b->tns[k] == a->tns[l]) {
+			for (size_t k = 0; k < b->ntif; k++)
+				for (size_t l = 0; l < a->ntif; l++)
+					if (b->tif[k] == a->tif[l]) {
 						ft_err("merge: %s and %s were recorded on one machine at the same time, "
-						       "both tracing namespace %u: merged, its records would count "
-						       "twice; give one of them, or record each namespace once "
-						       "(record --netns)", a->path, b->path, b->tns[k]);
+						       "both tracing interface %u of namespace %u: merged, its records "
+						       "would count twice; give one of them, or record each interface "
+						       "once (record -i, --netns)", a->path, b->path,
+						       (uint32_t)b->tif[k], (uint32_t)(b->tif[k] >> 32));
+						return -1;
+					}
+			for (size_t k = 0; k < b->npids; k++)
+				for (size_t l = 0; l < a->npids; l++)
+					if (b->pids[k] == a->pids[l]) {
+						ft_err("merge: %s and %s were recorded on one machine at the same time, "
+						       "both tracing the calls of process %u: merged, they would count "
+						       "twice; give one of them, or record each job once (record -p)",
+						       a->path, b->path, b->pids[k]);
 						return -1;
 					}
 		}
@@ -670,7 +692,7 @@ static void free_merge(struct merge *m)
 		struct host *h = &m->h[i];
 
 		free(h->netns);
-		free(h->tns);
+		free(h->tif);
 		free(h->pids);
 		free(h->lo);
 		free(h->slots);

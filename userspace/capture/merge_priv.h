@@ -44,7 +44,7 @@ struct host {
 	bool unsynced, sync_known;
 	/* ids */
 	uint32_t *netns; size_t nnetns, capnetns;
-	uint32_t *tns; size_t ntns, captns;  /* namespaces it traced: chosen interfaces', ranks' */
+	uint64_t *tif; size_t ntif, captif;  /* interfaces it traced: netns << 32 | ifindex */
 	uint32_t *pids; size_t npids, cappids;
 	uint32_t max_slot, max_group, max_port, max_cpu;
 	struct { uint32_t netns, ifindex; } *lo; size_t nlo, caplo;

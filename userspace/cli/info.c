@@ -51,6 +51,7 @@ struct info {
 	size_t nlost;
 	bool lost_overflow;
 	struct ft_coverage cov[64]; /* by probe id; hdr.type = 0 where none */
+	uint64_t cov_skip[64];      /* skipped runs, each host's clamped at 0, summed */
 	struct ft_phase_slot *slots; /* FT_REC_PHASE_SLOT, by first appearance */
 	size_t nslots;
 	bool slots_overflow;
@@ -260,6 +261,7 @@ static void account(struct info *in, const struct ft_rec_hdr *r)
 				e->hits = e->known ? e->hits + cv->hits : 0;
 				e->runs += cv->runs;
 			}
+			in->cov_skip[cv->probe] += cv->hits > cv->runs ? cv->hits - cv->runs : 0;
 		}
 		break;
 	}
@@ -275,9 +277,9 @@ static void account(struct info *in, const struct ft_rec_hdr *r)
 
 /* ---- probe coverage (FT_REC_COVERAGE): tracepoint hits the programs did not see */
 
-static uint64_t cov_skipped(const struct ft_coverage *c)
+static uint64_t cov_skipped(const struct info *in, const struct ft_coverage *c)
 {
-	return c->known && c->hits > c->runs ? c->hits - c->runs : 0;
+	return c->known && c->probe < 64 ? in->cov_skip[c->probe] : 0;
 }
 
 static const char *cov_name(const struct info *in, uint32_t id, char *buf, size_t len)
@@ -304,7 +306,7 @@ static const char *cov_status(const struct info *in, uint64_t *skipped, size_t *
 		if (in->cov[id].hdr.type != FT_REC_COVERAGE)
 			continue;
 		n++;
-		*skipped += cov_skipped(&in->cov[id]);
+		*skipped += cov_skipped(in, &in->cov[id]);
 		*unknown += !in->cov[id].known;
 	}
 	if (!n)
@@ -338,9 +340,9 @@ static void print_coverage(const struct info *in)
 		if (!c->known)
 			printf("  %s probe coverage unknown (its tracepoint hits were not counted)\n",
 			       cov_name(in, (uint32_t)id, nb, sizeof(nb)));
-		else if (cov_skipped(c))
+		else if (cov_skipped(in, c))
 			printf("  kernel skipped %llu of %llu %s probe runs (tracepoint hits the program "
-			       "did not see)\n", (unsigned long long)cov_skipped(c),
+			       "did not see)\n", (unsigned long long)cov_skipped(in, c),
 			       (unsigned long long)c->hits, cov_name(in, (uint32_t)id, nb, sizeof(nb)));
 	}
 }
@@ -790,7 +792,7 @@ static void print_json(const struct info *in, bool pretty)
 			json_kv_string(&j, "hits", NULL);
 		json_kv_u64(&j, "runs", c->runs);
 		if (c->known)
-			json_kv_u64(&j, "skipped", cov_skipped(c));
+			json_kv_u64(&j, "skipped", cov_skipped(in, c));
 		else
 			json_kv_string(&j, "skipped", NULL);
 		json_object_end(&j);

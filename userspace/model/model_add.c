@@ -352,6 +352,8 @@ static int add_coverage(struct model *m, const struct ft_coverage *c)
 	e->known = (created || e->known) && c->known ? 1 : 0;
 	e->hits = e->known ? e->hits + c->hits : 0;
 	e->runs += c->runs;
+	/* each host's own shortfall: one with runs over hits hides no other's */
+	e->skipped = e->known ? e->skipped + (c->hits > c->runs ? c->hits - c->runs : 0) : 0;
 	return 0;
 }
 

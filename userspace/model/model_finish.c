@@ -329,7 +329,7 @@ int model__finish(struct model *m)
 	for (size_t i = 0; i < m->ncoverage; i++) {
 		struct model_coverage *c = &m->coverage[i];
 
-		c->skipped = c->known && c->hits > c->runs ? c->hits - c->runs : 0;
+		c->skipped = c->known ? c->skipped : 0; /* summed per host in add_coverage */
 		m->skipped_runs += c->skipped;
 		m->coverage_unknown += !c->known;
 	}

@@ -69,7 +69,8 @@ int session__finish(struct session *s)
 	sess_write_lost(s, true);
 	sess_write_clock(s, FT_CLOCK_STOP);
 	end.ts_ns = mono_ns();
-	end.stop_ago_ns = end.ts_ns - stop_ns >= UINT32_MAX ? UINT32_MAX : (uint32_t)(end.ts_ns - stop_ns);
+	/* longer than a u32 holds (4.3 s of detaching): unknown, not a wrong stop */
+	end.stop_ago_ns = end.ts_ns - stop_ns >= UINT32_MAX ? 0 : (uint32_t)(end.ts_ns - stop_ns);
 	end.records = s->w ? capture__records(s->w) : 0;
 	end.stop_reason = (uint32_t)s->st.stop_reason;
 	sess_append(s, &end.hdr);
