@@ -230,7 +230,10 @@ static int writer_fail(struct capture_writer *w, int err, const char *what)
  * A recorder holds an exclusive flock on the capture it writes, for as long
  * as it writes it, so that readers can tell "still being recorded" from
  * "cut short", and a second recorder does not replace it.  Best effort: a
- * file system without flock (some cluster file systems) says nothing.
+ * file system without flock (some cluster file systems) says nothing, and
+ * two recorders started in the same instant may both find the path free
+ * before either holds the lock (the second then replaces the first's file,
+ * as before).
  */
 static bool being_written(int fd)
 {
