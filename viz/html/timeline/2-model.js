@@ -66,7 +66,8 @@
      * Okabe & Ito's palette (colour-blind safe), by meaning as in viz/common.h;
      * verdicts also carry a letter and text, events a shape. */
     const COLLECTIVE_OPS = { allreduce: 1, reduce_scatter: 1, allgather: 1, bcast: 1, reduce: 1, alltoall: 1, barrier: 1, gather: 1, scatter: 1 };
-    function opColor(op) { return COLLECTIVE_OPS[OPS[op]] ? '#0072B2' : '#999999'; }
+    // own keys only: a --phase NAME such as "toString" is no collective
+    function opColor(op) { return Object.prototype.hasOwnProperty.call(COLLECTIVE_OPS, OPS[op]) ? '#0072B2' : '#999999'; }
     const VERDICT_COLORS = ['#009E73', '#D55E00', '#CC79A7', '#999999'];
     const VERDICT_GLYPH = ['', 'N', 'R', '?'];
     const COL = {
