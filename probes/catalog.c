@@ -675,24 +675,20 @@ int phase_spec__parse(const char *s, struct phase_spec *out, char *err, size_t e
 	/* NAME follows the last '=' when what follows is a plain name (C++ operator= stays) */
 	eq = strrchr(sym, '=');
 	if (eq) {
-		bool plain = eq[1] != 0;
+		const char *bad = eq + 1; /* the first character a NAME may not have */
 
-		for (const char *c = eq + 1; *c && plain; c++)
-			plain = name_char(*c);
+		while (*bad && name_char(*bad))
+			bad++;
 		if (!eq[1]) {
 			snprintf(err, errlen, "empty NAME after '='; use LIB:SYMBOL=NAME or drop the '='");
 			return -EINVAL;
 		}
-		if (plain)
+		if (!*bad) {
 			nm = eq + 1;
-		else if (!strchr(sym, '('))
-			/* not a C++ operator=: a NAME that is not a plain name */
-			for (const char *c = eq + 1; *c; c++)
-				if (!name_char(*c)) {
-					snprintf(err, errlen, "NAME '%s' has '%c'; use letters, digits, '_', '.' "
-						 "or '-'", eq + 1, *c);
-					return -EINVAL;
-				}
+		} else if (!strchr(sym, '(')) { /* not a C++ operator=: a NAME that is not a plain name */
+			snprintf(err, errlen, "NAME '%s' has '%c'; use letters, digits, '_', '.' or '-'", eq + 1, *bad);
+			return -EINVAL;
+		}
 	}
 	symlen = nm ? (size_t)(nm - 1 - sym) : strlen(sym);
 	if (!symlen) {
