@@ -217,21 +217,15 @@ static void conserve_split(const struct model *m, const struct model_iface *f, s
 	for (size_t i = 0; i < d->nbins; i++) {
 		const struct model_bin *b = &d->bins[i];
 		uint64_t end = b->start_ns + m->hdr.bin_ns;
-		bool edge = false;
+		bool between = !timed || (b->start_ns >= mid[0] && b->start_ns < mid[1]);
+		bool edge = false; /* counted, perhaps, on the other side of a read */
 
-		if (timed) {
-			for (int k = 0; k < 2; k++)
-				edge |= end > lo[k] && b->start_ns < hi[k];
-			if (b->start_ns < mid[0] || b->start_ns >= mid[1]) {
-				if (edge) { /* counted, perhaps, on the other side of a read */
-					d->edge_bytes += b->bytes;
-					d->edge_pkts += b->pkts;
-				}
-				continue;
-			}
+		for (int k = 0; timed && k < 2; k++)
+			edge |= end > lo[k] && b->start_ns < hi[k];
+		if (between) {
+			d->between_bytes += b->bytes;
+			d->between_pkts += b->pkts;
 		}
-		d->between_bytes += b->bytes;
-		d->between_pkts += b->pkts;
 		if (edge) {
 			d->edge_bytes += b->bytes;
 			d->edge_pkts += b->pkts;
