@@ -470,6 +470,7 @@ enum ft_stop_reason {
 	FT_STOP_SIGNAL   = 1,
 	FT_STOP_COMMAND  = 2,  /* the traced command exited */
 	FT_STOP_ERROR    = 3,  /* e.g. disk full; data up to here is valid */
+	FT_STOP_MIXED    = 4,  /* merged: the hosts' recordings stopped for different reasons */
 };
 
 struct ft_end {

@@ -66,6 +66,7 @@ struct opts {
 	uint64_t lost_seq;          /* 0: auto */
 	uint64_t events;
 	unsigned only_host;         /* 1-based: write only that host's records (0: all) */
+	unsigned stop_reason;       /* the END's enum ft_stop_reason */
 	char cmdline[256];
 };
 
@@ -770,7 +771,7 @@ static int generate(struct gen *g)
 		REC(e, FT_REC_END);
 		e.ts_ns = g->end_ns;
 		e.records = g->records;
-		e.stop_reason = FT_STOP_DURATION;
+		e.stop_reason = g->o.stop_reason;
 		emit(g, &e);
 	}
 	ret = g->err;
@@ -825,6 +826,8 @@ static void usage(FILE *f)
 		"                           (default: the one at 60%% of the capture)\n"
 		"      --only-host H        write only host H's records (1-based), as its own\n"
 "                           recorder would: per-node captures for fabtrace merge\n"
+"      --stop-reason N      the END's stop reason (0 duration, 1 signal, 2 command\n"
+"                           exited, 3 error, 4 mixed; default 0)\n"
 "      --seed N             jitter seed (default 1)\n"
 		"      --events N           size the capture to about N records (sets the duration)\n"
 		"  -q, --quiet              no summary line\n"
@@ -865,7 +868,7 @@ static int parse(struct opts *o, int argc, char **argv)
 {
 	enum { O_HOSTS = 256, O_RPP, O_BIN, O_BIN_US, O_PERIOD, O_SIZE, O_COMPUTE, O_OPT, O_LINK, O_CONGEST,
 	       O_CFACTOR, O_STRAG, O_NOSTEPS, O_NORDMA, O_CTRP, O_NOLOST, O_LOSTSEQ, O_SEED, O_EVENTS,
-	       O_ONLY };
+	       O_ONLY, O_STOP };
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' }, { "duration", required_argument, NULL, 'd' },
 		{ "hosts", required_argument, NULL, O_HOSTS }, { "ranks-per-host", required_argument, NULL, O_RPP },
@@ -879,6 +882,7 @@ static int parse(struct opts *o, int argc, char **argv)
 		{ "no-lost", no_argument, NULL, O_NOLOST }, { "lost-seq", required_argument, NULL, O_LOSTSEQ },
 		{ "seed", required_argument, NULL, O_SEED }, { "events", required_argument, NULL, O_EVENTS },
 		{ "only-host", required_argument, NULL, O_ONLY },
+		{ "stop-reason", required_argument, NULL, O_STOP },
 		{ "quiet", no_argument, NULL, 'q' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	const char *strag = NULL, *congest = "2:2/10";
@@ -926,6 +930,7 @@ static int parse(struct opts *o, int argc, char **argv)
 		case O_SEED: if (num(optarg, 0, UINT64_MAX, &v)) goto bad; o->seed = v; break;
 		case O_EVENTS: if (num(optarg, 100, 1000000000000ull, &v)) goto bad; o->events = v; break;
 		case O_ONLY: if (num(optarg, 1, 250, &v)) goto bad; o->only_host = (unsigned)v; break;
+		case O_STOP: if (num(optarg, 0, FT_STOP_MIXED, &v)) goto bad; o->stop_reason = (unsigned)v; break;
 		case 'q': o->quiet = true; break;
 		case 'h': usage(stdout); exit(0);
 		default:

@@ -60,6 +60,22 @@ ports = {(r["group"], r["interface"]) for r in rows if r["group"].startswith("ml
 sys.exit(not (rows and all(r["interface"] for r in rows) and len(ports) == 3 and len({i for _, i in ports}) == 3))' ctr.csv
 rm -f job.ftr
 
+# the merged capture's stop reason is its hosts' (it was always "duration")
+check "merge: the hosts' stop reason, duration" test "$(jget info.json 'j["stop_reason"]')" = duration
+for h in 1 2; do
+	"$SYNTH" -q -o "sig$h.ftr" --hosts 3 -d 2s --only-host "$h" --stop-reason 1 || bad "synthcap --stop-reason 1"
+done
+"$FT" merge -q -o job.ftr sig1.ftr sig2.ftr || bad "merge of two signal-stopped captures"
+"$FT" info --json job.ftr >info.json || bad "info on it"
+check "merge: both hosts stopped by a signal, so is the merged capture" \
+	test "$(jget info.json 'j["stop_reason"]')" = signal
+rm -f job.ftr
+"$FT" merge -q -o job.ftr sig1.ftr sig2.ftr n3.ftr || bad "merge of signal- and duration-stopped captures"
+"$FT" report --json job.ftr >report.json || bad "report on it"
+check "merge: hosts stopped for different reasons: stop reason mixed" \
+	test "$(jget report.json 'j["capture"]["stop_reason"]')" = mixed
+rm -f job.ftr
+
 # a skew within the clocks' uncertainty is no straggler: synthcap's straggler
 # is 30 ms late; the clock pairs capshift adds claim 1 us, 40 ms, or nothing
 CAPSHIFT=$ROOT/$BUILD/tools/capshift

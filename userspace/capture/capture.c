@@ -104,6 +104,7 @@ const char *capture__stop_reason_name(uint32_t reason)
 	case FT_STOP_SIGNAL: return "signal";
 	case FT_STOP_COMMAND: return "command exited";
 	case FT_STOP_ERROR: return "error";
+	case FT_STOP_MIXED: return "mixed";
 	default: return "unknown";
 	}
 }

@@ -281,6 +281,7 @@ static int pass1_record(struct host *h, const struct ft_rec_hdr *r)
 		break;
 	case FT_REC_END:
 		note_t(h, ((const struct ft_end *)(const void *)r)->ts_ns);
+		h->stop_reason = ((const struct ft_end *)(const void *)r)->stop_reason;
 		break;
 	default:
 		break;
@@ -776,6 +777,7 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 		return 1;
 	for (size_t i = 0; i < m.n; i++) {
 		m.h[i].path = paths[i];
+		m.h[i].stop_reason = -1;
 		if (same_file(m.out, paths[i])) {
 			ft_err("merge: -o %s is one of the captures to merge (%s); choose another output", m.out,
 			       paths[i]);

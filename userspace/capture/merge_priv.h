@@ -37,6 +37,7 @@ struct host {
 	enum capture_state state;
 	char error[300];
 	uint64_t t_first, t_last;         /* host clock */
+	int64_t stop_reason;              /* its END's enum ft_stop_reason; -1 without END */
 	/* clock pairs: realtime - mono against mono, as a line */
 	size_t nclk;
 	double clk_t0, clk_sw, clk_sx, clk_sy, clk_sxx, clk_sxy;

@@ -115,6 +115,22 @@ void mrg_make_labels(struct merge *m)
 
 /* ---- pass 3: the merged capture ---- */
 
+/* The hosts' common stop reason (of those that have an END), FT_STOP_MIXED
+ * when they differ, FT_STOP_ERROR when every one was cut short. */
+static uint32_t merged_stop_reason(const struct merge *m)
+{
+	int64_t r = -1;
+
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->h[i].stop_reason < 0)
+			continue;
+		if (r >= 0 && r != m->h[i].stop_reason)
+			return FT_STOP_MIXED;
+		r = m->h[i].stop_reason;
+	}
+	return r < 0 ? FT_STOP_ERROR : (uint32_t)r;
+}
+
 static int write_host(struct merge *m, struct capture_writer *w, struct host *h, uint64_t *last)
 {
 	struct capture_reader *r = NULL;
@@ -252,7 +268,7 @@ int mrg_write_merged(struct merge *m)
 
 		end.ts_ns = last ? last : start;
 		end.records = capture__records(w);
-		end.stop_reason = FT_STOP_DURATION;
+		end.stop_reason = merged_stop_reason(m);
 		if (capture__append(w, &end.hdr))
 			goto fail;
 	}
