@@ -104,6 +104,14 @@ static void test_conservation_skipped(void **state)
 	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->skipped_pkts, 0);
 	model__free(m);
 
+	/* 10 short on eth0, 1 on eth1 (a frame in flight: OK), 10 skipped: the OK interface spends
+	 * none of the skips, so eth0's 10 are explained */
+	m = skipped_case(1010, 1000, 10, 1);
+	assert_int_equal(dir_of(m, NS1, 3, FT_DIR_TX)->conserve, MODEL_CONSERVE_OK);
+	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->conserve, MODEL_CONSERVE_OK_SKIPPED);
+	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->skipped_pkts, 10);
+	model__free(m);
+
 	/* no coverage known: no explanation */
 	m = skipped_case(1000, 1000, 10, 0);
 	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->conserve, MODEL_CONSERVE_MISMATCH);

@@ -300,10 +300,12 @@ static uint64_t skipped_runs_of(const struct model *m, uint32_t probe)
 
 /*
  * A probe run the kernel skipped is one skb missing from the bins (each run
- * bins one skb) on whichever interface it passed.  When every shortfall of a
- * direction, summed over its interfaces, fits in that direction's skipped
+ * bins one skb) on whichever interface it passed.  When the shortfalls of a
+ * direction's mismatched interfaces, summed, fit in that direction's skipped
  * runs, the mismatches are explained: OK_SKIPPED, not MISMATCH.  A surplus,
- * or a shortfall larger than the skips, stays a MISMATCH.
+ * or a shortfall larger than the skips, stays a MISMATCH.  An interface
+ * already OK spends none of the skips: its shortfall is within the frames in
+ * flight at the reads (with many interfaces, those alone outgrew the skips).
  */
 void mdl_conserve_explain_skipped(struct model *m, int dir)
 {
@@ -315,8 +317,7 @@ void mdl_conserve_explain_skipped(struct model *m, int dir)
 	for (size_t i = 0; i < m->nifaces; i++) {
 		const struct model_dir *d = &m->ifaces[i].dir[dir];
 
-		if ((d->conserve == MODEL_CONSERVE_OK || d->conserve == MODEL_CONSERVE_MISMATCH) &&
-		    d->diff_pkts < 0)
+		if (d->conserve == MODEL_CONSERVE_MISMATCH && d->diff_pkts < 0)
 			short_pkts += (uint64_t)(-d->diff_pkts);
 	}
 	if (short_pkts > skipped)
