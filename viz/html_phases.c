@@ -201,7 +201,9 @@ void html_put_instances(struct html *h)
 		html_col_u(&ctlp, e->retrans_tlp);
 		html_col_u(&cce, e->ce_pkts);
 		html_col_u(&cbu, e->bursts);
-		html_col_u(&cut, opt_num(e->peak_util, 10000.0));
+		html_col_u(&cut, opt_num(e->peak_iface == CORR_NONE ? e->peak_util
+						: model_dir__line_util(&m->ifaces[e->peak_iface].dir[e->peak_dir & 1],
+								       e->peak_util), 10000.0));
 		html_col_u(&clink, e->link == CORR_NONE ? 0 : (uint64_t)e->link + 1);
 		html_col_u(&cqq, e->qdisc == CORR_NONE ? 0 : (uint64_t)e->qdisc + 1);
 		html_col_u(&cccg, e->ctr_cong);
@@ -285,8 +287,8 @@ static void put_one_evidence(struct html *h, struct out *o, size_t idx)
 		html_out_u(o, NULL, l->bytes[1]);
 		html_out_end_arr(o);
 		html_out_arr(o, "util");
-		html_out_d(o, NULL, l->peak_util[0], 4);
-		html_out_d(o, NULL, l->peak_util[1], 4);
+		html_out_d(o, NULL, model_dir__line_util(&m->ifaces[l->iface].dir[0], l->peak_util[0]), 4);
+		html_out_d(o, NULL, model_dir__line_util(&m->ifaces[l->iface].dir[1], l->peak_util[1]), 4);
 		html_out_end_arr(o);
 		html_out_u(o, "bursts", l->bursts);
 		html_out_u(o, "ce", l->ce_pkts);

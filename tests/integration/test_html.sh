@@ -47,6 +47,27 @@ check(m is not None, "data element present")
 d = json.loads(m.group(1))
 check(d["format"] == "fabtrace-html-1", f"data format {d['format']}")
 check(d["meta"]["lod"]["kmin"] == 0, "a short capture keeps every exact bin (lod kmin 0)")
+# the details' peak is a share of the line rate, as the text's "(P% of the line rate)"; against
+# the 100 Mbit/s shaper it read thousands of per cent
+import base64, zlib
+raw = zlib.decompress(base64.b64decode(re.search(r'id="ft-bin">(.*?)</script>', s, re.S).group(1).strip()))
+def column(ref):  # [offset, count] of LEB128 varints in the inflated binary part
+    i, out = ref[0], []
+    while len(out) < ref[1]:
+        v = sh = 0
+        while True:
+            c = raw[i]; i += 1; v |= (c & 0x7f) << sh; sh += 7
+            if c < 0x80:
+                break
+        out.append(v)
+    return out
+util = [(v - 1) / 10000 if v else None for v in column(d["insts"]["util"])]
+pairs = [(float(x.group(1)), util[e["i"]]) for e in d["evidence"]["items"]
+         for x in [re.search(r"\(([0-9.]+)% of the line rate\)", e["text"])] if x]
+check(pairs and all(u is not None and abs(100 * u - p) < 0.2 for p, u in pairs),
+      f"the details' peak, % of the line rate, is the text's ({len(pairs)} compared, e.g. {pairs[:2]})")
+links = [u for e in d["evidence"]["items"] for l in e["links"] for u in l["util"] if u is not None]
+check(links and max(links) < 3, f"the links' peaks are shares of the line rate (max {max(links or [0]):.2f})")
 done()
 PY
 

@@ -131,6 +131,15 @@ struct model_dir {
 	uint64_t skipped_pkts;                /* OK_SKIPPED: packets explained by skipped runs */
 };
 
+/* UTIL, a bin's rate against D's capacity (the shaper where there is one),
+ * as a share of D's line rate, as peak_line_util is: a shaped link's bins run
+ * at the line rate, so against the shaper they would read 3000 %.  UTIL
+ * itself when the line rate is unknown. */
+static inline double model_dir__line_util(const struct model_dir *d, double util)
+{
+	return d->line_bps > 0 && d->capacity_bps > 0 ? util * d->capacity_bps / d->line_bps : util;
+}
+
 struct model_iface {
 	uint32_t netns, ifindex;
 	bool known;                 /* an FT_REC_IFACE record was seen */

@@ -262,13 +262,13 @@
       h += row2('bursts', String(I.bursts[ii]));
       if (I.ctr_cong[ii] || I.ctr_pause[ii] || I.ctr_loss[ii])
         h += row2('counter spikes', 'congestion +' + I.ctr_cong[ii] + ', pause +' + I.ctr_pause[ii] + ', retransmission/discard +' + I.ctr_loss[ii]);
-      h += row2('peak utilisation', Number.isFinite(optNum(I.util[ii], 10000)) ? fmtNum(optNum(I.util[ii], 10000) * 100, 1) + ' %' : '-');
+      h += row2('peak bin, of the line rate', Number.isFinite(optNum(I.util[ii], 10000)) ? fmtNum(optNum(I.util[ii], 10000) * 100, 1) + ' %' : '-');
       if (I.link[ii]) h += row2('culprit link', esc(ifLabel(I.link[ii] - 1)));
       if (I.qdisc[ii]) h += row2('culprit queue', esc(qLabel(I.qdisc[ii] - 1)));
       h += '</table>';
       if (ev) {
         if (ev.links.length) {
-          h += '<h4>Links</h4><table><tr><th>link</th><th class="num">rx / tx</th><th class="num">peak util</th><th class="num">queue</th><th class="num">drops</th></tr>';
+          h += '<h4>Links</h4><table><tr><th>link</th><th class="num">rx / tx</th><th class="num">peak bin, of line</th><th class="num">queue</th><th class="num">drops</th></tr>';
           for (const l of ev.links) {
             const u = Math.max(l.util[0] === null ? -1 : l.util[0], l.util[1] === null ? -1 : l.util[1]);
             h += '<tr><td>' + esc(ifLabel(l.iface)) + (l.qdisc >= 0 ? '<br><span class="k">' + esc(qLabel(l.qdisc)) + '</span>' : '') + '</td>' +
