@@ -915,6 +915,41 @@ static void test_headline(void **state)
 	model__free(m);
 }
 
+/* The blame line names two places and counts the rest as ranks (or links), not "elsewhere". */
+static void test_headline_other_ranks(void **state)
+{
+	struct ft_file_header h = mkhdr();
+	struct model *m = model__new(&h, NULL);
+	const uint64_t world = 0x44000000;
+	char *s;
+
+	(void)state;
+	assert_non_null(m);
+	rec_slot(m, 1, FT_LIB_MPI, FT_OP_ALLREDUCE, FT_SLOT_COLLECTIVE, "allreduce");
+	for (uint32_t r = 0; r < 4; r++) {
+		rec_iface(m, NS1 + r, 2, "eth0", "h", 10000, 0);
+		rec_comm_info(m, 100 + r, world, (int32_t)r, 4, S0);
+		rec_proc(m, 100 + r, 99, NS1 + r, FT_PROC_EXISTING, S0, "allreduce");
+	}
+	/* 12 all-reduces of 5 ms; rank 1 enters 40 ms late in #2 and #4, rank 2 in #6, rank 3 in #8 */
+	for (uint64_t s2 = 1; s2 <= 12; s2++) {
+		uint64_t t = S0 + s2 * 100 * MS;
+		int late_rank = s2 == 2 || s2 == 4 ? 1 : s2 == 6 ? 2 : s2 == 8 ? 3 : -1;
+
+		for (uint32_t r = 0; r < 4; r++)
+			rec_call(m, 1, 100 + r, NS1 + r, t + ((int)r == late_rank ? 40 * MS : 0),
+				 t + ((late_rank >= 0) ? 45 * MS : 5 * MS), 262144, 4, world, s2);
+	}
+	rec_end(m, S0 + 1400 * MS);
+	assert_int_equal(model__finish(m), 0);
+	s = render(m, false, false, 10);
+	HAS(s, "\n  rank-bound:    2 by rank 1 (pid 101, ");
+	HAS(s, ", 1 by other ranks\n");
+	assert_null(strstr(s, "elsewhere"));
+	free(s);
+	model__free(m);
+}
+
 /* Without phases the headline names the network's worst: queue, drops, retransmits, busiest link. */
 static void test_headline_network_only(void **state)
 {
@@ -992,6 +1027,7 @@ int main(void)
 		cmocka_unit_test(test_cmd_report),
 		cmocka_unit_test(test_headline),
 		cmocka_unit_test(test_headline_network_only),
+		cmocka_unit_test(test_headline_other_ranks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -260,7 +260,8 @@ static void blame_line(struct headline *h, const struct corr *c, enum corr_verdi
 	for (size_t j = 2; j < nk; j++)
 		other += cnt[j];
 	if (other && k < sizeof(buf))
-		snprintf(buf + k, sizeof(buf) - k, ", %" PRIu64 " elsewhere", other);
+		snprintf(buf + k, sizeof(buf) - k, ", %" PRIu64 " %s", other,
+			 v == CORR_NETWORK ? "on other links" : "by other ranks");
 	line(h, "  %-14s %s", what, buf);
 }
 
