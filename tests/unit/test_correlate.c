@@ -622,15 +622,17 @@ static uint32_t iface_index(const struct model *m, uint32_t netns, uint32_t ifin
 }
 
 /*
- * Retransmits on rank 0's flow name its link, h1's eth0; a queue below the
- * threshold on another link (h2's tbf) is still shown, but with its own
- * link's name and figures, never as the named link's.
+ * Retransmits on rank 0's flow name its link, h1's eth0, and where the flow
+ * goes (10.0.0.100, which h2's eth0 sends from): the congestion may be
+ * anywhere on that path.  A queue below the threshold on another link (h2's
+ * tbf) is still shown, but with its own link's name and figures, never as
+ * the named link's.
  */
 static void test_network_queue_elsewhere(void **state)
 {
 	struct model *m = mk();
 	struct corr *c;
-	struct ft_flow f = rec_flow(1, 40000, 5000, NS1);
+	struct ft_flow f = rec_flow(1, 40000, 5000, NS1), back;
 	const struct corr_instance *in;
 	uint64_t t = S0 + 100 * MS;
 	char buf[1024];
@@ -651,13 +653,22 @@ static void test_network_queue_elsewhere(void **state)
 	rec_qbin(m, 0, NS2, 2, 0x10000, t + 2 * MS, 114, 1, 3810, 1, 3810, 1, 114, 0);
 	for (uint64_t r = 0; r < 3; r++)
 		rec_retrans(m, f, t + 5 * MS + r * MS, FT_RTX_FAST);
+	/* the receiver's side of the flow, seen on h2's eth0 */
+	back = f;
+	memcpy(back.saddr, f.daddr, 4);
+	memcpy(back.daddr, f.saddr, 4);
+	back.sport = f.dport;
+	back.dport = f.sport;
+	back.netns = NS2;
+	back.ifindex = 2;
+	rec_sample(m, back, 100, 10);
 	rec_end(m, S0 + 500 * MS);
 	c = build(m, CORR_PHASES_AUTO);
 	in = inst(c, FT_OP_ALLREDUCE, 1, CORR_COMM_HANDLE);
 	assert_int_equal(in->verdict, CORR_NETWORK);
 	assert_int_equal(in->ev.link, iface_index(m, NS1, 2));
 	corr__describe(c, (size_t)(in - c->instances), buf, sizeof(buf));
-	if (!strstr(buf, "network-bound: link eth0@h1: queueing ") ||
+	if (!strstr(buf, "network-bound: link eth0@h1 toward 10.0.0.100 (eth0@h2): queueing ") ||
 	    !strstr(buf, " on eth0@h2 (tbf 1:) (backlog 114 B, sojourn max 3.81 us), 3 retransmits"))
 		fail_msg("description: %s", buf);
 	corr__free(c);

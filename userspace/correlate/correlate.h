@@ -276,6 +276,9 @@ struct corr_evsum {
 	uint32_t bursts;
 	uint32_t link;              /* index into model.ifaces named as the culprit, CORR_NONE */
 	uint32_t qdisc;             /* index into model.qdiscs named as the culprit, CORR_NONE */
+	/* the culprit is the retransmitting flow's path, not a queue seen: the
+	 * index into model.flows of the flow that retransmitted most, CORR_NONE */
+	uint32_t toward_flow;
 	/* counter spikes (model.ctr_events) overlapping the window, on the ranks' ports/NICs */
 	uint32_t ctr_events;
 	uint64_t ctr_cong, ctr_pause, ctr_retrans, ctr_discard; /* growth inside the window */
@@ -485,6 +488,12 @@ const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t l
 const char *corr__rank_label(const struct corr *c, uint32_t rank, char *buf, size_t len);
 /* "tbf 1:", "htb 1:10" */
 const char *corr__qdisc_label(const struct model *m, uint32_t qdisc, char *buf, size_t len);
+/* Where flow FLOW goes: "198.18.0.3 (eth0@h3)", the interface where the
+ * capture saw that address send; the address alone when it did not. */
+const char *corr__toward_label(const struct model *m, uint32_t flow, char *buf, size_t len);
+/* "link eth0@h2 (tbf 1:)", "link eth0@h4 toward 198.18.0.3 (eth0@h3)": a network-bound
+ * instance's culprit, "" when none is named */
+const char *corr__culprit_label(const struct model *m, const struct corr_evsum *s, char *buf, size_t len);
 /*
  * How late an instance's straggler entered: its entry minus the latest
  * entry of the others; 0 without a straggler (corr_rank.late_ns sums it).

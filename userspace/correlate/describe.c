@@ -4,9 +4,11 @@
  * verdict and evidence (corr__describe), rank and qdisc labels.  Only reads
  * the correlator's results; kept apart from computing them.
  */
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "probes/base/util.h"
 #include "rdma/counters.h"
@@ -147,21 +149,65 @@ static const struct corr_link_ev *queue_link(const struct corr_evidence *ev, uin
 	return NULL;
 }
 
+const char *corr__toward_label(const struct model *m, uint32_t flow, char *buf, size_t len)
+{
+	const struct ft_flow *f = &m->flows[flow].key;
+	size_t alen = f->family == 6 ? 16 : 4;
+	char a[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(f->family == 6 ? AF_INET6 : AF_INET, f->daddr, a, sizeof(a)))
+		snprintf(a, sizeof(a), "?");
+	/* the receiver's interface: where a flow of the capture has that address as its source */
+	for (size_t i = 0; i < m->nflows; i++) {
+		const struct model_flow *g = &m->flows[i];
+		const struct model_iface *x;
+
+		if (g->key.family != f->family || memcmp(g->key.saddr, f->daddr, alen) != 0 || !g->ifindex)
+			continue;
+		x = model__iface(m, g->key.netns, g->ifindex);
+		if (x) {
+			snprintf(buf, len, "%s (%s)", a, x->label);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%s", a);
+	return buf;
+}
+
+const char *corr__culprit_label(const struct model *m, const struct corr_evsum *s, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	if (s->link != CORR_NONE && s->link < m->nifaces)
+		app(buf, len, &k, "link %s", m->ifaces[s->link].label);
+	if (s->qdisc != CORR_NONE && s->qdisc < m->nqdiscs) {
+		char q[48];
+
+		app(buf, len, &k, " (%s)", qdisc_str(m, s->qdisc, q, sizeof(q)));
+	}
+	if (s->toward_flow != CORR_NONE && s->toward_flow < m->nflows) {
+		char t[128];
+
+		app(buf, len, &k, "%s %s", k ? " toward" : "the path toward",
+		    corr__toward_label(m, s->toward_flow, t, sizeof(t)));
+	}
+	return buf;
+}
+
 /* "eth0@h2 tbf 1: queue 2.40 ms (backlog 30.0 kB), 12 drops (QDISC_DROP 12), ..." */
 static void evidence_str(const struct corr *c, const struct corr_evidence *ev, char *buf, size_t len,
 			 size_t *k)
 {
 	const struct model *m = c->m;
 	const struct corr_evsum *s = &ev->sum;
-	char q[48];
+	char q[48], cl[256];
 	bool first = true;
 
-	if (s->link != CORR_NONE)
-		app(buf, len, k, "link %s", m->ifaces[s->link].label);
-	if (s->qdisc != CORR_NONE)
-		app(buf, len, k, " (%s)", qdisc_str(m, s->qdisc, q, sizeof(q)));
-	if (s->link != CORR_NONE || s->qdisc != CORR_NONE)
-		app(buf, len, k, ":");
+	if (corr__culprit_label(m, s, cl, sizeof(cl))[0])
+		app(buf, len, k, "%s:", cl);
 	if (s->queue_qdisc != CORR_NONE && s->queue_delay_ns) {
 		const struct corr_link_ev *ql = queue_link(ev, s->queue_qdisc);
 		char a[32];

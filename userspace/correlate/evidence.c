@@ -236,7 +236,7 @@ static int window_evidence(const struct corr *c, const struct pset *ps, uint64_t
 	ev->start_ns = a;
 	ev->end_ns = b;
 	s->peak_util = NAN;
-	s->peak_iface = s->queue_qdisc = s->link = s->qdisc = s->ctr_series = CORR_NONE;
+	s->peak_iface = s->queue_qdisc = s->link = s->qdisc = s->ctr_series = s->toward_flow = CORR_NONE;
 	for (size_t i = 0; i < m->nifaces; i++)
 		ev->nlinks += in_set(ps->netns, ps->nnetns, m->ifaces[i].netns) && !is_loopback(&m->ifaces[i]);
 	if (ev->nlinks) {
@@ -372,6 +372,10 @@ static int window_evidence(const struct corr *c, const struct pset *ps, uint64_t
 
 		if (f)
 			s->link = (uint32_t)(f - m->ifaces);
+		/* the sender's interface is where the flow left, not where it queued:
+		 * the congestion may be anywhere on its path (a switch port toward the
+		 * receiver, most often), so the path is named */
+		s->toward_flow = ev->flows[0].flow;
 	} else if (s->ce_pkts) {
 		for (size_t i = 0; i < ev->nlinks; i++)
 			if (ev->links[i].ce_pkts > best_ce) {

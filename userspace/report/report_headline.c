@@ -187,17 +187,11 @@ static const char *cause_of(const struct corr *c, const struct corr_instance *in
 const char *headline__place(const struct corr *c, const struct corr_instance *in, char *buf, size_t len)
 {
 	const struct model *m = c->m;
-	char q[48];
 
 	if (in->verdict != CORR_NETWORK)
 		return corr__rank_label(c, in->straggler, buf, len);
-	if (in->ev.link == CORR_NONE || in->ev.link >= m->nifaces)
+	if (!corr__culprit_label(m, &in->ev, buf, len)[0])
 		snprintf(buf, len, "the ranks' flows or adapters");
-	else if (in->ev.qdisc != CORR_NONE)
-		snprintf(buf, len, "link %s (%s)", m->ifaces[in->ev.link].label,
-			 corr__qdisc_label(m, in->ev.qdisc, q, sizeof(q)));
-	else
-		snprintf(buf, len, "link %s", m->ifaces[in->ev.link].label);
 	return buf;
 }
 

@@ -62,6 +62,8 @@ static void j_evidence(struct json *j, const struct model *m, const struct corr 
 	} else {
 		json_kv_string(j, "qdisc", NULL);
 	}
+	json_kv_string(j, "toward", ev.sum.toward_flow != CORR_NONE
+					    ? corr__toward_label(m, ev.sum.toward_flow, fl, sizeof(fl)) : NULL);
 	json_kv_u64(j, "queue_delay_ns", ev.sum.queue_delay_ns);
 	json_kv_u64(j, "max_sojourn_ns", ev.sum.max_sojourn_ns);
 	json_kv_u64(j, "max_backlog_bytes", ev.sum.max_backlog_bytes);
