@@ -434,6 +434,13 @@ const char *fmt_rate_bps(double bits_per_s, char *buf, size_t len)
 /* ------------------------------------------------------------------ */
 /* output files, written whole or not at all                           */
 
+bool ft_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
 {
 	const char *slash, *base, *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");

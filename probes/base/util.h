@@ -54,6 +54,9 @@ const char *fmt_wall(int64_t ns, char *buf, size_t len);
 struct option;
 void ft_err_bad_opt(const char *cmd, int c, int opt, const char *arg, const struct option *lopts);
 
+/* Whether A and B name one file (links, "./x" and "x" alike); false when either is missing. */
+bool ft_same_file(const char *a, const char *b);
+
 /*
  * Output written whole or not at all (report's --svg, --perfetto, ...):
  * outfile_open() creates a temporary file next to PATH (mode 0600, O_EXCL;

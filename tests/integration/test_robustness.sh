@@ -3,7 +3,7 @@
 # do: crash `report --windows`, hang a reader on a FIFO, turn a huge -d into
 # a moment, lose an early Ctrl-C, pass a command that never ran as success,
 # drive the terminal with a host name's escape codes, misname a full disk,
-# or let merge overwrite (or double) its own input.
+# or let merge, report's timelines or export overwrite their own input.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd python3
@@ -150,6 +150,14 @@ cp cap.ftr copy.ftr
 sum=$(md5sum <a.ftr)
 expect_err "merge -o onto an input" "is one of the captures to merge" "$FT" merge -q -o a.ftr cap.ftr a.ftr
 check "  the input is untouched" test "$(md5sum <a.ftr)" = "$sum"
+# nor do report's timelines and export (they replaced the capture, exit 0)
+expect_err "report --svg onto its capture" "report: --svg a.ftr is the capture being read" "$FT" report -q --svg a.ftr a.ftr
+expect_err "report --html onto its capture by another path" "report: --html ./a.ftr is the capture being read" \
+	"$FT" report -q --html ./a.ftr a.ftr
+expect_err "export -o onto its capture" "a.ftr is the capture being read" "$FT" export -w events -o a.ftr a.ftr
+check "  the capture is untouched" test "$(md5sum <a.ftr)" = "$sum"
+expect_err "export -w all -o - (stdout): one table only" "stdout\) takes one table" "$FT" export -w all -o - a.ftr
+check "  and no directory named -" test ! -e ./-
 expect_err "merge: one file by two paths" "given twice" "$FT" merge -q -o m.ftr a.ftr ./a.ftr
 expect_err "merge: a copy of one recording" "copies of one recording" "$FT" merge -q -o m.ftr a.ftr copy.ftr
 check "  no merged file" test ! -e m.ftr

@@ -749,14 +749,6 @@ static void plan_windows(struct merge *m)
 }
 
 
-/* Whether A and B name one file (links, "./x" and "x" alike); false when either is missing. */
-static bool same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 {
 	struct merge m = {
@@ -778,7 +770,7 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 	for (size_t i = 0; i < m.n; i++) {
 		m.h[i].path = paths[i];
 		m.h[i].stop_reason = -1;
-		if (same_file(m.out, paths[i])) {
+		if (ft_same_file(m.out, paths[i])) {
 			ft_err("merge: -o %s is one of the captures to merge (%s); choose another output", m.out,
 			       paths[i]);
 			goto out;
@@ -789,7 +781,7 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 			goto out;
 		}
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(m.h[j].path, m.h[i].path) || same_file(m.h[j].path, m.h[i].path)) {
+			if (!strcmp(m.h[j].path, m.h[i].path) || ft_same_file(m.h[j].path, m.h[i].path)) {
 				ft_err("merge: %s is given twice (as %s too)", m.h[i].path, m.h[j].path);
 				goto out;
 			}

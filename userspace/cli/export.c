@@ -509,6 +509,10 @@ int cmd_export(int argc, char **argv)
 		       fmt == EX_CSV ? "csv" : "jsonl");
 		return 2;
 	}
+	if (nwant > 1 && !strcmp(out, "-")) {
+		ft_err("export: -o - (stdout) takes one table; pick one with --what, or give a directory");
+		return 2;
+	}
 	if (nwant > 1 && (ends_with(out, ".csv") || ends_with(out, ".jsonl"))) {
 		/* it would become a directory of that name */
 		ft_err("export: -o %s looks like a file, but several tables go into a directory; give a "
@@ -559,6 +563,11 @@ int cmd_export(int argc, char **argv)
 			snprintf(p, sizeof(p), "%s/%s.%s", out, table_name[k], fmt == EX_CSV ? "csv" : "jsonl");
 		else
 			snprintf(p, sizeof(p), "%s", out ? out : "-");
+		if (strcmp(p, "-") && ft_same_file(p, path)) {
+			ft_err("export: %s is the capture being read; choose another output", p);
+			ret = 2;
+			break;
+		}
 		if (outfile_open(&of[k], p, err, sizeof(err))) {
 			ft_err("export: %s", err);
 			ret = 1;

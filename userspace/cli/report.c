@@ -644,6 +644,12 @@ int cmd_report(int argc, char **argv)
 	ro.path = argv[optind];
 	if (timeline_check(&tl))
 		return 2;
+	for (int k = 0; k < TL_N; k++)
+		if (tl.out[k] && strcmp(tl.out[k], "-") && ft_same_file(tl.out[k], ro.path)) {
+			ft_err("report: --%s %s is the capture being read; choose another output",
+			       tl_outputs[k].opt, tl.out[k]);
+			return 2;
+		}
 	if (jobs && !windows_ns) {
 		ft_err("report: --jobs applies to --windows; add --windows DURATION");
 		return 2;
