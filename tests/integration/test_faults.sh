@@ -167,6 +167,25 @@ check "record -- CMD (killed): its calls up to the kill are there, at most one c
 check "record -- CMD (killed): its exit is recorded, before the capture's end" \
 	test "$(jget "$TMPD/report.json" "[p['exited'] and p['exit_rel_ns'] <= j['capture']['duration_ns'] for p in j['processes'] if p['pid'] == $wpid]")" = "[True]"
 
+# 2a'. record -- CMD stopped by -d: the command's whole tree ends, not only
+# its first process (a shell's child kept running untraced)
+tok=$((7000 + RANDOM % 1000))
+rc=0
+"$FT" record -q -i lo -d 1s -o "$TMPD/tree.ftr" -- sh -c "sleep $tok.5; true" || rc=$?
+sleep 0.3
+left=$(pgrep -f "sleep $tok.5" || true)
+check "record -- sh -c 'sleep; true' stopped by -d: exit 0, no process of its tree left (got $rc; left: ${left:-none})" \
+	test "$rc" = 0 -a -z "$left"
+[[ -n $left ]] && kill $left 2>/dev/null
+
+# 2a''. a reader of the recorder's output that goes away (| head) does not
+# kill the recording (SIGPIPE at its next line, exit 141): the capture is whole, exit 0
+"$FT" record -i lo -d 1s -o "$TMPD/pipe.ftr" 2>&1 | head -c 1 >/dev/null
+rc=${PIPESTATUS[0]}
+"$FT" info --json "$TMPD/pipe.ftr" >"$TMPD/info.json" 2>/dev/null
+check "record 2>&1 | head -c 1: the recording survives its reader, exit 0, capture complete (exit $rc)" \
+	test "$rc" = 0 -a "$(jget "$TMPD/info.json" 'j["state"], j["stop_reason"]')" = "('complete', 'duration')"
+
 # 2b. record -p PID; PID exits by itself, then PID is killed
 for how in exits killed; do
 	if [[ $how == exits ]]; then

@@ -4,6 +4,7 @@
  * the rings, flush open bins and calls, write END), session__close(), and
  * the accessors of a session's state.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -87,6 +88,66 @@ int session__finish(struct session *s)
 	return ret || s->write_failed ? -1 : 0;
 }
 
+/*
+ * SIG to ROOT and every process below it, as /proc shows the tree now.  A
+ * command stopped by -d or an error is often a shell or a launcher (sh -c,
+ * timeout, mpiexec): signalling it alone left its children running untraced.
+ * Processes that left the tree (a daemon's double fork) are not ours to end.
+ */
+static void signal_tree(pid_t root, int sig)
+{
+	struct { pid_t pid, ppid; bool in; } *ps = NULL;
+	size_t n = 0, cap = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char buf[4096], *end;
+		const char *pp;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (*end || pid <= 0 || proc_status_read((pid_t)pid, buf, sizeof(buf)) < 0 ||
+		    !(pp = proc_status_field(buf, "PPid:")))
+			continue;
+		if (grow_array((void **)&ps, &cap, n + 1, sizeof(*ps)))
+			break;
+		ps[n].pid = (pid_t)pid;
+		ps[n].ppid = (pid_t)strtol(pp, NULL, 10);
+		ps[n].in = ps[n].pid == root;
+		n++;
+	}
+	if (d)
+		closedir(d);
+	/* a process is in the tree when its parent is; repeat until nothing joins */
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < n && !ps[i].in; j++)
+				if (ps[j].in && ps[j].pid == ps[i].ppid)
+					more = ps[i].in = true;
+	}
+	kill(root, sig);
+	for (size_t i = 0; i < n; i++)
+		if (ps[i].in && ps[i].pid != root)
+			kill(ps[i].pid, sig);
+	free(ps);
+}
+
+/* End COMMAND, still running at the stop: SIGTERM to its tree, SIGKILL after
+ * STOP_GRACE_MS if it did not exit. */
+#define STOP_GRACE_MS 10000
+static void end_command(struct session *s)
+{
+	signal_tree(s->child, SIGTERM);
+	for (int ms = 0; ms < STOP_GRACE_MS; ms += 10) {
+		if (waitpid(s->child, NULL, WNOHANG) == s->child)
+			return;
+		usleep(10000);
+	}
+	signal_tree(s->child, SIGKILL);
+	waitpid(s->child, NULL, 0);
+}
+
 void session__close(struct session *s)
 {
 	if (!s)
@@ -99,10 +160,8 @@ void session__close(struct session *s)
 		close(s->go_fd); /* the command never starts */
 	if (s->exec_fd >= 0)
 		close(s->exec_fd);
-	if (s->child > 0) {
-		kill(s->child, SIGTERM);
-		waitpid(s->child, NULL, 0);
-	}
+	if (s->child > 0)
+		end_command(s);
 	if (s->sfd >= 0)
 		close(s->sfd);
 	if (s->ep >= 0)

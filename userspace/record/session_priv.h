@@ -83,6 +83,7 @@ struct session {
 	int ep;
 	struct watch watches[MAX_WATCH];
 	sigset_t orig_mask;           /* COMMAND gets it back */
+	struct sigaction orig_pipe;   /* SIGPIPE's disposition: COMMAND gets it back */
 };
 
 

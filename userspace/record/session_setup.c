@@ -270,6 +270,7 @@ static int spawn_command(struct session *s)
 		int e;
 
 		sigprocmask(SIG_SETMASK, &s->orig_mask, NULL);
+		sigaction(SIGPIPE, &s->orig_pipe, NULL);
 		close(pfd[1]);
 		close(efd[0]);
 		if (read(pfd[0], &c, 1) != 1)
@@ -406,6 +407,13 @@ int session__open(struct session **out, const struct session_opts *o,
 	 */
 	sess_stop_signals(&mask);
 	sigprocmask(SIG_BLOCK, &mask, &s->orig_mask);
+	/* a reader of our stderr that goes away (| head, a closed ssh) must not
+	 * kill the recording: the status line's write fails instead */
+	{
+		struct sigaction ign = { .sa_handler = SIG_IGN };
+
+		sigaction(SIGPIPE, &ign, &s->orig_pipe);
+	}
 	/* inherited as ignored, SIGCHLD would never tell us COMMAND exited */
 	signal(SIGCHLD, SIG_DFL);
 	/*
