@@ -521,16 +521,21 @@ int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-int outfile_errno(const struct outfile *o)
+int stream_errno(FILE *f)
 {
 	struct statvfs v;
 	struct stat st;
 
 	/* a file on a full file system; pipes and terminals report no blocks */
-	if (o->f && !fstat(fileno(o->f), &st) && S_ISREG(st.st_mode) && !fstatvfs(fileno(o->f), &v) &&
-	    v.f_blocks > 0 && v.f_bavail == 0)
+	if (f && !fstat(fileno(f), &st) && S_ISREG(st.st_mode) && !fstatvfs(fileno(f), &v) && v.f_blocks > 0 &&
+	    v.f_bavail == 0)
 		return ENOSPC;
 	return EIO;
+}
+
+int outfile_errno(const struct outfile *o)
+{
+	return stream_errno(o->f);
 }
 
 int outfile_commit(struct outfile *o, char *err, size_t errlen)

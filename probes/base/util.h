@@ -77,6 +77,8 @@ void outfile_abort(struct outfile *o);
 /* Why writing O failed, once its stream has an error and the failed write's
  * errno is gone: ENOSPC when it is a file on a full file system, else EIO. */
 int outfile_errno(const struct outfile *o);
+/* The same for any stream F (stdout): ENOSPC or EIO. */
+int stream_errno(FILE *f);
 
 /*
  * Make the array *P of *CAP items of ISZ bytes hold at least NEED, doubling

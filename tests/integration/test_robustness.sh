@@ -166,6 +166,12 @@ dd if=/dev/zero of=tiny/fill2 bs=1k count=64 2>/dev/null # the disk's last block
 expect_err "merge onto a full disk: ENOSPC, named by -o, once" "merge: (writing )?tiny/m.ftr: .*No space left on device" \
 	"$FT" merge -q -o tiny/m.ftr a.ftr b.ftr
 check "  nothing left on it" test "$(ls -A tiny | tr '\n' ' ')" = "fill fill2 "
+# standard output on a full disk is a failure too (info, features, --help exited 0)
+expect_err "info > a full disk: exit 1, ENOSPC" "writing the standard output: No space left on device" \
+	sh -c '"$1" info "$2" >tiny/info.txt' sh "$FT" a.ftr
+expect_err "info --json > /dev/full: exit 1, said on stderr" "^fabtrace: writing the standard output: " \
+	sh -c '"$1" info --json "$2" >/dev/full' sh "$FT" a.ftr
+rm -f tiny/info.txt
 expect_err "merge into a missing directory: named by -o" "merge: nodir/m.ftr: cannot create" \
 	"$FT" merge -q -o nodir/m.ftr a.ftr
 python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[600] ^= 0xff; open(sys.argv[2], "wb").write(d)' a.ftr bad.ftr

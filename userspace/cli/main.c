@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* fabtrace: congestion tracer for the fabric under GPU training clusters. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +40,26 @@ static void usage(FILE *f)
 		"  sudo fabtrace features\n");
 }
 
+/*
+ * Output that could not be written is a failure, not a success: `fabtrace
+ * info > f` on a full disk exited 0 with f cut short.  A reader that went
+ * away (| head) is not an error of ours.
+ */
+static int stdout_written(int rc)
+{
+	int e;
+
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	e = errno ? errno : stream_errno(stdout);
+	if (e == EPIPE)
+		return rc;
+	/* to stderr even under --json: stdout is what failed */
+	fprintf(stderr, "fabtrace: writing the standard output: %s\n", strerror(e));
+	return rc ? rc : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -47,15 +68,15 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return 0;
+		return stdout_written(0);
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("fabtrace %s\n", FT_VERSION);
-		return 0;
+		return stdout_written(0);
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+			return stdout_written(cmds[i].fn(argc - 1, argv + 1));
 	ft_err("unknown command '%s'; see 'fabtrace --help'", argv[1]);
 	return 2;
 }
