@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -441,6 +442,57 @@ bool ft_same_file(const char *a, const char *b)
 	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/*
+ * Temporaries removed when a stop signal ends the process: an interrupted
+ * report or merge left its hidden .NAME.XXXXXX files behind.  Only where the
+ * signal would kill us (default disposition); a recorder blocks these
+ * signals and keeps what it wrote.
+ */
+#define TMP_LIVE_MAX 16
+static const char *live_tmp[TMP_LIVE_MAX];
+
+static void tmp_on_signal(int sig)
+{
+	for (int i = 0; i < TMP_LIVE_MAX; i++) {
+		const char *p = __atomic_load_n(&live_tmp[i], __ATOMIC_SEQ_CST);
+
+		if (p)
+			unlink(p); /* async-signal-safe */
+	}
+	signal(sig, SIG_DFL);
+	raise(sig); /* delivered once we return: the usual death by SIG */
+}
+
+void tmpfile_track(const char *path)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	static bool installed;
+
+	if (!__atomic_exchange_n(&installed, true, __ATOMIC_SEQ_CST))
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+			struct sigaction old, sa = { .sa_handler = tmp_on_signal };
+
+			sigemptyset(&sa.sa_mask);
+			if (!sigaction(sigs[i], NULL, &old) && old.sa_handler == SIG_DFL)
+				sigaction(sigs[i], &sa, NULL);
+		}
+	for (int i = 0; i < TMP_LIVE_MAX; i++) {
+		const char *none = NULL;
+
+		if (__atomic_compare_exchange_n(&live_tmp[i], &none, path, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return;
+	}
+}
+
+void tmpfile_untrack(const char *path)
+{
+	for (int i = 0; i < TMP_LIVE_MAX; i++) {
+		const char *p = path;
+
+		__atomic_compare_exchange_n(&live_tmp[i], &p, NULL, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	}
+}
+
 int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
 {
 	const char *slash, *base, *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
@@ -495,6 +547,7 @@ int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(e));
 		return -e;
 	}
+	tmpfile_track(o->tmp);
 	if (geteuid() == 0 && sudo_uid && sudo_uid[0]) {
 		char *end;
 		unsigned long uid = strtoul(sudo_uid, &end, 10), gid;
@@ -567,6 +620,7 @@ int outfile_commit(struct outfile *o, char *err, size_t errlen)
 		outfile_abort(o);
 		return -e;
 	}
+	tmpfile_untrack(o->tmp);
 	free(o->tmp);
 	free(o->path);
 	o->tmp = o->path = NULL;
@@ -580,8 +634,10 @@ void outfile_abort(struct outfile *o)
 	else if (o->f)
 		fflush(o->f);
 	o->f = NULL;
-	if (o->tmp)
+	if (o->tmp) {
 		unlink(o->tmp);
+		tmpfile_untrack(o->tmp);
+	}
 	free(o->tmp);
 	free(o->path);
 	o->tmp = o->path = NULL;

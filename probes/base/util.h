@@ -79,6 +79,11 @@ void outfile_abort(struct outfile *o);
 int outfile_errno(const struct outfile *o);
 /* The same for any stream F (stdout): ENOSPC or EIO. */
 int stream_errno(FILE *f);
+/* PATH, a temporary output, is removed if SIGINT/SIGTERM/SIGHUP ends the
+ * process (where their disposition is the default); PATH must stay valid
+ * until tmpfile_untrack().  outfile_open() tracks its temporaries. */
+void tmpfile_track(const char *path);
+void tmpfile_untrack(const char *path);
 
 /*
  * Make the array *P of *CAP items of ISZ bytes hold at least NEED, doubling

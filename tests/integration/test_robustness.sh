@@ -272,4 +272,31 @@ check "record: a bad value exits 2, no file ($rc: $(head -c 160 u.err))" test "$
 rc=0
 "$FT" record -q -d 1s -o /nonexistent-dir/u.ftr >/dev/null 2>u.err || rc=$?
 check "record: an output it cannot create exits 1, not 2 ($rc: $(head -c 160 u.err))" test "$rc" = 1
+
+# a stop signal during merge or report's timelines removes their temporaries
+# (each is signalled once its temporary exists: the check cannot pass early)
+stop_when() { # PATTERN PID SIGNAL: signal PID once a file matching PATTERN exists; 0 if it did
+	local i
+	for ((i = 0; i < 400; i++)); do
+		compgen -G "$1" >/dev/null && { kill "-$3" "$2"; return 0; }
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.02
+	done
+	return 1
+}
+"$ROOT/$BUILD/tools/synthcap" -q -o big1.ftr --hosts 2 --ranks-per-host 4 -d 1200s --only-host 1 &&
+	"$ROOT/$BUILD/tools/synthcap" -q -o big2.ftr --hosts 2 --ranks-per-host 4 -d 1200s --only-host 2 ||
+	bad "synthcap (big captures)"
+"$FT" merge -q -o bigm.ftr big1.ftr big2.ftr & mp=$!
+seen=0; stop_when '.bigm.ftr.merge-*' "$mp" TERM && seen=1
+rc=0; wait "$mp" || rc=$?
+check "merge ended by SIGTERM with its temporary there: killed by it ($rc), nothing left behind ($(compgen -G '.bigm.ftr*' | tr '\n' ' '))" \
+	test "$seen" = 1 -a "$rc" = 143 -a -z "$(compgen -G '.bigm.ftr*')" -a ! -e bigm.ftr
+"$FT" merge -q -o bigm.ftr big1.ftr big2.ftr || bad "merge (big captures)"
+"$FT" report -q --svg t.svg --perfetto t.json bigm.ftr & tp=$!
+seen=0; stop_when '.t.json.*' "$tp" TERM && seen=1
+rc=0; wait "$tp" || rc=$?
+check "report's timelines ended by SIGTERM: killed by it ($rc), no temporary left ($(compgen -G '.t.*' | tr '\n' ' '))" \
+	test "$seen" = 1 -a "$rc" = 143 -a -z "$(compgen -G '.t.*')" -a ! -e t.svg -a ! -e t.json
+rm -f big1.ftr big2.ftr bigm.ftr
 finish

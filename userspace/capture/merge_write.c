@@ -227,6 +227,7 @@ int mrg_write_merged(struct merge *m)
 		free(tmp);
 		return -1;
 	}
+	tmpfile_track(tmp); /* gone if a signal ends the merge */
 	for (size_t i = 0; i < m->n; i++) {
 		struct host *h = &m->h[i];
 		struct ft_host x = { .hdr = { FT_REC_HOST, sizeof(x), 0 } };
@@ -296,6 +297,7 @@ fail:
 	}
 	unlink(tmp);
 done:
+	tmpfile_untrack(tmp);
 	free(tmp);
 	return rc;
 }
