@@ -45,6 +45,13 @@ python3 "$REL" setend cap.ftr endbig.ftr 1000000000000000 || bad "setend"
 check "the damaged capture reads as complete" test "$(state endbig.ftr)" = "complete duration"
 expect_err "report --windows 1s on an 11-day END" "at most 100000: give a longer window" \
 	"$FT" report --windows 1s endbig.ftr
+# a capture cut to its header: one empty window, as plain report reads it (it
+# said "--from is at or after the end" without a --from)
+head -c "$(python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(); print(d.index(b"FTBK") if b"FTBK" in d else 489)' cap.ftr)" cap.ftr >hdr.ftr
+rc=0
+timeout 20 "$FT" report --windows 1s hdr.ftr >win.txt 2>win.err || rc=$?
+check "report --windows 1s of a header alone: exit 0, one window ($rc: $(head -c 160 win.err))" \
+	test "$rc" = 0 -a "$(grep -c 'in 1 window' win.txt)" = 1
 
 # a FIFO nobody writes to yet: the reader says it waits, and reads what comes
 mkfifo fifo.ftr

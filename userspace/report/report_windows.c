@@ -299,7 +299,7 @@ static int all_windows(struct acc *a, char *err, size_t errlen)
 	a->truncated = m->truncated;
 	snprintf(a->truncated_why, sizeof(a->truncated_why), "%s", m->truncated_why);
 	a->skipped_runs = m->skipped_runs; /* written once at the stop: the capture's */
-	if (!ret && wo->from_rel_ns >= dur) {
+	if (!ret && wo->from_rel_ns && wo->from_rel_ns >= dur) { /* no --from: even an empty capture has its window */
 		snprintf(first.err, sizeof(first.err), "--from is at or after the end of the capture");
 		ret = -ERANGE;
 	}
@@ -316,6 +316,9 @@ static int all_windows(struct acc *a, char *err, size_t errlen)
 		/* no sum that can wrap: a window may be as long as a u64 of ns */
 		uint64_t span = a->end_rel - wo->from_rel_ns;
 		uint64_t n = span / wo->window_ns + (span % wo->window_ns != 0);
+
+		if (!n)
+			n = 1; /* an empty capture: its one empty window */
 
 		if (n > REPORT_WINDOWS_MAX) {
 			snprintf(first.err, sizeof(first.err),
