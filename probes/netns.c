@@ -27,6 +27,7 @@ static int ns_add(struct netns_set *s, uint32_t inum, const char *name, const ch
 	struct netns *n = netns_set__find_inum(s, inum);
 
 	if (n) {
+		n->seen = true;
 		if (name && !n->name[0]) { /* prefer the `ip netns` name and path */
 			str_copy(n->name, name, sizeof(n->name));
 			str_copy(n->path, path, sizeof(n->path));
@@ -45,11 +46,36 @@ static int ns_add(struct netns_set *s, uint32_t inum, const char *name, const ch
 	n = &s->ns[s->n++];
 	memset(n, 0, sizeof(*n));
 	n->inum = inum;
+	n->seen = true;
 	n->nl_fd = n->ioctl_fd = -1;
 	n->self = inum == s->self_inum;
 	str_copy(n->name, name ? name : "", sizeof(n->name));
 	str_copy(n->path, path, sizeof(n->path));
 	return 0;
+}
+
+static void ns_close(struct netns *n)
+{
+	if (n->nl_fd >= 0)
+		close(n->nl_fd);
+	if (n->ioctl_fd >= 0)
+		close(n->ioctl_fd);
+	n->nl_fd = n->ioctl_fd = -1;
+}
+
+/* Drop the namespaces the scan did not find (a scan cut short drops none). */
+static void drop_unseen(struct netns_set *s)
+{
+	int k = 0;
+
+	for (int i = 0; i < s->n; i++) {
+		if (!s->ns[i].seen && !s->ns[i].self && !s->ns[i].pinned) {
+			ns_close(&s->ns[i]);
+			continue;
+		}
+		s->ns[k++] = s->ns[i];
+	}
+	s->n = k;
 }
 
 int netns_set__scan(struct netns_set *s, char *err, size_t errlen)
@@ -58,11 +84,14 @@ int netns_set__scan(struct netns_set *s, char *err, size_t errlen)
 	struct dirent *de;
 	DIR *d;
 	char path[64];
+	bool whole = true;
 
 	if (stat("/proc/self/ns/net", &st)) {
 		snprintf(err, errlen, "cannot read /proc/self/ns/net: %s", strerror(errno));
 		return -errno;
 	}
+	for (int i = 0; i < s->n; i++)
+		s->ns[i].seen = false;
 	s->self_inum = (uint32_t)st.st_ino;
 	if (!netns_set__find_inum(s, s->self_inum) &&
 	    ns_add(s, s->self_inum, NULL, "/proc/self/ns/net"))
@@ -73,8 +102,10 @@ int netns_set__scan(struct netns_set *s, char *err, size_t errlen)
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= 32)
 			continue;
 		snprintf(path, sizeof(path), "/run/netns/%.31s", de->d_name);
-		if (stat(path, &st) == 0 && ns_add(s, (uint32_t)st.st_ino, de->d_name, path))
+		if (stat(path, &st) == 0 && ns_add(s, (uint32_t)st.st_ino, de->d_name, path)) {
+			whole = false;
 			break;
+		}
 	}
 	if (d)
 		closedir(d);
@@ -85,11 +116,17 @@ int netns_set__scan(struct netns_set *s, char *err, size_t errlen)
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%.16s/ns/net", de->d_name);
-		if (stat(path, &st) == 0 && ns_add(s, (uint32_t)st.st_ino, NULL, path))
+		if (stat(path, &st) == 0 && ns_add(s, (uint32_t)st.st_ino, NULL, path)) {
+			whole = false;
 			break;
+		}
 	}
 	if (d)
 		closedir(d);
+	else
+		whole = false;
+	if (whole)
+		drop_unseen(s);
 	return 0;
 }
 
@@ -170,12 +207,8 @@ int netns__open(struct netns *n, char *err, size_t errlen)
 
 void netns_set__free(struct netns_set *s)
 {
-	for (int i = 0; i < s->n; i++) {
-		if (s->ns[i].nl_fd >= 0)
-			close(s->ns[i].nl_fd);
-		if (s->ns[i].ioctl_fd >= 0)
-			close(s->ns[i].ioctl_fd);
-	}
+	for (int i = 0; i < s->n; i++)
+		ns_close(&s->ns[i]);
 	free(s->ns);
 	memset(s, 0, sizeof(*s));
 }

@@ -20,6 +20,8 @@ struct netns {
 	int nl_fd;           /* NETLINK_ROUTE socket inside it, -1 if not opened */
 	int ioctl_fd;        /* AF_INET datagram socket inside it (ethtool) */
 	char path[64];       /* how to enter it: /run/netns/NAME or /proc/PID/ns/net */
+	bool seen;           /* found by the last scan */
+	bool pinned;         /* its ioctl_fd was lent out (NIC stats): kept until freed */
 };
 
 struct netns_set {
@@ -33,7 +35,12 @@ struct link_info {
 	struct ft_iface_stats stats; /* counters as of the query */
 };
 
-/* Find every netns: our own, the ones `ip netns` names, those of running processes. */
+/*
+ * Find every netns: our own, the ones `ip netns` names, those of running
+ * processes.  One that is gone since the last scan is dropped, its sockets
+ * closed (they kept it alive in the kernel, two fds per deleted namespace),
+ * unless pinned: pointers into s->ns do not survive a scan.
+ */
 int netns_set__scan(struct netns_set *s, char *err, size_t errlen);
 struct netns *netns_set__find_inum(struct netns_set *s, uint32_t inum);
 struct netns *netns_set__find_name(struct netns_set *s, const char *name);

@@ -233,6 +233,28 @@ for how in exits killed; do
 		test "$(jget "$TMPD/report.json" "[p['exited'] for p in j['processes'] if p['pid'] == $wpid]")" = "[True]"
 done
 
+# ---- 3a. namespaces come and go (pods on a node): the recorder drops the
+# gone ones' sockets, which kept each deleted namespace alive (2 fds each)
+echo "# 3a. namespace churn [${SECONDS}s]"
+start_record "$TMPD/churn.ftr" --no-phases -d 60s
+churn() { # N: a namespace with a veth pair and traffic in it, then deleted
+	local ns=${LAB}c$1
+	ip netns add "$ns" &&
+		ip -n "$ns" link add ca type veth peer name cb &&
+		ip -n "$ns" addr add 10.99.0.1/24 dev ca && ip -n "$ns" link set ca up && ip -n "$ns" link set cb up &&
+		ip netns exec "$ns" ping -q -c 3 -i 0.05 -w 0.3 10.99.0.3 >/dev/null 2>&1 # ARP requests on ca
+	sleep 0.4 # the recorder sees the new interfaces in its records
+	ip netns del "$ns"
+}
+churn 1; churn 2
+fd0=$(ls /proc/"$REC_PID"/fd | wc -l)
+for i in 3 4 5 6 7 8; do churn "$i"; done
+fd1=$(ls /proc/"$REC_PID"/fd | wc -l)
+check "churn: the recorder's fds stay flat over 6 deleted namespaces ($fd0 -> $fd1; 2 more each before)" \
+	test "$fd1" -gt 0 -a "$fd1" -le $((fd0 + 2))
+stop_record INT
+check "churn: exit 0 after Ctrl-C (got $REC_RC)" test "$REC_RC" = 0
+
 # ---- 3. a namespace disappears mid-recording
 echo "# 3. namespace disappears [${SECONDS}s]"
 ip netns exec "$H1" ping -q -i 0.005 "$(lab_addr 3)" >/dev/null 2>&1 &

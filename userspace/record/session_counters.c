@@ -119,6 +119,7 @@ int sess_open_sampler(struct session *s)
 		nd[n].netns = k->netns;
 		nd[n].ifindex = k->ifindex;
 		nd[n].ioctl_fd = ns->ioctl_fd;
+		ns->pinned = true; /* the sampler holds the fd: a rescan keeps it open */
 		str_copy(nd[n].name, k->name, sizeof(nd[n].name));
 		if (ns->name[0])
 			snprintf(nd[n].label, sizeof(nd[n].label), "%s@%s", k->name, ns->name);
