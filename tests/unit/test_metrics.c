@@ -257,6 +257,50 @@ static void test_exposition(void **state)
 }
 
 /* Every counter series of the first scrape is in the second with a value at least as large. */
+/* A namespace deleted and made again under its name (a new inode): one series per
+ * label set, counters summed; every sample key of the exposition is unique. */
+static void test_same_labels(void **state)
+{
+	struct live *l = fixture();
+	struct ft_drop d;
+	char *t, *copy, *save = NULL, *line;
+	char **keys = NULL;
+	size_t nkeys = 0;
+
+	(void)state;
+	iface(l, NS1 + 2, 2, "eth0", "h2");
+	bin(l, NS1 + 2, 2, FT_DIR_TX, T0 + SEC + BIN, 500);
+	REC(d, FT_REC_DROP);
+	d.netns = NS1 + 2;
+	d.ifindex = 2;
+	d.reason = 5;
+	ADD(l, d);
+	live__tick(l, T0 + 2 * SEC);
+	t = render(l);
+	assert_near(sample(t, "fabtrace_interface_bytes_total{netns=\"h2\",interface=\"eth0\",direction=\"tx\"}"),
+		    12500 + 500, 0);
+	assert_near(sample(t, "fabtrace_drops_total{netns=\"h2\",interface=\"eth0\",reason=\"QDISC_DROP\"}"), 2, 0);
+	copy = strdup(t);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' ');
+
+		if (line[0] == '#' || !sp)
+			continue;
+		*sp = '\0';
+		for (size_t i = 0; i < nkeys; i++)
+			if (!strcmp(keys[i], line))
+				fail_msg("duplicate series %s", line);
+		keys = realloc(keys, (nkeys + 1) * sizeof(*keys));
+		assert_non_null(keys);
+		keys[nkeys++] = line;
+	}
+	assert_true(nkeys > 20);
+	free(keys);
+	free(copy);
+	free(t);
+	live__free(l);
+}
+
 static void test_monotonic(void **state)
 {
 	struct live *l = fixture();
@@ -422,6 +466,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exposition),
 		cmocka_unit_test(test_monotonic),
+		cmocka_unit_test(test_same_labels),
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_request),
 		cmocka_unit_test(test_addr),

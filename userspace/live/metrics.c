@@ -176,6 +176,35 @@ static const char *if_labels(char *buf, size_t len, const struct live_iface *x, 
 		      "interface", if_label(ifn, sizeof(ifn), x), "direction", dir_name[dir], END);
 }
 
+/*
+ * Whether interface I is the first exposed with its labels.  Two entries
+ * share labels when an interface is deleted and made again under its name
+ * (or a namespace under its name): one series each family, the counters
+ * summed, the gauges their largest (duplicate series break OpenMetrics
+ * parsers, and Prometheus keeps only one of them).
+ */
+static bool same_labels(const struct live_iface *a, const struct live_iface *b)
+{
+	char na[16], nb[16], ia[32], ib[32];
+
+	return !strcmp(ns_label(na, sizeof(na), a->netns_name, a->netns), ns_label(nb, sizeof(nb), b->netns_name, b->netns)) &&
+	       !strcmp(if_label(ia, sizeof(ia), a), if_label(ib, sizeof(ib), b));
+}
+
+static bool first_with_labels(const struct live *l, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (same_labels(&l->ifaces[j], &l->ifaces[i]))
+			return false;
+	return true;
+}
+
+/* The largest of two gauge values, NaN (unknown) only when both are. */
+static double max_known(double a, double b)
+{
+	return isnan(a) || (!isnan(b) && b > a) ? b : a;
+}
+
 enum dir_value { DV_BYTES, DV_PKTS, DV_BURSTS, DV_SPEED, DV_PEAK_BIN, DV_PEAK_UTIL };
 
 static double dir_value(const struct live_dir *d, enum dir_value v)
@@ -197,18 +226,55 @@ static void dir_family(const struct live *l, FILE *f, const char *name, const ch
 	char lbl[512];
 
 	family(f, name, type, unit, help);
-	for (size_t i = 0; i < n_ifaces(l); i++)
+	for (size_t i = 0; i < n_ifaces(l); i++) {
+		if (!first_with_labels(l, i))
+			continue;
 		for (int d = 0; d < 2; d++) {
-			const struct live_dir *x = &l->ifaces[i].dir[d];
+			uint64_t sum = 0;
+			double max = NAN;
 
+			for (size_t j = i; j < n_ifaces(l); j++) {
+				const struct live_dir *x = &l->ifaces[j].dir[d];
+
+				if (j != i && !same_labels(&l->ifaces[i], &l->ifaces[j]))
+					continue;
+				sum += v == DV_BYTES ? x->bytes : v == DV_PKTS ? x->pkts : x->bursts;
+				max = max_known(max, dir_value(x, v));
+			}
 			if_labels(lbl, sizeof(lbl), &l->ifaces[i], d);
 			if (!strcmp(type, "counter"))
-				counter_u64(f, name, lbl, v == DV_BYTES ? x->bytes : v == DV_PKTS ? x->pkts
-										 : x->bursts);
+				counter_u64(f, name, lbl, sum);
 			else
-				gauge(f, name, lbl, dir_value(x, v));
+				gauge(f, name, lbl, max);
 		}
+	}
 }
+
+/* The per-interface value GET of interface I and those sharing its labels: summed, or the largest. */
+static uint64_t sum_same(const struct live *l, size_t i, uint64_t (*get)(const struct live_iface *))
+{
+	uint64_t v = 0;
+
+	for (size_t j = i; j < n_ifaces(l); j++)
+		if (j == i || same_labels(&l->ifaces[i], &l->ifaces[j]))
+			v += get(&l->ifaces[j]);
+	return v;
+}
+
+static double max_same(const struct live *l, size_t i, double (*get)(const struct live_iface *))
+{
+	double v = NAN;
+
+	for (size_t j = i; j < n_ifaces(l); j++)
+		if (j == i || same_labels(&l->ifaces[i], &l->ifaces[j]))
+			v = max_known(v, get(&l->ifaces[j]));
+	return v;
+}
+
+static uint64_t get_ce(const struct live_iface *x) { return x->dir[FT_DIR_RX].ce_pkts; }
+static uint64_t get_rtx(const struct live_iface *x) { return x->rtx; }
+static double get_backlog(const struct live_iface *x) { return x->qdisc[0] ? (double)x->p_backlog : NAN; }
+static double get_sojourn(const struct live_iface *x) { return x->qdisc[0] ? (double)x->p_sojourn / 1e9 : NAN; }
 
 static void render_ifaces(const struct live *l, FILE *f)
 {
@@ -231,26 +297,31 @@ static void render_ifaces(const struct live *l, FILE *f)
 		   "Rate of the fullest bin of the last refresh period over the capacity", DV_PEAK_UTIL);
 	family(f, "fabtrace_ce_packets", "counter", NULL, "Received packets marked ECN CE");
 	for (size_t i = 0; i < n_ifaces(l); i++)
-		counter_u64(f, "fabtrace_ce_packets", if_labels(lbl, sizeof(lbl), &l->ifaces[i], -1),
-			    l->ifaces[i].dir[FT_DIR_RX].ce_pkts);
+		if (first_with_labels(l, i))
+			counter_u64(f, "fabtrace_ce_packets", if_labels(lbl, sizeof(lbl), &l->ifaces[i], -1),
+				    sum_same(l, i, get_ce));
 	family(f, "fabtrace_qdisc_backlog_max_bytes", "gauge", "bytes",
 	       "Largest qdisc backlog on the interface in the last refresh period");
-	for (size_t i = 0; i < n_ifaces(l); i++)
-		if (l->ifaces[i].qdisc[0])
-			gauge(f, "fabtrace_qdisc_backlog_max_bytes",
-			      if_labels(lbl, sizeof(lbl), &l->ifaces[i], -1), (double)l->ifaces[i].p_backlog);
+	for (size_t i = 0; i < n_ifaces(l); i++) {
+		double v = first_with_labels(l, i) ? max_same(l, i, get_backlog) : NAN;
+
+		if (!isnan(v))
+			gauge(f, "fabtrace_qdisc_backlog_max_bytes", if_labels(lbl, sizeof(lbl), &l->ifaces[i], -1), v);
+	}
 	family(f, "fabtrace_qdisc_sojourn_max_seconds", "gauge", "seconds",
 	       "Longest time a packet spent in the qdisc (enqueue to dequeue) in the last refresh period");
-	for (size_t i = 0; i < n_ifaces(l); i++)
-		if (l->ifaces[i].qdisc[0])
-			gauge(f, "fabtrace_qdisc_sojourn_max_seconds",
-			      if_labels(lbl, sizeof(lbl), &l->ifaces[i], -1),
-			      (double)l->ifaces[i].p_sojourn / 1e9);
+	for (size_t i = 0; i < n_ifaces(l); i++) {
+		double v = first_with_labels(l, i) ? max_same(l, i, get_sojourn) : NAN;
+
+		if (!isnan(v))
+			gauge(f, "fabtrace_qdisc_sojourn_max_seconds", if_labels(lbl, sizeof(lbl), &l->ifaces[i], -1), v);
+	}
 	family(f, "fabtrace_tcp_retransmits", "counter", NULL,
 	       "TCP segments retransmitted on flows routed through the interface (interface empty: no route)");
 	for (size_t i = 0; i < n_ifaces(l); i++)
-		counter_u64(f, "fabtrace_tcp_retransmits", if_labels(lbl, sizeof(lbl), &l->ifaces[i], -1),
-			    l->ifaces[i].rtx);
+		if (first_with_labels(l, i))
+			counter_u64(f, "fabtrace_tcp_retransmits", if_labels(lbl, sizeof(lbl), &l->ifaces[i], -1),
+				    sum_same(l, i, get_rtx));
 	counter_u64(f, "fabtrace_tcp_retransmits", labels(lbl, sizeof(lbl), "netns", "", "interface", "", END),
 		    l->rtx_unrouted);
 }
@@ -279,7 +350,10 @@ static void render_drops(const struct live *l, FILE *f)
 		for (size_t j = 0; j < l->ndrops; j++) {
 			const struct live_drop *e = &l->drops[j];
 
-			if (e->reason != d->reason || drop_iface(e) != k)
+			uint32_t ke = drop_iface(e);
+
+			if (e->reason != d->reason ||
+			    (ke != k && (ke == LIVE_NONE || k == LIVE_NONE || !same_labels(&l->ifaces[ke], x))))
 				continue;
 			if (j < i)
 				first = false;
