@@ -480,6 +480,12 @@ static __always_inline struct qdisc_acc *qdisc_get(__u32 slot1, __u32 netns, __u
 	return a;
 }
 
+/* The soj_track entry of a qdisc, from its identity. */
+static __always_inline __u32 soj_index(__u32 netns, __u32 ifindex, __u32 handle)
+{
+	return (ft_if_bucket(netns, ifindex) ^ (handle >> 16) ^ (handle * 40503u)) % FT_SOJ_TRACK;
+}
+
 /* The qdisc's bin for now (*nowp: read here, once the qdisc is known to be
  * traced: a clock read costs about an empty program's run), rolling the
  * previous one out if it closed; *tidx: the qdisc's soj_track entry (from its
@@ -503,7 +509,7 @@ static __always_inline struct qdisc_acc *qdisc_bin(bool btf, __u32 stage, struct
 		return NULL;
 	handle = KREAD(btf, q, handle);
 	now = *nowp = bpf_ktime_get_ns();
-	*tidx = (ft_if_bucket(netns, ifindex) ^ (handle >> 16) ^ (handle * 40503u)) % FT_SOJ_TRACK;
+	*tidx = soj_index(netns, ifindex, handle);
 	a = qdisc_get(slot1, netns, ifindex, handle);
 	if (!a) {
 		count_lost();
@@ -556,7 +562,10 @@ static __always_inline void handle_enqueue(bool btf, struct Qdisc *q, const stru
 	a->enq_pkts += 1;
 	a->enq_bytes += len;
 	t = bpf_map_lookup_elem(&soj_track, &tidx);
-	if (t && (!t->skb || t->q != (__u64)q || now - t->ts > 1000000000ULL)) {
+	/* the followed skb's address enqueued again: it left unseen (a head
+	 * drop, a skipped dequeue) and was freed; measured from its old stamp,
+	 * this new skb would read up to a second of queueing */
+	if (t && (!t->skb || t->q != (__u64)q || t->skb == (__u64)skb || now - t->ts > 1000000000ULL)) {
 		t->q = (__u64)q;
 		t->ts = now;
 		t->len = len;
@@ -658,6 +667,30 @@ int BPF_PROG(qdisc_deq_raw, struct Qdisc *q, const struct netdev_queue *txq, int
 
 /* ---- drops ---- */
 
+/*
+ * A dropped skb that its device's root qdisc was following for its sojourn
+ * (a head drop: pfifo_head_drop, codel's): stop following it.  Its memory
+ * comes back as the next skb, whose enqueue the tracepoint does not report
+ * when the qdisc answers NET_XMIT_CN, and which would be measured from the
+ * dropped one's enqueue.  Roots only (an mq child's followed skb, dropped,
+ * still waits for the address's next enqueue or the second's expiry).
+ */
+static __always_inline void forget_followed(bool btf, const struct net_device *dev, __u32 netns, __u32 ifindex,
+					    const struct sk_buff *skb)
+{
+	const struct Qdisc *q = KREAD(btf, dev, qdisc);
+	struct soj_track *t;
+	__u32 handle, tidx;
+
+	if (!q)
+		return;
+	handle = KREAD(btf, q, handle);
+	tidx = soj_index(netns, ifindex, handle);
+	t = bpf_map_lookup_elem(&soj_track, &tidx);
+	if (t && t->skb == (__u64)skb)
+		t->skb = 0;
+}
+
 static __always_inline void handle_drop(bool btf, struct sk_buff *skb, void *location, __u32 reason)
 {
 	const struct net_device *dev;
@@ -673,6 +706,7 @@ static __always_inline void handle_drop(bool btf, struct sk_buff *skb, void *loc
 		ifindex = KREAD(btf, dev, ifindex);
 		if (!iface_wanted(netns, ifindex))
 			return;
+		forget_followed(btf, dev, netns, ifindex, skb);
 	} else {
 		const struct sock *sk = KREAD(btf, skb, sk);
 
