@@ -261,7 +261,14 @@ static void test_counter_deltas(void **state)
 	ctr_sample(l, 1, T0, 5, 0);
 	ctr_sample(l, 1, T0 + 10000000, 8, FT_CTR_NA);      /* N/A: skipped, not a reset */
 	ctr_sample(l, 1, T0 + 20000000, 10, 77);
+	/* the data class sums bytes: a packet counter of that class stays out of it */
+	ctr_group(l, 2, FT_CTR_PORT_COUNTERS, 7, 5, 2);
+	ctr_name(l, 2, 0, FT_CLS_DATA, FT_CTRF_PACKETS, "port_xmit_packets");
+	ctr_name(l, 2, 1, FT_CLS_DATA, FT_CTRF_BYTES | FT_CTRF_DIV4, "port_rcv_data");
+	ctr_sample(l, 2, T0, 0, 0);
+	ctr_sample(l, 2, T0 + 10000000, 50, 10);            /* +50 packets, +10 x4 bytes */
 	live__tick(l, T0 + SEC);
+	assert_int_equal(l->ports[0].p_ctr[FT_CLS_DATA], 400 + 40);
 
 	c = &l->counters[l->groups[0].first];
 	assert_string_equal(c[0].name, "port_xmit_data");
@@ -271,7 +278,7 @@ static void test_counter_deltas(void **state)
 	assert_int_equal(c[1].p, 0x20);
 	k = live__iface(l, NS1, 5);
 	assert_int_equal(l->ifaces[k].p_ctr[FT_CLS_CONGESTION], 0x20);
-	assert_int_equal(l->ifaces[k].p_ctr[FT_CLS_DATA], 400);
+	assert_int_equal(l->ifaces[k].p_ctr[FT_CLS_DATA], 400 + 40);
 	assert_int_equal(l->ifaces[k].p_ctr[FT_CLS_PAUSE], 5);
 	assert_true(l->ifaces[k].has_ctr);
 	assert_int_equal(l->nports, 1);

@@ -465,6 +465,8 @@ static int on_ctr_sample(struct live *l, const struct ft_ctr_sample *r)
 			continue;
 		c->total += delta;
 		c->a += delta;
+		if (c->cls == FT_CLS_DATA && !(c->flags & FT_CTRF_BYTES))
+			continue; /* the data class's sum is of bytes: its packet counters stay apart */
 		if (g->iface != LIVE_NONE) {
 			l->ifaces[g->iface].ctr[c->cls] += delta;
 			l->ifaces[g->iface].a_ctr[c->cls] += delta;
