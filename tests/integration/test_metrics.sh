@@ -257,6 +257,13 @@ def reply(s):
             return data
         data += d
 s = conn()
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)   # the request and the FIN in one segment
+s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+s.shutdown(socket.SHUT_WR)   # what nc -N and some probes do once they have asked
+r = reply(s)
+s.close()
+check(r.startswith(b"HTTP/1.1 200"), f"a request, then the client's side shut: answered {r[:40]!r}")
+s = conn()
 s.sendall(b"GET /metrics HTTP/1.1\r\nX-Pad: " + b"a" * 5000)
 r = reply(s)
 s.close()

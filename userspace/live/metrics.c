@@ -818,6 +818,14 @@ static void on_client(void *ctx, int fd, uint32_t events)
 
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
+		if (n == 0 && c->in_len) { /* the client shut its side after asking (nc -N): answer */
+			status = metrics__parse_request(c->in, c->in_len);
+			if (status)
+				respond(c, status);
+			else
+				client_close(c);
+			return;
+		}
 		if (n <= 0) { /* closed before asking, or an error */
 			client_close(c);
 			return;
