@@ -157,7 +157,8 @@ int netns__run_in(const char *path, int (*fn)(void *arg), void *arg, char *err, 
 	target = open(path, O_RDONLY | O_CLOEXEC);
 	if (self < 0 || target < 0 || setns(target, CLONE_NEWNET)) {
 		ret = -errno;
-		snprintf(err, errlen, "cannot enter network namespace %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot enter network namespace %s: %s%s", path, strerror(errno),
+			 errno == EPERM ? " (entering one needs CAP_SYS_ADMIN: run with sudo)" : "");
 		goto out;
 	}
 	ret = fn(arg);

@@ -218,6 +218,7 @@ static int describe_link(const struct link_info *l, void *arg)
 int sess_describe_all(struct session *s, int phase)
 {
 	struct describe_ctx d = { s, phase };
+	int denied = 0;
 
 	for (int i = 0; i < s->ns.n; i++) {
 		struct netns *n = &s->ns.ns[i];
@@ -228,8 +229,13 @@ int sess_describe_all(struct session *s, int phase)
 		ret = netns__links(n, describe_link, &d);
 		if (ret == -EIO || ret == -ENOMEM)
 			return ret;
+		denied += ret == -EPERM;
 		/* a namespace that vanished or cannot be entered is skipped */
 	}
+	if (denied && phase == FT_STATS_START && !s->o->quiet)
+		ft_warn("%s: cannot enter %d network namespace%s without CAP_SYS_ADMIN: %s interfaces are not "
+			"described and their counters not checked; run with sudo", s->o->cmd_name, denied,
+			denied > 1 ? "s" : "", denied > 1 ? "their" : "its");
 	return 0;
 }
 

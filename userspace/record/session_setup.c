@@ -55,6 +55,10 @@ static int resolve_filters(struct session *s)
 			       cmd, o->netns_arg);
 			return -1;
 		}
+		if (netns__open(n, err, sizeof(err))) { /* else it records none of its interfaces, silently */
+			ft_err("%s: --netns %s: %s", cmd, o->netns_arg, err);
+			return -1;
+		}
 		s->netns_filter = n->inum;
 	}
 	if (!o->n_iface_args)
