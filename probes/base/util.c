@@ -23,6 +23,14 @@ void util_set_json(bool on)
 	json_mode = on;
 }
 
+void util_json_from_args(int argc, char *const *argv, const char *const *names)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		for (const char *const *n = names; *n; n++)
+			if (!strcmp(argv[i], *n))
+				util_set_json(true);
+}
+
 bool util_json(void)
 {
 	return json_mode;

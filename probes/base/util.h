@@ -17,6 +17,10 @@
  * {"error": "..."} so the output stays valid JSON.
  */
 void util_set_json(bool on);
+/* JSON mode when any of NAMES (NULL-terminated, e.g. "--json", "-j") is among
+ * ARGV's options (up to a "--"): an error before the flag is reached by
+ * getopt, such as a bad option in front of it, is then JSON too. */
+void util_json_from_args(int argc, char *const *argv, const char *const *names);
 bool util_json(void);
 void ft_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ft_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

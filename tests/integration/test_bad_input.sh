@@ -118,4 +118,25 @@ check "disk full: report works on it" quiet "$FT" report tiny/full.ftr
 # In --json mode the error is JSON on stdout.
 "$FT" report --json /nonexistent.ftr >err.json 2>/dev/null
 check "JSON error stays JSON" python3 -c 'import json,sys; j=json.load(open("err.json")); assert "error" in j'
+# also when the bad option comes before --json (info, merge, record printed text)
+for cmd in "info --frob --json x.ftr" "merge --frob --json -o m.ftr a.ftr" "record -d 10x --json -o a.ftr" \
+	"features --frob --json" "report --frob --json x.ftr" "top --frob --json"; do
+	rc=0
+	# shellcheck disable=SC2086 # the words of cmd are the arguments
+	"$FT" $cmd >err.json 2>err.txt || rc=$?
+	check "$cmd: exit 2, the error as JSON on stdout ($(head -c 120 err.json))" \
+		test "$rc" = 2 -a "$(python3 -c 'import json; print("error" in json.load(open("err.json")))' 2>/dev/null)" = True
+done
+# empty values are usage errors (exit 2, one line), not failures to create ''
+expect_err "record -o ''" "record: -o needs a file name" "$FT" record -o '' -d 1s
+expect_err "record -i ''" "record: -i needs an interface" "$FT" record -i '' -d 1s -o a.ftr
+expect_err "record --nic-stats ''" "record: --nic-stats needs a list" "$FT" record --nic-stats '' -d 1s -o a.ftr
+expect_err "export -o ''" "export: -o needs a file or directory name" "$FT" export -o '' x.ftr
+expect_err "top --record ''" "top: --record needs a file name" "$FT" top --once --record ''
+rc=0
+"$FT" record -o '' -d 1s >/dev/null 2>&1 || rc=$?
+check "record -o '': exit 2 (got $rc)" test "$rc" = 2
+rc=0
+"$FT" export -o '' x.ftr >/dev/null 2>&1 || rc=$?
+check "export -o '': exit 2 (got $rc)" test "$rc" = 2
 finish

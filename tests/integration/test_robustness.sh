@@ -52,6 +52,10 @@ rc=0
 timeout 20 "$FT" report --windows 1s hdr.ftr >win.txt 2>win.err || rc=$?
 check "report --windows 1s of a header alone: exit 0, one window ($rc: $(head -c 160 win.err))" \
 	test "$rc" = 0 -a "$(grep -c 'in 1 window' win.txt)" = 1
+# -q with --windows reads every window and prints nothing, as -q alone (it printed the whole report)
+rc=0
+"$FT" report -q --windows 1s cap.ftr >win.txt 2>win.err || rc=$?
+check "report -q --windows: exit 0, nothing printed ($rc, $(wc -c <win.txt) bytes)" test "$rc" = 0 -a ! -s win.txt
 
 # a FIFO nobody writes to yet: the reader says it waits, and reads what comes
 mkfifo fifo.ftr

@@ -199,6 +199,13 @@ check "200x50 again: the sparkline is back" test "$(screen "$TMPD/big.txt" "'HIS
 keys s
 wait_pane 'sort peak' 5
 check "s: sorted by peak" test "$(cap | head -1 | grep -c 'sort peak')" = 1
+# keys that arrive in one read each count (a paste, key repeat): peak -> bursts -> backlog
+keys -l ss
+wait_pane 'sort backlog' 5
+check "ss in one write: two steps, sorted by backlog ($(cap | head -1 | grep -o 'sort [a-z]*'))" \
+	test "$(cap | head -1 | grep -c 'sort backlog')" = 1
+keys -l SS
+wait_pane 'sort peak' 5
 keys /
 wait_pane '^filter: ' 5
 keys BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace "$H4" Enter

@@ -486,6 +486,10 @@ int cmd_export(int argc, char **argv)
 			}
 			break;
 		case 'o':
+			if (!optarg[0]) {
+				ft_err("export: -o needs a file or directory name");
+				return 2;
+			}
 			out = optarg;
 			break;
 		case 'h':
@@ -563,7 +567,7 @@ int cmd_export(int argc, char **argv)
 			snprintf(p, sizeof(p), "%s/%s.%s", out, table_name[k], fmt == EX_CSV ? "csv" : "jsonl");
 		else
 			snprintf(p, sizeof(p), "%s", out ? out : "-");
-		if (strcmp(p, "-") && ft_same_file(p, path)) {
+		if (strcmp(p, "-") != 0 && ft_same_file(p, path)) {
 			ft_err("export: %s is the capture being read; choose another output", p);
 			ret = 2;
 			break;

@@ -73,6 +73,7 @@ int cmd_merge(int argc, char **argv)
 	int c;
 
 	opterr = 0;
+	util_json_from_args(argc, argv, (const char *const[]){ "--json", NULL });
 	while ((c = getopt_long(argc, argv, ":o:qh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'o':

@@ -152,7 +152,9 @@ static void usage(FILE *f)
 "      (then: fabtrace merge -o job.ftr job-*.ftr; see docs/multihost.md)\n"
 "  sudo fabtrace record --rdma-lifespan 1 --counter-period 1ms -d 5s -o cnp.ftr\n"
 "\n"
-"Needs root, or CAP_BPF + CAP_PERFMON + CAP_NET_ADMIN.\n");
+"Needs root, or CAP_BPF + CAP_PERFMON + CAP_NET_ADMIN; other network\n"
+"namespaces (--netns, -i NETNS/IFACE, or every namespace without -i) need\n"
+"CAP_SYS_ADMIN as well, to enter them.\n");
 }
 
 static void status_line(void *ctx, uint64_t now, uint64_t ticks)
@@ -252,6 +254,7 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 
 	opterr = 0; /* our own one-line errors */
 	/* "+": stop at the first non-option so COMMAND's own flags stay its own */
+	util_json_from_args(argc, argv, (const char *const[]){ "--json", NULL });
 	while ((c = getopt_long(argc, argv, "+:" SESSION_SHORT_OPTS "o:qh", opts, NULL)) != -1) {
 		int h = session_opts__parse(&r->o, c, optarg);
 
@@ -261,6 +264,10 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 			continue;
 		switch (c) {
 		case 'o':
+			if (!optarg[0]) {
+				ft_err("record: -o needs a file name");
+				return -1;
+			}
 			r->o.out_path = optarg;
 			break;
 		case 'q':

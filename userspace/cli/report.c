@@ -396,8 +396,8 @@ static int report_by_windows(const struct report_opts *ro, const struct timeline
 		       "file first", ro->path);
 		return 2;
 	}
-	/* JSON escapes its strings itself */
-	out = ro->json ? stdout : text_safe_stream(stdout);
+	/* JSON escapes its strings itself; -q reads every window and prints nothing, as without --windows */
+	out = tl->quiet ? fopen("/dev/null", "w") : ro->json ? stdout : text_safe_stream(stdout);
 	if (!out)
 		out = stdout;
 	ret = report__windows(out, ro->path, &wo, ro, err, sizeof(err));
@@ -469,10 +469,7 @@ int cmd_report(int argc, char **argv)
 	corr_opts__init(&co);
 	ro.corr = &co;
 	/* --json must take effect before any error is printed */
-	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j") || !strcmp(argv[i], "--pretty") ||
-		    !strcmp(argv[i], "-p"))
-			util_set_json(true);
+	util_json_from_args(argc, argv, (const char *const[]){ "--json", "-j", "--pretty", "-p", NULL });
 	optind = 0; /* glibc: full re-initialisation; 1 keeps a stopped call's state (freed argv) */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":jpt:g:n:s:hqb", lopts, NULL)) != -1) {
@@ -645,7 +642,7 @@ int cmd_report(int argc, char **argv)
 	if (timeline_check(&tl))
 		return 2;
 	for (int k = 0; k < TL_N; k++)
-		if (tl.out[k] && strcmp(tl.out[k], "-") && ft_same_file(tl.out[k], ro.path)) {
+		if (tl.out[k] && strcmp(tl.out[k], "-") != 0 && ft_same_file(tl.out[k], ro.path)) {
 			ft_err("report: --%s %s is the capture being read; choose another output",
 			       tl_outputs[k].opt, tl.out[k]);
 			return 2;

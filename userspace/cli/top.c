@@ -124,8 +124,8 @@ static void usage(FILE *f)
 "  sudo fabtrace top --headless --listen 127.0.0.1:9464\n"
 "  curl -s http://127.0.0.1:9464/metrics\n"
 "\n"
-"Needs root, or CAP_BPF + CAP_PERFMON + CAP_NET_ADMIN.  The metrics are\n"
-"documented in docs/top.md.\n"
+"Needs root, or CAP_BPF + CAP_PERFMON + CAP_NET_ADMIN (+ CAP_SYS_ADMIN to\n"
+"enter other network namespaces).  The metrics are documented in docs/top.md.\n"
 "\n"
 "Exit status: 0, 1 on an error (no terminal for the live view, missing\n"
 "privileges, a probe that cannot load), 2 for usage errors.\n");
@@ -242,6 +242,23 @@ static void on_key(struct top *t, const char *k, size_t n)
 	}
 }
 
+/* Every key of one read (a paste, key repeat, a laggy ssh: "ss" moved the
+ * sort once), an escape sequence (an arrow key) as one. */
+static void on_keys(struct top *t, const char *k, size_t n)
+{
+	for (size_t i = 0, len; i < n; i += len) {
+		len = 1;
+		if (k[i] == 0x1b && i + 1 < n && (k[i + 1] == '[' || k[i + 1] == 'O')) {
+			len = 2; /* CSI/SS3: parameters, then a final byte in 0x40-0x7e */
+			while (i + len < n && !((unsigned char)k[i + len] >= 0x40 && (unsigned char)k[i + len] <= 0x7e))
+				len++;
+			if (i + len < n)
+				len++;
+		}
+		on_key(t, k + i, len);
+	}
+}
+
 static void on_stdin(void *ctx, int fd, uint32_t events)
 {
 	struct top *t = ctx;
@@ -254,7 +271,7 @@ static void on_stdin(void *ctx, int fd, uint32_t events)
 		session__stop(t->v.s, FT_STOP_SIGNAL);
 		return;
 	}
-	on_key(t, k, (size_t)n);
+	on_keys(t, k, (size_t)n);
 	if (t->ui)
 		top_view__draw(&t->v);
 }
@@ -296,9 +313,7 @@ static int parse_args(struct top *t, int argc, char **argv)
 	int c;
 
 	/* --json anywhere makes even the option errors JSON */
-	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (!strcmp(argv[i], "--json"))
-			util_set_json(true);
+	util_json_from_args(argc, argv, (const char *const[]){ "--json", NULL });
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":" SESSION_SHORT_OPTS "r:n:h", opts, NULL)) != -1) {
 		int h = session_opts__parse(&t->o, c, optarg);
@@ -339,6 +354,10 @@ static int parse_args(struct top *t, int argc, char **argv)
 			t->headless = true;
 			break;
 		case OPT_RECORD:
+			if (!optarg[0]) {
+				ft_err("top: --record needs a file name");
+				return -1;
+			}
 			t->o.out_path = optarg;
 			break;
 		case OPT_LISTEN:

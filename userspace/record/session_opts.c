@@ -95,10 +95,20 @@ static int parse_counter_opt(struct session_opts *o, int c, const char *arg)
 		}
 		return 1;
 	case SOPT_RDMA_DEVS:
-		o->so.devices = arg;
-		return 1;
 	case SOPT_RDMA_CTRS:
-		o->so.rdma_filter = arg;
+	case SOPT_NIC_STATS:
+		if (!arg[0]) { /* an empty list would sample nothing without saying so */
+			ft_err("%s: --%s needs a list; leave it out for the default, or use --no-%s", cmd,
+			       c == SOPT_NIC_STATS ? "nic-stats" : c == SOPT_RDMA_DEVS ? "rdma-devices" : "rdma-counters",
+			       c == SOPT_NIC_STATS ? "nic-stats" : "rdma");
+			return -1;
+		}
+		if (c == SOPT_RDMA_DEVS)
+			o->so.devices = arg;
+		else if (c == SOPT_RDMA_CTRS)
+			o->so.rdma_filter = arg;
+		else
+			o->so.nic_filter = arg;
 		return 1;
 	case SOPT_LIFESPAN: {
 		long ms;
@@ -110,9 +120,6 @@ static int parse_counter_opt(struct session_opts *o, int c, const char *arg)
 		o->so.lifespan_ms = (uint32_t)ms;
 		return 1;
 	}
-	case SOPT_NIC_STATS:
-		o->so.nic_filter = arg;
-		return 1;
 	case SOPT_NO_RDMA:
 		o->so.no_rdma = true;
 		return 1;
@@ -155,6 +162,10 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 
 	switch (c) {
 	case 'i':
+		if (!arg[0]) {
+			ft_err("%s: -i needs an interface: IFACE or NETNS/IFACE, e.g. eth0 or lab1h2/eth0", cmd);
+			return -1;
+		}
 		if (o->n_iface_args == SESSION_MAX_IFACE_ARGS) {
 			ft_err("%s: too many -i (max %d); trace all with no -i", cmd, SESSION_MAX_IFACE_ARGS);
 			return -1;
