@@ -233,6 +233,21 @@ for how in exits killed; do
 		test "$(jget "$TMPD/report.json" "[p['exited'] for p in j['processes'] if p['pid'] == $wpid]")" = "[True]"
 done
 
+# ---- 3a'. with the capabilities record --help names but not CAP_SYS_ADMIN,
+# --netns of a namespace it cannot enter is an error that names the
+# capability (it recorded no interface and exited 0)
+if command -v setpriv >/dev/null && setpriv --help 2>&1 | grep -q -- --ambient-caps; then
+	npd=$(mktemp -d "$TMPD/nopriv.XXXXXX") && chmod 0777 "$npd"
+	rc=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+bpf,+perfmon,+net_admin \
+		--ambient-caps=+bpf,+perfmon,+net_admin "$FT" record -q --no-phases --netns "$H1" -d 1s \
+		-o "$npd/np.ftr" >/dev/null 2>"$TMPD/np.err" || rc=$?
+	check "no CAP_SYS_ADMIN: --netns $H1 fails, naming the capability (exit $rc: $(head -c 200 "$TMPD/np.err"))" \
+		test "$rc" = 1 -a "$(grep -c 'CAP_SYS_ADMIN' "$TMPD/np.err")" -ge 1
+else
+	echo "# setpriv with --ambient-caps not available: skipped the CAP_SYS_ADMIN check"
+fi
+
 # ---- 3a. namespaces come and go (pods on a node): the recorder drops the
 # gone ones' sockets, which kept each deleted namespace alive (2 fds each)
 echo "# 3a. namespace churn [${SECONDS}s]"
