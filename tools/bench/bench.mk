@@ -26,9 +26,9 @@ $(BUILD)/bench/floor.skel.h: $(BUILD)/bench/floor.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name floor_bpf > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/bench/floor: tools/bench/floor.c probes/coverage.c probes/coverage.h probes/tcx.h $(BUILD)/bench/floor.skel.h
+$(BUILD)/bench/floor: tools/bench/floor.c probes/coverage.h probes/tcx.h $(BUILD)/bench/floor.skel.h $(LIB)
 	$(call msg,CC,$@)
-	$(Q)$(CC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -I$(BUILD)/bench -I. $< probes/coverage.c -lbpf -lelf -lz -o $@
+	$(Q)$(CC) -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -I$(BUILD)/bench -I. $< $(LIB) -lbpf -lelf -lz -o $@
 
 $(BUILD)/bench/udpgen: tools/bench/udpgen.c | $(BUILD)
 	$(call msg,CC,$@)

@@ -12,6 +12,10 @@
 #   floor       tools/bench/floor: an empty program on every hook fabtrace uses
 #               (with -i on a kernel with tcx, iface_rx is a tcx ingress
 #               program on h1's eth0, so the floor's is too: floor --tcx)
+#   floor_min   tools/bench/floor --minimal eth0: nothing but the cheapest
+#               per-packet binner, a tcx program on h1's eth0 egress and
+#               ingress with one clock read and one add (Millisampler's
+#               shape): the floor of any design that bins every packet
 #   floor_pid1  the same plus a counting perf event per thread of PID 1 on the
 #               network tracepoints (what --coverage pid1 opens: this VM's
 #               default); against floor, what those events cost
@@ -26,7 +30,7 @@
 #   fabtrace_tp  the same with FABTRACE_VARIANTS=tp_btf: iface_rx on the
 #               netif_receive_skb tracepoint (every device a packet crosses),
 #               as before tcx and as on kernels without it
-#   floor_nostats, fabtrace_nostats  floor and fabtrace with
+#   floor_nostats, floor_min_nostats, fabtrace_nostats  floor, floor_min and fabtrace with
 #               kernel.bpf_stats_enabled=0: what a node that does not time
 #               its programs pays (the timing is two clock reads per run)
 # Per run: throughput; h1's eth0 tx packets; all CPUs' busy time (/proc/stat)
@@ -44,8 +48,8 @@ bench_need iperf3
 
 T=$(pick "${BENCH_AT_SECONDS:-4}" 2)
 REPS=$(reps 5 1)
-MODES=(none counters floor floor_nostats floor_pid1 fabtrace fabtrace_nostats fabtrace_kcov fabtrace_ccov
-	fabtrace_nophases fabtrace_tp)
+MODES=(none counters floor floor_nostats floor_min floor_min_nostats floor_pid1 fabtrace fabtrace_nostats
+	fabtrace_kcov fabtrace_ccov fabtrace_nophases fabtrace_tp)
 [[ -n ${BENCH_AT_MODES:-} ]] && read -ra MODES <<<"$BENCH_AT_MODES"
 CONFIGS=(gso mtu)
 [[ -n ${BENCH_AT_CONFIGS:-} ]] && read -ra CONFIGS <<<"$BENCH_AT_CONFIGS"
@@ -63,11 +67,12 @@ start_tracer() { # MODE; its PID in TPID ('' for none)
 	TPID=
 	case $1 in
 	none) return 0 ;;
-	counters | floor | floor_pid1)
+	counters | floor | floor_pid1 | floor_min)
 		local opt=()
 		[[ $1 == counters ]] && opt=(--counters --no-progs)
 		[[ $1 == floor_pid1 ]] && opt=(--pid1)
-		[[ $1 != counters ]] && opt+=("${FLOOR_TCX[@]}")
+		[[ $1 == floor || $1 == floor_pid1 ]] && opt+=("${FLOOR_TCX[@]}")
+		[[ $1 == floor_min ]] && opt=(--minimal eth0)
 		bench_spawn "$W/tracer.out" "$W/tracer.err" ip netns exec "$(lab_ns "$LAB" 1)" "$BB/floor" "${opt[@]}"
 		TPID=$SPAWNED
 		wait_grep "$W/tracer.out" '^ready' "$TPID" 30 || die "floor did not start: $(cat "$W/tracer.err")"

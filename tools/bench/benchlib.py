@@ -387,6 +387,8 @@ def cmd_atrow(a):
 AT_NAMES = {"none": "no tracing", "counters": "perf counters on the 8 network tracepoints (no program)",
             "floor": "empty program on every hook",
             "floor_nostats": "empty program on every hook, programs not timed (bpf_stats off)",
+            "floor_min": "only the cheapest binner: a tcx program on h1's eth0 egress and ingress, one clock read and one add per packet",
+            "floor_min_nostats": "only the cheapest binner, programs not timed (bpf_stats off)",
             "floor_pid1": "empty program on every hook, plus perf counters per thread of PID 1 (--coverage pid1)",
             "fabtrace": "fabtrace record, 10 µs bins",
             "fabtrace_nostats": "fabtrace record, 10 µs bins, programs not timed (bpf_stats off)",
@@ -413,6 +415,30 @@ def clock_note(ck):
             "compares fabtrace's program with the cheapest program that could do its work on that hook. ")
 
 
+def min_binner_lines(rs, cfg):
+    """The cheapest binner's programs (floor_min run) beside the empty tcx program (floor run)."""
+    mins = [r for r in rs if r["mode"] == "floor_min" and r.get("progs") and r.get("pkts")]
+    if not mins:
+        return []
+    empty = [p["ns"] / p["cnt"] for r in rs if r["mode"] == "floor" and r.get("progs")
+             for n, p in r["progs"].items() if n == "fl_tcx_ingress" and p["cnt"]]
+    out = [f"*The cheapest binner* ({cfg}, floor_min run): a tcx program on h1's eth0 alone, one clock read "
+           "and one add per packet; an empty tcx program on h1's eth0 ingress (floor run) costs "
+           + (fmt(med(empty), 0) + " ns per run." if empty else "– (no floor run)."), "",
+           "| program | runs per packet | ns per run | ns per packet | × empty tcx program |", "|---|---|---|---|---|"]
+    for n in ("fl_min_egress", "fl_min_ingress"):
+        rp = [r["progs"][n]["cnt"] / r["pkts"] for r in mins if n in r["progs"]]
+        npr = [r["progs"][n]["ns"] / r["progs"][n]["cnt"] for r in mins if n in r["progs"] and r["progs"][n]["cnt"]]
+        npp = [r["progs"][n]["ns"] / r["pkts"] for r in mins if n in r["progs"]]
+        if not npr:
+            continue
+        ratio = med(npr) / med(empty) if empty and med(empty) else None
+        out.append(f"| `{n}` | {fmt(med(rp), 3)} | {fmt_range(npr, 0)} | {fmt(med(npp), 1)} | "
+                   + (fmt(ratio, 2) + "×" if ratio else "–") + " |")
+    out.append("")
+    return out
+
+
 def render_attrib(rows, meta):
     out = []
     for cfg, title in (("gso", "GSO/TSO on (64 kB skbs)"), ("mtu", "GSO/TSO off (MTU-sized packets)")):
@@ -427,7 +453,8 @@ def render_attrib(rows, meta):
         out.append("| mode | throughput Gbit/s | vs none | packets/s | CPU per packet | extra CPU per packet | BPF run time per packet | tracer CPU per packet |")
         out.append("|---|---|---|---|---|---|---|---|")
         extra = {}
-        for mode in ("none", "counters", "floor", "floor_nostats", "floor_pid1", "fabtrace", "fabtrace_nostats",
+        for mode in ("none", "counters", "floor", "floor_nostats", "floor_min", "floor_min_nostats", "floor_pid1",
+                     "fabtrace", "fabtrace_nostats",
                      "fabtrace_kcov", "fabtrace_ccov", "fabtrace_nophases", "fabtrace_tp"):
             m = [r for r in rs if r["mode"] == mode]
             if not m:
@@ -447,6 +474,7 @@ def render_attrib(rows, meta):
                 fmt_range(per_pkt(m, "tracer_ns_per_pkt"), 0, " ns") if mode != "none" else "–",
             ]) + " |")
         out.append("")
+        out.extend(min_binner_lines(rs, cfg))
         # per program
         fab = [r for r in rs if r["mode"] == "fabtrace" and r.get("progs")]
         flo = [r for r in rs if r["mode"] == "floor" and r.get("progs")]

@@ -68,6 +68,46 @@ SEC("uretprobe")
 int fl_uretprobe(struct pt_regs *ctx) { return 0; }
 
 /*
+ * floor --minimal IFACE: the cheapest program that bins a direction's
+ * packets by time at all, in Millisampler's shape: a tcx program on that one
+ * interface (egress and ingress), so no other device runs it, with one clock
+ * read and one add into a per-CPU ring of 10 us bins indexed by the time
+ * (which a reader would drain; none does here).  Its cost is the floor of
+ * any per-packet binner, whatever else it records.
+ */
+#define MIN_BIN_NS 10000
+#define MIN_BINS 1024
+
+struct min_bin {
+	__u64 bytes, pkts;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2 * MIN_BINS);
+	__type(key, __u32);
+	__type(value, struct min_bin);
+} min_bins SEC(".maps");
+
+static __always_inline int min_count(struct __sk_buff *skb, __u32 dir)
+{
+	__u32 k = dir * MIN_BINS + (__u32)((bpf_ktime_get_ns() / MIN_BIN_NS) % MIN_BINS);
+	struct min_bin *b = bpf_map_lookup_elem(&min_bins, &k);
+
+	if (b) {
+		b->bytes += skb->len;
+		b->pkts++;
+	}
+	return -1; /* TCX_NEXT */
+}
+
+SEC("tc")
+int fl_min_egress(struct __sk_buff *skb) { return min_count(skb, 0); }
+
+SEC("tc")
+int fl_min_ingress(struct __sk_buff *skb) { return min_count(skb, 1); }
+
+/*
  * floor --clock-cost: run by BPF_PROG_TEST_RUN, never attached (loaded only
  * then): what one read of the clock (bpf_ktime_get_ns, which every program
  * that bins by time needs per packet) costs on this machine, beside a

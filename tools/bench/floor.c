@@ -5,6 +5,7 @@
  *
  *   floor [--uprobe LIB:SYMBOL]... [--uretprobe LIB:SYMBOL]... [--ready FILE]
  *         [--counters | --pid1] [--no-progs] [--tcx IFACE]
+ *   floor --minimal IFACE [--ready FILE]
  *
  * Every tp_btf program is attached through a bpf_link; each --uprobe adds an
  * empty uprobe on SYMBOL in LIB, each --uretprobe an empty uretprobe (where
@@ -24,6 +25,8 @@
  * --tcx IFACE: what fabtrace uses for iface_rx with -i on kernels with tcx:
  * an empty tcx ingress program on IFACE (of the netns floor runs in) instead
  * of the netif_receive_skb tracepoint (program and counter).
+ * --minimal IFACE attaches nothing but fl_min_egress and fl_min_ingress, as
+ * tcx programs on IFACE: the cheapest per-packet binner (floor.bpf.c).
  *
  *   floor --clock-cost
  *
@@ -75,6 +78,9 @@ static void usage(FILE *f)
 		   "(fabtrace's coverage check); --pid1: per thread of PID 1 instead\n"
 		   "(--coverage pid1); --no-progs: no programs; --tcx IFACE: a tcx ingress\n"
 		   "program on IFACE instead of the netif_receive_skb tracepoint.\n"
+		   "       floor --minimal IFACE [--ready FILE]\n"
+		   "Attach only the cheapest per-packet binner: a tcx program on IFACE's egress and\n"
+		   "ingress, one clock read and one add per packet.\n"
 		   "       floor --clock-cost\n"
 		   "Print what one bpf_ktime_get_ns() costs (BPF_PROG_TEST_RUN, one JSON line).\n");
 }
@@ -131,8 +137,8 @@ static int clock_cost(struct floor_bpf *skel)
 
 int main(int argc, char **argv)
 {
-	const char *uprobes[16], *ready = NULL, *tcx = NULL;
-	int tcx_fd = -1;
+	const char *uprobes[16], *ready = NULL, *tcx = NULL, *minimal = NULL;
+	int tcx_fd = -1, min_fd[2] = { -1, -1 };
 	bool uret[16];
 	struct bpf_link *links[MAX_LINKS];
 	struct bpf_program *prog;
@@ -156,6 +162,8 @@ int main(int argc, char **argv)
 			progs = false;
 		} else if (!strcmp(argv[i], "--tcx") && i + 1 < argc) {
 			tcx = argv[++i];
+		} else if (!strcmp(argv[i], "--minimal") && i + 1 < argc) {
+			minimal = argv[++i];
 		} else if (!strcmp(argv[i], "--ready") && i + 1 < argc) {
 			ready = argv[++i];
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -185,8 +193,9 @@ int main(int argc, char **argv)
 	}
 	bpf_object__for_each_program(prog, skel->obj) { /* --clock-cost: its two programs alone */
 		bool ck = !strncmp(bpf_program__name(prog), "ck_", 3);
+		bool mn = !strncmp(bpf_program__name(prog), "fl_min_", 7);
 
-		bpf_program__set_autoload(prog, ck == clock);
+		bpf_program__set_autoload(prog, ck == clock && (!mn || minimal));
 	}
 	if (floor_bpf__load(skel)) {
 		fprintf(stderr, "floor: load: %s\n", strerror(errno));
@@ -219,7 +228,8 @@ int main(int argc, char **argv)
 	bpf_object__for_each_program(prog, skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
 
-		if (!progs || strncmp(sec, "tp_btf/", 7) != 0 || (tcx && !strcmp(sec + 7, FL_TCX_REPLACES)))
+		if (!progs || minimal || strncmp(sec, "tp_btf/", 7) != 0 ||
+		    (tcx && !strcmp(sec + 7, FL_TCX_REPLACES)))
 			continue;
 		links[nlinks] = bpf_program__attach(prog);
 		if (!links[nlinks]) {
@@ -234,6 +244,20 @@ int main(int argc, char **argv)
 		tcx_fd = ifindex ? tcx_attach_ingress(bpf_program__fd(skel->progs.fl_tcx_ingress), ifindex) : -ENODEV;
 		if (tcx_fd < 0) {
 			fprintf(stderr, "floor: tcx on %s: %s\n", tcx, strerror(-tcx_fd));
+			goto out;
+		}
+	}
+	if (minimal) {
+		unsigned ifindex = if_nametoindex(minimal);
+		int err = -ENODEV;
+
+		if (ifindex) {
+			min_fd[0] = tcx_attach(bpf_program__fd(skel->progs.fl_min_egress), ifindex, FT_BPF_TCX_EGRESS);
+			min_fd[1] = tcx_attach(bpf_program__fd(skel->progs.fl_min_ingress), ifindex, FT_BPF_TCX_INGRESS);
+			err = min_fd[0] < 0 ? min_fd[0] : min_fd[1] < 0 ? min_fd[1] : 0;
+		}
+		if (err) {
+			fprintf(stderr, "floor: --minimal on %s: %s\n", minimal, strerror(-err));
 			goto out;
 		}
 	}
@@ -282,6 +306,9 @@ out:
 		bpf_link__destroy(links[--nlinks]);
 	if (tcx_fd >= 0)
 		close(tcx_fd);
+	for (int k = 0; k < 2; k++)
+		if (min_fd[k] >= 0)
+			close(min_fd[k]);
 	floor_bpf__destroy(skel);
 	return rc;
 }
