@@ -177,26 +177,30 @@ static const char *if_labels(char *buf, size_t len, const struct live_iface *x, 
 }
 
 /*
- * Whether interface I is the first exposed with its labels.  Two entries
- * share labels when an interface is deleted and made again under its name
- * (or a namespace under its name): one series each family, the counters
- * summed, the gauges their largest (duplicate series break OpenMetrics
- * parsers, and Prometheus keeps only one of them).
+ * REP[i]: the first exposed interface with interface i's labels (i itself
+ * when it is the first), worked out once per scrape.  Two entries share
+ * labels when an interface is deleted and made again under its name (or a
+ * namespace under its name): one series each family, the counters summed,
+ * the gauges their largest (duplicate series break OpenMetrics parsers, and
+ * Prometheus keeps only one of them).
  */
-static bool same_labels(const struct live_iface *a, const struct live_iface *b)
+static void label_reps(const struct live *l, uint32_t *rep)
 {
-	char na[16], nb[16], ia[32], ib[32];
+	char keys[METRICS_MAX_IFACES][64]; /* "netns\x1finterface" */
 
-	return !strcmp(ns_label(na, sizeof(na), a->netns_name, a->netns), ns_label(nb, sizeof(nb), b->netns_name, b->netns)) &&
-	       !strcmp(if_label(ia, sizeof(ia), a), if_label(ib, sizeof(ib), b));
-}
+	for (size_t i = 0; i < n_ifaces(l); i++) {
+		char ns[16], ifn[32];
 
-static bool first_with_labels(const struct live *l, size_t i)
-{
-	for (size_t j = 0; j < i; j++)
-		if (same_labels(&l->ifaces[j], &l->ifaces[i]))
-			return false;
-	return true;
+		snprintf(keys[i], sizeof(keys[i]), "%s\x1f%s",
+			 ns_label(ns, sizeof(ns), l->ifaces[i].netns_name, l->ifaces[i].netns),
+			 if_label(ifn, sizeof(ifn), &l->ifaces[i]));
+		rep[i] = (uint32_t)i;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(keys[j], keys[i])) {
+				rep[i] = rep[j];
+				break;
+			}
+	}
 }
 
 /* The largest of two gauge values, NaN (unknown) only when both are. */
@@ -220,14 +224,14 @@ static double dir_value(const struct live_dir *d, enum dir_value v)
 }
 
 /* One family with a series per exposed interface and direction. */
-static void dir_family(const struct live *l, FILE *f, const char *name, const char *type,
+static void dir_family(const struct live *l, const uint32_t *rep, FILE *f, const char *name, const char *type,
 		       const char *unit, const char *help, enum dir_value v)
 {
 	char lbl[512];
 
 	family(f, name, type, unit, help);
 	for (size_t i = 0; i < n_ifaces(l); i++) {
-		if (!first_with_labels(l, i))
+		if (rep[i] != i)
 			continue;
 		for (int d = 0; d < 2; d++) {
 			uint64_t sum = 0;
@@ -236,7 +240,7 @@ static void dir_family(const struct live *l, FILE *f, const char *name, const ch
 			for (size_t j = i; j < n_ifaces(l); j++) {
 				const struct live_dir *x = &l->ifaces[j].dir[d];
 
-				if (j != i && !same_labels(&l->ifaces[i], &l->ifaces[j]))
+				if (rep[j] != i)
 					continue;
 				sum += v == DV_BYTES ? x->bytes : v == DV_PKTS ? x->pkts : x->bursts;
 				max = max_known(max, dir_value(x, v));
@@ -251,22 +255,24 @@ static void dir_family(const struct live *l, FILE *f, const char *name, const ch
 }
 
 /* The per-interface value GET of interface I and those sharing its labels: summed, or the largest. */
-static uint64_t sum_same(const struct live *l, size_t i, uint64_t (*get)(const struct live_iface *))
+static uint64_t sum_same(const struct live *l, const uint32_t *rep, size_t i,
+			 uint64_t (*get)(const struct live_iface *))
 {
 	uint64_t v = 0;
 
 	for (size_t j = i; j < n_ifaces(l); j++)
-		if (j == i || same_labels(&l->ifaces[i], &l->ifaces[j]))
+		if (rep[j] == i)
 			v += get(&l->ifaces[j]);
 	return v;
 }
 
-static double max_same(const struct live *l, size_t i, double (*get)(const struct live_iface *))
+static double max_same(const struct live *l, const uint32_t *rep, size_t i,
+		       double (*get)(const struct live_iface *))
 {
 	double v = NAN;
 
 	for (size_t j = i; j < n_ifaces(l); j++)
-		if (j == i || same_labels(&l->ifaces[i], &l->ifaces[j]))
+		if (rep[j] == i)
 			v = max_known(v, get(&l->ifaces[j]));
 	return v;
 }
@@ -276,34 +282,34 @@ static uint64_t get_rtx(const struct live_iface *x) { return x->rtx; }
 static double get_backlog(const struct live_iface *x) { return x->qdisc[0] ? (double)x->p_backlog : NAN; }
 static double get_sojourn(const struct live_iface *x) { return x->qdisc[0] ? (double)x->p_sojourn / 1e9 : NAN; }
 
-static void render_ifaces(const struct live *l, FILE *f)
+static void render_ifaces(const struct live *l, const uint32_t *rep, FILE *f)
 {
 	char lbl[512];
 
-	dir_family(l, f, "fabtrace_interface_bytes", "counter", "bytes",
+	dir_family(l, rep, f, "fabtrace_interface_bytes", "counter", "bytes",
 		   "Bytes through the interface (binned by the kernel probes)", DV_BYTES);
-	dir_family(l, f, "fabtrace_interface_packets", "counter", NULL,
+	dir_family(l, rep, f, "fabtrace_interface_packets", "counter", NULL,
 		   "Packets (skbs) through the interface", DV_PKTS);
-	dir_family(l, f, "fabtrace_microbursts", "counter", NULL,
+	dir_family(l, rep, f, "fabtrace_microbursts", "counter", NULL,
 		   "Microbursts: runs of bins at or above half the capacity, counted when they start",
 		   DV_BURSTS);
-	dir_family(l, f, "fabtrace_interface_speed_bytes", "gauge", "bytes",
+	dir_family(l, rep, f, "fabtrace_interface_speed_bytes", "gauge", "bytes",
 		   "Capacity in bytes per second: link speed, or the root tbf/htb rate for tx when lower",
 		   DV_SPEED);
-	dir_family(l, f, "fabtrace_interface_peak_bin_bytes", "gauge", "bytes",
+	dir_family(l, rep, f, "fabtrace_interface_peak_bin_bytes", "gauge", "bytes",
 		   "Bytes in the fullest bin of the last refresh period (per-CPU parts summed)",
 		   DV_PEAK_BIN);
-	dir_family(l, f, "fabtrace_interface_peak_utilization_ratio", "gauge", "ratio",
+	dir_family(l, rep, f, "fabtrace_interface_peak_utilization_ratio", "gauge", "ratio",
 		   "Rate of the fullest bin of the last refresh period over the capacity", DV_PEAK_UTIL);
 	family(f, "fabtrace_ce_packets", "counter", NULL, "Received packets marked ECN CE");
 	for (size_t i = 0; i < n_ifaces(l); i++)
-		if (first_with_labels(l, i))
+		if (rep[i] == i)
 			counter_u64(f, "fabtrace_ce_packets", if_labels(lbl, sizeof(lbl), &l->ifaces[i], -1),
-				    sum_same(l, i, get_ce));
+				    sum_same(l, rep, i, get_ce));
 	family(f, "fabtrace_qdisc_backlog_max_bytes", "gauge", "bytes",
 	       "Largest qdisc backlog on the interface in the last refresh period");
 	for (size_t i = 0; i < n_ifaces(l); i++) {
-		double v = first_with_labels(l, i) ? max_same(l, i, get_backlog) : NAN;
+		double v = rep[i] == i ? max_same(l, rep, i, get_backlog) : NAN;
 
 		if (!isnan(v))
 			gauge(f, "fabtrace_qdisc_backlog_max_bytes", if_labels(lbl, sizeof(lbl), &l->ifaces[i], -1), v);
@@ -311,7 +317,7 @@ static void render_ifaces(const struct live *l, FILE *f)
 	family(f, "fabtrace_qdisc_sojourn_max_seconds", "gauge", "seconds",
 	       "Longest time a packet spent in the qdisc (enqueue to dequeue) in the last refresh period");
 	for (size_t i = 0; i < n_ifaces(l); i++) {
-		double v = first_with_labels(l, i) ? max_same(l, i, get_sojourn) : NAN;
+		double v = rep[i] == i ? max_same(l, rep, i, get_sojourn) : NAN;
 
 		if (!isnan(v))
 			gauge(f, "fabtrace_qdisc_sojourn_max_seconds", if_labels(lbl, sizeof(lbl), &l->ifaces[i], -1), v);
@@ -319,9 +325,9 @@ static void render_ifaces(const struct live *l, FILE *f)
 	family(f, "fabtrace_tcp_retransmits", "counter", NULL,
 	       "TCP segments retransmitted on flows routed through the interface (interface empty: no route)");
 	for (size_t i = 0; i < n_ifaces(l); i++)
-		if (first_with_labels(l, i))
+		if (rep[i] == i)
 			counter_u64(f, "fabtrace_tcp_retransmits", if_labels(lbl, sizeof(lbl), &l->ifaces[i], -1),
-				    sum_same(l, i, get_rtx));
+				    sum_same(l, rep, i, get_rtx));
 	counter_u64(f, "fabtrace_tcp_retransmits", labels(lbl, sizeof(lbl), "netns", "", "interface", "", END),
 		    l->rtx_unrouted);
 }
@@ -332,7 +338,7 @@ static uint32_t drop_iface(const struct live_drop *d)
 	return d->iface < METRICS_MAX_IFACES ? d->iface : LIVE_NONE;
 }
 
-static void render_drops(const struct live *l, FILE *f)
+static void render_drops(const struct live *l, const uint32_t *rep, FILE *f)
 {
 	char lbl[512], ns[16], ifn[32], rbuf[24];
 
@@ -353,7 +359,7 @@ static void render_drops(const struct live *l, FILE *f)
 			uint32_t ke = drop_iface(e);
 
 			if (e->reason != d->reason ||
-			    (ke != k && (ke == LIVE_NONE || k == LIVE_NONE || !same_labels(&l->ifaces[ke], x))))
+			    (ke != k && (ke == LIVE_NONE || k == LIVE_NONE || rep[ke] != rep[k])))
 				continue;
 			if (j < i)
 				first = false;
@@ -468,6 +474,7 @@ int metrics__render(const struct live *l, const struct metrics_info *info, FILE 
 	static const char *const src[FT_SRC_MAX] = { "net", "tcp", "user", "phase" };
 	char lbl[512];
 	uint64_t dropped_ctr = 0;
+	uint32_t rep[METRICS_MAX_IFACES] = { 0 }; /* label_reps() fills the exposed ones */
 
 	cur_format = info ? info->format : METRICS_OPENMETRICS;
 	family(f, "fabtrace_build", "info", NULL, "fabtrace version and host");
@@ -480,8 +487,9 @@ int metrics__render(const struct live *l, const struct metrics_info *info, FILE 
 	       "Length of the last refresh period, over which the gauges are taken");
 	gauge(f, "fabtrace_refresh_period_seconds", "",
 	      l->last_period_ns ? live__period_s(l) : (info ? info->refresh_s : 1.0));
-	render_ifaces(l, f);
-	render_drops(l, f);
+	label_reps(l, rep);
+	render_ifaces(l, rep, f);
+	render_drops(l, rep, f);
 	family(f, "fabtrace_lost_events", "counter", NULL,
 	       "Events lost because a ring buffer was full, by source; never hidden");
 	for (int s = 0; s < FT_SRC_MAX; s++)
