@@ -47,7 +47,7 @@ BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 SKELS      := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
-APP_SRCS   := $(wildcard probes/base/*.c probes/*.c rdma/*.c userspace/*/*.c viz/*.c)
+APP_SRCS   := $(wildcard lib/*.c probes/*.c rdma/*.c userspace/*/*.c viz/*.c)
 MAIN_SRC   := userspace/cli/main.c
 LIB_SRCS   := $(filter-out $(MAIN_SRC),$(APP_SRCS))
 LIB_OBJS   := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))

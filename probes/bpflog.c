@@ -6,7 +6,7 @@
 #include <bpf/libbpf.h>
 
 #include "probes/bpflog.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 static bool verbose_log;
 static char last_log[160];

@@ -5,7 +5,7 @@
 #include <bpf/btf.h>
 
 #include "probes/btf_names.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 int btf_drop_reasons(int (*fn)(void *ctx, const struct ft_rec_hdr *rec), void *ctx)
 {

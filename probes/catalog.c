@@ -9,7 +9,7 @@
 
 #include "probes/catalog.h"
 #include "probes/elfsyms.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 /* Argument descriptions: position i (0-based integer slot). */
 #define AU(i)    { (i) + 1, 0, 0 }                          /* unsigned int / int handle */

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "probes/base/util.h"
+#include "lib/util.h"
 #include "probes/coverage.h"
 
 #define TRACEFS "/sys/kernel/tracing"

@@ -5,7 +5,7 @@
 
 #include "probes/btf_names.h"
 #include "probes/drop_reasons.h"
-#include "probes/base/json.h"
+#include "lib/json.h"
 
 bool drop_reason__congestion(const char *name)
 {

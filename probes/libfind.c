@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "probes/base/hash.h"
-#include "probes/base/util.h"
+#include "lib/hash.h"
+#include "lib/util.h"
 #include "probes/elfsyms.h"
 #include "probes/libfind.h"
 

@@ -20,7 +20,7 @@
 #include <linux/sockios.h>
 
 #include "probes/netns.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 static int ns_add(struct netns_set *s, uint32_t inum, const char *name, const char *path)
 {

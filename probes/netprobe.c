@@ -21,7 +21,7 @@
 #include "probes/netprobe.h"
 #include "probes/recursion_misses.h"
 #include "probes/tcx.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 enum obj_id { OBJ_NET, OBJ_TCP, OBJ_MAX };
 

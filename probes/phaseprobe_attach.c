@@ -25,7 +25,7 @@
 #include "probes/libfind.h"
 #include "probes/bpflog.h"
 #include "probes/phaseprobe_state.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 /* ---- libraries ---- */
 

@@ -20,7 +20,7 @@
 #include "probes/catalog.h"
 #include "probes/bpflog.h"
 #include "probes/phaseprobe_state.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 const struct ph_hook ph_hooks[PH_HOOK_MAX] = {
 	[PH_HOOK_FORK] = { "proc_fork", "sched_process_fork",

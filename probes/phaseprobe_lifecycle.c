@@ -21,7 +21,7 @@
 #include "probes/bpflog.h"
 #include "probes/netprobe.h"
 #include "probes/phaseprobe_state.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 /* Libraries looked for in the loader cache (soname prefixes). */
 static const char *const cache_prefixes[] = {

@@ -20,7 +20,7 @@
 #include "bpf/phase.h"
 #include "probes/procenv.h"
 #include "probes/phaseprobe_state.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 /* ---- followed processes ---- */
 

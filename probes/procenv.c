@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "probes/base/hash.h"
+#include "lib/hash.h"
 #include "probes/procenv.h"
 
 /* The value of NAME in ENV as a non-negative int32, -1 when absent or not a number. */

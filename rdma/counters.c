@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "counters.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 #define TWO32 (1ull << 32)
 

@@ -13,7 +13,7 @@
 #include "ports.h"
 #include "sysattr.h"
 #include "verbs.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 #define MAX_SPECS 64
 

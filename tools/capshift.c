@@ -35,7 +35,7 @@
 
 #include "userspace/capture/capture.h"
 #include "userspace/capture/retime.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 /* BOOT (NUL-terminated) replaced by an id of its own and the options. */
 static void other_boot(char *boot, size_t len, const char *host, int64_t shift, int64_t cerr, int64_t drift)

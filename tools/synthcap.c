@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "userspace/capture/capture.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 #define US ((uint64_t)1000)
 #define MS ((uint64_t)1000000)

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/base/json.h"
-#include "probes/base/util.h"
+#include "lib/json.h"
+#include "lib/util.h"
 #include "viz/common.h"
 
 #define MS 1000000ull

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/base/util.h"
+#include "lib/util.h"
 #include "viz/common.h"
 
 struct stack_w {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/base/json.h"
+#include "lib/json.h"
 #include "viz/html_out.h"
 
 /* ---- byte buffers of varints ---- */
@@ -77,7 +77,7 @@ void html_col_free(struct col *c)
 /* ---- JSON output (strings made safe for a <script> element) ---- */
 
 /*
- * A valid UTF-8 sequence's length (probes/base/json.c), except U+2028 and
+ * A valid UTF-8 sequence's length (lib/json.c), except U+2028 and
  * U+2029: legal in JSON but line terminators in older JavaScript, so they
  * are escaped inside the page's <script>.
  */

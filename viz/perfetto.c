@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/base/util.h"
+#include "lib/util.h"
 #include "viz/common.h"
 
 #define PF_MAX_BUCKETS 20000u

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/base/hash.h"
-#include "probes/base/util.h"
+#include "lib/hash.h"
+#include "lib/util.h"
 #include "viz/common.h"
 
 /* Frame names, indexed by an open-addressing hash table. */

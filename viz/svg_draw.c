@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "probes/base/util.h"
+#include "lib/util.h"
 #include "viz/common.h"
 #include "viz/svg.h"
 

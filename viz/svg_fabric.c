@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/base/util.h"
+#include "lib/util.h"
 #include "viz/common.h"
 #include "viz/svg.h"
 

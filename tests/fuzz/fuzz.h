@@ -28,7 +28,7 @@
 #include "tests/unit/jsoncheck.h"
 #pragma clang attribute pop
 #include "userspace/correlate/correlate.h"
-#include "probes/base/json.h"
+#include "lib/json.h"
 #include "userspace/model/model.h"
 #include "userspace/report/report.h"
 #include "viz/viz.h"

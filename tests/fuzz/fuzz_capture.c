@@ -17,7 +17,7 @@
 #include "tests/fuzz/fuzz.h"
 #include "userspace/capture/capture.h"
 #include "userspace/cli/commands.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 static struct fz_file in;
 static int out_fd;           /* stdout: what `info` prints */

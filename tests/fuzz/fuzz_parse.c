@@ -29,7 +29,7 @@
 #include "rdma/sysattr.h"
 #include "userspace/live/metrics.h"
 #include "userspace/record/session.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 static int out_fd;
 

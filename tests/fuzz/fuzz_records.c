@@ -30,7 +30,7 @@
 #include "userspace/cli/commands.h"
 #include "userspace/live/live.h"
 #include "userspace/live/metrics.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 #define FZ_MAX_REC 4096
 

@@ -23,7 +23,7 @@
 
 #include "tests/fuzz/fuzz.h"
 #include "userspace/cli/commands.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 #define MAX_ARGS 24
 

@@ -10,15 +10,15 @@ need_cmd python3
 CHK=(python3 "$ROOT/tests/layers/check_layers.py")
 
 # a small tree with an arrow running back up and a cycle
-mkdir -p "$TMPD/up/probes/base" "$TMPD/up/userspace/cli" "$TMPD/cyc/userspace/model"
-printf '#include "userspace/cli/x.h"\n' >"$TMPD/up/probes/base/a.c"
+mkdir -p "$TMPD/up/lib" "$TMPD/up/userspace/cli" "$TMPD/cyc/userspace/model"
+printf '#include "userspace/cli/x.h"\n' >"$TMPD/up/lib/a.c"
 : >"$TMPD/up/userspace/cli/x.h"
 printf '#include "userspace/model/b.h"\n' >"$TMPD/cyc/userspace/model/a.c"
 printf '#include "userspace/model/a.h"\n' >"$TMPD/cyc/userspace/model/b.c"
 : >"$TMPD/cyc/userspace/model/a.h"
 : >"$TMPD/cyc/userspace/model/b.h"
-out=$("${CHK[@]}" "$TMPD/up" 2>&1) && bad "the checker accepted an include from probes/base into userspace/cli"
-check "the checker names an arrow back up ($out)" grep -q "probes/base/a.c: includes userspace/cli/x.h, a higher layer" <<<"$out"
+out=$("${CHK[@]}" "$TMPD/up" 2>&1) && bad "the checker accepted an include from lib into userspace/cli"
+check "the checker names an arrow back up ($out)" grep -q "lib/a.c: includes userspace/cli/x.h, a higher layer" <<<"$out"
 out=$("${CHK[@]}" "$TMPD/cyc" 2>&1) && bad "the checker accepted a cycle"
 check "the checker names a cycle ($out)" grep -q "include cycle between modules: userspace/model/a <-> userspace/model/b" <<<"$out"
 

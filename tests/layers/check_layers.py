@@ -21,7 +21,7 @@ import sys
 
 # floor of each folder, lowest first; the longest matching prefix decides
 FLOORS = [
-    ("probes/base", 0),            # helpers every layer may use
+    ("lib", 0),                    # helpers every layer may use
     ("bpf", 1),                    # kernel programs and the record ABI
     ("probes", 2),                 # attaching probes
     ("rdma", 2),                   # the counter sampler
@@ -34,7 +34,7 @@ FLOORS = [
     ("viz", 6),                    # timelines
     ("userspace/cli", 7),          # commands
 ]
-SRC_DIRS = ("probes", "bpf", "rdma", "userspace", "viz")
+SRC_DIRS = ("lib", "probes", "bpf", "rdma", "userspace", "viz")
 # generated headers and the stand-alone libraries loaded into other programs
 SKIP_INC = re.compile(r"(\.skel\.h|viz_html_assets\.h)$")
 SKIP_DIR = ("probes/marker", "probes/nccl_profiler")

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for the JSON writer (probes/base/json.c): exact output strings. */
+/* Unit tests for the JSON writer (lib/json.c): exact output strings. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "probes/base/json.h"
+#include "lib/json.h"
 
 struct buf {
 	char *p;

@@ -26,7 +26,7 @@
 #include "userspace/cli/commands.h"
 #include "userspace/model/model.h"
 #include "userspace/report/report.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 #include "jsoncheck.h"
 #include "records.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for probes/base/util.c. */
+/* Unit tests for lib/util.c. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 #define NS 1ull
 #define US 1000ull

@@ -5,7 +5,7 @@
  * causes, exact folded stacks (time and bytes), the window, structural
  * properties of the Perfetto, speedscope and SVG outputs (overlapping calls
  * as async slices / extra profiles, counters with pid and tid, lost gaps),
- * an empty model, and the all-or-nothing output files (probes/base/util.h).
+ * an empty model, and the all-or-nothing output files (lib/util.h).
  * Byte-exact outputs of whole captures are the goldens of
  * tests/integration/test_viz_outputs.sh.
  */
@@ -24,7 +24,7 @@
 
 #include "userspace/correlate/correlate.h"
 #include "userspace/model/model.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 #include "viz/common.h"
 #include "viz/viz.h"
 #include "records.h"

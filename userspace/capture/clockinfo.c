@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "userspace/capture/clockinfo.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 #define FIELD(arr, buf) field_str((arr), sizeof(arr), (buf), sizeof(buf))
 

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "bpf/fabtrace.h"
-#include "probes/base/json.h"
+#include "lib/json.h"
 
 #define CLOCKINFO_MAX_HOSTS 4096
 

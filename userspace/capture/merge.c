@@ -36,7 +36,7 @@
 #include "userspace/capture/retime.h"
 #include "userspace/capture/merge.h"
 #include "userspace/capture/merge_priv.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 #define COLL_BITS 15                       /* collective instances kept per host */
 #define WINDOW_LEN_NS 2000000000ull

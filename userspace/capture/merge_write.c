@@ -15,12 +15,12 @@
 #include <sys/stat.h>
 
 #include "userspace/capture/capture.h"
-#include "probes/base/json.h"
+#include "lib/json.h"
 #include "userspace/capture/mergefit.h"
 #include "userspace/capture/retime.h"
 #include "userspace/capture/merge.h"
 #include "userspace/capture/merge_priv.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 /* ---- ids ---- */
 

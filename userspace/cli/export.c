@@ -17,10 +17,10 @@
 
 #include "userspace/cli/commands.h"
 #include "userspace/correlate/correlate.h"
-#include "probes/base/json.h"
+#include "lib/json.h"
 #include "rdma/counters.h"
 #include "userspace/model/model.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 enum ex_table { EX_BINS, EX_QDISC, EX_EVENTS, EX_COUNTERS, EX_N };
 enum ex_format { EX_CSV, EX_JSONL };

@@ -15,8 +15,8 @@
 #define PHASES_COST "~5 ns per MTU packet: sock_send/recv ~55-85 ns per socket call; uprobes ~2-5 us per traced call"
 #include "probes/privs.h"
 #include "userspace/cli/commands.h"
-#include "probes/base/json.h"
-#include "probes/base/util.h"
+#include "lib/json.h"
+#include "lib/util.h"
 
 static void usage(FILE *f)
 {

@@ -20,8 +20,8 @@
 #include "userspace/cli/commands.h"
 #include "userspace/capture/clockinfo.h"
 #include "userspace/correlate/correlate.h"
-#include "probes/base/json.h"
-#include "probes/base/util.h"
+#include "lib/json.h"
+#include "lib/util.h"
 
 #define MAX_IFACES 4096
 #define MAX_PROBES 256

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "userspace/cli/commands.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 static const struct cmd {
 	const char *name;

@@ -13,7 +13,7 @@
 #include "userspace/capture/capture.h"
 #include "userspace/capture/merge.h"
 #include "userspace/cli/commands.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 static void usage(FILE *f)
 {

@@ -18,9 +18,9 @@
 #include "userspace/capture/capture.h"
 #include "userspace/cli/commands.h"
 #include "userspace/record/hostclock.h"
-#include "probes/base/json.h"
+#include "lib/json.h"
 #include "userspace/record/session.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 struct recorder {
 	struct session_opts o;

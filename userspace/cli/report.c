@@ -21,7 +21,7 @@
 #include "userspace/model/model.h"
 #include "userspace/report/report.h"
 #include "userspace/report/report_windows.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 #include "viz/viz.h"
 
 static void usage(FILE *f)

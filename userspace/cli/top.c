@@ -33,7 +33,7 @@
 #include "userspace/live/top_term.h"
 #include "userspace/live/top_view.h"
 #include "userspace/record/session.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 struct top {
 	struct session_opts o;

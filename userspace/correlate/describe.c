@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "probes/base/util.h"
+#include "lib/util.h"
 #include "rdma/counters.h"
 #include "userspace/correlate/corr_internal.h"
 

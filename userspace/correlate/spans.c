@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "userspace/correlate/corr_internal.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 static bool span_key_eq(const struct corr_span *s, uint32_t kind, uint64_t step, const char *name)
 {

@@ -24,10 +24,10 @@
 
 #include "rdma/counters.h"
 #include "userspace/correlate/correlate.h"
-#include "probes/base/json.h"
+#include "lib/json.h"
 #include "userspace/live/metrics.h"
 #include "userspace/record/session.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 /* ---- exposition ---- */
 

@@ -11,7 +11,7 @@
 
 #include "rdma/counters.h"
 #include "userspace/correlate/correlate.h"
-#include "probes/base/json.h"
+#include "lib/json.h"
 #include "userspace/live/top_select.h"
 #include "userspace/live/top_view.h"
 #include "userspace/record/session.h"

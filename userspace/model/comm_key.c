@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "bpf/fabtrace.h"
-#include "probes/base/hash.h"
+#include "lib/hash.h"
 #include "userspace/model/comm_key.h"
 
 static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }

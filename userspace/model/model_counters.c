@@ -19,7 +19,7 @@
 
 #include "rdma/counters.h"
 #include "userspace/model/model_counters.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 /* Loading state of one group. */
 struct grp_load {

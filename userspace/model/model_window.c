@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/base/util.h"
+#include "lib/util.h"
 #include "userspace/model/model.h"
 #include "userspace/model/model_priv.h"
 

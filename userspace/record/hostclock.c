@@ -14,7 +14,7 @@
 #include <sys/timex.h>
 
 #include "userspace/record/hostclock.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 #ifndef CLOCK_TAI
 #define CLOCK_TAI 11

@@ -30,7 +30,7 @@
 #include "userspace/record/hostclock.h"
 #include "userspace/record/session.h"
 #include "userspace/record/session_priv.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 /* ---- options ---- */
 

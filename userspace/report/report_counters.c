@@ -11,7 +11,7 @@
 
 #include "rdma/counters.h"
 #include "userspace/report/report_counters.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 static const char *port_state_name(unsigned s)
 {

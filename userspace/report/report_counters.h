@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 #include "userspace/correlate/correlate.h"
-#include "probes/base/json.h"
+#include "lib/json.h"
 #include "userspace/model/model.h"
 
 /* RDMA ports, counters that moved, spikes (at most TOP, 0 = all), sampler cost; nothing without counters. */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "userspace/report/report_headline.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 static void line(struct headline *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

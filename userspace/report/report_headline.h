@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 #include "userspace/correlate/correlate.h"
-#include "probes/base/json.h"
+#include "lib/json.h"
 #include "userspace/model/model.h"
 
 #define HEADLINE_MAX_LINES 15  /* the first screen: issue's limit, title included */

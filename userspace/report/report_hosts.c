@@ -6,7 +6,7 @@
 
 #include "userspace/capture/capture.h"
 #include "userspace/report/report_hosts.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 #define MAX_HOSTS 4096
 #define MAX_NS 65536

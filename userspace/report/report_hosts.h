@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 #include "userspace/correlate/correlate.h"
-#include "probes/base/json.h"
+#include "lib/json.h"
 #include "userspace/model/model.h"
 
 /* Nothing is written for a capture that is not merged. */

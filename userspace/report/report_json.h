@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 #include "userspace/correlate/correlate.h"
-#include "probes/base/json.h"
+#include "lib/json.h"
 #include "userspace/model/model.h"
 #include "userspace/report/report.h"
 

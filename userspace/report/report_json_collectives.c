@@ -13,7 +13,7 @@
 #include "userspace/report/report_common.h"
 #include "userspace/report/report_counters.h"
 #include "userspace/report/report_json.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 static void j_rank_ref(struct json *j, const struct corr *c, const char *prefix, uint32_t r)
 {

@@ -14,7 +14,7 @@
 #include "userspace/capture/capture.h"
 #include "userspace/report/report_common.h"
 #include "userspace/report/report_json.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 static const char *proto_name(unsigned p, char *buf, size_t len)
 {

@@ -7,7 +7,7 @@
  */
 #include "userspace/report/report_common.h"
 #include "userspace/report/report_json.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 static void j_rel_or_null(struct json *j, const struct model *m, const char *key, uint64_t ts)
 {

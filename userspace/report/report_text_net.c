@@ -12,7 +12,7 @@
 #include "userspace/capture/capture.h"
 #include "userspace/report/report_common.h"
 #include "userspace/report/report_text.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 static const char *fmt_pct(double util, char *buf, size_t len)
 {

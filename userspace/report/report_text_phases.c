@@ -11,7 +11,7 @@
 
 #include "userspace/report/report_common.h"
 #include "userspace/report/report_text.h"
-#include "probes/base/util.h"
+#include "lib/util.h"
 
 /* nccl-tests style GB/s (1e9 bytes per second), "-" when unknown. */
 static const char *fmt_gbps(double bytes_per_s, char *buf, size_t len)

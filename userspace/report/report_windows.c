@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/base/json.h"
-#include "probes/base/util.h"
+#include "lib/json.h"
+#include "lib/util.h"
 #include "userspace/report/report_common.h"
 #include "userspace/report/report_headline.h"
 #include "userspace/report/report_windows.h"

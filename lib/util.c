@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "probes/base/util.h"
-#include "probes/base/json.h"
+#include "lib/util.h"
+#include "lib/json.h"
 
 static bool json_mode;
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "probes/base/json.h"
+#include "lib/json.h"
 
 static bool *first_slot(struct json *j)
 {
