@@ -143,6 +143,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	h = *capture__header(r);
+	if (shift < 0 && (uint64_t)-shift >= h.start_mono_ns) {
+		/* the times would fall before the clock's zero, where retiming saturates */
+		fprintf(stderr, "capshift: --mono-shift %.3f s moves the capture (started at %.3f s) before its clock's zero; "
+			"shift the other captures forward instead\n", (double)shift / 1e9, (double)h.start_mono_ns / 1e9);
+		goto out;
+	}
 	rt->offset_ns = shift;
 	rt->drift = (double)drift_ppb * 1e-9;
 	rt->t0_ns = h.start_mono_ns;

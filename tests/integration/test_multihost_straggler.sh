@@ -25,9 +25,12 @@ need_cmd python3
 source "$(dirname "$0")/multihost.sh"
 lab_start 3
 # shellcheck disable=SC2034 # read by mh_shift (multihost.sh)
-MH_SHIFT=([1]="--mono-shift 0 --maxerror 60000"
-	[2]="--mono-shift 7200s --clock-error -25ms --maxerror 60000"
-	[3]="--mono-shift -1500s --clock-error 40ms --drift -200000 --maxerror 60000")
+# Host 3 booted 1500 s before host 1: host 1 is shifted forward instead of
+# host 3 back, which a machine up for less than 1500 s cannot do (capshift
+# refuses times before the clock's zero); the checks are relative to host 1.
+MH_SHIFT=([1]="--mono-shift 1800s --maxerror 60000"
+	[2]="--mono-shift 9000s --clock-error -25ms --maxerror 60000"
+	[3]="--mono-shift 300s --clock-error 40ms --drift -200000 --maxerror 60000")
 
 mh_record_all 3
 "$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 256k --iters 24 --warmup 2 --delay 1:30000 --json \
