@@ -675,6 +675,20 @@ void str_copy(char *dst, const char *src, size_t dstlen)
 }
 
 /* Wall-clock ns since the epoch as RFC 3339 UTC with microseconds: "2026-11-24T22:26:41.598355Z" */
+void str_appendf(char *buf, size_t len, size_t *k, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*k >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *k, len - *k, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*k = *k + (size_t)n < len ? *k + (size_t)n : len;
+}
+
 const char *fmt_wall(int64_t ns, char *buf, size_t len)
 {
 	int64_t sec = ns / 1000000000;

@@ -50,6 +50,8 @@ const char *fmt_rate_bps(double bits_per_s, char *buf, size_t len);
 const char *fmt_rel(int64_t ns, char *buf, size_t len);
 /* ns since the epoch as "2026-11-24T22:26:41.598355Z" (UTC) */
 const char *fmt_wall(int64_t ns, char *buf, size_t len);
+/* Append to BUF (LEN bytes) at *K, truncating at the end: a line built in parts. */
+void str_appendf(char *buf, size_t len, size_t *k, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* The one-line error for an option getopt rejected (C: what getopt_long
  * returned, ':' for a missing value), naming it as typed: ARG
  * (argv[optind - 1]) when it is a long option ("--iface", without

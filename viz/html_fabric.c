@@ -103,6 +103,7 @@ void html_put_meta(struct html *h)
 		for (size_t i = 1; i < hl.nlines; i++)
 			html_out_s(o, NULL, hl.lines[i]);
 		html_out_end_arr(o);
+		headline__free(&hl);
 	}
 	html_out_b(o, "have_probes", c && c->have_probes);
 	html_out_b(o, "show_probes", c && c->show_probes);

@@ -567,6 +567,9 @@ static struct model *phase_model(bool nccl)
 		rec_bin(m, 0, NS2, 2, FT_DIR_TX, t + 42 * MS, 12500, 9, 0);
 		rec_bin(m, 0, NS1, 2, FT_DIR_RX, t + 42 * MS, 12500, 9, 0);
 		if (s < 3) {
+			/* #1, #2: h2's data leaves at its shaper's 100 Mbit/s for 40 ms, behind a queue */
+			for (uint64_t b = 1; b <= 40; b++)
+				rec_bin(m, 0, NS2, 2, FT_DIR_TX, t + b * MS, 12500, 9, 0);
 			rec_qbin(m, 0, NS2, 2, 0x10000, t + 2 * MS, 30000, 20, 2000000, 20, 2500000, 20, 30000, 0);
 			rec_drop(m, t + 3 * MS, NS2, 2, 5);
 		}
@@ -595,8 +598,15 @@ static void test_phase_sections(void **state)
 	HAS(s, "Slowest collectives (by span): 3; verdicts: network 2, rank 1, unknown 0, ok 0");
 	HAS(s, "network-bound: link eth0@h2 (tbf 1:): queueing 2.50 ms (backlog 30.0 kB, sojourn max 2.50 ms), "
 	    "1 congestion drops (QDISC_DROP 1), peak 100 Mbit/s (1.0% of the line rate) on eth0@h2 tx; "
+	    "44.1 ms of 45.0 ms (98%) the network's: shaper 100 Mbit/s on eth0@h2 (about 41.5 ms), queueing 2.50 ms "
+	    "on eth0@h2 (tbf 1:), 1 congestion drops on eth0@h2; transfer 44.9 ms, 44.1 ms over its usual 839 us; "
 	    "entry skew 100 us");
-	HAS(s, "rank-bound: rank 1 (pid 101, h2) entered 40.0 ms after the first (89% of the span); network clean");
+	HAS(s, "rank-bound: 40.0 ms of 45.0 ms (89%) waiting for rank 1 (pid 101, h2); transfer 5.00 ms, 4.16 ms over its usual");
+	/* the job's time budget: its shares sum to the time in collectives */
+	HAS(s, "\nTime budget (where the time in collectives went; docs/verdicts.md):\n"
+	    "  total                      135 ms\n"
+	    "  waiting for ranks         40.2 ms  29.8%\n"
+	    "    rank 1 (pid 101, h2)                        40.2 ms\n");
 	assert_null(strstr(s, "Inferred phases"));
 	assert_null(strstr(s, "NCCL calls mark enqueue"));
 	HAS(s, "Lost events: 0 lost (net 0, tcp 0, user 0, phase 0)");
@@ -613,7 +623,7 @@ static void test_phase_sections(void **state)
 	HAS(s, "\"total\": 3,\n    \"shown\": 2");
 	HAS(s, "\"verdict\": \"network\"");
 	HAS(s, "\"link\": \"eth0@h2\",\n          \"qdisc\": \"tbf 1:\"");
-	HAS(s, "\"why\": [\n          \"queue\",\n          \"drops\",\n          \"saturated\"\n        ]");
+	HAS(s, "\"why\": [\n          \"queue\",\n          \"drops\",\n          \"saturated\",\n          \"slow\"\n        ]");
 	HAS(s, "\"reason\": \"QDISC_DROP\"");
 	/* all instances, with the rank-bound one's straggler */
 	HAS(s, "\"straggler_rank\": 1,\n        \"straggler_pid\": 101");
@@ -881,8 +891,10 @@ static void test_headline(void **state)
 	assert_true(strstr(s, "Answer: of 3 collectives, 2 network-bound, 1 rank-bound, 0 unknown, 0 ok") < blank);
 	HAS(s, "\n  network-bound: 2 on link eth0@h2 (tbf 1:)\n");
 	HAS(s, "\n  rank-bound:    1 by rank 1 (pid 101, h2)\n");
-	HAS(s, "NETWORK link eth0@h2 (tbf 1:): queueing 2.50 ms, 1 congestion drops");
-	HAS(s, "RANK rank 1 (pid 101, h2) entered 40.0 ms late");
+	HAS(s, "\nTime in collectives 135 ms: waiting 30% (rank 1 (pid 101, h2) 40.2 ms), usual 2%, network 66% "
+	    "(eth0@h2 (tbf 1:) 89.1 ms), unexplained 2%\n");
+	HAS(s, "NETWORK link eth0@h2 (tbf 1:): 44.1 ms of 45.0 ms (98%): shaper 100 Mbit/s, queueing 2.50 ms, 1 congestion drops");
+	HAS(s, "RANK 40.0 ms of 45.0 ms (89%) waiting for rank 1 (pid 101, h2); transfer 5.00 ms");
 	HAS(s, "Data: capture complete; no events lost");
 	assert_true(strstr(s, "Worst collectives") < blank);
 	assert_true(strstr(s, "\nCapture: small.ftr\n") > blank);

@@ -74,7 +74,7 @@ static struct corr *build(struct model *m)
  *   #1 at +10 ms: rank 1 enters 100 us late, h2's queue holds 3 ms, drops,
  *      a retransmit, a CNP spike on h2's RDMA port: network-bound
  *   #2 at +50 ms: rank 1 computes 30 ms longer, the network is clean: rank-bound
- *   #3 at +100 ms: rank 1 50 us late, clean: ok
+ *   #3 at +100 ms: rank 1 50 us late, clean, its transfer the usual 1 ms: ok
  * plus 5 events lost between +120 and +130 ms.
  */
 static struct model *scenario(void)
@@ -83,7 +83,7 @@ static struct model *scenario(void)
 	struct ft_flow f = rec_flow(2, 40000, 5000, NS2);
 	static const uint64_t ent[3][2] = { { 10 * MS, 10 * MS + 100 * US }, { 50 * MS, 80 * MS },
 					    { 100 * MS, 100 * MS + 50 * US } };
-	static const uint64_t ex[3] = { 15 * MS, 81 * MS, 102 * MS };
+	static const uint64_t ex[3] = { 15 * MS, 81 * MS, 101 * MS + 50 * US };
 
 	rec_reason(m, 5, "QDISC_DROP");
 	for (uint32_t r = 0; r < 2; r++) {
@@ -266,10 +266,10 @@ static void test_folded(void **state)
 	(void)state;
 	out = render(viz__folded, &v);
 	assert_string_equal(out,
-		"rank 0 (h1);allreduce 4.10 kB;transfer;clean 2950000\n"
+		"rank 0 (h1);allreduce 4.10 kB;transfer;clean 2000000\n"
 		"rank 0 (h1);allreduce 4.10 kB;transfer;queue eth0@h2 4900000\n"
 		"rank 0 (h1);allreduce 4.10 kB;wait;rank-late 30150000\n"
-		"rank 1 (h2);allreduce 4.10 kB;transfer;clean 2950000\n"
+		"rank 1 (h2);allreduce 4.10 kB;transfer;clean 2000000\n"
 		"rank 1 (h2);allreduce 4.10 kB;transfer;queue eth0@h2 4900000\n");
 	free(out);
 	v.weight = VIZ_WEIGHT_BYTES;

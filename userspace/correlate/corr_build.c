@@ -37,6 +37,10 @@ void corr__free(struct corr *c)
 	free(c->members);
 	free(c->by_span);
 	free(c->opstats);
+	free(c->costs);
+	free(c->iface_peer);
+	free(c->iface_wire);
+	corr__job_budget_free(&c->budget);
 	free(c->steps);
 	free(c->step_children);
 	free(c->step_phases);
@@ -69,6 +73,10 @@ int corr__build(const struct model *m, const struct corr_opts *o, struct corr **
 		c->opts.th.slow_factor = CORR_DEF_SLOW_FACTOR;
 	if (!(c->opts.th.util > 0))
 		c->opts.th.util = CORR_DEF_UTIL;
+	if (!(c->opts.th.margin >= 1))
+		c->opts.th.margin = CORR_DEF_MARGIN;
+	if (!(c->opts.th.explains >= 0 && c->opts.th.explains <= 1))
+		c->opts.th.explains = CORR_DEF_EXPLAINS;
 	c->have_probes = m->nphases > 0;
 	c->show_probes = c->have_probes && c->opts.phases != CORR_PHASES_INFERRED;
 	c->inferred_on = c->opts.phases == CORR_PHASES_INFERRED ||

@@ -12,7 +12,9 @@
  *                 corr_parent_calls      the span and step around each call
  *   matching.c    corr_build_instances   collectives matched across ranks
  *   op_stats.c    corr_build_opstats     per (op, size, ranks) percentiles
- *   verdicts.c    corr_verdicts          evidence + verdict of each instance
+ *   verdicts.c    corr_verdicts          evidence, time budget (budget.c over
+ *                                        costs.c) and verdict of each instance,
+ *                                        and the job's budget
  *   rank_stats.c  corr_rank_stats        per-rank waits, straggling, ops
  *   steps.c       corr_build_steps       steps and named phases
  *   inferred.c    corr_infer             phases inferred from the traffic
@@ -34,6 +36,12 @@ int corr_parent_calls(struct corr *c);
 int corr_build_instances(struct corr *c);
 int corr_build_opstats(struct corr *c);
 int corr_verdicts(struct corr *c);
+/* budget.c, run by corr_verdicts: every instance's items and each group's expected
+ * transfer; then, in instance order, one instance's shares (the verdicts of
+ * those before it decide whose its carried lateness is); then the job's sums */
+int corr_budget_prepare(struct corr *c);
+void corr_budget_shares(struct corr *c, size_t i);
+int corr_budget_job(struct corr *c);
 int corr_rank_stats(struct corr *c);
 int corr_build_steps(struct corr *c);
 int corr_infer(struct corr *c);
@@ -55,6 +63,35 @@ const struct corr_proc *corr_proc_of(const struct corr *c, uint32_t pid);
 bool corr_is_marker(const struct model_phase *p, const struct model_slot *s);
 /* First event (of N sorted by time, stride SZ, time first) at or after A. */
 size_t corr_first_ts_at(const void *ev, size_t n, size_t sz, uint64_t a);
+
+/* ---- the participants of an instance (evidence.c) ---- */
+
+struct corr_pset {
+	uint32_t *netns, *pids;
+	size_t nnetns, npids;
+};
+
+/* The namespaces and processes of instance IN's members.  0 or -ENOMEM. */
+int corr_instance_pset(const struct corr *c, const struct corr_instance *in, struct corr_pset *ps);
+void corr_pset_free(struct corr_pset *ps);
+bool corr_pset_netns(const struct corr_pset *ps, uint32_t netns);
+/* Is interface II on the ranks' paths: in their namespaces, or the other end of one's wire? */
+bool corr_pset_iface(const struct corr *c, const struct corr_pset *ps, size_t ii);
+/* budget.c: the other end of each traced interface's wire (corr.iface_peer).  0 or -ENOMEM. */
+int corr_find_peers(struct corr *c);
+bool corr_pset_pid(const struct corr_pset *ps, uint32_t pid);
+/* Does counter group GI speak for these ranks (their namespaces; a port without a netdev)? */
+bool corr_ctr_group_relevant(const struct model *m, const struct corr_pset *ps, uint32_t gi);
+/* Is flow FI the ranks' (owned by a participant, else in a participant's namespace)? */
+bool corr_flow_of(const struct model *m, const struct corr_pset *ps, size_t fi);
+/* First bin (of N sorted by start, stride SZ) that ends after A. */
+size_t corr_first_bin_after(const void *bins, size_t n, size_t sz, uint64_t a, uint64_t bin);
+
+/* ---- the network's cost items of a transfer window (costs.c) ---- */
+
+/* Append to *V (*N items, *CAP room) the items in [A, B) on the ranks' paths.  0 or -ENOMEM. */
+int corr_costs(const struct corr *c, const struct corr_pset *ps, uint64_t a, uint64_t b,
+	       struct corr_cost **v, size_t *n, size_t *cap);
 
 /* ---- small helpers ---- */
 

@@ -52,6 +52,8 @@
 
 #define CORR_NONE UINT32_MAX
 
+struct corr;
+
 enum corr_phases_mode {
 	CORR_PHASES_AUTO = 0,   /* probe records when there are any, else inferred phases */
 	CORR_PHASES_PROBES,     /* probe records only, never infer */
@@ -66,14 +68,20 @@ enum corr_phases_mode {
 #define CORR_DEF_UTIL           0.9         /* link at >= 90 % of capacity: "saturated" */
 #define CORR_DEF_SKEW_FRAC      0.5         /* skew >= half the span: a straggler */
 #define CORR_DEF_SKEW_MIN_NS    1000000ull  /* ... and at least 1 ms */
-#define CORR_DEF_SLOW_FACTOR    2.0         /* span >= 2x the median of its group: slow */
+#define CORR_DEF_SLOW_FACTOR    2.0         /* span >= 2x its usual time: slow */
+#define CORR_DEF_MARGIN         1.5         /* the largest share leads at >= 1.5x the next */
+#define CORR_DEF_RTO_MIN_NS     200000000ull /* Linux's TCP_RTO_MIN: what an RTO costs at least */
+#define CORR_DEF_EXPLAINS       0.25        /* items estimated at >= 25 % of the excess own all of it */
 
 struct corr_thresholds {
-	uint64_t queue_delay_ns;   /* congestion: a queue on a rank's link delayed packets this long */
+	uint64_t queue_delay_ns;   /* evidence: a queue on a rank's link delayed packets this long */
 	double util;               /* supporting evidence only (never decides alone) */
-	double skew_frac;          /* straggler: skew >= skew_frac * span ... */
-	uint64_t skew_min_ns;      /* ... and skew >= skew_min_ns */
-	double slow_factor;        /* slow: span >= slow_factor * median span of (op, size, ranks) */
+	double skew_frac;          /* evidence: a straggler's lateness >= skew_frac * (itself + transfer) ... */
+	uint64_t skew_min_ns;      /* ... and >= skew_min_ns; also the least a slow collective is over its usual */
+	double slow_factor;        /* slow: span >= slow_factor * its usual time (expected transfer + usual skew) */
+	double margin;             /* the largest share names the verdict at >= margin * the next, else unknown */
+	uint64_t rto_min_ns;       /* an RTO retransmit costs the socket's RTT + this (the kernel's floor) */
+	double explains;           /* the items own the whole excess when their estimates reach this share of it */
 };
 
 struct corr_opts {
@@ -86,11 +94,15 @@ struct corr_opts {
 
 void corr_opts__init(struct corr_opts *o);
 
+/*
+ * A collective's verdict: the largest of the shares of its time budget that
+ * made it slower than its usual (struct corr_budget, budget.c).
+ */
 enum corr_verdict {
-	CORR_OK = 0,        /* not slow, no congestion, no straggler */
-	CORR_NETWORK,       /* congestion on a participating rank's link or flow */
-	CORR_RANK,          /* a rank entered late and the network was clean */
-	CORR_UNKNOWN,       /* slow without either, or both at once */
+	CORR_OK = 0,        /* near its usual time */
+	CORR_NETWORK,       /* the network's excess is the largest share */
+	CORR_RANK,          /* waiting for a late rank is the largest share */
+	CORR_UNKNOWN,       /* slow and unexplained, or no share clearly leads */
 	CORR_NVERDICTS,
 };
 
@@ -108,14 +120,31 @@ enum corr_why {
 	CORR_WHY_PAUSE     = 1 << 9, /* a pause/PFC counter spike */
 	CORR_WHY_RDMA_LOSS = 1 << 10, /* a retransmission or discard counter spike */
 };
-#define CORR_WHY_CONGESTION (CORR_WHY_QUEUE | CORR_WHY_DROPS | CORR_WHY_RETRANS | CORR_WHY_CE | \
-			     CORR_WHY_CNP | CORR_WHY_PAUSE | CORR_WHY_RDMA_LOSS)
+#define CORR_NWHY 11
+
+/*
+ * Each kind of evidence, once (names.c): what every reader prints for it --
+ * the report's JSON "reasons", the timelines' cause of a collective's
+ * transfer, and whether it means congestion.  When several hold, the
+ * timelines name the one of lowest precedence.
+ */
+struct corr_why_info {
+	unsigned bit;               /* CORR_WHY_* */
+	const char *name;           /* JSON reason: "queue", "retransmits", ... */
+	const char *cause;          /* the timelines' cause: "queue", "retrans", ...; NULL: none */
+	bool congestion;            /* evidence of congestion on the ranks' paths */
+	unsigned precedence;        /* lower first, among the causes that hold */
+};
+/* The table, in bit order; *N gets its length (CORR_NWHY). */
+const struct corr_why_info *corr__why_table(size_t *n);
+/* The bits that mean congestion (the table's congestion column). */
+unsigned corr__why_congestion(void);
+#define CORR_WHY_CONGESTION (corr__why_congestion())
 
 /* What the verdict rules look at (one instance). */
 struct corr_verdict_in {
-	uint64_t span_ns;
-	uint64_t skew_ns;
-	bool slow;
+	uint64_t span_ns;          /* the straggler's own lateness + the transfer (not the whole skew) */
+	uint64_t skew_ns;          /* the straggler's own lateness */
 	bool net_observed;
 	uint64_t queue_delay_ns;   /* max(sojourn max, backlog * 8 / rate) on the ranks' links */
 	uint64_t cong_drops;
@@ -126,27 +155,161 @@ struct corr_verdict_in {
 	uint64_t ctr_cong;         /* FT_CLS_CONGESTION */
 	uint64_t ctr_pause;        /* FT_CLS_PAUSE */
 	uint64_t ctr_loss;         /* FT_CLS_RETRANS + FT_CLS_DISCARD */
+	/* the time budget's shares (struct corr_budget), and what they are weighed against */
+	uint64_t expected_ns;      /* the expected transfer */
+	uint64_t waiting_ns, network_ns, unexplained_ns;
 };
 
 /*
  * The verdict rules, a pure function (verdict_rules.c: one small function
- * per rule, tried in the order below):
- *   congestion = queue delay >= queue_delay_ns, or congestion drops, or
- *                retransmits, or CE marks, or a spike of a congestion,
- *                pause, retransmission or discard counter (RDMA ports,
- *                NIC stats) in the window (a saturated link alone is not
- *                congestion: a link may run at its rate without queueing)
- *   straggler  = skew >= skew_min_ns and skew >= skew_frac * span
- *   congestion and not straggler      -> CORR_NETWORK
- *   straggler and not congestion      -> CORR_RANK (network clean; when the
- *                                        network was not traced the verdict
- *                                        stays RANK with CORR_WHY_UNOBSERVED)
- *   both                               -> CORR_UNKNOWN
- *   neither: slow -> CORR_UNKNOWN, else CORR_OK
+ * per rule, tried in the order below).  They weigh the time budget:
+ *   over  = waiting + network + unexplained (the span less the expected
+ *           transfer and the usual skew)
+ *   slow  = over >= skew_min_ns and over + expected >= slow_factor * expected
+ *   not slow                                      -> CORR_OK
+ *   the largest share under margin * the next     -> CORR_UNKNOWN (no share leads)
+ *   waiting leads                                 -> CORR_RANK
+ *   the network's excess leads                    -> CORR_NETWORK
+ *   unexplained leads                             -> CORR_UNKNOWN
+ * The evidence bits are reported with the verdict ("why"), all of them
+ * tested: queue delay >= queue_delay_ns, congestion drops, loss
+ * retransmits, CE marks, counter spikes (congestion, pause, loss), a
+ * saturated link (supporting), a straggler (its own lateness >= skew_min_ns
+ * and >= skew_frac * itself + the transfer), slow, network not traced.
  * *why (may be NULL) gets the CORR_WHY_* bits that held.
  */
 enum corr_verdict corr__verdict(const struct corr_thresholds *t, const struct corr_verdict_in *in,
 				unsigned *why);
+/* The leading share of IN's budget (enum corr_share): NONE when not slow, TIE under the margin. */
+unsigned corr__leader(const struct corr_thresholds *t, const struct corr_verdict_in *in);
+
+/*
+ * ---- the time budget of a collective (budget.c; costs.c estimates the network's items) ----
+ *
+ * span = waiting + carried + transfer
+ *   waiting   the straggler's own lateness (corr_instance.own_late_ns): the time
+ *             the others waited for it
+ *   carried   the rest of the skew: lateness the straggler carried from its
+ *             previous collective (it left that one late).  The network's when
+ *             that collective had a network share (a rank behind a slow link
+ *             always finishes last: persistent congestion), else usual skew
+ *   transfer  last exit - last entry = expected + excess
+ *   expected  the usual uncongested transfer of its (op, size, ranks) group:
+ *             the 10th percentile of its clean instances' transfers (items
+ *             under a tenth of the transfer), the least of them when it has
+ *             fewer than 5; with none clean, the time its bytes need at the
+ *             ranks' slowest line rate (the nccl-tests bus factor)
+ *   excess    attributed to the network's items (struct corr_cost: each an
+ *             estimated cost, in the transfer window, on the ranks' paths).
+ *             The estimates are lower bounds (TCP regrows a halved window for
+ *             many round trips after a loss; a slow link stalls the steps of
+ *             the algorithm behind it): items estimated at >= `explains` of
+ *             the excess own all of it, scaled; under that they own their
+ *             estimates, and what is left is unexplained
+ * span = usual + waiting + network + unexplained, exactly, where
+ *   usual = expected + carried usual skew, network = items + carried network.
+ */
+enum corr_cost_kind {
+	CORR_COST_QUEUE = 0,        /* a qdisc's queueing delay (largest bounded sojourn, else backlog / rate) */
+	CORR_COST_SHAPER,           /* bytes a shaper below the line rate let through: 8 B (1/shaper - 1/line) */
+	CORR_COST_RTO,              /* RTO retransmits: the socket's RTT + the kernel's RTO floor */
+	CORR_COST_FAST,             /* fast retransmits: about one RTT */
+	CORR_COST_TLP,              /* tail-loss probes whose loss was real (a cwnd reduction followed) */
+	CORR_COST_DROP,             /* congestion drops: cost 0, counted through the retransmits they caused */
+	CORR_COST_PAUSE,            /* pause/PFC counters spiking (their duration counters where there are) */
+	CORR_COST_CNP,              /* congestion counters (CNPs, ECN marks) spiking: rate cut */
+	CORR_COST_RDMA_LOSS,        /* RDMA retransmission/discard counters spiking */
+	CORR_COST_CARRIED,          /* lateness carried from the previous collective's network share */
+	CORR_NCOSTS,
+};
+
+/* One item of the network's excess. */
+struct corr_cost {
+	uint32_t kind;              /* enum corr_cost_kind */
+	uint32_t iface;             /* index into model.ifaces, CORR_NONE */
+	uint32_t qdisc;             /* index into model.qdiscs, CORR_NONE */
+	uint32_t flow;              /* retransmits: the flow that retransmitted most, CORR_NONE */
+	uint64_t count;             /* events, packets or samples behind it */
+	uint64_t raw_ns;            /* the estimate, physically bounded by the window */
+	uint64_t cost_ns;           /* its part of the network's share (scaled when the sum passed the excess) */
+};
+
+enum corr_share {
+	CORR_SHARE_NONE = 0,        /* not slow: no share named */
+	CORR_SHARE_WAITING,
+	CORR_SHARE_NETWORK,
+	CORR_SHARE_UNEXPLAINED,
+	CORR_SHARE_TIE,             /* slow, but no share leads by the margin */
+	CORR_NSHARES,
+};
+
+enum corr_expected_from {
+	CORR_EXPECTED_GROUP = 0,    /* the 10th percentile of the group's clean transfers (>= 5 of them) */
+	CORR_EXPECTED_GROUP_MIN,    /* 1 to 4 clean: the least of them */
+	CORR_EXPECTED_BANDWIDTH,    /* none clean: its bytes at the ranks' slowest line rate */
+	CORR_EXPECTED_RESIDUAL,     /* none clean, line rate unknown: the group's least transfer less its items */
+	CORR_EXPECTED_NONE,         /* no transfer (open, or one member) */
+};
+
+struct corr_budget {
+	uint64_t total_ns;          /* the span */
+	uint64_t waiting_ns;
+	uint32_t waiting_rank;      /* index into corr.ranks of the rank waited for, CORR_NONE */
+	uint32_t expected_from;     /* enum corr_expected_from */
+	uint64_t carried_ns;        /* skew - waiting */
+	uint64_t carried_network_ns; /* the part that is the network's (carried_from's) */
+	uint32_t carried_from;      /* the instance the network lateness came from, CORR_NONE */
+	uint32_t leader;            /* enum corr_share */
+	uint64_t transfer_ns, expected_ns, excess_ns;
+	uint64_t line_rate_ns;      /* its bytes at the ranks' slowest line rate (bus factor), 0 unknown */
+	uint64_t items_ns;          /* the items' estimates summed (before they are weighed against the excess) */
+	uint64_t network_ns;        /* items (<= excess) + carried_network */
+	uint64_t unexplained_ns;    /* excess - items */
+	uint64_t usual_ns;          /* expected + carried - carried_network */
+	uint32_t link, qdisc;       /* the network share's main link and queue, CORR_NONE */
+	uint32_t toward_flow;       /* when a retransmitting flow leads: its path, CORR_NONE */
+	uint32_t pad;
+	size_t first_cost, ncosts;  /* slice of corr.costs, by cost desc */
+};
+
+/* A link's (and queue's) part of the job's network share. */
+struct corr_budget_link {
+	uint32_t iface, qdisc;      /* CORR_NONE when unknown */
+	uint64_t ns;
+	uint64_t count[CORR_NCOSTS]; /* events behind it, by kind */
+	uint64_t cost_ns[CORR_NCOSTS];
+};
+
+/* The job's answer as a budget: every collective's budget summed. */
+struct corr_job_budget {
+	uint64_t total_ns, waiting_ns, expected_ns, network_ns, unexplained_ns; /* expected: the usual */
+	uint64_t *wait_by_rank;     /* [corr.nranks]: time waited for each rank */
+	struct corr_budget_link *links; size_t nlinks; /* by ns desc */
+};
+
+/*
+ * The budget of the instances that begin in [FROM, TO) summed into OUT (zeroed
+ * first): corr.budget is that of all of them; `report --windows` sums one
+ * window's.  Free with corr__job_budget_free.  0 or -ENOMEM.
+ */
+int corr__job_budget(const struct corr *c, uint64_t from, uint64_t to, struct corr_job_budget *out);
+void corr__job_budget_free(struct corr_job_budget *b);
+/* The interface that names IFACE's wire (a rank host's end; corr.iface_wire), IFACE itself when none. */
+uint32_t corr__wire(const struct corr *c, uint32_t iface);
+
+/* Names of a cost kind ("queue", "shaper", "rto", ...) and for text ("queueing", "shaper", "RTO retransmits"). */
+const char *corr__cost_name(unsigned kind);
+const char *corr__cost_label(unsigned kind);
+const char *corr__share_name(unsigned share);       /* "waiting", "network", "unexplained", "tie", NULL none */
+const char *corr__expected_from_name(unsigned from); /* "group", "group_min", "none" */
+
+/* The cost estimates (costs.c), exposed for tests.  Times in ns. */
+uint64_t corr__cost_rto(uint32_t srtt_us, uint64_t rto_min_ns);
+uint64_t corr__cost_fast(uint32_t srtt_us);
+uint64_t corr__cost_tlp(uint32_t srtt_us);
+uint64_t corr__cost_shaper(uint64_t bytes, double shaper_bps, double line_bps);
+/* Is a tail-loss probe at TS of flow FLOW followed by a cwnd reduction (its loss was real)? */
+bool corr__tlp_real(const struct model *m, uint32_t flow, uint64_t ts, uint32_t srtt_us);
 
 /* nccl-tests "size" of a call of OP: see above.  0 when unknown. */
 uint64_t corr__size_bytes(unsigned op, uint64_t bytes, uint32_t nranks, bool count_total);
@@ -319,6 +482,7 @@ struct corr_instance {
 	enum corr_verdict verdict;
 	unsigned why;               /* CORR_WHY_* */
 	uint32_t opstat;            /* index into corr.opstats */
+	struct corr_budget budget;
 };
 
 struct corr_opstat {
@@ -328,6 +492,8 @@ struct corr_opstat {
 	uint64_t count;
 	uint64_t span_mean_ns, span_p50_ns, span_p99_ns, span_max_ns;
 	uint64_t all_arrived_mean_ns;
+	uint64_t expected_ns;       /* the usual uncongested transfer (corr_budget.expected_ns) */
+	uint32_t expected_from;     /* enum corr_expected_from */
 	double algbw_mean, busbw_mean; /* mean over instances with a bandwidth; NaN if none */
 	double busbw_factor;
 	uint64_t verdicts[CORR_NVERDICTS];
@@ -409,6 +575,12 @@ struct corr {
 	uint32_t *by_span; size_t nby_span;               /* instance indices, slowest first */
 	struct corr_opstat *opstats; size_t nopstats;     /* by op, size, ranks */
 	uint64_t verdicts[CORR_NVERDICTS];
+	struct corr_cost *costs; size_t ncosts;           /* the instances' budget items (their slices) */
+	/* [model.nifaces]: the interface at the other end of each one's wire, as the
+	 * traffic shows it (a switch port and its host's NIC), CORR_NONE; and the
+	 * one that names the wire: a rank host's end, else itself */
+	uint32_t *iface_peer, *iface_wire;
+	struct corr_job_budget budget;
 	struct corr_step *steps; size_t nsteps;           /* by step number */
 	uint32_t *step_children; size_t nstep_children;
 	struct corr_step_phase *step_phases; size_t nstep_phases;
@@ -482,12 +654,25 @@ void corr__evidence_free(struct corr_evidence *ev);
 void corr__compare(struct corr_inferred *inf, size_t ninf, const struct corr_interval *real,
 		   size_t nreal, struct corr_compare *cmp);
 
+/* The items of IN's budget that cost time (at most MAX), and the lateness it
+ * carried from a network-bound collective: "shaper 100 Mbit/s on eth0@h2 (about
+ * 88 ms), 12 fast retransmits on eth0@h1 (about 7 ms)"; "" when none. */
+const char *corr__items_str(const struct corr *c, const struct corr_instance *in, size_t max, char *buf, size_t len);
+/* What IN's budget found on its main link (struct corr_budget.link), short:
+ * "shaper 100 Mbit/s, queueing 2.42 ms, 12 congestion drops, 19 retransmits,
+ * 74 ms late from allreduce #2, 3.1 ms on other links"; "" when nothing. */
+const char *corr__link_str(const struct corr *c, const struct corr_instance *in, char *buf, size_t len);
+/* IN's verdict as its budget says it: "151 ms of 267 ms (57%) waiting for rank 2 (pid
+ * 812, h3); transfer 116 ms, 40 ms over its usual 76 ms: 7 fast retransmits on ..." */
+const char *corr__budget_str(const struct corr *c, const struct corr_instance *in, char *buf, size_t len);
 /* One-line description of an instance's verdict and evidence into BUF. */
 const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t len);
 /* "rank 2 (pid 812, h3)", "pid 812 (h3)"; "?" for CORR_NONE */
 const char *corr__rank_label(const struct corr *c, uint32_t rank, char *buf, size_t len);
 /* "tbf 1:", "htb 1:10" */
 const char *corr__qdisc_label(const struct model *m, uint32_t qdisc, char *buf, size_t len);
+/* The interface where the capture saw flow FLOW's destination address send, NULL. */
+const struct model_iface *corr__flow_dest_iface(const struct model *m, uint32_t flow);
 /* Where flow FLOW goes: "198.18.0.3 (eth0@h3)", the interface where the
  * capture saw that address send; the address alone when it did not. */
 const char *corr__toward_label(const struct model *m, uint32_t flow, char *buf, size_t len);

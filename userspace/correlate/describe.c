@@ -6,7 +6,6 @@
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,23 +55,7 @@ const char *corr__qdisc_label(const struct model *m, uint32_t qdisc, char *buf, 
 	return qdisc_str(m, qdisc, buf, len);
 }
 
-/* Append to BUF at *k (bounded). */
-static void app(char *buf, size_t len, size_t *k, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void app(char *buf, size_t len, size_t *k, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*k >= len)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *k, len - *k, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*k = *k + (size_t)n < len ? *k + (size_t)n : len;
-}
+#define app str_appendf
 
 /* Drop reasons of EV summed over interfaces, the congestion ones first: "QDISC_DROP 12" */
 static size_t drops_by_reason(const struct corr_evidence *ev, struct corr_drop_ev *out, size_t cap)
@@ -149,14 +132,11 @@ static const struct corr_link_ev *queue_link(const struct corr_evidence *ev, uin
 	return NULL;
 }
 
-const char *corr__toward_label(const struct model *m, uint32_t flow, char *buf, size_t len)
+const struct model_iface *corr__flow_dest_iface(const struct model *m, uint32_t flow)
 {
 	const struct ft_flow *f = &m->flows[flow].key;
 	size_t alen = f->family == 6 ? 16 : 4;
-	char a[INET6_ADDRSTRLEN];
 
-	if (!inet_ntop(f->family == 6 ? AF_INET6 : AF_INET, f->daddr, a, sizeof(a)))
-		snprintf(a, sizeof(a), "?");
 	/* the receiver's interface: where a flow of the capture has that address as its source */
 	for (size_t i = 0; i < m->nflows; i++) {
 		const struct model_flow *g = &m->flows[i];
@@ -165,12 +145,24 @@ const char *corr__toward_label(const struct model *m, uint32_t flow, char *buf, 
 		if (g->key.family != f->family || memcmp(g->key.saddr, f->daddr, alen) != 0 || !g->ifindex)
 			continue;
 		x = model__iface(m, g->key.netns, g->ifindex);
-		if (x) {
-			snprintf(buf, len, "%s (%s)", a, x->label);
-			return buf;
-		}
+		if (x)
+			return x;
 	}
-	snprintf(buf, len, "%s", a);
+	return NULL;
+}
+
+const char *corr__toward_label(const struct model *m, uint32_t flow, char *buf, size_t len)
+{
+	const struct ft_flow *f = &m->flows[flow].key;
+	const struct model_iface *x = corr__flow_dest_iface(m, flow);
+	char a[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(f->family == 6 ? AF_INET6 : AF_INET, f->daddr, a, sizeof(a)))
+		snprintf(a, sizeof(a), "?");
+	if (x)
+		snprintf(buf, len, "%s (%s)", a, x->label);
+	else
+		snprintf(buf, len, "%s", a);
 	return buf;
 }
 
@@ -259,11 +251,190 @@ static void evidence_str(const struct corr *c, const struct corr_evidence *ev, c
 		app(buf, len, k, " nothing");
 }
 
+/* One item of a budget: "shaper 100 Mbit/s on eth0@h2 (about 88 ms)". */
+static void item_str(const struct corr *c, const struct corr_cost *x, char *buf, size_t len, size_t *k)
+{
+	const struct model *m = c->m;
+	const char *place = x->iface != CORR_NONE && x->iface < m->nifaces ? m->ifaces[x->iface].label : NULL;
+	char a[32], b[32], q[48];
+
+	switch (x->kind) {
+	case CORR_COST_QUEUE:
+		app(buf, len, k, "queueing %s", fmt_ns(x->raw_ns, a, sizeof(a)));
+		if (place)
+			app(buf, len, k, " on %s", place);
+		if (x->qdisc != CORR_NONE && x->qdisc < m->nqdiscs)
+			app(buf, len, k, " (%s)", qdisc_str(m, x->qdisc, q, sizeof(q)));
+		if (x->cost_ns > x->raw_ns + x->raw_ns / 10)
+			app(buf, len, k, ", %s in all", fmt_ns(x->cost_ns, b, sizeof(b)));
+		return;
+	case CORR_COST_SHAPER:
+		app(buf, len, k, "shaper %s", place ? fmt_rate_bps(m->ifaces[x->iface].dir[FT_DIR_TX].shaper_bps, a,
+								    sizeof(a)) : "?");
+		break;
+	case CORR_COST_DROP:
+		app(buf, len, k, "%" PRIu64 " congestion drops", x->count);
+		break;
+	case CORR_COST_PAUSE:
+	case CORR_COST_CNP:
+	case CORR_COST_RDMA_LOSS:
+		app(buf, len, k, "%s +%" PRIu64, corr__cost_label(x->kind), x->count);
+		break;
+	default:
+		app(buf, len, k, "%" PRIu64 " %s", x->count, corr__cost_label(x->kind));
+		break;
+	}
+	if (place)
+		app(buf, len, k, " on %s", place);
+	if (x->cost_ns)
+		app(buf, len, k, " (about %s)", fmt_ns(x->cost_ns, a, sizeof(a)));
+}
+
+const char *corr__items_str(const struct corr *c, const struct corr_instance *in, size_t max, char *buf, size_t len)
+{
+	const struct corr_budget *b = &in->budget;
+	size_t k = 0, shown = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < b->ncosts && shown < max; i++) {
+		const struct corr_cost *x = &c->costs[b->first_cost + i];
+
+		if (!x->cost_ns && x->kind != CORR_COST_DROP && x->kind != CORR_COST_QUEUE)
+			continue;
+		if (x->kind == CORR_COST_QUEUE && x->raw_ns < c->opts.th.queue_delay_ns && !x->cost_ns)
+			continue;
+		app(buf, len, &k, "%s", shown++ ? ", " : "");
+		item_str(c, x, buf, len, &k);
+	}
+	if (b->carried_network_ns && b->carried_from < c->ninstances) {
+		const struct corr_instance *p = &c->instances[b->carried_from];
+		char a[32];
+
+		app(buf, len, &k, "%s%s late from %s #%" PRIu64, shown ? ", " : "", fmt_ns(b->carried_network_ns, a, sizeof(a)),
+		    corr__op_name(p->op), p->seq);
+	}
+	return buf;
+}
+
+const char *corr__link_str(const struct corr *c, const struct corr_instance *in, char *buf, size_t len)
+{
+	const struct corr_budget *b = &in->budget;
+	const struct model *m = c->m;
+	uint64_t queue = 0, drops = 0, rtx = 0, other = 0;
+	double shaper = 0;
+	size_t k = 0;
+	char a[32];
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < b->ncosts; i++) {
+		const struct corr_cost *x = &c->costs[b->first_cost + i];
+
+		if (b->link == CORR_NONE || corr__wire(c, x->iface) != b->link) {
+			other += x->cost_ns;
+			continue;
+		}
+		switch (x->kind) {
+		case CORR_COST_QUEUE:
+			queue = x->raw_ns > queue ? x->raw_ns : queue;
+			break;
+		case CORR_COST_SHAPER:
+			if (x->iface < m->nifaces && m->ifaces[x->iface].dir[FT_DIR_TX].shaper_bps > shaper)
+				shaper = m->ifaces[x->iface].dir[FT_DIR_TX].shaper_bps;
+			break;
+		case CORR_COST_DROP:
+			drops += x->count;
+			break;
+		case CORR_COST_RTO:
+		case CORR_COST_FAST:
+		case CORR_COST_TLP:
+			rtx += x->count;
+			break;
+		default:
+			app(buf, len, &k, "%s%s", k ? ", " : "", corr__cost_label(x->kind));
+			break;
+		}
+	}
+	if (shaper > 0)
+		app(buf, len, &k, "%sshaper %s", k ? ", " : "", fmt_rate_bps(shaper, a, sizeof(a)));
+	if (queue)
+		app(buf, len, &k, "%squeueing %s", k ? ", " : "", fmt_ns(queue, a, sizeof(a)));
+	if (drops)
+		app(buf, len, &k, "%s%" PRIu64 " congestion drops", k ? ", " : "", drops);
+	if (rtx)
+		app(buf, len, &k, "%s%" PRIu64 " retransmits", k ? ", " : "", rtx);
+	if (b->carried_network_ns && b->carried_from < c->ninstances) {
+		const struct corr_instance *p = &c->instances[b->carried_from];
+
+		app(buf, len, &k, "%s%s late from %s #%" PRIu64, k ? ", " : "",
+		    fmt_ns(b->carried_network_ns, a, sizeof(a)), corr__op_name(p->op), p->seq);
+	}
+	if (other)
+		app(buf, len, &k, "%s%s on other links", k ? ", " : "", fmt_ns(other, a, sizeof(a)));
+	return buf;
+}
+
+/* "230 ms of 260 ms (88%)" */
+static void share_str(uint64_t part, uint64_t total, char *buf, size_t len, size_t *k)
+{
+	char a[32], b[32];
+
+	app(buf, len, k, "%s of %s (%.0f%%)", fmt_ns(part, a, sizeof(a)), fmt_ns(total, b, sizeof(b)),
+	    total ? 100.0 * (double)part / (double)total : 0.0);
+}
+
+const char *corr__budget_str(const struct corr *c, const struct corr_instance *in, char *buf, size_t len)
+{
+	const struct corr_budget *b = &in->budget;
+	char r[128], a[32], e[32], it[512];
+	size_t k = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	corr__items_str(c, in, 3, it, sizeof(it));
+	switch (in->verdict) {
+	case CORR_NETWORK:
+		share_str(b->network_ns, b->total_ns, buf, len, &k);
+		app(buf, len, &k, " the network's: %s", it[0] ? it : "congestion");
+		break;
+	case CORR_RANK:
+		share_str(b->waiting_ns, b->total_ns, buf, len, &k);
+		app(buf, len, &k, " waiting for %s", corr__rank_label(c, b->waiting_rank, r, sizeof(r)));
+		break;
+	case CORR_UNKNOWN:
+		if (b->leader == CORR_SHARE_TIE) {
+			app(buf, len, &k, "no share leads: waiting %s", fmt_ns(b->waiting_ns, a, sizeof(a)));
+			if (b->waiting_ns)
+				app(buf, len, &k, " for %s", corr__rank_label(c, b->waiting_rank, r, sizeof(r)));
+			app(buf, len, &k, ", network %s, unexplained %s of %s", fmt_ns(b->network_ns, a, sizeof(a)),
+			    fmt_ns(b->unexplained_ns, e, sizeof(e)), fmt_ns(b->total_ns, r, sizeof(r)));
+			return buf;
+		}
+		share_str(b->unexplained_ns, b->total_ns, buf, len, &k);
+		app(buf, len, &k, " unexplained");
+		break;
+	default:
+		app(buf, len, &k, "%s, near its usual %s", fmt_ns(b->total_ns, a, sizeof(a)), fmt_ns(b->usual_ns, e, sizeof(e)));
+		return buf;
+	}
+	/* the transfer against its usual, and what the network did beside a rank's lateness */
+	app(buf, len, &k, "; transfer %s", fmt_ns(b->transfer_ns, a, sizeof(a)));
+	if (b->excess_ns)
+		app(buf, len, &k, ", %s over its usual %s", fmt_ns(b->excess_ns, a, sizeof(a)), fmt_ns(b->expected_ns, e, sizeof(e)));
+	else
+		app(buf, len, &k, ", at its usual");
+	if (in->verdict != CORR_NETWORK && it[0])
+		app(buf, len, &k, ": %s", it);
+	return buf;
+}
+
 const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t len)
 {
 	const struct corr_instance *in;
 	struct corr_evidence ev;
-	char r[128], a[32];
+	char a[32], bs[768];
 	size_t k = 0;
 
 	if (!len)
@@ -276,57 +447,39 @@ const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t l
 		snprintf(buf, len, "%s", corr__verdict_name(in->verdict));
 		return buf;
 	}
+	corr__budget_str(c, in, bs, sizeof(bs));
 	switch (in->verdict) {
 	case CORR_NETWORK:
 		app(buf, len, &k, "network-bound: ");
 		evidence_str(c, &ev, buf, len, &k);
+		app(buf, len, &k, "; %s", bs);
 		if (in->skew_ns)
 			app(buf, len, &k, "; entry skew %s", fmt_ns(in->skew_ns, a, sizeof(a)));
 		break;
 	case CORR_RANK:
-		app(buf, len, &k, "rank-bound: %s entered %s after the first (%.0f%% of the span)",
-		    rank_str(c, in->straggler, r, sizeof(r)), fmt_ns(in->skew_ns, a, sizeof(a)),
-		    in->span_ns ? 100.0 * (double)in->skew_ns / (double)in->span_ns : 0.0);
+		app(buf, len, &k, "rank-bound: %s", bs);
 		if (in->why & CORR_WHY_UNOBSERVED) {
 			app(buf, len, &k, "; network not traced in the ranks' namespaces");
-		} else {
+		} else if (!in->budget.network_ns) {
 			char b[32];
 
-			app(buf, len, &k, "; network clean (no queueing >= %s, drops, loss retransmits, CE or counter spikes)",
-			    fmt_ns(c->opts.th.queue_delay_ns, b, sizeof(b)));
+			app(buf, len, &k, "; network clean (no queueing >= %s, drops, loss retransmits, CE or counter spikes "
+			    "in the transfer)", fmt_ns(c->opts.th.queue_delay_ns, b, sizeof(b)));
 		}
 		break;
 	case CORR_UNKNOWN:
-		if ((in->why & CORR_WHY_STRAGGLER) && (in->why & CORR_WHY_CONGESTION)) {
-			app(buf, len, &k, "unknown: %s entered %s late and the network was congested: ",
-			    rank_str(c, in->straggler, r, sizeof(r)), fmt_ns(in->skew_ns, a, sizeof(a)));
+		app(buf, len, &k, "unknown: %s", bs);
+		if (in->why & CORR_WHY_UNOBSERVED)
+			app(buf, len, &k, " (network not traced in the ranks' namespaces)");
+		else if (in->why & CORR_WHY_CONGESTION) {
+			app(buf, len, &k, "; evidence: ");
 			evidence_str(c, &ev, buf, len, &k);
-		} else {
-			app(buf, len, &k, "unknown: %.1fx the median of its kind, no straggler and no congestion seen",
-			    in->slow_ratio == in->slow_ratio ? in->slow_ratio : 0.0);
-			if (in->why & CORR_WHY_UNOBSERVED)
-				app(buf, len, &k, " (network not traced in the ranks' namespaces)");
 		}
 		break;
 	default:
-		app(buf, len, &k, "ok");
+		app(buf, len, &k, "ok: %s", bs);
 		if (in->why & CORR_WHY_UNOBSERVED)
 			app(buf, len, &k, " (network not traced in the ranks' namespaces)");
-		/* a last rank is named beside it: say why it is not the cause, in
-		 * the figures the rule weighs (verdicts.c): its own lateness
-		 * against itself plus the time once all were in */
-		if (in->straggler != CORR_NONE && in->skew_ns && in->nmembers > 1) {
-			uint64_t base = in->own_late_ns + in->all_arrived_ns < in->span_ns
-						? in->own_late_ns + in->all_arrived_ns : in->span_ns;
-			char b[32], o[32];
-
-			app(buf, len, &k, "; %s entered last, %s after the first; its own lateness, %s, is %.0f%% of "
-			    "itself plus the time once all were in (a straggler needs %.0f%% and %s)",
-			    rank_str(c, in->straggler, r, sizeof(r)), fmt_ns(in->skew_ns, a, sizeof(a)),
-			    fmt_ns(in->own_late_ns, o, sizeof(o)),
-			    base ? 100.0 * (double)in->own_late_ns / (double)base : 0.0, 100.0 * c->opts.th.skew_frac,
-			    fmt_ns(c->opts.th.skew_min_ns, b, sizeof(b)));
-		}
 		break;
 	}
 	if (in->enqueue_only)

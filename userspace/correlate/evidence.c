@@ -14,11 +14,6 @@
 #include "rdma/counters.h"
 #include "userspace/correlate/corr_internal.h"
 
-struct pset {
-	uint32_t *netns, *pids;
-	size_t nnetns, npids;
-};
-
 static bool in_set(const uint32_t *v, size_t n, uint32_t x)
 {
 	for (size_t i = 0; i < n; i++)
@@ -27,8 +22,17 @@ static bool in_set(const uint32_t *v, size_t n, uint32_t x)
 	return false;
 }
 
-/* First bin (of N sorted by start, stride SZ) that ends after A. */
-static size_t first_bin_after(const void *bins, size_t n, size_t sz, uint64_t a, uint64_t bin)
+bool corr_pset_netns(const struct corr_pset *ps, uint32_t netns)
+{
+	return in_set(ps->netns, ps->nnetns, netns);
+}
+
+bool corr_pset_pid(const struct corr_pset *ps, uint32_t pid)
+{
+	return in_set(ps->pids, ps->npids, pid);
+}
+
+size_t corr_first_bin_after(const void *bins, size_t n, size_t sz, uint64_t a, uint64_t bin)
 {
 	size_t lo = 0, hi = n;
 
@@ -55,7 +59,7 @@ static void link_window(const struct model *m, uint32_t ii, uint64_t a, uint64_t
 	l->qdisc = CORR_NONE;
 	for (int d = 0; d < 2; d++) {
 		const struct model_dir *x = &f->dir[d];
-		size_t k = first_bin_after(x->bins, x->nbins, sizeof(*x->bins), a, bin);
+		size_t k = corr_first_bin_after(x->bins, x->nbins, sizeof(*x->bins), a, bin);
 		double peak = 0;
 
 		for (; k < x->nbins && x->bins[k].start_ns < b; k++) {
@@ -88,7 +92,7 @@ static void link_window(const struct model *m, uint32_t ii, uint64_t a, uint64_t
 
 		if (qd->iface != ii || !qd->nbins)
 			continue;
-		k = first_bin_after(qd->bins, qd->nbins, sizeof(*qd->bins), a, bin);
+		k = corr_first_bin_after(qd->bins, qd->nbins, sizeof(*qd->bins), a, bin);
 		base = k ? qd->bins[k - 1].drops : k < qd->nbins ? qd->bins[k].drops : 0;
 		for (; k < qd->nbins && qd->bins[k].start_ns < b; k++) {
 			if (qd->bins[k].max_backlog > backlog)
@@ -147,7 +151,7 @@ static int cmp_ctr_ev(const void *a, const void *b)
  * InfiniBand port, or a RoCE netdev not found): a capture is one node's,
  * and its ranks share the node's adapters.
  */
-static bool group_relevant(const struct model *m, const struct pset *ps, uint32_t gi)
+bool corr_ctr_group_relevant(const struct model *m, const struct corr_pset *ps, uint32_t gi)
 {
 	const struct model_ctr_group *g = &m->ctr_groups[gi];
 
@@ -157,7 +161,7 @@ static bool group_relevant(const struct model *m, const struct pset *ps, uint32_
 }
 
 /* Counter spikes overlapping [A, B) on the ranks' ports and NICs. */
-static int counter_evidence(const struct model *m, const struct pset *ps, uint64_t a, uint64_t b,
+static int counter_evidence(const struct model *m, const struct corr_pset *ps, uint64_t a, uint64_t b,
 			    struct corr_evidence *ev)
 {
 	struct corr_evsum *s = &ev->sum;
@@ -165,7 +169,7 @@ static int counter_evidence(const struct model *m, const struct pset *ps, uint64
 	size_t lo = 0, hi = m->nctr_events;
 
 	for (size_t g = 0; g < m->nctr_groups; g++)
-		if (m->ctr_groups[g].nsamples > 1 && group_relevant(m, ps, (uint32_t)g))
+		if (m->ctr_groups[g].nsamples > 1 && corr_ctr_group_relevant(m, ps, (uint32_t)g))
 			s->observed = true;
 	for (size_t i = 0; i < m->nctr_events; i++)
 		if (m->ctr_events[i].end_ns - m->ctr_events[i].start_ns > longest)
@@ -187,7 +191,7 @@ static int counter_evidence(const struct model *m, const struct pset *ps, uint64
 		uint64_t g;
 		size_t k;
 
-		if (e->end_ns <= a || !group_relevant(m, ps, se->group))
+		if (e->end_ns <= a || !corr_ctr_group_relevant(m, ps, se->group))
 			continue;
 		grown = model__ctr_growth(m, e->series, x, y);
 		/* a collective shorter than one sample interval still saw the spike */
@@ -223,7 +227,7 @@ static int counter_evidence(const struct model *m, const struct pset *ps, uint64
 	return 0;
 }
 
-static int window_evidence(const struct corr *c, const struct pset *ps, uint64_t a, uint64_t b,
+static int window_evidence(const struct corr *c, const struct corr_pset *ps, uint64_t a, uint64_t b,
 			   struct corr_evidence *ev)
 {
 	const struct model *m = c->m;
@@ -316,19 +320,12 @@ static int window_evidence(const struct corr *c, const struct pset *ps, uint64_t
 	for (size_t fi = 0; fi < m->nflows; fi++) {
 		const struct model_flow *w = &m->flows[fi];
 		const struct model_rtx *re;
-		bool mine = false;
 		uint64_t cnt = 0;
 
 		if (!w->nrtx)
 			continue;
 		re = &m->rtx_events[w->first_rtx];
-		if (w->nowners) {
-			for (size_t o = 0; o < w->nowners && !mine; o++)
-				mine = in_set(ps->pids, ps->npids, m->owners[w->first_owner + o].pid);
-		} else {
-			mine = in_set(ps->netns, ps->nnetns, w->key.netns);
-		}
-		if (!mine)
+		if (!corr_flow_of(m, ps, fi))
 			continue;
 		for (size_t k = corr_first_ts_at(re, w->nrtx, sizeof(*re), a); k < w->nrtx && re[k].ts_ns < b; k++) {
 			cnt++;
@@ -393,7 +390,27 @@ static int window_evidence(const struct corr *c, const struct pset *ps, uint64_t
 	return 0;
 }
 
-static int instance_pset(const struct corr *c, const struct corr_instance *in, struct pset *ps)
+bool corr_flow_of(const struct model *m, const struct corr_pset *ps, size_t fi)
+{
+	const struct model_flow *w = &m->flows[fi];
+
+	if (!w->nowners)
+		return in_set(ps->netns, ps->nnetns, w->key.netns);
+	for (size_t o = 0; o < w->nowners; o++)
+		if (in_set(ps->pids, ps->npids, m->owners[w->first_owner + o].pid))
+			return true;
+	return false;
+}
+
+void corr_pset_free(struct corr_pset *ps)
+{
+	free(ps->netns);
+	free(ps->pids);
+	ps->netns = ps->pids = NULL;
+	ps->nnetns = ps->npids = 0;
+}
+
+int corr_instance_pset(const struct corr *c, const struct corr_instance *in, struct corr_pset *ps)
 {
 	memset(ps, 0, sizeof(*ps));
 	ps->netns = calloc(in->nmembers, sizeof(*ps->netns));
@@ -420,20 +437,19 @@ static int instance_pset(const struct corr *c, const struct corr_instance *in, s
 int corr__evidence(const struct corr *c, size_t idx, struct corr_evidence *ev)
 {
 	const struct corr_instance *in;
-	struct pset ps;
+	struct corr_pset ps;
 	int err;
 
 	memset(ev, 0, sizeof(*ev));
 	if (!c || idx >= c->ninstances)
 		return -EINVAL;
 	in = &c->instances[idx];
-	err = instance_pset(c, in, &ps);
+	err = corr_instance_pset(c, in, &ps);
 	if (err)
 		return err;
 	err = window_evidence(c, &ps, in->first_entry, in->last_exit > in->first_entry ?
 			      in->last_exit : in->first_entry + 1, ev);
-	free(ps.netns);
-	free(ps.pids);
+	corr_pset_free(&ps);
 	if (err)
 		corr__evidence_free(ev);
 	return err;

@@ -19,6 +19,9 @@ void corr_opts__init(struct corr_opts *o)
 	o->th.skew_frac = CORR_DEF_SKEW_FRAC;
 	o->th.skew_min_ns = CORR_DEF_SKEW_MIN_NS;
 	o->th.slow_factor = CORR_DEF_SLOW_FACTOR;
+	o->th.margin = CORR_DEF_MARGIN;
+	o->th.rto_min_ns = CORR_DEF_RTO_MIN_NS;
+	o->th.explains = CORR_DEF_EXPLAINS;
 	o->infer_gap_ns = 0;
 	o->infer_min_hosts = 2;
 	o->infer_min_bytes = 0;
@@ -61,11 +64,93 @@ const char *corr__lib_name(unsigned lib_kind)
 
 const char *corr__verdict_name(enum corr_verdict v)
 {
-	switch (v) {
-	case CORR_OK: return "ok";
-	case CORR_NETWORK: return "network";
-	case CORR_RANK: return "rank";
-	default: return "unknown";
+	static const char *const n[CORR_NVERDICTS] = {
+		[CORR_OK] = "ok", [CORR_NETWORK] = "network", [CORR_RANK] = "rank", [CORR_UNKNOWN] = "unknown",
+	};
+
+	return (unsigned)v < CORR_NVERDICTS ? n[v] : "unknown";
+}
+
+/*
+ * The evidence, one row a kind.  Precedence: the cause a timeline names
+ * when several hold -- a measured queue first, then loss (drops, the
+ * retransmits they cause), marks, then the adapters' counters.
+ */
+static const struct corr_why_info why_table[CORR_NWHY] = {
+	{ CORR_WHY_QUEUE,      "queue",              "queue",     true,  0 },
+	{ CORR_WHY_DROPS,      "drops",              "drops",     true,  1 },
+	{ CORR_WHY_RETRANS,    "retransmits",        "retrans",   true,  2 },
+	{ CORR_WHY_CE,         "ce",                 "ce",        true,  3 },
+	{ CORR_WHY_UTIL,       "saturated",          NULL,        false, 0 },
+	{ CORR_WHY_STRAGGLER,  "straggler",          NULL,        false, 0 },
+	{ CORR_WHY_SLOW,       "slow",               NULL,        false, 0 },
+	{ CORR_WHY_UNOBSERVED, "network_not_traced", NULL,        false, 0 },
+	{ CORR_WHY_CNP,        "counter_congestion", "cnp",       true,  4 },
+	{ CORR_WHY_PAUSE,      "counter_pause",      "pause",     true,  5 },
+	{ CORR_WHY_RDMA_LOSS,  "counter_loss",       "rdma-loss", true,  6 },
+};
+
+const struct corr_why_info *corr__why_table(size_t *n)
+{
+	if (n)
+		*n = CORR_NWHY;
+	return why_table;
+}
+
+unsigned corr__why_congestion(void)
+{
+	unsigned m = 0;
+
+	for (size_t i = 0; i < CORR_NWHY; i++)
+		if (why_table[i].congestion)
+			m |= why_table[i].bit;
+	return m;
+}
+
+/* The budget's item kinds: JSON name, text label. */
+static const struct {
+	const char *name, *label;
+} cost_kinds[CORR_NCOSTS] = {
+	[CORR_COST_QUEUE] = { "queue", "queueing" },
+	[CORR_COST_SHAPER] = { "shaper", "shaper" },
+	[CORR_COST_RTO] = { "rto", "RTO retransmits" },
+	[CORR_COST_FAST] = { "fast_retransmit", "fast retransmits" },
+	[CORR_COST_TLP] = { "tail_loss_probe", "tail-loss probes" },
+	[CORR_COST_DROP] = { "drop", "congestion drops" },
+	[CORR_COST_PAUSE] = { "pause", "pause" },
+	[CORR_COST_CNP] = { "cnp", "congestion counters" },
+	[CORR_COST_RDMA_LOSS] = { "rdma_loss", "RDMA loss counters" },
+	[CORR_COST_CARRIED] = { "carried", "late from the previous collective" },
+};
+
+const char *corr__cost_name(unsigned kind)
+{
+	return kind < CORR_NCOSTS ? cost_kinds[kind].name : "unknown";
+}
+
+const char *corr__cost_label(unsigned kind)
+{
+	return kind < CORR_NCOSTS ? cost_kinds[kind].label : "unknown";
+}
+
+const char *corr__share_name(unsigned share)
+{
+	static const char *const n[CORR_NSHARES] = {
+		[CORR_SHARE_NONE] = NULL, [CORR_SHARE_WAITING] = "waiting", [CORR_SHARE_NETWORK] = "network",
+		[CORR_SHARE_UNEXPLAINED] = "unexplained", [CORR_SHARE_TIE] = "tie",
+	};
+
+	return share < CORR_NSHARES ? n[share] : NULL;
+}
+
+const char *corr__expected_from_name(unsigned from)
+{
+	switch (from) {
+	case CORR_EXPECTED_GROUP: return "group";
+	case CORR_EXPECTED_BANDWIDTH: return "bandwidth";
+	case CORR_EXPECTED_GROUP_MIN: return "group_min";
+	case CORR_EXPECTED_RESIDUAL: return "residual";
+	default: return "none";
 	}
 }
 

@@ -8,15 +8,20 @@
  *              (struct corr_verdict_in) and the thresholds, and says whether
  *              its CORR_WHY_* bit holds.  All of them run, in any order: the
  *              bits are reported with the verdict.
- *   rules      each rule looks at those bits (and the evidence) and gives a
- *              verdict, or NO_OPINION.  They run in table order and the
- *              first opinion wins: the order IS the precedence.  The last
- *              rule always has an opinion.
+ *   rules      each rule looks at the leading share of the instance's time
+ *              budget (corr__leader: waiting, the network's excess or
+ *              unexplained, the largest by the margin; none when the
+ *              collective is near its usual time) and gives a verdict, or
+ *              NO_OPINION.  They run in table order and the first opinion
+ *              wins: the order IS the precedence.  The last rule always has
+ *              an opinion.
  *
- * A new rule goes into `rules` at the place of its precedence; a new kind of
- * evidence is a field of corr_verdict_in (filled in verdicts.c), a
- * CORR_WHY_* bit (correlate.h, and in CORR_WHY_CONGESTION when it means
- * congestion) and a row of `why_tests`.
+ * A new rule goes into `rules` at the place of its precedence.  A new kind
+ * of evidence that costs time is an item kind of the budget (costs.c,
+ * CORR_COST_* in correlate.h); one that only informs is a field of
+ * corr_verdict_in (filled in verdicts.c), a CORR_WHY_* bit and its row in
+ * corr__why_table (names.c: name, cause, congestion, precedence) and a row
+ * of `why_tests`.
  */
 #include "userspace/correlate/corr_internal.h"
 
@@ -75,10 +80,13 @@ static bool why_straggler(const struct corr_thresholds *t, const struct corr_ver
 	       (double)in->skew_ns >= t->skew_frac * (double)in->span_ns;
 }
 
+/* Over its expected transfer by at least skew_min_ns and by slow_factor: worth a verdict. */
 static bool why_slow(const struct corr_thresholds *t, const struct corr_verdict_in *in)
 {
-	(void)t;
-	return in->slow;
+	uint64_t over = in->waiting_ns + in->network_ns + in->unexplained_ns;
+
+	return over && over >= t->skew_min_ns &&
+	       (double)(over + in->expected_ns) >= t->slow_factor * (double)in->expected_ns;
 }
 
 static bool why_unobserved(const struct corr_thresholds *t, const struct corr_verdict_in *in)
@@ -104,56 +112,69 @@ static const struct {
 	{ CORR_WHY_UNOBSERVED, why_unobserved },
 };
 
-/* ---- rules: a verdict from the bits, or no opinion ---- */
+/* ---- the leading share of the time budget ---- */
+
+unsigned corr__leader(const struct corr_thresholds *t, const struct corr_verdict_in *in)
+{
+	const uint64_t share[] = { [CORR_SHARE_WAITING] = in->waiting_ns, [CORR_SHARE_NETWORK] = in->network_ns,
+				   [CORR_SHARE_UNEXPLAINED] = in->unexplained_ns };
+	unsigned best = CORR_SHARE_WAITING;
+	uint64_t second = 0;
+
+	if (!why_slow(t, in))
+		return CORR_SHARE_NONE;
+	for (unsigned s = CORR_SHARE_WAITING + 1; s <= CORR_SHARE_UNEXPLAINED; s++)
+		if (share[s] > share[best])
+			best = s;
+	for (unsigned s = CORR_SHARE_WAITING; s <= CORR_SHARE_UNEXPLAINED; s++)
+		if (s != best && share[s] > second)
+			second = share[s];
+	return (double)share[best] >= t->margin * (double)second ? best : CORR_SHARE_TIE;
+}
+
+/* ---- rules: a verdict from the leading share, or no opinion ---- */
 
 #define NO_OPINION CORR_NVERDICTS
 
-static bool congested(unsigned why) { return (why & CORR_WHY_CONGESTION) != 0; }
-static bool straggler(unsigned why) { return (why & CORR_WHY_STRAGGLER) != 0; }
-
-/* Congestion on the ranks' links or flows, and nobody entered late. */
-static enum corr_verdict rule_network(unsigned why, const struct corr_verdict_in *in)
+/* Near its usual time: nothing to explain. */
+static enum corr_verdict rule_ok(unsigned lead)
 {
-	(void)in;
-	return congested(why) && !straggler(why) ? CORR_NETWORK : NO_OPINION;
+	return lead == CORR_SHARE_NONE ? CORR_OK : NO_OPINION;
 }
 
-/* A rank entered late and the network was clean (or not traced: UNOBSERVED says so). */
-static enum corr_verdict rule_rank(unsigned why, const struct corr_verdict_in *in)
+/* Slow, and no share is clearly the largest: the data cannot tell. */
+static enum corr_verdict rule_tie(unsigned lead)
 {
-	(void)in;
-	return straggler(why) && !congested(why) ? CORR_RANK : NO_OPINION;
+	return lead == CORR_SHARE_TIE ? CORR_UNKNOWN : NO_OPINION;
 }
 
-/* Both at once: the data cannot tell which caused the other. */
-static enum corr_verdict rule_both(unsigned why, const struct corr_verdict_in *in)
+/* The others waiting for a late rank is the largest share. */
+static enum corr_verdict rule_rank(unsigned lead)
 {
-	(void)in;
-	return straggler(why) && congested(why) ? CORR_UNKNOWN : NO_OPINION;
+	return lead == CORR_SHARE_WAITING ? CORR_RANK : NO_OPINION;
 }
 
-/* Slow without either. */
-static enum corr_verdict rule_slow(unsigned why, const struct corr_verdict_in *in)
+/* The network's excess (its items, and lateness carried from a network-bound
+ * collective) is the largest share. */
+static enum corr_verdict rule_network(unsigned lead)
 {
-	(void)why;
-	return in->slow ? CORR_UNKNOWN : NO_OPINION;
+	return lead == CORR_SHARE_NETWORK ? CORR_NETWORK : NO_OPINION;
 }
 
-/* Nothing held: fine. */
-static enum corr_verdict rule_ok(unsigned why, const struct corr_verdict_in *in)
+/* Slow for a reason nothing in the capture explains: always last, always has an opinion. */
+static enum corr_verdict rule_unexplained(unsigned lead)
 {
-	(void)why;
-	(void)in;
-	return CORR_OK;
+	(void)lead;
+	return CORR_UNKNOWN;
 }
 
 /* In order of precedence: the first rule with an opinion gives the verdict. */
-static enum corr_verdict (*const rules[])(unsigned why, const struct corr_verdict_in *in) = {
-	rule_network,   /* congestion, no straggler   -> network */
-	rule_rank,      /* straggler, no congestion   -> rank */
-	rule_both,      /* straggler and congestion   -> unknown */
-	rule_slow,      /* slow without either        -> unknown */
-	rule_ok,        /* always last: always has an opinion -> ok */
+static enum corr_verdict (*const rules[])(unsigned lead) = {
+	rule_ok,           /* not slow                          -> ok */
+	rule_tie,          /* no share leads by the margin      -> unknown */
+	rule_rank,         /* waiting leads                     -> rank */
+	rule_network,      /* the network's excess leads        -> network */
+	rule_unexplained,  /* unexplained leads                 -> unknown */
 };
 
 enum corr_verdict corr__verdict(const struct corr_thresholds *t, const struct corr_verdict_in *in,
@@ -167,10 +188,10 @@ enum corr_verdict corr__verdict(const struct corr_thresholds *t, const struct co
 	if (why)
 		*why = w;
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
-		enum corr_verdict v = rules[i](w, in);
+		enum corr_verdict v = rules[i](corr__leader(t, in));
 
 		if (v != NO_OPINION)
 			return v;
 	}
-	return CORR_OK; /* not reached: rule_ok always answers */
+	return CORR_UNKNOWN; /* not reached: rule_unexplained always answers */
 }

@@ -184,6 +184,7 @@ struct model_qdisc {
 	uint32_t drops_first, drops_last; /* counter in the first and last bin */
 	uint64_t drops_counter;     /* last - first (0 if it went backwards) */
 	uint64_t drop_recs;         /* = iface qdisc_drop_recs */
+	uint64_t sojourn_dropped;   /* sojourn samples of a broken chain, taken out (model_links.c) */
 };
 
 #define MODEL_NTRIGGER 5        /* enum ft_rtx_trigger */
@@ -202,6 +203,7 @@ struct model_flow {
 	uint64_t ce_pkts, ce_first_ns, ce_last_ns; /* last FT_REC_CE_FLOW */
 	uint32_t ifindex;           /* last non-zero ifindex seen */
 	size_t first_rtx, nrtx;     /* slice of model.rtx_events (by time) */
+	size_t first_cong, ncong;   /* slice of model.cong_events (by time) */
 	size_t first_owner, nowners; /* slice of model.owners (by pid) */
 };
 
@@ -328,7 +330,15 @@ struct model_rtx {
 	uint32_t flow;              /* index into model.flows */
 	uint32_t segs;
 	uint32_t trigger;           /* enum ft_rtx_trigger */
-	uint32_t pad;
+	uint32_t srtt_us;           /* the socket's smoothed RTT when it retransmitted, 0 unknown */
+};
+
+/* One congestion-state change of a flow (FT_REC_CONG_STATE); sorted by (flow, ts). */
+struct model_cong_ev {
+	uint64_t ts_ns;
+	uint32_t flow;              /* index into model.flows */
+	uint8_t old_state, new_state; /* TCP_CA_*: Open 0, Disorder 1, CWR 2, Recovery 3, Loss 4 */
+	uint8_t pad[2];
 };
 
 /* One drop, for counts inside a time window; sorted by (iface, ts), no device last. */
@@ -371,6 +381,7 @@ struct model {
 	struct model_probe *probes; size_t nprobes;  /* by id */
 	struct model_coverage *coverage; size_t ncoverage; /* by probe id */
 	uint64_t skipped_runs;      /* sum of coverage[].skipped (not in lost_total) */
+	uint64_t sojourn_dropped;   /* sum of qdiscs[].sojourn_dropped */
 	size_t coverage_unknown;    /* coverage records with known = 0 */
 
 	/* collective phases (empty without phase probes) */
@@ -383,6 +394,7 @@ struct model {
 	struct model_owner *owners; size_t nowners;        /* by (flow, pid); flow UINT32_MAX last */
 	/* single events, for windows (the aggregates above stay the totals) */
 	struct model_rtx *rtx_events; size_t nrtx_events;  /* by (flow, ts) */
+	struct model_cong_ev *cong_events; size_t ncong_events; /* by (flow, ts) */
 	struct model_drop_ev *drop_events; size_t ndrop_events; /* by (iface, ts) */
 
 	/* counter sampler (empty without it) */

@@ -175,6 +175,7 @@ static int add_retrans(struct model *m, const struct ft_retrans *r)
 	mdl_flow_key(&r->flow, &e->key);
 	e->segs = r->segs ? r->segs : 1;
 	e->trigger = t;
+	e->srtt_us = r->srtt_us;
 	if (!f->rtx[t] || r->ts_ns < f->rtx_first_ns[t])
 		f->rtx_first_ns[t] = r->ts_ns;
 	if (!f->rtx[t] || r->ts_ns > f->rtx_last_ns[t])
@@ -190,10 +191,18 @@ static int add_cong(struct model *m, const struct ft_cong_state *c)
 {
 	struct model_flow *f = flow_get(m, &c->flow);
 	uint8_t key[2] = { c->old_state, c->new_state };
+	struct cong_raw *e;
 	long i;
 
 	if (!f)
 		return -ENOMEM;
+	e = mdl_vec_push(&m->priv->congev);
+	if (!e)
+		return -ENOMEM;
+	e->ts_ns = c->ts_ns;
+	mdl_flow_key(&c->flow, &e->key);
+	e->old_state = c->old_state;
+	e->new_state = c->new_state;
 	f->cong_changes++;
 	i = mdl_kvec_get(&m->priv->cong, key, NULL);
 	if (i < 0)

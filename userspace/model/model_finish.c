@@ -270,8 +270,11 @@ int model__finish(struct model *m)
 	m->qdiscs = qs;
 	m->nqdiscs = nq;
 	merge_qbins(m, qremap);
-	for (size_t i = 0; i < nq; i++)
+	for (size_t i = 0; i < nq; i++) {
+		mdl_qdisc_bound_sojourn(m, &qs[i]);
 		mdl_qdisc_stats(&qs[i]);
+		m->sojourn_dropped += qs[i].sojourn_dropped;
+	}
 
 	/* flows */
 	m->flows = (struct model_flow *)p->flows.items;

@@ -77,6 +77,56 @@ static int cmp_rtx(const void *a, const void *b)
 	return c ? c : cmp_u64(x->ts_ns, y->ts_ns);
 }
 
+static int cmp_cong_ev(const void *a, const void *b)
+{
+	const struct model_cong_ev *x = a, *y = b;
+	int c = cmp_u32(x->flow, y->flow);
+
+	if (!c)
+		c = cmp_u64(x->ts_ns, y->ts_ns);
+	if (!c)
+		c = cmp_u32(x->old_state, y->old_state);
+	return c ? c : cmp_u32(x->new_state, y->new_state);
+}
+
+/* Congestion-state changes: flow index by key, each flow's slice (the budget's
+ * test of a tail-loss probe: was a loss repaired, did the window shrink). */
+static int finish_cong_events(struct model *m)
+{
+	struct model_priv *p = m->priv;
+	const struct cong_raw *raw = p->congev.items;
+
+	if (!p->congev.n)
+		return 0;
+	m->cong_events = calloc(p->congev.n, sizeof(*m->cong_events));
+	if (!m->cong_events)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->congev.n; i++) {
+		long f = mdl_kvec_find(&p->flows, &raw[i].key);
+		struct model_cong_ev *e = &m->cong_events[m->ncong_events];
+
+		if (f < 0)
+			continue; /* cannot happen: the record created its flow */
+		e->ts_ns = raw[i].ts_ns;
+		e->flow = (uint32_t)f;
+		e->old_state = raw[i].old_state;
+		e->new_state = raw[i].new_state;
+		m->ncong_events++;
+	}
+	mdl_vec_free(&p->congev);
+	qsort(m->cong_events, m->ncong_events, sizeof(*m->cong_events), cmp_cong_ev);
+	for (size_t i = 0; i < m->ncong_events;) {
+		size_t j = i;
+
+		while (j < m->ncong_events && m->cong_events[j].flow == m->cong_events[i].flow)
+			j++;
+		m->flows[m->cong_events[i].flow].first_cong = i;
+		m->flows[m->cong_events[i].flow].ncong = j - i;
+		i = j;
+	}
+	return 0;
+}
+
 static int cmp_drop_ev(const void *a, const void *b)
 {
 	const struct model_drop_ev *x = a, *y = b;
@@ -160,6 +210,7 @@ int mdl_finish_phases(struct model *m)
 			m->rtx_events[m->nrtx_events].flow = (uint32_t)f;
 			m->rtx_events[m->nrtx_events].segs = raw[i].segs;
 			m->rtx_events[m->nrtx_events].trigger = raw[i].trigger;
+			m->rtx_events[m->nrtx_events].srtt_us = raw[i].srtt_us;
 			m->nrtx_events++;
 		}
 		mdl_vec_free(&p->rtx);
@@ -174,6 +225,9 @@ int mdl_finish_phases(struct model *m)
 			i = j;
 		}
 	}
+
+	if (finish_cong_events(m))
+		return -ENOMEM;
 
 	/* drops: interface index */
 	if (p->dropev.n) {

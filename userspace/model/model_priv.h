@@ -38,6 +38,15 @@ struct rtx_raw {
 	struct ft_flow key;
 	uint32_t segs;
 	uint32_t trigger;
+	uint32_t srtt_us;
+	uint32_t pad;
+};
+
+struct cong_raw {
+	uint64_t ts_ns;
+	struct ft_flow key;
+	uint8_t old_state, new_state;
+	uint8_t pad[6];
 };
 
 struct drop_raw {
@@ -71,7 +80,7 @@ struct model_priv {
 	size_t nraw, capraw;
 	struct model_qbin *qraw;
 	size_t nqraw, capqraw;
-	struct vec phases, req_dones, rtx, dropev;
+	struct vec phases, req_dones, rtx, dropev, congev;
 	struct vec lostev;          /* struct model_lost_ev */
 	struct ctr_load *ctr;       /* counter sampler records (model_counters.c) */
 	struct mdl_window win;      /* with model_opts.window */
@@ -132,6 +141,8 @@ void mdl_conserve_explain_skipped(struct model *m, int dir);
 /* The same as merge_bins for qdisc bins (qdiscs renumbered by QREMAP). */
 void merge_qbins(struct model *m, const uint32_t *qremap);
 void mdl_qdisc_stats(struct model_qdisc *q);
+/* Take the sojourn samples a FIFO's bins show to be impossible out of Q's bins (model_links.c). */
+void mdl_qdisc_bound_sojourn(struct model *m, struct model_qdisc *q);
 
 /* model_phases.c: phase records and single events, after interfaces and flows are final */
 int mdl_finish_phases(struct model *m);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The report's first screen: the answer (report_headline.h). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -73,109 +74,152 @@ static size_t count_mismatch(const struct model *m)
 }
 
 /* "Data: ..." -- whether the figures can be trusted, in one line */
-static void data_line(struct headline *h, const struct model *m)
+static void data_line(struct headline *h, const struct headline_data *d)
 {
-	char buf[240];
-	size_t k = 0, nskipped;
+	char buf[HEADLINE_LINE];
+	size_t k = 0;
 
-	h->conservation = conservation_state(m, &nskipped);
-	if (m->truncated)
-		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "capture TRUNCATED (%s)",
-				      m->truncated_why[0] ? m->truncated_why : "no end record");
-	else if (m->damaged_hosts) /* merged whole, from inputs that were not */
+	if (d->truncated)
+		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "capture TRUNCATED%s%s%s", d->truncated_why[0] ? " (" : "",
+				      d->truncated_why, d->truncated_why[0] ? ")" : "");
+	else if (d->damaged_hosts) /* merged whole, from inputs that were not */
 		k += (size_t)snprintf(buf + k, sizeof(buf) - k,
 				      "merged capture of %zu host%s, %zu of them from a damaged or unfinished "
-				      "capture (as far as readable)", m->nhosts, m->nhosts == 1 ? "" : "s",
-				      m->damaged_hosts);
+				      "capture (as far as readable)", d->nhosts, d->nhosts == 1 ? "" : "s",
+				      d->damaged_hosts);
 	else
 		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "capture complete");
 	if (k < sizeof(buf))
-		k += (size_t)(m->lost_total ? snprintf(buf + k, sizeof(buf) - k,
-						       "; %" PRIu64 " events LOST (ring buffer full)", m->lost_total)
-					    : snprintf(buf + k, sizeof(buf) - k, "; no events lost"));
-	if (k < sizeof(buf) && m->skipped_runs)
+		k += (size_t)(d->lost ? snprintf(buf + k, sizeof(buf) - k,
+						 "; %" PRIu64 " events LOST (ring buffer full)", d->lost)
+				      : snprintf(buf + k, sizeof(buf) - k, "; no events lost"));
+	if (k < sizeof(buf) && d->skipped_runs)
 		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "; kernel skipped %" PRIu64 " probe runs (counted)",
-				      m->skipped_runs);
+				      d->skipped_runs);
 	if (k < sizeof(buf)) {
-		if (!strcmp(h->conservation, "mismatch"))
+		if (d->windows)
+			snprintf(buf + k, sizeof(buf) - k, "; conservation not checked in windows");
+		else if (!strcmp(d->conservation, "mismatch"))
 			snprintf(buf + k, sizeof(buf) - k, "; conservation MISMATCH on %zu interface directions",
-				 count_mismatch(m));
-		else if (!strcmp(h->conservation, "ok_skipped"))
+				 d->nmismatch);
+		else if (!strcmp(d->conservation, "ok_skipped"))
 			snprintf(buf + k, sizeof(buf) - k, "; conservation OK (%zu shortfalls explained by the skips)",
-				 nskipped);
-		else if (!strcmp(h->conservation, "ok"))
+				 d->nskipped);
+		else if (!strcmp(d->conservation, "ok"))
 			snprintf(buf + k, sizeof(buf) - k, "; conservation OK");
-		else if (m->opts.window)
+		else if (d->window)
 			snprintf(buf + k, sizeof(buf) - k, "; conservation not checked in a window");
 	}
 	line(h, "Data: %s", buf);
 }
 
-/* The network evidence of an instance, short: "link eth0@h2 (tbf 1:): queueing 2.43 ms, 24 congestion drops" */
-static const char *cause_network(const struct model *m, const struct corr_instance *in, char *buf, size_t len)
+/* ---- the answer: counts, blame, the worst, the budget ---- */
+
+static int place_add(struct answer_places *p, const char *label, uint64_t n, uint64_t ns)
 {
-	const struct corr_evsum *e = &in->ev;
-	char q[48];
-	size_t k = 0;
-	bool first = true;
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->v[i].label, label)) {
+			p->v[i].n += n;
+			p->v[i].ns += ns;
+			return 0;
+		}
+	if (grow_array((void **)&p->v, &p->cap, p->n + 1, sizeof(*p->v)))
+		return -ENOMEM;
+	snprintf(p->v[p->n].label, sizeof(p->v[p->n].label), "%s", label);
+	p->v[p->n].n = n;
+	p->v[p->n++].ns = ns;
+	return 0;
+}
 
-#define ADD(...) do { if (k < len) k += (size_t)snprintf(buf + k, len - k, __VA_ARGS__); } while (0)
-	buf[0] = '\0';
-	if (e->link != CORR_NONE && e->link < m->nifaces)
-		ADD("link %s", m->ifaces[e->link].label);
-	if (e->qdisc != CORR_NONE)
-		ADD(" (%s)", corr__qdisc_label(m, e->qdisc, q, sizeof(q)));
-	if (k)
-		ADD(":");
-	if ((in->why & CORR_WHY_QUEUE) && e->queue_delay_ns) {
-		ADD(" queueing %s", fmt_ns(e->queue_delay_ns, q, sizeof(q)));
-		first = false;
-	}
-	if (e->cong_drops) {
-		ADD("%s %" PRIu64 " congestion drops", first ? "" : ",", e->cong_drops);
-		first = false;
-	}
-	if (e->retrans > e->retrans_tlp) { /* counted as the details count them */
-		ADD("%s %" PRIu64 " retransmits", first ? "" : ",", e->retrans);
-		if (e->retrans_tlp)
-			ADD(" (%" PRIu64 " tail-loss probes)", e->retrans_tlp);
-		first = false;
-	}
-	if (e->ce_pkts) {
-		ADD("%s %" PRIu64 " CE marks", first ? "" : ",", e->ce_pkts);
-		first = false;
-	}
-	if (e->ctr_series != CORR_NONE && e->ctr_series < m->nctr_series) {
-		const struct model_ctr_series *s = &m->ctr_series[e->ctr_series];
+/* Most blamed first, then by name: deterministic. */
+static int cmp_count(const void *a, const void *b)
+{
+	const struct answer_place *x = a, *y = b;
 
-		ADD("%s %s %s spiking", first ? "" : ",", m->ctr_groups[s->group].label, s->name);
-		first = false;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+/* Stragglers as the report orders them: times last, then how late, then by name. */
+static int cmp_late(const void *a, const void *b)
+{
+	const struct answer_place *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+/* Shares of the budget: the most time first, then by name. */
+static int cmp_ns(const void *a, const void *b)
+{
+	const struct answer_place *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+static bool slower(const struct answer_worst *a, const struct answer_worst *b)
+{
+	return a->span_ns != b->span_ns ? a->span_ns > b->span_ns : a->first_entry < b->first_entry;
+}
+
+static void keep_slowest(struct answer *t, const struct answer_worst *w)
+{
+	if (!t->have_slowest[w->verdict] || slower(w, &t->slowest[w->verdict])) {
+		t->slowest[w->verdict] = *w;
+		t->have_slowest[w->verdict] = true;
 	}
-	if (first)
-		ADD(" congestion");
-#undef ADD
-	return buf;
+}
+
+/* W among the slowest that are not ok (each collective is offered once). */
+static void keep_top(struct answer *t, const struct answer_worst *w)
+{
+	size_t k;
+
+	if (t->ntop == HEADLINE_WORST && !slower(w, &t->top[HEADLINE_WORST - 1]))
+		return;
+	k = t->ntop < HEADLINE_WORST ? t->ntop++ : HEADLINE_WORST - 1;
+	t->top[k] = *w;
+	for (; k > 0 && slower(&t->top[k], &t->top[k - 1]); k--) {
+		struct answer_worst x = t->top[k];
+
+		t->top[k] = t->top[k - 1];
+		t->top[k - 1] = x;
+	}
+}
+
+static double pct(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
 }
 
 static const char *cause_of(const struct corr *c, const struct corr_instance *in, char *buf, size_t len)
 {
-	char r[128], a[32], n[200];
+	const struct corr_budget *b = &in->budget;
+	char cl[160], ls[HEADLINE_LINE], bs[HEADLINE_LINE], x[32], y[32];
+	size_t k = 0;
 
+	if (len)
+		buf[0] = '\0';
 	switch (in->verdict) {
 	case CORR_NETWORK:
-		snprintf(buf, len, "NETWORK %s", cause_network(c->m, in, n, sizeof(n)));
+		if (!corr__culprit_label(c->m, &in->ev, cl, sizeof(cl))[0])
+			snprintf(cl, sizeof(cl), "the ranks' flows or adapters");
+		corr__link_str(c, in, ls, sizeof(ls));
+		str_appendf(buf, len, &k, "NETWORK %s: %s of %s (%.0f%%)", cl, fmt_ns(b->network_ns, x, sizeof(x)),
+			    fmt_ns(b->total_ns, y, sizeof(y)), pct(b->network_ns, b->total_ns));
+		if (ls[0])
+			str_appendf(buf, len, &k, ": %s", ls);
 		break;
 	case CORR_RANK:
-		snprintf(buf, len, "RANK %s entered %s late", corr__rank_label(c, in->straggler, r, sizeof(r)),
-			 fmt_ns(in->own_late_ns ? in->own_late_ns : in->skew_ns, a, sizeof(a)));
-		break;
 	case CORR_UNKNOWN:
-		if ((in->why & CORR_WHY_STRAGGLER) && (in->why & CORR_WHY_CONGESTION))
-			snprintf(buf, len, "UNKNOWN %s late while %s", corr__rank_label(c, in->straggler, r, sizeof(r)),
-				 cause_network(c->m, in, n, sizeof(n)));
-		else
-			snprintf(buf, len, "UNKNOWN %.1fx its usual time, no congestion or late rank seen",
-				 in->slow_ratio == in->slow_ratio ? in->slow_ratio : 0.0);
+		str_appendf(buf, len, &k, "%s ", in->verdict == CORR_RANK ? "RANK" : "UNKNOWN");
+		str_appendf(buf, len, &k, "%s", corr__budget_str(c, in, bs, sizeof(bs)));
 		break;
 	default:
 		snprintf(buf, len, "OK");
@@ -186,91 +230,17 @@ static const char *cause_of(const struct corr *c, const struct corr_instance *in
 
 const char *headline__place(const struct corr *c, const struct corr_instance *in, char *buf, size_t len)
 {
-	const struct model *m = c->m;
-
 	if (in->verdict != CORR_NETWORK)
 		return corr__rank_label(c, in->straggler, buf, len);
-	if (!corr__culprit_label(m, &in->ev, buf, len)[0])
+	if (!corr__culprit_label(c->m, &in->ev, buf, len)[0])
 		snprintf(buf, len, "the ranks' flows or adapters");
 	return buf;
-}
-
-/* Where the blame of verdict V falls: "14 on link eth0@h2 (tbf 1:), 2 on link eth0@h3" */
-static void blame_line(struct headline *h, const struct corr *c, enum corr_verdict v, const char *what)
-{
-	uint32_t key[4];
-	uint64_t cnt[4] = { 0 };
-	size_t nk = 0;
-	uint64_t other = 0, total = c->verdicts[v];
-	char buf[240], lb[128];
-	size_t k = 0;
-
-	if (!total)
-		return;
-	/* the places by count (network: the named link; rank: the straggler) */
-	for (size_t i = 0; i < c->ninstances; i++) {
-		const struct corr_instance *in = &c->instances[i];
-		uint32_t p = v == CORR_NETWORK ? in->ev.link : in->straggler;
-		size_t j;
-
-		if (in->verdict != v)
-			continue;
-		for (j = 0; j < nk; j++)
-			if (key[j] == p)
-				break;
-		if (j == nk) {
-			if (nk == 4) {
-				other++;
-				continue;
-			}
-			key[nk++] = p;
-		}
-		cnt[j]++;
-	}
-	for (size_t a = 0; a < nk; a++)
-		for (size_t b = a + 1; b < nk; b++)
-			if (cnt[b] > cnt[a]) {
-				uint64_t tc = cnt[a];
-				uint32_t tk = key[a];
-
-				cnt[a] = cnt[b]; key[a] = key[b];
-				cnt[b] = tc; key[b] = tk;
-			}
-	for (size_t j = 0; j < nk && j < 2; j++) {
-		const struct corr_instance *any = NULL;
-		const char *place = "?";
-
-		/* the place as the first instance blamed on it names it */
-		for (size_t i = 0; i < c->ninstances && !any; i++)
-			if (c->instances[i].verdict == v &&
-			    (v == CORR_NETWORK ? c->instances[i].ev.link : c->instances[i].straggler) == key[j])
-				any = &c->instances[i];
-		if (any)
-			place = headline__place(c, any, lb, sizeof(lb));
-		if (k < sizeof(buf))
-			k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s%" PRIu64 " %s %s", j ? ", " : "", cnt[j],
-					      v == CORR_NETWORK ? "on" : "by", place);
-	}
-	for (size_t j = 2; j < nk; j++)
-		other += cnt[j];
-	if (other && k < sizeof(buf))
-		snprintf(buf + k, sizeof(buf) - k, ", %" PRIu64 " %s", other,
-			 v == CORR_NETWORK ? "on other links" : "by other ranks");
-	line(h, "  %-14s %s", what, buf);
-}
-
-static int cmp_span_desc(const void *a, const void *b, void *arg)
-{
-	const struct corr *c = arg;
-	uint64_t x = c->instances[*(const uint32_t *)a].span_ns, y = c->instances[*(const uint32_t *)b].span_ns;
-
-	return x < y ? 1 : x > y ? -1 : 0;
 }
 
 const char *headline__instance(const struct model *m, const struct corr *c, const struct corr_instance *in,
 			       char *buf, size_t len)
 {
-	char w[96], a[32], cause[240];
+	char w[96], a[32], cause[HEADLINE_LINE];
 
 	snprintf(buf, len, "%s #%" PRIu64 " at %s, %s: %s", corr__op_name(in->op), in->seq,
 		 when(m, in->first_entry, w, sizeof(w)), fmt_ns(in->span_ns, a, sizeof(a)),
@@ -278,41 +248,251 @@ const char *headline__instance(const struct model *m, const struct corr *c, cons
 	return buf;
 }
 
-static void collectives(struct headline *h, const struct model *m, const struct corr *c)
+static void worst_of(const struct model *m, const struct corr *c, size_t i, struct answer_worst *w)
 {
-	char buf[240];
-	uint64_t bad = c->verdicts[CORR_NETWORK] + c->verdicts[CORR_RANK] + c->verdicts[CORR_UNKNOWN];
+	const struct corr_instance *in = &c->instances[i];
 
-	line(h, "Answer: of %zu collectives, %" PRIu64 " network-bound, %" PRIu64 " rank-bound, %" PRIu64
-		" unknown, %" PRIu64 " ok", c->ninstances, c->verdicts[CORR_NETWORK], c->verdicts[CORR_RANK],
-	     c->verdicts[CORR_UNKNOWN], c->verdicts[CORR_OK]);
-	blame_line(h, c, CORR_NETWORK, "network-bound:");
-	blame_line(h, c, CORR_RANK, "rank-bound:");
-	if (!bad) {
-		line(h, "  all near their usual time, with no congestion or late rank in their windows");
-		return;
+	memset(w, 0, sizeof(*w));
+	w->span_ns = in->span_ns;
+	w->first_entry = in->first_entry;
+	w->verdict = in->verdict;
+	w->instance = (uint32_t)i;
+	snprintf(w->op, sizeof(w->op), "%s", corr__op_name(in->op));
+	w->seq = in->seq;
+	w->start_rel_ns = model__rel_ns(m, in->first_entry);
+	w->start_wall_ns = model__wall_ns(m, in->first_entry);
+	if (in->verdict == CORR_NETWORK && in->ev.link != CORR_NONE && in->ev.link < m->nifaces)
+		snprintf(w->link, sizeof(w->link), "%s", m->ifaces[in->ev.link].label);
+	if (in->verdict == CORR_NETWORK && in->ev.qdisc != CORR_NONE)
+		corr__qdisc_label(m, in->ev.qdisc, w->queue, sizeof(w->queue));
+	if (in->straggler != CORR_NONE && in->straggler < c->nranks && in->verdict != CORR_NETWORK) {
+		w->have_rank = true;
+		w->straggler_rank = c->ranks[in->straggler].rank;
 	}
-	/* the slowest of each verdict that is not ok, then the slowest others; by span */
-	for (int v = CORR_NETWORK; v < CORR_NVERDICTS; v++)
-		for (size_t i = 0; i < c->nby_span && h->nworst < HEADLINE_WORST; i++)
-			if (c->instances[c->by_span[i]].verdict == (enum corr_verdict)v) {
-				h->worst[h->nworst++] = c->by_span[i];
-				break;
-			}
-	for (size_t i = 0; i < c->nby_span && h->nworst < HEADLINE_WORST; i++) {
+	cause_of(c, in, w->cause, sizeof(w->cause));
+	headline__instance(m, c, in, w->line, sizeof(w->line));
+}
+
+/* The budget's shares of the collectives in [FROM, TO), by label. */
+static int add_budget(struct answer *a, const struct model *m, const struct corr *c, uint64_t from, uint64_t to)
+{
+	struct corr_job_budget jb;
+	char lb[HEADLINE_PLACE], q[48];
+	int ret = corr__job_budget(c, from, to, &jb);
+
+	if (ret)
+		return ret;
+	a->total_ns += jb.total_ns;
+	a->waiting_ns += jb.waiting_ns;
+	a->expected_ns += jb.expected_ns;
+	a->network_ns += jb.network_ns;
+	a->unexplained_ns += jb.unexplained_ns;
+	for (size_t r = 0; r < c->nranks && !ret; r++)
+		if (jb.wait_by_rank[r])
+			ret = place_add(&a->waits, corr__rank_label(c, (uint32_t)r, lb, sizeof(lb)), 1, jb.wait_by_rank[r]);
+	for (size_t l = 0; l < jb.nlinks && !ret; l++) {
+		const struct corr_budget_link *x = &jb.links[l];
+
+		if (!x->ns)
+			continue;
+		if (x->iface == CORR_NONE || x->iface >= m->nifaces)
+			snprintf(lb, sizeof(lb), "the ranks' adapters");
+		else if (x->qdisc != CORR_NONE && x->qdisc < m->nqdiscs && m->qdiscs[x->qdisc].iface == x->iface)
+			snprintf(lb, sizeof(lb), "%s (%s)", m->ifaces[x->iface].label, corr__qdisc_label(m, x->qdisc, q, sizeof(q)));
+		else
+			snprintf(lb, sizeof(lb), "%s", m->ifaces[x->iface].label);
+		ret = place_add(&a->nets, lb, 1, x->ns);
+	}
+	corr__job_budget_free(&jb);
+	return ret;
+}
+
+int answer__add(struct answer *a, const struct model *m, const struct corr *c, uint64_t from, uint64_t to)
+{
+	int ret = 0;
+
+	a->any_probes |= c->show_probes;
+	if (!c->show_probes)
+		return 0;
+	a->enqueue_only |= c->enqueue_only;
+	for (size_t i = 0; i < c->ninstances && !ret; i++) {
+		const struct corr_instance *in = &c->instances[i];
+		struct answer_worst w;
+		char lb[HEADLINE_PLACE];
+
+		if (in->first_entry < from || in->first_entry >= to)
+			continue; /* another window's (it is in this one's margin) */
+		a->n++;
+		a->verdicts[in->verdict]++;
+		if (in->nmembers >= 2 && in->skew_ns && in->straggler != CORR_NONE)
+			ret = place_add(&a->late, corr__rank_label(c, in->straggler, lb, sizeof(lb)), 1,
+					corr__straggler_late_ns(c, in));
+		if (in->verdict == CORR_OK || ret)
+			continue;
+		worst_of(m, c, i, &w);
+		keep_slowest(a, &w);
+		keep_top(a, &w);
+		if (in->verdict == CORR_NETWORK || in->verdict == CORR_RANK)
+			ret = place_add(&a->blame[in->verdict == CORR_RANK], headline__place(c, in, lb, sizeof(lb)), 1, 0);
+	}
+	return ret ? ret : add_budget(a, m, c, from, to);
+}
+
+static int places_merge(struct answer_places *to, const struct answer_places *from)
+{
+	for (size_t i = 0; i < from->n; i++)
+		if (place_add(to, from->v[i].label, from->v[i].n, from->v[i].ns))
+			return -ENOMEM;
+	return 0;
+}
+
+int answer__merge(struct answer *job, const struct answer *w)
+{
+	job->n += w->n;
+	job->any_probes |= w->any_probes;
+	job->enqueue_only |= w->enqueue_only;
+	for (int v = 0; v < CORR_NVERDICTS; v++) {
+		job->verdicts[v] += w->verdicts[v];
+		if (w->have_slowest[v])
+			keep_slowest(job, &w->slowest[v]);
+	}
+	for (size_t i = 0; i < w->ntop; i++)
+		keep_top(job, &w->top[i]);
+	job->total_ns += w->total_ns;
+	job->waiting_ns += w->waiting_ns;
+	job->expected_ns += w->expected_ns;
+	job->network_ns += w->network_ns;
+	job->unexplained_ns += w->unexplained_ns;
+	if (places_merge(&job->blame[0], &w->blame[0]) || places_merge(&job->blame[1], &w->blame[1]) ||
+	    places_merge(&job->late, &w->late) || places_merge(&job->waits, &w->waits) ||
+	    places_merge(&job->nets, &w->nets))
+		return -ENOMEM;
+	return 0;
+}
+
+void answer__sort(struct answer *a)
+{
+	for (int b = 0; b < 2; b++)
+		if (a->blame[b].n)
+			qsort(a->blame[b].v, a->blame[b].n, sizeof(*a->blame[b].v), cmp_count);
+	if (a->late.n)
+		qsort(a->late.v, a->late.n, sizeof(*a->late.v), cmp_late);
+	if (a->waits.n)
+		qsort(a->waits.v, a->waits.n, sizeof(*a->waits.v), cmp_ns);
+	if (a->nets.n)
+		qsort(a->nets.v, a->nets.n, sizeof(*a->nets.v), cmp_ns);
+}
+
+void answer__free(struct answer *a)
+{
+	free(a->blame[0].v);
+	free(a->blame[1].v);
+	free(a->late.v);
+	free(a->waits.v);
+	free(a->nets.v);
+	memset(a, 0, sizeof(*a));
+}
+
+size_t answer__worst(const struct answer *a, const struct answer_worst **out)
+{
+	size_t n = 0;
+
+	for (int v = CORR_NETWORK; v < CORR_NVERDICTS && n < HEADLINE_WORST; v++)
+		if (a->have_slowest[v])
+			out[n++] = &a->slowest[v];
+	for (size_t i = 0; i < a->ntop && n < HEADLINE_WORST; i++) {
 		bool have = false;
 
-		for (size_t j = 0; j < h->nworst; j++)
-			have |= h->worst[j] == c->by_span[i];
-		if (!have && c->instances[c->by_span[i]].verdict != CORR_OK)
-			h->worst[h->nworst++] = c->by_span[i];
+		for (size_t j = 0; j < n; j++)
+			have |= out[j]->first_entry == a->top[i].first_entry && !strcmp(out[j]->line, a->top[i].line);
+		if (!have)
+			out[n++] = &a->top[i];
 	}
-	qsort_r(h->worst, h->nworst, sizeof(h->worst[0]), cmp_span_desc, (void *)c);
-	line(h, "Worst collectives (the slowest of each verdict, then the slowest):");
-	for (size_t i = 0; i < h->nworst; i++)
-		line(h, "  %s", headline__instance(m, c, &c->instances[h->worst[i]], buf, sizeof(buf)));
-	if (c->enqueue_only)
-		line(h, "  (NCCL calls: enqueue times, not the GPU's; see below)");
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && slower(out[j], out[j - 1]); j--) {
+			const struct answer_worst *t = out[j];
+
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+	return n;
+}
+
+/* ---- the renderer ---- */
+
+/* "14 on link eth0@h2 (tbf 1:), 2 on link eth0@h3, 1 on other links" */
+static void blame_line(struct headline *h, const struct answer_places *p, bool rank, const char *what)
+{
+	char buf[HEADLINE_LINE];
+	size_t k = 0;
+	uint64_t other = 0;
+
+	if (!p->n)
+		return;
+	for (size_t j = 0; j < p->n; j++) {
+		if (j >= 2) {
+			other += p->v[j].n;
+			continue;
+		}
+		if (k < sizeof(buf))
+			k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s%" PRIu64 " %s %s", j ? ", " : "",
+					      p->v[j].n, rank ? "by" : "on", p->v[j].label);
+	}
+	if (other && k < sizeof(buf))
+		snprintf(buf + k, sizeof(buf) - k, ", %" PRIu64 " %s", other, rank ? "by other ranks" : "on other links");
+	line(h, "  %-14s %s", what, buf);
+}
+
+/* "Time in collectives 6.21 s: waiting 57% (rank 2 (pid 9, h3) 3.52 s), usual 30%, network 8%
+ * (eth0@h2 (tbf 1:) 0.50 s), unexplained 5%" */
+static void budget_line(struct headline *h, const struct answer *a)
+{
+	char buf[HEADLINE_LINE], x[32];
+	size_t k = 0;
+
+#define ADD(...) do { if (k < sizeof(buf)) k += (size_t)snprintf(buf + k, sizeof(buf) - k, __VA_ARGS__); } while (0)
+	ADD("Time in collectives %s: waiting %.0f%%", fmt_ns(a->total_ns, x, sizeof(x)), pct(a->waiting_ns, a->total_ns));
+	if (a->waits.n)
+		ADD(" (%s %s%s)", a->waits.v[0].label, fmt_ns(a->waits.v[0].ns, x, sizeof(x)), a->waits.n > 1 ? ", ..." : "");
+	ADD(", usual %.0f%%, network %.0f%%", pct(a->expected_ns, a->total_ns), pct(a->network_ns, a->total_ns));
+	if (a->nets.n)
+		ADD(" (%s %s%s)", a->nets.v[0].label, fmt_ns(a->nets.v[0].ns, x, sizeof(x)), a->nets.n > 1 ? ", ..." : "");
+	ADD(", unexplained %.0f%%", pct(a->unexplained_ns, a->total_ns));
+#undef ADD
+	line(h, "%s", buf);
+}
+
+void headline__lines(struct headline *h, const char *title, const struct answer *a, const char *no_collectives,
+		     const struct headline_data *d)
+{
+	const struct answer_worst *worst[HEADLINE_WORST];
+	size_t nw;
+
+	h->nlines = 0;
+	line(h, "%s", title);
+	if (!a->n) {
+		if (no_collectives)
+			line(h, "Answer: %s", no_collectives);
+	} else {
+		line(h, "Answer: of %" PRIu64 " collectives, %" PRIu64 " network-bound, %" PRIu64 " rank-bound, %" PRIu64
+			" unknown, %" PRIu64 " ok", a->n, a->verdicts[CORR_NETWORK], a->verdicts[CORR_RANK],
+		     a->verdicts[CORR_UNKNOWN], a->verdicts[CORR_OK]);
+		budget_line(h, a);
+		blame_line(h, &a->blame[0], false, "network-bound:");
+		blame_line(h, &a->blame[1], true, "rank-bound:");
+		nw = answer__worst(a, worst);
+		if (!nw) {
+			line(h, "  all near their usual time, with no congestion or late rank in their windows");
+		} else {
+			line(h, "Worst collectives (the slowest of each verdict, then the slowest):");
+			for (size_t i = 0; i < nw; i++)
+				line(h, "  %s", worst[i]->line);
+			if (a->enqueue_only)
+				line(h, "  (NCCL calls: enqueue times, not the GPU's; see below)");
+		}
+	}
+	if (d)
+		data_line(h, d);
 }
 
 /* No collectives: what the network did */
@@ -394,18 +574,34 @@ static void network_only(struct headline *h, const struct model *m, const struct
 
 void headline__build(struct headline *h, const struct model *m, const struct corr *c, const char *path)
 {
-	char d[32], b[32], w[48];
+	char d[32], b[32], w[48], title[HEADLINE_LINE];
+	struct headline_data dq;
 
 	memset(h, 0, sizeof(*h));
-	line(h, "fabtrace report: %s: %s%s on %s from %s, bins of %s", path ? path : "(model)",
-	     fmt_ns(m->duration_ns, d, sizeof(d)), m->opts.window ? " window" : "",
-	     m->hdr.hostname[0] ? m->hdr.hostname : "?",
-	     fmt_wall(model__wall_ns(m, m->start_ns), w, sizeof(w)), fmt_ns(m->hdr.bin_ns, b, sizeof(b)));
-	if (c && c->show_probes && c->ninstances)
-		collectives(h, m, c);
-	else
-		network_only(h, m, c);
-	data_line(h, m);
+	memset(&dq, 0, sizeof(dq));
+	snprintf(title, sizeof(title), "fabtrace report: %s: %s%s on %s from %s, bins of %s", path ? path : "(model)",
+		 fmt_ns(m->duration_ns, d, sizeof(d)), m->opts.window ? " window" : "",
+		 m->hdr.hostname[0] ? m->hdr.hostname : "?",
+		 fmt_wall(model__wall_ns(m, m->start_ns), w, sizeof(w)), fmt_ns(m->hdr.bin_ns, b, sizeof(b)));
+	dq.truncated = m->truncated;
+	snprintf(dq.truncated_why, sizeof(dq.truncated_why), "%s", m->truncated ? (m->truncated_why[0] ? m->truncated_why : "no end record") : "");
+	dq.nhosts = m->nhosts;
+	dq.damaged_hosts = m->damaged_hosts;
+	dq.lost = m->lost_total;
+	dq.skipped_runs = m->skipped_runs;
+	dq.conservation = h->conservation = conservation_state(m, &dq.nskipped);
+	dq.nmismatch = count_mismatch(m);
+	dq.window = m->opts.window;
+	if (c && c->show_probes && c->ninstances && !answer__add(&h->ans, m, c, 0, UINT64_MAX)) {
+		answer__sort(&h->ans);
+		headline__lines(h, title, &h->ans, NULL, &dq);
+		return;
+	}
+	answer__free(&h->ans); /* nothing to say of collectives (or no memory for it): the network */
+	h->nlines = 0;
+	line(h, "%s", title);
+	network_only(h, m, c);
+	data_line(h, &dq);
 }
 
 void headline__text(FILE *f, const struct headline *h)
@@ -414,9 +610,10 @@ void headline__text(FILE *f, const struct headline *h)
 		fprintf(f, "%s\n", h->lines[i]);
 }
 
-void headline__json(struct json *j, const struct headline *h, const struct model *m, const struct corr *c)
+void headline__json(struct json *j, const struct headline *h)
 {
-	char buf[240];
+	const struct answer_worst *worst[HEADLINE_WORST];
+	size_t nw = answer__worst(&h->ans, worst);
 
 	json_key(j, "headline");
 	json_object_begin(j);
@@ -428,32 +625,31 @@ void headline__json(struct json *j, const struct headline *h, const struct model
 	json_kv_string(j, "conservation", h->conservation);
 	json_key(j, "worst");
 	json_array_begin(j);
-	for (size_t i = 0; c && i < h->nworst; i++) {
-		const struct corr_instance *in = &c->instances[h->worst[i]];
+	for (size_t i = 0; i < nw; i++) {
+		const struct answer_worst *w = worst[i];
 
 		json_object_begin(j);
-		json_kv_u64(j, "instance", h->worst[i]);
-		json_kv_string(j, "op", corr__op_name(in->op));
-		json_kv_u64(j, "seq", in->seq);
-		json_kv_string(j, "verdict", corr__verdict_name(in->verdict));
-		json_kv_i64(j, "start_rel_ns", model__rel_ns(m, in->first_entry));
-		json_kv_i64(j, "start_wall_ns", model__wall_ns(m, in->first_entry));
-		json_kv_u64(j, "span_ns", in->span_ns);
-		if (in->verdict == CORR_NETWORK && in->ev.link != CORR_NONE && in->ev.link < m->nifaces)
-			json_kv_string(j, "link", m->ifaces[in->ev.link].label);
-		else
-			json_kv_string(j, "link", NULL);
-		if (in->verdict == CORR_NETWORK && in->ev.qdisc != CORR_NONE)
-			json_kv_string(j, "queue", corr__qdisc_label(m, in->ev.qdisc, buf, sizeof(buf)));
-		else
-			json_kv_string(j, "queue", NULL);
-		if (in->straggler != CORR_NONE && in->straggler < c->nranks && in->verdict != CORR_NETWORK)
-			json_kv_i64(j, "straggler_rank", c->ranks[in->straggler].rank);
+		json_kv_u64(j, "instance", w->instance);
+		json_kv_string(j, "op", w->op);
+		json_kv_u64(j, "seq", w->seq);
+		json_kv_string(j, "verdict", corr__verdict_name(w->verdict));
+		json_kv_i64(j, "start_rel_ns", w->start_rel_ns);
+		json_kv_i64(j, "start_wall_ns", w->start_wall_ns);
+		json_kv_u64(j, "span_ns", w->span_ns);
+		json_kv_string(j, "link", w->link[0] ? w->link : NULL);
+		json_kv_string(j, "queue", w->queue[0] ? w->queue : NULL);
+		if (w->have_rank)
+			json_kv_i64(j, "straggler_rank", w->straggler_rank);
 		else
 			json_kv_string(j, "straggler_rank", NULL);
-		json_kv_string(j, "cause", cause_of(c, in, buf, sizeof(buf)));
+		json_kv_string(j, "cause", w->cause);
 		json_object_end(j);
 	}
 	json_array_end(j);
 	json_object_end(j);
+}
+
+void headline__free(struct headline *h)
+{
+	answer__free(&h->ans);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "userspace/report/report_budget.h"
 #include "userspace/report/report_common.h"
 #include "userspace/report/report_counters.h"
 #include "userspace/report/report_json.h"
@@ -144,17 +145,12 @@ static void j_evidence(struct json *j, const struct model *m, const struct corr 
 
 static void j_why(struct json *j, unsigned why)
 {
-	static const struct { unsigned bit; const char *name; } w[] = {
-		{ CORR_WHY_QUEUE, "queue" }, { CORR_WHY_DROPS, "drops" }, { CORR_WHY_RETRANS, "retransmits" },
-		{ CORR_WHY_CE, "ce" }, { CORR_WHY_UTIL, "saturated" }, { CORR_WHY_STRAGGLER, "straggler" },
-		{ CORR_WHY_SLOW, "slow" }, { CORR_WHY_UNOBSERVED, "network_not_traced" },
-		{ CORR_WHY_CNP, "counter_congestion" }, { CORR_WHY_PAUSE, "counter_pause" },
-		{ CORR_WHY_RDMA_LOSS, "counter_loss" },
-	};
+	size_t n;
+	const struct corr_why_info *w = corr__why_table(&n);
 
 	json_key(j, "why");
 	json_array_begin(j);
-	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+	for (size_t i = 0; i < n; i++)
 		if (why & w[i].bit)
 			json_string(j, w[i].name);
 	json_array_end(j);
@@ -197,6 +193,7 @@ static void j_instance(struct json *j, const struct model *m, const struct corr 
 	json_kv_bool(j, "partial", in->partial);
 	json_kv_bool(j, "op_mismatch", in->op_mismatch);
 	j_why(j, in->why);
+	report_budget__instance_json(j, m, c, in);
 	if (detail) {
 		char *desc = malloc(1024);
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "userspace/report/report.h"
+#include "userspace/report/report_budget.h"
 #include "userspace/report/report_counters.h"
 #include "userspace/report/report_headline.h"
 #include "userspace/report/report_hosts.h"
@@ -22,6 +23,7 @@ static void write_text(FILE *f, const struct model *m, const struct corr *c, con
 
 	headline__build(&h, m, c, o->path);
 	headline__text(f, &h);
+	headline__free(&h);
 	if (o->brief)
 		return;
 	fprintf(f, "\n");
@@ -37,6 +39,7 @@ static void write_text(FILE *f, const struct model *m, const struct corr *c, con
 	report_text__lost(f, m, c);
 	report_ctr__text(f, m, o->top);
 	report_text__phases(f, m, c, o);
+	report_budget__text(f, m, c);
 	report_hosts__text(f, o->path, m, c); /* merged captures only */
 }
 
@@ -51,13 +54,17 @@ static void write_json(FILE *f, const struct model *m, const struct corr *c, con
 	json_object_begin(&j);
 	if (o->brief) {
 		json_kv_string(&j, "schema", REPORT_SCHEMA);
-		headline__json(&j, &h, m, c);
+		headline__json(&j, &h);
+		report_budget__json(&j, m, c);
 		json_object_end(&j);
 		json_finish(&j);
+		headline__free(&h);
 		return;
 	}
 	report_json__header(&j, m, o);
-	headline__json(&j, &h, m, c);
+	headline__json(&j, &h);
+	headline__free(&h);
+	report_budget__json(&j, m, c);
 	report_json__ifaces(&j, m);
 	report_json__bursts(&j, m, o);
 	report_json__queues(&j, m);

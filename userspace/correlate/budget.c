@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The time budget of every collective and of the job (correlate.h, struct
+ * corr_budget): where each collective's time went -- waiting for a late
+ * rank, its usual transfer, the network's excess item by item, or
+ * unexplained -- computed once here and read by every renderer.
+ *
+ *   1. each instance's network items in its transfer window (costs.c)
+ *   2. each (op, size, ranks) group's expected transfer: the 10th percentile
+ *      of its clean transfers, else its bytes at the line rate
+ *   3. in time order, each instance's shares: the lateness a straggler
+ *      carried from a previous collective is that collective's network's
+ *      when it had a network share (persistent congestion), else usual skew
+ *   4. the verdict (verdict_rules.c) from the shares, and the job's sums
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+#include "userspace/correlate/corr_internal.h"
+
+/* A group with fewer clean instances has no low percentile: the line rate is the baseline. */
+#define GROUP_MIN 5
+#define GROUP_PCT 10
+/* Clean: the items' estimates under a tenth of the transfer. */
+#define CLEAN_DIV 10
+
+static int cmp_cost_desc(const void *a, const void *b)
+{
+	const struct corr_cost *x = a, *y = b;
+	int c = cmp_u64(y->cost_ns, x->cost_ns);
+
+	if (!c)
+		c = cmp_u64(y->raw_ns, x->raw_ns);
+	if (!c)
+		c = cmp_u32(x->kind, y->kind);
+	return c ? c : cmp_u32(x->iface, y->iface);
+}
+
+/*
+ * A traced interface outside the ranks' namespaces is on their path when it
+ * is the other end of one's wire: a switch port that sends what a rank's
+ * NIC receives and receives what it sends.  The captures do not name a
+ * wire's ends, so the traffic does: both directions' bytes equal within 2 %
+ * (a veth pair's are equal), and bin by bin the same bytes at the same
+ * times (a collective's symmetric traffic makes many totals equal): the
+ * best match, when it shares at least 80 % of the bytes.
+ */
+static bool same_bytes(uint64_t x, uint64_t y)
+{
+	uint64_t d = x > y ? x - y : y - x, big = x > y ? x : y;
+
+	return big && d * 50 <= big;
+}
+
+static bool netns_has_rank(const struct corr *c, uint32_t netns)
+{
+	for (size_t r = 0; r < c->nranks; r++)
+		if (c->ranks[r].netns == netns)
+			return true;
+	return false;
+}
+
+/* Bytes that D1 and D2 have in the same bins (both sorted by start). */
+static uint64_t same_bins(const struct model_dir *d1, const struct model_dir *d2)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0, k = 0; i < d1->nbins && k < d2->nbins;) {
+		if (d1->bins[i].start_ns < d2->bins[k].start_ns) {
+			i++;
+		} else if (d1->bins[i].start_ns > d2->bins[k].start_ns) {
+			k++;
+		} else {
+			s += d1->bins[i].bytes < d2->bins[k].bytes ? d1->bins[i].bytes : d2->bins[k].bytes;
+			i++;
+			k++;
+		}
+	}
+	return s;
+}
+
+int corr_find_peers(struct corr *c)
+{
+	const struct model *m = c->m;
+
+	c->iface_peer = malloc((m->nifaces ? m->nifaces : 1) * sizeof(*c->iface_peer));
+	c->iface_wire = malloc((m->nifaces ? m->nifaces : 1) * sizeof(*c->iface_wire));
+	if (!c->iface_peer || !c->iface_wire)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nifaces; i++) {
+		const struct model_iface *x = &m->ifaces[i];
+		uint32_t found = CORR_NONE;
+
+		c->iface_peer[i] = CORR_NONE;
+		if (is_loopback(x) || !x->dir[FT_DIR_TX].bytes || !x->dir[FT_DIR_RX].bytes)
+			continue;
+		uint64_t best = 0, all = x->dir[FT_DIR_TX].bytes + x->dir[FT_DIR_RX].bytes;
+
+		for (size_t k = 0; k < m->nifaces; k++) {
+			const struct model_iface *y = &m->ifaces[k];
+			uint64_t same;
+
+			if (k == i || y->netns == x->netns || is_loopback(y) ||
+			    !same_bytes(x->dir[FT_DIR_TX].bytes, y->dir[FT_DIR_RX].bytes) ||
+			    !same_bytes(x->dir[FT_DIR_RX].bytes, y->dir[FT_DIR_TX].bytes))
+				continue;
+			same = same_bins(&x->dir[FT_DIR_TX], &y->dir[FT_DIR_RX]) +
+			       same_bins(&x->dir[FT_DIR_RX], &y->dir[FT_DIR_TX]);
+			if (same > best) {
+				best = same;
+				found = (uint32_t)k;
+			}
+		}
+		c->iface_peer[i] = best * 5 >= all * 4 ? found : CORR_NONE;
+	}
+	/* a wire is named by its rank host's end (the NIC), as users think of a host's link */
+	for (size_t i = 0; i < m->nifaces; i++) {
+		uint32_t p = c->iface_peer[i];
+
+		c->iface_wire[i] = p != CORR_NONE && !netns_has_rank(c, m->ifaces[i].netns) &&
+				   netns_has_rank(c, m->ifaces[p].netns) ? p : (uint32_t)i;
+	}
+	return 0;
+}
+
+bool corr_pset_iface(const struct corr *c, const struct corr_pset *ps, size_t ii)
+{
+	const struct model_iface *f = &c->m->ifaces[ii];
+	uint32_t p = c->iface_peer ? c->iface_peer[ii] : CORR_NONE;
+
+	if (is_loopback(f))
+		return false;
+	return corr_pset_netns(ps, f->netns) || (p != CORR_NONE && corr_pset_netns(ps, c->m->ifaces[p].netns));
+}
+
+/* The time IN's bytes need at the slowest line rate of the ranks' links (nccl-tests' bus
+ * factor: an all-reduce moves 2(n-1)/n of its size over each rank's link); 0 unknown. */
+static uint64_t line_rate_time(const struct corr *c, const struct corr_instance *in, const struct corr_pset *ps)
+{
+	double slowest = 0, t;
+
+	for (size_t i = 0; i < c->m->nifaces; i++) {
+		const struct model_iface *f = &c->m->ifaces[i];
+		double l = f->dir[FT_DIR_TX].line_bps;
+
+		if (corr_pset_netns(ps, f->netns) && !is_loopback(f) && l > 0 && (!(slowest > 0) || l < slowest))
+			slowest = l;
+	}
+	if (!(slowest > 0) || !in->size_bytes)
+		return 0;
+	t = (double)in->size_bytes * in->busbw_factor * 8e9 / slowest;
+	return t < 9.2e18 ? (uint64_t)t : UINT64_MAX;
+}
+
+/* Step 1: every instance's items, in its transfer window (last entry .. last exit). */
+static int instance_items(struct corr *c)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < c->ninstances; i++) {
+		struct corr_instance *in = &c->instances[i];
+		struct corr_budget *b = &in->budget;
+		struct corr_pset ps;
+		int err;
+
+		b->first_cost = c->ncosts;
+		err = corr_instance_pset(c, in, &ps);
+		if (!err) {
+			b->line_rate_ns = line_rate_time(c, in, &ps);
+			if (in->last_exit > in->last_entry)
+				err = corr_costs(c, &ps, in->last_entry, in->last_exit, &c->costs, &c->ncosts, &cap);
+		}
+		corr_pset_free(&ps);
+		if (err)
+			return err;
+		b->ncosts = c->ncosts - b->first_cost;
+		for (size_t k = 0; k < b->ncosts; k++)
+			b->items_ns += c->costs[b->first_cost + k].raw_ns;
+	}
+	return 0;
+}
+
+static int cmp_u64p(const void *a, const void *b)
+{
+	return cmp_u64(*(const uint64_t *)a, *(const uint64_t *)b);
+}
+
+/* A transfer the network's items hardly touched: the baseline's sample. */
+static bool clean(const struct corr_instance *in)
+{
+	return in->budget.items_ns * CLEAN_DIV < in->all_arrived_ns;
+}
+
+/* Does IN take part in the group's baseline? */
+static bool judged(const struct corr_instance *in)
+{
+	return in->nmembers >= 2 && !in->open;
+}
+
+/*
+ * Step 2: each group's expected transfer: the low percentile of its clean
+ * transfers; with fewer than GROUP_MIN clean ones, the least of them; with
+ * none (a fabric congested all along), the line rate's time is the
+ * uncongested transfer (per instance, in shares()), and without a line rate
+ * the group's least transfer less its items.
+ */
+static int expected_transfers(struct corr *c)
+{
+	uint64_t *r = malloc((c->ninstances ? c->ninstances : 1) * sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	for (size_t g = 0; g < c->nopstats; g++) {
+		struct corr_opstat *st = &c->opstats[g];
+		size_t n = 0, nall = 0;
+		uint64_t least = UINT64_MAX;
+
+		for (size_t i = 0; i < c->ninstances; i++) {
+			const struct corr_instance *in = &c->instances[i];
+			uint64_t rest;
+
+			if (in->opstat != g || !judged(in))
+				continue;
+			nall++;
+			rest = in->all_arrived_ns > in->budget.items_ns ? in->all_arrived_ns - in->budget.items_ns : 0;
+			if (rest < least)
+				least = rest;
+			if (clean(in))
+				r[n++] = in->all_arrived_ns;
+		}
+		if (n) {
+			size_t k = (n * GROUP_PCT + 99) / 100;
+
+			qsort(r, n, sizeof(*r), cmp_u64p);
+			st->expected_ns = n >= GROUP_MIN ? r[k ? k - 1 : 0] : r[0];
+			st->expected_from = n >= GROUP_MIN ? CORR_EXPECTED_GROUP : CORR_EXPECTED_GROUP_MIN;
+		} else if (nall) {
+			st->expected_ns = least; /* where an instance's line rate is unknown */
+			st->expected_from = CORR_EXPECTED_BANDWIDTH;
+		} else {
+			st->expected_from = CORR_EXPECTED_NONE;
+		}
+	}
+	free(r);
+	return 0;
+}
+
+/* The instance of the straggler's previous collective, CORR_NONE. */
+static uint32_t straggler_previous(const struct corr *c, const struct corr_instance *in)
+{
+	for (size_t k = 0; k < in->nmembers && in->straggler != CORR_NONE; k++) {
+		const struct corr_call *call = &c->calls[c->members[in->first_member + k]];
+
+		if (call->rank == in->straggler && call->start_ns == in->last_entry)
+			return call->prev_call != CORR_NONE ? c->calls[call->prev_call].instance : CORR_NONE;
+	}
+	return CORR_NONE;
+}
+
+uint32_t corr__wire(const struct corr *c, uint32_t iface)
+{
+	return iface != CORR_NONE && iface < c->m->nifaces && c->iface_wire ? c->iface_wire[iface] : iface;
+}
+
+/* The link (and queue) with the largest part of B's items (both ends of a wire as
+ * one, named by its host's end); for a retransmit lead, its flow. */
+static void main_link(const struct corr *c, struct corr_budget *b)
+{
+	uint64_t best = 0;
+
+	b->link = b->qdisc = b->toward_flow = CORR_NONE;
+	for (size_t k = 0; k < b->ncosts; k++) {
+		const struct corr_cost *x = &c->costs[b->first_cost + k];
+		uint64_t on = 0;
+
+		if (x->iface == CORR_NONE)
+			continue;
+		for (size_t j = 0; j < b->ncosts; j++)
+			if (corr__wire(c, c->costs[b->first_cost + j].iface) == corr__wire(c, x->iface))
+				on += c->costs[b->first_cost + j].cost_ns;
+		if (on > best) {
+			best = on;
+			b->link = corr__wire(c, x->iface);
+		}
+	}
+	/* the link's queue (its worst, or its shaper's root), and the path of its retransmits */
+	for (size_t k = 0; k < b->ncosts && b->link != CORR_NONE; k++) {
+		const struct corr_cost *x = &c->costs[b->first_cost + k];
+
+		if (x->iface != b->link)
+			continue;
+		if (b->qdisc == CORR_NONE && x->qdisc != CORR_NONE)
+			b->qdisc = x->qdisc;
+		if (b->toward_flow == CORR_NONE && x->flow != CORR_NONE && k == 0)
+			b->toward_flow = x->flow;
+	}
+}
+
+/* Step 3: one instance's shares (the instances before it have their verdicts). */
+void corr_budget_shares(struct corr *c, size_t i)
+{
+	struct corr_instance *in = &c->instances[i];
+	struct corr_budget *b = &in->budget;
+	const struct corr_opstat *st = &c->opstats[in->opstat];
+	uint64_t items;
+	uint32_t prev;
+
+	b->total_ns = in->span_ns;
+	b->waiting_ns = in->nmembers > 1 ? in->own_late_ns : 0;
+	b->waiting_rank = b->waiting_ns ? in->straggler : CORR_NONE;
+	b->carried_ns = in->skew_ns > b->waiting_ns ? in->skew_ns - b->waiting_ns : 0;
+	b->transfer_ns = in->all_arrived_ns;
+	b->expected_from = judged(in) ? st->expected_from : CORR_EXPECTED_NONE;
+	if (b->expected_from == CORR_EXPECTED_BANDWIDTH && !b->line_rate_ns)
+		b->expected_from = CORR_EXPECTED_RESIDUAL;
+	switch (b->expected_from) {
+	case CORR_EXPECTED_GROUP:
+	case CORR_EXPECTED_GROUP_MIN:
+	case CORR_EXPECTED_RESIDUAL:
+		b->expected_ns = st->expected_ns;
+		break;
+	case CORR_EXPECTED_BANDWIDTH:
+		b->expected_ns = b->line_rate_ns;
+		break;
+	default:
+		b->expected_ns = b->transfer_ns;
+		break;
+	}
+	if (b->expected_ns > b->transfer_ns)
+		b->expected_ns = b->transfer_ns;
+	b->excess_ns = b->transfer_ns - b->expected_ns;
+	/* the items' estimates are lower bounds: at a material share of the excess they own it all */
+	items = b->items_ns < b->excess_ns ? b->items_ns : b->excess_ns;
+	if (b->items_ns && (double)b->items_ns >= c->opts.th.explains * (double)b->excess_ns)
+		items = b->excess_ns;
+	for (size_t k = 0; k < b->ncosts; k++) {
+		struct corr_cost *x = &c->costs[b->first_cost + k];
+
+		x->cost_ns = b->items_ns ? (uint64_t)((double)x->raw_ns * (double)items / (double)b->items_ns) : 0;
+	}
+	/* rounding down: the rest of the items' share goes to the first, so they sum exactly */
+	if (b->ncosts) {
+		uint64_t s = 0;
+
+		qsort(&c->costs[b->first_cost], b->ncosts, sizeof(*c->costs), cmp_cost_desc);
+		for (size_t k = 0; k < b->ncosts; k++)
+			s += c->costs[b->first_cost + k].cost_ns;
+		c->costs[b->first_cost].cost_ns += items - s;
+	}
+	b->unexplained_ns = b->excess_ns - items;
+	/*
+	 * The carried lateness: the straggler left the collective it came from
+	 * late.  The part of that collective's excess that was the network's
+	 * is the network's here too (a rank behind a slow link always
+	 * finishes last); the rest is usual skew.
+	 */
+	b->carried_from = CORR_NONE;
+	b->carried_network_ns = 0;
+	prev = b->carried_ns ? straggler_previous(c, in) : CORR_NONE;
+	if (prev != CORR_NONE && prev < i) {
+		const struct corr_budget *pb = &c->instances[prev].budget;
+		uint64_t ex = pb->network_ns + pb->unexplained_ns;
+
+		if (pb->network_ns && pb->link != CORR_NONE && ex) {
+			b->carried_network_ns = (uint64_t)((double)b->carried_ns * (double)pb->network_ns / (double)ex);
+			b->carried_from = prev;
+		}
+	}
+	b->network_ns = items + b->carried_network_ns;
+	b->usual_ns = b->expected_ns + (b->carried_ns - b->carried_network_ns);
+	main_link(c, b);
+	if (b->carried_network_ns > items) { /* the carried lateness leads: its source's link names it */
+		const struct corr_budget *pb = &c->instances[prev].budget;
+
+		b->link = pb->link;
+		b->qdisc = pb->qdisc;
+		b->toward_flow = pb->toward_flow;
+	}
+}
+
+/* Add NS (COUNT events of KIND) to the job's part of link IFACE, queue QDISC: an item
+ * without a queue (retransmits, drops) folds into its link's. */
+static int link_add(struct corr_job_budget *j, size_t *cap, uint32_t iface, uint32_t qdisc, unsigned kind,
+		    uint64_t ns, uint64_t count)
+{
+	size_t l;
+
+	for (l = 0; l < j->nlinks; l++)
+		if (j->links[l].iface == iface &&
+		    (j->links[l].qdisc == qdisc || qdisc == CORR_NONE || j->links[l].qdisc == CORR_NONE))
+			break;
+	if (l == j->nlinks) {
+		if (grow_array((void **)&j->links, cap, j->nlinks + 1, sizeof(*j->links)))
+			return -ENOMEM;
+		memset(&j->links[l], 0, sizeof(j->links[l]));
+		j->links[l].iface = iface;
+		j->links[l].qdisc = qdisc;
+		j->nlinks++;
+	}
+	if (j->links[l].qdisc == CORR_NONE)
+		j->links[l].qdisc = qdisc;
+	j->links[l].ns += ns;
+	j->links[l].count[kind] += count;
+	j->links[l].cost_ns[kind] += ns;
+	return 0;
+}
+
+static int cmp_link_desc(const void *a, const void *b)
+{
+	const struct corr_budget_link *x = a, *y = b;
+	int c = cmp_u64(y->ns, x->ns);
+
+	if (!c)
+		c = cmp_u32(x->iface, y->iface);
+	return c ? c : cmp_u32(x->qdisc, y->qdisc);
+}
+
+int corr__job_budget(const struct corr *c, uint64_t from, uint64_t to, struct corr_job_budget *j)
+{
+	size_t cap = 0;
+
+	memset(j, 0, sizeof(*j));
+	j->wait_by_rank = calloc(c->nranks ? c->nranks : 1, sizeof(*j->wait_by_rank));
+	if (!j->wait_by_rank)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->ninstances; i++) {
+		const struct corr_budget *b = &c->instances[i].budget;
+
+		if (c->instances[i].first_entry < from || c->instances[i].first_entry >= to)
+			continue;
+
+		j->total_ns += b->total_ns;
+		j->waiting_ns += b->waiting_ns;
+		j->expected_ns += b->usual_ns;
+		j->network_ns += b->network_ns;
+		j->unexplained_ns += b->unexplained_ns;
+		if (b->waiting_rank != CORR_NONE && b->waiting_rank < c->nranks)
+			j->wait_by_rank[b->waiting_rank] += b->waiting_ns;
+		for (size_t k = 0; k < b->ncosts; k++) {
+			const struct corr_cost *x = &c->costs[b->first_cost + k];
+
+			uint32_t w = corr__wire(c, x->iface);
+
+			/* a wire's far end (a switch port) counts on its host's end */
+			if ((x->cost_ns || x->count) &&
+			    link_add(j, &cap, w, w == x->iface ? x->qdisc : CORR_NONE, x->kind, x->cost_ns, x->count))
+				goto nomem;
+		}
+		if (b->carried_network_ns) { /* on the link of the collective it came from */
+			const struct corr_budget *pb = &c->instances[b->carried_from].budget;
+
+			if (link_add(j, &cap, pb->link, pb->qdisc, CORR_COST_CARRIED, b->carried_network_ns, 1))
+				goto nomem;
+		}
+	}
+	if (j->nlinks)
+		qsort(j->links, j->nlinks, sizeof(*j->links), cmp_link_desc);
+	return 0;
+nomem:
+	corr__job_budget_free(j);
+	return -ENOMEM;
+}
+
+void corr__job_budget_free(struct corr_job_budget *b)
+{
+	free(b->wait_by_rank);
+	free(b->links);
+	b->wait_by_rank = NULL;
+	b->links = NULL;
+	b->nlinks = 0;
+}
+
+int corr_budget_job(struct corr *c)
+{
+	return corr__job_budget(c, 0, UINT64_MAX, &c->budget);
+}
+
+int corr_budget_prepare(struct corr *c)
+{
+	int err = corr_find_peers(c);
+
+	if (!err)
+		err = instance_items(c);
+	return err ? err : expected_transfers(c);
+}

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The network's items of a collective's transfer window (corr_costs), each
+ * with an estimated cost: what the queues, the shapers, the retransmits and
+ * the RDMA/NIC counters of the ranks' paths could have delayed it by.  Only
+ * estimates facts; budget.c weighs them against the transfer's excess.
+ *
+ * Every estimate is physically bounded: an item's time lies inside the
+ * window [A, B), and the retransmits of one kind on one link are the union
+ * of their intervals [ts - cost, ts], so a burst of segments resent at one
+ * timeout costs that timeout once.  docs/verdicts.md says how each cost is
+ * estimated and where the estimate can be wrong.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+#include "userspace/correlate/corr_internal.h"
+
+#define US 1000ull
+#define MS 1000000ull
+
+/* The timer floor of a loss probe (two jiffies at HZ=1000 and more): what a PTO adds to 2 RTT. */
+#define TLP_TIMER_NS (2 * MS)
+/* An initial RTO (RFC 6298's 1 s): what a SYN retransmit costs. */
+#define SYN_RTO_NS (1000 * MS)
+/* A loss is real when the window shrinks within this (and 4 RTT) after its probe. */
+#define TLP_REAL_WINDOW_NS (10 * MS)
+
+uint64_t corr__cost_rto(uint32_t srtt_us, uint64_t rto_min_ns)
+{
+	/* Linux: rto = srtt + max(4 rttvar, rto_min), and rto_min dominates on a LAN */
+	return (uint64_t)srtt_us * US + rto_min_ns;
+}
+
+uint64_t corr__cost_fast(uint32_t srtt_us)
+{
+	/* three duplicate ACKs and the repair: about one round trip; 1 ms when unknown */
+	return srtt_us ? (uint64_t)srtt_us * US : MS;
+}
+
+uint64_t corr__cost_tlp(uint32_t srtt_us)
+{
+	/* the probe timeout: 2 RTT plus the timer's floor */
+	return 2 * (uint64_t)srtt_us * US + TLP_TIMER_NS;
+}
+
+uint64_t corr__cost_shaper(uint64_t bytes, double shaper_bps, double line_bps)
+{
+	double t;
+
+	if (!(shaper_bps > 0) || !(line_bps > shaper_bps))
+		return 0;
+	t = (double)bytes * 8e9 * (1.0 / shaper_bps - 1.0 / line_bps);
+	return t < 9.2e18 ? (uint64_t)t : UINT64_MAX;
+}
+
+bool corr__tlp_real(const struct model *m, uint32_t flow, uint64_t ts, uint32_t srtt_us)
+{
+	const struct model_flow *w;
+	const struct model_cong_ev *ev;
+	uint64_t until = ts + 4 * (uint64_t)srtt_us * US + TLP_REAL_WINDOW_NS;
+
+	if (flow >= m->nflows)
+		return false;
+	w = &m->flows[flow];
+	if (!w->ncong)
+		return false;
+	ev = &m->cong_events[w->first_cong];
+	/* a probe that repaired a real loss shrinks the window (tcp_process_tlp_ack:
+	 * CWR); one that finds more loss enters recovery or loss.  A spurious probe
+	 * (its segment had arrived: a DSACK) changes nothing */
+	for (size_t k = corr_first_ts_at(ev, w->ncong, sizeof(*ev), ts); k < w->ncong && ev[k].ts_ns <= until; k++)
+		if (ev[k].new_state >= 2 /* CWR, Recovery, Loss */ && ev[k].new_state <= 4)
+			return true;
+	return false;
+}
+
+/* ---- building the items ---- */
+
+struct ivl {
+	uint64_t a, b;
+	uint32_t item;
+	uint32_t pad;
+};
+
+struct acc {
+	struct corr_cost **v;
+	size_t *n, *cap;
+	size_t first;               /* this window's items start here */
+	struct ivl *iv;             /* intervals of the items that are unions */
+	size_t niv, capiv;
+	uint64_t *lead;             /* per item of this window (index - first): events of its leading flow */
+	size_t caplead;
+};
+
+/* The item of (KIND, IFACE, QDISC) in this window, created empty; its index, or -1 (ENOMEM). */
+static long item(struct acc *x, unsigned kind, uint32_t iface, uint32_t qdisc)
+{
+	struct corr_cost *v;
+	size_t i;
+
+	for (i = x->first; i < *x->n; i++)
+		if ((*x->v)[i].kind == kind && (*x->v)[i].iface == iface && (*x->v)[i].qdisc == qdisc)
+			return (long)i;
+	if (grow_array((void **)x->v, x->cap, *x->n + 1, sizeof(**x->v)) ||
+	    grow_array((void **)&x->lead, &x->caplead, *x->n + 1 - x->first, sizeof(*x->lead)))
+		return -1;
+	x->lead[*x->n - x->first] = 0;
+	v = &(*x->v)[(*x->n)++];
+	memset(v, 0, sizeof(*v));
+	v->kind = kind;
+	v->iface = iface;
+	v->qdisc = qdisc;
+	v->flow = CORR_NONE;
+	return (long)i;
+}
+
+static int interval(struct acc *x, long it, uint64_t a, uint64_t b)
+{
+	if (b <= a)
+		return 0;
+	if (grow_array((void **)&x->iv, &x->capiv, x->niv + 1, sizeof(*x->iv)))
+		return -ENOMEM;
+	x->iv[x->niv++] = (struct ivl){ .a = a, .b = b, .item = (uint32_t)it };
+	return 0;
+}
+
+static int cmp_ivl(const void *p, const void *q)
+{
+	const struct ivl *x = p, *y = q;
+	int c = cmp_u32(x->item, y->item);
+
+	return c ? c : cmp_u64(x->a, y->a);
+}
+
+/* Each item's raw cost += the measure of the union of its intervals. */
+static void unions(struct acc *x)
+{
+	qsort(x->iv, x->niv, sizeof(*x->iv), cmp_ivl);
+	for (size_t i = 0; i < x->niv;) {
+		uint32_t it = x->iv[i].item;
+		uint64_t a = x->iv[i].a, b = x->iv[i].b, sum = 0;
+
+		for (; i < x->niv && x->iv[i].item == it; i++) {
+			if (x->iv[i].a > b) {
+				sum += b - a;
+				a = x->iv[i].a;
+				b = x->iv[i].b;
+			} else if (x->iv[i].b > b) {
+				b = x->iv[i].b;
+			}
+		}
+		(*x->v)[it].raw_ns += sum + (b - a);
+	}
+}
+
+static const struct model_qbin *qbins_in(const struct model *m, const struct model_qdisc *q, uint64_t a,
+					 size_t *k)
+{
+	*k = corr_first_bin_after(q->bins, q->nbins, sizeof(*q->bins), a, m->hdr.bin_ns);
+	return q->bins;
+}
+
+/* The worst queue of interface II in [A, B): its delay (largest sojourn sampled, else
+ * backlog over the rate), capped at the window. */
+static int queue_item(const struct model *m, uint32_t ii, uint64_t a, uint64_t b, struct acc *x)
+{
+	double cap = m->ifaces[ii].dir[FT_DIR_TX].capacity_bps;
+	uint64_t best = 0, best_n = 0;
+	uint32_t bq = CORR_NONE;
+
+	for (size_t q = 0; q < m->nqdiscs; q++) {
+		const struct model_qdisc *qd = &m->qdiscs[q];
+		uint64_t soj = 0, backlog = 0, samples = 0, delay;
+		size_t k;
+		const struct model_qbin *bins;
+
+		if (qd->iface != ii || !qd->nbins)
+			continue;
+		bins = qbins_in(m, qd, a, &k);
+		for (; k < qd->nbins && bins[k].start_ns < b; k++) {
+			samples += bins[k].sojourn_cnt;
+			if (bins[k].sojourn_cnt && bins[k].sojourn_max_ns > soj)
+				soj = bins[k].sojourn_max_ns;
+			if (bins[k].max_backlog > backlog)
+				backlog = bins[k].max_backlog;
+		}
+		if (samples)
+			delay = soj;
+		else if (cap > 0 && (double)backlog * 8e9 / cap < 9.2e18)
+			delay = (uint64_t)((double)backlog * 8e9 / cap);
+		else
+			delay = 0;
+		if (delay > best) {
+			best = delay;
+			best_n = samples;
+			bq = (uint32_t)q;
+		}
+	}
+	if (!best)
+		return 0;
+	long it = item(x, CORR_COST_QUEUE, ii, bq);
+
+	if (it < 0)
+		return -ENOMEM;
+	(*x->v)[it].raw_ns = best < b - a ? best : b - a;
+	(*x->v)[it].count = best_n;
+	return 0;
+}
+
+/* A shaper slower than the line on interface II: the bytes it let through in [A, B). */
+static int shaper_item(const struct model *m, uint32_t ii, uint64_t a, uint64_t b, struct acc *x)
+{
+	const struct model_dir *d = &m->ifaces[ii].dir[FT_DIR_TX];
+	uint64_t bytes = 0, cost;
+	uint32_t q = CORR_NONE;
+	size_t k;
+
+	if (!(d->shaper_bps > 0) || !(d->line_bps > d->shaper_bps))
+		return 0;
+	for (k = corr_first_bin_after(d->bins, d->nbins, sizeof(*d->bins), a, m->hdr.bin_ns);
+	     k < d->nbins && d->bins[k].start_ns < b; k++)
+		bytes += d->bins[k].bytes;
+	cost = corr__cost_shaper(bytes, d->shaper_bps, d->line_bps);
+	if (!cost)
+		return 0;
+	for (size_t i = 0; i < m->nqdiscs; i++) /* the root qdisc names the shaper */
+		if (m->qdiscs[i].iface == ii && m->qdiscs[i].parent == 0xffffffffu) {
+			q = (uint32_t)i;
+			break;
+		}
+	long it = item(x, CORR_COST_SHAPER, ii, q);
+
+	if (it < 0)
+		return -ENOMEM;
+	(*x->v)[it].raw_ns = cost < b - a ? cost : b - a;
+	(*x->v)[it].count = bytes;
+	return 0;
+}
+
+static int drop_item(const struct model *m, uint32_t ii, uint64_t a, uint64_t b, struct acc *x)
+{
+	const struct model_iface *f = &m->ifaces[ii];
+	const struct model_drop_ev *de = f->ndrops ? &m->drop_events[f->first_drop] : NULL;
+	uint64_t n = 0;
+
+	for (size_t k = de ? corr_first_ts_at(de, f->ndrops, sizeof(*de), a) : 0; de && k < f->ndrops && de[k].ts_ns < b; k++)
+		n += corr__congestion_drop(model__drop_reason_name(m, de[k].reason));
+	if (!n)
+		return 0;
+	long it = item(x, CORR_COST_DROP, ii, CORR_NONE);
+
+	if (it < 0)
+		return -ENOMEM;
+	(*x->v)[it].count += n;
+	return 0;
+}
+
+/* A retransmit's kind and its estimated cost; CORR_NCOSTS: no cost (a spurious probe). */
+static unsigned rtx_cost(const struct corr *c, const struct model_rtx *r, uint32_t srtt, uint64_t *cost)
+{
+	switch (r->trigger) {
+	case FT_RTX_RTO:
+		*cost = corr__cost_rto(srtt, c->opts.th.rto_min_ns);
+		return CORR_COST_RTO;
+	case FT_RTX_SYN:
+		*cost = SYN_RTO_NS;
+		return CORR_COST_RTO;
+	case FT_RTX_TLP:
+		*cost = corr__cost_tlp(srtt);
+		return corr__tlp_real(c->m, r->flow, r->ts_ns, srtt) ? CORR_COST_TLP : CORR_NCOSTS;
+	default:
+		*cost = corr__cost_fast(srtt);
+		return CORR_COST_FAST;
+	}
+}
+
+/* Did this window see congestion drops on wire W (either end)? */
+static bool wire_dropped(const struct corr *c, const struct acc *x, uint32_t w)
+{
+	for (size_t i = x->first; w != CORR_NONE && i < *x->n; i++)
+		if ((*x->v)[i].kind == CORR_COST_DROP && corr__wire(c, (*x->v)[i].iface) == w)
+			return true;
+	return false;
+}
+
+/*
+ * Where a flow's loss is blamed: the wire toward its receiver when that one
+ * dropped in the window (a sender's retransmit repairs a loss anywhere on
+ * the path: most often the receiver's switch port), else the sender's.
+ */
+static uint32_t loss_place(const struct corr *c, const struct acc *x, uint32_t sender, uint32_t flow)
+{
+	const struct model_iface *d = corr__flow_dest_iface(c->m, flow);
+	uint32_t dw = d ? corr__wire(c, (uint32_t)(d - c->m->ifaces)) : CORR_NONE;
+
+	if (dw != CORR_NONE && !wire_dropped(c, x, corr__wire(c, sender)) && wire_dropped(c, x, dw))
+		return dw;
+	return sender;
+}
+
+static int retransmit_items(const struct corr *c, const struct corr_pset *ps, uint64_t a, uint64_t b,
+			    struct acc *x)
+{
+	const struct model *m = c->m;
+
+	for (size_t fi = 0; fi < m->nflows; fi++) {
+		const struct model_flow *w = &m->flows[fi];
+		const struct model_rtx *re;
+		const struct model_iface *f;
+		uint32_t ii;
+		uint64_t mine[CORR_NCOSTS] = { 0 };
+
+		if (!w->nrtx || !corr_flow_of(m, ps, fi))
+			continue;
+		re = &m->rtx_events[w->first_rtx];
+		f = w->ifindex ? model__iface(m, w->key.netns, w->ifindex) : NULL;
+		ii = loss_place(c, x, f ? (uint32_t)(f - m->ifaces) : CORR_NONE, (uint32_t)fi);
+		for (size_t k = corr_first_ts_at(re, w->nrtx, sizeof(*re), a); k < w->nrtx && re[k].ts_ns < b; k++) {
+			uint32_t srtt = re[k].srtt_us ? re[k].srtt_us : w->srtt_last_us;
+			uint64_t cost, from;
+			unsigned kind = rtx_cost(c, &re[k], srtt, &cost);
+			long it;
+
+			if (kind == CORR_NCOSTS)
+				continue;
+			it = item(x, kind, ii, CORR_NONE);
+			if (it < 0)
+				return -ENOMEM;
+			(*x->v)[it].count++;
+			from = re[k].ts_ns > a + cost ? re[k].ts_ns - cost : a;
+			if (interval(x, it, from, re[k].ts_ns))
+				return -ENOMEM;
+			/* the flow that retransmitted most names the item's path */
+			if (++mine[kind] > x->lead[(size_t)it - x->first] || (*x->v)[it].flow == CORR_NONE) {
+				x->lead[(size_t)it - x->first] = mine[kind];
+				(*x->v)[it].flow = (uint32_t)fi;
+			}
+		}
+	}
+	return 0;
+}
+
+static unsigned ctr_kind(unsigned cls)
+{
+	switch (cls) {
+	case FT_CLS_PAUSE: return CORR_COST_PAUSE;
+	case FT_CLS_CONGESTION: return CORR_COST_CNP;
+	default: return CORR_COST_RDMA_LOSS;
+	}
+}
+
+/* Counter spikes overlapping [A, B): the time each overlaps the window. */
+static int counter_items(const struct model *m, const struct corr_pset *ps, uint64_t a, uint64_t b,
+			 struct acc *x)
+{
+	for (size_t i = 0; i < m->nctr_events && m->ctr_events[i].start_ns < b; i++) {
+		const struct model_ctr_event *e = &m->ctr_events[i];
+		const struct model_ctr_series *se = &m->ctr_series[e->series];
+		const struct model_ctr_group *g = &m->ctr_groups[se->group];
+		long it;
+
+		if (e->end_ns <= a || !corr_ctr_group_relevant(m, ps, se->group))
+			continue;
+		it = item(x, ctr_kind(se->cls), g->iface != UINT32_MAX ? g->iface : CORR_NONE, CORR_NONE);
+		if (it < 0)
+			return -ENOMEM;
+		(*x->v)[it].count += e->delta;
+		if (interval(x, it, e->start_ns > a ? e->start_ns : a, e->end_ns < b ? e->end_ns : b))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int corr_costs(const struct corr *c, const struct corr_pset *ps, uint64_t a, uint64_t b,
+	       struct corr_cost **v, size_t *n, size_t *cap)
+{
+	const struct model *m = c->m;
+	struct acc x = { .v = v, .n = n, .cap = cap, .first = *n };
+	int err = 0;
+
+	if (b <= a)
+		return 0;
+	for (size_t i = 0; i < m->nifaces && !err; i++) {
+		if (!corr_pset_iface(c, ps, i))
+			continue;
+		err = queue_item(m, (uint32_t)i, a, b, &x);
+		if (!err)
+			err = shaper_item(m, (uint32_t)i, a, b, &x);
+		if (!err)
+			err = drop_item(m, (uint32_t)i, a, b, &x);
+	}
+	if (!err)
+		err = retransmit_items(c, ps, a, b, &x);
+	if (!err)
+		err = counter_items(m, ps, a, b, &x);
+	if (!err)
+		unions(&x);
+	free(x.iv);
+	free(x.lead);
+	return err;
+}
