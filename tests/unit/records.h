@@ -146,6 +146,18 @@ static inline struct ft_flow rec_flow(uint8_t a, uint16_t sport, uint16_t dport,
 	return f;
 }
 
+static inline void rec_retrans_rtt(struct model *m, struct ft_flow f, uint64_t ts, int trig, uint32_t srtt_us)
+{
+	struct ft_retrans r;
+
+	REC_HDR(r, FT_REC_RETRANS);
+	r.ts_ns = ts;
+	r.flow = f;
+	r.trigger = (uint8_t)trig;
+	r.srtt_us = srtt_us;
+	rec_add(m, r);
+}
+
 static inline void rec_retrans(struct model *m, struct ft_flow f, uint64_t ts, int trig)
 {
 	struct ft_retrans r;
@@ -157,15 +169,21 @@ static inline void rec_retrans(struct model *m, struct ft_flow f, uint64_t ts, i
 	rec_add(m, r);
 }
 
-static inline void rec_cong(struct model *m, struct ft_flow f, uint8_t from, uint8_t to)
+static inline void rec_cong_at(struct model *m, struct ft_flow f, uint64_t ts, uint8_t from, uint8_t to)
 {
 	struct ft_cong_state r;
 
 	REC_HDR(r, FT_REC_CONG_STATE);
+	r.ts_ns = ts;
 	r.flow = f;
 	r.old_state = from;
 	r.new_state = to;
 	rec_add(m, r);
+}
+
+static inline void rec_cong(struct model *m, struct ft_flow f, uint8_t from, uint8_t to)
+{
+	rec_cong_at(m, f, 0, from, to);
 }
 
 static inline void rec_sample(struct model *m, struct ft_flow f, uint32_t srtt, uint32_t cwnd)

@@ -459,6 +459,24 @@ static void test_nonblocking(void **state)
 	model__free(m);
 }
 
+/* Every instance's budget sums to its span, and its items to its network share less the carried part. */
+static void assert_budgets_sum(const struct corr *c)
+{
+	for (size_t i = 0; i < c->ninstances; i++) {
+		const struct corr_budget *b = &c->instances[i].budget;
+		uint64_t items = 0;
+
+		assert_int_equal(b->total_ns, c->instances[i].span_ns);
+		assert_int_equal(b->total_ns, b->waiting_ns + b->usual_ns + b->network_ns + b->unexplained_ns);
+		assert_int_equal(b->total_ns, b->waiting_ns + b->carried_ns + b->transfer_ns);
+		assert_int_equal(b->transfer_ns, b->expected_ns + b->excess_ns);
+		for (size_t k = 0; k < b->ncosts; k++)
+			items += c->costs[b->first_cost + k].cost_ns;
+		assert_int_equal(items + b->carried_network_ns, b->network_ns);
+		assert_true(items <= b->excess_ns);
+	}
+}
+
 /* ---- verdict rules (pure) ---- */
 
 /* A collective whose budget is EXPECTED + WAITING + NETWORK + UNEXPLAINED. */
@@ -472,6 +490,8 @@ static struct corr_verdict_in shares_in(uint64_t expected, uint64_t waiting, uin
 	in.network_ns = network;
 	in.unexplained_ns = unexplained;
 	in.span_ns = waiting + expected + network + unexplained;
+	in.total_ns = in.span_ns;
+	in.typical_ns = expected;
 	in.skew_ns = waiting;
 	in.net_observed = true;
 	in.peak_util = 0.3;
@@ -491,12 +511,24 @@ static void test_verdict_rules(void **state)
 	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_OK);
 	assert_int_equal(corr__leader(&o.th, &in), CORR_SHARE_NONE);
 	assert_false(why & CORR_WHY_SLOW);
-	/* slow at slow_factor x the usual, exactly */
-	in = shares_in(100 * MS, 100 * MS, 0, 0);
+	/* slow at slow_factor (1.5) x its time without the shares, exactly */
+	in = shares_in(100 * MS, 50 * MS, 0, 0);
 	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_RANK);
 	assert_true(why & CORR_WHY_SLOW);
-	in = shares_in(100 * MS, 100 * MS - 1, 0, 0);
+	in = shares_in(100 * MS, 50 * MS - 1, 0, 0);
 	assert_int_equal(corr__verdict(&o.th, &in, &why), CORR_OK);
+	/* the group's usual spread is no cause: a transfer 40 ms over the expected
+	 * where the typical one is 30 ms over is 10 ms unexplained, not 40 */
+	in = shares_in(100 * MS, 0, 0, 40 * MS);
+	assert_int_equal(corr__leader(&o.th, &in), CORR_SHARE_NONE);
+	in = shares_in(60 * MS, 0, 0, 40 * MS);
+	assert_int_equal(corr__leader(&o.th, &in), CORR_SHARE_UNEXPLAINED);
+	in.typical_ns = 90 * MS;
+	assert_int_equal(corr__leader(&o.th, &in), CORR_SHARE_NONE);
+	in = shares_in(60 * MS, 50 * MS, 0, 40 * MS);           /* 50 ms waiting against 40 ms unexplained: a tie */
+	assert_int_equal(corr__leader(&o.th, &in), CORR_SHARE_TIE);
+	in.typical_ns = 90 * MS;                                  /* but only 10 ms beyond the spread */
+	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_RANK);
 	/* ... and at least skew_min_ns over it: a 50 us collective 700 us late is ok */
 	in = shares_in(50 * US, 700 * US, 0, 0);
 	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_OK);
@@ -533,6 +565,8 @@ static void test_verdict_rules(void **state)
 	o.th.slow_factor = 4.0;
 	in = shares_in(100 * MS, 200 * MS, 0, 0);
 	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_OK);
+	o.th.slow_factor = 3.0;
+	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_RANK);
 	corr_opts__init(&o);
 
 	/* the evidence bits are reported, not weighed: each alone on a collective near its usual */
@@ -680,6 +714,7 @@ static void test_network_queue_elsewhere(void **state)
 	if (!strstr(buf, "network-bound: link eth0@h1 toward 10.0.0.100 (eth0@h2): queueing ") ||
 	    !strstr(buf, " on eth0@h2 (tbf 1:) (backlog 114 B, sojourn max 3.81 us), 3 retransmits"))
 		fail_msg("description: %s", buf);
+	assert_budgets_sum(c);
 	corr__free(c);
 	model__free(m);
 }
@@ -808,6 +843,7 @@ static void test_network_bound(void **state)
 	assert_string_equal(c->procs[1].comm, "allreduce");
 	assert_string_equal(c->procs[1].host, "h2");
 	assert_int_equal(c->procs[1].ppid, 600);
+	assert_budgets_sum(c);
 	corr__free(c);
 	model__free(m);
 }
@@ -896,6 +932,7 @@ static void test_counter_evidence(void **state)
 		assert_int_equal(in->ev.ctr_discard, 0);               /* p9@sw carries no rank */
 		assert_true(in->ev.observed);                          /* the IB port is the node's */
 	}
+	assert_budgets_sum(c);
 	corr__free(c);
 	model__free(m);
 }
@@ -946,7 +983,7 @@ static void test_rank_bound(void **state)
 		assert_int_equal(in->ev.queue_delay_ns, 0);
 		assert_int_equal(in->ev.retrans, 0);
 		corr__describe(c, i, buf, sizeof(buf));
-		if (!strstr(buf, "rank-bound: 50.0 ms of 52.0 ms (96%) waiting for rank 2 (pid 702, h3); transfer 2.00 ms, "
+		if (!strstr(buf, "rank-bound: rank 2 (pid 702, h3): 50.0 ms of 52.0 ms (96%) waiting for it; transfer 2.00 ms, "
 				 "at its usual; network clean"))
 			fail_msg("description: %s", buf);
 	}
@@ -958,6 +995,7 @@ static void test_rank_bound(void **state)
 	/* the slowest list is sorted by span: all equal here, then by entry */
 	assert_int_equal(c->nby_span, 4);
 	assert_int_equal(c->by_span[0], 0);
+	assert_budgets_sum(c);
 	corr__free(c);
 	model__free(m);
 }
@@ -1013,6 +1051,7 @@ static void test_late_from_previous(void **state)
 		assert_int_equal(in->budget.total_ns, in->budget.waiting_ns + in->budget.usual_ns + in->budget.network_ns +
 							  in->budget.unexplained_ns);
 	}
+	assert_budgets_sum(c);
 	corr__free(c);
 	model__free(m);
 }
@@ -1389,6 +1428,88 @@ static void test_compare(void **state)
 }
 
 /* NCCL slots: every instance is flagged enqueue-only. */
+/* ---- the time budget ---- */
+
+/* The cost of each kind of item, as costs.c estimates it. */
+static void test_cost_estimates(void **state)
+{
+	(void)state;
+	/* an RTO: the socket's RTT plus the kernel's floor */
+	assert_int_equal(corr__cost_rto(100, 200 * MS), 200 * MS + 100 * US);
+	assert_int_equal(corr__cost_rto(0, 5 * MS), 5 * MS);
+	/* a fast retransmit: one RTT (1 ms when it is not known) */
+	assert_int_equal(corr__cost_fast(250), 250 * US);
+	assert_int_equal(corr__cost_fast(0), 1 * MS);
+	/* a tail-loss probe: its timeout, 2 RTT + the timer's floor */
+	assert_int_equal(corr__cost_tlp(100), 2200 * US);
+	/* a shaper: the bytes at its rate less at the line's: 125 kB at 100 Mbit/s of 10 Gbit/s */
+	assert_int_equal(corr__cost_shaper(125000, 100e6, 10e9), 9900 * US);
+	assert_int_equal(corr__cost_shaper(125000, 100e6, 0), 0);        /* line rate unknown */
+	assert_int_equal(corr__cost_shaper(125000, 10e9, 10e9), 0);      /* no slower than the line */
+	assert_int_equal(corr__cost_shaper(125000, NAN, 10e9), 0);
+}
+
+/*
+ * A tail-loss probe costs only when its loss was real: the ACK of a probe
+ * that repaired a loss shrinks the window (CWR), one that finds more loss
+ * enters recovery; a spurious probe changes nothing.  And an estimate never
+ * leaves the collective's transfer window: a 200 ms RTO that fires 5 ms
+ * into a 20 ms transfer cost that transfer 5 ms.
+ */
+static void test_cost_window_and_tlp(void **state)
+{
+	struct model *m = mk();
+	struct corr *c;
+	struct ft_flow a = rec_flow(1, 40000, 5000, NS1), b = rec_flow(1, 40001, 5001, NS1);
+	uint64_t t = S0 + 100 * MS;
+
+	(void)state;
+	mpi_slots(m);
+	rec_iface(m, NS1, 2, "eth0", "h1", 10000, 0);
+	rec_iface(m, NS2, 2, "eth0", "h2", 10000, 0);
+	rec_comm_info(m, 601, WORLD, 0, 2, S0);
+	rec_comm_info(m, 602, WORLD, 1, 2, S0);
+	rec_proc(m, 601, 600, NS1, FT_PROC_EXISTING, S0, "allreduce");
+	rec_proc(m, 602, 600, NS2, FT_PROC_EXISTING, S0, "allreduce");
+	rec_owner(m, a, 601, S0, "allreduce");
+	rec_owner(m, b, 601, S0, "allreduce");
+	rec_call(m, SL_ALLREDUCE, 601, NS1, t, t + 20 * MS, 1024, 4, WORLD, 1);
+	rec_call(m, SL_ALLREDUCE, 602, NS2, t, t + 20 * MS, 1024, 4, WORLD, 1);
+	/* flow a: a probe 2 ms in whose loss was real (CWR 300 us later), and an RTO 5 ms in */
+	rec_retrans_rtt(m, a, t + 2 * MS, FT_RTX_TLP, 100);
+	rec_cong_at(m, a, t + 2 * MS + 300 * US, 0, 2);
+	rec_retrans_rtt(m, a, t + 5 * MS, FT_RTX_RTO, 100);
+	/* flow b: a spurious probe, and a window cut long after it */
+	rec_retrans_rtt(m, b, t + 3 * MS, FT_RTX_TLP, 100);
+	rec_cong_at(m, b, t + 15 * MS, 0, 2);
+	rec_end(m, S0 + 500 * MS);
+	c = build(m, CORR_PHASES_AUTO);
+	assert_true(corr__tlp_real(m, (uint32_t)(model__flow(m, &a) - m->flows), t + 2 * MS, 100));
+	assert_false(corr__tlp_real(m, (uint32_t)(model__flow(m, &b) - m->flows), t + 3 * MS, 100));
+	{
+		const struct corr_instance *in = inst(c, FT_OP_ALLREDUCE, 1, CORR_COMM_HANDLE);
+		uint64_t rto = 0, tlp = 0, ntlp = 0;
+
+		for (size_t k = 0; k < in->budget.ncosts; k++) {
+			const struct corr_cost *x = &c->costs[in->budget.first_cost + k];
+
+			if (x->kind == CORR_COST_RTO)
+				rto = x->raw_ns;
+			if (x->kind == CORR_COST_TLP) {
+				tlp = x->raw_ns;
+				ntlp += x->count;
+			}
+		}
+		assert_int_equal(rto, 5 * MS);              /* clipped at the window's start */
+		assert_int_equal(ntlp, 1);                  /* the spurious probe is no item */
+		assert_int_equal(tlp, 2 * MS);              /* its 2.2 ms timeout, clipped too */
+		assert_int_equal(in->budget.items_ns, 7 * MS);
+	}
+	assert_budgets_sum(c);
+	corr__free(c);
+	model__free(m);
+}
+
 static void test_enqueue_only(void **state)
 {
 	struct model *m = mk();
@@ -1491,6 +1612,7 @@ static void test_drop_reasons_evidence(void **state)
 	if (!strstr(buf, "2 congestion drops (QDISC_DROP 2); 2 other drops, not counted (NOT_SPECIFIED 2)") ||
 	    strstr(buf, "QDISC_DROP 1") || strstr(buf, "NOT_SPECIFIED 1"))
 		fail_msg("description: %s", buf);
+	assert_budgets_sum(c);
 	corr__free(c);
 	model__free(m);
 }
@@ -1516,6 +1638,8 @@ int main(void)
 		cmocka_unit_test(test_inferred_phases),
 		cmocka_unit_test(test_inferred_auto_gap),
 		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_cost_estimates),
+		cmocka_unit_test(test_cost_window_and_tlp),
 		cmocka_unit_test(test_enqueue_only),
 	};
 

@@ -601,7 +601,7 @@ static void test_phase_sections(void **state)
 	    "44.1 ms of 45.0 ms (98%) the network's: shaper 100 Mbit/s on eth0@h2 (about 41.5 ms), queueing 2.50 ms "
 	    "on eth0@h2 (tbf 1:), 1 congestion drops on eth0@h2; transfer 44.9 ms, 44.1 ms over its usual 839 us; "
 	    "entry skew 100 us");
-	HAS(s, "rank-bound: 40.0 ms of 45.0 ms (89%) waiting for rank 1 (pid 101, h2); transfer 5.00 ms, 4.16 ms over its usual");
+	HAS(s, "rank-bound: rank 1 (pid 101, h2): 40.0 ms of 45.0 ms (89%) waiting for it; transfer 5.00 ms, 4.16 ms over its usual");
 	/* the job's time budget: its shares sum to the time in collectives */
 	HAS(s, "\nTime budget (where the time in collectives went; docs/verdicts.md):\n"
 	    "  total                      135 ms\n"

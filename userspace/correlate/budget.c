@@ -235,6 +235,7 @@ static int expected_transfers(struct corr *c)
 
 			qsort(r, n, sizeof(*r), cmp_u64p);
 			st->expected_ns = n >= GROUP_MIN ? r[k ? k - 1 : 0] : r[0];
+			st->typical_ns = r[(n - 1) / 2];
 			st->expected_from = n >= GROUP_MIN ? CORR_EXPECTED_GROUP : CORR_EXPECTED_GROUP_MIN;
 		} else if (nall) {
 			st->expected_ns = least; /* where an instance's line rate is unknown */
@@ -331,6 +332,11 @@ void corr_budget_shares(struct corr *c, size_t i)
 	if (b->expected_ns > b->transfer_ns)
 		b->expected_ns = b->transfer_ns;
 	b->excess_ns = b->transfer_ns - b->expected_ns;
+	/* the group's usual spread (none where the baseline is no clean sample) */
+	b->typical_ns = b->expected_from == CORR_EXPECTED_GROUP || b->expected_from == CORR_EXPECTED_GROUP_MIN ?
+			st->typical_ns : b->expected_ns;
+	if (b->typical_ns < b->expected_ns)
+		b->typical_ns = b->expected_ns;
 	/* the items' estimates are lower bounds: at a material share of the excess they own it all */
 	items = b->items_ns < b->excess_ns ? b->items_ns : b->excess_ns;
 	if (b->items_ns && (double)b->items_ns >= c->opts.th.explains * (double)b->excess_ns)

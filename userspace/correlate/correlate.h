@@ -68,7 +68,7 @@ enum corr_phases_mode {
 #define CORR_DEF_UTIL           0.9         /* link at >= 90 % of capacity: "saturated" */
 #define CORR_DEF_SKEW_FRAC      0.5         /* skew >= half the span: a straggler */
 #define CORR_DEF_SKEW_MIN_NS    1000000ull  /* ... and at least 1 ms */
-#define CORR_DEF_SLOW_FACTOR    2.0         /* span >= 2x its usual time: slow */
+#define CORR_DEF_SLOW_FACTOR    1.5         /* over its expected transfer by half of it: slow */
 #define CORR_DEF_MARGIN         1.5         /* the largest share leads at >= 1.5x the next */
 #define CORR_DEF_RTO_MIN_NS     200000000ull /* Linux's TCP_RTO_MIN: what an RTO costs at least */
 #define CORR_DEF_EXPLAINS       0.25        /* items estimated at >= 25 % of the excess own all of it */
@@ -156,16 +156,19 @@ struct corr_verdict_in {
 	uint64_t ctr_pause;        /* FT_CLS_PAUSE */
 	uint64_t ctr_loss;         /* FT_CLS_RETRANS + FT_CLS_DISCARD */
 	/* the time budget's shares (struct corr_budget), and what they are weighed against */
+	uint64_t total_ns;         /* the span: usual + waiting + network + unexplained */
 	uint64_t expected_ns;      /* the expected transfer */
+	uint64_t typical_ns;       /* the group's typical (median) clean transfer, >= expected */
 	uint64_t waiting_ns, network_ns, unexplained_ns;
 };
 
 /*
  * The verdict rules, a pure function (verdict_rules.c: one small function
  * per rule, tried in the order below).  They weigh the time budget:
- *   over  = waiting + network + unexplained (the span less the expected
- *           transfer and the usual skew)
- *   slow  = over >= skew_min_ns and over + expected >= slow_factor * expected
+ *   the unexplained share is weighed beyond the group's usual spread:
+ *           unexplained' = unexplained - (typical - expected), at least 0
+ *   over  = waiting + network + unexplained'
+ *   slow  = over >= skew_min_ns and total >= slow_factor * (total - over)
  *   not slow                                      -> CORR_OK
  *   the largest share under margin * the next     -> CORR_UNKNOWN (no share leads)
  *   waiting leads                                 -> CORR_RANK
@@ -261,6 +264,7 @@ struct corr_budget {
 	uint32_t carried_from;      /* the instance the network lateness came from, CORR_NONE */
 	uint32_t leader;            /* enum corr_share */
 	uint64_t transfer_ns, expected_ns, excess_ns;
+	uint64_t typical_ns;        /* the group's typical (median) clean transfer, >= expected: its usual spread */
 	uint64_t line_rate_ns;      /* its bytes at the ranks' slowest line rate (bus factor), 0 unknown */
 	uint64_t items_ns;          /* the items' estimates summed (before they are weighed against the excess) */
 	uint64_t network_ns;        /* items (<= excess) + carried_network */
@@ -317,6 +321,8 @@ uint64_t corr__size_bytes(unsigned op, uint64_t bytes, uint32_t nranks, bool cou
 double corr__busbw_factor(unsigned op, uint32_t nranks);
 /* True for ops matched across ranks as collectives. */
 bool corr__op_is_collective(unsigned op);
+/* True for collectives that no rank leaves before every rank came (all-reduce, barrier, ...). */
+bool corr__op_waits_for_all(unsigned op);
 /* True for drop reasons that mean congestion (QDISC_*, CPU_BACKLOG, FULL_RING, SOCKET_RCVBUFF, ...). */
 bool corr__congestion_drop(const char *reason);
 
@@ -493,6 +499,7 @@ struct corr_opstat {
 	uint64_t span_mean_ns, span_p50_ns, span_p99_ns, span_max_ns;
 	uint64_t all_arrived_mean_ns;
 	uint64_t expected_ns;       /* the usual uncongested transfer (corr_budget.expected_ns) */
+	uint64_t typical_ns;        /* the median of its clean transfers (the expected when none) */
 	uint32_t expected_from;     /* enum corr_expected_from */
 	double algbw_mean, busbw_mean; /* mean over instances with a bandwidth; NaN if none */
 	double busbw_factor;

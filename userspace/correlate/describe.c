@@ -434,7 +434,7 @@ const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t l
 {
 	const struct corr_instance *in;
 	struct corr_evidence ev;
-	char a[32], bs[768];
+	char r[128], a[32], bs[768];
 	size_t k = 0;
 
 	if (!len)
@@ -457,7 +457,10 @@ const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t l
 			app(buf, len, &k, "; entry skew %s", fmt_ns(in->skew_ns, a, sizeof(a)));
 		break;
 	case CORR_RANK:
-		app(buf, len, &k, "rank-bound: %s", bs);
+		/* the rank first, as the details have always named it */
+		app(buf, len, &k, "rank-bound: %s: ", rank_str(c, in->budget.waiting_rank, r, sizeof(r)));
+		share_str(in->budget.waiting_ns, in->budget.total_ns, buf, len, &k);
+		app(buf, len, &k, " waiting for it%s", strchr(bs, ';') ? strchr(bs, ';') : "");
 		if (in->why & CORR_WHY_UNOBSERVED) {
 			app(buf, len, &k, "; network not traced in the ranks' namespaces");
 		} else if (!in->budget.network_ns) {

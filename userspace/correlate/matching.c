@@ -84,9 +84,12 @@ static int cmp_call_pid_start(const void *a, const void *b, void *arg)
  * gap(O): its own part is gap(L) - gap(O), plus the part of
  * prev_end(L) - prev_end(O) it was itself late by in its previous
  * collective (it left that one late because it came late, e.g. to a
- * broadcast whose root did not wait for it).  Sets the straggler call's
- * late_self_ns for the next instance.  Instances of one communicator are
- * built in seq order, so the previous one is done.
+ * broadcast whose root did not wait for it).  After a collective that
+ * waits for every rank (an all-reduce, a barrier) a late rank leaves with
+ * the others: leaving last there is the transfer's doing (the rank behind
+ * a slow link finishes last), not its lateness, so nothing is carried.
+ * Sets the straggler call's late_self_ns for the next instance.  Instances
+ * of one communicator are built in seq order, so the previous one is done.
  */
 static uint64_t own_lateness(struct corr *c, const struct corr_instance *in, const uint32_t *mem,
 			     uint64_t last_entry)
@@ -112,7 +115,8 @@ static uint64_t own_lateness(struct corr *c, const struct corr_instance *in, con
 		uint64_t gl = l->start_ns - l->prev_end_ns, go = o->start_ns - o->prev_end_ns;
 
 		own = gl > go ? gl - go : 0;
-		if (l->prev_call != CORR_NONE && l->prev_end_ns > o->prev_end_ns) {
+		if (l->prev_call != CORR_NONE && l->prev_end_ns > o->prev_end_ns &&
+		    !corr__op_waits_for_all(c->calls[l->prev_call].op)) {
 			uint64_t carried = l->prev_end_ns - o->prev_end_ns, was = c->calls[l->prev_call].late_self_ns;
 
 			own += carried < was ? carried : was;

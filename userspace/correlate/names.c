@@ -163,6 +163,12 @@ const char *corr__mode_name(enum corr_phases_mode m)
 	}
 }
 
+bool corr__op_waits_for_all(unsigned op)
+{
+	return op == FT_OP_ALLREDUCE || op == FT_OP_ALLGATHER || op == FT_OP_REDUCE_SCATTER ||
+	       op == FT_OP_ALLTOALL || op == FT_OP_BARRIER;
+}
+
 bool corr__op_is_collective(unsigned op)
 {
 	return op >= FT_OP_ALLREDUCE && op <= FT_OP_SCATTER;

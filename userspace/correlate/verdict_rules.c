@@ -80,13 +80,21 @@ static bool why_straggler(const struct corr_thresholds *t, const struct corr_ver
 	       (double)in->skew_ns >= t->skew_frac * (double)in->span_ns;
 }
 
-/* Over its expected transfer by at least skew_min_ns and by slow_factor: worth a verdict. */
+/* The unexplained share beyond the group's usual spread (the typical transfer over the expected). */
+static uint64_t unexplained_beyond(const struct corr_verdict_in *in)
+{
+	uint64_t spread = in->typical_ns > in->expected_ns ? in->typical_ns - in->expected_ns : 0;
+
+	return in->unexplained_ns > spread ? in->unexplained_ns - spread : 0;
+}
+
+/* The shares over its usual time are at least skew_min_ns and make it slow_factor x as long. */
 static bool why_slow(const struct corr_thresholds *t, const struct corr_verdict_in *in)
 {
-	uint64_t over = in->waiting_ns + in->network_ns + in->unexplained_ns;
+	uint64_t over = in->waiting_ns + in->network_ns + unexplained_beyond(in);
 
-	return over && over >= t->skew_min_ns &&
-	       (double)(over + in->expected_ns) >= t->slow_factor * (double)in->expected_ns;
+	return over && over >= t->skew_min_ns && over <= in->total_ns &&
+	       (double)in->total_ns >= t->slow_factor * (double)(in->total_ns - over);
 }
 
 static bool why_unobserved(const struct corr_thresholds *t, const struct corr_verdict_in *in)
@@ -117,7 +125,7 @@ static const struct {
 unsigned corr__leader(const struct corr_thresholds *t, const struct corr_verdict_in *in)
 {
 	const uint64_t share[] = { [CORR_SHARE_WAITING] = in->waiting_ns, [CORR_SHARE_NETWORK] = in->network_ns,
-				   [CORR_SHARE_UNEXPLAINED] = in->unexplained_ns };
+				   [CORR_SHARE_UNEXPLAINED] = unexplained_beyond(in) };
 	unsigned best = CORR_SHARE_WAITING;
 	uint64_t second = 0;
 

@@ -39,7 +39,9 @@ static void verdict_in(const struct corr_instance *in, struct corr_verdict_in *v
 	vi->ctr_cong = in->ev.ctr_cong;
 	vi->ctr_pause = in->ev.ctr_pause;
 	vi->ctr_loss = in->ev.ctr_retrans + in->ev.ctr_discard;
+	vi->total_ns = b->total_ns;
 	vi->expected_ns = b->expected_ns;
+	vi->typical_ns = b->typical_ns;
 	vi->waiting_ns = b->waiting_ns;
 	vi->network_ns = b->network_ns;
 	vi->unexplained_ns = b->unexplained_ns;

@@ -44,6 +44,7 @@ void report_budget__instance_json(struct json *j, const struct model *m, const s
 	json_kv_u64(j, "transfer_ns", b->transfer_ns);
 	json_kv_u64(j, "expected_ns", b->expected_ns);
 	json_kv_string(j, "expected_from", corr__expected_from_name(b->expected_from));
+	json_kv_u64(j, "typical_ns", b->typical_ns);
 	json_kv_u64(j, "line_rate_ns", b->line_rate_ns);
 	json_kv_u64(j, "excess_ns", b->excess_ns);
 	json_kv_u64(j, "items_estimate_ns", b->items_ns);
