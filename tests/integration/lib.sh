@@ -13,6 +13,7 @@ source "$ROOT/tools/lab.sh"
 failures=0
 REC_PID=
 LAB=
+BUSY_PID=
 TMPD=$(mktemp -d /tmp/fabtrace-it.XXXXXX)
 
 skip() { echo "skip: $*"; exit 77; }
@@ -30,6 +31,7 @@ check() {
 }
 
 cleanup() {
+	busy_stop
 	if [[ -n $REC_PID ]] && kill -0 "$REC_PID" 2>/dev/null; then
 		kill -INT "$REC_PID" 2>/dev/null
 		sleep 1
@@ -101,6 +103,19 @@ BG=
 bg_cleanup() {
 	[[ -n $BG ]] && kill "$BG" 2>/dev/null && wait "$BG" 2>/dev/null
 	cleanup
+}
+
+# busy_start: a busy loop on one CPU beside the job (a neighbour taking a
+# core, as on a shared host), pinned to the last CPU; cleanup ends it.
+busy_start() {
+	taskset -c "$(($(nproc) - 1))" bash -c 'while :; do :; done' &
+	BUSY_PID=$!
+}
+busy_stop() {
+	[[ -n $BUSY_PID ]] || return 0
+	kill "$BUSY_PID" 2>/dev/null
+	wait "$BUSY_PID" 2>/dev/null
+	BUSY_PID=
 }
 
 # attach_three MAXTENTH TOP: three system-wide recordings of 2.5 s (no
