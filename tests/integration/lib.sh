@@ -118,25 +118,6 @@ busy_stop() {
 	BUSY_PID=
 }
 
-# attach_three MAXTENTH TOP: three system-wide recordings of 2.5 s (no
-# command, no -p), each after a random pause of up to MAXTENTH tenths of a
-# second, while the job $BG runs; reported into $TMPD/a{1,2,3}.json with
-# --top TOP.  Then the job must still have been running, and is waited for.
-attach_three() {
-	local maxtenth=$1 top=$2 i rc
-	for i in 1 2 3; do
-		sleep "0.$((RANDOM % maxtenth))$((RANDOM % 10))"
-		rc=0
-		# shellcheck disable=SC2046
-		"$FT" record -q -d 2500ms -o "$TMPD/a$i.ftr" $(lab_iface_args) >/dev/null 2>"$TMPD/rec$i.err" || rc=$?
-		check "attach $i: record exits 0 ($(tail -n 1 "$TMPD/rec$i.err"))" test "$rc" = 0
-		"$FT" report --json --top "$top" "$TMPD/a$i.ftr" >"$TMPD/a$i.json" || bad "attach $i: report"
-	done
-	kill -0 "$BG" 2>/dev/null || bad "the job was still running during the recordings ($(tail -n 2 "$TMPD/wl.err"))"
-	wait "$BG"
-	BG=
-}
-
 finish() {
 	if ((failures)); then
 		echo "$failures check(s) failed"
