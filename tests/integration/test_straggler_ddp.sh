@@ -44,7 +44,6 @@ run() {
 		# shellcheck disable=SC2046
 		nice -n -10 "$FT" record -q -d 6s -o "${p}attach.ftr" $(lab_iface_args) >/dev/null 2>"${p}attach.err" || rc=$?
 		check "$n: attached recording exits 0 ($(tail -n 1 "${p}attach.err"))" test "$rc" = 0
-		check "$n: the job was still running after it" kill -0 "$REC_PID"
 		"$FT" report --json --top 1000 "${p}attach.ftr" >"${p}attach.json" || bad "$n: report attach"
 	fi
 	rc=0
