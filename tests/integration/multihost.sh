@@ -71,13 +71,13 @@ mh_record_hosts() {
 	mh_wait "${names[@]}"
 }
 
-# mh_record_all N: recorders for hosts 1..N and one for the whole lab
-# ($TMPD/single.ftr)
+# mh_record_all N: recorders for hosts 1..N and then one for the whole lab
+# ($TMPD/single.ftr; last, as it traces the phases of every process on the
+# machine: the sooner it starts, the likelier another job's collectives)
 mh_record_all() {
-	# shellcheck disable=SC2046
-	mh_launch "$TMPD/single.ftr" single $(lab_iface_args)
 	mh_record_hosts "$1"
-	mh_wait single
+	# shellcheck disable=SC2046
+	mh_start "$TMPD/single.ftr" single $(lab_iface_args)
 }
 
 # mh_stop_all: stop every recorder (SIGINT: a clean end); fails on a bad exit
