@@ -3,17 +3,17 @@
 # bridge, rank 2 sleeping 150 ms before each of 48 all-reduces of 2 MiB.  One
 # run is recorded three ways at once: one recorder per host (--netns), their
 # captures given other clocks by tools/capshift and merged; the whole lab
-# from the start (record -- lab.sh mpi); and `record -d 3s` with no command
-# and no -p, attached mid-run at a random point of the loop (-d 5s).  Then the same
-# beside a busy loop on one CPU.  In each capture >= 90 % of the workload's
-# all-reduces (the attached one: those it holds, from the first whole one to
-# the last) must be rank-bound
-# naming rank 2, none network; counted over the workload's own collectives,
-# found by its own clock (allreduce --times-file), whose entries and exits the
-# capture must also agree with (the other recorders did not disturb it).
-# Also: calls and bytes per rank, ranks from MPI_Comm_rank (from the start)
-# and from the launcher's environment (attached), the merge's recovered
-# clocks, and the budget (tests/integration/budget_check.py).
+# from the start (record -- lab.sh mpi); and `record -d 5s` with no command
+# and no -p, attached at a random point of the loop.  Then the same beside a
+# busy loop on one CPU.  In each capture >= 90 % of the workload's
+# all-reduces (the attached one: from the first it holds whole to the last)
+# must be rank-bound naming rank 2, none network; counted over the
+# workload's own collectives, found by its own clock (allreduce
+# --times-file), which the capture's entries and exits must also agree with
+# (the other recorders did not disturb it).  Also: calls and bytes per rank,
+# ranks from MPI_Comm_rank (from the start) and from the launcher's
+# environment (attached), the merge's recovered clocks, and the budget
+# (tests/integration/budget_check.py).
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd mpiexec.mpich
