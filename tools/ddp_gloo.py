@@ -16,7 +16,9 @@ Options:
   --steps N          training steps (default 12)
   --width N          hidden layer width (default 512: ~0.8 M parameters, ~3 MB of gradients)
   --delay R:MS       rank R sleeps MS ms before each backward (a compute straggler)
-  --json             rank 0 prints one JSON line: steps, seconds, gradient bytes
+  --json             rank 0 prints one JSON line: steps, seconds, gradient bytes, and the
+                     gradient all-reduces DDP made (allreduces) of its buckets' sizes
+                     (bucket_bytes: the first step's, then the rebuilt ones)
   --timeout S        launcher: kill the ranks after S seconds (default 120)
   --ready FILE       rank 0 creates FILE when the training loop starts (to attach a tracer then)
 
@@ -115,6 +117,12 @@ def rank(a):
         loss.backward()
         opt.step()
     secs = time.monotonic() - t0
+    # DDP all-reduces each gradient bucket once per backward; after the first
+    # step it rebuilds its buckets once, in the order the gradients came
+    ld = ddp._get_ddp_logging_data()
+    first = [int(b) for b in str(ld.get("bucket_sizes", "")).split(",") if b.strip()]
+    rebuilt = [int(b) for b in str(ld.get("rebuilt_bucket_sizes", "")).split(",") if b.strip()] or first
+    allreduces = len(first) + len(rebuilt) * (a.steps - 1)
     # every rank holds the same weights after DDP's all-reduces
     w = torch.cat([p.detach().flatten() for p in model.parameters()])
     ref = w.clone()
@@ -122,7 +130,9 @@ def rank(a):
     same = bool(torch.equal(w, ref))
     if a.json and r == 0:
         print(json.dumps({"ranks": n, "steps": a.steps, "seconds": round(secs, 3),
-                          "grad_bytes": int(w.numel() * 4), "weights_equal": same}), flush=True)
+                          "grad_bytes": int(w.numel() * 4), "allreduces": allreduces,
+                          "bucket_bytes": {"first": first, "rebuilt": rebuilt},
+                          "weights_equal": same}), flush=True)
     dist.destroy_process_group()
     return 0 if same else 1
 

@@ -13,6 +13,7 @@ source "$ROOT/tools/lab.sh"
 failures=0
 REC_PID=
 LAB=
+BUSY_PID=
 TMPD=$(mktemp -d /tmp/fabtrace-it.XXXXXX)
 
 skip() { echo "skip: $*"; exit 77; }
@@ -30,6 +31,7 @@ check() {
 }
 
 cleanup() {
+	busy_stop
 	if [[ -n $REC_PID ]] && kill -0 "$REC_PID" 2>/dev/null; then
 		kill -INT "$REC_PID" 2>/dev/null
 		sleep 1
@@ -103,23 +105,17 @@ bg_cleanup() {
 	cleanup
 }
 
-# attach_three MAXTENTH TOP: three system-wide recordings of 2.5 s (no
-# command, no -p), each after a random pause of up to MAXTENTH tenths of a
-# second, while the job $BG runs; reported into $TMPD/a{1,2,3}.json with
-# --top TOP.  Then the job must still have been running, and is waited for.
-attach_three() {
-	local maxtenth=$1 top=$2 i rc
-	for i in 1 2 3; do
-		sleep "0.$((RANDOM % maxtenth))$((RANDOM % 10))"
-		rc=0
-		# shellcheck disable=SC2046
-		"$FT" record -q -d 2500ms -o "$TMPD/a$i.ftr" $(lab_iface_args) >/dev/null 2>"$TMPD/rec$i.err" || rc=$?
-		check "attach $i: record exits 0 ($(tail -n 1 "$TMPD/rec$i.err"))" test "$rc" = 0
-		"$FT" report --json --top "$top" "$TMPD/a$i.ftr" >"$TMPD/a$i.json" || bad "attach $i: report"
-	done
-	kill -0 "$BG" 2>/dev/null || bad "the job was still running during the recordings ($(tail -n 2 "$TMPD/wl.err"))"
-	wait "$BG"
-	BG=
+# busy_start: a busy loop on one CPU beside the job (a neighbour taking a
+# core, as on a shared host), pinned to the last CPU; cleanup ends it.
+busy_start() {
+	taskset -c "$(($(nproc) - 1))" bash -c 'while :; do :; done' &
+	BUSY_PID=$!
+}
+busy_stop() {
+	[[ -n $BUSY_PID ]] || return 0
+	kill "$BUSY_PID" 2>/dev/null
+	wait "$BUSY_PID" 2>/dev/null
+	BUSY_PID=
 }
 
 finish() {

@@ -11,6 +11,7 @@
 CAPSHIFT=$ROOT/$BUILD/tools/capshift
 [[ -x $CAPSHIFT ]] || { echo "FAIL: $CAPSHIFT is not built (run make)"; exit 1; }
 MH_PIDS=()
+declare -A MH_PID_OF=() # recorder name -> pid
 
 mh_cleanup() {
 	local p
@@ -27,30 +28,54 @@ mh_cleanup() {
 }
 trap mh_cleanup EXIT
 
-# mh_start OUT NAME ARGS...: a recorder in the background; waits until it traces
-mh_start() {
-	local out=$1 name=$2 i
+# mh_launch OUT NAME ARGS...: a recorder in the background (its stderr in
+# $TMPD/NAME.err); mh_wait NAME...: wait until each of them traces.  Started
+# together, recorders load their probes side by side (each takes seconds on
+# a busy machine).
+mh_launch() {
+	local out=$1 name=$2
 	shift 2
 	: >"$TMPD/$name.err"
 	"$FT" record -o "$out" "$@" >"$TMPD/$name.out" 2>"$TMPD/$name.err" &
 	MH_PIDS+=($!)
-	for ((i = 0; i < 150; i++)); do
-		grep -q "recording to" "$TMPD/$name.err" 2>/dev/null && return 0
-		kill -0 "${MH_PIDS[-1]}" 2>/dev/null || break
-		sleep 0.1
+	MH_PID_OF[$name]=$!
+}
+mh_wait() {
+	local name i
+	for name in "$@"; do
+		for ((i = 0; i < 300; i++)); do
+			grep -q "recording to" "$TMPD/$name.err" 2>/dev/null && continue 2
+			kill -0 "${MH_PID_OF[$name]}" 2>/dev/null || break
+			sleep 0.1
+		done
+		echo "FAIL: recorder $name did not start:"
+		cat "$TMPD/$name.err"
+		exit 1
 	done
-	echo "FAIL: recorder $name did not start:"
-	cat "$TMPD/$name.err"
-	exit 1
 }
 
-# mh_record_all N: recorders for hosts 1..N (own namespace each, -o with %h
-# patterns checked on the way) and one for the whole lab ($TMPD/single.ftr)
-mh_record_all() {
-	local n=$1 i
+# mh_start OUT NAME ARGS...: a recorder in the background; waits until it traces
+mh_start() {
+	mh_launch "$@"
+	mh_wait "$2"
+}
+
+# mh_record_hosts N [PREFIX]: recorders for hosts 1..N, each in its own
+# namespace, -o $TMPD/PREFIXhostI-%p.ftr (the %p pattern checked on the way)
+mh_record_hosts() {
+	local n=$1 pre=${2:-} i names=()
 	for ((i = 1; i <= n; i++)); do
-		mh_start "$TMPD/host$i-%p.ftr" "h$i" --netns "$(lab_ns "$LAB" "$i")"
+		mh_launch "$TMPD/${pre}host$i-%p.ftr" "${pre}h$i" --netns "$(lab_ns "$LAB" "$i")"
+		names+=("${pre}h$i")
 	done
+	mh_wait "${names[@]}"
+}
+
+# mh_record_all N: recorders for hosts 1..N and then one for the whole lab
+# ($TMPD/single.ftr; last, as it traces the phases of every process on the
+# machine: the sooner it starts, the likelier another job's collectives)
+mh_record_all() {
+	mh_record_hosts "$1"
 	# shellcheck disable=SC2046
 	mh_start "$TMPD/single.ftr" single $(lab_iface_args)
 }
@@ -69,17 +94,18 @@ mh_stop_all() {
 	MH_PIDS=()
 }
 
-# mh_shift N: host I's capture -> $TMPD/hI.ftr with the shifts in MH_SHIFT[I]
-# (capshift options); the truth as JSON lines in $TMPD/truth.jsonl
+# mh_shift N [PREFIX]: host I's capture ($TMPD/PREFIXhostI-*.ftr) ->
+# $TMPD/PREFIXhI.ftr with the shifts in MH_SHIFT[I] (capshift options); the
+# truth as JSON lines in $TMPD/PREFIXtruth.jsonl
 mh_shift() {
-	local n=$1 i f g
-	: >"$TMPD/truth.jsonl"
+	local n=$1 pre=${2:-} i f g
+	: >"$TMPD/${pre}truth.jsonl"
 	for ((i = 1; i <= n; i++)); do
 		f=
-		for g in "$TMPD"/host"$i"-*.ftr; do [[ -e $g ]] && f=$g; done
-		check "host $i capture named by its -o pattern (host$i-PID.ftr)" test -n "$f"
+		for g in "$TMPD/${pre}host$i"-*.ftr; do [[ -e $g ]] && f=$g; done
+		check "host $i capture named by its -o pattern (${pre}host$i-PID.ftr)" test -n "$f"
 		# shellcheck disable=SC2086
-		"$CAPSHIFT" ${MH_SHIFT[$i]} --host "node$i" -o "$TMPD/h$i.ftr" "$f" >>"$TMPD/truth.jsonl" ||
+		"$CAPSHIFT" ${MH_SHIFT[$i]} --host "node$i" -o "$TMPD/${pre}h$i.ftr" "$f" >>"$TMPD/${pre}truth.jsonl" ||
 			bad "capshift host $i"
 	done
 }

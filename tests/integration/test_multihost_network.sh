@@ -5,8 +5,9 @@
 # namespace, then given its own clock by tools/capshift (boot time shifted,
 # REALTIME off by +12 ms and -30 ms, one host claiming to be unsynchronised).
 # fabtrace merge must recover the clock errors from the traffic, and the
-# report of the merged capture must call the slow all-reduces network-bound
-# on host 2's link, as the single capture of the same run does.
+# report of the merged capture, like the single capture of the same run, must
+# call >= 95 % of the workload's all-reduces network-bound naming host 2's
+# link (issue 35), with a time budget that sums and names it.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd mpiexec.mpich
@@ -32,8 +33,9 @@ rc=$?
 check "merge exits 0 ($(tail -n1 "$TMPD/merge.err"))" test $rc = 0
 check "merge warns that host 3's clock was unsynchronised" \
 	grep -q "node3.*unsynchronised" "$TMPD/merge.json"
-"$FT" report --json "$TMPD/single.ftr" >"$TMPD/single.json" || bad "report single"
-"$FT" report --json "$TMPD/job.ftr" >"$TMPD/job.json" || bad "report merged"
+# --top 1000: every collective's evidence, for the share naming the link (multihost_check.py)
+"$FT" report --json --top 1000 "$TMPD/single.ftr" >"$TMPD/single.json" || bad "report single"
+"$FT" report --json --top 1000 "$TMPD/job.ftr" >"$TMPD/job.json" || bad "report merged"
 # the same merged capture one window at a time (report --windows: memory follows a window)
 "$FT" report --json --windows 1s "$TMPD/job.ftr" >"$TMPD/windows.json" || bad "report --windows merged"
 "$FT" info --json "$TMPD/job.ftr" >"$TMPD/info.json" || bad "info merged"

@@ -8,6 +8,7 @@
 # straggler, rank-bound.  The communicators are keyed by the name Open MPI
 # gives them on every rank (MPI_COMM_WORLD), read out of the object.  Then the same job attached mid-run at a random point
 # (no command, no -p): ranks from OMPI_COMM_WORLD_RANK, the same verdicts.
+# Then host 2's link throttled: the all-reduces network-bound on it.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd mpirun.openmpi
@@ -25,12 +26,7 @@ check "record -- lab.sh mpi --mpi openmpi exits 0 ($(tail -n 1 "$TMPD/rec.err"))
 grep -q '"verify":"ok"' "$TMPD/wl.json" || bad "the Open MPI workload verified its results: $(head -c 300 "$TMPD/wl.json")"
 "$FT" report --json --top 0 "$TMPD/start.ftr" >"$J" || bad "report --json"
 
-BG=
-o_cleanup() {
-	[[ -n $BG ]] && kill "$BG" 2>/dev/null && wait "$BG" 2>/dev/null
-	cleanup
-}
-trap o_cleanup EXIT
+trap bg_cleanup EXIT
 "$ROOT/tools/lab.sh" mpi -p "$LAB" --mpi openmpi --bytes 256k --iters 40 --warmup 1 --delay 1:100000 \
 	--timeout 120 >/dev/null 2>"$TMPD/wl2.err" &
 BG=$!
@@ -71,4 +67,18 @@ for name, path, edge in (("from the start", sys.argv[1], 0), ("attached mid-run"
           f"({sorted(set((c['verdict'], c['straggler_rank']) for c in full), key=str)})")
 done()
 PY
+
+# The network case (issue 35): host 2's link throttled by tbf to 100 Mbit/s,
+# no delay, recorded from the start: >= 95 % of the workload's all-reduces
+# network-bound naming it, no rank blamed, a budget that sums and names it.
+lab_shape "$LAB" "h2=100mbit:limit=30kb" || bad "shape host 2"
+# shellcheck disable=SC2046
+"$FT" record -q -o "$TMPD/net.ftr" $(lab_iface_args) -- \
+	"$ROOT/tools/lab.sh" mpi -p "$LAB" --mpi openmpi --bytes 256k --iters 12 --warmup 1 \
+	--json --timeout 120 >"$TMPD/wl3.json" 2>"$TMPD/rec3.err"
+_rc=$?
+check "throttled: record -- lab.sh mpi --mpi openmpi exits 0 ($(tail -n 1 "$TMPD/rec3.err"))" test "$_rc" = 0
+"$FT" report --json --top 1000 "$TMPD/net.ftr" >"$TMPD/net.json" || bad "report --json (throttled)"
+python3 "$(dirname "$0")/budget_check.py" network "Open MPI, host 2 throttled" "$TMPD/net.json" 13 allreduce \
+	262144 "eth0@$(lab_ns "$LAB" 2)" || bad "Open MPI network checks (see above)"
 finish
