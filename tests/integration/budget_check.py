@@ -276,11 +276,11 @@ def budget_sums(name, rep):
     bad = []
     for c in items:
         b = c["budget"]
-        parts = b["waiting_ns"] + b["network_ns"] + b["unexplained_ns"] + b["expected_ns"]
+        parts = b["waiting_ns"] + b["network_ns"] + b["unexplained_ns"] + b["usual_ns"]
         if not (_near(parts, b["total_ns"]) and _near(b["total_ns"], c["duration_ns"])):
             bad.append((c["id"], c["duration_ns"], b["total_ns"], parts))
-    check(not bad, f"{name}: each collective's waiting + network + unexplained + expected = its total = its "
-          f"span, within 1 % (wrong: {bad[:3]})")
+    check(not bad, f"{name}: each collective's waiting + network + unexplained + usual (expected transfer and "
+          f"usual skew) = its total = its span, within 1 % (wrong: {bad[:3]})")
     j = rep.get("budget")
     if not check(isinstance(j, dict), f"{name}: the job has a budget (top-level 'budget')"):
         return False

@@ -202,9 +202,10 @@ static bool judged(const struct corr_instance *in)
 /*
  * Step 2: each group's expected transfer: the low percentile of its clean
  * transfers; with fewer than GROUP_MIN clean ones, the least of them; with
- * none (a fabric congested all along), the line rate's time is the
- * uncongested transfer (per instance, in shares()), and without a line rate
- * the group's least transfer less its items.
+ * none (a fabric congested all along), the median of its transfers less
+ * their items -- what is left of them without the network's costs, whose
+ * estimates err both ways -- and never less than the time its bytes need
+ * at the line rate (per instance, in shares()).
  */
 static int expected_transfers(struct corr *c)
 {
@@ -215,31 +216,29 @@ static int expected_transfers(struct corr *c)
 	for (size_t g = 0; g < c->nopstats; g++) {
 		struct corr_opstat *st = &c->opstats[g];
 		size_t n = 0, nall = 0;
-		uint64_t least = UINT64_MAX;
 
-		for (size_t i = 0; i < c->ninstances; i++) {
-			const struct corr_instance *in = &c->instances[i];
-			uint64_t rest;
+		for (size_t i = 0; i < c->ninstances; i++)
+			if (c->instances[i].opstat == g && judged(&c->instances[i]) && clean(&c->instances[i]))
+				r[n++] = c->instances[i].all_arrived_ns;
+		if (!n) { /* none clean: the residuals */
+			for (size_t i = 0; i < c->ninstances; i++) {
+				const struct corr_instance *in = &c->instances[i];
 
-			if (in->opstat != g || !judged(in))
-				continue;
-			nall++;
-			rest = in->all_arrived_ns > in->budget.items_ns ? in->all_arrived_ns - in->budget.items_ns : 0;
-			if (rest < least)
-				least = rest;
-			if (clean(in))
-				r[n++] = in->all_arrived_ns;
+				if (in->opstat != g || !judged(in))
+					continue;
+				r[nall++] = in->all_arrived_ns > in->budget.items_ns ? in->all_arrived_ns - in->budget.items_ns : 0;
+			}
 		}
-		if (n) {
-			size_t k = (n * GROUP_PCT + 99) / 100;
+		if (n || nall) {
+			size_t k = n ? n : nall, p = (k * GROUP_PCT + 99) / 100;
 
-			qsort(r, n, sizeof(*r), cmp_u64p);
-			st->expected_ns = n >= GROUP_MIN ? r[k ? k - 1 : 0] : r[0];
-			st->typical_ns = r[(n - 1) / 2];
-			st->expected_from = n >= GROUP_MIN ? CORR_EXPECTED_GROUP : CORR_EXPECTED_GROUP_MIN;
-		} else if (nall) {
-			st->expected_ns = least; /* where an instance's line rate is unknown */
-			st->expected_from = CORR_EXPECTED_BANDWIDTH;
+			qsort(r, k, sizeof(*r), cmp_u64p);
+			st->typical_ns = r[(k - 1) / 2];
+			/* clean transfers: the low percentile is the uncongested one; residuals carry
+			 * the items' estimation error both ways: their median */
+			st->expected_ns = !n ? st->typical_ns : k >= GROUP_MIN ? r[p ? p - 1 : 0] : r[0];
+			st->expected_from = !n ? CORR_EXPECTED_RESIDUAL :
+					    n >= GROUP_MIN ? CORR_EXPECTED_GROUP : CORR_EXPECTED_GROUP_MIN;
 		} else {
 			st->expected_from = CORR_EXPECTED_NONE;
 		}
@@ -314,27 +313,17 @@ void corr_budget_shares(struct corr *c, size_t i)
 	b->carried_ns = in->skew_ns > b->waiting_ns ? in->skew_ns - b->waiting_ns : 0;
 	b->transfer_ns = in->all_arrived_ns;
 	b->expected_from = judged(in) ? st->expected_from : CORR_EXPECTED_NONE;
-	if (b->expected_from == CORR_EXPECTED_BANDWIDTH && !b->line_rate_ns)
-		b->expected_from = CORR_EXPECTED_RESIDUAL;
-	switch (b->expected_from) {
-	case CORR_EXPECTED_GROUP:
-	case CORR_EXPECTED_GROUP_MIN:
-	case CORR_EXPECTED_RESIDUAL:
-		b->expected_ns = st->expected_ns;
-		break;
-	case CORR_EXPECTED_BANDWIDTH:
+	b->expected_ns = b->expected_from == CORR_EXPECTED_NONE ? b->transfer_ns : st->expected_ns;
+	/* what is left of congested transfers without their items is no less than the line rate allows */
+	if (b->expected_from == CORR_EXPECTED_RESIDUAL && b->line_rate_ns > b->expected_ns) {
 		b->expected_ns = b->line_rate_ns;
-		break;
-	default:
-		b->expected_ns = b->transfer_ns;
-		break;
+		b->expected_from = CORR_EXPECTED_BANDWIDTH;
 	}
 	if (b->expected_ns > b->transfer_ns)
 		b->expected_ns = b->transfer_ns;
 	b->excess_ns = b->transfer_ns - b->expected_ns;
-	/* the group's usual spread (none where the baseline is no clean sample) */
-	b->typical_ns = b->expected_from == CORR_EXPECTED_GROUP || b->expected_from == CORR_EXPECTED_GROUP_MIN ?
-			st->typical_ns : b->expected_ns;
+	/* the group's usual spread (of its clean transfers, or of its residuals) */
+	b->typical_ns = b->expected_from == CORR_EXPECTED_BANDWIDTH ? b->expected_ns : st->typical_ns;
 	if (b->typical_ns < b->expected_ns)
 		b->typical_ns = b->expected_ns;
 	/* the items' estimates are lower bounds: at a material share of the excess they own it all */

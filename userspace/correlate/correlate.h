@@ -200,8 +200,10 @@ unsigned corr__leader(const struct corr_thresholds *t, const struct corr_verdict
  *   expected  the usual uncongested transfer of its (op, size, ranks) group:
  *             the 10th percentile of its clean instances' transfers (items
  *             under a tenth of the transfer), the least of them when it has
- *             fewer than 5; with none clean, the time its bytes need at the
- *             ranks' slowest line rate (the nccl-tests bus factor)
+ *             fewer than 5; with none clean (congested all along), the
+ *             median of the transfers less their items, and at least the
+ *             time its bytes need at the ranks' slowest line rate
+ *             (nccl-tests' bus factor)
  *   excess    attributed to the network's items (struct corr_cost: each an
  *             estimated cost, in the transfer window, on the ranks' paths).
  *             The estimates are lower bounds (TCP regrows a halved window for
@@ -249,8 +251,9 @@ enum corr_share {
 enum corr_expected_from {
 	CORR_EXPECTED_GROUP = 0,    /* the 10th percentile of the group's clean transfers (>= 5 of them) */
 	CORR_EXPECTED_GROUP_MIN,    /* 1 to 4 clean: the least of them */
-	CORR_EXPECTED_BANDWIDTH,    /* none clean: its bytes at the ranks' slowest line rate */
-	CORR_EXPECTED_RESIDUAL,     /* none clean, line rate unknown: the group's least transfer less its items */
+	CORR_EXPECTED_RESIDUAL,     /* none clean: the median of the transfers less their items */
+	CORR_EXPECTED_BANDWIDTH,    /* none clean, and that under the time its bytes need at the ranks'
+				     * slowest line rate: that time */
 	CORR_EXPECTED_NONE,         /* no transfer (open, or one member) */
 };
 

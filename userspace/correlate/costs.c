@@ -375,6 +375,42 @@ static int counter_items(const struct model *m, const struct corr_pset *ps, uint
 	return 0;
 }
 
+/*
+ * A wire's two ends (a host's NIC and its switch port) shape and queue its
+ * two directions, and a collective's transfer uses both at once (data one
+ * way, the other ranks' data and the ACKs the other): their times overlap,
+ * so the wire's shaper and its queue each cost the larger end's, once.  The
+ * host's end keeps the item, with both ends' bytes or samples.
+ */
+static void fold_wire_ends(const struct corr *c, struct acc *x)
+{
+	struct corr_cost *v = *x->v;
+
+	for (size_t i = x->first; i < *x->n; i++) {
+		if (v[i].kind != CORR_COST_SHAPER && v[i].kind != CORR_COST_QUEUE)
+			continue;
+		for (size_t k = i + 1; k < *x->n; k++) {
+			struct corr_cost *keep, *drop;
+
+			if (v[k].kind != v[i].kind || corr__wire(c, v[k].iface) != corr__wire(c, v[i].iface))
+				continue;
+			keep = corr__wire(c, v[k].iface) == v[k].iface ? &v[k] : &v[i];
+			drop = keep == &v[k] ? &v[i] : &v[k];
+			keep->count += drop->count;
+			if (drop->raw_ns > keep->raw_ns)
+				keep->raw_ns = drop->raw_ns;
+			drop->count = drop->raw_ns = 0;
+		}
+	}
+	/* squeeze out the emptied items */
+	size_t w = x->first;
+
+	for (size_t i = x->first; i < *x->n; i++)
+		if (v[i].count || v[i].raw_ns || (v[i].kind != CORR_COST_SHAPER && v[i].kind != CORR_COST_QUEUE))
+			v[w++] = v[i];
+	*x->n = w;
+}
+
 int corr_costs(const struct corr *c, const struct corr_pset *ps, uint64_t a, uint64_t b,
 	       struct corr_cost **v, size_t *n, size_t *cap)
 {
@@ -393,6 +429,8 @@ int corr_costs(const struct corr *c, const struct corr_pset *ps, uint64_t a, uin
 		if (!err)
 			err = drop_item(m, (uint32_t)i, a, b, &x);
 	}
+	if (!err)
+		fold_wire_ends(c, &x);
 	if (!err)
 		err = retransmit_items(c, ps, a, b, &x);
 	if (!err)

@@ -66,6 +66,18 @@ void report_budget__instance_json(struct json *j, const struct model *m, const s
 		json_kv_u64(j, "cost_ns", x->cost_ns);
 		json_object_end(j);
 	}
+	if (b->carried_network_ns && b->carried_from < c->ninstances) { /* on the link it came from */
+		const struct corr_budget *pb = &c->instances[b->carried_from].budget;
+
+		json_object_begin(j);
+		json_kv_string(j, "kind", corr__cost_name(CORR_COST_CARRIED));
+		j_place(j, m, pb->link, pb->qdisc, pb->toward_flow);
+		json_kv_u64(j, "count", 1);
+		json_kv_u64(j, "estimate_ns", b->carried_network_ns);
+		json_kv_u64(j, "cost_ns", b->carried_network_ns);
+		json_kv_u64(j, "from", b->carried_from);
+		json_object_end(j);
+	}
 	json_array_end(j);
 	json_object_end(j);
 }
