@@ -243,6 +243,28 @@ static inline void rec_lost(struct model *m, uint32_t source, uint32_t cpu, uint
 	rec_add(m, r);
 }
 
+static inline void rec_qbin_kind(struct model *m, const char *kind, uint32_t netns, uint32_t ifindex,
+				 uint32_t handle, uint64_t start, uint64_t backlog, uint64_t soj_sum, uint32_t soj_cnt,
+				 uint64_t soj_max, uint32_t enq_pkts, uint64_t enq_bytes)
+{
+	struct ft_qdisc_bin r;
+
+	REC_HDR(r, FT_REC_QDISC_BIN);
+	r.start_ns = start;
+	r.max_backlog = backlog;
+	r.max_qlen = enq_pkts;
+	r.sojourn_sum_ns = soj_sum;
+	r.sojourn_cnt = soj_cnt;
+	r.sojourn_max_ns = soj_max;
+	r.enq_pkts = enq_pkts;
+	r.enq_bytes = enq_bytes;
+	r.netns = netns;
+	r.ifindex = ifindex;
+	r.handle = handle;
+	snprintf(r.kind, sizeof(r.kind), "%s", kind);
+	rec_add(m, r);
+}
+
 static inline void rec_qbin(struct model *m, uint32_t cpu, uint32_t netns, uint32_t ifindex, uint32_t handle,
 			    uint64_t start, uint64_t backlog, uint32_t qlen, uint64_t soj_sum, uint32_t soj_cnt,
 			    uint64_t soj_max, uint32_t enq_pkts, uint64_t enq_bytes, uint32_t drops)

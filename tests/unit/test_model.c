@@ -389,6 +389,56 @@ static void test_qdisc(void **state)
 	model__free(m);
 }
 
+/*
+ * Sojourn samples a FIFO cannot have: a tbf draining 12.5 kB a bin (100
+ * Mbit/s in 1 ms bins) behind a 30 kB queue.  A 2.4 ms sample, with one
+ * bin (12.5 kB) queued after its enqueue, is kept.  An 8.5 ms sample, with
+ * 87.5 kB queued after it, cannot be (the followed packet had left: a
+ * broken chain) and is taken out of its bin, leaving that bin's other
+ * sample.  A queue that stalls (no dequeue, backlog growing to 62.5 kB)
+ * keeps its 5 ms sample: no rate is assumed.  An htb serves several queues
+ * and is left as measured.
+ */
+static void test_sojourn_bound(void **state)
+{
+	struct model *m = mk(0, 0);
+	const struct model_qdisc *tbf = NULL, *htb = NULL;
+
+	(void)state;
+	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 100000);
+	rec_iface(m, NS1 + 1, 2, "eth0", "h2", 1000, 100000);
+	for (uint64_t b = 0; b < 30; b++) {
+		uint64_t soj_max = b == 10 ? 2400000 : b == 20 ? 8500000 : 0, soj_sum = b == 20 ? 9500000 : soj_max;
+		uint32_t cnt = b == 10 ? 1 : b == 20 ? 2 : 0;
+
+		rec_qbin_kind(m, "tbf", NS1, 2, 0x10000, S0 + b * BIN, 30000, soj_sum, cnt, soj_max, 9, 12500);
+		rec_qbin_kind(m, "htb", NS1 + 1, 2, 0x10000, S0 + b * BIN, 30000, soj_sum, cnt, soj_max, 9, 12500);
+	}
+	for (uint64_t b = 30; b < 35; b++) /* stalled: enqueued, nothing leaves */
+		rec_qbin_kind(m, "tbf", NS1, 2, 0x10000, S0 + b * BIN, (b - 29) * 12500, 0, 0, 0, 9, 12500);
+	rec_qbin_kind(m, "tbf", NS1, 2, 0x10000, S0 + 35 * BIN, 62500, 5000000, 1, 5000000, 0, 0);
+	rec_end(m, S0 + 40 * BIN);
+	assert_int_equal(model__finish(m), 0);
+	for (size_t i = 0; i < m->nqdiscs; i++)
+		if (!strcmp(m->qdiscs[i].kind, "tbf"))
+			tbf = &m->qdiscs[i];
+		else
+			htb = &m->qdiscs[i];
+	assert_non_null(tbf);
+	assert_non_null(htb);
+	assert_int_equal(tbf->bins[10].sojourn_max_ns, 2400000);        /* kept */
+	assert_int_equal(tbf->bins[20].sojourn_cnt, 1);                 /* 8.5 ms taken out */
+	assert_int_equal(tbf->bins[20].sojourn_sum_ns, 1000000);
+	assert_int_equal(tbf->bins[20].sojourn_max_ns, 1000000);        /* what the rest allows */
+	assert_int_equal(tbf->bins[35].sojourn_max_ns, 5000000);        /* the stall's, kept */
+	assert_int_equal(tbf->sojourn_max_ns, 5000000);
+	assert_int_equal(tbf->sojourn_dropped, 1);
+	assert_int_equal(htb->sojourn_max_ns, 8500000);                 /* not a FIFO: as measured */
+	assert_int_equal(htb->sojourn_dropped, 0);
+	assert_int_equal(m->sojourn_dropped, 1);
+	model__free(m);
+}
+
 static void test_lost_cumulative(void **state)
 {
 	struct model *m = mk(0, 0);
@@ -1086,6 +1136,7 @@ int main(void)
 		cmocka_unit_test(test_burst_gap_merge),
 		cmocka_unit_test(test_burst_at_end_no_end_record),
 		cmocka_unit_test(test_qdisc),
+		cmocka_unit_test(test_sojourn_bound),
 		cmocka_unit_test(test_lost_cumulative),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_coverage),

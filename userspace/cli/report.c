@@ -58,13 +58,25 @@ static void usage(FILE *f)
 		"      --phases MODE     auto (default: phase probes if the capture has any, else\n"
 		"                        inferred), probes, or inferred (also compared with the\n"
 		"                        probes' collective windows when the capture has them)\n"
-		"      --queue-delay DURATION  verdict: a queue delaying packets this long on a\n"
-		"                        rank's link is congestion (default 1ms)\n"
-		"      --skew PCT        verdict: entry skew >= PCT %% of the span makes the last\n"
-		"                        rank a straggler (default 50)\n"
-		"      --skew-min DURATION  ... and at least this long (default 1ms)\n"
-		"      --slow FACTOR     a collective is slow at >= FACTOR x the median of its\n"
-		"                        op and size (default 2)\n"
+		"Verdicts weigh each collective's time budget: waiting for a late rank,\n"
+		"its expected transfer, the network's excess (queueing, a shaper, RTO and\n"
+		"fast retransmits, real tail-loss probes, pause and CNP counters, each\n"
+		"with an estimated cost) and what is unexplained; the largest share that\n"
+		"made it slow names the verdict (docs/verdicts.md):\n"
+		"      --slow FACTOR     a collective is slow at >= FACTOR x its time without\n"
+		"                        those shares (default 1.5); else ok\n"
+		"      --margin FACTOR   the largest share names the verdict at >= FACTOR x the\n"
+		"                        next, else unknown (default 1.5)\n"
+		"      --explains PCT    network items estimated at >= PCT %% of the excess\n"
+		"                        transfer own all of it (default 20)\n"
+		"      --rto-min DURATION  what an RTO retransmit costs beyond the RTT (the\n"
+		"                        kernel's TCP_RTO_MIN, default 200ms)\n"
+		"      --skew-min DURATION  the least a slow collective is over its usual, and\n"
+		"                        a straggler's lateness (default 1ms)\n"
+		"      --queue-delay DURATION  evidence: a queue delaying packets this long on\n"
+		"                        a rank's link (default 1ms)\n"
+		"      --skew PCT        evidence: a rank entering late by >= PCT %% of itself\n"
+		"                        plus the transfer is a straggler (default 50)\n"
 		"      --infer-gap DURATION  inferred phases: merge activity across gaps shorter\n"
 		"                        than this (default: chosen from the idle gaps in the\n"
 		"                        traffic, at least max(1ms, 10 bins))\n"
@@ -437,6 +449,9 @@ int cmd_report(int argc, char **argv)
 		{ "skew", required_argument, NULL, 'K' },
 		{ "skew-min", required_argument, NULL, 'M' },
 		{ "slow", required_argument, NULL, 'S' },
+		{ "margin", required_argument, NULL, 'G' },
+		{ "explains", required_argument, NULL, 'E' },
+		{ "rto-min", required_argument, NULL, 'O' },
 		{ "infer-gap", required_argument, NULL, 'I' },
 		{ "spike-rate", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
@@ -564,19 +579,33 @@ int cmd_report(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'S': {
+		case 'S':
+		case 'G': {
 			char *end;
 			double v;
 
 			errno = 0;
 			v = strtod(optarg, &end);
 			if (end == optarg || *end || errno || !(v >= 1.0) || v > 1e6) {
-				ft_err("report: --slow '%s': not a factor; give e.g. 2 (x the median, >= 1)", optarg);
+				ft_err("report: --%s '%s': not a factor; give e.g. %s (>= 1)", c == 'S' ? "slow" : "margin",
+				       optarg, c == 'S' ? "1.5" : "2");
 				return 2;
 			}
-			co.th.slow_factor = v;
+			*(c == 'S' ? &co.th.slow_factor : &co.th.margin) = v;
 			break;
 		}
+		case 'E':
+			if (parse_pct(optarg, 100, &co.th.explains)) {
+				ft_err("report: --explains '%s': not a percentage; give e.g. 20 (%% of the excess, 0 to 100)", optarg);
+				return 2;
+			}
+			break;
+		case 'O':
+			if (parse_duration(optarg, 0, &co.th.rto_min_ns)) {
+				ft_err("report: --rto-min '%s': not a duration; give e.g. 200ms or 5ms", optarg);
+				return 2;
+			}
+			break;
 		case 'R': {
 			char *end;
 			double v;

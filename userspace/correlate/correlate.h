@@ -71,7 +71,7 @@ enum corr_phases_mode {
 #define CORR_DEF_SLOW_FACTOR    1.5         /* over its expected transfer by half of it: slow */
 #define CORR_DEF_MARGIN         1.5         /* the largest share leads at >= 1.5x the next */
 #define CORR_DEF_RTO_MIN_NS     200000000ull /* Linux's TCP_RTO_MIN: what an RTO costs at least */
-#define CORR_DEF_EXPLAINS       0.25        /* items estimated at >= 25 % of the excess own all of it */
+#define CORR_DEF_EXPLAINS       0.2         /* items estimated at >= 20 % of the excess own all of it */
 
 struct corr_thresholds {
 	uint64_t queue_delay_ns;   /* evidence: a queue on a rank's link delayed packets this long */

@@ -293,6 +293,7 @@ void report_json__queues(struct json *j, const struct model *m)
 		json_kv_u64(j, "sojourn_samples", q->sojourn_cnt);
 		json_kv_double(j, "sojourn_mean_ns", q->sojourn_mean_ns, 1);
 		json_kv_u64(j, "sojourn_max_ns", q->sojourn_max_ns);
+		json_kv_u64(j, "sojourn_dropped", q->sojourn_dropped);
 		json_kv_u64(j, "drops_counter_pkts", q->drops_counter);
 		json_kv_u64(j, "drop_records", q->drop_recs);
 		json_object_end(j);

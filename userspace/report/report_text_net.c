@@ -239,6 +239,10 @@ void report_text__queues(FILE *f, const struct model *m)
 			q->sojourn_cnt ? fmt_ns(q->sojourn_max_ns, sx, sizeof(sx)) : "-", q->enq_pkts,
 			fmt_bytes((double)q->enq_bytes, eb, sizeof(eb)), q->drops_counter, q->drop_recs);
 	}
+	if (m->sojourn_dropped)
+		fprintf(f, "  %" PRIu64 " sojourn sample%s left out: a followed packet that had already left (more "
+			"bytes were queued after it than its FIFO held; docs/design-notes.md)\n", m->sojourn_dropped,
+			m->sojourn_dropped == 1 ? "" : "s");
 }
 
 /* "rank 2 (pid 1234 allreduce)" or "pid 1234 (comm)" for a flow's first socket owner, "-" if none. */
