@@ -45,6 +45,9 @@ void report_json__phases_head(struct json *j, const struct model *m, const struc
 	json_kv_double(j, "skew_frac", c->opts.th.skew_frac, 4);
 	json_kv_u64(j, "skew_min_ns", c->opts.th.skew_min_ns);
 	json_kv_double(j, "slow_factor", c->opts.th.slow_factor, 4);
+	json_kv_double(j, "margin", c->opts.th.margin, 4);
+	json_kv_double(j, "explains", c->opts.th.explains, 4);
+	json_kv_u64(j, "rto_min_ns", c->opts.th.rto_min_ns);
 	json_object_end(j);
 	json_key(j, "slots");
 	json_array_begin(j);
