@@ -139,6 +139,8 @@ static int cmp_ivl(const void *p, const void *q)
 /* Each item's raw cost += the measure of the union of its intervals. */
 static void unions(struct acc *x)
 {
+	if (!x->niv)
+		return;
 	qsort(x->iv, x->niv, sizeof(*x->iv), cmp_ivl);
 	for (size_t i = 0; i < x->niv;) {
 		uint32_t it = x->iv[i].item;
@@ -429,10 +431,10 @@ int corr_costs(const struct corr *c, const struct corr_pset *ps, uint64_t a, uin
 		if (!err)
 			err = drop_item(m, (uint32_t)i, a, b, &x);
 	}
-	if (!err)
+	if (!err) {
 		fold_wire_ends(c, &x);
-	if (!err)
 		err = retransmit_items(c, ps, a, b, &x);
+	}
 	if (!err)
 		err = counter_items(m, ps, a, b, &x);
 	if (!err)

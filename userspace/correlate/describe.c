@@ -256,7 +256,7 @@ static void item_str(const struct corr *c, const struct corr_cost *x, char *buf,
 {
 	const struct model *m = c->m;
 	const char *place = x->iface != CORR_NONE && x->iface < m->nifaces ? m->ifaces[x->iface].label : NULL;
-	char a[32], b[32], q[48];
+	char a[32];
 
 	switch (x->kind) {
 	case CORR_COST_QUEUE:
@@ -264,9 +264,9 @@ static void item_str(const struct corr *c, const struct corr_cost *x, char *buf,
 		if (place)
 			app(buf, len, k, " on %s", place);
 		if (x->qdisc != CORR_NONE && x->qdisc < m->nqdiscs)
-			app(buf, len, k, " (%s)", qdisc_str(m, x->qdisc, q, sizeof(q)));
+			app(buf, len, k, " (%s)", qdisc_str(m, x->qdisc, a, sizeof(a)));
 		if (x->cost_ns > x->raw_ns + x->raw_ns / 10)
-			app(buf, len, k, ", %s in all", fmt_ns(x->cost_ns, b, sizeof(b)));
+			app(buf, len, k, ", %s in all", fmt_ns(x->cost_ns, a, sizeof(a)));
 		return;
 	case CORR_COST_SHAPER:
 		app(buf, len, k, "shaper %s", place ? fmt_rate_bps(m->ifaces[x->iface].dir[FT_DIR_TX].shaper_bps, a,
@@ -434,7 +434,7 @@ const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t l
 {
 	const struct corr_instance *in;
 	struct corr_evidence ev;
-	char r[128], a[32], bs[768];
+	char r[128], bs[768];
 	size_t k = 0;
 
 	if (!len)
@@ -453,8 +453,11 @@ const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t l
 		app(buf, len, &k, "network-bound: ");
 		evidence_str(c, &ev, buf, len, &k);
 		app(buf, len, &k, "; %s", bs);
-		if (in->skew_ns)
+		if (in->skew_ns) {
+			char a[32];
+
 			app(buf, len, &k, "; entry skew %s", fmt_ns(in->skew_ns, a, sizeof(a)));
+		}
 		break;
 	case CORR_RANK:
 		/* the rank first, as the details have always named it */

@@ -465,9 +465,6 @@ static void budget_line(struct headline *h, const struct answer *a)
 void headline__lines(struct headline *h, const char *title, const struct answer *a, const char *no_collectives,
 		     const struct headline_data *d)
 {
-	const struct answer_worst *worst[HEADLINE_WORST];
-	size_t nw;
-
 	h->nlines = 0;
 	line(h, "%s", title);
 	if (!a->n) {
@@ -479,6 +476,9 @@ void headline__lines(struct headline *h, const char *title, const struct answer 
 		     a->verdicts[CORR_UNKNOWN], a->verdicts[CORR_OK]);
 		budget_line(h, a);
 		blame_line(h, &a->blame[0], false, "network-bound:");
+		const struct answer_worst *worst[HEADLINE_WORST];
+		size_t nw;
+
 		blame_line(h, &a->blame[1], true, "rank-bound:");
 		nw = answer__worst(a, worst);
 		if (!nw) {
