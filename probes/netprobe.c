@@ -19,6 +19,7 @@
 #include "probes/bpflog.h"
 #include "probes/netns.h"
 #include "probes/netprobe.h"
+#include "probes/probe_names.h"
 #include "probes/recursion_misses.h"
 #include "probes/tcx.h"
 #include "lib/util.h"
@@ -27,29 +28,28 @@ enum obj_id { OBJ_NET, OBJ_TCP, OBJ_MAX };
 
 /* Every hook, with its variants in order of preference. */
 static const struct hook {
-	enum ft_probe_id id;
-	const char *name;
+	enum ft_probe_id id;       /* its name: probe__name() */
 	const char *tracepoint;
 	const char *system;        /* tracefs event system of the tracepoint */
 	enum obj_id obj;
 	const char *progs[3];
 	const char *kinds[3];
 } hooks[FT_PROBE_MAX] = {
-	{ FT_PROBE_IFACE_TX, "iface_tx", "net_dev_start_xmit", "net", OBJ_NET,
+	{ FT_PROBE_IFACE_TX, "net_dev_start_xmit", "net", OBJ_NET,
 	  { "iface_tx_btf", "iface_tx_raw" }, { "tp_btf", "raw_tp" } },
-	{ FT_PROBE_IFACE_RX, "iface_rx", "netif_receive_skb", "net", OBJ_NET,
+	{ FT_PROBE_IFACE_RX, "netif_receive_skb", "net", OBJ_NET,
 	  { "iface_rx_tcx", "iface_rx_btf", "iface_rx_raw" }, { "tcx", "tp_btf", "raw_tp" } },
-	{ FT_PROBE_QDISC_ENQ, "qdisc_enqueue", "qdisc_enqueue", "qdisc", OBJ_NET,
+	{ FT_PROBE_QDISC_ENQ, "qdisc_enqueue", "qdisc", OBJ_NET,
 	  { "qdisc_enq_btf", "qdisc_enq_raw" }, { "tp_btf", "raw_tp" } },
-	{ FT_PROBE_QDISC_DEQ, "qdisc_dequeue", "qdisc_dequeue", "qdisc", OBJ_NET,
+	{ FT_PROBE_QDISC_DEQ, "qdisc_dequeue", "qdisc", OBJ_NET,
 	  { "qdisc_deq_btf", "qdisc_deq_raw" }, { "tp_btf", "raw_tp" } },
-	{ FT_PROBE_DROP, "drop", "kfree_skb", "skb", OBJ_NET,
+	{ FT_PROBE_DROP, "kfree_skb", "skb", OBJ_NET,
 	  { "drop_btf", "drop_raw" }, { "tp_btf", "raw_tp" } },
-	{ FT_PROBE_RETRANS, "retransmit", "tcp_retransmit_skb", "tcp", OBJ_TCP,
+	{ FT_PROBE_RETRANS, "tcp_retransmit_skb", "tcp", OBJ_TCP,
 	  { "retrans_err_btf", "retrans_btf", "retrans_raw" }, { "tp_btf", "tp_btf", "raw_tp" } },
-	{ FT_PROBE_CONG_STATE, "cong_state", "tcp_cong_state_set", "tcp", OBJ_TCP,
+	{ FT_PROBE_CONG_STATE, "tcp_cong_state_set", "tcp", OBJ_TCP,
 	  { "cong_state_btf", "cong_state_raw" }, { "tp_btf", "raw_tp" } },
-	{ FT_PROBE_TCP_SAMPLE, "tcp_sample", "tcp_probe", "tcp", OBJ_TCP,
+	{ FT_PROBE_TCP_SAMPLE, "tcp_probe", "tcp", OBJ_TCP,
 	  { "tcp_sample_btf", "tcp_sample_raw" }, { "tp_btf", "raw_tp" } },
 };
 
@@ -86,6 +86,7 @@ int netprobe__parse_families(const char *list, uint64_t *mask)
 		return -EINVAL;
 	strcpy(buf, list);
 	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int probe = probe__id(t);
 		bool found = false;
 
 		for (int i = 0; i < netprobe_n_families && !found; i++)
@@ -93,13 +94,10 @@ int netprobe__parse_families(const char *list, uint64_t *mask)
 				*mask |= netprobe_families[i].mask;
 				found = true;
 			}
-		for (int i = 0; i < FT_PROBE_MAX && !found; i++)
-			if (!strcmp(t, hooks[i].name)) {
-				*mask |= 1ull << i;
-				found = true;
-			}
-		if (!found)
+		if (!found && probe < 0)
 			return -EINVAL;
+		if (!found)
+			*mask |= 1ull << probe;
 	}
 	return *mask ? 0 : -EINVAL;
 }
@@ -284,7 +282,7 @@ static void choose_variants(int chosen[FT_PROBE_MAX], struct probe_status st[FT_
 		const struct hook *h = &hooks[i];
 
 		chosen[i] = -1;
-		st[i] = (struct probe_status){ .id = h->id, .name = h->name, .tracepoint = h->tracepoint };
+		st[i] = (struct probe_status){ .id = h->id, .name = probe__name(h->id), .tracepoint = h->tracepoint };
 		if (skip & (1ull << i)) {
 			snprintf(st[i].why, sizeof(st[i].why), "left out (--no-probes)");
 			continue;
@@ -470,7 +468,7 @@ static int attach_tcx(struct netprobe *p, int i, const struct bpf_program *prog,
 			continue;
 		if (j.fd < 0 && j.fd != INT_MIN) /* else err says why the netns failed */
 			snprintf(err, errlen, "attaching tcx (%s) to interface index %u: %s",
-				 hooks[i].name, p->slots[s][1], strerror(-ret));
+				 probe__name(hooks[i].id), p->slots[s][1], strerror(-ret));
 		return ret;
 	}
 	return 0;
@@ -825,7 +823,7 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 			int v = variant_is_tcx(&hooks[i], 0) && o->n_ifaces <= 0; /* tcx needs -i */
 
 			p->chosen[i] = skip ? -1 : v;
-			p->st[i] = (struct probe_status){ .id = hooks[i].id, .name = hooks[i].name,
+			p->st[i] = (struct probe_status){ .id = hooks[i].id, .name = probe__name(hooks[i].id),
 				.tracepoint = hooks[i].tracepoint, .variant = skip ? NULL : hooks[i].kinds[v] };
 			if (skip)
 				snprintf(p->st[i].why, sizeof(p->st[i].why), "left out (--no-probes)");

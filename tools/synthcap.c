@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probes/probe_names.h"
 #include "userspace/capture/capture.h"
 #include "lib/util.h"
 
@@ -225,9 +226,6 @@ static struct ft_flow flow_of(unsigned h, unsigned nh)
 static void setup_records(struct gen *g)
 {
 	const struct opts *o = &g->o;
-	static const char *const probes[FT_PROBE_MAX] = {
-		"iface_tx", "iface_rx", "qdisc_enq", "qdisc_deq", "drop", "retrans", "cong_state", "tcp_sample",
-	};
 	struct ft_drop_reason dr;
 	struct ft_phase_slot sl;
 
@@ -237,7 +235,7 @@ static void setup_records(struct gen *g)
 		REC(pi, FT_REC_PROBE);
 		pi.id = p;
 		pi.attached = 1;
-		snprintf(pi.name, sizeof(pi.name), "%s", probes[p]);
+		snprintf(pi.name, sizeof(pi.name), "%s", probe__name(p));
 		snprintf(pi.hook, sizeof(pi.hook), "synthetic");
 		emit(g, &pi);
 	}

@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 
 #include "rdma/counters.h"
+#include "userspace/capture/probe_name.h"
 #include "userspace/correlate/correlate.h"
 #include "lib/json.h"
 #include "userspace/live/metrics.h"
@@ -472,7 +473,7 @@ static void render_phases(const struct live *l, FILE *f)
 int metrics__render(const struct live *l, const struct metrics_info *info, FILE *f)
 {
 	static const char *const src[FT_SRC_MAX] = { "net", "tcp", "user", "phase" };
-	char lbl[512];
+	char lbl[512], nb[32];
 	uint64_t dropped_ctr = 0;
 	uint32_t rep[METRICS_MAX_IFACES] = { 0 }; /* label_reps() fills the exposed ones */
 
@@ -501,7 +502,8 @@ int metrics__render(const struct live *l, const struct metrics_info *info, FILE 
 	for (int p = 0; p < FT_PROBE_MAX; p++)
 		if (l->skipped_known[p])
 			counter_u64(f, "fabtrace_probe_skipped_runs",
-				    labels(lbl, sizeof(lbl), "probe", live__probe_name((unsigned)p), END),
+				    labels(lbl, sizeof(lbl), "probe",
+					   capture__probe_name((uint32_t)p, NULL, nb, sizeof(nb)), END),
 				    l->skipped[p]);
 	render_counters(l, f, &dropped_ctr);
 	render_phases(l, f);
