@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The JSON snapshot of `fabtrace top --json` (userspace/live/top_view.h;
+ * The JSON snapshot of `fabtrace top --json` (userspace/top/top_view.h;
  * keys in docs/top.md): the period, lost and skipped events, interfaces with
  * their rates, queues, drops, counters and history, drop reasons, RDMA
  * ports, counters, processes and the slowest rank.
@@ -13,8 +13,8 @@
 #include "userspace/capture/probe_name.h"
 #include "userspace/correlate/correlate.h"
 #include "lib/json.h"
-#include "userspace/live/top_select.h"
-#include "userspace/live/top_view.h"
+#include "userspace/top/top_select.h"
+#include "userspace/top/top_view.h"
 #include "userspace/record/session.h"
 
 static void json_num(struct json *j, const char *k, double v, int dec)
