@@ -165,10 +165,11 @@ $(BUILD)/libfabtrace_marker.so.1: probes/marker/fabtrace_marker.c probes/marker/
 $(MARKER_LIB): $(BUILD)/libfabtrace_marker.so.1
 	$(Q)ln -sf libfabtrace_marker.so.1 $@
 
-$(NCCL_PLUGIN): $(wildcard probes/nccl_profiler/*.c probes/nccl_profiler/*.h) bpf/phase.h bpf/fabtrace.h | $(BUILD)
+NCCL_PLUGIN_SRCS := $(wildcard probes/nccl_profiler/*.c)
+$(NCCL_PLUGIN): $(NCCL_PLUGIN_SRCS) $(wildcard probes/nccl_profiler/*.h) bpf/phase.h bpf/fabtrace.h | $(BUILD)
 	$(call msg,CC-SO,$@)
 	$(Q)$(CC) $(WL_CFLAGS) -I. -fPIC -fvisibility=hidden -shared -pthread \
-		-Wl,-soname,libnccl-profiler-fabtrace.so probes/nccl_profiler/ncclprof.c -o $@
+		-Wl,-soname,libnccl-profiler-fabtrace.so $(NCCL_PLUGIN_SRCS) -o $@
 
 # the stand-in for NCCL's side of the profiler ABI (tests/integration/test_nccl_plugin.sh)
 $(BUILD)/tools/nccl_profiler_driver: tools/nccl_profiler_driver.c tools/toolargs.h \
