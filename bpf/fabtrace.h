@@ -394,6 +394,7 @@ struct ft_drop_reason {
 	char  name[56];     /* e.g. "QDISC_DROP" (SKB_DROP_REASON_ prefix removed) */
 };
 
+/* The network probes; their names are one table, probes/probe_names.c. */
 enum ft_probe_id {
 	FT_PROBE_IFACE_TX = 0,
 	FT_PROBE_IFACE_RX,

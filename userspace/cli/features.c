@@ -11,7 +11,7 @@
 #include "probes/netprobe.h"
 #include "probes/phaseprobe.h"
 
-/* measured as the network families are (probes/netprobe.c) */
+/* measured as the network families are (probes/netprobe_variants.c) */
 #define PHASES_COST "~5 ns per MTU packet: sock_send/recv ~55-85 ns per socket call; uprobes ~2-5 us per traced call"
 #include "probes/privs.h"
 #include "userspace/cli/commands.h"

@@ -19,6 +19,7 @@
 #include "userspace/capture/capture.h"
 #include "userspace/cli/commands.h"
 #include "userspace/capture/clockinfo.h"
+#include "userspace/capture/probe_name.h"
 #include "userspace/correlate/correlate.h"
 #include "lib/json.h"
 #include "lib/util.h"
@@ -63,17 +64,6 @@ struct info {
 	uint64_t good_off;
 	uint64_t blocks;
 	char error[400];
-};
-
-static const char *const probe_names[FT_PROBE_MAX] = {
-	[FT_PROBE_IFACE_TX] = "iface_tx",
-	[FT_PROBE_IFACE_RX] = "iface_rx",
-	[FT_PROBE_QDISC_ENQ] = "qdisc_enq",
-	[FT_PROBE_QDISC_DEQ] = "qdisc_deq",
-	[FT_PROBE_DROP] = "drop",
-	[FT_PROBE_RETRANS] = "retrans",
-	[FT_PROBE_CONG_STATE] = "cong_state",
-	[FT_PROBE_TCP_SAMPLE] = "tcp_sample",
 };
 
 static const char *const source_names[FT_SRC_MAX] = {
@@ -282,17 +272,20 @@ static uint64_t cov_skipped(const struct info *in, const struct ft_coverage *c)
 	return c->known && c->probe < 64 ? in->cov_skip[c->probe] : 0;
 }
 
+/* A probe record's name as every output says it (capture__probe_name). */
+static const char *rec_probe_name(const struct ft_probe_info *p, char *buf, size_t len)
+{
+	char rec[sizeof(p->name) + 1];
+
+	return capture__probe_name(p->id, FIELD(p->name, rec), buf, len);
+}
+
 static const char *cov_name(const struct info *in, uint32_t id, char *buf, size_t len)
 {
 	for (size_t i = 0; i < in->nprobes; i++)
-		if (in->probes[i].id == id && in->probes[i].name[0]) {
-			snprintf(buf, len, "%.*s", (int)sizeof(in->probes[i].name), in->probes[i].name);
-			return buf;
-		}
-	if (id < FT_PROBE_MAX && probe_names[id])
-		return probe_names[id];
-	snprintf(buf, len, "probe %u", (unsigned)id);
-	return buf;
+		if (in->probes[i].id == id && in->probes[i].name[0])
+			return rec_probe_name(&in->probes[i], buf, len);
+	return capture__probe_name(id, NULL, buf, len);
 }
 
 /* "complete", "incomplete" (runs skipped), "partial" (some unknown), "unknown" */
@@ -531,7 +524,7 @@ static void print_plain(const struct info *in)
 			const struct ft_probe_info *p = &in->probes[i];
 			char b2[128];
 
-			printf("  %-14s %-40s ", FIELD(p->name, b1), FIELD(p->hook, b2));
+			printf("  %-14s %-40s ", rec_probe_name(p, b1, sizeof(b1)), FIELD(p->hook, b2));
 			if (p->attached)
 				printf("attached\n");
 			else
@@ -542,10 +535,7 @@ static void print_plain(const struct info *in)
 		for (int id = 0; id < 64; id++) {
 			if (!(h->probes & (1ull << id)))
 				continue;
-			if (id < FT_PROBE_MAX && probe_names[id])
-				printf("  %-14s attached\n", probe_names[id]);
-			else
-				printf("  probe %-8d attached\n", id);
+			printf("  %-14s attached\n", capture__probe_name((uint32_t)id, NULL, b1, sizeof(b1)));
 		}
 	} else {
 		printf("  (none recorded)\n");
@@ -656,7 +646,7 @@ static void print_json(const struct info *in, bool pretty)
 
 			json_object_begin(&j);
 			json_kv_u64(&j, "id", p->id);
-			json_kv_string(&j, "name", FIELD(p->name, b1));
+			json_kv_string(&j, "name", rec_probe_name(p, b1, sizeof(b1)));
 			json_kv_string(&j, "hook", FIELD(p->hook, b2));
 			json_kv_bool(&j, "attached", p->attached != 0);
 			json_kv_string(&j, "why", FIELD(p->why, b3));
@@ -668,7 +658,8 @@ static void print_json(const struct info *in, bool pretty)
 				continue;
 			json_object_begin(&j);
 			json_kv_u64(&j, "id", (uint64_t)id);
-			json_kv_string(&j, "name", id < FT_PROBE_MAX ? probe_names[id] : NULL);
+			json_kv_string(&j, "name",
+				       id < FT_PROBE_MAX ? capture__probe_name((uint32_t)id, NULL, b1, sizeof(b1)) : NULL);
 			json_kv_bool(&j, "attached", true);
 			json_object_end(&j);
 		}

@@ -941,16 +941,6 @@ void live__set_skipped(struct live *l, const uint64_t skipped[FT_PROBE_MAX], con
 	}
 }
 
-const char *live__probe_name(unsigned probe)
-{
-	static const char *const names[FT_PROBE_MAX] = {
-		"iface_tx", "iface_rx", "qdisc_enqueue", "qdisc_dequeue", "drop", "retransmit",
-		"cong_state", "tcp_sample",
-	};
-
-	return probe < FT_PROBE_MAX ? names[probe] : "unknown";
-}
-
 void live__reset_peaks(struct live *l)
 {
 	for (size_t i = 0; i < l->nifaces; i++) {

@@ -271,8 +271,6 @@ void live__begin_period(struct live *l, uint64_t now_ns);
  * at the larger (the figure never goes down).
  */
 void live__set_skipped(struct live *l, const uint64_t skipped[FT_PROBE_MAX], const bool known[FT_PROBE_MAX]);
-/* Name of a probe ("iface_tx", ...) as netprobe calls it. */
-const char *live__probe_name(unsigned probe);
 /* Forget the maxima since the start (peak bin, backlog, sojourn). */
 void live__reset_peaks(struct live *l);
 

@@ -440,7 +440,7 @@ const char *model__flow_str(const struct ft_flow *f, char *buf, size_t len);
 const struct model_flow *model__flow(const struct model *m, const struct ft_flow *f);
 const struct model_slot *model__slot(const struct model *m, uint32_t slot);
 const struct model_proc *model__proc(const struct model *m, uint32_t pid);
-/* Name of a probe ("iface_tx") from the probe records, else "probe N" written into BUF. */
+/* Name of a probe ("iface_tx"): capture__probe_name() with the capture's probe record. */
 const char *model__probe_name(const struct model *m, uint32_t id, char *buf, size_t len);
 
 /* Relative to the capture start, window or not (report --from/--to). */

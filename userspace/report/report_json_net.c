@@ -170,9 +170,11 @@ void report_json__header(struct json *j, const struct model *m, const struct rep
 	json_key(j, "probes");
 	json_array_begin(j);
 	for (size_t i = 0; i < m->nprobes; i++) {
+		char nb[32];
+
 		json_object_begin(j);
 		json_kv_u64(j, "id", m->probes[i].id);
-		json_kv_string(j, "name", m->probes[i].name);
+		json_kv_string(j, "name", model__probe_name(m, m->probes[i].id, nb, sizeof(nb)));
 		json_kv_string(j, "hook", m->probes[i].hook);
 		json_kv_bool(j, "attached", m->probes[i].attached != 0);
 		json_kv_string(j, "why", m->probes[i].why);

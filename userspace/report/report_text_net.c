@@ -79,14 +79,17 @@ void report_text__header(FILE *f, const struct model *m, const struct report_opt
 		fprintf(f, "  %" PRIu64 " records of unknown types skipped (written by a newer fabtrace)\n",
 			m->unknown_records);
 	if (m->nprobes) {
+		char nb[32];
+
 		fprintf(f, "  probes:");
 		for (size_t i = 0; i < m->nprobes; i++)
 			if (m->probes[i].attached)
-				fprintf(f, " %s", m->probes[i].name);
+				fprintf(f, " %s", model__probe_name(m, m->probes[i].id, nb, sizeof(nb)));
 		fputc('\n', f);
 		for (size_t i = 0; i < m->nprobes; i++)
 			if (!m->probes[i].attached)
-				fprintf(f, "  probe %s not attached: %s\n", m->probes[i].name,
+				fprintf(f, "  probe %s not attached: %s\n",
+					model__probe_name(m, m->probes[i].id, nb, sizeof(nb)),
 					m->probes[i].why[0] ? m->probes[i].why : "not requested");
 	}
 	if (m->lost_total || m->skipped_runs || m->truncated || report__count_conserve(m, MODEL_CONSERVE_MISMATCH) ||

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The text of `fabtrace top`'s view (userspace/live/top_frame.h): lines
+ * The text of `fabtrace top`'s view (userspace/top/top_frame.h): lines
  * that know their display width (UTF-8, escapes take no columns) and cut at
  * the screen's, and the frame that gathers them for one write, positioned
  * for the terminal or newline-separated for a snapshot.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "userspace/live/top_frame.h"
+#include "userspace/top/top_frame.h"
 
 void top_line__init(struct top_line *ln, int max)
 {

@@ -4,7 +4,8 @@
  * full-screen terminal view and the --once text snapshot (top_screen.c), and
  * the --json snapshot (top_json.c), of the live aggregator's last period
  * (userspace/live/live.h).  What they show is chosen in top_select.c; the
- * terminal itself is top_term.c.
+ * terminal itself is top_term.c; the keys and the window size that change
+ * the view are top_input.c.
  */
 #ifndef FABTRACE_TOP_VIEW_H
 #define FABTRACE_TOP_VIEW_H

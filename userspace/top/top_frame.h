@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The lines and frames of `fabtrace top`'s view (userspace/live/top_frame.c). */
+/* The lines and frames of `fabtrace top`'s view (userspace/top/top_frame.c). */
 #ifndef FABTRACE_TOP_FRAME_H
 #define FABTRACE_TOP_FRAME_H
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The JSON snapshot of `fabtrace top --json` (userspace/live/top_view.h;
+ * The JSON snapshot of `fabtrace top --json` (userspace/top/top_view.h;
  * keys in docs/top.md): the period, lost and skipped events, interfaces with
  * their rates, queues, drops, counters and history, drop reasons, RDMA
  * ports, counters, processes and the slowest rank.
@@ -10,10 +10,11 @@
 #include <stdlib.h>
 
 #include "rdma/counters.h"
+#include "userspace/capture/probe_name.h"
 #include "userspace/correlate/correlate.h"
 #include "lib/json.h"
-#include "userspace/live/top_select.h"
-#include "userspace/live/top_view.h"
+#include "userspace/top/top_select.h"
+#include "userspace/top/top_view.h"
 #include "userspace/record/session.h"
 
 static void json_num(struct json *j, const char *k, double v, int dec)
@@ -152,7 +153,7 @@ int top_view__print_json(const struct top_view *t)
 	uint32_t pidx[LIVE_MAX_PROCS];
 	size_t n, np;
 	struct json j;
-	char rb[24];
+	char rb[24], nb[32];
 	int ret = 0;
 
 	if (!idx)
@@ -178,7 +179,7 @@ int top_view__print_json(const struct top_view *t)
 	json_key(&j, "skipped");    /* probe runs the kernel skipped: null where not counted */
 	json_object_begin(&j);
 	for (int i = 0; i < FT_PROBE_MAX; i++) {
-		json_key(&j, live__probe_name((unsigned)i));
+		json_key(&j, capture__probe_name((uint32_t)i, NULL, nb, sizeof(nb)));
 		if (!l->skipped_known[i]) {
 			json_null(&j);
 			continue;

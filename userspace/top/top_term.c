@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The terminal of `fabtrace top`'s live view (userspace/live/top_term.h):
+ * The terminal of `fabtrace top`'s live view (userspace/top/top_term.h):
  * alternate screen, raw input (keys without Enter, no echo; Ctrl-C still a
  * signal, Ctrl-Z disabled so the screen is never left in raw mode behind a
  * stopped job), its size, and its restoration on every way out: normal
@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 
-#include "userspace/live/top_term.h"
+#include "userspace/top/top_term.h"
 
 static struct termios ui_orig;
 static volatile sig_atomic_t ui_active;

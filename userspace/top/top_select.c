@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * What `fabtrace top` shows, in which order (userspace/live/top_select.h):
+ * What `fabtrace top` shows, in which order (userspace/top/top_select.h):
  * the interfaces that pass the filter sorted by the chosen key, the active
  * processes by rank, the drop reasons by count; and the names it shows for
  * processes, network namespaces and drop reasons.  The terminal view and the
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "userspace/live/top_select.h"
+#include "userspace/top/top_select.h"
 
 const char *const top_sort_names[TOP_SORT_N] = { "rate", "peak", "bursts", "backlog", "drops", "name" };
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The terminal of `fabtrace top`'s live view (userspace/live/top_term.c). */
+/* The terminal of `fabtrace top`'s live view (userspace/top/top_term.c). */
 #ifndef FABTRACE_TOP_TERM_H
 #define FABTRACE_TOP_TERM_H
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What `fabtrace top` shows and in which order, and the names it shows
- * (userspace/live/top_select.c); for the terminal view and the JSON snapshot.
+ * (userspace/top/top_select.c); for the terminal view and the JSON snapshot.
  */
 #ifndef FABTRACE_TOP_SELECT_H
 #define FABTRACE_TOP_SELECT_H
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "userspace/live/live.h"
-#include "userspace/live/top_view.h"
+#include "userspace/top/top_view.h"
 
 /* The interfaces that pass T's filter into IDX (room for all), sorted by T's key; their count. */
 size_t top_view__select_ifaces(const struct top_view *t, uint32_t *idx);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The full-screen view of `fabtrace top` and its --once text snapshot
- * (userspace/live/top_view.h): the title and totals, the interface table
+ * (userspace/top/top_view.h): the title and totals, the interface table
  * (columns dropped by priority when the screen is narrow, a sparkline of
  * the rate), the drop reasons, the processes and the slowest rank, RDMA
  * ports, the help screen and the footer.
@@ -16,9 +16,9 @@
 #include "rdma/counters.h"
 #include "userspace/correlate/correlate.h"
 #include "userspace/live/metrics.h"
-#include "userspace/live/top_frame.h"
-#include "userspace/live/top_select.h"
-#include "userspace/live/top_view.h"
+#include "userspace/top/top_frame.h"
+#include "userspace/top/top_select.h"
+#include "userspace/top/top_view.h"
 #include "userspace/record/session.h"
 
 /* Compact SI: "0", "950", "1.2k", "98.1M", "1.23G" (fits in 6 columns). */
