@@ -139,6 +139,14 @@ static bool js_line_sep(const unsigned char *p, size_t l)
 	return l == 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9);
 }
 
+/* Bytes that go out as they are need no escape: printable ASCII but '"' and '\\'
+ * (and in script-safe mode '<', '>', '&'). */
+static bool plain_byte(const struct json *j, unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' &&
+	       !(j->script_safe && (c == '<' || c == '>' || c == '&'));
+}
+
 static void put_escaped(const struct json *j, const char *s)
 {
 	FILE *out = j->out;
@@ -148,14 +156,19 @@ static void put_escaped(const struct json *j, const char *s)
 	fputc('"', out);
 	while (n > 0) {
 		unsigned char c = *p;
-		size_t l = 1;
+		size_t l = 0;
 
-		if (c == '"' || c == '\\') {
+		while (l < n && plain_byte(j, p[l]))
+			l++;
+		if (l) { /* a run of plain bytes, written at once */
+			fwrite(p, 1, l, out);
+		} else if (c == '"' || c == '\\') {
 			fputc('\\', out);
 			fputc(c, out);
-		} else if (c < 0x20 || c == 0x7f ||
-			   (j->script_safe && (c == '<' || c == '>' || c == '&'))) { /* no "</script" */
+			l = 1;
+		} else if (c < 0x80) { /* control characters, DEL, and '<' '>' '&' (no "</script") */
 			fprintf(out, "\\u%04x", c);
+			l = 1;
 		} else {
 			l = json_utf8_len(p, n);
 			if (l == 0) {

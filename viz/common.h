@@ -110,10 +110,6 @@ const char *viz__coll_name(const struct corr *c, const struct corr_call *k, char
 /* Seconds relative to the capture start, exactly: "1.234567" (or "-0.000100"). */
 const char *viz__secs(const struct model *m, uint64_t ts, char *buf, size_t len);
 
-/* JSON string (quoted, escaped by lib/json.c). */
-void viz__json_str(FILE *f, const char *s);
-/* Nanoseconds as microseconds with three decimals, exactly ("12.345"); negative allowed. */
-void viz__us(FILE *f, int64_t ns);
 /* XML text/attribute escaping. */
 void viz__xml(FILE *f, const char *s);
 

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/json.h"
 #include "lib/util.h"
 #include "viz/common.h"
 
@@ -39,11 +40,10 @@
 #define PF_DETAIL_CALLS 100000u     /* more calls in the window: sub-phases go into the calls' args */
 
 struct pf {
-	FILE *f;
+	struct json j;              /* one line per event (json_break) */
 	const struct model *m;
 	const struct corr *c;
 	uint64_t from, to, res;
-	bool first;
 	struct viz_hosts hosts;
 	uint32_t *rank_tid;         /* per rank */
 	uint32_t *rank_pid;
@@ -54,29 +54,37 @@ struct pf {
 	size_t ncalls;              /* calls in the window */
 };
 
-static void sep(struct pf *p)
+/* An event on a line of its own, left open: {"ph":PH[,"s":SCOPE],"pid":PID,"tid":TID */
+static void ev_begin(struct pf *p, char ph, const char *scope, uint32_t pid, uint32_t tid)
 {
-	fputs(p->first ? "\n" : ",\n", p->f);
-	p->first = false;
+	const char phs[2] = { ph, '\0' };
+
+	json_break(&p->j);
+	json_object_begin(&p->j);
+	json_kv_string(&p->j, "ph", phs);
+	if (scope)
+		json_kv_string(&p->j, "s", scope);
+	json_kv_u64(&p->j, "pid", pid);
+	json_kv_u64(&p->j, "tid", tid);
 }
 
+/* A time as microseconds since the capture start, exactly (three decimals: ns). */
 static void ts_field(struct pf *p, const char *key, uint64_t ts)
 {
-	fprintf(p->f, ",\"%s\":", key);
-	viz__us(p->f, model__rel_ns(p->m, ts));
+	json_kv_fixed(&p->j, key, model__rel_ns(p->m, ts), 3);
 }
 
 static void meta(struct pf *p, uint32_t pid, uint32_t tid, const char *what, const char *name, long sort)
 {
-	sep(p);
-	fprintf(p->f, "{\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"name\":\"%s\",\"args\":{", pid, tid, what);
-	if (name) {
-		fputs("\"name\":", p->f);
-		viz__json_str(p->f, name);
-	} else {
-		fprintf(p->f, "\"sort_index\":%ld", sort);
-	}
-	fputs("}}", p->f);
+	ev_begin(p, 'M', NULL, pid, tid);
+	json_kv_string(&p->j, "name", what);
+	json_kv_object_begin(&p->j, "args");
+	if (name)
+		json_kv_string(&p->j, "name", name);
+	else
+		json_kv_i64(&p->j, "sort_index", sort);
+	json_object_end(&p->j);
+	json_object_end(&p->j);
 }
 
 /* ---- rank threads ---- */
@@ -90,45 +98,45 @@ struct rank_emit {
 static void item_args(struct pf *p, const struct viz_item *it)
 {
 	const struct corr *c = p->c;
+	struct json *j = &p->j;
 	char buf[128];
 
 	/* steps and named phases: the name says it all */
 	if (it->kind == VIZ_STEP || (it->kind == VIZ_MARK && !c->spans[it->ref].open))
 		return;
-	fputs(",\"args\":{", p->f);
+	json_kv_object_begin(j, "args");
 	switch (it->kind) {
 	case VIZ_MARK:
-		fputs("\"open\":true", p->f);
+		json_kv_bool(j, "open", true);
 		break;
 	case VIZ_CALL: {
 		const struct corr_call *k = &c->calls[it->ref];
 
-		fprintf(p->f, "\"bytes\":%" PRIu64 ",\"comm\":\"0x%" PRIx64 "\"", k->bytes, k->comm);
+		json_kv_u64(j, "bytes", k->bytes);
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, k->comm);
+		json_kv_string(j, "comm", buf);
 		if (k->instance != CORR_NONE) {
 			const struct corr_instance *in = &c->instances[k->instance];
 
-			fprintf(p->f, ",\"verdict\":\"%s\"", corr__verdict_name(in->verdict));
+			json_kv_string(j, "verdict", corr__verdict_name(in->verdict));
 			if (!p->subphases) {
 				/* sub-phases left out (a long window): their split in numbers */
 				uint64_t last = in->last_entry, w_end = last < k->end_ns ? last : k->end_ns;
 
-				fprintf(p->f, ",\"wait_ns\":%" PRIu64 ",\"wait_cause\":",
-					w_end > k->start_ns ? w_end - k->start_ns : 0);
-				viz__json_str(p->f, viz__cause(c, k, VIZ_WAIT, buf, sizeof(buf)));
-				fputs(",\"transfer_cause\":", p->f);
-				viz__json_str(p->f, viz__cause(c, k, VIZ_XFER, buf, sizeof(buf)));
+				json_kv_u64(j, "wait_ns", w_end > k->start_ns ? w_end - k->start_ns : 0);
+				json_kv_string(j, "wait_cause", viz__cause(c, k, VIZ_WAIT, buf, sizeof(buf)));
+				json_kv_string(j, "transfer_cause", viz__cause(c, k, VIZ_XFER, buf, sizeof(buf)));
 			}
 		}
 		if (k->flags & CORR_CALL_OPEN)
-			fputs(",\"open\":true", p->f);
+			json_kv_bool(j, "open", true);
 		break;
 	}
 	default:
-		fputs("\"cause\":", p->f);
-		viz__json_str(p->f, viz__cause(c, &c->calls[it->ref], it->kind, buf, sizeof(buf)));
+		json_kv_string(j, "cause", viz__cause(c, &c->calls[it->ref], it->kind, buf, sizeof(buf)));
 		break;
 	}
-	fputc('}', p->f);
+	json_object_end(j);
 }
 
 static const char *item_cat(const struct viz_item *it, const struct corr *c)
@@ -158,24 +166,39 @@ static void flow_fields(struct pf *p, const struct viz_item *it)
 
 	if (it->kind != VIZ_CALL || !p->flow_role || !(role = p->flow_role[it->ref]))
 		return;
-	fprintf(p->f, ",\"bind_id\":%u%s%s", p->c->calls[it->ref].instance + 1,
-		role >= 2 ? ",\"flow_in\":true" : "", role <= 2 ? ",\"flow_out\":true" : "");
+	json_kv_u64(&p->j, "bind_id", p->c->calls[it->ref].instance + 1);
+	if (role >= 2)
+		json_kv_bool(&p->j, "flow_in", true);
+	if (role <= 2)
+		json_kv_bool(&p->j, "flow_out", true);
 }
 
 static void emit_x(struct pf *p, uint32_t pid, uint32_t tid, const struct viz_item *it)
 {
 	char name[128];
 
-	sep(p);
-	fprintf(p->f, "{\"ph\":\"X\",\"pid\":%u,\"tid\":%u", pid, tid);
+	ev_begin(p, 'X', NULL, pid, tid);
 	ts_field(p, "ts", it->start);
-	fputs(",\"dur\":", p->f);
-	viz__us(p->f, (int64_t)(it->end - it->start));
-	fprintf(p->f, ",\"cat\":\"%s\",\"name\":", item_cat(it, p->c));
-	viz__json_str(p->f, item_title(p->c, it, name, sizeof(name)));
+	json_kv_fixed(&p->j, "dur", (int64_t)(it->end - it->start), 3);
+	json_kv_string(&p->j, "cat", item_cat(it, p->c));
+	json_kv_string(&p->j, "name", item_title(p->c, it, name, sizeof(name)));
 	flow_fields(p, it);
 	item_args(p, it);
-	fputc('}', p->f);
+	json_object_end(&p->j);
+}
+
+/* The start of an async slice's begin or end event: its time, category, id and name. */
+static void async_begin(struct pf *p, char ph, uint32_t pid, uint32_t tid, const struct viz_item *it,
+			const char *cat, uint64_t id, const char *name)
+{
+	char ids[24];
+
+	ev_begin(p, ph, NULL, pid, tid);
+	ts_field(p, "ts", ph == 'b' ? it->start : it->end);
+	json_kv_string(&p->j, "cat", cat);
+	snprintf(ids, sizeof(ids), "0x%" PRIx64, id);
+	json_kv_string(&p->j, "id", ids);
+	json_kv_string(&p->j, "name", name);
 }
 
 static void async_ev(struct rank_emit *e, char ph, const struct viz_item *it)
@@ -183,16 +206,12 @@ static void async_ev(struct rank_emit *e, char ph, const struct viz_item *it)
 	struct pf *p = e->p;
 	char name[128];
 
-	sep(p);
-	fprintf(p->f, "{\"ph\":\"%c\",\"pid\":%u,\"tid\":%u", ph, e->pid, e->tid);
-	ts_field(p, "ts", ph == 'b' ? it->start : it->end);
-	fprintf(p->f, ",\"cat\":\"rank-async\",\"id\":\"0x%" PRIx64 "\",\"name\":", e->id);
-	viz__json_str(p->f, item_title(p->c, it, name, sizeof(name)));
+	async_begin(p, ph, e->pid, e->tid, it, "rank-async", e->id, item_title(p->c, it, name, sizeof(name)));
 	if (ph == 'b') {
 		flow_fields(p, it);
 		item_args(p, it);
 	}
-	fputc('}', p->f);
+	json_object_end(&p->j);
 }
 
 static void async_open(void *arg, const struct viz_item *it)
@@ -296,7 +315,8 @@ static int flow_roles(struct pf *p)
 struct rle {
 	struct pf *p;
 	uint32_t pid, tid;
-	const char *name, *unit, *fmt;
+	const char *name, *unit;
+	int decimals;
 	bool have;
 	uint64_t ps, pe;            /* pending run of buckets [ps, pe] */
 	double pv;
@@ -311,16 +331,18 @@ static void rle_emit(struct rle *r, uint64_t b, double v)
 
 	if (t >= p->to)
 		return;
-	snprintf(val, sizeof(val), r->fmt, v);
+	/* the value as written: a change too small to show is no change */
+	snprintf(val, sizeof(val), "%.*f", r->decimals, v);
 	if (!strcmp(val, r->last))
 		return;
 	snprintf(r->last, sizeof(r->last), "%s", val);
-	sep(p);
-	fprintf(p->f, "{\"ph\":\"C\",\"pid\":%u,\"tid\":%u", r->pid, r->tid);
+	ev_begin(p, 'C', NULL, r->pid, r->tid);
 	ts_field(p, "ts", t);
-	fputs(",\"name\":", p->f);
-	viz__json_str(p->f, r->name);
-	fprintf(p->f, ",\"args\":{\"%s\":%s}}", r->unit, val);
+	json_kv_string(&p->j, "name", r->name);
+	json_kv_object_begin(&p->j, "args");
+	json_kv_double(&p->j, r->unit, v, r->decimals);
+	json_object_end(&p->j);
+	json_object_end(&p->j);
 }
 
 static void rle_put(struct rle *r, uint64_t b, uint64_t b1, double v)
@@ -408,7 +430,7 @@ static void iface_counters(struct pf *p, uint32_t pid, size_t i)
 		const struct model_dir *x = &f->dir[d];
 		char name[96];
 		struct rle r = { .p = p, .pid = pid, .tid = pid * PF_TID_MUL + PF_TID_COUNTERS, .name = name,
-				 .unit = "Mbit/s", .fmt = "%.3f" };
+				 .unit = "Mbit/s", .decimals = 3 };
 		uint64_t lead = m->hdr.bin_ns;
 		size_t k;
 
@@ -430,9 +452,9 @@ static void qdisc_counters(struct pf *p, uint32_t pid, size_t q)
 	const struct model_qdisc *qd = &m->qdiscs[q];
 	char base[128], n1[160], n2[160], h[24];
 	struct rle bl = { .p = p, .pid = pid, .tid = pid * PF_TID_MUL + PF_TID_COUNTERS, .name = n1, .unit = "bytes",
-			  .fmt = "%.0f" };
+			  .decimals = 0 };
 	struct rle sj = { .p = p, .pid = pid, .tid = pid * PF_TID_MUL + PF_TID_COUNTERS, .name = n2, .unit = "us",
-			  .fmt = "%.3f" };
+			  .decimals = 3 };
 	uint64_t lead = m->hdr.bin_ns;
 	size_t k;
 
@@ -462,7 +484,7 @@ static void series_counter(struct pf *p, uint32_t pid, uint32_t tid, size_t si)
 	const struct model *m = p->m;
 	const struct model_ctr_series *se = &m->ctr_series[si];
 	char name[128];
-	struct rle r = { .p = p, .pid = pid, .tid = tid, .name = name, .unit = "per s", .fmt = "%.1f" };
+	struct rle r = { .p = p, .pid = pid, .tid = tid, .name = name, .unit = "per s", .decimals = 1 };
 
 	if (!se->npts)
 		return;
@@ -615,23 +637,24 @@ static void emit_inst(struct pf *p, uint32_t pid, uint32_t tid, const struct ins
 		break;
 	}
 	}
-	sep(p);
-	fprintf(p->f, "{\"ph\":\"i\",\"s\":\"%s\",\"pid\":%u,\"tid\":%u", scope, pid, tid);
+	ev_begin(p, 'i', scope, pid, tid);
 	ts_field(p, "ts", e->ts);
-	fprintf(p->f, ",\"cat\":\"%s\",\"name\":", e->kind == EV_RTX ? "tcp" : e->kind == EV_DROP ? "drop" :
-		e->kind == EV_CE ? "ecn" : "counter");
-	viz__json_str(p->f, name);
-	fprintf(p->f, ",\"args\":{\"%s\":", e->kind == EV_RTX ? "flow" : e->kind == EV_SPIKE ? "group" : "iface");
-	viz__json_str(p->f, buf);
+	json_kv_string(&p->j, "cat", e->kind == EV_RTX ? "tcp" : e->kind == EV_DROP ? "drop" :
+		       e->kind == EV_CE ? "ecn" : "counter");
+	json_kv_string(&p->j, "name", name);
+	json_kv_object_begin(&p->j, "args");
+	json_kv_string(&p->j, e->kind == EV_RTX ? "flow" : e->kind == EV_SPIKE ? "group" : "iface", buf);
 	if (e->kind == EV_RTX)
-		fprintf(p->f, ",\"segs\":%u", m->rtx_events[e->ref].segs);
+		json_kv_u64(&p->j, "segs", m->rtx_events[e->ref].segs);
 	if (e->kind == EV_SPIKE) {
 		const struct model_ctr_event *x = &m->ctr_events[e->ref];
 
-		fprintf(p->f, ",\"duration_ns\":%" PRIu64 ",\"growth\":%" PRIu64 ",\"peak_per_s\":%.1f",
-			x->end_ns - x->start_ns, x->delta, x->peak_rate);
+		json_kv_u64(&p->j, "duration_ns", x->end_ns - x->start_ns);
+		json_kv_u64(&p->j, "growth", x->delta);
+		json_kv_double(&p->j, "peak_per_s", x->peak_rate, 1);
 	}
-	fputs("}}", p->f);
+	json_object_end(&p->j);
+	json_object_end(&p->j);
 }
 
 /* ---- collectives ---- */
@@ -656,38 +679,40 @@ struct coll_emit {
 static void coll_ev(struct coll_emit *e, char ph, const struct viz_item *it)
 {
 	struct pf *p = e->p;
+	struct json *j = &p->j;
 	const struct corr *c = p->c;
 	const struct corr_instance *in = &c->instances[it->ref];
 	char name[96];
 
 	snprintf(name, sizeof(name), "%s #%" PRIu64 " %s", corr__op_name(in->op), in->seq,
 		 corr__verdict_name(in->verdict));
-	sep(p);
-	fprintf(p->f, "{\"ph\":\"%c\",\"pid\":%u,\"tid\":%u", ph, p->coll_pid, e->tid);
-	ts_field(p, "ts", ph == 'b' ? it->start : it->end);
-	fprintf(p->f, ",\"cat\":\"collective\",\"id\":\"0x%" PRIx64 "\",\"name\":", e->id);
-	viz__json_str(p->f, name);
+	async_begin(p, ph, p->coll_pid, e->tid, it, "collective", e->id, name);
 	if (ph == 'b') {
-		fprintf(p->f, ",\"args\":{\"op\":\"%s\",\"seq\":%" PRIu64 ",\"size_bytes\":%" PRIu64 ",\"ranks\":%u"
-			",\"span_ns\":%" PRIu64 ",\"skew_ns\":%" PRIu64 ",\"slow\":%s,\"verdict\":\"%s\",\"straggler\":",
-			corr__op_name(in->op), in->seq, in->size_bytes, in->nranks, in->span_ns, in->skew_ns,
-			in->slow ? "true" : "false", corr__verdict_name(in->verdict));
+		json_kv_object_begin(j, "args");
+		json_kv_string(j, "op", corr__op_name(in->op));
+		json_kv_u64(j, "seq", in->seq);
+		json_kv_u64(j, "size_bytes", in->size_bytes);
+		json_kv_u64(j, "ranks", in->nranks);
+		json_kv_u64(j, "span_ns", in->span_ns);
+		json_kv_u64(j, "skew_ns", in->skew_ns);
+		json_kv_bool(j, "slow", in->slow);
+		json_kv_string(j, "verdict", corr__verdict_name(in->verdict));
 		if (in->straggler != CORR_NONE) {
 			char r[96];
 
-			viz__json_str(p->f, viz__rank_label(c, in->straggler, r, sizeof(r)));
+			json_kv_string(j, "straggler", viz__rank_label(c, in->straggler, r, sizeof(r)));
 		} else {
-			fputs("null", p->f);
+			json_key(j, "straggler");
+			json_null(j);
 		}
 		if (in->verdict != CORR_OK || in->slow) {
 			char desc[1024];
 
-			fputs(",\"summary\":", p->f);
-			viz__json_str(p->f, corr__describe(c, it->ref, desc, sizeof(desc)));
+			json_kv_string(j, "summary", corr__describe(c, it->ref, desc, sizeof(desc)));
 		}
-		fputc('}', p->f);
+		json_object_end(j);
 	}
-	fputc('}', p->f);
+	json_object_end(j);
 }
 
 static void coll_open(void *arg, const struct viz_item *it)
@@ -755,14 +780,14 @@ static void gap_ev(struct gap_emit *e, char ph, const struct viz_item *it)
 	char name[64];
 
 	snprintf(name, sizeof(name), "events lost (%s, cpu %u)", model__source_name(g->source), g->cpu);
-	sep(p);
-	fprintf(p->f, "{\"ph\":\"%c\",\"pid\":%u,\"tid\":%u", ph, p->coll_pid, e->tid);
-	ts_field(p, "ts", ph == 'b' ? it->start : it->end);
-	fprintf(p->f, ",\"cat\":\"lost\",\"id\":\"0x%" PRIx64 "\",\"name\":\"%s\"", e->id, name);
-	if (ph == 'b')
-		fprintf(p->f, ",\"args\":{\"lost\":%" PRIu64 ",\"note\":\"ring buffer full: data missing in this "
-			"interval, counts are lower bounds\"}", g->lost);
-	fputc('}', p->f);
+	async_begin(p, ph, p->coll_pid, e->tid, it, "lost", e->id, name);
+	if (ph == 'b') {
+		json_kv_object_begin(&p->j, "args");
+		json_kv_u64(&p->j, "lost", g->lost);
+		json_kv_string(&p->j, "note", "ring buffer full: data missing in this interval, counts are lower bounds");
+		json_object_end(&p->j);
+	}
+	json_object_end(&p->j);
 }
 
 static void gap_open(void *arg, const struct viz_item *it)
@@ -911,8 +936,9 @@ static int emit_host(struct pf *p, uint32_t h)
 
 int viz__perfetto(const struct viz_ctx *v, FILE *f)
 {
-	struct pf p = { .f = f, .first = true };
-	char a[32], b[32];
+	struct pf p = { 0 };
+	struct json *j = &p.j;
+	char a[32], b[32], text[256];
 	struct inst *ev = NULL;
 	size_t nev = 0;
 	uint64_t span;
@@ -921,6 +947,7 @@ int viz__perfetto(const struct viz_ctx *v, FILE *f)
 
 	if (!v || !v->m || !f)
 		return -EINVAL;
+	json_init(j, f, false);
 	p.m = v->m;
 	p.c = v->c;
 	viz__window(v, false, &p.from, &p.to);
@@ -932,15 +959,24 @@ int viz__perfetto(const struct viz_ctx *v, FILE *f)
 	if (err)
 		goto out;
 	ctid = p.coll_pid * PF_TID_MUL + 1;
-	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"fabtrace %s\",\"host\":", FT_VERSION);
-	viz__json_str(f, p.m->hdr.hostname);
-	fprintf(f, ",\"window_s\":\"+%s..+%s\",\"counter_resolution_ns\":%" PRIu64 ",\"lost_events\":%" PRIu64,
-		viz__secs(p.m, p.from, a, sizeof(a)), viz__secs(p.m, p.to, b, sizeof(b)), p.res, p.m->lost_total);
-	if (!p.subphases)
-		fprintf(f, ",\"note\":\"%zu calls in the window: wait/transfer sub-phases are in the calls' args "
-			"(at most %u calls get them as slices; narrow the window with --from/--to)\"", p.ncalls,
-			PF_DETAIL_CALLS);
-	fputs("},\n\"traceEvents\":[", f);
+	json_object_begin(j);
+	json_kv_string(j, "displayTimeUnit", "ns");
+	json_kv_object_begin(j, "otherData");
+	json_kv_string(j, "generator", "fabtrace " FT_VERSION);
+	json_kv_string(j, "host", p.m->hdr.hostname);
+	snprintf(text, sizeof(text), "+%s..+%s", viz__secs(p.m, p.from, a, sizeof(a)), viz__secs(p.m, p.to, b, sizeof(b)));
+	json_kv_string(j, "window_s", text);
+	json_kv_u64(j, "counter_resolution_ns", p.res);
+	json_kv_u64(j, "lost_events", p.m->lost_total);
+	if (!p.subphases) {
+		snprintf(text, sizeof(text), "%zu calls in the window: wait/transfer sub-phases are in the calls' args "
+			 "(at most %u calls get them as slices; narrow the window with --from/--to)", p.ncalls,
+			 PF_DETAIL_CALLS);
+		json_kv_string(j, "note", text);
+	}
+	json_object_end(j);
+	json_break(j);
+	json_kv_array_begin(j, "traceEvents");
 	for (uint32_t h = 0; h < p.hosts.n && !err; h++)
 		err = emit_host(&p, h);
 	if (err)
@@ -966,7 +1002,10 @@ int viz__perfetto(const struct viz_ctx *v, FILE *f)
 		if (fi >= p.m->nifaces)
 			series_counter(&p, p.coll_pid, ctid, s);
 	}
-	fputs("\n]}\n", f);
+	json_break(j);
+	json_array_end(j);
+	json_object_end(j);
+	json_finish(j);
 	err = fflush(f) || ferror(f) ? -EIO : 0;
 out:
 	cleanup(&p);
