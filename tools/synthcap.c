@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "userspace/capture/capture.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 
 #define US ((uint64_t)1000)

@@ -21,6 +21,7 @@
 #include "userspace/capture/clockinfo.h"
 #include "userspace/correlate/correlate.h"
 #include "lib/json.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 
 #define MAX_IFACES 4096
