@@ -73,9 +73,37 @@ static int scale(uint64_t ip, uint64_t frac, uint64_t div, uint64_t unit, uint64
 	return 0;
 }
 
+/* A suffix and what it multiplies by. */
+struct unit {
+	const char *sfx;
+	uint64_t mul;
+};
+
+/* A decimal number times the multiplier of its suffix in UNITS (no suffix:
+ * BARE, 0 refusing it), exactly.  0 or -EINVAL. */
+static int parse_scaled(const char *s, const struct unit *units, size_t nunits, uint64_t bare, uint64_t *out)
+{
+	uint64_t ip, frac, div, mul = 0;
+	const char *p;
+
+	if (!s || !out)
+		return -EINVAL;
+	p = parse_decimal(s, &ip, &frac, &div);
+	if (!p)
+		return -EINVAL;
+	if (*p == '\0')
+		mul = bare;
+	for (size_t i = 0; *p && i < nunits; i++)
+		if (strcmp(p, units[i].sfx) == 0)
+			mul = units[i].mul;
+	if (!mul)
+		return -EINVAL;
+	return scale(ip, frac, div, mul, out);
+}
+
 static int duration(const char *s, uint64_t bare_unit_ns, bool zero_ok, uint64_t *out_ns)
 {
-	static const struct { const char *sfx; uint64_t ns; } units[] = {
+	static const struct unit units[] = {
 		{ "ns", 1ull },
 		{ "us", 1000ull },
 		{ "ms", 1000000ull },
@@ -84,24 +112,10 @@ static int duration(const char *s, uint64_t bare_unit_ns, bool zero_ok, uint64_t
 		{ "min", 60ull * 1000000000ull },
 		{ "h",  3600ull * 1000000000ull },
 	};
-	uint64_t ip, frac, div, unit = 0, v;
-	const char *p;
+	uint64_t v;
 
-	if (!s || !out_ns)
-		return -EINVAL;
-	p = parse_decimal(s, &ip, &frac, &div);
-	if (!p)
-		return -EINVAL;
-	if (*p == '\0') {
-		unit = bare_unit_ns;
-	} else {
-		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (strcmp(p, units[i].sfx) == 0)
-				unit = units[i].ns;
-	}
-	if (!unit)
-		return -EINVAL;
-	if (scale(ip, frac, div, unit, &v) < 0 || (v == 0 && !zero_ok))
+	if (!out_ns || parse_scaled(s, units, sizeof(units) / sizeof(units[0]), bare_unit_ns, &v) ||
+	    (v == 0 && !zero_ok))
 		return -EINVAL;
 	*out_ns = v;
 	return 0;
@@ -132,8 +146,7 @@ int parse_long(const char *s, long lo, long hi, long *out)
 
 int parse_size(const char *s, uint64_t *out_bytes)
 {
-	static const struct { const char *sfx; uint64_t mul; } units[] = {
-		{ "",    1ull },
+	static const struct unit units[] = {
 		{ "b",   1ull },   { "B",   1ull },
 		{ "k",   1ull << 10 }, { "K",   1ull << 10 },
 		{ "kb",  1ull << 10 }, { "KB",  1ull << 10 }, { "KiB", 1ull << 10 },
@@ -144,26 +157,16 @@ int parse_size(const char *s, uint64_t *out_bytes)
 		{ "t",   1ull << 40 }, { "T",   1ull << 40 },
 		{ "tb",  1ull << 40 }, { "TB",  1ull << 40 }, { "TiB", 1ull << 40 },
 	};
-	uint64_t ip, frac, div, mul = 0, v;
-	const char *p;
+	uint64_t v;
 
-	if (!s || !out_bytes)
-		return -EINVAL;
-	p = parse_decimal(s, &ip, &frac, &div);
-	if (!p)
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (strcmp(p, units[i].sfx) == 0)
-			mul = units[i].mul;
-	if (!mul)
-		return -EINVAL;
-	if (scale(ip, frac, div, mul, &v) < 0)
+	if (!out_bytes || parse_scaled(s, units, sizeof(units) / sizeof(units[0]), 1, &v))
 		return -EINVAL;
 	*out_bytes = v;
 	return 0;
 }
 
-int parse_double(const char *s, double lo, double hi, double *out)
+/* A number in [LO, HI] followed by nothing or by SUFFIX; never NaN.  0 or -EINVAL. */
+static int parse_number(const char *s, double lo, double hi, const char *suffix, double *out)
 {
 	char *end;
 	double v;
@@ -172,26 +175,22 @@ int parse_double(const char *s, double lo, double hi, double *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || *end || errno || !(v >= lo && v <= hi)) /* NaN fails the range */
+	if (end == s || errno || (*end && strcmp(end, suffix) != 0) || !(v >= lo && v <= hi))
 		return -EINVAL;
 	*out = v;
 	return 0;
 }
 
+int parse_double(const char *s, double lo, double hi, double *out)
+{
+	return parse_number(s, lo, hi, "", out);
+}
+
 int parse_pct(const char *s, double max, double *out_frac)
 {
-	char *end;
 	double v;
 
-	if (!s)
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno)
-		return -EINVAL;
-	if (*end == '%')
-		end++;
-	if (*end || !(v >= 0 && v <= max))
+	if (parse_number(s, 0, max, "%", &v))
 		return -EINVAL;
 	*out_frac = v / 100.0;
 	return 0;
@@ -200,36 +199,33 @@ int parse_pct(const char *s, double max, double *out_frac)
 /* ------------------------------------------------------------------ */
 /* interface specs                                                     */
 
-/* the kernel's dev_valid_name() rules */
-static bool valid_ifname(const char *s, size_t len)
+/* A file-name-like NAME of 1..MAX bytes: not "." or "..", no '/', control
+ * character, DEL or byte of BANNED. */
+static bool valid_name(const char *s, size_t len, size_t max, const char *banned)
 {
-	if (len == 0 || len > 15)
+	if (len == 0 || len > max)
 		return false;
 	if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
 		return false;
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c == '/' || c == ':' || c <= ' ' || c == 0x7f)
+		if (c == '/' || c < ' ' || c == 0x7f || strchr(banned, c))
 			return false;
 	}
 	return true;
 }
 
+/* the kernel's dev_valid_name() rules */
+static bool valid_ifname(const char *s, size_t len)
+{
+	return valid_name(s, len, 15, ": ");
+}
+
 /* names `ip netns` accepts: a file name in /run/netns */
 static bool valid_netns(const char *s, size_t len)
 {
-	if (len == 0 || len > 255)
-		return false;
-	if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '/' || c < ' ' || c == 0x7f)
-			return false;
-	}
-	return true;
+	return valid_name(s, len, 255, "");
 }
 
 int parse_iface_spec(const char *s, char *netns, size_t netns_len,

@@ -376,6 +376,21 @@ int viz__lanes(struct viz_item *it, size_t n)
 	return err ? err : (int)nl;
 }
 
+int viz__rank_lanes(const struct corr *c, uint32_t r, uint64_t from, uint64_t to,
+		    struct viz_item **out, size_t *n)
+{
+	int lanes, err = viz__rank_items(c, r, from, to, out, n);
+
+	if (err)
+		return err;
+	lanes = viz__lanes(*out, *n);
+	if (lanes < 0) {
+		free(*out);
+		*out = NULL;
+	}
+	return lanes;
+}
+
 void viz__walk_lane(const struct viz_item *it, size_t n, uint32_t lane,
 		    void (*open)(void *arg, const struct viz_item *it),
 		    void (*close)(void *arg, const struct viz_item *it), void *arg)

@@ -75,6 +75,9 @@ int viz__rank_items(const struct corr *c, uint32_t r, uint64_t from, uint64_t to
  * lane first.  Returns the number of lanes, or -ENOMEM.
  */
 int viz__lanes(struct viz_item *it, size_t n);
+/* viz__rank_items() packed by viz__lanes(): the number of lanes, or -ENOMEM (then *out is NULL). */
+int viz__rank_lanes(const struct corr *c, uint32_t r, uint64_t from, uint64_t to,
+		    struct viz_item **out, size_t *n);
 /* Would an interval [start, end) show in the window (the rule viz__rank_items() applies)? */
 bool viz__visible(uint64_t start, uint64_t end, uint64_t from, uint64_t to);
 /*

@@ -169,15 +169,10 @@ int pf_rank(struct pf *p, uint32_t r)
 {
 	struct viz_item *it;
 	size_t n;
-	int lanes, err = viz__rank_items(p->c, r, p->from, p->to, &it, &n);
+	int lanes = viz__rank_lanes(p->c, r, p->from, p->to, &it, &n);
 
-	if (err)
-		return err;
-	lanes = viz__lanes(it, n);
-	if (lanes < 0) {
-		free(it);
+	if (lanes < 0)
 		return lanes;
-	}
 	if (!p->subphases) {
 		/* dropping leaves keeps every lane properly nested */
 		size_t k = 0;
@@ -307,15 +302,26 @@ static void coll_close(void *arg, const struct viz_item *it)
 	coll_ev(arg, 'e', it);
 }
 
-/* [START, END) clipped to the window as an item of KIND for REF, appended to *IT.  0 or -ENOMEM. */
-static int push_clipped(const struct pf *p, struct viz_item **it, size_t *n, size_t *cap, uint64_t start,
-			uint64_t end, uint32_t kind, size_t ref)
+/* Intervals of the collectives process's tracks, gathered. */
+struct intervals {
+	struct viz_item *it;
+	size_t n, cap;
+	int err;                    /* -ENOMEM once an interval could not be added */
+};
+
+/* [START, END) as an item of KIND for REF when it shows in the window, clipped to it. */
+static void push_visible(const struct pf *p, struct intervals *v, uint64_t start, uint64_t end, uint32_t kind,
+			 size_t ref)
 {
 	struct viz_item *x;
 
-	if (grow_array((void **)it, cap, *n + 1, sizeof(**it)))
-		return -ENOMEM;
-	x = &(*it)[(*n)++];
+	if (v->err || !viz__visible(start, end, p->from, p->to))
+		return;
+	if (grow_array((void **)&v->it, &v->cap, v->n + 1, sizeof(*v->it))) {
+		v->err = -ENOMEM;
+		return;
+	}
+	x = &v->it[v->n++];
 	memset(x, 0, sizeof(*x));
 	x->start = start > p->from ? start : p->from;
 	x->end = end < p->to ? end : p->to;
@@ -324,39 +330,32 @@ static int push_clipped(const struct pf *p, struct viz_item **it, size_t *n, siz
 	x->kind = kind;
 	x->ref = (uint32_t)ref;
 	x->parent = UINT32_MAX;
-	return 0;
 }
 
-/* Intervals that may overlap as async slices on a thread of the collectives process; frees IT. */
-static int emit_intervals(struct pf *p, struct viz_item *it, size_t n, uint32_t tid,
+/* The intervals, which may overlap, as async slices on a thread of the collectives process; frees them. */
+static int emit_intervals(struct pf *p, struct intervals *v, uint32_t tid,
 			  void (*open)(void *arg, const struct viz_item *it),
 			  void (*close)(void *arg, const struct viz_item *it))
 {
-	int lanes;
+	int lanes = 0;
 
-	qsort(it, n, sizeof(*it), cmp_vitem);
-	lanes = viz__lanes(it, n);
-	walk_async(p, it, n, 0, lanes, p->coll_pid, tid, open, close);
-	free(it);
-	return lanes < 0 ? lanes : 0;
+	if (!v->err && v->n) {
+		qsort(v->it, v->n, sizeof(*v->it), cmp_vitem);
+		lanes = viz__lanes(v->it, v->n);
+		walk_async(p, v->it, v->n, 0, lanes, p->coll_pid, tid, open, close);
+	}
+	free(v->it);
+	return v->err ? v->err : lanes < 0 ? lanes : 0;
 }
 
 int pf_collectives(struct pf *p)
 {
 	const struct corr *c = p->c;
-	struct viz_item *it = NULL;
-	size_t n = 0, cap = 0;
+	struct intervals v = { 0 };
 
-	for (size_t i = 0; i < c->ninstances; i++) {
-		const struct corr_instance *in = &c->instances[i];
-
-		if (viz__visible(in->first_entry, in->last_exit, p->from, p->to) &&
-		    push_clipped(p, &it, &n, &cap, in->first_entry, in->last_exit, VIZ_CALL, i)) {
-			free(it);
-			return -ENOMEM;
-		}
-	}
-	return n ? emit_intervals(p, it, n, p->coll_pid * PF_TID_MUL + 1, coll_open, coll_close) : 0;
+	for (size_t i = 0; i < c->ninstances; i++)
+		push_visible(p, &v, c->instances[i].first_entry, c->instances[i].last_exit, VIZ_CALL, i);
+	return emit_intervals(p, &v, p->coll_pid * PF_TID_MUL + 1, coll_open, coll_close);
 }
 
 /* ---- lost-event gaps: async slices (gaps of several CPUs may overlap) ---- */
@@ -391,21 +390,12 @@ static void gap_close(void *arg, const struct viz_item *it)
 int pf_lost(struct pf *p)
 {
 	const struct model *m = p->m;
-	struct viz_item *it = NULL;
-	size_t n = 0, cap = 0;
+	struct intervals v = { 0 };
 	uint32_t tid = p->coll_pid * PF_TID_MUL + 2;
 
-	for (size_t i = 0; i < m->nlost_evs; i++) {
-		const struct model_lost_ev *g = &m->lost_evs[i];
-
-		if (viz__visible(g->from_ns, g->ts_ns, p->from, p->to) &&
-		    push_clipped(p, &it, &n, &cap, g->from_ns, g->ts_ns, VIZ_STEP, i)) {
-			free(it);
-			return -ENOMEM;
-		}
-	}
-	if (!n)
-		return 0;
-	pf_meta(p, p->coll_pid, tid, "thread_name", "lost events", 0);
-	return emit_intervals(p, it, n, tid, gap_open, gap_close);
+	for (size_t i = 0; i < m->nlost_evs; i++)
+		push_visible(p, &v, m->lost_evs[i].from_ns, m->lost_evs[i].ts_ns, VIZ_STEP, i);
+	if (v.n && !v.err)
+		pf_meta(p, p->coll_pid, tid, "thread_name", "lost events", 0);
+	return emit_intervals(p, &v, tid, gap_open, gap_close);
 }

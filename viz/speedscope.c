@@ -173,16 +173,11 @@ static int walk(const struct viz_ctx *v, uint64_t from, uint64_t to, struct fram
 	for (uint32_t r = 0; c && r < c->nranks && !e.err; r++) {
 		struct viz_item *it;
 		size_t n;
-		int lanes, err = viz__rank_items(c, r, from, to, &it, &n);
+		int lanes = viz__rank_lanes(c, r, from, to, &it, &n);
 		char label[96];
 
-		if (err)
-			return err;
-		lanes = viz__lanes(it, n);
-		if (lanes < 0) {
-			free(it);
+		if (lanes < 0)
 			return lanes;
-		}
 		viz__rank_label(c, r, label, sizeof(label));
 		/* a rank with nothing in the window still gets its (empty) profile */
 		for (int l = 0; l < (lanes ? lanes : 1) && !e.err; l++) {
