@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Option values (lib/opt.h): durations and sizes parsed exactly (integer
- * arithmetic, overflow checked), whole numbers, numbers, percentages, and
- * the one wording of the usage errors about options.
+ * arithmetic, overflow checked), whole numbers, numbers, percentages,
+ * interface specs, and the one wording of the usage errors about options.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -2,7 +2,6 @@
 /* Small helpers shared by every subcommand: errors, formatting, files, clocks. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
