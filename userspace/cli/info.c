@@ -22,6 +22,7 @@
 #include "userspace/capture/probe_name.h"
 #include "userspace/correlate/correlate.h"
 #include "lib/json.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 
 #define MAX_IFACES 4096
