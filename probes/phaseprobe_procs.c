@@ -18,6 +18,7 @@
 
 #include "phase.skel.h"
 #include "bpf/phase.h"
+#include "probes/cfg_rec.h"
 #include "probes/procenv.h"
 #include "probes/phaseprobe_state.h"
 #include "lib/util.h"
@@ -137,6 +138,45 @@ int ph_emit_env_rank(struct phaseprobe *p, pid_t pid)
 	return ret;
 }
 
+struct env_cfg {
+	struct phaseprobe *p;
+	struct ft_config proto;
+};
+
+static int emit_env_var(void *ctx, const char *key, const char *value, int err)
+{
+	struct env_cfg *e = ctx;
+	uint64_t buf[CFGREC_MAX / 8 + 1];
+
+	(void)err; /* the environment gives values only */
+	return ph_emit(e->p, &cfgrec__build(buf, &e->proto, key, value)->hdr);
+}
+
+/*
+ * The collectives' settings in the process's environment (NCCL_*, GLOO_*,
+ * ...) as FT_CFG_RANK records, and "env_vars" = how many: what a rank ran
+ * under.  Written for a process with a rank or any such variable.
+ */
+static int ph_emit_env_config(struct phaseprobe *p, pid_t pid, const char comm[16])
+{
+	struct env_cfg e = { .p = p };
+	char n[16];
+	bool ranked;
+	int found;
+
+	e.proto.ts_ns = mono_ns();
+	e.proto.scope = FT_CFG_RANK;
+	e.proto.id = (uint32_t)pid;
+	memcpy(e.proto.object, comm, 16);
+	found = procenv__config(pid, emit_env_var, &e, &ranked);
+	if (found < 0) /* best effort: only a failed write stops the caller */
+		return found == -EIO ? found : 0;
+	if (!found && !ranked)
+		return 0;
+	snprintf(n, sizeof(n), "%d", found);
+	return emit_env_var(&e, "env_vars", n, 0);
+}
+
 int ph_emit_proc(struct phaseprobe *p, pid_t pid, uint32_t event)
 {
 	struct ft_proc r = { .hdr = { FT_REC_PROC, sizeof(r), 0 } };
@@ -150,7 +190,9 @@ int ph_emit_proc(struct phaseprobe *p, pid_t pid, uint32_t event)
 	r.ppid = (uint32_t)ppid;
 	r.event = event;
 	ret = ph_emit(p, &r.hdr);
-	return !ret && event != FT_PROC_EXIT ? ph_emit_env_rank(p, pid) : ret;
+	if (!ret && event != FT_PROC_EXIT)
+		ret = ph_emit_env_rank(p, pid);
+	return !ret && event != FT_PROC_EXIT ? ph_emit_env_config(p, pid, r.comm) : ret;
 }
 
 typedef int (*pid_fn)(struct phaseprobe *p, pid_t pid, pid_t ppid, void *arg);
