@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bpf/fabtrace.h"
+#include "userspace/model/model_config.h"
 #include "userspace/model/model_counters.h"
 
 struct model_opts {
@@ -392,6 +393,8 @@ struct model {
 	struct model_ctr_point *ctr_points; size_t nctr_points;  /* by (series, start) */
 	struct model_ctr_event *ctr_events; size_t nctr_events;  /* by (start, series) */
 	struct model_sampler_ev *sampler_evs; size_t nsampler_evs; /* by time */
+
+	struct model_config *config; /* the configuration it ran under (model_config.h); NULL: none recorded */
 
 	struct model_priv *priv;    /* loading state (hash tables, raw bins) */
 };
