@@ -18,6 +18,7 @@
 
 #include "userspace/capture/capture.h"
 #include "userspace/cli/commands.h"
+#include "userspace/cli/info_config.h"
 #include "userspace/capture/clockinfo.h"
 #include "userspace/correlate/correlate.h"
 #include "lib/json.h"
@@ -59,6 +60,7 @@ struct info {
 	uint64_t env_ranks;         /* comm_info records from the launcher's environment (FT_COMM_ENV) */
 	uint64_t env_jobs;          /* comm_info records naming a process's job (FT_SLOT_JOB) */
 	struct clockinfo clk;  /* host identity, clock pairs, merged hosts */
+	struct model_config *cfg; /* the configuration records (info_config.c) */
 	enum capture_state state;
 	uint64_t good_off;
 	uint64_t blocks;
@@ -199,6 +201,7 @@ static void account(struct info *in, const struct ft_rec_hdr *r)
 	in->counts[r->type]++;
 	in->total++;
 	clockinfo__add(&in->clk, r);
+	info_config__add(&in->cfg, r);
 	/* the reader guarantees a known type is at least its struct's size */
 	switch (r->type) {
 	case FT_REC_IFACE_BIN:
@@ -576,6 +579,7 @@ static void print_plain(const struct info *in)
 	}
 
 	print_phase_slots(in);
+	info_config__print(in->cfg, stdout);
 
 	printf("records:         %llu\n", (unsigned long long)in->total);
 	for (uint32_t t = 0; t < 65536; t++) {
@@ -728,6 +732,7 @@ static void print_json(const struct info *in, bool pretty)
 	json_object_end(&j);
 	json_kv_u64(&j, "env_ranks", in->env_ranks);
 	json_kv_u64(&j, "env_jobs", in->env_jobs);
+	info_config__json(in->cfg, &j);
 
 	json_key(&j, "records");
 	json_object_begin(&j);
@@ -922,5 +927,6 @@ out:
 	free(in.lost);
 	free(in.slots);
 	clockinfo__free(&in.clk);
+	model_config__free(in.cfg);
 	return rc;
 }
