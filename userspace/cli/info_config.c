@@ -112,14 +112,16 @@ static const char *describe(const struct model_cfg *v, size_t n, const struct mo
 
 /* ---- text ---- */
 
-static void text_settings(FILE *f, const struct model_cfg *v, size_t a, size_t b, const char *sep, const char *skip)
+/* The known settings in [A, B) but SKIP: "key value" (KV: the separator) joined by SEP. */
+static void text_settings(FILE *f, const struct model_cfg *v, size_t a, size_t b, const char *sep, const char *kv,
+			  const char *skip)
 {
 	bool any = false;
 
 	for (size_t i = a; i < b; i++) {
 		if (v[i].unknown || (skip && !strcmp(v[i].key, skip)))
 			continue;
-		fprintf(f, "%s%s %s", any ? sep : "", v[i].key, v[i].value);
+		fprintf(f, "%s%s%s%s", any ? sep : "", v[i].key, kv, v[i].value);
 		any = true;
 	}
 	if (!any)
@@ -174,7 +176,7 @@ static void text_qdiscs(FILE *f, const struct model_cfg *v, size_t n, uint32_t n
 				where);
 			if (e - i > 1) {
 				fprintf(f, "  ");
-				text_settings(f, v, i, e, ", ", "kind");
+				text_settings(f, v, i, e, ", ", " ", "kind");
 			}
 			fprintf(f, "\n");
 		}
@@ -201,7 +203,7 @@ static void text_ifaces(FILE *f, const struct model_cfg *v, size_t n, enum ft_co
 					fprintf(f, "    %-44s %s\n", v[k].key, v[k].value);
 		} else {
 			fprintf(f, ": ");
-			text_settings(f, v, i, e, ", ", NULL);
+			text_settings(f, v, i, e, ", ", " ", NULL);
 			fprintf(f, "\n");
 			text_qdiscs(f, v, n, v[i].netns, v[i].id);
 		}
@@ -259,7 +261,7 @@ static void text_ranks(FILE *f, const struct model_cfg *v, size_t n)
 			continue;
 		e = object_end(v, n, i);
 		fprintf(f, "  process %u (%s): ", v[i].id, v[i].object);
-		text_settings(f, v, i, e, ", ", "env_vars");
+		text_settings(f, v, i, e, ", ", "=", "env_vars");
 		fprintf(f, "\n");
 		i = e - 1;
 	}
