@@ -109,35 +109,6 @@ pid_t ph_tgid_of(pid_t pid)
 	return v > 0 && v <= INT_MAX ? (pid_t)v : pid;
 }
 
-/*
- * The launcher's rank in the process's environment, as a comm_info of
- * FT_COMM_ENV: all there is of its rank when the job ran before we attached.
- */
-int ph_emit_env_rank(struct phaseprobe *p, pid_t pid)
-{
-	struct ft_comm_info ci = { .hdr = { FT_REC_COMM_INFO, sizeof(ci), 0 } };
-	uint64_t job;
-	int ret = 0;
-
-	if (procenv__read(pid, &ci.rank, &ci.size, &job))
-		return 0;
-	ci.ts_ns = mono_ns();
-	ci.pid = (uint32_t)pid;
-	if (ci.rank >= 0) {
-		ci.comm = FT_COMM_ENV;
-		ci.slot = FT_SLOT_ENV;
-		ret = ph_emit(p, &ci.hdr);
-	}
-	if (!ret && job) {
-		/* the job, so that two jobs traced system-wide are not matched together */
-		ci.comm = job;
-		ci.rank = ci.size = -1;
-		ci.slot = FT_SLOT_JOB;
-		ret = ph_emit(p, &ci.hdr);
-	}
-	return ret;
-}
-
 struct env_cfg {
 	struct phaseprobe *p;
 	struct ft_config proto;
@@ -157,17 +128,19 @@ static int emit_env_var(void *ctx, const char *key, const char *value, int err)
  * ...) as FT_CFG_RANK records, and "env_vars" = how many: what a rank ran
  * under.  Written for a process with a rank or any such variable.
  */
-static int ph_emit_env_config(struct phaseprobe *p, pid_t pid, const char comm[16])
+static int ph_emit_env_config(struct phaseprobe *p, pid_t pid)
 {
 	struct env_cfg e = { .p = p };
+	pid_t ppid;
 	char n[16];
 	bool ranked;
 	int found;
 
+	if (proc_info(pid, &ppid, e.proto.object, NULL))
+		return 0; /* gone meanwhile */
 	e.proto.ts_ns = mono_ns();
 	e.proto.scope = FT_CFG_RANK;
 	e.proto.id = (uint32_t)pid;
-	memcpy(e.proto.object, comm, 16);
 	found = procenv__config(pid, emit_env_var, &e, &ranked);
 	if (found < 0) /* best effort: only a failed write stops the caller */
 		return found == -EIO ? found : 0;
@@ -175,6 +148,36 @@ static int ph_emit_env_config(struct phaseprobe *p, pid_t pid, const char comm[1
 		return 0;
 	snprintf(n, sizeof(n), "%d", found);
 	return emit_env_var(&e, "env_vars", n, 0);
+}
+
+/*
+ * The launcher's rank in the process's environment, as a comm_info of
+ * FT_COMM_ENV: all there is of its rank when the job ran before we attached;
+ * then the collectives' settings there (ph_emit_env_config()).
+ */
+int ph_emit_env_rank(struct phaseprobe *p, pid_t pid)
+{
+	struct ft_comm_info ci = { .hdr = { FT_REC_COMM_INFO, sizeof(ci), 0 } };
+	uint64_t job;
+	int ret = 0;
+
+	if (procenv__read(pid, &ci.rank, &ci.size, &job))
+		return ph_emit_env_config(p, pid); /* neither rank nor job: its settings still count */
+	ci.ts_ns = mono_ns();
+	ci.pid = (uint32_t)pid;
+	if (ci.rank >= 0) {
+		ci.comm = FT_COMM_ENV;
+		ci.slot = FT_SLOT_ENV;
+		ret = ph_emit(p, &ci.hdr);
+	}
+	if (!ret && job) {
+		/* the job, so that two jobs traced system-wide are not matched together */
+		ci.comm = job;
+		ci.rank = ci.size = -1;
+		ci.slot = FT_SLOT_JOB;
+		ret = ph_emit(p, &ci.hdr);
+	}
+	return ret ? ret : ph_emit_env_config(p, pid);
 }
 
 int ph_emit_proc(struct phaseprobe *p, pid_t pid, uint32_t event)
@@ -190,9 +193,7 @@ int ph_emit_proc(struct phaseprobe *p, pid_t pid, uint32_t event)
 	r.ppid = (uint32_t)ppid;
 	r.event = event;
 	ret = ph_emit(p, &r.hdr);
-	if (!ret && event != FT_PROC_EXIT)
-		ret = ph_emit_env_rank(p, pid);
-	return !ret && event != FT_PROC_EXIT ? ph_emit_env_config(p, pid, r.comm) : ret;
+	return !ret && event != FT_PROC_EXIT ? ph_emit_env_rank(p, pid) : ret;
 }
 
 typedef int (*pid_fn)(struct phaseprobe *p, pid_t pid, pid_t ppid, void *arg);

@@ -48,7 +48,10 @@ void model_config__free(struct model_config *c)
 	free(c);
 }
 
-/* What a setting belongs to, and its key: equal for the same setting. */
+/*
+ * What a setting belongs to, and its key: equal for the same setting.  A
+ * process is its pid: its name (object) changes when it execs.
+ */
 static uint64_t ident_hash(const struct model_cfg *x)
 {
 	uint64_t h = fnv1a(FNV1A_SEED, &x->scope, 1);
@@ -57,7 +60,8 @@ static uint64_t ident_hash(const struct model_cfg *x)
 	h = fnv1a(h, &x->id, 4);
 	h = fnv1a(h, &x->handle, 4);
 	h = fnv1a(h, &x->flow, sizeof(x->flow));
-	h = fnv1a(h, x->object, strlen(x->object));
+	if (x->scope != FT_CFG_RANK)
+		h = fnv1a(h, x->object, strlen(x->object));
 	return fnv1a(h, x->key, strlen(x->key));
 }
 
@@ -69,7 +73,8 @@ static int flow_cmp(const struct ft_flow *a, const struct ft_flow *b)
 static bool same_ident(const struct model_cfg *a, const struct model_cfg *b)
 {
 	return a->scope == b->scope && a->netns == b->netns && a->id == b->id && a->handle == b->handle &&
-	       !flow_cmp(&a->flow, &b->flow) && !strcmp(a->object, b->object) && !strcmp(a->key, b->key);
+	       !flow_cmp(&a->flow, &b->flow) && (a->scope == FT_CFG_RANK || !strcmp(a->object, b->object)) &&
+	       !strcmp(a->key, b->key);
 }
 
 static int reindex(struct model_config *c, size_t nslots)
@@ -102,6 +107,12 @@ static void flow_key(const struct ft_flow *f, struct ft_flow *k)
 	k->family = f->family;
 	k->proto = f->proto;
 	k->netns = f->netns;
+}
+
+/* Keys that count or mark what was read, not settings: never "changed". */
+static bool is_marker(const char *key)
+{
+	return !strcmp(key, "env_vars") || !strcmp(key, "sysctls_differing");
 }
 
 static int add_host_netns(struct model_config *c, const struct ft_host_netns *h)
@@ -156,9 +167,10 @@ int model_config__add(struct model_config *c, const struct ft_rec_hdr *rec)
 				if (it->last != it->value)
 					free((char *)it->last);
 				it->last = v;
-				it->changed = strcmp(it->value, v) != 0;
+				it->changed = strcmp(it->value, v) != 0 && !is_marker(it->key);
 			}
 			it->last_ns = r->ts_ns;
+			memcpy(it->object, r->object, sizeof(r->object)); /* a process's name after its exec */
 			return 0;
 		}
 	}
@@ -218,6 +230,20 @@ int model_config__finish(struct model_config *c)
 		for (size_t k = 0; k < c->nhost_ns; k++)
 			if (c->host_ns[k][0] == c->items[i].netns)
 				c->items[i].host = c->host_ns[k][1];
+	if (c->n)
+		qsort(c->items, c->n, sizeof(*c->items), cmp_cfg);
+	/* a process is named as it was last seen, in every one of its settings */
+	for (size_t i = 0, e; i < c->n; i = e) {
+		size_t last = i;
+
+		for (e = i + 1; e < c->n && c->items[i].scope == FT_CFG_RANK && c->items[e].scope == FT_CFG_RANK &&
+				c->items[e].id == c->items[i].id;
+		     e++)
+			if (c->items[e].last_ns > c->items[last].last_ns)
+				last = e;
+		for (size_t k = i; k < e; k++)
+			memcpy(c->items[k].object, c->items[last].object, sizeof(c->items[k].object));
+	}
 	if (c->n)
 		qsort(c->items, c->n, sizeof(*c->items), cmp_cfg);
 	free(c->slots);
