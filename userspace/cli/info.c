@@ -817,7 +817,9 @@ static void usage(FILE *f)
 		"Describe a capture file: its header (host, kernel, command, start time, bin\n"
 		"width), whether it is complete, truncated or corrupt, the probes and\n"
 		"interfaces it recorded, the phase probes (traced library functions),\n"
-		"record counts per type, blocks and lost events.\n"
+		"the configuration it was taken under (sysctls, qdisc trees, offloads,\n"
+		"the sockets' congestion control and ECN, NIC and rank settings:\n"
+		"docs/configuration.md), record counts per type, blocks and lost events.\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json   print one JSON document (errors stay valid JSON)\n"
@@ -828,7 +830,8 @@ static void usage(FILE *f)
 		"\n"
 		"Examples:\n"
 		"  fabtrace info run.ftr\n"
-		"  fabtrace info --json run.ftr | jq .lost.total\n");
+		"  fabtrace info --json run.ftr | jq .lost.total\n"
+		"  fabtrace info --json run.ftr | jq '.config.interfaces[].qdiscs'\n");
 }
 
 int cmd_info(int argc, char **argv)
