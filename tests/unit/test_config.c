@@ -48,6 +48,7 @@
 
 #define TMPDIR_NAME "config"
 #include "tests/unit/tmpdir.h"
+#include "tests/unit/sysfs_fixture.h"
 
 static char fixture[PATH_MAX]; /* tests/fixtures/sysfs */
 
@@ -1074,31 +1075,7 @@ static void test_info(void **state)
 
 static int setup_all(void **state)
 {
-	char exe[PATH_MAX];
-	struct stat st;
-	ssize_t n;
-
-	if (setup_dir(state))
-		return -1;
-	if (stat("tests/fixtures/sysfs/class/net", &st) == 0 && realpath("tests/fixtures/sysfs", fixture))
-		return 0;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return -1;
-	exe[n] = '\0';
-	for (int up = 0; up < 5; up++) {
-		char *slash = strrchr(exe, '/'), probe[PATH_MAX + 64];
-
-		if (!slash)
-			break;
-		*slash = '\0';
-		snprintf(fixture, sizeof(fixture), "%.4000s/tests/fixtures/sysfs", exe);
-		snprintf(probe, sizeof(probe), "%s/class/net", fixture);
-		if (stat(probe, &st) == 0)
-			return 0;
-	}
-	fprintf(stderr, "test_config: cannot find tests/fixtures/sysfs\n");
-	return -1;
+	return setup_dir(state) ? -1 : sysfs_fixture_find(fixture, "test_config");
 }
 
 int main(void)

@@ -44,6 +44,35 @@ static size_t object_end(const struct model_cfg *v, size_t n, size_t i)
 	return e;
 }
 
+/* One object: its settings V[I..E), in the sorted list V of N. */
+struct obj {
+	const struct model_cfg *v;
+	size_t n, i, e;
+};
+typedef void (*obj_fn)(void *ctx, const struct obj *o);
+
+/* FN for each object of SCOPE; with OF, only those of OF's namespace and id (an interface's qdiscs). */
+static void each_object(const struct model_cfg *v, size_t n, unsigned scope, const struct model_cfg *of, obj_fn fn,
+			void *ctx)
+{
+	for (size_t i = 0, e; i < n; i = e) {
+		struct obj o = { v, n, i, 0 };
+
+		e = o.e = object_end(v, n, i);
+		if (v[i].scope == scope && (!of || (v[i].netns == of->netns && v[i].id == of->id)))
+			fn(ctx, &o);
+	}
+}
+
+/* The marker KEY among an object's settings, NULL if none. */
+static const struct model_cfg *marker(const struct obj *o, const char *key)
+{
+	for (size_t k = o->i; k < o->e; k++)
+		if (!strcmp(o->v[k].key, key))
+			return &o->v[k];
+	return NULL;
+}
+
 /* A namespace's name as its sysctl records give it ("" for the host's or an unnamed one). */
 static const char *ns_name(const struct model_cfg *v, size_t n, uint32_t netns)
 {
@@ -112,159 +141,146 @@ static const char *describe(const struct model_cfg *v, size_t n, const struct mo
 
 /* ---- text ---- */
 
-/* The known settings in [A, B) but SKIP: "key value" (KV: the separator) joined by SEP. */
-static void text_settings(FILE *f, const struct model_cfg *v, size_t a, size_t b, const char *sep, const char *kv,
-			  const char *skip)
+/* The known settings of O but SKIP: "key value" (KV: the separator) joined by SEP. */
+static void text_settings(FILE *f, const struct obj *o, const char *sep, const char *kv, const char *skip)
 {
 	bool any = false;
 
-	for (size_t i = a; i < b; i++) {
-		if (v[i].unknown || (skip && !strcmp(v[i].key, skip)))
+	for (size_t i = o->i; i < o->e; i++) {
+		const struct model_cfg *x = &o->v[i];
+
+		if (x->unknown || (skip && !strcmp(x->key, skip)))
 			continue;
-		fprintf(f, "%s%s%s%s", any ? sep : "", v[i].key, kv, v[i].value);
+		fprintf(f, "%s%s%s%s", any ? sep : "", x->key, kv, x->value);
 		any = true;
 	}
 	if (!any)
 		fprintf(f, "(none)");
 }
 
-static void text_namespaces(FILE *f, const struct model_cfg *v, size_t n)
+/* One setting a line, but SKIP. */
+static void text_lines(FILE *f, const struct obj *o, const char *skip)
 {
-	for (size_t i = 0; i < n && v[i].scope == FT_CFG_NETNS;) {
-		size_t e = object_end(v, n, i), cnt = 0;
-		const struct model_cfg *mark = NULL;
-
-		for (size_t k = i; k < e; k++)
-			if (!strcmp(v[k].key, "sysctls_differing"))
-				mark = &v[k];
-			else
-				cnt += !v[k].unknown;
-		if (v[i].flags & FT_CFGF_HOST)
-			fprintf(f, "  host sysctls (netns %u):\n", v[i].netns);
-		else if (mark && mark->unknown)
-			fprintf(f, "  netns %s (%u): sysctls unknown (%s)\n", v[i].object, v[i].netns, mark->value);
-		else if (!cnt)
-			fprintf(f, "  netns %s (%u): the host's sysctls\n", v[i].object, v[i].netns);
-		else
-			fprintf(f, "  netns %s (%u): %zu sysctl%s differ%s from the host's:\n", v[i].object, v[i].netns, cnt,
-				cnt > 1 ? "s" : "", cnt > 1 ? "" : "s");
-		for (size_t k = i; k < e; k++)
-			if (&v[k] != mark && !v[k].unknown)
-				fprintf(f, "    %-44s %s\n", v[k].key, v[k].value);
-		i = e;
-	}
+	for (size_t k = o->i; k < o->e; k++)
+		if (!o->v[k].unknown && (!skip || strcmp(o->v[k].key, skip) != 0))
+			fprintf(f, "    %-44s %s\n", o->v[k].key, o->v[k].value);
 }
 
-static void text_qdiscs(FILE *f, const struct model_cfg *v, size_t n, uint32_t netns, uint32_t ifindex)
+static void text_namespace(void *ctx, const struct obj *o)
 {
-	for (size_t i = 0; i < n; i++) {
-		size_t e;
+	FILE *f = ctx;
+	const struct model_cfg *x = &o->v[o->i], *mark = marker(o, "sysctls_differing");
+	size_t cnt = 0;
 
-		if (v[i].scope != FT_CFG_QDISC || v[i].netns != netns || v[i].id != ifindex)
-			continue;
-		e = object_end(v, n, i);
-		/* a class without parameters (tbf's 1:1, the slot of its inner qdisc) says nothing */
-		if (v[i].object[0] && (!(v[i].flags & FT_CFGF_CLASS) || e - i > 1)) {
-			char where[40], h[24];
-
-			if (v[i].parent == UINT32_MAX)
-				snprintf(where, sizeof(where), "root");
-			else
-				snprintf(where, sizeof(where), "parent %s", qdisc_config__handle_str(v[i].parent, h, sizeof(h)));
-			fprintf(f, "    %s %s%s%s (%s)", (v[i].flags & FT_CFGF_CLASS) ? "class" : "qdisc", v[i].object,
-				v[i].handle ? " " : "", v[i].handle ? qdisc_config__handle_str(v[i].handle, h, sizeof(h)) : "",
-				where);
-			if (e - i > 1) {
-				fprintf(f, "  ");
-				text_settings(f, v, i, e, ", ", " ", "kind");
-			}
-			fprintf(f, "\n");
-		}
-		i = e - 1;
-	}
+	for (size_t k = o->i; k < o->e; k++)
+		cnt += &o->v[k] != mark && !o->v[k].unknown;
+	if (x->flags & FT_CFGF_HOST)
+		fprintf(f, "  host sysctls (netns %u):\n", x->netns);
+	else if (mark && mark->unknown)
+		fprintf(f, "  netns %s (%u): sysctls unknown (%s)\n", x->object, x->netns, mark->value);
+	else if (!cnt)
+		fprintf(f, "  netns %s (%u): the host's sysctls\n", x->object, x->netns);
+	else
+		fprintf(f, "  netns %s (%u): %zu sysctl%s differ%s from the host's:\n", x->object, x->netns, cnt,
+			cnt > 1 ? "s" : "", cnt > 1 ? "" : "s");
+	text_lines(f, o, "sysctls_differing");
 }
 
-static void text_ifaces(FILE *f, const struct model_cfg *v, size_t n, enum ft_config_scope scope)
+static void text_qdisc(void *ctx, const struct obj *o)
 {
-	for (size_t i = 0; i < n; i++) {
-		size_t e;
-		char l[80];
+	FILE *f = ctx;
+	const struct model_cfg *x = &o->v[o->i];
+	char where[40], h[24];
 
-		if (v[i].scope != scope)
-			continue;
-		e = object_end(v, n, i);
-		fprintf(f, "  %s %s", scope == FT_CFG_NIC ? "NIC" : "interface", iface_label(v, n, &v[i], l, sizeof(l)));
-		if (v[i].id)
-			fprintf(f, " (ifindex %u)", v[i].id);
-		if (scope == FT_CFG_NIC) {
-			fprintf(f, ":\n");
-			for (size_t k = i; k < e; k++)
-				if (!v[k].unknown)
-					fprintf(f, "    %-44s %s\n", v[k].key, v[k].value);
-		} else {
-			fprintf(f, ": ");
-			text_settings(f, v, i, e, ", ", " ", NULL);
-			fprintf(f, "\n");
-			text_qdiscs(f, v, n, v[i].netns, v[i].id);
-		}
-		i = e - 1;
+	/* the tree as a whole (its "unknown" record), or a class without parameters
+	 * (tbf's 1:1, the slot of its inner qdisc): nothing to say here */
+	if (!x->object[0] || ((x->flags & FT_CFGF_CLASS) && o->e - o->i == 1))
+		return;
+	if (x->parent == UINT32_MAX)
+		snprintf(where, sizeof(where), "root");
+	else
+		snprintf(where, sizeof(where), "parent %s", qdisc_config__handle_str(x->parent, h, sizeof(h)));
+	fprintf(f, "    %s %s%s%s (%s)", (x->flags & FT_CFGF_CLASS) ? "class" : "qdisc", x->object, x->handle ? " " : "",
+		x->handle ? qdisc_config__handle_str(x->handle, h, sizeof(h)) : "", where);
+	if (o->e - o->i > 1) {
+		fprintf(f, "  ");
+		text_settings(f, o, ", ", " ", "kind");
 	}
+	fprintf(f, "\n");
+}
+
+static void text_iface(void *ctx, const struct obj *o)
+{
+	FILE *f = ctx;
+	const struct model_cfg *x = &o->v[o->i];
+	char l[80];
+
+	fprintf(f, "  %s %s", x->scope == FT_CFG_NIC ? "NIC" : "interface", iface_label(o->v, o->n, x, l, sizeof(l)));
+	if (x->id)
+		fprintf(f, " (ifindex %u)", x->id);
+	if (x->scope == FT_CFG_NIC) {
+		fprintf(f, ":\n");
+		text_lines(f, o, NULL);
+		return;
+	}
+	fprintf(f, ": ");
+	text_settings(f, o, ", ", " ", NULL);
+	fprintf(f, "\n");
+	each_object(o->v, o->n, FT_CFG_QDISC, x, text_qdisc, f);
 }
 
 /* Sockets counted by congestion control, and how many of those negotiated ECN. */
-static void text_flows(FILE *f, const struct model_cfg *v, size_t n)
-{
-	struct cc_count {
+struct cc_counts {
+	struct {
 		const char *cc;
 		size_t n, ecn;
 	} by[16];
-	size_t nby = 0, total = 0;
+	size_t nby, total;
+};
 
-	for (size_t i = 0; i < n; i++) {
-		size_t e, k;
-		const char *cc = "unknown";
-		bool ecn = false;
+static void count_flow(void *ctx, const struct obj *o)
+{
+	struct cc_counts *t = ctx;
+	const struct model_cfg *cc = marker(o, "cc"), *ecn = marker(o, "ecn");
+	const char *name = cc ? cc->value : "unknown";
+	size_t k;
 
-		if (v[i].scope != FT_CFG_FLOW || !v[i].flow.family)
-			continue;
-		e = object_end(v, n, i);
-		for (k = i; k < e; k++) {
-			if (!strcmp(v[k].key, "cc"))
-				cc = v[k].value;
-			ecn |= !strcmp(v[k].key, "ecn") && !strcmp(v[k].value, "on");
-		}
-		for (k = 0; k < nby && strcmp(by[k].cc, cc) != 0; k++)
-			;
-		if (k == nby && nby < sizeof(by) / sizeof(by[0]))
-			by[nby++] = (struct cc_count){ cc, 0, 0 };
-		if (k < nby) {
-			by[k].n++;
-			by[k].ecn += ecn;
-		}
-		total++;
-		i = e - 1;
+	if (!o->v[o->i].flow.family)
+		return; /* a namespace whose sockets could not be read */
+	for (k = 0; k < t->nby && strcmp(t->by[k].cc, name) != 0; k++)
+		;
+	if (k == t->nby && t->nby < sizeof(t->by) / sizeof(t->by[0])) {
+		t->by[k].cc = name;
+		t->by[k].n = t->by[k].ecn = 0;
+		t->nby++;
 	}
-	if (!total)
+	if (k < t->nby) {
+		t->by[k].n++;
+		t->by[k].ecn += ecn && !strcmp(ecn->value, "on");
+	}
+	t->total++;
+}
+
+static void text_flows(FILE *f, const struct model_cfg *v, size_t n)
+{
+	struct cc_counts t = { .nby = 0 };
+
+	each_object(v, n, FT_CFG_FLOW, NULL, count_flow, &t);
+	if (!t.total)
 		return;
-	fprintf(f, "  TCP sockets: %zu (", total);
-	for (size_t k = 0; k < nby; k++)
-		fprintf(f, "%s%s %zu, ECN on %zu", k ? "; " : "", by[k].cc, by[k].n, by[k].ecn);
+	fprintf(f, "  TCP sockets: %zu (", t.total);
+	for (size_t k = 0; k < t.nby; k++)
+		fprintf(f, "%s%s %zu, ECN on %zu", k ? "; " : "", t.by[k].cc, t.by[k].n, t.by[k].ecn);
 	fprintf(f, ")\n");
 }
 
-static void text_ranks(FILE *f, const struct model_cfg *v, size_t n)
+static void text_rank(void *ctx, const struct obj *o)
 {
-	for (size_t i = 0; i < n; i++) {
-		size_t e;
+	FILE *f = ctx;
 
-		if (v[i].scope != FT_CFG_RANK)
-			continue;
-		e = object_end(v, n, i);
-		fprintf(f, "  process %u (%s): ", v[i].id, v[i].object);
-		text_settings(f, v, i, e, ", ", "=", "env_vars");
-		fprintf(f, "\n");
-		i = e - 1;
-	}
+	fprintf(f, "  process %u (%s): ", o->v[o->i].id, o->v[o->i].object);
+	text_settings(f, o, ", ", "=", "env_vars");
+	fprintf(f, "\n");
 }
 
 void info_config__print(struct model_config *c, FILE *out)
@@ -284,11 +300,11 @@ void info_config__print(struct model_config *c, FILE *out)
 	if (!f)
 		return;
 	fprintf(f, "configuration:\n");
-	text_namespaces(f, v, n);
-	text_ifaces(f, v, n, FT_CFG_IFACE);
-	text_ifaces(f, v, n, FT_CFG_NIC);
+	each_object(v, n, FT_CFG_NETNS, NULL, text_namespace, f);
+	each_object(v, n, FT_CFG_IFACE, NULL, text_iface, f);
+	each_object(v, n, FT_CFG_NIC, NULL, text_iface, f);
 	text_flows(f, v, n);
-	text_ranks(f, v, n);
+	each_object(v, n, FT_CFG_RANK, NULL, text_rank, f);
 	for (size_t i = 0; i < n; i++)
 		changed += v[i].changed;
 	if (changed)
@@ -309,140 +325,106 @@ void info_config__print(struct model_config *c, FILE *out)
 
 /* ---- JSON ---- */
 
-/* {key: value} of the known settings in [A, B) but SKIP, then "unknown": {key: why} if any. */
-static void json_settings(struct json *j, const char *name, const struct model_cfg *v, size_t a, size_t b,
-			  const char *skip)
+/* {key: value} of O's known settings but SKIP as NAME, then "unknown": {key: why}. */
+static void json_settings(struct json *j, const char *name, const struct obj *o, const char *skip)
 {
-	bool unknown = false;
-
 	json_key(j, name);
 	json_object_begin(j);
-	for (size_t i = a; i < b; i++) {
-		unknown |= v[i].unknown;
-		if (!v[i].unknown && (!skip || strcmp(v[i].key, skip) != 0))
-			json_kv_string(j, v[i].key, v[i].value);
-	}
+	for (size_t i = o->i; i < o->e; i++)
+		if (!o->v[i].unknown && (!skip || strcmp(o->v[i].key, skip) != 0))
+			json_kv_string(j, o->v[i].key, o->v[i].value);
 	json_object_end(j);
 	json_key(j, "unknown");
 	json_object_begin(j);
-	for (size_t i = a; unknown && i < b; i++)
-		if (v[i].unknown)
-			json_kv_string(j, v[i].key, v[i].value);
+	for (size_t i = o->i; i < o->e; i++)
+		if (o->v[i].unknown)
+			json_kv_string(j, o->v[i].key, o->v[i].value);
 	json_object_end(j);
 }
 
-static void json_namespaces(struct json *j, const struct model_cfg *v, size_t n)
+static void json_namespace(void *ctx, const struct obj *o)
 {
-	json_key(j, "namespaces");
-	json_array_begin(j);
-	for (size_t i = 0; i < n && v[i].scope == FT_CFG_NETNS;) {
-		size_t e = object_end(v, n, i);
-		const struct model_cfg *mark = NULL;
+	struct json *j = ctx;
+	const struct model_cfg *x = &o->v[o->i], *mark = marker(o, "sysctls_differing");
 
-		for (size_t k = i; k < e; k++)
-			if (!strcmp(v[k].key, "sysctls_differing"))
-				mark = &v[k];
-		json_object_begin(j);
-		json_kv_u64(j, "netns", v[i].netns);
-		json_kv_string(j, "name", v[i].object);
-		json_kv_bool(j, "host", (v[i].flags & FT_CFGF_HOST) != 0);
-		if (mark && !mark->unknown)
-			json_kv_u64(j, "sysctls_differing", strtoull(mark->value, NULL, 10));
-		else
-			json_kv_string(j, "sysctls_differing", NULL);
-		json_settings(j, "sysctls", v, i, e, "sysctls_differing");
-		json_object_end(j);
-		i = e;
-	}
-	json_array_end(j);
+	json_object_begin(j);
+	json_kv_u64(j, "netns", x->netns);
+	json_kv_string(j, "name", x->object);
+	json_kv_bool(j, "host", (x->flags & FT_CFGF_HOST) != 0);
+	if (mark && !mark->unknown)
+		json_kv_u64(j, "sysctls_differing", strtoull(mark->value, NULL, 10));
+	else
+		json_kv_string(j, "sysctls_differing", NULL);
+	json_settings(j, "sysctls", o, "sysctls_differing");
+	json_object_end(j);
 }
 
-static void json_qdiscs(struct json *j, const struct model_cfg *v, size_t n, uint32_t netns, uint32_t ifindex)
+static void json_qdisc(void *ctx, const struct obj *o)
 {
-	json_key(j, "qdiscs");
-	json_array_begin(j);
-	for (size_t i = 0; i < n; i++) {
-		size_t e;
-		char h[24];
+	struct json *j = ctx;
+	const struct model_cfg *x = &o->v[o->i];
+	char h[24];
 
-		if (v[i].scope != FT_CFG_QDISC || v[i].netns != netns || v[i].id != ifindex)
-			continue;
-		e = object_end(v, n, i);
-		json_object_begin(j);
-		json_kv_string(j, "kind", v[i].object);
-		json_kv_string(j, "handle", qdisc_config__handle_str(v[i].handle, h, sizeof(h)));
-		json_kv_string(j, "parent", qdisc_config__handle_str(v[i].parent, h, sizeof(h)));
-		json_kv_bool(j, "class", (v[i].flags & FT_CFGF_CLASS) != 0);
-		json_settings(j, "params", v, i, e, "kind");
-		json_object_end(j);
-		i = e - 1;
-	}
-	json_array_end(j);
+	json_object_begin(j);
+	json_kv_string(j, "kind", x->object);
+	json_kv_string(j, "handle", qdisc_config__handle_str(x->handle, h, sizeof(h)));
+	json_kv_string(j, "parent", qdisc_config__handle_str(x->parent, h, sizeof(h)));
+	json_kv_bool(j, "class", (x->flags & FT_CFGF_CLASS) != 0);
+	json_settings(j, "params", o, "kind");
+	json_object_end(j);
 }
 
-static void json_ifaces(struct json *j, const char *name, const struct model_cfg *v, size_t n,
-			enum ft_config_scope scope)
+static void json_iface(void *ctx, const struct obj *o)
+{
+	struct json *j = ctx;
+	const struct model_cfg *x = &o->v[o->i];
+
+	json_object_begin(j);
+	json_kv_string(j, "name", x->object);
+	json_kv_u64(j, "netns", x->netns);
+	json_kv_string(j, "netns_name", ns_name(o->v, o->n, x->netns));
+	json_kv_u64(j, "ifindex", x->id);
+	json_settings(j, "settings", o, NULL);
+	if (x->scope == FT_CFG_IFACE) {
+		json_key(j, "qdiscs");
+		json_array_begin(j);
+		each_object(o->v, o->n, FT_CFG_QDISC, x, json_qdisc, j);
+		json_array_end(j);
+	}
+	json_object_end(j);
+}
+
+static void json_flow(void *ctx, const struct obj *o)
+{
+	struct json *j = ctx;
+	const struct model_cfg *x = &o->v[o->i];
+	char fl[120];
+
+	json_object_begin(j);
+	json_kv_u64(j, "netns", x->netns);
+	json_kv_string(j, "flow", x->flow.family ? model__flow_str(&x->flow, fl, sizeof(fl)) : NULL);
+	json_settings(j, "settings", o, NULL);
+	json_object_end(j);
+}
+
+static void json_rank(void *ctx, const struct obj *o)
+{
+	struct json *j = ctx;
+
+	json_object_begin(j);
+	json_kv_u64(j, "pid", o->v[o->i].id);
+	json_kv_string(j, "comm", o->v[o->i].object);
+	json_settings(j, "env", o, "env_vars");
+	json_object_end(j);
+}
+
+/* NAME: [one object per object of SCOPE, by FN] */
+static void json_array(struct json *j, const char *name, const struct model_cfg *v, size_t n, unsigned scope,
+		       obj_fn fn)
 {
 	json_key(j, name);
 	json_array_begin(j);
-	for (size_t i = 0; i < n; i++) {
-		size_t e;
-
-		if (v[i].scope != scope)
-			continue;
-		e = object_end(v, n, i);
-		json_object_begin(j);
-		json_kv_string(j, "name", v[i].object);
-		json_kv_u64(j, "netns", v[i].netns);
-		json_kv_string(j, "netns_name", ns_name(v, n, v[i].netns));
-		json_kv_u64(j, "ifindex", v[i].id);
-		json_settings(j, "settings", v, i, e, NULL);
-		if (scope == FT_CFG_IFACE)
-			json_qdiscs(j, v, n, v[i].netns, v[i].id);
-		json_object_end(j);
-		i = e - 1;
-	}
-	json_array_end(j);
-}
-
-static void json_flows(struct json *j, const struct model_cfg *v, size_t n)
-{
-	json_key(j, "flows");
-	json_array_begin(j);
-	for (size_t i = 0; i < n; i++) {
-		size_t e;
-		char fl[120];
-
-		if (v[i].scope != FT_CFG_FLOW)
-			continue;
-		e = object_end(v, n, i);
-		json_object_begin(j);
-		json_kv_u64(j, "netns", v[i].netns);
-		json_kv_string(j, "flow", v[i].flow.family ? model__flow_str(&v[i].flow, fl, sizeof(fl)) : NULL);
-		json_settings(j, "settings", v, i, e, NULL);
-		json_object_end(j);
-		i = e - 1;
-	}
-	json_array_end(j);
-}
-
-static void json_ranks(struct json *j, const struct model_cfg *v, size_t n)
-{
-	json_key(j, "processes");
-	json_array_begin(j);
-	for (size_t i = 0; i < n; i++) {
-		size_t e;
-
-		if (v[i].scope != FT_CFG_RANK)
-			continue;
-		e = object_end(v, n, i);
-		json_object_begin(j);
-		json_kv_u64(j, "pid", v[i].id);
-		json_kv_string(j, "comm", v[i].object);
-		json_settings(j, "env", v, i, e, "env_vars");
-		json_object_end(j);
-		i = e - 1;
-	}
+	each_object(v, n, scope, NULL, fn, j);
 	json_array_end(j);
 }
 
@@ -459,11 +441,11 @@ void info_config__json(struct model_config *c, struct json *j)
 		return;
 	json_key(j, "config");
 	json_object_begin(j);
-	json_namespaces(j, v, n);
-	json_ifaces(j, "interfaces", v, n, FT_CFG_IFACE);
-	json_ifaces(j, "nics", v, n, FT_CFG_NIC);
-	json_flows(j, v, n);
-	json_ranks(j, v, n);
+	json_array(j, "namespaces", v, n, FT_CFG_NETNS, json_namespace);
+	json_array(j, "interfaces", v, n, FT_CFG_IFACE, json_iface);
+	json_array(j, "nics", v, n, FT_CFG_NIC, json_iface);
+	json_array(j, "flows", v, n, FT_CFG_FLOW, json_flow);
+	json_array(j, "processes", v, n, FT_CFG_RANK, json_rank);
 	json_key(j, "changed");
 	json_array_begin(j);
 	for (size_t i = 0; i < n; i++) {
