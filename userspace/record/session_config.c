@@ -139,10 +139,6 @@ static int emit(struct session *s, const struct ft_config *proto, const char *ke
 		snprintf(why, sizeof(why), "cannot read: %s", strerror(-err));
 		value = why;
 		p.flags |= FT_CFGF_UNKNOWN;
-		c->unknown++;
-		if (!c->first_unknown[0])
-			snprintf(c->first_unknown, sizeof(c->first_unknown), "%s %s: %s",
-				 cfgrec__scope_name(p.scope), key, strerror(-err));
 	}
 	/* sockets are remembered by their cookie (flow_seen): not here */
 	if (p.scope != FT_CFG_FLOW) {
@@ -156,6 +152,12 @@ static int emit(struct session *s, const struct ft_config *proto, const char *ke
 			w->key = kh;
 			w->value = vh;
 		}
+	}
+	if (err) {
+		c->unknown++;
+		if (!c->first_unknown[0])
+			snprintf(c->first_unknown, sizeof(c->first_unknown), "%s %s: %s",
+				 cfgrec__scope_name(p.scope), key, strerror(-err));
 	}
 	p.ts_ns = mono_ns();
 	return sess_append(s, &cfgrec__build(buf, &p, key, value)->hdr) ? -EIO : 0;
@@ -484,6 +486,11 @@ static int flows(struct session *s)
 
 		if (!netns_traced(s, n->inum) || !(d = ns_done(c, n->inum)))
 			continue;
+		if (!d->sysctls && !n->self && !c->stopping) { /* the defaults its sockets start from */
+			d->sysctls = true;
+			if ((ret = netns_sysctls(s, n)))
+				break;
+		}
 		if (d->diag_fd == -1) {
 			char err[200];
 			int fd = -1, e = netns__run_in(n->self ? NULL : n->path, open_diag, &fd, err, sizeof(err));
@@ -533,6 +540,8 @@ int sess_config_start(struct session *s)
 	struct netns *self;
 	int ret;
 
+	if (s->o->format_version == 1)
+		return 0; /* a version 1 capture has no configuration records (the writer drops them) */
 	s->cfg = calloc(1, sizeof(*s->cfg));
 	if (!s->cfg)
 		return 0; /* no configuration records: the recording goes on */
