@@ -212,7 +212,7 @@ static int write_preamble(struct session *s)
 	/* phase slots and the processes followed so far, kept since the probes attached */
 	if (s->pp && phaseprobe__start(s->pp))
 		return -EIO;
-	return sess_describe_all(s, FT_STATS_START);
+	return sess_describe_all(s, FT_STATS_START) ? -EIO : sess_config_start(s);
 }
 
 /*
