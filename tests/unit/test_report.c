@@ -832,7 +832,7 @@ static void test_cmd_report(void **state)
 
 	/* phase options */
 	assert_int_equal(run(&o, &e, 4, "report", "--phases", "bogus", tr), 2);
-	HAS(e, "--phases 'bogus': unknown mode; use auto, probes or inferred");
+	HAS(e, "--phases 'bogus': not a mode; give auto, probes or inferred");
 	free(o); free(e);
 	assert_int_equal(run(&o, &e, 4, "report", "--skew", "0", tr), 2);
 	HAS(e, "--skew");

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/opt.h"
 #include "lib/util.h"
 #include "tools/synthcap/synthcap.h"
 

@@ -74,6 +74,7 @@ static const struct {
 	{ FT_REC_CTR_NAME,    sizeof(struct ft_ctr_name),    "ctr_name" },
 	{ FT_REC_CTR_SAMPLE,  sizeof(struct ft_ctr_sample),  "ctr_sample" },
 	{ FT_REC_SAMPLER,     sizeof(struct ft_sampler_event), "sampler_event" },
+	{ FT_REC_CONFIG,      sizeof(struct ft_config),      "config" },
 	{ FT_REC_HOST_ID,     sizeof(struct ft_host_id),     "host_id" },
 	{ FT_REC_CLOCK,       sizeof(struct ft_clock),       "clock" },
 	{ FT_REC_HOST,        sizeof(struct ft_host),        "host" },
@@ -510,6 +511,8 @@ int capture__append(struct capture_writer *w, const void *rec)
 	size = h.size;
 	if (size < sizeof(h))
 		return -EINVAL;
+	if (w->version == 1 && h.type == FT_REC_CONFIG)
+		return 0; /* not in version 1 captures (docs/capture-format.md) */
 	want = capture__rec_size(h.type);
 	if (want && size < want)
 		return -EINVAL;

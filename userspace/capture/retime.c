@@ -208,6 +208,16 @@ void retime__record(const struct retime *rt, struct ft_rec_hdr *r)
 			x->group += rt->group_base;
 		break;
 	}
+	case FT_REC_CONFIG: {
+		struct ft_config *x = (void *)r;
+
+		x->ts_ns = retime__ts(rt, x->ts_ns);
+		ns(rt, &x->netns);
+		ns(rt, &x->flow.netns);
+		if (x->scope == FT_CFG_RANK)
+			pid(rt, &x->id);
+		break;
+	}
 	case FT_REC_HOST_ID: {
 		struct ft_host_id *x = (void *)r;
 

@@ -16,6 +16,7 @@
 #include "probes/privs.h"
 #include "userspace/cli/commands.h"
 #include "lib/json.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 
 static void usage(FILE *f)

@@ -18,10 +18,12 @@
 
 #include "userspace/capture/capture.h"
 #include "userspace/cli/commands.h"
+#include "userspace/cli/info_config.h"
 #include "userspace/capture/clockinfo.h"
 #include "userspace/capture/probe_name.h"
 #include "userspace/correlate/correlate.h"
 #include "lib/json.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 
 #define MAX_IFACES 4096
@@ -60,6 +62,7 @@ struct info {
 	uint64_t env_ranks;         /* comm_info records from the launcher's environment (FT_COMM_ENV) */
 	uint64_t env_jobs;          /* comm_info records naming a process's job (FT_SLOT_JOB) */
 	struct clockinfo clk;  /* host identity, clock pairs, merged hosts */
+	struct model_config *cfg; /* the configuration records (info_config.c) */
 	enum capture_state state;
 	uint64_t good_off;
 	uint64_t blocks;
@@ -189,6 +192,7 @@ static void account(struct info *in, const struct ft_rec_hdr *r)
 	in->counts[r->type]++;
 	in->total++;
 	clockinfo__add(&in->clk, r);
+	info_config__add(&in->cfg, r);
 	/* the reader guarantees a known type is at least its struct's size */
 	switch (r->type) {
 	case FT_REC_IFACE_BIN:
@@ -566,6 +570,7 @@ static void print_plain(const struct info *in)
 	}
 
 	print_phase_slots(in);
+	info_config__print(in->cfg, stdout);
 
 	printf("records:         %llu\n", (unsigned long long)in->total);
 	for (uint32_t t = 0; t < 65536; t++) {
@@ -719,6 +724,7 @@ static void print_json(const struct info *in, bool pretty)
 	json_object_end(&j);
 	json_kv_u64(&j, "env_ranks", in->env_ranks);
 	json_kv_u64(&j, "env_jobs", in->env_jobs);
+	info_config__json(in->cfg, &j);
 
 	json_key(&j, "records");
 	json_object_begin(&j);
@@ -803,7 +809,9 @@ static void usage(FILE *f)
 		"Describe a capture file: its header (host, kernel, command, start time, bin\n"
 		"width), whether it is complete, truncated or corrupt, the probes and\n"
 		"interfaces it recorded, the phase probes (traced library functions),\n"
-		"record counts per type, blocks and lost events.\n"
+		"the configuration it was taken under (sysctls, qdisc trees, offloads,\n"
+		"the sockets' congestion control and ECN, NIC and rank settings:\n"
+		"docs/configuration.md), record counts per type, blocks and lost events.\n"
 		"\n"
 		"Options:\n"
 		"  -j, --json   print one JSON document (errors stay valid JSON)\n"
@@ -814,7 +822,8 @@ static void usage(FILE *f)
 		"\n"
 		"Examples:\n"
 		"  fabtrace info run.ftr\n"
-		"  fabtrace info --json run.ftr | jq .lost.total\n");
+		"  fabtrace info --json run.ftr | jq .lost.total\n"
+		"  fabtrace info --json run.ftr | jq '.config.interfaces[].qdiscs'\n");
 }
 
 int cmd_info(int argc, char **argv)
@@ -913,5 +922,6 @@ out:
 	free(in.lost);
 	free(in.slots);
 	clockinfo__free(&in.clk);
+	model_config__free(in.cfg);
 	return rc;
 }

@@ -33,6 +33,7 @@
 #include "userspace/top/top_term.h"
 #include "userspace/top/top_view.h"
 #include "userspace/record/session.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 
 struct top {
@@ -219,7 +220,7 @@ static int parse_args(struct top *t, int argc, char **argv)
 		case 'r':
 			if (parse_duration(optarg, 1000000000ull, &t->v.refresh_ns) ||
 			    t->v.refresh_ns < 100000000ull || t->v.refresh_ns > 3600000000000ull) {
-				ft_err("top: bad refresh '%s'; use 100ms..1h, e.g. -r 1s", optarg);
+				ft_err_bad_value("top", "--refresh", optarg, "an interval from 100ms to 1h", "e.g. 1s");
 				return -1;
 			}
 			break;
@@ -227,8 +228,7 @@ static int parse_args(struct top *t, int argc, char **argv)
 			long v;
 
 			if (parse_long(optarg, 0, 1000000000L, &v)) {
-				ft_err("top: bad count '%s'; use a number of snapshots, e.g. -n 10 (0: until stopped)",
-				       optarg);
+				ft_err_bad_value("top", "--count", optarg, "a count of snapshots", "e.g. 10 (0: until stopped)");
 				return -1;
 			}
 			t->count = v;
@@ -265,7 +265,7 @@ static int parse_args(struct top *t, int argc, char **argv)
 				if (!strcmp(optarg, top_sort_names[i]))
 					t->v.sort = i;
 			if (t->v.sort < 0) {
-				ft_err("top: bad --sort '%s'; use rate, peak, bursts, backlog, drops or name", optarg);
+				ft_err_bad_value("top", "--sort", optarg, "a sort key", "rate, peak, bursts, backlog, drops or name");
 				return -1;
 			}
 			break;

@@ -348,6 +348,8 @@ struct model_drop_ev {
 	uint32_t iface;             /* index into model.ifaces, UINT32_MAX if none */
 };
 
+struct model_config;
+
 struct model {
 	struct ft_file_header hdr;
 	struct model_opts opts;
@@ -404,6 +406,8 @@ struct model {
 	struct model_ctr_point *ctr_points; size_t nctr_points;  /* by (series, start) */
 	struct model_ctr_event *ctr_events; size_t nctr_events;  /* by (start, series) */
 	struct model_sampler_ev *sampler_evs; size_t nsampler_evs; /* by time */
+
+	struct model_config *config; /* the configuration it ran under (model_config.h: its lookups); NULL: none */
 
 	struct model_priv *priv;    /* loading state (hash tables, raw bins) */
 };

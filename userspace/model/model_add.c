@@ -598,6 +598,7 @@ static int add_record(struct model *m, const struct ft_rec_hdr *rec)
 	case FT_REC_CTR_NAME:
 	case FT_REC_SAMPLER:
 		return model_ctr__add(m->priv->ctr, rec);
+	case FT_REC_CONFIG: case FT_REC_HOST_NETNS: return model__config_add(m, rec);
 	case FT_REC_HOST:
 		m->nhosts++;
 		m->damaged_hosts += (((const struct ft_host *)rec)->flags & FT_HOST_DAMAGED) != 0;

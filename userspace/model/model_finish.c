@@ -160,7 +160,7 @@ int model__finish(struct model *m)
 		return 0;
 	p = m->priv;
 	err = mdl_add_held(m);
-	if (err)
+	if (err || (err = model_config__finish(m->config)))
 		return err;
 	err = -ENOMEM;
 

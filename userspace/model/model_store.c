@@ -251,6 +251,7 @@ void model__free(struct model *m)
 		return;
 	/* the public arrays alias the kvec items and the raw arrays */
 	priv_free(m->priv);
+	model_config__free(m->config);
 	free(m->bursts);
 	free(m->rtx_events);
 	free(m->cong_events);
