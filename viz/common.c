@@ -16,14 +16,24 @@
 
 #define MS 1000000ull
 
+/* By meaning: ok green, network vermilion, rank purple, unknown grey; a letter where colour is lost. */
+static const struct {
+	const char *colour, *glyph;
+} verdict_style[CORR_NVERDICTS] = {
+	[CORR_OK] = { VIZ_C_GREEN, "" },
+	[CORR_NETWORK] = { VIZ_C_VERMILION, "N" },
+	[CORR_RANK] = { VIZ_C_PURPLE, "R" },
+	[CORR_UNKNOWN] = { VIZ_C_GREY, "?" },
+};
+
 const char *viz__verdict_colour(enum corr_verdict v)
 {
-	switch (v) {
-	case CORR_OK: return VIZ_C_GREEN;
-	case CORR_NETWORK: return VIZ_C_VERMILION;
-	case CORR_RANK: return VIZ_C_PURPLE;
-	default: return VIZ_C_GREY;
-	}
+	return verdict_style[(unsigned)v < CORR_NVERDICTS ? v : CORR_UNKNOWN].colour;
+}
+
+const char *viz__verdict_glyph(enum corr_verdict v)
+{
+	return verdict_style[(unsigned)v < CORR_NVERDICTS ? v : CORR_UNKNOWN].glyph;
 }
 
 void viz__window(const struct viz_ctx *v, bool focus, uint64_t *from, uint64_t *to)
@@ -418,48 +428,155 @@ void viz__walk_lane(const struct viz_item *it, size_t n, uint32_t lane,
 
 /* ---- causes ---- */
 
-static const char *net_cause(const struct corr *c, const struct corr_instance *in, char *buf, size_t len)
+/* "shaper eth0@h2": an item's kind and the wire it was on (by its host's end). */
+static const char *item_cause(const struct corr *c, unsigned kind, uint32_t iface, char *buf, size_t len)
 {
-	const struct corr_evsum *s = &in->ev;
-	const char *link = s->link != CORR_NONE && s->link < c->m->nifaces ? c->m->ifaces[s->link].label : NULL;
+	static const char *const word[CORR_NCOSTS] = {
+		[CORR_COST_QUEUE] = "queue", [CORR_COST_SHAPER] = "shaper", [CORR_COST_RTO] = "retrans",
+		[CORR_COST_FAST] = "retrans", [CORR_COST_TLP] = "retrans", [CORR_COST_DROP] = "drops",
+		[CORR_COST_PAUSE] = "pause", [CORR_COST_CNP] = "cnp", [CORR_COST_RDMA_LOSS] = "rdma-loss",
+		[CORR_COST_CARRIED] = "carried",
+	};
+	uint32_t w = corr__wire(c, iface);
 
-	if (in->why & CORR_WHY_QUEUE)
-		snprintf(buf, len, link ? "queue %s" : "queue", link);
-	else if (in->why & CORR_WHY_DROPS)
-		snprintf(buf, len, link ? "drops %s" : "drops", link);
-	else if (in->why & CORR_WHY_RETRANS)
-		snprintf(buf, len, "retrans");
-	else if (in->why & CORR_WHY_CE)
-		snprintf(buf, len, "ce");
-	else if (in->why & CORR_WHY_CNP)
-		snprintf(buf, len, "cnp");
-	else if (in->why & CORR_WHY_PAUSE)
-		snprintf(buf, len, "pause");
-	else if (in->why & CORR_WHY_RDMA_LOSS)
-		snprintf(buf, len, "rdma-loss");
+	if (w != CORR_NONE && w < c->m->nifaces)
+		snprintf(buf, len, "%s %s", kind < CORR_NCOSTS ? word[kind] : "network", c->m->ifaces[w].label);
 	else
-		return NULL;
+		snprintf(buf, len, "%s", kind < CORR_NCOSTS ? word[kind] : "network");
 	return buf;
+}
+
+/* The evidence seen, as the first congestion bit of the table that held names it. */
+static const char *evidence_cause(const struct corr_instance *in, char *buf, size_t len)
+{
+	size_t n;
+	const struct corr_why_info *w = corr__why_table(&n);
+	const struct corr_why_info *best = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (w[i].cause && (in->why & w[i].bit) && (!best || w[i].precedence < best->precedence))
+			best = &w[i];
+	if (!best)
+		return NULL;
+	snprintf(buf, len, "%s", best->cause);
+	return buf;
+}
+
+/* The carried lateness's cause: the collective it came from's main link. */
+static const char *carried_cause(const struct corr *c, const struct corr_budget *b, char *buf, size_t len)
+{
+	uint32_t link = b->carried_from < c->ninstances ? c->instances[b->carried_from].budget.link : CORR_NONE;
+
+	return item_cause(c, CORR_COST_CARRIED, link, buf, len);
 }
 
 const char *viz__cause(const struct corr *c, const struct corr_call *k, unsigned kind, char *buf, size_t len)
 {
 	const struct corr_instance *in;
+	const struct corr_budget *b;
 
 	if (k->instance == CORR_NONE || k->instance >= c->ninstances) {
 		snprintf(buf, len, "unmatched");
 		return buf;
 	}
 	in = &c->instances[k->instance];
+	b = &in->budget;
 	if (kind == VIZ_WAIT) {
 		/* lateness carried over from a slow network is the network's */
-		if (in->own_late_ns || !net_cause(c, in, buf, len))
-			snprintf(buf, len, "rank-late");
+		if (b->carried_network_ns > b->waiting_ns)
+			return carried_cause(c, b, buf, len);
+		snprintf(buf, len, "rank-late");
 		return buf;
 	}
-	if (!net_cause(c, in, buf, len))
+	for (size_t i = 0; i < b->ncosts; i++) {
+		const struct corr_cost *x = &c->costs[b->first_cost + i];
+
+		/* by cost, descending: the first is the largest; under a hundredth of the transfer, negligible */
+		if (x->cost_ns && x->cost_ns * 100 >= b->transfer_ns)
+			return item_cause(c, x->kind, x->iface, buf, len);
+	}
+	if (!evidence_cause(in, buf, len))
 		snprintf(buf, len, "clean");
 	return buf;
+}
+
+struct part {
+	char cause[96];
+	uint64_t share, w;
+};
+
+/* DUR split as the SHAREs are of their sum: shares floored, the rest to the largest. */
+static int split_emit(struct part *p, size_t n, uint64_t dur,
+		      int (*fn)(void *ctx, const char *cause, uint64_t part), void *ctx)
+{
+	uint64_t whole = 0, given = 0;
+	size_t big = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		whole += p[i].share;
+		if (p[i].share > p[big].share)
+			big = i;
+	}
+	for (size_t i = 0; i < n; i++) {
+		p[i].w = whole ? (uint64_t)((unsigned __int128)dur * p[i].share / whole) : 0;
+		given += p[i].w;
+	}
+	if (n)
+		p[big].w += dur - given;
+	for (size_t i = 0; i < n && !err; i++)
+		if (p[i].w)
+			err = fn(ctx, p[i].cause, p[i].w);
+	return err;
+}
+
+int viz__budget_split(const struct corr *c, const struct corr_call *k, unsigned kind, uint64_t dur,
+		      int (*fn)(void *ctx, const char *cause, uint64_t part), void *ctx)
+{
+	const struct corr_budget *b;
+	struct part *p;
+	size_t n = 0;
+	int err;
+
+	if (!dur)
+		return 0;
+	if (k->instance == CORR_NONE || k->instance >= c->ninstances)
+		return fn(ctx, "unmatched", dur);
+	b = &c->instances[k->instance].budget;
+	p = calloc(b->ncosts + 3, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	if (kind == VIZ_WAIT) {
+		snprintf(p[n].cause, sizeof(p[n].cause), "rank-late");
+		p[n++].share = b->waiting_ns;
+		carried_cause(c, b, p[n].cause, sizeof(p[n].cause));
+		p[n++].share = b->carried_network_ns;
+		snprintf(p[n].cause, sizeof(p[n].cause), "usual-skew");
+		p[n++].share = b->carried_ns - b->carried_network_ns;
+	} else {
+		snprintf(p[n].cause, sizeof(p[n].cause), "expected");
+		p[n++].share = b->expected_ns;
+		for (size_t i = 0; i < b->ncosts; i++) {
+			const struct corr_cost *x = &c->costs[b->first_cost + i];
+
+			item_cause(c, x->kind, x->iface, p[n].cause, sizeof(p[n].cause));
+			p[n++].share = x->cost_ns;
+		}
+		snprintf(p[n].cause, sizeof(p[n].cause), "unexplained");
+		p[n++].share = b->unexplained_ns;
+	}
+	/* a sub-phase with no share (an instant collective): its whole time is the first part's */
+	if (!p[0].share && n) {
+		bool any = false;
+
+		for (size_t i = 0; i < n; i++)
+			any |= p[i].share != 0;
+		if (!any)
+			p[kind == VIZ_WAIT ? 2 : 0].share = 1;
+	}
+	err = split_emit(p, n, dur, fn, ctx);
+	free(p);
+	return err;
 }
 
 const char *viz__coll_name(const struct corr *c, const struct corr_call *k, char *buf, size_t len)

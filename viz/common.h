@@ -29,7 +29,9 @@
 #define VIZ_C_GREY      "#999999"   /* unknown, other calls */
 #define VIZ_C_LIGHT     "#DDDDDD"   /* steps */
 
+/* Each verdict's colour and letter in the timelines (one table, viz/common.c). */
 const char *viz__verdict_colour(enum corr_verdict v);
+const char *viz__verdict_glyph(enum corr_verdict v);
 
 /* The window [*from, *to): explicit (v->from_ns/to_ns), else the whole capture,
  * or with FOCUS the slowest collective with one span of context on each side. */
@@ -98,13 +100,26 @@ uint32_t viz__call_op_index(const struct model *m, const struct corr_call *k);
 void viz__custom_names(const struct model *m, void (*fn)(void *ctx, const char *name), void *ctx);
 
 /*
- * Where the time of a sub-phase went: for VIZ_XFER the network evidence of
- * the call's collective ("queue eth0@h2", "drops eth0@h2", "retrans", "ce",
- * "cnp", "pause", "rdma-loss") or "clean"; for VIZ_WAIT "rank-late" (waiting
- * for a rank that was late by itself) or that evidence when the lateness was
- * carried over from a slow network.
+ * Where the time of a sub-phase went, in one word, from its collective's
+ * time budget: for VIZ_XFER the network's leading item and its link
+ * ("shaper eth0@h2", "queue eth0@h2", "retrans eth0@h1", "cnp", ...) when
+ * the network had a share of the transfer, else the evidence seen (the
+ * cause of corr__why_table's first congestion bit that held: "ce", ...),
+ * else "clean"; for VIZ_WAIT "rank-late" (waiting for a rank late by
+ * itself), or the carried network cause when the lateness came from a
+ * slow network.
  */
 const char *viz__cause(const struct corr *c, const struct corr_call *k, unsigned kind, char *buf, size_t len);
+
+/*
+ * A call's sub-phase of DUR ns split as its collective's budget splits it:
+ * FN(ctx, cause, part) for each part.  A wait: "rank-late" (the waiting
+ * share), the carried network lateness by its link ("carried eth0@h2"),
+ * "usual-skew"; a transfer: "expected", each network item by kind and link
+ * ("shaper eth0@h2"), "unexplained".  The parts sum to DUR.
+ */
+int viz__budget_split(const struct corr *c, const struct corr_call *k, unsigned kind, uint64_t dur,
+		      int (*fn)(void *ctx, const char *cause, uint64_t part), void *ctx);
 
 /* "10.0.0.1:40000 -> 10.0.0.2:5201" ([v6]:port for IPv6). */
 /* Collective frame: "allreduce 1.05 MB" (nccl-tests size, else the call's bytes), or the op alone. */

@@ -10,14 +10,18 @@
  *   phase       wait (in the call before the last rank entered), transfer
  *               (every rank in, until this rank's exit), or call (not part
  *               of a matched collective)
- *   cause       for transfer: the instance's network evidence ("queue
- *               eth0@h2", "drops eth0@h2", "retrans", "ce", "cnp", "pause",
- *               "rdma-loss") or "clean"; for wait: "rank-late", or the
- *               network evidence when the lateness came from a slow network;
+ *   cause       the collective's time budget (docs/verdicts.md), split over
+ *               each rank's phase as it splits the collective: for transfer
+ *               "expected", the network's items by kind and link ("shaper
+ *               eth0@h2", "queue eth0@h2", "retrans eth0@h1", "drops ...",
+ *               "cnp", "pause", "rdma-loss") and "unexplained"; for wait
+ *               "rank-late" (the waiting share), "carried LINK" (lateness
+ *               carried from a network-bound collective), "usual-skew";
  *               "unmatched" for calls outside collectives
- *   weight      ns inside the window, or bytes (--weight bytes: a call's bytes
- *               on its transfer phase, else on its wait; prorated when the
- *               window cuts the phase)
+ *   weight      ns inside the window, split as the budget splits the phase;
+ *               or bytes (--weight bytes: a call's bytes on its transfer
+ *               phase, else on its wait, prorated when the window cuts the
+ *               phase), all on the phase's leading cause (viz__cause)
  *
  * Identical stacks are summed; lines are sorted, so the output is stable.
  */
@@ -91,6 +95,18 @@ static uint64_t prorate(uint64_t bytes, uint64_t a, uint64_t b, uint64_t from, u
 	return (uint64_t)((unsigned __int128)bytes * overlap(a, b, from, to) / (b - a));
 }
 
+struct frames {
+	struct folded *fo;
+	const char *rank, *coll, *phase;
+};
+
+static int add_part(void *ctx, const char *cause, uint64_t part)
+{
+	const struct frames *x = ctx;
+
+	return add(x->fo, x->rank, x->coll, x->phase, cause, part);
+}
+
 int viz__folded(const struct viz_ctx *v, FILE *f)
 {
 	const struct corr *c;
@@ -132,10 +148,18 @@ int viz__folded(const struct viz_ctx *v, FILE *f)
 				ww = w_end > k->start_ns ? overlap(k->start_ns, w_end, from, to) : 0;
 				wx = has_x ? overlap(x_start, k->end_ns, from, to) : 0;
 			}
-			err = add(&fo, rank, coll, "wait", viz__cause(c, k, VIZ_WAIT, cause, sizeof(cause)), ww);
-			if (!err)
-				err = add(&fo, rank, coll, "transfer", viz__cause(c, k, VIZ_XFER, cause, sizeof(cause)),
-					  wx);
+			struct frames fw = { &fo, rank, coll, "wait" }, fx = { &fo, rank, coll, "transfer" };
+
+			if (bytes) { /* bytes are not split by time: all on the phase's leading cause */
+				err = add(&fo, rank, coll, "wait", viz__cause(c, k, VIZ_WAIT, cause, sizeof(cause)), ww);
+				if (!err)
+					err = add(&fo, rank, coll, "transfer",
+						  viz__cause(c, k, VIZ_XFER, cause, sizeof(cause)), wx);
+			} else {
+				err = viz__budget_split(c, k, VIZ_WAIT, ww, add_part, &fw);
+				if (!err)
+					err = viz__budget_split(c, k, VIZ_XFER, wx, add_part, &fx);
+			}
 		}
 	}
 	if (!err && fo.n) {

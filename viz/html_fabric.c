@@ -159,6 +159,36 @@ void html_put_names(struct html *h)
 	for (unsigned i = 0; i < CORR_NVERDICTS; i++)
 		json_kv_string(&o->j, NULL, corr__verdict_name((enum corr_verdict)i));
 	json_array_end(&o->j);
+	json_kv_array_begin(&o->j, "verdict_colors");
+	for (unsigned i = 0; i < CORR_NVERDICTS; i++)
+		json_kv_string(&o->j, NULL, viz__verdict_colour((enum corr_verdict)i));
+	json_array_end(&o->j);
+	json_kv_array_begin(&o->j, "verdict_glyphs");
+	for (unsigned i = 0; i < CORR_NVERDICTS; i++)
+		json_kv_string(&o->j, NULL, viz__verdict_glyph((enum corr_verdict)i));
+	json_array_end(&o->j);
+	{
+		/* the evidence bits, as the correlator names them: the page reads the
+		 * congestion mask from here, never from a constant of its own */
+		size_t nw;
+		const struct corr_why_info *w = corr__why_table(&nw);
+
+		json_kv_array_begin(&o->j, "why");
+		for (size_t i = 0; i < nw; i++) {
+			json_kv_object_begin(&o->j, NULL);
+			json_kv_u64(&o->j, "bit", w[i].bit);
+			json_kv_string(&o->j, "name", w[i].name);
+			json_kv_string(&o->j, "label", w[i].label);
+			json_kv_bool(&o->j, "congestion", w[i].congestion);
+			json_object_end(&o->j);
+		}
+		json_array_end(&o->j);
+		json_kv_u64(&o->j, "why_congestion", corr__why_congestion());
+		json_kv_array_begin(&o->j, "shares");
+		for (unsigned i = 0; i < CORR_NSHARES; i++)
+			json_kv_string(&o->j, NULL, corr__share_name(i) ? corr__share_name(i) : "");
+		json_array_end(&o->j);
+	}
 	json_kv_array_begin(&o->j, "triggers");
 	for (unsigned i = 0; i < MODEL_NTRIGGER; i++)
 		json_kv_string(&o->j, NULL, model__trigger_name(i));

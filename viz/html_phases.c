@@ -152,6 +152,8 @@ void html_put_instances(struct html *h)
 	struct col cnm = { 0 }, cqd = { 0 }, csoj = { 0 }, cbl = { 0 }, cdr = { 0 }, ccd = { 0 };
 	struct col crt = { 0 }, ctlp = { 0 }, cce = { 0 }, cbu = { 0 }, cut = { 0 }, clink = { 0 };
 	struct col cqq = { 0 }, cmem = { 0 }, cccg = { 0 }, ccp = { 0 }, ccl = { 0 };
+	struct col bwait = { 0 }, bnet = { 0 }, bunx = { 0 }, busu = { 0 }, bexp = { 0 }, blead = { 0 };
+	struct col blink = { 0 }, bwr = { 0 };
 
 	if (!comms) {
 		o->oom = true;
@@ -209,6 +211,15 @@ void html_put_instances(struct html *h)
 		html_col_u(&cccg, e->ctr_cong);
 		html_col_u(&ccp, e->ctr_pause);
 		html_col_u(&ccl, e->ctr_retrans + e->ctr_discard);
+		/* the time budget (docs/verdicts.md): the details say where the time went */
+		html_col_u(&bwait, in->budget.waiting_ns);
+		html_col_u(&bwr, in->budget.waiting_rank == CORR_NONE ? 0 : (uint64_t)in->budget.waiting_rank + 1);
+		html_col_u(&bnet, in->budget.network_ns);
+		html_col_u(&bunx, in->budget.unexplained_ns);
+		html_col_u(&busu, in->budget.usual_ns);
+		html_col_u(&bexp, in->budget.expected_ns);
+		html_col_u(&blead, in->budget.leader);
+		html_col_u(&blink, in->budget.link == CORR_NONE ? 0 : (uint64_t)in->budget.link + 1);
 		for (size_t k = 0; k < in->nmembers && in->first_member + k < c->nmembers; k++)
 			html_col_u(&cmem, c->members[in->first_member + k]);
 	}
@@ -257,6 +268,14 @@ void html_put_instances(struct html *h)
 	html_out_col(o, "ctr_cong", &cccg);
 	html_out_col(o, "ctr_pause", &ccp);
 	html_out_col(o, "ctr_loss", &ccl);
+	html_out_col(o, "b_wait", &bwait);
+	html_out_col(o, "b_wrank", &bwr);
+	html_out_col(o, "b_net", &bnet);
+	html_out_col(o, "b_unexp", &bunx);
+	html_out_col(o, "b_usual", &busu);
+	html_out_col(o, "b_exp", &bexp);
+	html_out_col(o, "b_lead", &blead);
+	html_out_col(o, "b_link", &blink);
 	html_out_col(o, "members", &cmem);
 	json_object_end(&o->j);
 }

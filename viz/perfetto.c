@@ -141,6 +141,18 @@ int viz__perfetto(const struct viz_ctx *v, FILE *f)
 	json_kv_string(j, "window_s", text);
 	json_kv_u64(j, "counter_resolution_ns", p.res);
 	json_kv_u64(j, "lost_events", p.m->lost_total);
+	if (p.c && p.c->show_probes && p.c->ninstances) {
+		/* the job's time budget, as the report's first screen says it (docs/verdicts.md) */
+		const struct corr_job_budget *bj = &p.c->budget;
+
+		json_kv_object_begin(j, "budget");
+		json_kv_u64(j, "total_ns", bj->total_ns);
+		json_kv_u64(j, "waiting_ns", bj->waiting_ns);
+		json_kv_u64(j, "expected_ns", bj->expected_ns);
+		json_kv_u64(j, "network_ns", bj->network_ns);
+		json_kv_u64(j, "unexplained_ns", bj->unexplained_ns);
+		json_object_end(j);
+	}
 	if (!p.subphases) {
 		snprintf(text, sizeof(text), "%zu calls in the window: wait/transfer sub-phases are in the calls' args "
 			 "(at most %u calls get them as slices; narrow the window with --from/--to)", p.ncalls,

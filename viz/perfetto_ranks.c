@@ -287,6 +287,12 @@ static void coll_ev(struct lane_emit *e, char ph, const struct viz_item *it)
 
 			json_kv_string(j, "summary", corr__describe(c, it->ref, desc, sizeof(desc)));
 		}
+		/* where its time went, as the report's budget says (docs/verdicts.md) */
+		json_kv_u64(j, "budget_waiting_ns", in->budget.waiting_ns);
+		json_kv_u64(j, "budget_network_ns", in->budget.network_ns);
+		json_kv_u64(j, "budget_unexplained_ns", in->budget.unexplained_ns);
+		json_kv_u64(j, "budget_usual_ns", in->budget.usual_ns);
+		json_kv_string(j, "budget_leader", corr__share_name(in->budget.leader));
 		json_object_end(j);
 	}
 	json_object_end(j);

@@ -193,10 +193,11 @@ static bool clean(const struct corr_instance *in)
 	return in->budget.items_ns * CLEAN_DIV < in->all_arrived_ns;
 }
 
-/* Does IN take part in the group's baseline? */
+/* Does IN take part in the group's baseline?  Not when a rank is missing (a
+ * window cut it, or its probes attached late): its transfer is not the group's. */
 static bool judged(const struct corr_instance *in)
 {
-	return in->nmembers >= 2 && !in->open;
+	return in->nmembers >= 2 && !in->open && !in->partial;
 }
 
 /*

@@ -131,6 +131,7 @@ enum corr_why {
 struct corr_why_info {
 	unsigned bit;               /* CORR_WHY_* */
 	const char *name;           /* JSON reason: "queue", "retransmits", ... */
+	const char *label;          /* for people: "queueing >= threshold", ... */
 	const char *cause;          /* the timelines' cause: "queue", "retrans", ...; NULL: none */
 	bool congestion;            /* evidence of congestion on the ranks' paths */
 	unsigned precedence;        /* lower first, among the causes that hold */

@@ -300,9 +300,12 @@ const char *corr__items_str(const struct corr *c, const struct corr_instance *in
 	for (size_t i = 0; i < b->ncosts && shown < max; i++) {
 		const struct corr_cost *x = &c->costs[b->first_cost + i];
 
-		if (!x->cost_ns && x->kind != CORR_COST_DROP && x->kind != CORR_COST_QUEUE)
-			continue;
-		if (x->kind == CORR_COST_QUEUE && x->raw_ns < c->opts.th.queue_delay_ns && !x->cost_ns)
+		/* what cost a hundredth of the collective or more; drops and queues over
+		 * the threshold beside the network's share, as the evidence saw them */
+		bool material = x->cost_ns && x->cost_ns * 100 >= b->total_ns;
+
+		if (!material && !(b->network_ns && x->kind == CORR_COST_DROP) &&
+		    !(b->network_ns && x->kind == CORR_COST_QUEUE && x->raw_ns >= c->opts.th.queue_delay_ns))
 			continue;
 		app(buf, len, &k, "%s", shown++ ? ", " : "");
 		item_str(c, x, buf, len, &k);
@@ -466,7 +469,7 @@ const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t l
 		app(buf, len, &k, " waiting for it%s", strchr(bs, ';') ? strchr(bs, ';') : "");
 		if (in->why & CORR_WHY_UNOBSERVED) {
 			app(buf, len, &k, "; network not traced in the ranks' namespaces");
-		} else if (!in->budget.network_ns) {
+		} else if (in->budget.network_ns * 100 < in->budget.total_ns) { /* under a hundredth: negligible */
 			char b[32];
 
 			app(buf, len, &k, "; network clean (no queueing >= %s, drops, loss retransmits, CE or counter spikes "

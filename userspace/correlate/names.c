@@ -77,17 +77,17 @@ const char *corr__verdict_name(enum corr_verdict v)
  * retransmits they cause), marks, then the adapters' counters.
  */
 static const struct corr_why_info why_table[CORR_NWHY] = {
-	{ CORR_WHY_QUEUE,      "queue",              "queue",     true,  0 },
-	{ CORR_WHY_DROPS,      "drops",              "drops",     true,  1 },
-	{ CORR_WHY_RETRANS,    "retransmits",        "retrans",   true,  2 },
-	{ CORR_WHY_CE,         "ce",                 "ce",        true,  3 },
-	{ CORR_WHY_UTIL,       "saturated",          NULL,        false, 0 },
-	{ CORR_WHY_STRAGGLER,  "straggler",          NULL,        false, 0 },
-	{ CORR_WHY_SLOW,       "slow",               NULL,        false, 0 },
-	{ CORR_WHY_UNOBSERVED, "network_not_traced", NULL,        false, 0 },
-	{ CORR_WHY_CNP,        "counter_congestion", "cnp",       true,  4 },
-	{ CORR_WHY_PAUSE,      "counter_pause",      "pause",     true,  5 },
-	{ CORR_WHY_RDMA_LOSS,  "counter_loss",       "rdma-loss", true,  6 },
+	{ CORR_WHY_QUEUE, "queue", "queueing >= threshold", "queue", true, 0 },
+	{ CORR_WHY_DROPS, "drops", "congestion drops", "drops", true, 1 },
+	{ CORR_WHY_RETRANS, "retransmits", "retransmits", "retrans", true, 2 },
+	{ CORR_WHY_CE, "ce", "ECN CE marks", "ce", true, 3 },
+	{ CORR_WHY_UTIL, "saturated", "link near capacity (supporting)", NULL, false, 0 },
+	{ CORR_WHY_STRAGGLER, "straggler", "a rank entered late", NULL, false, 0 },
+	{ CORR_WHY_SLOW, "slow", "slow: its budget's shares", NULL, false, 0 },
+	{ CORR_WHY_UNOBSERVED, "network_not_traced", "network not traced there", NULL, false, 0 },
+	{ CORR_WHY_CNP, "counter_congestion", "congestion-counter spike (CNP, ECN, xmit wait)", "cnp", true, 4 },
+	{ CORR_WHY_PAUSE, "counter_pause", "pause/PFC counter spike", "pause", true, 5 },
+	{ CORR_WHY_RDMA_LOSS, "counter_loss", "RDMA retransmission or discard counter spike", "rdma-loss", true, 6 },
 };
 
 const struct corr_why_info *corr__why_table(size_t *n)

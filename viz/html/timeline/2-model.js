@@ -68,8 +68,8 @@
     const COLLECTIVE_OPS = { allreduce: 1, reduce_scatter: 1, allgather: 1, bcast: 1, reduce: 1, alltoall: 1, barrier: 1, gather: 1, scatter: 1 };
     // own keys only: a --phase NAME such as "toString" is no collective
     function opColor(op) { return Object.prototype.hasOwnProperty.call(COLLECTIVE_OPS, OPS[op]) ? '#0072B2' : '#999999'; }
-    const VERDICT_COLORS = ['#009E73', '#D55E00', '#CC79A7', '#999999'];
-    const VERDICT_GLYPH = ['', 'N', 'R', '?'];
+    // the verdicts' colours and letters, and the evidence bits, come with the data (viz/common.c, correlate/names.c)
+    const VERDICT_COLORS = D.verdict_colors, VERDICT_GLYPH = D.verdict_glyphs, SHARES = D.shares;
     const COL = {
       step: '#DDDDDD', stepLine: '#8A8A8A', mark: '#B7DDF4', markLine: '#56B4E9',
       wait: '#E69F00', xfer: '#009E73', xferBad: '#D55E00',
@@ -80,11 +80,8 @@
     };
     const CLS_NAMES = ['other', 'data', 'congestion', 'retrans', 'discard', 'link_err', 'pause', 'buffer'];
     const CLS_COLORS = ['#999999', '#0072B2', '#009E73', '#E69F00', '#D55E00', '#000000', '#CC79A7', '#56B4E9'];
-    const WHY = [['queue', 'queueing >= threshold'], ['drops', 'congestion drops'], ['retrans', 'retransmits'],
-      ['ce', 'ECN CE marks'], ['util', 'link near capacity (supporting)'], ['straggler', 'a rank entered late'],
-      ['slow', 'slow for its kind'], ['unobserved', 'network not traced there'], ['cnp', 'congestion-counter spike (CNP, ECN, xmit wait)'],
-      ['pause', 'pause/PFC counter spike'], ['rdma_loss', 'RDMA retransmission or discard counter spike']];
-    const WHY_CONGESTION = 0x70F;
+    const WHY = D.why, WHY_CONGESTION = D.why_congestion;
+    const WHY_STRAGGLER = (WHY.find(function (w) { return w.name === 'straggler'; }) || { bit: 0 }).bit;
 
     /* ------------------------------------------------------------------ the model */
 
@@ -111,7 +108,8 @@
       const o = { n: n, comms: s.comms };
       const cols = ['op', 'seq', 'comm', 'nranks', 'size', 'le', 'fx', 'lx', 'strag', 'own_late', 'verdict', 'why',
         'busbw', 'algbw', 'slow', 'step', 'flags', 'nm', 'qd', 'soj', 'backlog', 'drops', 'cdrops', 'rtx', 'tlp',
-        'ce', 'bursts', 'util', 'link', 'qdisc', 'ctr_cong', 'ctr_pause', 'ctr_loss'];
+        'ce', 'bursts', 'util', 'link', 'qdisc', 'ctr_cong', 'ctr_pause', 'ctr_loss',
+        'b_wait', 'b_wrank', 'b_net', 'b_unexp', 'b_usual', 'b_exp', 'b_lead', 'b_link'];
       for (const k of cols) o[k] = dec(s[k], n);
       o.fe = dec(s.fe, n, true);
       o.mstart = new Float64Array(n + 1);
@@ -188,5 +186,5 @@
     }
     function instName(ii) { return OPS[I.op[ii]] + ' #' + I.seq[ii]; }
     function instEnd(ii) { return I.fe[ii] + I.lx[ii]; }
-    function isStraggler(ii) { return (I.why[ii] & 32) !== 0; }
+    function isStraggler(ii) { return (I.why[ii] & WHY_STRAGGLER) !== 0; }
 

@@ -214,20 +214,33 @@
       return d ? d.kind + ' ' + (d.handle >>> 16).toString(16) + ': on ' + ifLabel(d.iface) : '-';
     }
 
+    // where its time went (docs/verdicts.md): the shares of its budget, the leading one first
+    function budgetTable(ii) {
+      const tot = I.lx[ii];
+      function part(k, ns, extra) { return row2(k, fmtDur(ns) + (tot ? ' (' + fmtNum(100 * ns / tot, 0) + '%)' : '') + (extra || '')); }
+      let h = '<h4 id="ft-budget">Time budget' + (SHARES[I.b_lead[ii]] ? ': ' + esc(SHARES[I.b_lead[ii]]) + ' leads' : '') + '</h4><table>';
+      h += part('waiting', I.b_wait[ii], I.b_wrank[ii] ? ' for ' + esc(rankName(I.b_wrank[ii] - 1)) : '');
+      h += part('network', I.b_net[ii], I.b_link[ii] ? ' on ' + esc(ifLabel(I.b_link[ii] - 1)) : '');
+      h += part('unexplained', I.b_unexp[ii]);
+      h += part('usual', I.b_usual[ii], ' (expected transfer ' + fmtDur(I.b_exp[ii]) + ')');
+      return h + '</table>';
+    }
+
     function instDetails(ii) {
       const why = [];
-      for (let b = 0; b < WHY.length; b++) if (I.why[ii] & (1 << b)) why.push(WHY[b][1]);
+      for (const w of WHY) if (I.why[ii] & w.bit) why.push(w.label);
       const fl = I.flags[ii];
       let h = '<div>' + verdictBadge(I.verdict[ii]) + ' <b>' + esc(instName(ii)) + '</b></div>';
       const ev = EVID.get(ii);
       if (ev) h += '<div class="text" id="ft-verdict-text">' + esc(ev.text) + '</div>';
       if (why.length) h += '<div>why: ' + esc(why.join(', ')) + '</div>';
+      h += budgetTable(ii);
       h += '<h4>Collective</h4><table>';
       h += row2('op, seq', esc(OPS[I.op[ii]]) + ' #' + I.seq[ii]);
       h += row2('communicator', esc(I.comms[I.comm[ii]] || '-') + ', ' + I.nranks[ii] + ' ranks');
       h += row2('size', fmtBytes(I.size[ii]));
       h += row2('first entry', fmtT(I.fe[ii]) + '<br>' + esc(fmtWall(I.fe[ii])));
-      h += row2('span', fmtDur(I.lx[ii]) + (I.slow[ii] ? ' (' + fmtNum(optNum(I.slow[ii], 1000), 1) + '\u00d7 the median)' : ''));
+      h += row2('span', fmtDur(I.lx[ii]) + (I.slow[ii] ? ' (' + fmtNum(optNum(I.slow[ii], 1000), 1) + '\u00d7 its expected transfer)' : ''));
       h += row2('entry skew', fmtDur(I.le[ii]));
       h += row2('all-arrived', fmtDur(I.lx[ii] - I.le[ii]));
       h += row2('bus / alg bandwidth', fmtBw(optNum(I.busbw[ii], 1)) + ' / ' + fmtBw(optNum(I.algbw[ii], 1)));
