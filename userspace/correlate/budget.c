@@ -20,9 +20,6 @@
 #include "lib/util.h"
 #include "userspace/correlate/corr_internal.h"
 
-/* A group with fewer clean instances has no low percentile: the line rate is the baseline. */
-#define GROUP_MIN 5
-#define GROUP_PCT 10
 /* Clean: the items' estimates under a tenth of the transfer. */
 #define CLEAN_DIV 10
 
@@ -182,70 +179,50 @@ static int instance_items(struct corr *c)
 	return 0;
 }
 
-static int cmp_u64p(const void *a, const void *b)
-{
-	return cmp_u64(*(const uint64_t *)a, *(const uint64_t *)b);
-}
-
 /* A transfer the network's items hardly touched: the baseline's sample. */
-static bool clean(const struct corr_instance *in)
+bool corr_budget_clean(const struct corr_instance *in)
 {
 	return in->budget.items_ns * CLEAN_DIV < in->all_arrived_ns;
 }
 
 /* Does IN take part in the group's baseline?  Not when a rank is missing (a
  * window cut it, or its probes attached late): its transfer is not the group's. */
-static bool judged(const struct corr_instance *in)
+bool corr_budget_judged(const struct corr_instance *in)
 {
 	return in->nmembers >= 2 && !in->open && !in->partial;
 }
 
 /*
- * Step 2: each group's expected transfer: the low percentile of its clean
- * transfers; with fewer than GROUP_MIN clean ones, the least of them; with
- * none (a fabric congested all along), the median of its transfers less
- * their items -- what is left of them without the network's costs, whose
- * estimates err both ways -- and never less than the time its bytes need
- * at the line rate (per instance, in shares()).
+ * Step 2: each group's expected transfer (baseline.c has the rule): from
+ * the baselines the caller gave (`report --windows`: the whole capture's),
+ * else from this capture's own collectives.
  */
 static int expected_transfers(struct corr *c)
 {
-	uint64_t *r = malloc((c->ninstances ? c->ninstances : 1) * sizeof(*r));
+	struct corr_sample *v = NULL;
+	struct corr_baseline *own = NULL;
+	size_t n = 0, cap = 0, nown = 0;
+	int err = 0;
 
-	if (!r)
-		return -ENOMEM;
-	for (size_t g = 0; g < c->nopstats; g++) {
-		struct corr_opstat *st = &c->opstats[g];
-		size_t n = 0, nall = 0;
-
-		for (size_t i = 0; i < c->ninstances; i++)
-			if (c->instances[i].opstat == g && judged(&c->instances[i]) && clean(&c->instances[i]))
-				r[n++] = c->instances[i].all_arrived_ns;
-		if (!n) { /* none clean: the residuals */
-			for (size_t i = 0; i < c->ninstances; i++) {
-				const struct corr_instance *in = &c->instances[i];
-
-				if (in->opstat != g || !judged(in))
-					continue;
-				r[nall++] = in->all_arrived_ns > in->budget.items_ns ? in->all_arrived_ns - in->budget.items_ns : 0;
-			}
-		}
-		if (n || nall) {
-			size_t k = n ? n : nall, p = (k * GROUP_PCT + 99) / 100;
-
-			qsort(r, k, sizeof(*r), cmp_u64p);
-			st->typical_ns = r[(k - 1) / 2];
-			/* clean transfers: the low percentile is the uncongested one; residuals carry
-			 * the items' estimation error both ways: their median */
-			st->expected_ns = !n ? st->typical_ns : k >= GROUP_MIN ? r[p ? p - 1 : 0] : r[0];
-			st->expected_from = !n ? CORR_EXPECTED_RESIDUAL :
-					    n >= GROUP_MIN ? CORR_EXPECTED_GROUP : CORR_EXPECTED_GROUP_MIN;
-		} else {
-			st->expected_from = CORR_EXPECTED_NONE;
-		}
+	if (!c->opts.baselines) {
+		err = corr__samples(c, 0, UINT64_MAX, &v, &n, &cap);
+		if (!err)
+			err = corr__baselines(v, n, &own, &nown);
 	}
-	free(r);
-	return 0;
+	for (size_t g = 0; !err && g < c->nopstats; g++) {
+		struct corr_opstat *st = &c->opstats[g];
+		const struct corr_baseline *b = c->opts.baselines ?
+			corr__baseline_of(c->opts.baselines, c->opts.nbaselines, st->op, st->size_bytes, st->nranks,
+					  st->enqueue_only) :
+			corr__baseline_of(own, nown, st->op, st->size_bytes, st->nranks, st->enqueue_only);
+
+		st->expected_from = b ? b->from : CORR_EXPECTED_NONE;
+		st->expected_ns = b ? b->expected_ns : 0;
+		st->typical_ns = b ? b->typical_ns : 0;
+	}
+	free(v);
+	free(own);
+	return err;
 }
 
 /* The instance of the straggler's previous collective, CORR_NONE. */
@@ -313,7 +290,7 @@ void corr_budget_shares(struct corr *c, size_t i)
 	b->waiting_rank = b->waiting_ns ? in->straggler : CORR_NONE;
 	b->carried_ns = in->skew_ns > b->waiting_ns ? in->skew_ns - b->waiting_ns : 0;
 	b->transfer_ns = in->all_arrived_ns;
-	b->expected_from = judged(in) ? st->expected_from : CORR_EXPECTED_NONE;
+	b->expected_from = corr_budget_judged(in) ? st->expected_from : CORR_EXPECTED_NONE;
 	b->expected_ns = b->expected_from == CORR_EXPECTED_NONE ? b->transfer_ns : st->expected_ns;
 	/* what is left of congested transfers without their items is no less than the line rate allows */
 	if (b->expected_from == CORR_EXPECTED_RESIDUAL && b->line_rate_ns > b->expected_ns) {

@@ -84,9 +84,35 @@ struct corr_thresholds {
 	double explains;           /* the items own the whole excess when their estimates reach this share of it */
 };
 
+/*
+ * The expected transfer of one (op, size, ranks) group, computed once from
+ * its samples (struct corr_sample, one per collective): see budget below.
+ * `report --windows` computes them over the whole capture first and hands
+ * them to every window's correlation (corr_opts.baselines), so that each
+ * window weighs its collectives as the whole report does.
+ */
+struct corr_sample {
+	uint32_t op, nranks;
+	uint64_t size_bytes;
+	uint8_t enqueue_only, clean, pad[6];
+	uint64_t transfer_ns, items_ns;
+};
+
+struct corr_baseline {
+	uint32_t op, nranks;
+	uint64_t size_bytes;
+	uint8_t enqueue_only, pad[3];
+	uint32_t from;              /* enum corr_expected_from */
+	uint64_t expected_ns, typical_ns;
+};
+
 struct corr_opts {
 	enum corr_phases_mode phases;
 	struct corr_thresholds th;
+	/* given: the groups' baselines (by op, size, ranks, enqueue_only; sorted), else
+	 * each correlation computes its own from its collectives */
+	const struct corr_baseline *baselines;
+	size_t nbaselines;
 	uint64_t infer_gap_ns;     /* merge activity across gaps < this; 0 = from the traffic (auto) */
 	unsigned infer_min_hosts;  /* hosts active together for an inferred phase (default 2) */
 	uint64_t infer_min_bytes;  /* drop inferred phases with fewer TX bytes (default 0) */
@@ -304,6 +330,16 @@ int corr__job_budget(const struct corr *c, uint64_t from, uint64_t to, struct co
 void corr__job_budget_free(struct corr_job_budget *b);
 /* The interface that names IFACE's wire (a rank host's end; corr.iface_wire), IFACE itself when none. */
 uint32_t corr__wire(const struct corr *c, uint32_t iface);
+
+/* Append the samples of the collectives of C that begin in [FROM, TO) and take part in a
+ * baseline (every rank there, closed) to *V.  0 or -ENOMEM. */
+int corr__samples(const struct corr *c, uint64_t from, uint64_t to, struct corr_sample **v, size_t *n,
+		  size_t *cap);
+/* The groups' baselines from N samples (V is reordered): *OUT sorted by group, free() it.  0 or -ENOMEM. */
+int corr__baselines(struct corr_sample *v, size_t n, struct corr_baseline **out, size_t *nout);
+/* The baseline of a group in BASE (N of them, sorted), NULL when absent. */
+const struct corr_baseline *corr__baseline_of(const struct corr_baseline *base, size_t n, uint32_t op,
+					      uint64_t size_bytes, uint32_t nranks, bool enqueue_only);
 
 /* Names of a cost kind ("queue", "shaper", "rto", ...) and for text ("queueing", "shaper", "RTO retransmits"). */
 const char *corr__cost_name(unsigned kind);

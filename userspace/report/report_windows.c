@@ -12,10 +12,13 @@
 #include "userspace/report/report_headline.h"
 #include "userspace/report/report_windows.h"
 
-/* What a window, and the job, add up: the answer, and the events lost. */
+/* What a window, and the job, add up: the answer, and the events lost; in the
+ * first pass, the samples of the groups' baselines. */
 struct tally {
 	struct answer ans;
 	uint64_t lost;
+	struct corr_sample *samples;
+	size_t nsamples, capsamples;
 };
 
 /* One window: its span and tally, filled by whichever worker loaded it. */
@@ -40,11 +43,23 @@ struct acc {
 	size_t next;                /* the next window a worker takes (under lock) */
 	size_t ndone;
 	pthread_mutex_t lock;
+	/*
+	 * Two passes: the first gathers every group's samples over the whole
+	 * capture, so that the second weighs each window's collectives against
+	 * the whole capture's baselines (corr_opts.baselines), as the whole
+	 * report does (docs/verdicts.md).
+	 */
+	int pass;                   /* 1: samples, 2: the answer */
+	struct corr_opts co;        /* wo->corr with the baselines of pass 1 */
+	struct corr_baseline *base;
 };
 
 static void tally_free(struct tally *t)
 {
 	answer__free(&t->ans);
+	free(t->samples);
+	t->samples = NULL;
+	t->nsamples = t->capsamples = 0;
 }
 
 /* A window's collectives that begin in [from, to) (absolute ns), and its lost events. */
@@ -63,6 +78,13 @@ static int tally_window(struct tally *t, const struct model *m, const struct cor
 static int tally_merge(struct tally *job, const struct tally *w)
 {
 	job->lost += w->lost;
+	if (w->nsamples) {
+		if (grow_array((void **)&job->samples, &job->capsamples, job->nsamples + w->nsamples,
+			       sizeof(*job->samples)))
+			return -ENOMEM;
+		memcpy(&job->samples[job->nsamples], w->samples, w->nsamples * sizeof(*w->samples));
+		job->nsamples += w->nsamples;
+	}
 	return answer__merge(&job->ans, &w->ans);
 }
 
@@ -86,8 +108,11 @@ static int load_window(const struct acc *a, size_t i, struct model **mp, struct 
 	}
 	if (a->end_rel && p->to_rel > a->end_rel) /* end_rel: 0 until the first window told it */
 		p->to_rel = a->end_rel;
-	ret = corr__build(*mp, wo->corr, &c);
-	if (!ret)
+	ret = corr__build(*mp, a->pass == 1 ? wo->corr : &a->co, &c);
+	if (!ret && a->pass == 1)
+		ret = corr__samples(c, (*mp)->capture_start_ns + p->from_rel, (*mp)->capture_start_ns + p->to_rel,
+				    &p->t.samples, &p->t.nsamples, &p->t.capsamples);
+	else if (!ret)
 		ret = tally_window(&p->t, *mp, c, (*mp)->capture_start_ns + p->from_rel,
 				   (*mp)->capture_start_ns + p->to_rel);
 	if (ret == -ENOMEM)
@@ -119,8 +144,8 @@ static void *worker(void *arg)
 		if (p->ret)
 			a->next = a->nparts; /* stop the others early */
 		if (a->wo->progress)
-			fprintf(stderr, "fabtrace: report: window %zu of %zu done (+%.3f s to +%.3f s)\n", a->ndone,
-				a->nparts, (double)p->from_rel / 1e9, (double)p->to_rel / 1e9);
+			fprintf(stderr, "fabtrace: report: pass %d of 2: window %zu of %zu done (+%.3f s to +%.3f s)\n",
+				a->pass, a->ndone, a->nparts, (double)p->from_rel / 1e9, (double)p->to_rel / 1e9);
 		pthread_mutex_unlock(&a->lock);
 	}
 }
@@ -443,7 +468,28 @@ int report__windows(FILE *out, const char *path, const struct report_windows_opt
 	a->from_rel = wo->from_rel_ns;
 	/* a collective that begins near an edge is whole if it ends within the margin */
 	a->margin = wo->window_ns / 2 < 10000000000ull ? wo->window_ns / 2 : 10000000000ull;
+	/* pass 1: every group's samples over the whole capture, for the baselines of pass 2 */
+	a->pass = 1;
 	ret = all_windows(a, err, errlen);
+	if (!ret) {
+		size_t nb;
+
+		ret = corr__baselines(a->job.samples, a->job.nsamples, &a->base, &nb);
+		a->co = *wo->corr;
+		a->co.baselines = a->base;
+		a->co.nbaselines = nb;
+	}
+	tally_free(&a->job);
+	for (size_t i = 0; i < a->nparts; i++)
+		tally_free(&a->parts[i].t);
+	free(a->parts);
+	a->parts = NULL;
+	a->nparts = a->next = a->ndone = 0;
+	a->end_rel = 0;
+	if (!ret) {
+		a->pass = 2;
+		ret = all_windows(a, err, errlen);
+	}
 	if (!ret) {
 		answer__sort(&a->job.ans);
 		answer(l, a, path);
@@ -459,6 +505,7 @@ int report__windows(FILE *out, const char *path, const struct report_windows_opt
 	for (size_t i = 0; i < a->nparts; i++)
 		tally_free(&a->parts[i].t);
 	free(a->parts);
+	free(a->base);
 	free(a);
 	free(l);
 	return ret;
