@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "userspace/capture/capture.h"
+#include "userspace/capture/records.h"
 
 #define TMPDIR_NAME "capture"
 #include "tests/unit/tmpdir.h"
@@ -207,6 +208,136 @@ static void test_rec_table(void **state)
 	assert_null(capture__rec_name(46));
 }
 
+/* What the visitor's callbacks saw. */
+struct seen {
+	int drops, phases, unknown, samples;
+	uint64_t last_ts;
+	int stop_at;            /* drops: return 7 from the Nth (0 never) */
+};
+
+static int saw_drop(void *ctx, const struct ft_drop *r)
+{
+	struct seen *s = ctx;
+
+	s->last_ts = r->ts_ns;
+	return ++s->drops == s->stop_at ? 7 : 0;
+}
+
+static int saw_phase(void *ctx, const struct ft_phase *r)
+{
+	struct seen *s = ctx;
+
+	s->phases++;
+	s->last_ts = r->end_ns;
+	return 0;
+}
+
+static int saw_sample(void *ctx, const struct ft_ctr_sample *r)
+{
+	((struct seen *)ctx)->samples += (int)r->n;
+	return 0;
+}
+
+static int saw_unknown(void *ctx, const struct ft_rec_hdr *r)
+{
+	((struct seen *)ctx)->unknown += r->type == 200;
+	return 0;
+}
+
+static const struct capture_visitor seen_visitor = {
+	.drop = saw_drop, .phase = saw_phase, .ctr_sample = saw_sample, .unknown = saw_unknown,
+};
+
+/* One dispatch: each record to its own callback as its struct, checked once. */
+static void test_visitor(void **state)
+{
+	const char *path = tpath("visit.ftc");
+	struct { struct ft_ctr_sample s; uint64_t v[2]; } cs;
+	struct { struct ft_rec_hdr hdr; uint8_t x[8]; } unk;
+	struct capture_writer *w;
+	struct capture_reader *r;
+	struct ft_file_header h;
+	struct seen s = { 0 };
+	struct ft_phase p;
+	struct ft_drop d;
+	struct ft_lost lo;
+	uint64_t t[2];
+	char err[256];
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	d.hdr = (struct ft_rec_hdr){ .type = FT_REC_DROP, .size = sizeof(d) };
+	d.ts_ns = 111;
+	memset(&p, 0, sizeof(p));
+	p.hdr = (struct ft_rec_hdr){ .type = FT_REC_PHASE, .size = sizeof(p) };
+	p.start_ns = 200;
+	p.end_ns = 250;
+	memset(&cs, 0, sizeof(cs));
+	cs.s.hdr = (struct ft_rec_hdr){ .type = FT_REC_CTR_SAMPLE, .size = sizeof(cs) };
+	cs.s.n = 2;
+	memset(&unk, 0, sizeof(unk));
+	unk.hdr = (struct ft_rec_hdr){ .type = 200, .size = sizeof(unk) };
+	memset(&lo, 0, sizeof(lo));
+	lo.hdr = (struct ft_rec_hdr){ .type = FT_REC_LOST, .size = sizeof(lo) };
+
+	/* one record at a time (top's live records) */
+	assert_int_equal(capture__visit(&seen_visitor, &s, &d.hdr), 0);
+	assert_int_equal(capture__visit(&seen_visitor, &s, &p.hdr), 0);
+	assert_int_equal(capture__visit(&seen_visitor, &s, &cs.s.hdr), 0);
+	assert_int_equal(capture__visit(&seen_visitor, &s, &unk.hdr), 0);
+	assert_int_equal(capture__visit(&seen_visitor, &s, &lo.hdr), 0); /* no callback: skipped */
+	assert_int_equal(s.drops, 1);
+	assert_int_equal(s.phases, 1);
+	assert_int_equal(s.last_ts, 250);
+	assert_int_equal(s.samples, 2);
+	assert_int_equal(s.unknown, 1);
+	/* damaged: no callback runs */
+	cs.s.n = 3;
+	d.hdr.size = 16;
+	assert_int_equal(capture__visit(&seen_visitor, &s, &cs.s.hdr), -EINVAL);
+	assert_int_equal(capture__visit(&seen_visitor, &s, &d.hdr), -EINVAL);
+	assert_int_equal(s.samples, 2);
+	assert_int_equal(s.drops, 1);
+	cs.s.n = 2;
+	d.hdr.size = sizeof(d);
+
+	/* where the times are */
+	assert_int_equal(capture__rec_times(&p.hdr, t), 2);
+	assert_int_equal(t[0], 200);
+	assert_int_equal(t[1], 250);
+	assert_int_equal(capture__rec_times(&d.hdr, t), 1);
+	assert_int_equal(t[0], 111);
+	assert_int_equal(capture__rec_times(&unk.hdr, t), 0);
+	assert_true(capture__rec_fields(FT_REC_IFACE_BIN)->bin);
+	assert_false(capture__rec_fields(FT_REC_PHASE)->bin);
+
+	/* a capture: every record to its callback, until one says stop */
+	make_header(&h);
+	assert_int_equal(capture__create(&w, path, &h, (uid_t)-1, (gid_t)-1, err, sizeof(err)), 0);
+	for (int i = 0; i < 3; i++) {
+		d.ts_ns = 1000 + (uint64_t)i;
+		assert_int_equal(capture__append(w, &d), 0);
+		assert_int_equal(capture__append(w, &unk), 0);
+	}
+	append_end(w, 6);
+	assert_int_equal(capture__close(w), 0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(capture__open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(capture__visit_reader(r, &seen_visitor, &s), 0);
+	assert_int_equal(capture__state(r), CAPTURE_OK);
+	assert_int_equal(s.drops, 3);
+	assert_int_equal(s.unknown, 3);
+	assert_int_equal(s.last_ts, 1002);
+	capture__free(r);
+	memset(&s, 0, sizeof(s));
+	s.stop_at = 2;
+	assert_int_equal(capture__open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(capture__visit_reader(r, &seen_visitor, &s), 7);
+	assert_int_equal(s.last_ts, 1001);
+	assert_int_equal(s.unknown, 1);
+	capture__free(r);
+}
+
 #define NREC_BIG 12000ull /* ~900 KB of records: at least 3 blocks */
 
 static void test_round_trip(void **state)
@@ -331,6 +462,17 @@ static void test_append_validation(void **state)
 	d.hdr.type = FT_REC_DROP;
 	d.hdr.size = 16; /* known type, shorter than its struct */
 	assert_int_equal(capture__append(w, &d), -EINVAL);
+	/* nor a counter sample that does not hold its values: no reader would take it */
+	{
+		struct { struct ft_ctr_sample s; uint64_t v[2]; } cs;
+
+		memset(&cs, 0, sizeof(cs));
+		cs.s.hdr = (struct ft_rec_hdr){ .type = FT_REC_CTR_SAMPLE, .size = sizeof(cs) };
+		cs.s.n = 3;
+		assert_int_equal(capture__append(w, &cs), -EINVAL);
+		cs.s.n = 2;
+		assert_int_equal(capture__append(w, &cs), 0);
+	}
 	/* a rejected record does not poison the writer */
 	d.hdr.size = sizeof(d);
 	assert_int_equal(capture__append(w, &d), 0);
@@ -711,6 +853,36 @@ static void test_corrupt_records(void **state)
 	put_block(f, payload, 48, 2, 0, 0);
 	fclose(f);
 	expect_corrupt(path, b0, "qdisc_bin record at payload offset 32 is 16 bytes", 0);
+
+	/* a counter sample whose size does not hold its n values (report refused
+	 * such a capture while info called it complete) */
+	{
+		struct ft_ctr_sample s;
+
+		memset(&s, 0, sizeof(s));
+		s.hdr = (struct ft_rec_hdr){ .type = FT_REC_CTR_SAMPLE, .size = sizeof(s) };
+		s.n = 3;
+		memset(payload, 0, sizeof(payload));
+		memcpy(payload, &lost, sizeof(lost));
+		memcpy(payload + 32, &s, sizeof(s));
+		f = start_file(path);
+		put_block(f, payload, 64, 2, 0, 0);
+		fclose(f);
+		expect_corrupt(path, b0, "ctr_sample record at payload offset 32 is 32 bytes, expected 56", 0);
+	}
+	/* a counter group past the limits of a group */
+	{
+		struct ft_ctr_group g;
+
+		memset(&g, 0, sizeof(g));
+		g.hdr = (struct ft_rec_hdr){ .type = FT_REC_CTR_GROUP, .size = sizeof(g) };
+		g.group = 7;
+		g.ncounters = CAPTURE_MAX_CTR_COUNTERS + 1;
+		f = start_file(path);
+		put_block(f, &g, sizeof(g), 1, 0, 0);
+		fclose(f);
+		expect_corrupt(path, b0, "ctr_group record at payload offset 0 names group 7 of 65537 counters", 0);
+	}
 
 	/* nrec disagrees with the payload */
 	f = start_file(path);
@@ -1364,6 +1536,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rec_table),
+		cmocka_unit_test(test_visitor),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_writer_counters),
 		cmocka_unit_test(test_append_validation),
