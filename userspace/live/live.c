@@ -12,12 +12,6 @@
 #include "userspace/correlate/correlate.h"
 #include "userspace/live/live.h"
 
-/* iface_info_names() fills arrays of the record's sizes */
-_Static_assert(sizeof(((struct live_iface *)0)->name) == sizeof(((struct ft_iface_info *)0)->name) &&
-	       sizeof(((struct live_iface *)0)->netns_name) == sizeof(((struct ft_iface_info *)0)->netns_name) &&
-	       sizeof(((struct live_iface *)0)->kind) == sizeof(((struct ft_iface_info *)0)->kind),
-	       "interface name fields differ from the record's");
-
 void live_opts__init(struct live_opts *o, uint64_t bin_ns)
 {
 	memset(o, 0, sizeof(*o));
@@ -158,7 +152,7 @@ static void on_iface(struct live *l, const struct ft_iface_info *r)
 	f->speed_mbps = r->speed_mbps;
 	f->tx_rate_kbps = r->tx_rate_kbps;
 	f->flags = r->flags;
-	iface_info_names(r, f->name, f->netns_name, f->kind);
+	iface_info_names(r, &f->name, &f->netns_name, &f->kind);
 	label_iface(f);
 	capacity(f);
 	/* a RoCE port described before its netdev */
