@@ -353,15 +353,7 @@ static int add_coverage(void *ctx, const struct ft_coverage *c)
 
 	if (i < 0)
 		return -ENOMEM;
-	struct model_coverage *e = mdl_kvec_at(&m->priv->coverage, (size_t)i);
-
-	/* one per probe at the stop, from each host of a merged capture: their
-	 * sum; known only when every host's hits were counted */
-	e->known = (created || e->known) && c->known ? 1 : 0;
-	e->hits = e->known ? e->hits + c->hits : 0;
-	e->runs += c->runs;
-	/* each host's own shortfall: one with runs over hits hides no other's */
-	e->skipped = e->known ? e->skipped + (c->hits > c->runs ? c->hits - c->runs : 0) : 0;
+	capture__cov_add(mdl_kvec_at(&m->priv->coverage, (size_t)i), created, c);
 	return 0;
 }
 
