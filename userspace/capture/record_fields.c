@@ -44,6 +44,8 @@ static const struct capture_rec_fields fields[CAPTURE_REC_TYPES] = {
 	[FT_REC_CTR_NAME] = { .group = AT(ft_ctr_name, group) },
 	[FT_REC_CTR_SAMPLE] = { .time = { AT(ft_ctr_sample, ts_ns) }, .group = AT(ft_ctr_sample, group) },
 	[FT_REC_SAMPLER] = { .time = { AT(ft_sampler_event, ts_ns) }, .group = AT(ft_sampler_event, group) },
+	/* and its flow's namespace, and a rank's pid in id (retime.c) */
+	[FT_REC_CONFIG] = { .time = { AT(ft_config, ts_ns) }, .netns = AT(ft_config, netns) },
 	[FT_REC_HOST_ID] = { .netns = AT(ft_host_id, netns) },
 	[FT_REC_CLOCK] = { .time = { AT(ft_clock, mono_ns) } },
 	[FT_REC_HOST_NETNS] = { .netns = AT(ft_host_netns, netns) },
