@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for the capture writer and reader (userspace/capture/capture.c). */
+/* Unit tests for the capture writer and reader (userspace/capture/capture_write.c,
+ * capture_read.c) and the record types' table and visitor (records.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -413,10 +413,10 @@ int capture__next(struct capture_reader *r, const struct ft_rec_hdr **rec)
 int capture__visit_reader(struct capture_reader *r, const struct capture_visitor *v, void *ctx)
 {
 	const struct ft_rec_hdr *rec;
-	int ret;
 
 	while (capture__next(r, &rec) == 1) {
-		ret = capture__dispatch(v, ctx, rec); /* checked as its block was loaded */
+		int ret = capture__dispatch(v, ctx, rec); /* checked as its block was loaded */
+
 		if (ret)
 			return ret;
 	}

@@ -16,26 +16,21 @@
 #include "userspace/capture/merge_priv.h"
 #include "userspace/capture/records.h"
 
-static int add_u32(uint32_t **a, size_t *n, size_t *cap, uint32_t v)
+/* V (SIZE bytes) into the set *A of *N unless it is there.  0 or -ENOMEM. */
+static int add_unique(void **a, size_t *n, size_t *cap, const void *v, size_t size)
 {
 	for (size_t i = *n; i > 0; i--) /* recent first: ids come in runs */
-		if ((*a)[i - 1] == v)
+		if (!memcmp((const uint8_t *)*a + (i - 1) * size, v, size))
 			return 0;
-	if (grow_array((void **)a, cap, *n + 1, sizeof(**a)))
+	if (grow_array(a, cap, *n + 1, size))
 		return -ENOMEM;
-	(*a)[(*n)++] = v;
+	memcpy((uint8_t *)*a + (*n)++ * size, v, size);
 	return 0;
 }
 
-static int add_u64(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
+static int add_u32(uint32_t **a, size_t *n, size_t *cap, uint32_t v)
 {
-	for (size_t i = *n; i > 0; i--)
-		if ((*a)[i - 1] == v)
-			return 0;
-	if (grow_array((void **)a, cap, *n + 1, sizeof(**a)))
-		return -ENOMEM;
-	(*a)[(*n)++] = v;
-	return 0;
+	return add_unique((void **)a, n, cap, &v, sizeof(v));
 }
 
 static void add_addr(uint8_t (*set)[16], size_t *n, const uint8_t *a)
@@ -157,10 +152,11 @@ static int p1_clock(void *ctx, const struct ft_clock *c)
 static int p1_iface(void *ctx, const struct ft_iface_info *f)
 {
 	struct host *h = ctx;
+	uint64_t tif = (uint64_t)f->netns << 32 | f->ifindex;
 
 	if (add_u32(&h->netns, &h->nnetns, &h->capnetns, f->netns) ||
 	    ((f->flags & FT_IFACE_TRACED) &&
-	     add_u64(&h->tif, &h->ntif, &h->captif, (uint64_t)f->netns << 32 | f->ifindex)))
+	     add_unique((void **)&h->tif, &h->ntif, &h->captif, &tif, sizeof(tif))))
 		return -ENOMEM;
 	if (!strncmp(f->name, "lo", sizeof(f->name))) {
 		if (grow_array((void **)&h->lo, &h->caplo, h->nlo + 1, sizeof(*h->lo)))
@@ -238,31 +234,25 @@ static int p1_tcp_sample(void *ctx, const struct ft_tcp_sample *r)
 }
 
 /* the highest ids of this host: the next host's are moved past them */
+static int raise_to(uint32_t *max, uint32_t id)
+{
+	*max = id > *max ? id : *max;
+	return 0;
+}
+
 static int p1_rdma_port(void *ctx, const struct ft_rdma_port *r)
 {
-	struct host *h = ctx;
-
-	if (r->port_id > h->max_port)
-		h->max_port = r->port_id;
-	return 0;
+	return raise_to(&((struct host *)ctx)->max_port, r->port_id);
 }
 
 static int p1_ctr_group(void *ctx, const struct ft_ctr_group *r)
 {
-	struct host *h = ctx;
-
-	if (r->group > h->max_group)
-		h->max_group = r->group;
-	return 0;
+	return raise_to(&((struct host *)ctx)->max_group, r->group);
 }
 
 static int p1_lost(void *ctx, const struct ft_lost *r)
 {
-	struct host *h = ctx;
-
-	if (r->cpu > h->max_cpu)
-		h->max_cpu = r->cpu;
-	return 0;
+	return raise_to(&((struct host *)ctx)->max_cpu, r->cpu);
 }
 
 static int p1_end(void *ctx, const struct ft_end *r)

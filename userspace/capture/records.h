@@ -18,9 +18,10 @@
  * it hands out are checked already; capture__visit() checks the ones that
  * come from elsewhere.
  *
- * A new record type: its row here, its struct and enum value in
- * bpf/fabtrace.h, docs/capture-format.md; if it carries CLOCK_MONOTONIC
- * times or ids that a merge renumbers, its row in record_fields.c.
+ * A new record type: its struct and enum value in bpf/fabtrace.h, its row
+ * here, its size pinned in abi_check.c, docs/capture-format.md; if it
+ * carries CLOCK_MONOTONIC times or ids that a merge renumbers, its row in
+ * record_fields.c (docs/architecture.md, "Records").
  */
 #ifndef FABTRACE_RECORDS_H
 #define FABTRACE_RECORDS_H
@@ -116,7 +117,7 @@ struct capture_rec_fields {
 
 /* REC's type's fields; every offset 0 for a type this build does not know. */
 const struct capture_rec_fields *capture__rec_fields(uint16_t type);
-/* REC's CLOCK_MONOTONIC times into T (0 = unset): how many it has (0 to 2). */
+/* The CLOCK_MONOTONIC times of REC (checked) into T (0 = unset): how many it has (0 to 2). */
 int capture__rec_times(const struct ft_rec_hdr *rec, uint64_t t[2]);
 
 #endif

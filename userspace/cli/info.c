@@ -270,7 +270,14 @@ int cmd_info(int argc, char **argv)
 	in.state = capture__state(r);
 	in.good_off = capture__good_offset(r);
 	in.blocks = capture__blocks(r);
-	in.cov_state = capture__cov_state(in.cov, in.ncov, &in.cov_skipped, &in.cov_unknown);
+	{
+		uint64_t skipped;
+		size_t unknown;
+
+		in.cov_state = capture__cov_state(in.cov, in.ncov, &skipped, &unknown);
+		in.cov_skipped = skipped;
+		in.cov_unknown = unknown;
+	}
 	if (in.state != CAPTURE_OK)
 		snprintf(in.error, sizeof(in.error), "%s: %s", in.path, capture__error(r));
 

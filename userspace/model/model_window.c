@@ -135,9 +135,10 @@ static int phase(void *ctx, const struct ft_phase *r)
 {
 	const struct win *w = ctx;
 	uint64_t a = r->start_ns, b = r->end_ns > a ? r->end_ns : a;
-	int ret;
 
 	if (b < w->from && (r->flags & (FT_PHASE_MARK_BEGIN | FT_PHASE_MARK_END))) {
+		int ret;
+
 		mdl_see_ts(w->m, b);
 		ret = marker_before(&w->m->priv->win, r);
 		return ret ? ret : WIN_OUT;
@@ -164,12 +165,13 @@ int mdl_window_keep(struct model *m, const struct ft_rec_hdr *rec, mdl_add_fn ad
 {
 	static const struct capture_visitor v = { .ctr_sample = counter_sample, .phase = phase, .lost = lost };
 	struct win w = { .m = m, .add = add, .from = m->capture_start_ns + m->opts.window_from_ns };
-	uint64_t t[2];
 	int ret;
 
 	w.to = m->opts.window_to_ns > m->opts.window_from_ns ? m->capture_start_ns + m->opts.window_to_ns
 							      : UINT64_MAX;
 	if (rec->type < CAPTURE_REC_TYPES && ((WIN_TIMED >> rec->type) & 1)) {
+		uint64_t t[2];
+
 		capture__rec_times(rec, t);
 		ret = outside(&w, t[0], t[0]);
 	} else {
