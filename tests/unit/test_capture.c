@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "userspace/capture/capture.h"
+#include "userspace/capture/probe_coverage.h"
 #include "userspace/capture/records.h"
 
 #define TMPDIR_NAME "capture"
@@ -337,6 +338,44 @@ static void test_visitor(void **state)
 	assert_int_equal(s.last_ts, 1001);
 	assert_int_equal(s.unknown, 1);
 	capture__free(r);
+}
+
+/* A probe's coverage summed over hosts, and the one state info and the report say. */
+static void test_probe_coverage(void **state)
+{
+	struct ft_coverage h1 = { .probe = FT_PROBE_IFACE_RX, .known = 1, .hits = 100, .runs = 90 };
+	struct ft_coverage h2 = { .probe = FT_PROBE_IFACE_RX, .known = 1, .hits = 50, .runs = 60 };
+	struct ft_coverage nk = { .probe = FT_PROBE_DROP, .known = 0, .runs = 7 };
+	struct capture_cov c[2] = { { .probe = FT_PROBE_IFACE_RX }, { .probe = FT_PROBE_DROP } };
+	uint64_t skipped;
+	size_t unknown;
+
+	(void)state;
+	assert_int_equal(capture__cov_state(c, 0, &skipped, &unknown), CAPTURE_COV_UNKNOWN);
+	assert_string_equal(capture__cov_state_name(CAPTURE_COV_UNKNOWN), "unknown");
+	/* each host's own shortfall: the second's runs over hits hide none of the first's */
+	capture__cov_add(&c[0], true, &h1);
+	capture__cov_add(&c[0], false, &h2);
+	assert_int_equal(c[0].hits, 150);
+	assert_int_equal(c[0].runs, 150);
+	assert_int_equal(c[0].skipped, 10);
+	assert_int_equal(capture__cov_state(c, 1, &skipped, &unknown), CAPTURE_COV_INCOMPLETE);
+	assert_int_equal(skipped, 10);
+	assert_string_equal(capture__cov_state_name(CAPTURE_COV_INCOMPLETE), "incomplete");
+	/* nothing skipped, one probe not counted: partial */
+	c[0] = (struct capture_cov){ .probe = FT_PROBE_IFACE_RX };
+	capture__cov_add(&c[0], true, &h2);
+	capture__cov_add(&c[1], true, &nk);
+	assert_int_equal(capture__cov_state(c, 2, &skipped, &unknown), CAPTURE_COV_PARTIAL);
+	assert_int_equal(unknown, 1);
+	assert_int_equal(skipped, 0);
+	assert_int_equal(capture__cov_state(c, 1, &skipped, &unknown), CAPTURE_COV_COMPLETE);
+	/* a host whose hits were not counted makes the sum unknown */
+	capture__cov_add(&c[0], false, &nk);
+	assert_int_equal(c[0].known, 0);
+	assert_int_equal(c[0].skipped, 0);
+	assert_string_equal(capture__cov_state_name(CAPTURE_COV_PARTIAL), "partial");
+	assert_string_equal(capture__cov_state_name(CAPTURE_COV_COMPLETE), "complete");
 }
 
 #define NREC_BIG 12000ull /* ~900 KB of records: at least 3 blocks */
@@ -1538,6 +1577,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rec_table),
 		cmocka_unit_test(test_visitor),
+		cmocka_unit_test(test_probe_coverage),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_writer_counters),
 		cmocka_unit_test(test_append_validation),
