@@ -303,7 +303,7 @@ _Static_assert(FT_REC_END < 65536, "record types are 16 bit");
 /*
  * Records are written as they sit in memory, little endian on every host
  * fabtrace supports today; a big-endian port needs byte swapping in
- * capture.c (docs/capture-format.md, "Byte order").
+ * capture_read.c and capture_write.c (docs/capture-format.md, "Byte order").
  */
 
 /* so the object is not empty */

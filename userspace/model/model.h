@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bpf/fabtrace.h"
+#include "userspace/capture/probe_coverage.h"
 #include "userspace/model/model_counters.h"
 
 struct model_opts {
@@ -249,14 +250,6 @@ struct model_probe {
 	char why[64];
 };
 
-/* Coverage of one probe (FT_REC_COVERAGE): tracepoint hits its program did not see. */
-struct model_coverage {
-	uint32_t probe;             /* enum ft_probe_id */
-	uint32_t known;             /* 1 = hits counted; 0 = unknown */
-	uint64_t hits, runs;        /* summed over the hosts of a merged capture */
-	uint64_t skipped;           /* hits - runs, clamped at 0; 0 when unknown */
-};
-
 /* ---- collective phases (bpf/phase.bpf.c, userspace/cli/record.c), for the correlator ---- */
 
 /* What the phase records of one slot are (FT_REC_PHASE_SLOT); sorted by slot. */
@@ -381,10 +374,12 @@ struct model {
 	uint64_t lost_by_source[FT_SRC_MAX + 1];     /* [FT_SRC_MAX] = unknown sources */
 	uint64_t lost_total;
 	struct model_probe *probes; size_t nprobes;  /* by id */
-	struct model_coverage *coverage; size_t ncoverage; /* by probe id */
+	/* coverage of each probe (tracepoint hits its program did not see), by probe id */
+	struct capture_cov *coverage; size_t ncoverage;
+	enum capture_cov_state coverage_state;
 	uint64_t skipped_runs;      /* sum of coverage[].skipped (not in lost_total) */
 	uint64_t sojourn_dropped;   /* sum of qdiscs[].sojourn_dropped */
-	size_t coverage_unknown;    /* coverage records with known = 0 */
+	size_t coverage_unknown;    /* probes whose hits were not counted */
 
 	/* collective phases (empty without phase probes) */
 	struct model_slot *slots; size_t nslots;           /* by slot */

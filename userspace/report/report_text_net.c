@@ -448,7 +448,7 @@ static void text_coverage(FILE *f, const struct model *m)
 	size_t n;
 
 	for (size_t i = 0; i < m->ncoverage; i++) {
-		const struct model_coverage *c = &m->coverage[i];
+		const struct capture_cov *c = &m->coverage[i];
 		const char *name = model__probe_name(m, c->probe, nb, sizeof(nb));
 
 		if (!c->known)
@@ -459,7 +459,7 @@ static void text_coverage(FILE *f, const struct model *m)
 	}
 	n = 0;
 	for (size_t i = 0; i < m->ncoverage; i++) {
-		const struct model_coverage *c = &m->coverage[i];
+		const struct capture_cov *c = &m->coverage[i];
 
 		if (!c->known || (!c->hits && !c->runs))
 			continue;
@@ -468,16 +468,22 @@ static void text_coverage(FILE *f, const struct model *m)
 	}
 	if (n)
 		fputc('\n', f);
-	if (!m->ncoverage)
+	switch (m->coverage_state) {
+	case CAPTURE_COV_UNKNOWN:
 		fprintf(f, "  probe coverage: unknown (the capture has no coverage counters)\n");
-	else if (m->skipped_runs)
+		break;
+	case CAPTURE_COV_INCOMPLETE:
 		fprintf(f, "  probe coverage: incomplete (%" PRIu64 " probe runs skipped by the kernel; "
 			"not included in the lost count above)\n", m->skipped_runs);
-	else if (m->coverage_unknown)
+		break;
+	case CAPTURE_COV_PARTIAL:
 		fprintf(f, "  probe coverage: complete for the probes counted (every tracepoint hit ran "
 			"its program), unknown for %zu\n", m->coverage_unknown);
-	else
+		break;
+	case CAPTURE_COV_COMPLETE:
 		fprintf(f, "  probe coverage: complete (every tracepoint hit ran its program)\n");
+		break;
+	}
 }
 
 void report_text__lost(FILE *f, const struct model *m, const struct corr *c)
