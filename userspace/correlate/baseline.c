@@ -18,6 +18,22 @@
 #include "lib/util.h"
 #include "userspace/correlate/corr_internal.h"
 
+/* Clean: the items' estimates under a tenth of the transfer. */
+#define CLEAN_DIV 10
+
+/* A transfer the network's items hardly touched: the baseline's sample. */
+bool corr_budget_clean(const struct corr_instance *in)
+{
+	return in->budget.items_ns * CLEAN_DIV < in->all_arrived_ns;
+}
+
+/* Does IN take part in the group's baseline?  Not when a rank is missing (a
+ * window cut it, or its probes attached late): its transfer is not the group's. */
+bool corr_budget_judged(const struct corr_instance *in)
+{
+	return in->nmembers >= 2 && !in->open && !in->partial;
+}
+
 #define GROUP_MIN 5
 #define GROUP_PCT 10
 

@@ -20,9 +20,6 @@
 #include "lib/util.h"
 #include "userspace/correlate/corr_internal.h"
 
-/* Clean: the items' estimates under a tenth of the transfer. */
-#define CLEAN_DIV 10
-
 static int cmp_cost_desc(const void *a, const void *b)
 {
 	const struct corr_cost *x = a, *y = b;
@@ -33,103 +30,6 @@ static int cmp_cost_desc(const void *a, const void *b)
 	if (!c)
 		c = cmp_u32(x->kind, y->kind);
 	return c ? c : cmp_u32(x->iface, y->iface);
-}
-
-/*
- * A traced interface outside the ranks' namespaces is on their path when it
- * is the other end of one's wire: a switch port that sends what a rank's
- * NIC receives and receives what it sends.  The captures do not name a
- * wire's ends, so the traffic does: both directions' bytes equal within 2 %
- * (a veth pair's are equal), and bin by bin the same bytes at the same
- * times (a collective's symmetric traffic makes many totals equal): the
- * best match, when it shares at least 80 % of the bytes.
- */
-static bool same_bytes(uint64_t x, uint64_t y)
-{
-	uint64_t d = x > y ? x - y : y - x, big = x > y ? x : y;
-
-	return big && d * 50 <= big;
-}
-
-static bool netns_has_rank(const struct corr *c, uint32_t netns)
-{
-	for (size_t r = 0; r < c->nranks; r++)
-		if (c->ranks[r].netns == netns)
-			return true;
-	return false;
-}
-
-/* Bytes that D1 and D2 have in the same bins (both sorted by start). */
-static uint64_t same_bins(const struct model_dir *d1, const struct model_dir *d2)
-{
-	uint64_t s = 0;
-
-	for (size_t i = 0, k = 0; i < d1->nbins && k < d2->nbins;) {
-		if (d1->bins[i].start_ns < d2->bins[k].start_ns) {
-			i++;
-		} else if (d1->bins[i].start_ns > d2->bins[k].start_ns) {
-			k++;
-		} else {
-			s += d1->bins[i].bytes < d2->bins[k].bytes ? d1->bins[i].bytes : d2->bins[k].bytes;
-			i++;
-			k++;
-		}
-	}
-	return s;
-}
-
-int corr_find_peers(struct corr *c)
-{
-	const struct model *m = c->m;
-
-	c->iface_peer = malloc((m->nifaces ? m->nifaces : 1) * sizeof(*c->iface_peer));
-	c->iface_wire = malloc((m->nifaces ? m->nifaces : 1) * sizeof(*c->iface_wire));
-	if (!c->iface_peer || !c->iface_wire)
-		return -ENOMEM;
-	for (size_t i = 0; i < m->nifaces; i++) {
-		const struct model_iface *x = &m->ifaces[i];
-		uint32_t found = CORR_NONE;
-
-		c->iface_peer[i] = CORR_NONE;
-		if (is_loopback(x) || !x->dir[FT_DIR_TX].bytes || !x->dir[FT_DIR_RX].bytes)
-			continue;
-		uint64_t best = 0, all = x->dir[FT_DIR_TX].bytes + x->dir[FT_DIR_RX].bytes;
-
-		for (size_t k = 0; k < m->nifaces; k++) {
-			const struct model_iface *y = &m->ifaces[k];
-			uint64_t same;
-
-			if (k == i || y->netns == x->netns || is_loopback(y) ||
-			    !same_bytes(x->dir[FT_DIR_TX].bytes, y->dir[FT_DIR_RX].bytes) ||
-			    !same_bytes(x->dir[FT_DIR_RX].bytes, y->dir[FT_DIR_TX].bytes))
-				continue;
-			same = same_bins(&x->dir[FT_DIR_TX], &y->dir[FT_DIR_RX]) +
-			       same_bins(&x->dir[FT_DIR_RX], &y->dir[FT_DIR_TX]);
-			if (same > best) {
-				best = same;
-				found = (uint32_t)k;
-			}
-		}
-		c->iface_peer[i] = best * 5 >= all * 4 ? found : CORR_NONE;
-	}
-	/* a wire is named by its rank host's end (the NIC), as users think of a host's link */
-	for (size_t i = 0; i < m->nifaces; i++) {
-		uint32_t p = c->iface_peer[i];
-
-		c->iface_wire[i] = p != CORR_NONE && !netns_has_rank(c, m->ifaces[i].netns) &&
-				   netns_has_rank(c, m->ifaces[p].netns) ? p : (uint32_t)i;
-	}
-	return 0;
-}
-
-bool corr_pset_iface(const struct corr *c, const struct corr_pset *ps, size_t ii)
-{
-	const struct model_iface *f = &c->m->ifaces[ii];
-	uint32_t p = c->iface_peer ? c->iface_peer[ii] : CORR_NONE;
-
-	if (is_loopback(f))
-		return false;
-	return corr_pset_netns(ps, f->netns) || (p != CORR_NONE && corr_pset_netns(ps, c->m->ifaces[p].netns));
 }
 
 /* The time IN's bytes need at the slowest line rate of the ranks' links (nccl-tests' bus
@@ -179,19 +79,6 @@ static int instance_items(struct corr *c)
 	return 0;
 }
 
-/* A transfer the network's items hardly touched: the baseline's sample. */
-bool corr_budget_clean(const struct corr_instance *in)
-{
-	return in->budget.items_ns * CLEAN_DIV < in->all_arrived_ns;
-}
-
-/* Does IN take part in the group's baseline?  Not when a rank is missing (a
- * window cut it, or its probes attached late): its transfer is not the group's. */
-bool corr_budget_judged(const struct corr_instance *in)
-{
-	return in->nmembers >= 2 && !in->open && !in->partial;
-}
-
 /*
  * Step 2: each group's expected transfer (baseline.c has the rule): from
  * the baselines the caller gave (`report --windows`: the whole capture's),
@@ -235,11 +122,6 @@ static uint32_t straggler_previous(const struct corr *c, const struct corr_insta
 			return call->prev_call != CORR_NONE ? c->calls[call->prev_call].instance : CORR_NONE;
 	}
 	return CORR_NONE;
-}
-
-uint32_t corr__wire(const struct corr *c, uint32_t iface)
-{
-	return iface != CORR_NONE && iface < c->m->nifaces && c->iface_wire ? c->iface_wire[iface] : iface;
 }
 
 /* The link (and queue) with the largest part of B's items (both ends of a wire as

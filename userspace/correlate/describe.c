@@ -132,25 +132,6 @@ static const struct corr_link_ev *queue_link(const struct corr_evidence *ev, uin
 	return NULL;
 }
 
-const struct model_iface *corr__flow_dest_iface(const struct model *m, uint32_t flow)
-{
-	const struct ft_flow *f = &m->flows[flow].key;
-	size_t alen = f->family == 6 ? 16 : 4;
-
-	/* the receiver's interface: where a flow of the capture has that address as its source */
-	for (size_t i = 0; i < m->nflows; i++) {
-		const struct model_flow *g = &m->flows[i];
-		const struct model_iface *x;
-
-		if (g->key.family != f->family || memcmp(g->key.saddr, f->daddr, alen) != 0 || !g->ifindex)
-			continue;
-		x = model__iface(m, g->key.netns, g->ifindex);
-		if (x)
-			return x;
-	}
-	return NULL;
-}
-
 const char *corr__toward_label(const struct model *m, uint32_t flow, char *buf, size_t len)
 {
 	const struct ft_flow *f = &m->flows[flow].key;
