@@ -551,6 +551,25 @@ static void test_verdict_rules(void **state)
 	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_UNKNOWN);
 	assert_int_equal(corr__leader(&o.th, &in), CORR_SHARE_UNEXPLAINED);
 
+	/* congested all along (no clean transfer in the group): the usual is congested too, so a
+	 * collective whose items are explains (0.2) of its transfer is slow against a clean network */
+	in = shares_in(210 * MS, 10 * MS, 90 * MS, 0);           /* 310 ms against 210 ms: 1.48x, not slow */
+	in.transfer_ns = 300 * MS;
+	in.items_ns = 90 * MS;
+	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_OK);
+	in.congested_all_along = true;
+	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_NETWORK);
+	in.items_ns = 60 * MS - 1;                               /* just under 0.2 x 300 ms */
+	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_OK);
+	in = shares_in(250 * MS, 60 * MS, 50 * MS, 0);           /* still weighed: 60 ms waiting, 50 network */
+	in.congested_all_along = true;
+	in.transfer_ns = 300 * MS;
+	in.items_ns = 60 * MS;
+	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_UNKNOWN);
+	in.waiting_ns = in.skew_ns = 80 * MS;                    /* 80 against 50: waiting leads */
+	in.span_ns = in.total_ns = 380 * MS;
+	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_RANK);
+
 	/* the margin: the leader needs margin x the next */
 	in = shares_in(10 * MS, 150 * MS, 100 * MS, 0);          /* exactly 1.5x */
 	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_RANK);

@@ -187,6 +187,10 @@ struct corr_verdict_in {
 	uint64_t expected_ns;      /* the expected transfer */
 	uint64_t typical_ns;       /* the group's typical (median) clean transfer, >= expected */
 	uint64_t waiting_ns, network_ns, unexplained_ns;
+	/* no clean transfer in its group (CORR_EXPECTED_RESIDUAL, _BANDWIDTH): its usual is congested too */
+	bool congested_all_along;
+	uint64_t transfer_ns;      /* the transfer once all had arrived */
+	uint64_t items_ns;         /* the network's items' estimates, before they are weighed against the excess */
 };
 
 /*
@@ -195,7 +199,9 @@ struct corr_verdict_in {
  *   the unexplained share is weighed beyond the group's usual spread:
  *           unexplained' = unexplained - (typical - expected), at least 0
  *   over  = waiting + network + unexplained'
- *   slow  = over >= skew_min_ns and total >= slow_factor * (total - over)
+ *   slow  = over >= skew_min_ns and total >= slow_factor * (total - over),
+ *           or, in a group with no clean transfer (its usual congested
+ *           too), network >= skew_min_ns and items >= explains * transfer
  *   not slow                                      -> CORR_OK
  *   the largest share under margin * the next     -> CORR_UNKNOWN (no share leads)
  *   waiting leads                                 -> CORR_RANK

@@ -88,13 +88,22 @@ static uint64_t unexplained_beyond(const struct corr_verdict_in *in)
 	return in->unexplained_ns > spread ? in->unexplained_ns - spread : 0;
 }
 
-/* The shares over its usual time are at least skew_min_ns and make it slow_factor x as long. */
+/*
+ * The shares over its usual time are at least skew_min_ns and make it
+ * slow_factor x as long.  A group with no clean transfer has no usual time
+ * the network left alone: there, a collective whose network items are a
+ * material share of its transfer is slow (against a clean network) too.
+ */
 static bool why_slow(const struct corr_thresholds *t, const struct corr_verdict_in *in)
 {
 	uint64_t over = in->waiting_ns + in->network_ns + unexplained_beyond(in);
 
-	return over && over >= t->skew_min_ns && over <= in->total_ns &&
-	       (double)in->total_ns >= t->slow_factor * (double)(in->total_ns - over);
+	if (!over || over < t->skew_min_ns || over > in->total_ns)
+		return false;
+	if (in->congested_all_along && in->network_ns >= t->skew_min_ns && in->transfer_ns &&
+	    (double)in->items_ns >= t->explains * (double)in->transfer_ns)
+		return true;
+	return (double)in->total_ns >= t->slow_factor * (double)(in->total_ns - over);
 }
 
 static bool why_unobserved(const struct corr_thresholds *t, const struct corr_verdict_in *in)

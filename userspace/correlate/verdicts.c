@@ -42,6 +42,10 @@ static void verdict_in(const struct corr_instance *in, struct corr_verdict_in *v
 	vi->total_ns = b->total_ns;
 	vi->expected_ns = b->expected_ns;
 	vi->typical_ns = b->typical_ns;
+	vi->congested_all_along = b->expected_from == CORR_EXPECTED_RESIDUAL ||
+				  b->expected_from == CORR_EXPECTED_BANDWIDTH;
+	vi->transfer_ns = b->transfer_ns;
+	vi->items_ns = b->items_ns;
 	vi->waiting_ns = b->waiting_ns;
 	vi->network_ns = b->network_ns;
 	vi->unexplained_ns = b->unexplained_ns;
