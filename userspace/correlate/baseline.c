@@ -5,7 +5,8 @@
  * rule is here once, for a capture's own collectives (budget.c) and for the
  * samples `report --windows` gathers over a whole capture.
  *
- *   clean samples (items under a tenth of the transfer), at least 5:
+ *   clean samples (items under a tenth of the group's median transfer: a
+ *   transfer a stalled host drew out is not clean for being long), at least 5:
  *       expected = their 10th percentile, typical = their median
  *   1 to 4 clean: expected = the least, typical = their median
  *   none clean (congested all along): the residuals, transfer less items:
@@ -18,14 +19,8 @@
 #include "lib/util.h"
 #include "userspace/correlate/corr_internal.h"
 
-/* Clean: the items' estimates under a tenth of the transfer. */
+/* Clean: the items' estimates under a tenth of the group's median transfer. */
 #define CLEAN_DIV 10
-
-/* A transfer the network's items hardly touched: the baseline's sample. */
-bool corr_budget_clean(const struct corr_instance *in)
-{
-	return in->budget.items_ns * CLEAN_DIV < in->all_arrived_ns;
-}
 
 /* Does IN take part in the group's baseline?  Not when a rank is missing (a
  * window cut it, or its probes attached late): its transfer is not the group's. */
@@ -73,7 +68,6 @@ int corr__samples(const struct corr *c, uint64_t from, uint64_t to, struct corr_
 		s->nranks = in->nranks;
 		s->size_bytes = in->size_bytes;
 		s->enqueue_only = in->enqueue_only;
-		s->clean = corr_budget_clean(in);
 		s->transfer_ns = in->all_arrived_ns;
 		s->items_ns = in->budget.items_ns;
 	}
@@ -89,9 +83,14 @@ static int cmp_u64p(const void *a, const void *b)
 static void group(const struct corr_sample *v, size_t n, uint64_t *r, struct corr_baseline *b)
 {
 	size_t nc = 0, k;
+	uint64_t median;
 
 	for (size_t i = 0; i < n; i++)
-		if (v[i].clean)
+		r[i] = v[i].transfer_ns;
+	qsort(r, n, sizeof(*r), cmp_u64p);
+	median = r[(n - 1) / 2];
+	for (size_t i = 0; i < n; i++)
+		if (v[i].items_ns * CLEAN_DIV < median)
 			r[nc++] = v[i].transfer_ns;
 	k = nc;
 	if (!nc) /* none clean: the residuals */

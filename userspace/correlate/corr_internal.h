@@ -40,9 +40,8 @@ int corr_verdicts(struct corr *c);
  * transfer; then, in instance order, one instance's shares (the verdicts of
  * those before it decide whose its carried lateness is); then the job's sums */
 int corr_budget_prepare(struct corr *c);
-/* A baseline's sample: every rank there and closed; clean: items under a tenth of the transfer. */
+/* A baseline's sample: every rank there and closed (baseline.c says which are clean). */
 bool corr_budget_judged(const struct corr_instance *in);
-bool corr_budget_clean(const struct corr_instance *in);
 void corr_budget_shares(struct corr *c, size_t i);
 int corr_budget_job(struct corr *c);
 int corr_rank_stats(struct corr *c);

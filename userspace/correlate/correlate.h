@@ -94,7 +94,7 @@ struct corr_thresholds {
 struct corr_sample {
 	uint32_t op, nranks;
 	uint64_t size_bytes;
-	uint8_t enqueue_only, clean, pad[6];
+	uint8_t enqueue_only, pad[7];
 	uint64_t transfer_ns, items_ns;
 };
 
@@ -232,7 +232,7 @@ unsigned corr__leader(const struct corr_thresholds *t, const struct corr_verdict
  *   transfer  last exit - last entry = expected + excess
  *   expected  the usual uncongested transfer of its (op, size, ranks) group:
  *             the 10th percentile of its clean instances' transfers (items
- *             under a tenth of the transfer), the least of them when it has
+ *             under a tenth of the group's median transfer), the least when it has
  *             fewer than 5; with none clean (congested all along), the
  *             median of the transfers less their items, and at least the
  *             time its bytes need at the ranks' slowest line rate
