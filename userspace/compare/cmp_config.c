@@ -12,7 +12,8 @@
  * A setting's value on a side is its runs' value when they agree; a side
  * whose runs disagree is warned about (its first run's value is used).
  * Sets (sockets, processes) are the union of the side's runs: a run whose
- * sockets were not seen says nothing.
+ * sockets were not seen says nothing.  A run without configuration records
+ * says nothing either; a side without any has no diff (a warning says so).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -103,7 +104,7 @@ static char *side_set(const struct cmp_side *s, const char *object, const char *
 	bool fail = false;
 
 	for (size_t i = 0; i < s->nruns && !fail; i++) {
-		const struct cmp_setting *x = find(&s->runs[i], object, key);
+		const struct cmp_setting *x = s->runs[i].have_config ? find(&s->runs[i], object, key) : NULL;
 
 		fail = x && set_add(&v, &n, x->value);
 	}
@@ -129,21 +130,24 @@ static char *side_value(struct cmp *c, const struct cmp_side *s, const char *nam
 {
 	const struct cmp_setting *first;
 	const char *v0;
+	size_t r0 = 0;
 
 	if (ref->set) {
 		char *v = side_set(s, ref->object, ref->key);
 
 		return v ? v : strdup(ABSENT);
 	}
-	first = s->nruns ? find(&s->runs[0], ref->object, ref->key) : NULL;
+	while (r0 < s->nruns && !s->runs[r0].have_config) /* a run without configuration says nothing */
+		r0++;
+	first = r0 < s->nruns ? find(&s->runs[r0], ref->object, ref->key) : NULL;
 	v0 = first ? first->value : ABSENT;
-	for (size_t i = 1; i < s->nruns; i++) {
+	for (size_t i = r0 + 1; i < s->nruns; i++) {
 		const struct cmp_setting *x = find(&s->runs[i], ref->object, ref->key);
 		const char *vi = x ? x->value : ABSENT;
 
-		if (strcmp(vi, v0) != 0) {
+		if (s->runs[i].have_config && strcmp(vi, v0) != 0) {
 			if (cmp__warn(c, "the runs of side %s differ in %s %s: %s in %s, %s in %s", name, ref->object,
-				      ref->key, v0, s->runs[0].path, vi, s->runs[i].path))
+				      ref->key, v0, s->runs[r0].path, vi, s->runs[i].path))
 				return NULL;
 			break;
 		}
@@ -290,7 +294,7 @@ static int blind_spots(struct cmp *c)
 			const struct cmp_run *r = &sides[s]->runs[i];
 
 			if (!r->have_config && cmp__warn(c, "%s has no configuration records (an older fabtrace, or "
-						       "--format-version 1): its knobs are unknown", r->path))
+						       "--format-version 1): the diff leaves it out", r->path))
 				return -ENOMEM;
 			for (size_t k = 0; k < r->nsettings; k++)
 				if (r->settings[k].changed &&
@@ -301,12 +305,27 @@ static int blind_spots(struct cmp *c)
 	return 0;
 }
 
+/* Does a run of side S have configuration records? */
+static bool configured(const struct cmp_side *s)
+{
+	for (size_t i = 0; i < s->nruns; i++)
+		if (s->runs[i].have_config)
+			return true;
+	return false;
+}
+
 int cmp_config__diff(struct cmp *c)
 {
 	const struct cmp_setting **all = NULL;
 	size_t n = 0;
-	int ret = every_setting(c, &all, &n);
+	int ret;
 
+	if (!configured(&c->a) || !configured(&c->b)) {
+		ret = blind_spots(c);
+		return ret ? ret : cmp__warn(c, "side %s has no configuration records: the configuration diff is "
+					   "unknown", configured(&c->a) ? "B" : "A");
+	}
+	ret = every_setting(c, &all, &n);
 	if (ret)
 		return ret;
 	qsort(all, n, sizeof(*all), by_ref);
