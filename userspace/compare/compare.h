@@ -9,12 +9,14 @@
  * the per-run values of each side, the difference of their medians, a
  * bootstrap interval, a Mann-Whitney p and whether it is significant.
  *
- * The code (userspace/compare/): cmp_build.c (cmp__build: the driver) over
- * cmp_run.c (a capture into a run) with cmp_extract_coll.c (collective
- * groups, the time budget) and cmp_extract_net.c (links, queues, counters),
- * cmp_config.c (settings flattened, the two sides' diff, knobs),
- * cmp_metrics.c (pairing and statistics); cmp_text.c and cmp_json.c write
- * the result (viz/compare_html.c draws it).
+ * The code (userspace/compare/), each file over the ones after it:
+ * cmp_build.c (cmp__build: the driver); cmp_run.c (a capture into a run)
+ * over cmp_extract_coll.c (collective groups, the time budget),
+ * cmp_extract_net.c (links, queues, counters) and cmp_config_flat.c (the
+ * settings flattened); cmp_config.c (the sides' diff, knobs, warnings);
+ * cmp_metrics.c (pairing and statistics); cmp_store.c (a run's arrays).
+ * cmp_text.c and cmp_json.c write the result, with cmp_fmt.c (names and
+ * units); viz/compare_html.c draws it.
  */
 #ifndef FABTRACE_COMPARE_H
 #define FABTRACE_COMPARE_H
