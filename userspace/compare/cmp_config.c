@@ -100,7 +100,7 @@ static int by_str(const void *a, const void *b)
 static char *side_set(const struct cmp_side *s, const char *object, const char *key)
 {
 	char **v = NULL, *out = NULL;
-	size_t n = 0, len = 1;
+	size_t n = 0;
 	bool fail = false;
 
 	for (size_t i = 0; i < s->nruns && !fail; i++) {
@@ -109,6 +109,8 @@ static char *side_set(const struct cmp_side *s, const char *object, const char *
 		fail = x && set_add(&v, &n, x->value);
 	}
 	if (!fail && n) {
+		size_t len = 1;
+
 		qsort(v, n, sizeof(*v), by_str);
 		for (size_t k = 0; k < n; k++)
 			len += strlen(v[k]) + 1;
@@ -155,21 +157,24 @@ static char *side_value(struct cmp *c, const struct cmp_side *s, const char *nam
 	return strdup(v0);
 }
 
-/* Every setting of any run, once (sorted by object, key): pointers into the runs. */
-static int every_setting(const struct cmp *c, const struct cmp_setting ***out, size_t *nout)
+/* A setting of a run, where the list of every setting points. */
+typedef const struct cmp_setting *setting_ref;
+
+/* Every setting of any run (pointers into the runs). */
+static int every_setting(const struct cmp *c, setting_ref **out, size_t *nout)
 {
 	const struct cmp_side *sides[2] = { &c->a, &c->b };
-	const struct cmp_setting **v = NULL;
+	setting_ref *v = NULL;
 	size_t n = 0, cap = 0;
 
 	for (int s = 0; s < 2; s++)
 		for (size_t i = 0; i < sides[s]->nruns; i++)
 			for (size_t k = 0; k < sides[s]->runs[i].nsettings; k++) {
 				if (n == cap) {
-					const struct cmp_setting **w;
+					setting_ref *w;
 
 					cap = cap ? cap * 2 : 256;
-					w = realloc(v, cap * sizeof(*v));
+					w = realloc(v, cap * sizeof(setting_ref));
 					if (!w) {
 						free(v);
 						return -ENOMEM;
@@ -185,7 +190,7 @@ static int every_setting(const struct cmp *c, const struct cmp_setting ***out, s
 
 static int by_ref(const void *a, const void *b)
 {
-	const struct cmp_setting *x = *(const struct cmp_setting *const *)a, *y = *(const struct cmp_setting *const *)b;
+	setting_ref x = *(const setting_ref *)a, y = *(const setting_ref *)b;
 	int d = strcmp(x->object, y->object);
 
 	return d ? d : strcmp(x->key, y->key);
@@ -316,7 +321,7 @@ static bool configured(const struct cmp_side *s)
 
 int cmp_config__diff(struct cmp *c)
 {
-	const struct cmp_setting **all = NULL;
+	setting_ref *all = NULL;
 	size_t n = 0;
 	int ret;
 
@@ -328,7 +333,8 @@ int cmp_config__diff(struct cmp *c)
 	ret = every_setting(c, &all, &n);
 	if (ret)
 		return ret;
-	qsort(all, n, sizeof(*all), by_ref);
+	if (n)
+		qsort(all, n, sizeof(setting_ref), by_ref);
 	for (size_t i = 0; i < n && !ret; i++) {
 		char *a, *b;
 

@@ -41,7 +41,7 @@ static const char *cost_link(const struct model *m, const struct corr *c, const 
 struct gsum {
 	uint64_t total, waiting, usual, network, unexplained;
 	struct {
-		const char *link;
+		char link[64];
 		uint64_t ns;
 	} links[16];
 	size_t nlinks;
@@ -56,7 +56,7 @@ static void add_link(struct gsum *g, const char *link, uint64_t ns)
 	if (k == g->nlinks) {
 		if (g->nlinks == sizeof(g->links) / sizeof(g->links[0]))
 			return; /* more links than a group names: the total still holds them */
-		g->links[k].link = link;
+		str_copy(g->links[k].link, link, sizeof(g->links[k].link));
 		g->links[k].ns = 0;
 		g->nlinks++;
 	}

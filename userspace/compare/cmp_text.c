@@ -20,11 +20,12 @@ static const char *setting_value(const char *key, const char *v, char *buf, size
 	size_t kl = strlen(key);
 	char *end;
 	double x = strtod(v, &end);
-	char b[32];
 
-	if (kl > 6 && !strcmp(key + kl - 6, "_bytes") && end != v && !*end)
+	if (kl > 6 && !strcmp(key + kl - 6, "_bytes") && end != v && !*end) {
+		char b[32];
+
 		snprintf(buf, len, "%s (%s)", fmt_bytes(x, b, sizeof(b)), v);
-	else
+	} else
 		snprintf(buf, len, "%s", v);
 	return buf;
 }
@@ -55,9 +56,11 @@ static const char *delta_str(const struct cmp_metric *m, char *buf, size_t len)
 
 static void metric_line(FILE *f, const struct cmp_metric *m)
 {
-	char a[48], b[48], d[48], lo[48], hi[48], ci[120], p[48];
+	char a[48], b[48], d[48], ci[120], p[48];
 
 	if (m->tested) {
+		char lo[48], hi[48];
+
 		snprintf(ci, sizeof(ci), "[%s, %s]", cmp__fmt(m->unit, m->ci_lo, lo, sizeof(lo)),
 			 cmp__fmt(m->unit, m->ci_hi, hi, sizeof(hi)));
 		snprintf(p, sizeof(p), "p=%.3g n=%zu+%zu", m->p, m->na, m->nb);
@@ -132,12 +135,14 @@ static void direction_list(FILE *f, const struct cmp *c, int dir, const char *ti
 	fprintf(f, "\n%s (%zu):\n", title, n);
 	for (size_t i = 0; i < c->nmetrics; i++) {
 		const struct cmp_metric *m = &c->metrics[i];
-		char a[48], b[48], d[48];
 
-		if (m->direction == dir)
+		if (m->direction == dir) {
+			char a[48], b[48], d[48];
+
 			fprintf(f, "  %s: %s %s -> %s (%s, p=%.3g)\n", m->group, cmp__metric_label(m->name),
 				cmp__fmt(m->unit, m->a_med, a, sizeof(a)), cmp__fmt(m->unit, m->b_med, b, sizeof(b)),
 				delta_str(m, d, sizeof(d)), m->p);
+		}
 	}
 }
 
