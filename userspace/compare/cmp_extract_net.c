@@ -41,7 +41,24 @@ static int per_gb(struct cmp_run *r, const char *group, const struct net_sum *s)
 	return ret ? -ENOMEM : 0;
 }
 
-/* Each link's drops, retransmits and CE marks; the job's sums in *JOB. */
+/* The one interface of NETNS with traffic (a flow whose records named no interface), NULL when not one. */
+static const struct model_iface *only_iface(const struct model *m, uint32_t netns)
+{
+	const struct model_iface *found = NULL;
+
+	for (size_t i = 0; i < m->nifaces; i++) {
+		const struct model_iface *it = &m->ifaces[i];
+
+		if (it->netns != netns || !(it->dir[FT_DIR_RX].bytes + it->dir[FT_DIR_TX].bytes))
+			continue;
+		if (found)
+			return NULL;
+		found = it;
+	}
+	return found;
+}
+
+/* Each link's drops, retransmits and CE marks; the job's sums in *JOB (every flow's retransmits). */
 static int links(struct cmp_run *r, const struct model *m, struct net_sum *job)
 {
 	struct net_sum *s = calloc(m->nifaces ? m->nifaces : 1, sizeof(*s));
@@ -60,9 +77,14 @@ static int links(struct cmp_run *r, const struct model *m, struct net_sum *job)
 			s[m->drops[i].iface].drops += m->drops[i].count;
 	for (size_t i = 0; i < m->nflows; i++) {
 		const struct model_flow *f = &m->flows[i];
-		const struct model_iface *it = model__iface(m, f->key.netns, f->ifindex);
+		const struct model_iface *it = f->ifindex ? model__iface(m, f->key.netns, f->ifindex) : NULL;
 		struct net_sum *x;
 
+		job->rtx += f->rtx_total;
+		job->rto += f->rtx[FT_RTX_RTO];
+		job->fast += f->rtx[FT_RTX_FAST];
+		if (!it)
+			it = only_iface(m, f->key.netns);
 		if (!it)
 			continue;
 		x = &s[it - m->ifaces];
@@ -77,9 +99,6 @@ static int links(struct cmp_run *r, const struct model *m, struct net_sum *job)
 
 		job->bytes += s[i].bytes;
 		job->drops += s[i].drops;
-		job->rtx += s[i].rtx;
-		job->rto += s[i].rto;
-		job->fast += s[i].fast;
 		job->ce += s[i].ce;
 		if (!s[i].bytes)
 			continue;
