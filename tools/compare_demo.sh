@@ -49,14 +49,14 @@ cdemo_cc() {
 	done
 }
 
-# host 2 sends to host 1 through its tbf: 6 rounds of 512 KiB, 150 ms apart, on one
+# host 2 sends to host 1 through its tbf: 6 rounds of 512 KiB, 250 ms apart, on one
 # connection (long enough for the recorder's socket scan, once a second)
 _cdemo_send() {
 	local p=$1 sink rc=0
 	lab_exec "$p" 1 "$LAB_BIN/incast" sink --port 5001 --expect-bytes 3m --duration 60 >/dev/null &
 	sink=$!
 	lab_exec "$p" 2 "$LAB_BIN/incast" send --to "$(lab_addr 1):5001" --bytes 512k --rounds 6 \
-		--gap-us 150000 --connect-timeout 10 >/dev/null || rc=1
+		--gap-us 250000 --connect-timeout 10 >/dev/null || rc=1
 	wait "$sink" || rc=1
 	return $rc
 }
