@@ -3,6 +3,7 @@
 #   make            build build/fabtrace, the BPF objects and the lab tools
 #   make deps       install the Debian packages the build and tests need
 #   make demo       deps + build + run the built-in lab scenario and report it
+#   make compare-demo  deps + build + the lab recipe of compare: deep vs shallow tbf limit, cubic vs bbr
 #   make test       deps + build + every test (unit, fuzz targets' short run, integration as root)
 #   make fuzz       fuzz every target FUZZ_TIME=600 s (clang libFuzzer; docs/fuzzing.md)
 #   make SANITIZE=1 test   the same under ASan+UBSan (builds into build/san)
@@ -73,7 +74,7 @@ TEST_LIBS  := $(BUILD)/tests/lib/libnccl.so.2 $(BUILD)/tests/lib/libftphase_test
 	      $(BUILD)/tests/lib/libtorch_cuda.so
 WL_CFLAGS  := -O2 -g -std=c11 -D_GNU_SOURCE $(WARN) -fno-ipa-icf
 
-.PHONY: all deps demo test unit integration check-reliability bench clean install uninstall help lint regen-goldens fuzz fuzz-build fuzz-smoke
+.PHONY: all deps demo compare-demo test unit integration check-reliability bench clean install uninstall help lint regen-goldens fuzz fuzz-build fuzz-smoke
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS) $(BUILD)/vmlinux.h
 
@@ -283,6 +284,10 @@ $(BUILD):
 # ---- what users run
 demo: deps all
 	$(Q)tools/demo.sh $(BUILD)
+
+# RUNS per configuration (default 4): docs/compare.md
+compare-demo: deps all
+	$(Q)tools/compare_demo.sh $(BUILD) $(or $(RUNS),4)
 
 test: deps all
 	$(Q)BUILD=$(BUILD) tests/run.sh

@@ -35,4 +35,8 @@ int viz__perfetto(const struct viz_ctx *v, FILE *f);
 int viz__speedscope(const struct viz_ctx *v, FILE *f);
 int viz__folded(const struct viz_ctx *v, FILE *f);
 
+/* compare --html: the comparison of runs A and B (userspace/compare/compare.h) as one page. */
+struct cmp;
+int viz__compare_html(const struct cmp *c, FILE *f);
+
 #endif

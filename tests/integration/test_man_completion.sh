@@ -3,7 +3,7 @@
 # --help (every option of the --help is in the page), rendered by groff/man
 # without warnings, installed and removed by make install/uninstall; the
 # completion offers the commands, every option of each command's --help,
-# interfaces for -i and capture files for report/info/export.
+# interfaces for -i and capture files for report/info/export/compare.
 source "$(dirname "$0")/lib.sh"
 need_cmd groff
 need_cmd man
@@ -79,6 +79,9 @@ check "the examples' other programs' options are not offered ($(comp fabtrace re
 	test -z "$(comp fabtrace record --n | grep -x -e --ntasks-per-node)" -a -z "$(comp fabtrace top -s)"
 check "report completes capture files, not others ($(comp fabtrace report "" | tr '\n' ' '))" \
 	test "$(comp fabtrace report "" | grep -vxE 'sub|root' | sort | tr '\n' ' ')" = "a.ftr b.ftr "
+check "compare completes capture files on both sides of its -- ($(comp fabtrace compare a.ftr -- "" | tr '\n' ' '))" \
+	test "$(comp fabtrace compare a.ftr -- "" | grep -vxE 'sub|root' | sort | tr '\n' ' ')" = "a.ftr b.ftr " -a \
+	"$(comp fabtrace compare "" | grep -vxE 'sub|root' | sort | tr '\n' ' ')" = "a.ftr b.ftr "
 check "-i completes interfaces (lo)" grep -qx lo <<<"$(comp fabtrace record -i "")"
 check "--format completes csv and jsonl" test "$(comp fabtrace export --format "" | tr '\n' ' ')" = "csv jsonl "
 finish

@@ -32,6 +32,7 @@ FLOORS = [
     ("userspace/report", 6),       # the report's sections
     ("userspace/live", 6),         # top's aggregator, metrics
     ("userspace/top", 6),          # top's views, keys and terminal
+    ("userspace/compare", 6),      # runs A against runs B (compare)
     ("viz", 6),                    # timelines
     ("userspace/cli", 7),          # commands
 ]

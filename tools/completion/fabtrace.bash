@@ -50,9 +50,9 @@ _fabtrace() {
 		COMPREPLY=($(compgen -W "$(_fabtrace_commands "$bin") --help --version" -- "$cur"))
 		return 0
 	fi
-	# after `record ... --`, the rest is a command line
+	# after `record ... --`, the rest is a command line (compare's -- parts its sides)
 	for ((i = 2; i < COMP_CWORD; i++)); do
-		if [[ ${COMP_WORDS[i]} == -- ]]; then
+		if [[ ${COMP_WORDS[i]} == -- && $cmd != compare ]]; then
 			# shellcheck disable=SC2207
 			COMPREPLY=($(compgen -c -- "$cur"))
 			return 0
@@ -98,7 +98,7 @@ _fabtrace() {
 		return 0
 	fi
 	case $cmd in
-	report | info | export | merge)
+	report | info | export | merge | compare)
 		# capture files, and directories to reach them
 		# shellcheck disable=SC2207
 		COMPREPLY=($(compgen -f -X '!*.ftr' -- "$cur") $(compgen -d -- "$cur"))

@@ -10,5 +10,13 @@ int cmd_export(int argc, char **argv);   /* userspace/cli/export.c */
 int cmd_top(int argc, char **argv);      /* userspace/cli/top.c */
 int cmd_features(int argc, char **argv); /* userspace/cli/features.c */
 int cmd_merge(int argc, char **argv);    /* userspace/cli/merge.c */
+int cmd_compare(int argc, char **argv);  /* userspace/cli/compare.c */
+
+/*
+ * The one error line for a capture CMD could not load (RET from
+ * model__load, ERR the reader's reason; ENOMEM_TODO what to do when memory
+ * ran out): "CMD: PATH: why; what to do".  Returns 1, the exit status.
+ */
+int cli_load_failed(const char *cmd, const char *path, int ret, const char *err, const char *enomem_todo);
 
 #endif

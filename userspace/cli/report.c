@@ -310,25 +310,11 @@ static int write_timelines(const struct model *m, const struct corr_opts *co, co
 	return ret;
 }
 
-/* The one error line for a capture that could not be loaded (ERR: the reader's reason); exit code 1. */
+/* The one error line for a capture that could not be loaded; exit code 1. */
 static int load_failed(const char *path, int ret, const char *err)
 {
-	size_t pl = strlen(path);
-	const char *why = err[0] ? err : strerror(-ret);
-	const char *todo = "check the path and that it is a fabtrace capture";
-
-	if (ret == -EIO)
-		todo = "the capture is damaged there; re-record it or restore an intact copy";
-	else if (ret == -ENOMEM)
-		todo = "report it window by window (--windows 60s) or one window (--from/--to)";
-	/* the reader's messages may already start with the path */
-	if (!strncmp(why, path, pl) && why[pl] == ':')
-		why += pl + 1 + (why[pl + 1] == ' ');
-	if (strchr(why, ';'))
-		ft_err("report: %s: %s", path, why);
-	else
-		ft_err("report: %s: %s; %s", path, why, todo);
-	return 1;
+	return cli_load_failed("report", path, ret, err,
+			       "report it window by window (--windows 60s) or one window (--from/--to)");
 }
 
 /* A capture this large (bytes) gets a hint that --windows keeps memory down. */
