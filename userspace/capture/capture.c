@@ -74,6 +74,7 @@ static const struct {
 	{ FT_REC_CTR_NAME,    sizeof(struct ft_ctr_name),    "ctr_name" },
 	{ FT_REC_CTR_SAMPLE,  sizeof(struct ft_ctr_sample),  "ctr_sample" },
 	{ FT_REC_SAMPLER,     sizeof(struct ft_sampler_event), "sampler_event" },
+	{ FT_REC_TRIGGER,     sizeof(struct ft_trigger),     "trigger" },
 	{ FT_REC_HOST_ID,     sizeof(struct ft_host_id),     "host_id" },
 	{ FT_REC_CLOCK,       sizeof(struct ft_clock),       "clock" },
 	{ FT_REC_HOST,        sizeof(struct ft_host),        "host" },
@@ -105,6 +106,7 @@ const char *capture__stop_reason_name(uint32_t reason)
 	case FT_STOP_COMMAND: return "command exited";
 	case FT_STOP_ERROR: return "error";
 	case FT_STOP_MIXED: return "mixed";
+	case FT_STOP_ROTATED: return "rotated";
 	default: return "unknown";
 	}
 }
