@@ -202,7 +202,11 @@ static void test_rec_table(void **state)
 	assert_string_equal(capture__rec_name(FT_REC_RDMA_PORT), "rdma_port");
 	assert_string_equal(capture__rec_name(FT_REC_CTR_SAMPLE), "ctr_sample");
 	assert_int_equal(capture__rec_size(FT_REC_CTR_SAMPLE), sizeof(struct ft_ctr_sample));
-	assert_null(capture__rec_name(45));
+	/* the flight recorder's trigger (issue 33) */
+	assert_string_equal(capture__rec_name(FT_REC_TRIGGER), "trigger");
+	assert_int_equal(capture__rec_size(FT_REC_TRIGGER), sizeof(struct ft_trigger));
+	assert_null(capture__rec_name(46));
+	assert_string_equal(capture__stop_reason_name(FT_STOP_ROTATED), "rotated");
 }
 
 #define NREC_BIG 12000ull /* ~900 KB of records: at least 3 blocks */
