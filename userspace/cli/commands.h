@@ -10,5 +10,6 @@ int cmd_export(int argc, char **argv);   /* userspace/cli/export.c */
 int cmd_top(int argc, char **argv);      /* userspace/cli/top.c */
 int cmd_features(int argc, char **argv); /* userspace/cli/features.c */
 int cmd_merge(int argc, char **argv);    /* userspace/cli/merge.c */
+int cmd_trigger(int argc, char **argv);  /* userspace/cli/trigger.c */
 
 #endif
