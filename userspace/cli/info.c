@@ -19,6 +19,7 @@
 #include "userspace/capture/capture.h"
 #include "userspace/cli/commands.h"
 #include "userspace/capture/clockinfo.h"
+#include "userspace/capture/trigger.h"
 #include "userspace/correlate/correlate.h"
 #include "lib/json.h"
 #include "lib/util.h"
@@ -59,6 +60,7 @@ struct info {
 	uint64_t env_ranks;         /* comm_info records from the launcher's environment (FT_COMM_ENV) */
 	uint64_t env_jobs;          /* comm_info records naming a process's job (FT_SLOT_JOB) */
 	struct clockinfo clk;  /* host identity, clock pairs, merged hosts */
+	struct triggerinfo trig; /* a flight recorder's triggers */
 	enum capture_state state;
 	uint64_t good_off;
 	uint64_t blocks;
@@ -199,6 +201,7 @@ static void account(struct info *in, const struct ft_rec_hdr *r)
 	in->counts[r->type]++;
 	in->total++;
 	clockinfo__add(&in->clk, r);
+	triggerinfo__add(&in->trig, r);
 	/* the reader guarantees a known type is at least its struct's size */
 	switch (r->type) {
 	case FT_REC_IFACE_BIN:
@@ -522,6 +525,7 @@ static void print_plain(const struct info *in)
 	printf("bin width:       %s\n", h->bin_ns ? fmt_ns(h->bin_ns, b1, sizeof(b1)) : "unknown");
 	printf("CPUs:            %u\n", (unsigned)h->ncpus);
 	clockinfo__print(&in->clk);
+	triggerinfo__print(&in->trig, h->flags);
 	if (in->have_end)
 		printf("stop reason:     %s\n", capture__stop_reason_name(in->end.stop_reason));
 
@@ -644,6 +648,7 @@ static void print_json(const struct info *in, bool pretty)
 	json_kv_u64(&j, "ncpus", h->ncpus);
 	json_kv_bool(&j, "merged", (h->flags & FT_FILE_MERGED) != 0);
 	clockinfo__json(&in->clk, &j);
+	triggerinfo__json(&in->trig, h->flags, &j);
 	/* "" without an END record, as report --json says it */
 	json_kv_string(&j, "stop_reason", in->have_end ? capture__stop_reason_name(in->end.stop_reason) : "");
 

@@ -393,6 +393,9 @@ struct model {
 	struct model_ctr_event *ctr_events; size_t nctr_events;  /* by (start, series) */
 	struct model_sampler_ev *sampler_evs; size_t nsampler_evs; /* by time */
 
+	/* a flight recorder's triggers (FT_REC_TRIGGER), in file order */
+	struct ft_trigger *triggers; size_t ntriggers, captriggers;
+
 	struct model_priv *priv;    /* loading state (hash tables, raw bins) */
 };
 

@@ -12,6 +12,7 @@
 #include "userspace/capture/iface_label.h"
 #include "userspace/model/model.h"
 #include "userspace/model/model_priv.h"
+#include "lib/util.h"
 
 /* iface_info_names() fills arrays of the record's sizes */
 _Static_assert(sizeof(((struct model_iface *)0)->name) == sizeof(((struct ft_iface_info *)0)->name) &&
@@ -592,6 +593,11 @@ static int add_record(struct model *m, const struct ft_rec_hdr *rec)
 	case FT_REC_HOST:
 		m->nhosts++;
 		m->damaged_hosts += (((const struct ft_host *)rec)->flags & FT_HOST_DAMAGED) != 0;
+		return 0;
+	case FT_REC_TRIGGER:
+		if (grow_array((void **)&m->triggers, &m->captriggers, m->ntriggers + 1, sizeof(*m->triggers)))
+			return -ENOMEM;
+		m->triggers[m->ntriggers++] = *(const struct ft_trigger *)(const void *)rec;
 		return 0;
 	case FT_REC_END:
 		m->have_end = true;
