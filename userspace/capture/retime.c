@@ -227,6 +227,17 @@ void retime__record(const struct retime *rt, struct ft_rec_hdr *r)
 	case FT_REC_HOST_NETNS:
 		ns(rt, &((struct ft_host_netns *)(void *)r)->netns);
 		break;
+	case FT_REC_TRIGGER: {
+		struct ft_trigger *x = (void *)r;
+
+		x->mono_ns = retime__ts(rt, x->mono_ns);
+		x->received_ns = retime__ts(rt, x->received_ns);
+		x->from_ns = retime__ts(rt, x->from_ns);
+		x->to_ns = retime__ts(rt, x->to_ns);
+		x->realtime_ns += rt->realtime_shift_ns;
+		x->sender_pid = x->sender_pid ? x->sender_pid + rt->pid_base : 0;
+		break;
+	}
 	case FT_REC_END: {
 		struct ft_end *x = (void *)r;
 
