@@ -41,11 +41,11 @@ static int parse_switch(struct flight_opts *o, const char *arg)
 		o->seg_ns = v;
 		return 1;
 	}
-	if (!parse_size(arg, &v) && v >= (1u << 20)) {
+	if (!parse_size(arg, &v) && v >= (16u << 10)) {
 		o->seg_bytes = v;
 		return 1;
 	}
-	ft_err("record: bad --switch-output '%s'; a time (10s, 2m) or a size of 1M or more (64M, 1G)", arg);
+	ft_err("record: bad --switch-output '%s'; a time (10s, 2m) or a size of 16k or more (64M, 1G)", arg);
 	return -1;
 }
 
@@ -88,8 +88,8 @@ int flight_opts__parse(struct flight_opts *o, int c, const char *arg)
 			o->lim.keep_bytes = 0;
 			return 1;
 		}
-		if (parse_size(arg, &o->lim.keep_bytes) || o->lim.keep_bytes < (4u << 20)) {
-			ft_err("record: bad --keep-size '%s'; a size of 4M or more (e.g. 2G), or 0 for no bound", arg);
+		if (parse_size(arg, &o->lim.keep_bytes) || o->lim.keep_bytes < (64u << 10)) {
+			ft_err("record: bad --keep-size '%s'; a size of 64k or more (e.g. 2G), or 0 for no bound", arg);
 			return -1;
 		}
 		return 1;
