@@ -95,6 +95,19 @@ static void test_retime(void **state)
 	assert_int_equal(b.netns, 8); /* not in the map */
 	retime__record(&rt, &l.hdr);
 	assert_int_equal(l.cpu, 4097);
+	/* a flight recorder's trigger: its times follow the clock, unset ones stay unset */
+	struct ft_trigger tr = { .hdr = { FT_REC_TRIGGER, sizeof(tr), 0 }, .mono_ns = 5000, .received_ns = 6000,
+				 .from_ns = 0, .to_ns = 9000, .realtime_ns = 100, .sender_pid = 42 };
+
+	rt.offset_ns = 1000000;
+	rt.realtime_shift_ns = -50;
+	retime__record(&rt, &tr.hdr);
+	assert_int_equal(tr.mono_ns, 1005000);
+	assert_int_equal(tr.received_ns, 1006000);
+	assert_int_equal(tr.from_ns, 0);
+	assert_int_equal(tr.to_ns, 1009000);
+	assert_int_equal(tr.realtime_ns, 50);
+	assert_int_equal(tr.sender_pid, 42 + (1u << 22));
 	/* drift: 1000 ppm around t0 */
 	struct retime d = { .drift = 1e-3, .t0_ns = 1000000 };
 

@@ -229,14 +229,18 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 
 	if (r->o.json) {
 		struct json j;
+		uint64_t records = st->records_written;
 
+		if (r->f) /* the flight recorder: every record its segments were given */
+			for (int t = 0; t < 64; t++)
+				records += st->counts[t];
 		json_init(&j, stdout, true);
 		json_object_begin(&j);
 		json_kv_string(&j, "output", r->f ? flight__dir(r->f) : r->o.out_path);
 		json_kv_double(&j, "duration_s", secs, 3);
 		json_kv_string(&j, "stop_reason", capture__stop_reason_name(st->stop_reason));
-		json_kv_u64(&j, "bytes", st->bytes_written);
-		json_kv_u64(&j, "records", st->records_written);
+		json_kv_u64(&j, "bytes", r->f ? bytes_written(r) : st->bytes_written);
+		json_kv_u64(&j, "records", records);
 		json_kv_u64(&j, "bins", st->bins);
 		json_kv_u64(&j, "events", st->events);
 		json_kv_u64(&j, "phase_events", st->phases);
