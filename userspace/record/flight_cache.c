@@ -31,7 +31,7 @@ struct flight_cache {
 	size_t ngone, capgone;
 	uint64_t dropped;
 	uint16_t daemons;
-	uint8_t buf[65536];     /* a record being rewritten for replay (sizes are u16) */
+	_Alignas(8) uint8_t buf[65536]; /* a record being rewritten for replay (sizes are u16) */
 };
 
 /* The order a preamble is written in, so that every record comes after
