@@ -414,7 +414,7 @@ static void test_trigger(void **state)
 	assert_int_equal(model__finish(m), 0);
 	assert_int_equal(m->ntriggers, 3);
 	s = render(m, false, false, 10);
-	if (strncmp(s, "Snapshot taken on node17: rule coll.slow > 3x (\"allreduce 17\") at 2023-11-14T22:13:21.004", 86))
+	if (strncmp(s, "Snapshot taken on node17: rule coll.slow > 3x (\"allreduce 17\") at 2023-11-14T22:13:21.004", 86) != 0)
 		fail_msg("the report does not open with the trigger: %.200s", s);
 	HAS(s, "(+0.004000 s into the capture)");
 	HAS(s, "  value 4.20x, threshold 3.00x");

@@ -722,8 +722,8 @@ static void free_merge(struct merge *m)
  * search may move a host in them (pad_ns, the clocks' bound). */
 static void plan_windows(struct merge *m)
 {
-	int64_t *lo = calloc(m->n, sizeof(*lo)), *hi = calloc(m->n, sizeof(*hi));
-	bool *talks = calloc(m->n * m->n, sizeof(*talks));
+	int64_t *lo = calloc(m->n + 1, sizeof(*lo)), *hi = calloc(m->n + 1, sizeof(*hi));
+	bool *talks = calloc(m->n * m->n + 1, sizeof(*talks));
 	double maxunc = 0;
 	bool unknown = false;
 
