@@ -35,7 +35,7 @@ CTL=ftT$$ # a control socket of our own: other recorders may run on this machine
 lab_start 2
 H1=$(lab_ns "$LAB" 1) H2=$(lab_ns "$LAB" 2)
 IFS_ARGS=(-i "$H1/eth0" -i "$H2/eth0" --no-phases)
-SINK= SEND=
+SINK='' SEND=''
 end_test() {
 	[[ -n $SEND ]] && kill "$SEND" 2>/dev/null
 	[[ -n $SINK ]] && kill "$SINK" 2>/dev/null
@@ -96,16 +96,16 @@ D1=$TMPD/ring1
 mkdir "$D1"
 # start_flight N DIR ARGS...: a flight recorder in the background ($TMPD/recN.json, recN.err)
 start_flight() {
-	local n=$1 dir=$2 i
+	local k=$1 dir=$2 i
 	shift 2
-	"$FT" record "${IFS_ARGS[@]}" --control "$CTL" -o "$dir" --json "$@" >"$TMPD/rec$n.json" 2>"$TMPD/rec$n.err" &
+	"$FT" record "${IFS_ARGS[@]}" --control "$CTL" -o "$dir" --json "$@" >"$TMPD/rec$k.json" 2>"$TMPD/rec$k.err" &
 	REC_PID=$!
 	for ((i = 0; i < 300; i++)); do
-		grep -q "recording to" "$TMPD/rec$n.err" 2>/dev/null && break
+		grep -q "recording to" "$TMPD/rec$k.err" 2>/dev/null && break
 		kill -0 "$REC_PID" 2>/dev/null || break
 		sleep 0.1
 	done
-	check "flight recorder $n starts ($(tail -n 1 "$TMPD/rec$n.err"))" grep -q "recording to $dir (flight recorder" "$TMPD/rec$n.err"
+	check "flight recorder $k starts ($(tail -n 1 "$TMPD/rec$k.err"))" grep -q "recording to $dir (flight recorder" "$TMPD/rec$k.err"
 }
 start_flight 1 "$D1" --switch-output 1s --switch-output 16k --keep 8s --keep-size 64k --snapshot-pre 2s
 declare -A SEEN
@@ -131,8 +131,8 @@ echo "# soak: ${SOAK}s, disk at most $maxdisk bytes, RSS ${rss_mid} kB (first ha
 check "disk stays within --keep-size plus a block ($maxdisk <= $BOUND bytes)" test "$maxdisk" -le "$BOUND"
 check "closed segments read by info and report while recording ($nread read, $unread not)" \
 	test "$nread" -ge 3 -a "$unread" = 0
-n=$(segs "$D1" | wc -l)
-check "the ring holds what --keep and --keep-size allow ($n closed segments)" test "$n" -ge 2 -a "$n" -le 12
+nseg=$(segs "$D1" | wc -l)
+check "the ring holds what --keep and --keep-size allow ($nseg closed segments)" test "$nseg" -ge 2 -a "$nseg" -le 12
 if [[ $BUILD == */san ]]; then
 	echo "# RSS not bounded under the sanitizers (their quarantine grows)"
 else
@@ -152,13 +152,13 @@ check "the summary counts rotation and deletion" python3 -c '
 import json, sys
 f = json.load(open(sys.argv[1]))["flight"]
 sys.exit(0 if f["segments_written"] >= 10 and f["segments_deleted"] >= 5 and f["disk_bytes"] > 0 else 1)' "$TMPD/rec1.json"
-n=0 ok=0
+nseg=0 ok=0
 for f in $(segs "$D1"); do
 	[[ -n ${SEEN[$f]:-} ]] && continue # read while recording
-	n=$((n + 1))
+	nseg=$((nseg + 1))
 	readable "after the stop" "$f" && ok=$((ok + 1))
 done
-check "every segment left reads ($ok of the $n not read while recording)" test "$ok" = "$n"
+check "every segment left reads ($ok of the $nseg not read while recording)" test "$ok" = "$nseg"
 
 echo "# [${SECONDS}s] SIGUSR1: one snapshot"
 # ---- SIGUSR1: one snapshot with its pre-window (a ring bound by time only)
@@ -293,15 +293,15 @@ for round in 1 2 3; do
 	eval "$(rel leaks "$TMPD/owned.json" "$TMPD/base.json" "$TMPD/base.json")"
 	check "$r: none of its BPF programs, links or maps is left${left:+ (left: $left)}" test -z "$left"
 	check "$r: no orphaned fabtrace BPF object${orphans:+ (found: $orphans)}" test -z "$orphans"
-	n=0 ok=0
+	nseg=0 ok=0
 	for f in $(segs "$D5"); do
 		[[ -n ${SEEN[$f]:-} ]] && continue # read after an earlier round
 		SEEN[$f]=1
-		n=$((n + 1))
+		nseg=$((nseg + 1))
 		# an earlier round's open segment, renamed into place by this round's recorder: truncated
 		if readable "$r" "$f" || readable "$r" "$f" truncated; then ok=$((ok + 1)); fi
 	done
-	check "$r: every closed segment reads ($ok of $n new)" test "$ok" = "$n" -a "$n" -ge 1
+	check "$r: every closed segment reads ($ok of $nseg new)" test "$ok" = "$nseg" -a "$nseg" -ge 1
 	check "$r: one open segment left, under its .part name" test "$(find "$D5" -name 'seg-*.part' | wc -l)" = 1
 	touch "$TMPD/base.json"
 done

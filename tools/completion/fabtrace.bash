@@ -91,6 +91,7 @@ _fabtrace() {
 		return 0
 		;;
 	--snapshot-policy)
+		# shellcheck disable=SC2207
 		COMPREPLY=($(compgen -W "all every: once-after:" -- "$cur"))
 		return 0
 		;;
