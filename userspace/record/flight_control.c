@@ -74,17 +74,23 @@ static int socket_in(const char *netns, char *err, size_t errlen)
 	return fd;
 }
 
+/* The address of @fabtrace/NAME and a socket for it in NETNS: the socket, or -errno with ERR. */
+static int socket_for(const char *name, const char *netns, struct sockaddr_un *a, socklen_t *alen,
+		      char *err, size_t errlen)
+{
+	if (make_addr(name, a, alen)) {
+		snprintf(err, errlen, "bad control socket name '%s' (letters, digits, '-', '_', '.'; no '/')", name);
+		return -EINVAL;
+	}
+	return socket_in(netns, err, errlen);
+}
+
 int flight_ctl__listen(const char *name, const char *netns, char *err, size_t errlen)
 {
 	struct sockaddr_un a;
 	socklen_t alen;
-	int fd;
+	int fd = socket_for(name, netns, &a, &alen, err, errlen);
 
-	if (make_addr(name, &a, &alen)) {
-		snprintf(err, errlen, "bad control socket name '%s' (letters, digits, '-', '_', '.'; no '/')", name);
-		return -EINVAL;
-	}
-	fd = socket_in(netns, err, errlen);
 	if (fd < 0)
 		return fd;
 	if (bind(fd, (struct sockaddr *)&a, alen) || listen(fd, 16) ||
@@ -189,13 +195,8 @@ int flight_ctl__connect(const char *name, const char *netns, char *err, size_t e
 {
 	struct sockaddr_un a;
 	socklen_t alen;
-	int fd;
+	int fd = socket_for(name, netns, &a, &alen, err, errlen);
 
-	if (make_addr(name, &a, &alen)) {
-		snprintf(err, errlen, "bad control socket name '%s'", name);
-		return -EINVAL;
-	}
-	fd = socket_in(netns, err, errlen);
 	if (fd < 0)
 		return fd;
 	if (connect(fd, (struct sockaddr *)&a, alen)) {

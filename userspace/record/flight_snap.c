@@ -254,15 +254,24 @@ static int push(struct flight_snapper *sp, struct job *j)
 	return 0;
 }
 
-int flight_snapper__copy(struct flight_snapper *sp, uint32_t snap, const char *out_path, uint64_t seq,
-			 const char *seg_path, uint32_t skip)
+static struct job *new_job(enum job_kind kind, uint32_t snap)
 {
 	struct job *j = calloc(1, sizeof(*j));
 
+	if (j) {
+		j->kind = kind;
+		j->snap = snap;
+	}
+	return j;
+}
+
+int flight_snapper__copy(struct flight_snapper *sp, uint32_t snap, const char *out_path, uint64_t seq,
+			 const char *seg_path, uint32_t skip)
+{
+	struct job *j = new_job(JOB_COPY, snap);
+
 	if (!j)
 		return -ENOMEM;
-	j->kind = JOB_COPY;
-	j->snap = snap;
 	j->seq = seq;
 	j->skip = skip;
 	str_copy(j->seg, seg_path, sizeof(j->seg));
@@ -272,13 +281,9 @@ int flight_snapper__copy(struct flight_snapper *sp, uint32_t snap, const char *o
 
 int flight_snapper__save(struct flight_snapper *sp, uint32_t snap)
 {
-	struct job *j = calloc(1, sizeof(*j));
+	struct job *j = new_job(JOB_SAVE, snap);
 
-	if (!j)
-		return -ENOMEM;
-	j->kind = JOB_SAVE;
-	j->snap = snap;
-	return push(sp, j);
+	return j ? push(sp, j) : -ENOMEM;
 }
 
 size_t flight_snapper__reap(struct flight_snapper *sp, struct flight_done *out, size_t max)
