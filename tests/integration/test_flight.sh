@@ -36,9 +36,11 @@ lab_start 2
 H1=$(lab_ns "$LAB" 1) H2=$(lab_ns "$LAB" 2)
 IFS_ARGS=(-i "$H1/eth0" -i "$H2/eth0" --no-phases)
 SINK='' SEND=''
+FULL=$TMPD/full
 end_test() {
 	[[ -n $SEND ]] && kill "$SEND" 2>/dev/null
 	[[ -n $SINK ]] && kill "$SINK" 2>/dev/null
+	mountpoint -q "$FULL" && umount "$FULL"
 	cleanup
 }
 trap end_test EXIT
@@ -67,6 +69,13 @@ rc=0
 setpriv --reuid=65534 --regid=65534 --clear-groups "$FT" trigger --control "$CTL" 2>"$TMPD/bad.err" || rc=$?
 check "a trigger by a user who is not root: refused, exit 1 ($rc: $(cat "$TMPD/bad.err"))" \
 	test "$rc" = 1 -a -n "$(grep "only root" "$TMPD/bad.err")"
+chmod o+x "$TMPD" # reachable by that user: the refusal is the privileges', not the path's
+mkdir -m 0777 "$TMPD/anyone"
+rc=0
+setpriv --reuid=65534 --regid=65534 --clear-groups "$FT" record --switch-output 1s -o "$TMPD/anyone" \
+	--control "$CTL" 2>"$TMPD/bad.err" || rc=$?
+check "a flight recorder started by a user who is not root: exit 1, one line ($rc: $(cat "$TMPD/bad.err"))" \
+	test "$rc" = 1 -a "$(wc -l <"$TMPD/bad.err")" = 1 -a -n "$(grep "missing privileges" "$TMPD/bad.err")"
 
 echo "# [${SECONDS}s] steady traffic"
 # ---- steady traffic, h2 -> h1
@@ -198,6 +207,20 @@ check "report opens with why it was taken ($(head -n 1 "$TMPD/s1.txt"))" \
 	test "$(head -n 1 "$TMPD/s1.txt" | grep -c "^Snapshot taken on .*: signal SIGUSR1 at ")" = 1
 
 echo "# [${SECONDS}s] fabtrace trigger --wait"
+# the recorder itself refuses a peer that is not root (SO_PEERCRED), whatever the client
+got=$(setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect("\0fabtrace/" + sys.argv[1])
+print(s.recv(2048).decode().strip())  # refused at once: the request is never read
+try:
+    s.send(b"trigger\nreason=not root\n")
+except OSError:
+    pass' "$CTL" 2>&1)
+check "the recorder refuses a trigger from a user who is not root ($got)" grep -q "^error=only root" <<<"$got"
+check "... and saves nothing for it ($(nsnap "$D1"))" test "$(nsnap "$D1")" = 1
+sleep 3 # the next pre-window, whole after the first snapshot's end
+
 # ---- fabtrace trigger --wait, and one more inside its post-window: one snapshot
 "$FT" trigger --control "$CTL" --reason "first" --wait --json >"$TMPD/t1.json" 2>"$TMPD/t1.err" &
 T1=$!
@@ -212,6 +235,11 @@ sleep 1
 check "one snapshot for both ($(nsnap "$D1") in all)" test "$(nsnap "$D1")" = 2
 S2=$(jget "$TMPD/t1.json" 'j["file"]')
 "$FT" report --json "$S2" >"$TMPD/s2.json" 2>&1
+check "it holds its pre-window: it starts at least 4 s before the trigger" python3 -c '
+import json, subprocess, sys
+j = json.loads(subprocess.run([sys.argv[1], "info", "--json", sys.argv[2]], capture_output=True).stdout)
+t = j["triggers"][0]
+sys.exit(0 if t["mono_ns"] - j["start"]["monotonic_ns"] >= 4e9 else 1)' "$FT" "$S2"
 check "its report's trigger: the command, reason 'first', extended by one" python3 -c '
 import json, sys
 t = json.load(open(sys.argv[1]))["trigger"]
@@ -230,6 +258,23 @@ f = json.load(open(sys.argv[1]))["flight"]
 sys.exit(0 if f["snapshots_saved"] == 2 and f["triggers"] == 3 and f["held_back"] == 0 else 1)' "$TMPD/rec2.json"
 
 echo "# [${SECONDS}s] rate limits"
+# ---- a full disk: a one-line error, exit 1, every closed segment readable
+mkdir "$FULL"
+mount -t tmpfs -o size=64k tmpfs "$FULL" || bad "mount a small tmpfs"
+rc=0
+"$FT" record -q "${IFS_ARGS[@]}" --control "$CTL" --switch-output 1s --keep 1m --keep-size 0 -o "$FULL" \
+	2>"$TMPD/full.err" || rc=$?
+check "the disk fills: exit 1, one line naming it ($rc: $(cat "$TMPD/full.err"))" \
+	test "$rc" = 1 -a "$(wc -l <"$TMPD/full.err")" = 1 -a -n "$(grep "No space left on device" "$TMPD/full.err")"
+nseg=0 ok=0
+for f in $(segs "$FULL"); do
+	nseg=$((nseg + 1))
+	# the one being written when the disk filled: readable up to its last block
+	if readable "full disk" "$f" || readable "full disk" "$f" truncated; then ok=$((ok + 1)); fi
+done
+check "every closed segment on the full disk reads ($ok of $nseg)" test "$ok" = "$nseg" -a "$nseg" -ge 1
+umount "$FULL"
+
 # ---- rate limits: every:2 with a cool-down, then once-after:2
 rate_run() { # DIR POLICY... : four triggers 1.5 s apart (post-window 0.5 s); their actions in ACTS
 	local dir=$1 k
