@@ -44,7 +44,7 @@ enum ft_rec_type {
 	FT_REC_CTR_NAME    = 42, /* struct ft_ctr_name: one counter of a group */
 	FT_REC_CTR_SAMPLE  = 43, /* struct ft_ctr_sample + __u64 values[n]: one read of a group */
 	FT_REC_SAMPLER     = 44, /* struct ft_sampler_event: back-off, lifespan, read errors */
-	FT_REC_TRIGGER     = 45, /* struct ft_trigger: a flight recorder's trigger (docs/flight-recorder.md) */
+	FT_REC_TRIGGER     = 46, /* struct ft_trigger: a flight recorder's trigger (docs/flight-recorder.md) */
 	FT_REC_HOST_ID     = 56, /* struct ft_host_id: which machine (and namespace) recorded */
 	FT_REC_CLOCK       = 57, /* struct ft_clock: REALTIME/TAI <-> MONOTONIC pair + sync state */
 	FT_REC_HOST        = 58, /* struct ft_host: one host of a merged capture, its clock fit */

@@ -202,10 +202,11 @@ static void test_rec_table(void **state)
 	assert_string_equal(capture__rec_name(FT_REC_RDMA_PORT), "rdma_port");
 	assert_string_equal(capture__rec_name(FT_REC_CTR_SAMPLE), "ctr_sample");
 	assert_int_equal(capture__rec_size(FT_REC_CTR_SAMPLE), sizeof(struct ft_ctr_sample));
-	/* the flight recorder's trigger (issue 33) */
+	/* the flight recorder's trigger (issue 33): type 46, 45 being the configuration's (issue 34) */
+	assert_int_equal(FT_REC_TRIGGER, 46);
 	assert_string_equal(capture__rec_name(FT_REC_TRIGGER), "trigger");
 	assert_int_equal(capture__rec_size(FT_REC_TRIGGER), sizeof(struct ft_trigger));
-	assert_null(capture__rec_name(46));
+	assert_null(capture__rec_name(47));
 	assert_string_equal(capture__stop_reason_name(FT_STOP_ROTATED), "rotated");
 }
 
