@@ -422,6 +422,12 @@ static void test_ring(void **state)
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s", tpath("ring"));
 	assert_int_equal(mkdir(dir, 0700), 0);
+	/* an empty directory: nothing adopted, the first segment numbered 1 */
+	assert_int_equal(flight_ring__open(&r, dir, &l, err, sizeof(err)), 0);
+	assert_int_equal(flight_ring__count(r), 0);
+	assert_int_equal(flight_ring__retain(r, 10 * S), 0);
+	flight_ring__free(r);
+	r = NULL;
 	/* a killed recorder's segment: renamed into place and counted */
 	snprintf(path, sizeof(path), "%s/seg-00000007-20260101T000000Z.ftr.part", dir);
 	fd = open(path, O_CREAT | O_WRONLY, 0600);

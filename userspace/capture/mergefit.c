@@ -374,7 +374,8 @@ size_t mergefit__plan(size_t n, const int64_t *lo, const int64_t *hi, const bool
 		wlen = wlen / bin_ns * bin_ns;
 		out[nw++] = (struct mf_window){ p[i].lo + (int64_t)((span_len(&p[i]) - wlen) / 2), wlen };
 	}
-	qsort(out, nw, sizeof(*out), cmp_window);
+	if (nw)
+		qsort(out, nw, sizeof(*out), cmp_window);
 out:
 	free(p);
 	free(c);

@@ -113,7 +113,8 @@ static int adopt(struct flight_ring *r)
 		r->adopted++;
 	}
 	closedir(d);
-	qsort(r->segs, r->n, sizeof(*r->segs), cmp_seq);
+	if (r->n) /* none: no array at all */
+		qsort(r->segs, r->n, sizeof(*r->segs), cmp_seq);
 	return 0;
 }
 
