@@ -58,7 +58,7 @@ UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 TOOL_SRCS  := $(filter-out tools/allreduce.c,$(wildcard tools/*.c))
-TOOL_BINS  := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
+TOOL_BINS  := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS)) $(BUILD)/tools/synthcap
 MPI_BINS   := $(if $(wildcard tools/allreduce.c),$(BUILD)/tools/allreduce)
 # the same workload built with Open MPI, where it is installed (lab.sh mpi --mpi openmpi)
 MPI_BINS   += $(if $(shell command -v $(MPICC_OMPI) 2>/dev/null),$(BUILD)/tools/allreduce.openmpi)
@@ -165,10 +165,11 @@ $(BUILD)/libfabtrace_marker.so.1: probes/marker/fabtrace_marker.c probes/marker/
 $(MARKER_LIB): $(BUILD)/libfabtrace_marker.so.1
 	$(Q)ln -sf libfabtrace_marker.so.1 $@
 
-$(NCCL_PLUGIN): $(wildcard probes/nccl_profiler/*.c probes/nccl_profiler/*.h) bpf/phase.h bpf/fabtrace.h | $(BUILD)
+NCCL_PLUGIN_SRCS := $(wildcard probes/nccl_profiler/*.c)
+$(NCCL_PLUGIN): $(NCCL_PLUGIN_SRCS) $(wildcard probes/nccl_profiler/*.h) bpf/phase.h bpf/fabtrace.h | $(BUILD)
 	$(call msg,CC-SO,$@)
 	$(Q)$(CC) $(WL_CFLAGS) -I. -fPIC -fvisibility=hidden -shared -pthread \
-		-Wl,-soname,libnccl-profiler-fabtrace.so probes/nccl_profiler/ncclprof.c -o $@
+		-Wl,-soname,libnccl-profiler-fabtrace.so $(NCCL_PLUGIN_SRCS) -o $@
 
 # the stand-in for NCCL's side of the profiler ABI (tests/integration/test_nccl_plugin.sh)
 $(BUILD)/tools/nccl_profiler_driver: tools/nccl_profiler_driver.c tools/toolargs.h \
@@ -220,10 +221,16 @@ $(BUILD)/tools/gloo_allreduce: tools/gloo_allreduce.cc tools/toolargs.h probes/m
 		-Wl,-rpath,'$$ORIGIN/..' -o $@
 
 # synthcap and capshift write captures with the real capture writer: they link the library
-$(BUILD)/tools/synthcap $(BUILD)/tools/capshift: $(BUILD)/tools/%: tools/%.c $(LIB) | $(BUILD)
+$(BUILD)/tools/capshift: tools/capshift.c $(LIB) | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
+SYNTHCAP_SRCS := $(wildcard tools/synthcap/*.c)
+$(BUILD)/tools/synthcap: $(SYNTHCAP_SRCS) $(wildcard tools/synthcap/*.h) $(LIB) | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(SYNTHCAP_SRCS) $(LIB) $(LDLIBS) -o $@
 
 $(BUILD)/tools/%: tools/%.c tools/toolargs.h | $(BUILD)
 	$(call msg,CC,$@)

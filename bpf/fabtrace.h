@@ -44,6 +44,7 @@ enum ft_rec_type {
 	FT_REC_CTR_NAME    = 42, /* struct ft_ctr_name: one counter of a group */
 	FT_REC_CTR_SAMPLE  = 43, /* struct ft_ctr_sample + __u64 values[n]: one read of a group */
 	FT_REC_SAMPLER     = 44, /* struct ft_sampler_event: back-off, lifespan, read errors */
+	FT_REC_CONFIG      = 45, /* struct ft_config + key + value: one setting the capture ran under */
 	FT_REC_TRIGGER     = 46, /* struct ft_trigger: a flight recorder's trigger (docs/flight-recorder.md) */
 	FT_REC_HOST_ID     = 56, /* struct ft_host_id: which machine (and namespace) recorded */
 	FT_REC_CLOCK       = 57, /* struct ft_clock: REALTIME/TAI <-> MONOTONIC pair + sync state */
@@ -395,6 +396,7 @@ struct ft_drop_reason {
 	char  name[56];     /* e.g. "QDISC_DROP" (SKB_DROP_REASON_ prefix removed) */
 };
 
+/* The network probes; their names are one table, probes/probe_names.c. */
 enum ft_probe_id {
 	FT_PROBE_IFACE_TX = 0,
 	FT_PROBE_IFACE_RX,
@@ -603,6 +605,52 @@ struct ft_sampler_event {
 	__u32 group;        /* ~0 when about the whole sampler */
 	char  msg[64];
 };
+
+/* ---- configuration (docs/configuration.md) ---- */
+
+/* What a configuration record describes: its object is named by these fields. */
+enum ft_config_scope {
+	FT_CFG_NETNS = 1,   /* a sysctl of namespace `netns` (the host's: FT_CFGF_HOST) */
+	FT_CFG_IFACE = 2,   /* an interface (`netns`, `id` = ifindex, `object` = name) */
+	FT_CFG_QDISC = 3,   /* a qdisc or class of an interface (`handle`, `parent`, `object` = kind) */
+	FT_CFG_FLOW  = 4,   /* a TCP socket (`flow`, as the TCP records name it) */
+	FT_CFG_NIC   = 5,   /* NIC/RDMA settings in sysfs of netdev `object` (`netns`, `id` when found) */
+	FT_CFG_RANK  = 6,   /* a process's environment (`id` = pid, `object` = comm) */
+	FT_CFG_SCOPE_MAX,
+};
+
+enum ft_config_flags {
+	FT_CFGF_UNKNOWN = 1 << 0, /* could not be read: the value says why */
+	FT_CFGF_HOST    = 1 << 1, /* FT_CFG_NETNS: the recorder's own namespace (the host's values) */
+	FT_CFGF_CLASS   = 1 << 2, /* FT_CFG_QDISC: a class (htb), not a qdisc */
+};
+
+/*
+ * One setting the capture was taken under: KEY = VALUE of one object.  The
+ * key and the value follow the struct as NUL-terminated strings (key_len
+ * and value_len bytes before their NULs), zero-padded so that hdr.size is a
+ * multiple of 8.  Written at the start (and for flows and processes when
+ * they are first seen); a value that differs at the stop is written again.
+ */
+struct ft_config {
+	struct ft_rec_hdr hdr;
+	__u64 ts_ns;        /* when it was read */
+	__u8  scope;        /* enum ft_config_scope */
+	__u8  flags;        /* enum ft_config_flags */
+	__u16 key_len;
+	__u16 value_len;
+	__u16 pad;
+	__u32 netns;        /* namespace inode (NETNS, IFACE, QDISC, NIC), 0 unknown */
+	__u32 id;           /* IFACE, QDISC, NIC: ifindex (0 unknown); RANK: pid */
+	__u32 handle;       /* QDISC: the qdisc's or class's handle */
+	__u32 parent;       /* QDISC: its parent (TC_H_ROOT = 0xffffffff) */
+	struct ft_flow flow; /* FLOW: the socket; zero otherwise */
+	char  object[32];   /* IFACE, NIC: interface; QDISC: kind; NETNS: netns name; RANK: comm */
+	/* char key[key_len + 1]; char value[value_len + 1]; zero padding */
+};
+
+#define FT_CFG_KEY_MAX   127    /* longest key a writer writes */
+#define FT_CFG_VALUE_MAX 2047   /* longest value (longer ones are cut) */
 
 /* ---- hosts and clocks (docs/multihost.md) ---- */
 

@@ -7,7 +7,7 @@
  * only when the next packet on the same CPU falls into a later bin, so the
  * event rate is bounded by min(packet rate, 1/bin) per CPU and interface.
  * Bins still open when recording stops are flushed by userspace after the
- * links are detached (probes/netprobe.c).
+ * links are detached (probes/netprobe_flush.c).
  *
  * Each hook exists as tp_btf (preferred) and raw_tp (fallback); userspace
  * disables the variant it does not use before load.

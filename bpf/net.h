@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Map layouts of bpf/net.bpf.c that userspace reads (probes/netprobe.c). */
+/* Map layouts of bpf/net.bpf.c that userspace reads (probes/netprobe_*.c). */
 #ifndef FABTRACE_NET_H
 #define FABTRACE_NET_H
 
@@ -76,7 +76,7 @@ static inline __u32 ft_if_bucket(__u32 netns, __u32 ifindex)
  * helper calls, so each producer (program) stages up to FT_BATCH closed
  * bins per CPU and writes them as one FT_REC_BATCH record (a header, then
  * the bins, each a whole record with its own header), which the recorder
- * unpacks (probes/netprobe.c): the capture holds the bins alone.  A stage is
+ * unpacks (probes/netprobe_lifecycle.c): the capture holds the bins alone.  A stage is
  * also written out when its first bin closed more than FT_STAGE_MAX_NS
  * before, and by the recorder at the stop; only its staged bins are copied.
  * A program never interrupts itself on a CPU, so each stage has one writer.

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * A small streaming JSON writer.  It tracks nesting and commas, escapes
- * strings (control characters as \u00XX, invalid UTF-8 as U+FFFD) and prints
+ * The streaming JSON writer (lib/json.h).  It tracks nesting and commas,
+ * escapes strings (control characters as \u00XX, invalid UTF-8 as U+FFFD;
+ * in script-safe mode also '<', '>', '&', U+2028 and U+2029) and prints
  * doubles with a fixed number of decimals, so output is deterministic.
  * Numbers are printed with the C locale's '.' (fabtrace never calls
  * setlocale(LC_NUMERIC)).
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +32,14 @@ static void indent(struct json *j)
 		fputs("  ", j->out);
 }
 
+/* The newline json_break() asked for (one-line output only). */
+static void put_break(struct json *j)
+{
+	if (j->brk && !j->pretty)
+		fputc('\n', j->out);
+	j->brk = false;
+}
+
 /* Before a value or a key: the comma and the indentation. */
 static void prefix(struct json *j)
 {
@@ -45,6 +55,7 @@ static void prefix(struct json *j)
 	if (!*first)
 		fputc(',', j->out);
 	*first = false;
+	put_break(j);
 	if (j->pretty)
 		indent(j);
 }
@@ -54,6 +65,11 @@ void json_init(struct json *j, FILE *out, bool pretty)
 	memset(j, 0, sizeof(*j));
 	j->out = out;
 	j->pretty = pretty;
+}
+
+void json_break(struct json *j)
+{
+	j->brk = true;
 }
 
 static void open_(struct json *j, char c)
@@ -73,6 +89,7 @@ static void close_(struct json *j, char c)
 	j->after_key = false;
 	empty = *first_slot(j);
 	j->depth--;
+	put_break(j);
 	if (j->pretty && !empty)
 		indent(j);
 	fputc(c, j->out);
@@ -116,21 +133,40 @@ size_t json_utf8_len(const unsigned char *p, size_t n)
 	return len;
 }
 
-static void put_escaped(FILE *out, const char *s)
+/* U+2028 and U+2029: legal in JSON, line terminators in older JavaScript. */
+static bool js_line_sep(const unsigned char *p, size_t l)
 {
+	return l == 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9);
+}
+
+/* Bytes that go out as they are need no escape: printable ASCII but '"' and '\\'
+ * (and in script-safe mode '<', '>', '&'). */
+static bool plain_byte(const struct json *j, unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' &&
+	       !(j->script_safe && (c == '<' || c == '>' || c == '&'));
+}
+
+static void put_escaped(const struct json *j, const char *s)
+{
+	FILE *out = j->out;
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s);
 
 	fputc('"', out);
 	while (n > 0) {
 		unsigned char c = *p;
-		size_t l;
+		size_t l = 0;
 
-		if (c == '"' || c == '\\') {
+		while (l < n && plain_byte(j, p[l]))
+			l++;
+		if (l) { /* a run of plain bytes, written at once */
+			fwrite(p, 1, l, out);
+		} else if (c == '"' || c == '\\') {
 			fputc('\\', out);
 			fputc(c, out);
 			l = 1;
-		} else if (c < 0x20 || c == 0x7f) {
+		} else if (c < 0x80) { /* control characters, DEL, and '<' '>' '&' (no "</script") */
 			fprintf(out, "\\u%04x", c);
 			l = 1;
 		} else {
@@ -138,6 +174,8 @@ static void put_escaped(FILE *out, const char *s)
 			if (l == 0) {
 				fputs("\\ufffd", out);
 				l = 1;
+			} else if (j->script_safe && js_line_sep(p, l)) {
+				fprintf(out, "\\u202%c", p[2] == 0xa8 ? '8' : '9');
 			} else {
 				fwrite(p, 1, l, out);
 			}
@@ -151,7 +189,7 @@ static void put_escaped(FILE *out, const char *s)
 void json_key(struct json *j, const char *key)
 {
 	prefix(j);
-	put_escaped(j->out, key ? key : "");
+	put_escaped(j, key ? key : "");
 	fputs(j->pretty ? ": " : ":", j->out);
 	j->after_key = true;
 }
@@ -163,7 +201,7 @@ void json_string(struct json *j, const char *s)
 		return;
 	}
 	prefix(j);
-	put_escaped(j->out, s);
+	put_escaped(j, s);
 }
 
 void json_u64(struct json *j, uint64_t v)
@@ -199,6 +237,27 @@ void json_double(struct json *j, double v, int decimals)
 	fputs(p, j->out);
 }
 
+void json_fixed(struct json *j, int64_t v, int decimals)
+{
+	uint64_t a = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v, div = 1;
+
+	if (decimals > 18)
+		decimals = 18;
+	for (int i = 0; i < decimals; i++)
+		div *= 10;
+	prefix(j);
+	if (decimals <= 0)
+		fprintf(j->out, "%s%" PRIu64, v < 0 ? "-" : "", a);
+	else
+		fprintf(j->out, "%s%" PRIu64 ".%0*" PRIu64, v < 0 ? "-" : "", a / div, decimals, a % div);
+}
+
+void json_raw(struct json *j, const char *text, size_t n)
+{
+	prefix(j);
+	fwrite(text, 1, n, j->out);
+}
+
 void json_bool(struct json *j, bool v)
 {
 	prefix(j);
@@ -211,34 +270,59 @@ void json_null(struct json *j)
 	fputs("null", j->out);
 }
 
+/* The member's key, or nothing for an element (KEY NULL). */
+static void kv_key(struct json *j, const char *key)
+{
+	if (key)
+		json_key(j, key);
+}
+
 void json_kv_string(struct json *j, const char *key, const char *s)
 {
-	json_key(j, key);
+	kv_key(j, key);
 	json_string(j, s);
 }
 
 void json_kv_u64(struct json *j, const char *key, uint64_t v)
 {
-	json_key(j, key);
+	kv_key(j, key);
 	json_u64(j, v);
 }
 
 void json_kv_i64(struct json *j, const char *key, int64_t v)
 {
-	json_key(j, key);
+	kv_key(j, key);
 	json_i64(j, v);
 }
 
 void json_kv_double(struct json *j, const char *key, double v, int decimals)
 {
-	json_key(j, key);
+	kv_key(j, key);
 	json_double(j, v, decimals);
 }
 
 void json_kv_bool(struct json *j, const char *key, bool v)
 {
-	json_key(j, key);
+	kv_key(j, key);
 	json_bool(j, v);
+}
+
+void json_kv_fixed(struct json *j, const char *key, int64_t v, int decimals)
+{
+	kv_key(j, key);
+	json_fixed(j, v, decimals);
+}
+
+void json_kv_object_begin(struct json *j, const char *key)
+{
+	kv_key(j, key);
+	json_object_begin(j);
+}
+
+void json_kv_array_begin(struct json *j, const char *key)
+{
+	kv_key(j, key);
+	json_array_begin(j);
 }
 
 void json_finish(struct json *j)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Small helpers shared by every subcommand: errors, parsing, clocks. */
+/* Small helpers shared by every subcommand: errors, formatting, files, clocks. */
 #ifndef FABTRACE_UTIL_H
 #define FABTRACE_UTIL_H
 
@@ -25,23 +25,8 @@ bool util_json(void);
 void ft_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ft_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/*
- * "10s", "500ms", "20us", "100ns", "1.5s", "2m", "1h".  A bare number is in
- * `bare_unit_ns` (e.g. 1e9 for seconds); bare_unit_ns == 0 makes the unit
- * mandatory.  0 or -EINVAL (also for 0, negative, overflow, junk).
- */
-int parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *out_ns);
-/* "4096", "64k", "16M", "1G", "1MiB" (powers of 1024).  0 or -EINVAL. */
-int parse_size(const char *s, uint64_t *out_bytes);
-/* A whole decimal number in [lo, hi], nothing after it.  0 or -EINVAL. */
-int parse_long(const char *s, long lo, long hi, long *out);
-/*
- * "eth0" or "NETNS/eth0" (NETNS as named by `ip netns`).  Interface names
- * follow the kernel's rules (1..15 chars, no '/', ':' or whitespace).
- * 0 or -EINVAL.  netns is "" when not given.
- */
-int parse_iface_spec(const char *s, char *netns, size_t netns_len,
-		     char *ifname, size_t ifname_len);
+/* Option values (durations, sizes, numbers, interfaces) and their usage errors: lib/opt.h. */
+
 /* Format a duration/size for humans: "1.50 ms", "12.0 MB/s" etc. */
 const char *fmt_ns(uint64_t ns, char *buf, size_t len);
 const char *fmt_bytes(double bytes, char *buf, size_t len);
@@ -50,13 +35,6 @@ const char *fmt_rate_bps(double bits_per_s, char *buf, size_t len);
 const char *fmt_rel(int64_t ns, char *buf, size_t len);
 /* ns since the epoch as "2026-11-24T22:26:41.598355Z" (UTC) */
 const char *fmt_wall(int64_t ns, char *buf, size_t len);
-/* The one-line error for an option getopt rejected (C: what getopt_long
- * returned, ':' for a missing value), naming it as typed: ARG
- * (argv[optind - 1]) when it is a long option ("--iface", without
- * "=VALUE"), else "-" OPT (getopt's optopt; inside a bundle such as "-qx"
- * ARG is the whole word), else ARG.  Every command words it alike. */
-struct option;
-void ft_err_bad_opt(const char *cmd, int c, int opt, const char *arg, const struct option *lopts);
 
 /* Whether A and B name one file (links, "./x" and "x" alike); false when either is missing. */
 bool ft_same_file(const char *a, const char *b);

@@ -263,6 +263,11 @@ static int nl_dump(int fd, int type, const void *body, size_t blen, nl_msg_cb cb
 	}
 }
 
+int netns__dump(int fd, int type, const void *body, size_t blen, netns_msg_fn cb, void *ctx)
+{
+	return nl_dump(fd, type, body, blen, cb, ctx);
+}
+
 static void parse_attrs(struct rtattr **tb, int max, struct rtattr *rta, int len)
 {
 	memset(tb, 0, sizeof(struct rtattr *) * (size_t)(max + 1));

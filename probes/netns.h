@@ -63,4 +63,13 @@ int netns__links(struct netns *n, link_cb cb, void *ctx);
 /* One link by index; 0 when found, -ENOENT when not. */
 int netns__link(struct netns *n, uint32_t ifindex, struct link_info *out);
 
+/*
+ * A netlink dump on FD (rtnetlink or sock_diag): the request TYPE with BODY
+ * (up to 64 bytes), every answer to CB until the dump is done; after CB's
+ * first non-zero the rest is read and dropped.  0, CB's result, or -errno.
+ */
+struct nlmsghdr;
+typedef int (*netns_msg_fn)(struct nlmsghdr *h, void *ctx);
+int netns__dump(int fd, int type, const void *body, size_t blen, netns_msg_fn cb, void *ctx);
+
 #endif

@@ -18,6 +18,7 @@
 
 #include "phase.skel.h"
 #include "bpf/phase.h"
+#include "probes/cfg_rec.h"
 #include "probes/procenv.h"
 #include "probes/phaseprobe_state.h"
 #include "lib/util.h"
@@ -108,9 +109,51 @@ pid_t ph_tgid_of(pid_t pid)
 	return v > 0 && v <= INT_MAX ? (pid_t)v : pid;
 }
 
+struct env_cfg {
+	struct phaseprobe *p;
+	struct ft_config proto;
+};
+
+static int emit_env_var(void *ctx, const char *key, const char *value, int err)
+{
+	struct env_cfg *e = ctx;
+	uint64_t buf[CFGREC_MAX / 8 + 1];
+
+	(void)err; /* the environment gives values only */
+	return ph_emit(e->p, &cfgrec__build(buf, &e->proto, key, value)->hdr);
+}
+
+/*
+ * The collectives' settings in the process's environment (NCCL_*, GLOO_*,
+ * ...) as FT_CFG_RANK records, and "env_vars" = how many: what a rank ran
+ * under.  Written for a process with a rank or any such variable.
+ */
+static int ph_emit_env_config(struct phaseprobe *p, pid_t pid)
+{
+	struct env_cfg e = { .p = p };
+	pid_t ppid;
+	char n[16];
+	bool ranked;
+	int found;
+
+	if (proc_info(pid, &ppid, e.proto.object, NULL))
+		return 0; /* gone meanwhile */
+	e.proto.ts_ns = mono_ns();
+	e.proto.scope = FT_CFG_RANK;
+	e.proto.id = (uint32_t)pid;
+	found = procenv__config(pid, emit_env_var, &e, &ranked);
+	if (found < 0) /* best effort: only a failed write stops the caller */
+		return found == -EIO ? found : 0;
+	if (!found && !ranked)
+		return 0;
+	snprintf(n, sizeof(n), "%d", found);
+	return emit_env_var(&e, "env_vars", n, 0);
+}
+
 /*
  * The launcher's rank in the process's environment, as a comm_info of
- * FT_COMM_ENV: all there is of its rank when the job ran before we attached.
+ * FT_COMM_ENV: all there is of its rank when the job ran before we attached;
+ * then the collectives' settings there (ph_emit_env_config()).
  */
 int ph_emit_env_rank(struct phaseprobe *p, pid_t pid)
 {
@@ -119,7 +162,7 @@ int ph_emit_env_rank(struct phaseprobe *p, pid_t pid)
 	int ret = 0;
 
 	if (procenv__read(pid, &ci.rank, &ci.size, &job))
-		return 0;
+		return ph_emit_env_config(p, pid); /* neither rank nor job: its settings still count */
 	ci.ts_ns = mono_ns();
 	ci.pid = (uint32_t)pid;
 	if (ci.rank >= 0) {
@@ -134,7 +177,7 @@ int ph_emit_env_rank(struct phaseprobe *p, pid_t pid)
 		ci.slot = FT_SLOT_JOB;
 		ret = ph_emit(p, &ci.hdr);
 	}
-	return ret;
+	return ret ? ret : ph_emit_env_config(p, pid);
 }
 
 int ph_emit_proc(struct phaseprobe *p, pid_t pid, uint32_t event)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpf/fabtrace.h"
 #include "lib/hash.h"
 #include "probes/procenv.h"
 
@@ -101,30 +102,94 @@ uint64_t procenv__parse_job(const char *env, size_t len)
 	return 0;
 }
 
-int procenv__read(pid_t pid, int32_t *rank, int32_t *size, uint64_t *job)
+/* The first 64 KiB of PID's environ (launchers put their variables among the first): 0 or -errno. */
+static int load_environ(pid_t pid, char **buf, size_t *len)
 {
-	char path[64], *buf;
-	size_t cap = (size_t)64 * 1024, len = 0;
+	char path[64];
+	size_t cap = (size_t)64 * 1024;
 	ssize_t n;
-	int fd, ret;
+	int fd;
 
-	*rank = *size = -1;
-	*job = 0;
+	*len = 0;
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -ENOENT;
-	buf = malloc(cap);
-	if (!buf) {
+	*buf = malloc(cap);
+	if (!*buf) {
 		close(fd);
 		return -ENOMEM;
 	}
-	/* the first 64 KiB: launchers put their variables among the first */
-	while (len < cap && (n = read(fd, buf + len, cap - len)) > 0)
-		len += (size_t)n;
+	while (*len < cap && (n = read(fd, *buf + *len, cap - *len)) > 0)
+		*len += (size_t)n;
 	close(fd);
+	return 0;
+}
+
+int procenv__read(pid_t pid, int32_t *rank, int32_t *size, uint64_t *job)
+{
+	char *buf;
+	size_t len;
+	int ret;
+
+	*rank = *size = -1;
+	*job = 0;
+	ret = load_environ(pid, &buf, &len);
+	if (ret)
+		return ret;
 	ret = procenv__parse_rank(buf, len, rank, size);
 	*job = procenv__parse_job(buf, len);
 	free(buf);
 	return ret && !*job ? ret : 0;
+}
+
+int procenv__parse_config(const char *env, size_t len, cfg_kv_fn kv, void *ctx)
+{
+	static const char *const prefixes[] = { "NCCL_", "GLOO_", "TORCH_NCCL_", "UCX_" };
+	int n = 0;
+
+	for (size_t i = 0; i < len;) {
+		const char *e = env + i, *eq;
+		size_t el = strnlen(e, len - i);
+
+		i += el + 1;
+		eq = memchr(e, '=', el);
+		if (!eq || eq == e || (size_t)(eq - e) >= 128)
+			continue;
+		for (size_t p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++) {
+			size_t pl = strlen(prefixes[p]);
+			char name[128], value[FT_CFG_VALUE_MAX + 1];
+			size_t vl = el - (size_t)(eq - e) - 1;
+			int ret;
+
+			if ((size_t)(eq - e) <= pl || memcmp(e, prefixes[p], pl) != 0)
+				continue;
+			memcpy(name, e, (size_t)(eq - e));
+			name[eq - e] = '\0';
+			/* the last one may be cut at the end of what was read: bounded by LEN */
+			snprintf(value, sizeof(value), "%.*s", (int)(vl < FT_CFG_VALUE_MAX ? vl : FT_CFG_VALUE_MAX), eq + 1);
+			ret = kv(ctx, name, value, 0);
+			if (ret)
+				return ret;
+			n++;
+			break;
+		}
+	}
+	return n;
+}
+
+int procenv__config(pid_t pid, cfg_kv_fn kv, void *ctx, bool *ranked)
+{
+	int32_t rank, size;
+	char *buf;
+	size_t len;
+	int ret = load_environ(pid, &buf, &len);
+
+	*ranked = false;
+	if (ret)
+		return ret;
+	*ranked = procenv__parse_rank(buf, len, &rank, &size) == 0;
+	ret = procenv__parse_config(buf, len, kv, ctx);
+	free(buf);
+	return ret;
 }

@@ -10,9 +10,12 @@
 #ifndef FABTRACE_PROCENV_H
 #define FABTRACE_PROCENV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "probes/cfg_kv.h"
 
 /*
  * The rank and world size in ENV (LEN bytes of NUL-separated NAME=VALUE, as
@@ -35,5 +38,19 @@ uint64_t procenv__parse_job(const char *env, size_t len);
  * when none (also when its environ cannot be read).
  */
 int procenv__read(pid_t pid, int32_t *rank, int32_t *size, uint64_t *job);
+
+/*
+ * The variables of ENV (LEN bytes, as above) that configure the
+ * collectives, through KV as NAME = VALUE in their order there: those
+ * whose names begin with NCCL_, GLOO_, TORCH_NCCL_ or UCX_
+ * (docs/configuration.md).  The number passed, or what KV returned
+ * (a non-zero KV return must be negative: it stops the walk).
+ */
+int procenv__parse_config(const char *env, size_t len, cfg_kv_fn kv, void *ctx);
+/*
+ * The same for a running process; *RANKED tells whether its environment
+ * names a rank (as procenv__read).  -ENOENT when its environ cannot be read.
+ */
+int procenv__config(pid_t pid, cfg_kv_fn kv, void *ctx, bool *ranked);
 
 #endif

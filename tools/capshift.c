@@ -35,6 +35,7 @@
 
 #include "userspace/capture/capture.h"
 #include "userspace/capture/retime.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 
 /* BOOT (NUL-terminated) replaced by an id of its own and the options. */

@@ -22,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-$(nproc)}
-srcs=(lib/*.c userspace/*/*.c probes/*.c probes/marker/*.c probes/nccl_profiler/*.c rdma/*.c viz/*.c tools/incast.c tools/ecn_send.c tools/nccl_sim.c tools/nccl_profiler_driver.c tools/nccl_dlopen.c tools/phase_workload.c tools/rdma_fixture.c tools/synthcap.c tests/lib/*.c tests/fuzz/*.c)
+srcs=(lib/*.c userspace/*/*.c probes/*.c probes/marker/*.c probes/nccl_profiler/*.c rdma/*.c viz/*.c tools/incast.c tools/ecn_send.c tools/nccl_sim.c tools/nccl_profiler_driver.c tools/nccl_dlopen.c tools/phase_workload.c tools/rdma_fixture.c tools/synthcap/*.c tests/lib/*.c tests/fuzz/*.c)
 (($# == 0)) || srcs=("$@")
 
 shopt -s nullglob

@@ -376,6 +376,21 @@ int viz__lanes(struct viz_item *it, size_t n)
 	return err ? err : (int)nl;
 }
 
+int viz__rank_lanes(const struct corr *c, uint32_t r, uint64_t from, uint64_t to,
+		    struct viz_item **out, size_t *n)
+{
+	int lanes, err = viz__rank_items(c, r, from, to, out, n);
+
+	if (err)
+		return err;
+	lanes = viz__lanes(*out, *n);
+	if (lanes < 0) {
+		free(*out);
+		*out = NULL;
+	}
+	return lanes;
+}
+
 void viz__walk_lane(const struct viz_item *it, size_t n, uint32_t lane,
 		    void (*open)(void *arg, const struct viz_item *it),
 		    void (*close)(void *arg, const struct viz_item *it), void *arg)
@@ -464,15 +479,6 @@ const char *viz__coll_name(const struct corr *c, const struct corr_call *k, char
 
 /* ---- escaping ---- */
 
-void viz__json_str(FILE *f, const char *s)
-{
-	struct json j;
-
-	/* at depth 0 the writer adds no comma or indentation: just the escaped string */
-	json_init(&j, f, false);
-	json_string(&j, s);
-}
-
 const char *viz__secs(const struct model *m, uint64_t ts, char *buf, size_t len)
 {
 	int64_t ns = model__rel_ns(m, ts);
@@ -481,13 +487,6 @@ const char *viz__secs(const struct model *m, uint64_t ts, char *buf, size_t len)
 	snprintf(buf, len, "%s%" PRIu64 ".%06" PRIu64, ns < 0 ? "-" : "", a / 1000000000u,
 		 (a % 1000000000u) / 1000u);
 	return buf;
-}
-
-void viz__us(FILE *f, int64_t ns)
-{
-	uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
-
-	fprintf(f, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000, a % 1000);
 }
 
 void viz__xml(FILE *f, const char *s)

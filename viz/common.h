@@ -75,6 +75,9 @@ int viz__rank_items(const struct corr *c, uint32_t r, uint64_t from, uint64_t to
  * lane first.  Returns the number of lanes, or -ENOMEM.
  */
 int viz__lanes(struct viz_item *it, size_t n);
+/* viz__rank_items() packed by viz__lanes(): the number of lanes, or -ENOMEM (then *out is NULL). */
+int viz__rank_lanes(const struct corr *c, uint32_t r, uint64_t from, uint64_t to,
+		    struct viz_item **out, size_t *n);
 /* Would an interval [start, end) show in the window (the rule viz__rank_items() applies)? */
 bool viz__visible(uint64_t start, uint64_t end, uint64_t from, uint64_t to);
 /*
@@ -110,10 +113,6 @@ const char *viz__coll_name(const struct corr *c, const struct corr_call *k, char
 /* Seconds relative to the capture start, exactly: "1.234567" (or "-0.000100"). */
 const char *viz__secs(const struct model *m, uint64_t ts, char *buf, size_t len);
 
-/* JSON string (quoted, escaped by lib/json.c). */
-void viz__json_str(FILE *f, const char *s);
-/* Nanoseconds as microseconds with three decimals, exactly ("12.345"); negative allowed. */
-void viz__us(FILE *f, int64_t ns);
 /* XML text/attribute escaping. */
 void viz__xml(FILE *f, const char *s);
 

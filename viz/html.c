@@ -51,8 +51,8 @@ static int put_data(struct html *h)
 	struct out *o = &h->o;
 	int err;
 
-	html_out_obj(o, NULL);
-	html_out_s(o, "format", HTML_FORMAT);
+	json_kv_object_begin(&o->j, NULL);
+	json_kv_string(&o->j, "format", HTML_FORMAT);
 	html_put_meta(h);
 	html_put_names(h);
 	html_put_ifaces(h);
@@ -68,8 +68,8 @@ static int put_data(struct html *h)
 		return err;
 	html_put_counters(h);
 	html_put_tracks(h);
-	html_out_u(o, "bin_raw", h->bin.n); /* the columns, inflated */
-	html_out_end_obj(o);
+	json_kv_u64(&o->j, "bin_raw", h->bin.n); /* the columns, inflated */
+	json_object_end(&o->j);
 	return o->oom ? -ENOMEM : 0;
 }
 
@@ -104,9 +104,7 @@ static int make_page(struct html *h, struct page *pg)
 	mf = open_memstream(&pg->json, &pg->njson);
 	if (!mf)
 		return -ENOMEM;
-	memset(&h->o, 0, sizeof(h->o));
-	h->o.f = mf;
-	h->o.bin = &h->bin;
+	html_out_init(&h->o, mf, &h->bin);
 	err = put_data(h);
 	if (fclose(mf) && !err)
 		err = -ENOMEM;

@@ -74,98 +74,98 @@ void html_put_meta(struct html *h)
 		from = rel(m, h->v->from_ns);
 		to = h->v->to_ns > h->v->from_ns ? rel(m, h->v->to_ns) : m->duration_ns;
 	}
-	html_out_obj(o, "meta");
-	html_out_s(o, "host", m->hdr.hostname);
-	html_out_s(o, "kernel", m->hdr.kernel);
-	html_out_s(o, "tool", m->hdr.tool_version);
-	html_out_s(o, "command", m->hdr.command);
-	html_out_s(o, "start_wall", wall_str(model__wall_ns(m, m->start_ns), buf, sizeof(buf)));
-	html_out_d(o, "start_wall_ms", (double)model__wall_ns(m, m->start_ns) / 1e6, 3);
-	html_out_u(o, "duration", m->duration_ns);
-	html_out_u(o, "bin", m->hdr.bin_ns);
-	html_out_u(o, "ncpus", m->hdr.ncpus);
-	html_out_u(o, "records", m->records);
-	html_out_b(o, "truncated", m->truncated);
-	html_out_s(o, "truncated_why", m->truncated_why);
-	html_out_b(o, "have_end", m->have_end);
-	html_out_u(o, "lost_total", m->lost_total);
-	html_out_obj(o, "lost_by_source");
+	json_kv_object_begin(&o->j, "meta");
+	json_kv_string(&o->j, "host", m->hdr.hostname);
+	json_kv_string(&o->j, "kernel", m->hdr.kernel);
+	json_kv_string(&o->j, "tool", m->hdr.tool_version);
+	json_kv_string(&o->j, "command", m->hdr.command);
+	json_kv_string(&o->j, "start_wall", wall_str(model__wall_ns(m, m->start_ns), buf, sizeof(buf)));
+	json_kv_double(&o->j, "start_wall_ms", (double)model__wall_ns(m, m->start_ns) / 1e6, 3);
+	json_kv_u64(&o->j, "duration", m->duration_ns);
+	json_kv_u64(&o->j, "bin", m->hdr.bin_ns);
+	json_kv_u64(&o->j, "ncpus", m->hdr.ncpus);
+	json_kv_u64(&o->j, "records", m->records);
+	json_kv_bool(&o->j, "truncated", m->truncated);
+	json_kv_string(&o->j, "truncated_why", m->truncated_why);
+	json_kv_bool(&o->j, "have_end", m->have_end);
+	json_kv_u64(&o->j, "lost_total", m->lost_total);
+	json_kv_object_begin(&o->j, "lost_by_source");
 	for (unsigned s = 0; s <= FT_SRC_MAX; s++)
-		html_out_u(o, model__source_name(s), m->lost_by_source[s]);
-	html_out_end_obj(o);
-	html_out_u(o, "skipped_runs", m->skipped_runs);
+		json_kv_u64(&o->j, model__source_name(s), m->lost_by_source[s]);
+	json_object_end(&o->j);
+	json_kv_u64(&o->j, "skipped_runs", m->skipped_runs);
 	{
 		/* the page opens on the report's answer (its title line aside: the header has it) */
 		struct headline hl;
 
 		headline__build(&hl, m, h->pc, NULL);
-		html_out_arr(o, "headline");
+		json_kv_array_begin(&o->j, "headline");
 		for (size_t i = 1; i < hl.nlines; i++)
-			html_out_s(o, NULL, hl.lines[i]);
-		html_out_end_arr(o);
+			json_kv_string(&o->j, NULL, hl.lines[i]);
+		json_array_end(&o->j);
 	}
-	html_out_b(o, "have_probes", c && c->have_probes);
-	html_out_b(o, "show_probes", c && c->show_probes);
-	html_out_b(o, "inferred_on", c && c->inferred_on);
-	html_out_b(o, "enqueue_only", c && c->enqueue_only);
-	html_out_arr(o, "view");
-	html_out_u(o, NULL, from);
-	html_out_u(o, NULL, to > from ? to : from + 1);
-	html_out_end_arr(o);
-	html_out_obj(o, "lod");
-	html_out_u(o, "kmin", h->kmin);
-	html_out_u(o, "kmin_ctr", h->kmin_ctr);
-	html_out_u(o, "detail_budget", h->detail_budget);
-	html_out_u(o, "tries", h->tries);
-	html_out_u(o, "series_cost", h->series_cost);
-	html_out_u(o, "detail_cost", h->detail_cost);
-	html_out_arr(o, "windows");
+	json_kv_bool(&o->j, "have_probes", c && c->have_probes);
+	json_kv_bool(&o->j, "show_probes", c && c->show_probes);
+	json_kv_bool(&o->j, "inferred_on", c && c->inferred_on);
+	json_kv_bool(&o->j, "enqueue_only", c && c->enqueue_only);
+	json_kv_array_begin(&o->j, "view");
+	json_kv_u64(&o->j, NULL, from);
+	json_kv_u64(&o->j, NULL, to > from ? to : from + 1);
+	json_array_end(&o->j);
+	json_kv_object_begin(&o->j, "lod");
+	json_kv_u64(&o->j, "kmin", h->kmin);
+	json_kv_u64(&o->j, "kmin_ctr", h->kmin_ctr);
+	json_kv_u64(&o->j, "detail_budget", h->detail_budget);
+	json_kv_u64(&o->j, "tries", h->tries);
+	json_kv_u64(&o->j, "series_cost", h->series_cost);
+	json_kv_u64(&o->j, "detail_cost", h->detail_cost);
+	json_kv_array_begin(&o->j, "windows");
 	for (size_t i = 0; i < h->win.n; i++) {
-		html_out_arr(o, NULL);
-		html_out_i(o, NULL, srel(m, h->win.from[i]));
-		html_out_i(o, NULL, srel(m, h->win.to[i]));
-		html_out_end_arr(o);
+		json_kv_array_begin(&o->j, NULL);
+		json_kv_i64(&o->j, NULL, srel(m, h->win.from[i]));
+		json_kv_i64(&o->j, NULL, srel(m, h->win.to[i]));
+		json_array_end(&o->j);
 	}
-	html_out_end_arr(o);
-	html_out_end_obj(o);
+	json_array_end(&o->j);
+	json_object_end(&o->j);
 	if (c) {
-		html_out_obj(o, "thresholds");
-		html_out_u(o, "queue_delay_ns", c->opts.th.queue_delay_ns);
-		html_out_d(o, "util", c->opts.th.util, 3);
-		html_out_d(o, "skew_frac", c->opts.th.skew_frac, 3);
-		html_out_u(o, "skew_min_ns", c->opts.th.skew_min_ns);
-		html_out_d(o, "slow_factor", c->opts.th.slow_factor, 3);
-		html_out_end_obj(o);
+		json_kv_object_begin(&o->j, "thresholds");
+		json_kv_u64(&o->j, "queue_delay_ns", c->opts.th.queue_delay_ns);
+		json_kv_double(&o->j, "util", c->opts.th.util, 3);
+		json_kv_double(&o->j, "skew_frac", c->opts.th.skew_frac, 3);
+		json_kv_u64(&o->j, "skew_min_ns", c->opts.th.skew_min_ns);
+		json_kv_double(&o->j, "slow_factor", c->opts.th.slow_factor, 3);
+		json_object_end(&o->j);
 	}
-	html_out_end_obj(o);
+	json_object_end(&o->j);
 }
 
 static void put_name(void *ctx, const char *name)
 {
-	html_out_s(ctx, NULL, name);
+	json_string(ctx, name);
 }
 
 void html_put_names(struct html *h)
 {
 	struct out *o = &h->o;
 
-	html_out_arr(o, "ops");
+	json_kv_array_begin(&o->j, "ops");
 	for (unsigned i = 0; i < FT_OP_MAX; i++)
-		html_out_s(o, NULL, corr__op_name(i));
-	viz__custom_names(h->m, put_name, o); /* the calls' op column indexes these after the ops */
-	html_out_end_arr(o);
-	html_out_arr(o, "verdicts");
+		json_kv_string(&o->j, NULL, corr__op_name(i));
+	viz__custom_names(h->m, put_name, &o->j); /* the calls' op column indexes these after the ops */
+	json_array_end(&o->j);
+	json_kv_array_begin(&o->j, "verdicts");
 	for (unsigned i = 0; i < CORR_NVERDICTS; i++)
-		html_out_s(o, NULL, corr__verdict_name((enum corr_verdict)i));
-	html_out_end_arr(o);
-	html_out_arr(o, "triggers");
+		json_kv_string(&o->j, NULL, corr__verdict_name((enum corr_verdict)i));
+	json_array_end(&o->j);
+	json_kv_array_begin(&o->j, "triggers");
 	for (unsigned i = 0; i < MODEL_NTRIGGER; i++)
-		html_out_s(o, NULL, model__trigger_name(i));
-	html_out_end_arr(o);
-	html_out_arr(o, "sources");
+		json_kv_string(&o->j, NULL, model__trigger_name(i));
+	json_array_end(&o->j);
+	json_kv_array_begin(&o->j, "sources");
 	for (unsigned i = 0; i <= FT_SRC_MAX; i++)
-		html_out_s(o, NULL, model__source_name(i));
-	html_out_end_arr(o);
+		json_kv_string(&o->j, NULL, model__source_name(i));
+	json_array_end(&o->j);
 }
 
 void html_put_ifaces(struct html *h)
@@ -173,46 +173,46 @@ void html_put_ifaces(struct html *h)
 	const struct model *m = h->m;
 	struct out *o = &h->o;
 
-	html_out_arr(o, "ifaces");
+	json_kv_array_begin(&o->j, "ifaces");
 	for (size_t i = 0; i < m->nifaces; i++) {
 		const struct model_iface *f = &m->ifaces[i];
 
-		html_out_obj(o, NULL);
-		html_out_s(o, "label", f->label);
-		html_out_s(o, "name", f->name);
-		html_out_s(o, "host", host_of_netns(m, f->netns));
-		html_out_u(o, "netns", f->netns);
-		html_out_b(o, "traced", (f->flags & FT_IFACE_TRACED) != 0);
-		html_out_arr(o, "cap");
+		json_kv_object_begin(&o->j, NULL);
+		json_kv_string(&o->j, "label", f->label);
+		json_kv_string(&o->j, "name", f->name);
+		json_kv_string(&o->j, "host", host_of_netns(m, f->netns));
+		json_kv_u64(&o->j, "netns", f->netns);
+		json_kv_bool(&o->j, "traced", (f->flags & FT_IFACE_TRACED) != 0);
+		json_kv_array_begin(&o->j, "cap");
 		for (unsigned d = 0; d < 2; d++)
-			html_out_d(o, NULL, f->dir[d].capacity_bps, 0);
-		html_out_end_arr(o);
-		html_out_arr(o, "bytes");
+			json_kv_double(&o->j, NULL, f->dir[d].capacity_bps, 0);
+		json_array_end(&o->j);
+		json_kv_array_begin(&o->j, "bytes");
 		for (unsigned d = 0; d < 2; d++)
-			html_out_u(o, NULL, f->dir[d].bytes);
-		html_out_end_arr(o);
-		html_out_arr(o, "peak");
+			json_kv_u64(&o->j, NULL, f->dir[d].bytes);
+		json_array_end(&o->j);
+		json_kv_array_begin(&o->j, "peak");
 		for (unsigned d = 0; d < 2; d++)
-			html_out_d(o, NULL, f->dir[d].peak_bps, 0);
-		html_out_end_arr(o);
-		html_out_end_obj(o);
+			json_kv_double(&o->j, NULL, f->dir[d].peak_bps, 0);
+		json_array_end(&o->j);
+		json_object_end(&o->j);
 	}
-	html_out_end_arr(o);
-	html_out_arr(o, "qdiscs");
+	json_array_end(&o->j);
+	json_kv_array_begin(&o->j, "qdiscs");
 	for (size_t i = 0; i < m->nqdiscs; i++) {
 		const struct model_qdisc *q = &m->qdiscs[i];
 
-		html_out_obj(o, NULL);
-		html_out_s(o, "kind", q->kind);
-		html_out_u(o, "handle", q->handle);
-		html_out_u(o, "parent", q->parent);
-		html_out_u(o, "iface", q->iface);
-		html_out_u(o, "max_backlog", q->max_backlog_bytes);
-		html_out_u(o, "sojourn_max", q->sojourn_max_ns);
-		html_out_u(o, "drops", q->drops_counter);
-		html_out_end_obj(o);
+		json_kv_object_begin(&o->j, NULL);
+		json_kv_string(&o->j, "kind", q->kind);
+		json_kv_u64(&o->j, "handle", q->handle);
+		json_kv_u64(&o->j, "parent", q->parent);
+		json_kv_u64(&o->j, "iface", q->iface);
+		json_kv_u64(&o->j, "max_backlog", q->max_backlog_bytes);
+		json_kv_u64(&o->j, "sojourn_max", q->sojourn_max_ns);
+		json_kv_u64(&o->j, "drops", q->drops_counter);
+		json_object_end(&o->j);
 	}
-	html_out_end_arr(o);
+	json_array_end(&o->j);
 }
 
 void html_put_counters(struct html *h)
@@ -220,33 +220,33 @@ void html_put_counters(struct html *h)
 	const struct model *m = h->m;
 	struct out *o = &h->o;
 
-	html_out_arr(o, "ctr_groups");
+	json_kv_array_begin(&o->j, "ctr_groups");
 	for (size_t i = 0; i < m->nctr_groups; i++) {
 		const struct model_ctr_group *g = &m->ctr_groups[i];
 
-		html_out_obj(o, NULL);
-		html_out_s(o, "label", g->label);
-		html_out_u(o, "kind", g->kind);
-		html_out_i(o, "iface", g->iface == UINT32_MAX ? -1 : (int64_t)g->iface);
-		html_out_u(o, "period", g->period_ns);
-		html_out_u(o, "samples", g->nsamples);
-		html_out_end_obj(o);
+		json_kv_object_begin(&o->j, NULL);
+		json_kv_string(&o->j, "label", g->label);
+		json_kv_u64(&o->j, "kind", g->kind);
+		json_kv_i64(&o->j, "iface", g->iface == UINT32_MAX ? -1 : (int64_t)g->iface);
+		json_kv_u64(&o->j, "period", g->period_ns);
+		json_kv_u64(&o->j, "samples", g->nsamples);
+		json_object_end(&o->j);
 	}
-	html_out_end_arr(o);
-	html_out_arr(o, "ctr_series");
+	json_array_end(&o->j);
+	json_kv_array_begin(&o->j, "ctr_series");
 	for (size_t i = 0; i < m->nctr_series; i++) {
 		const struct model_ctr_series *s = &m->ctr_series[i];
 
-		html_out_obj(o, NULL);
-		html_out_u(o, "group", s->group);
-		html_out_s(o, "name", s->name);
-		html_out_u(o, "cls", s->cls);
-		html_out_u(o, "flags", s->flags);
-		html_out_u(o, "total", s->total);
-		html_out_d(o, "peak_rate", s->peak_rate, 3);
-		html_out_end_obj(o);
+		json_kv_object_begin(&o->j, NULL);
+		json_kv_u64(&o->j, "group", s->group);
+		json_kv_string(&o->j, "name", s->name);
+		json_kv_u64(&o->j, "cls", s->cls);
+		json_kv_u64(&o->j, "flags", s->flags);
+		json_kv_u64(&o->j, "total", s->total);
+		json_kv_double(&o->j, "peak_rate", s->peak_rate, 3);
+		json_object_end(&o->j);
 	}
-	html_out_end_arr(o);
+	json_array_end(&o->j);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -287,7 +287,7 @@ int html_put_events(struct html *h)
 
 	if (!r)
 		return -ENOMEM;
-	html_out_obj(o, "events");
+	json_kv_object_begin(&o->j, "events");
 
 	/* retransmits, by time */
 	for (size_t i = 0; i < m->nrtx_events; i++) {
@@ -304,14 +304,14 @@ int html_put_events(struct html *h)
 		html_col_u(&c2, e->trigger);
 		html_col_u(&c3, e->segs);
 	}
-	html_out_obj(o, "rtx");
-	html_out_u(o, "n", n);
-	html_out_u(o, "omitted", m->nrtx_events - n);
+	json_kv_object_begin(&o->j, "rtx");
+	json_kv_u64(&o->j, "n", n);
+	json_kv_u64(&o->j, "omitted", m->nrtx_events - n);
 	html_out_col(o, "t", &ct);
 	html_out_col(o, "flow", &c1);
 	html_out_col(o, "trig", &c2);
 	html_out_col(o, "segs", &c3);
-	html_out_end_obj(o);
+	json_object_end(&o->j);
 
 	/* drops, by time */
 	free(h->reasons);
@@ -343,28 +343,28 @@ int html_put_events(struct html *h)
 		html_col_u(&c2, e->iface == UINT32_MAX ? 0 : (uint64_t)e->iface + 1);
 	}
 	free(r);
-	html_out_obj(o, "drop");
-	html_out_u(o, "n", n);
-	html_out_u(o, "omitted", m->ndrop_events - n);
+	json_kv_object_begin(&o->j, "drop");
+	json_kv_u64(&o->j, "n", n);
+	json_kv_u64(&o->j, "omitted", m->ndrop_events - n);
 	html_out_col(o, "t", &ct);
 	html_out_col(o, "reason", &c1);
 	html_out_col(o, "iface", &c2);
-	html_out_end_obj(o);
-	html_out_arr(o, "reasons");
+	json_object_end(&o->j);
+	json_kv_array_begin(&o->j, "reasons");
 	for (size_t i = 0; i < h->nreasons; i++) {
 		const char *nm = model__drop_reason_name(m, h->reasons[i]);
 
-		html_out_obj(o, NULL);
-		html_out_u(o, "id", h->reasons[i]);
+		json_kv_object_begin(&o->j, NULL);
+		json_kv_u64(&o->j, "id", h->reasons[i]);
 		if (!nm) {
 			snprintf(buf, sizeof(buf), "reason %u", h->reasons[i]);
 			nm = buf;
 		}
-		html_out_s(o, "name", nm);
-		html_out_b(o, "congestion", corr__congestion_drop(nm));
-		html_out_end_obj(o);
+		json_kv_string(&o->j, "name", nm);
+		json_kv_bool(&o->j, "congestion", corr__congestion_drop(nm));
+		json_object_end(&o->j);
 	}
-	html_out_end_arr(o);
+	json_array_end(&o->j);
 
 	/* CE marks: the bins that carried some, by time within each interface direction */
 	n = 0;
@@ -387,13 +387,13 @@ int html_put_events(struct html *h)
 					n++;
 				}
 			}
-		html_out_obj(o, "ce");
-		html_out_u(o, "n", n);
-		html_out_u(o, "omitted", total - n);
+		json_kv_object_begin(&o->j, "ce");
+		json_kv_u64(&o->j, "n", n);
+		json_kv_u64(&o->j, "omitted", total - n);
 		html_out_col(o, "t", &ct);
 		html_out_col(o, "track", &c1);
 		html_out_col(o, "pkts", &c2);
-		html_out_end_obj(o);
+		json_object_end(&o->j);
 	}
 
 	/* counter spikes (CNP, pause, retransmission, discard storms), by start */
@@ -411,33 +411,33 @@ int html_put_events(struct html *h)
 			html_col_u(&c4, dround(e->peak_rate));
 			html_col_u(&c5, e->nintervals);
 		}
-		html_out_obj(o, "ctr");
-		html_out_u(o, "n", n);
-		html_out_u(o, "omitted", m->nctr_events - n);
+		json_kv_object_begin(&o->j, "ctr");
+		json_kv_u64(&o->j, "n", n);
+		json_kv_u64(&o->j, "omitted", m->nctr_events - n);
 		html_out_col(o, "series", &c1);
 		html_out_col(o, "t", &ct);
 		html_out_col(o, "dur", &c2);
 		html_out_col(o, "delta", &c3);
 		html_out_col(o, "peak", &c4);
 		html_out_col(o, "nint", &c5);
-		html_out_end_obj(o);
+		json_object_end(&o->j);
 	}
 
 	/* lost events: the capture tells how many per source and CPU since the previous reading */
-	html_out_arr(o, "lost");
+	json_kv_array_begin(&o->j, "lost");
 	for (size_t i = 0; i < m->nlost_evs; i++) {
 		const struct model_lost_ev *e = &m->lost_evs[i];
 
-		html_out_arr(o, NULL);
-		html_out_i(o, NULL, srel(m, e->from_ns));
-		html_out_i(o, NULL, srel(m, e->ts_ns));
-		html_out_u(o, NULL, e->lost);
-		html_out_u(o, NULL, e->source);
-		html_out_u(o, NULL, e->cpu);
-		html_out_end_arr(o);
+		json_kv_array_begin(&o->j, NULL);
+		json_kv_i64(&o->j, NULL, srel(m, e->from_ns));
+		json_kv_i64(&o->j, NULL, srel(m, e->ts_ns));
+		json_kv_u64(&o->j, NULL, e->lost);
+		json_kv_u64(&o->j, NULL, e->source);
+		json_kv_u64(&o->j, NULL, e->cpu);
+		json_array_end(&o->j);
 	}
-	html_out_end_arr(o);
-	html_out_end_obj(o);
+	json_array_end(&o->j);
+	json_object_end(&o->j);
 	return 0;
 }
 
@@ -447,19 +447,19 @@ void html_put_flows(struct html *h)
 	struct out *o = &h->o;
 	char buf[160];
 
-	html_out_arr(o, "flows");
+	json_kv_array_begin(&o->j, "flows");
 	for (size_t i = 0; i < m->nflows; i++) {
 		const struct model_flow *f = &m->flows[i];
 		int64_t rank = -1;
 
 		for (size_t k = 0; k < f->nowners && f->first_owner + k < m->nowners && rank < 0; k++)
 			rank = h->c ? corr__rank_of_pid(h->c, m->owners[f->first_owner + k].pid) : -1;
-		html_out_obj(o, NULL);
-		html_out_s(o, "label", flow_label(&f->key, buf, sizeof(buf)));
-		html_out_s(o, "host", host_of_netns(m, f->key.netns));
-		html_out_u(o, "rtx", f->rtx_total);
-		html_out_i(o, "rank", rank);
-		html_out_end_obj(o);
+		json_kv_object_begin(&o->j, NULL);
+		json_kv_string(&o->j, "label", flow_label(&f->key, buf, sizeof(buf)));
+		json_kv_string(&o->j, "host", host_of_netns(m, f->key.netns));
+		json_kv_u64(&o->j, "rtx", f->rtx_total);
+		json_kv_i64(&o->j, "rank", rank);
+		json_object_end(&o->j);
 	}
-	html_out_end_arr(o);
+	json_array_end(&o->j);
 }

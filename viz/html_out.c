@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The HTML page's data writer (viz/html_out.h): JSON members and elements,
- * strings made safe for a <script> element, numeric columns as LEB128
- * varints gathered into the page's binary part, base64.
+ * The HTML page's data (viz/html_out.h): the JSON document's writer made
+ * safe for a <script> element, numeric columns as LEB128 varints gathered
+ * into the page's binary part, base64.
  */
-#include <inttypes.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,143 +72,14 @@ void html_col_free(struct col *c)
 	c->n = 0;
 }
 
-/* ---- JSON output (strings made safe for a <script> element) ---- */
+/* ---- the JSON document ---- */
 
-/*
- * A valid UTF-8 sequence's length (lib/json.c), except U+2028 and
- * U+2029: legal in JSON but line terminators in older JavaScript, so they
- * are escaped inside the page's <script>.
- */
-static size_t utf8_len(const unsigned char *p, size_t n)
+void html_out_init(struct out *o, FILE *f, struct vbuf *bin)
 {
-	size_t len = json_utf8_len(p, n);
-
-	if (len == 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9))
-		return 0;
-	return len;
-}
-
-/* A JSON string; '<', '>' and '&' escaped so no "</script" can appear. */
-static void put_str(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t n = strlen((const char *)p);
-
-	fputc('"', f);
-	while (n > 0) {
-		unsigned char c = *p;
-		size_t l = 1;
-
-		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc(c, f);
-		} else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&') {
-			fprintf(f, "\\u%04x", c);
-		} else {
-			l = utf8_len(p, n);
-			if (l == 0) {
-				fputs("\\ufffd", f);
-				l = 1;
-			} else {
-				fwrite(p, 1, l, f);
-			}
-		}
-		p += l;
-		n -= l;
-	}
-	fputc('"', f);
-}
-
-static void sep(struct out *o)
-{
-	if (o->depth > 0) {
-		if (!o->first[o->depth])
-			fputc(',', o->f);
-		o->first[o->depth] = false;
-	}
-}
-
-void html_out_key(struct out *o, const char *k)
-{
-	sep(o);
-	put_str(o->f, k);
-	fputc(':', o->f);
-}
-
-/* Begin an object or array, as a member K (NULL: an element). */
-static void open_(struct out *o, const char *k, char c)
-{
-	if (k)
-		html_out_key(o, k);
-	else
-		sep(o);
-	fputc(c, o->f);
-	if (o->depth < (int)(sizeof(o->first) / sizeof(o->first[0])) - 1)
-		o->depth++;
-	o->first[o->depth] = true;
-}
-
-void html_out_obj(struct out *o, const char *k) { open_(o, k, '{'); }
-void html_out_arr(struct out *o, const char *k) { open_(o, k, '['); }
-
-static void close_(struct out *o, char c)
-{
-	fputc(c, o->f);
-	if (o->depth > 0)
-		o->depth--;
-}
-
-void html_out_end_obj(struct out *o) { close_(o, '}'); }
-void html_out_end_arr(struct out *o) { close_(o, ']'); }
-
-/* Members (K non-NULL) or elements (K NULL). */
-void html_out_u(struct out *o, const char *k, uint64_t v)
-{
-	if (k)
-		html_out_key(o, k);
-	else
-		sep(o);
-	fprintf(o->f, "%" PRIu64, v);
-}
-
-void html_out_i(struct out *o, const char *k, int64_t v)
-{
-	if (k)
-		html_out_key(o, k);
-	else
-		sep(o);
-	fprintf(o->f, "%" PRId64, v);
-}
-
-void html_out_s(struct out *o, const char *k, const char *s)
-{
-	if (k)
-		html_out_key(o, k);
-	else
-		sep(o);
-	put_str(o->f, s);
-}
-
-void html_out_b(struct out *o, const char *k, bool v)
-{
-	if (k)
-		html_out_key(o, k);
-	else
-		sep(o);
-	fputs(v ? "true" : "false", o->f);
-}
-
-/* A double with a fixed format; NaN and infinities as null. */
-void html_out_d(struct out *o, const char *k, double v, int decimals)
-{
-	if (k)
-		html_out_key(o, k);
-	else
-		sep(o);
-	if (isfinite(v))
-		fprintf(o->f, "%.*f", decimals, v);
-	else
-		fputs("null", o->f);
+	memset(o, 0, sizeof(*o));
+	json_init(&o->j, f, false);
+	o->j.script_safe = true;
+	o->bin = bin;
 }
 
 static const char b64tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -246,10 +115,6 @@ void html_out_col(struct out *o, const char *k, struct col *c)
 {
 	size_t off = o->bin->n;
 
-	if (k)
-		html_out_key(o, k);
-	else
-		sep(o);
 	if (c->b.oom)
 		o->oom = true;
 	if (c->b.n && o->bin->n + c->b.n > o->bin->cap) {
@@ -270,6 +135,9 @@ void html_out_col(struct out *o, const char *k, struct col *c)
 		memcpy(o->bin->p + o->bin->n, c->b.p, c->b.n);
 		o->bin->n += c->b.n;
 	}
-	fprintf(o->f, "[%zu,%zu]", off, c->b.n);
+	json_kv_array_begin(&o->j, k);
+	json_u64(&o->j, off);
+	json_u64(&o->j, c->b.n);
+	json_array_end(&o->j);
 	html_col_free(c);
 }

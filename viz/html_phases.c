@@ -19,26 +19,26 @@ void html_put_ranks(struct html *h)
 	const struct corr *c = h->pc; /* NULL: no probe phases shown */
 	struct out *o = &h->o;
 
-	html_out_arr(o, "ranks");
+	json_kv_array_begin(&o->j, "ranks");
 	for (size_t i = 0; c && i < c->nranks; i++) {
 		const struct corr_rank *r = &c->ranks[i];
 
-		html_out_obj(o, NULL);
-		html_out_i(o, "rank", r->rank);
-		html_out_i(o, "world", r->world_size);
-		html_out_s(o, "host", r->host);
-		html_out_u(o, "netns", r->netns);
-		html_out_u(o, "pid", r->pid);
-		html_out_s(o, "comm", r->comm);
-		html_out_u(o, "calls", r->calls);
-		html_out_u(o, "coll", r->collectives);
-		html_out_u(o, "coll_ns", r->coll_time_ns);
-		html_out_u(o, "wait_ns", r->wait_ns);
-		html_out_u(o, "last", r->straggler_count);
-		html_out_u(o, "late_ns", r->late_ns);
-		html_out_end_obj(o);
+		json_kv_object_begin(&o->j, NULL);
+		json_kv_i64(&o->j, "rank", r->rank);
+		json_kv_i64(&o->j, "world", r->world_size);
+		json_kv_string(&o->j, "host", r->host);
+		json_kv_u64(&o->j, "netns", r->netns);
+		json_kv_u64(&o->j, "pid", r->pid);
+		json_kv_string(&o->j, "comm", r->comm);
+		json_kv_u64(&o->j, "calls", r->calls);
+		json_kv_u64(&o->j, "coll", r->collectives);
+		json_kv_u64(&o->j, "coll_ns", r->coll_time_ns);
+		json_kv_u64(&o->j, "wait_ns", r->wait_ns);
+		json_kv_u64(&o->j, "last", r->straggler_count);
+		json_kv_u64(&o->j, "late_ns", r->late_ns);
+		json_object_end(&o->j);
 	}
-	html_out_end_arr(o);
+	json_array_end(&o->j);
 }
 
 void html_put_calls(struct html *h)
@@ -66,8 +66,8 @@ void html_put_calls(struct html *h)
 		html_col_u(&cst, k->step < 0 ? 0 : (uint64_t)k->step + 1);
 		html_col_u(&cpe, k->peer < 0 ? 0 : (uint64_t)k->peer + 1);
 	}
-	html_out_obj(o, "calls");
-	html_out_u(o, "n", n);
+	json_kv_object_begin(&o->j, "calls");
+	json_kv_u64(&o->j, "n", n);
 	html_out_col(o, "rank", &cr);
 	html_out_col(o, "start", &cs);
 	html_out_col(o, "dur", &cd);
@@ -80,7 +80,7 @@ void html_put_calls(struct html *h)
 	html_out_col(o, "span", &csp);
 	html_out_col(o, "step", &cst);
 	html_out_col(o, "peer", &cpe);
-	html_out_end_obj(o);
+	json_object_end(&o->j);
 }
 
 void html_put_spans(struct html *h)
@@ -119,12 +119,12 @@ void html_put_spans(struct html *h)
 		html_col_u(&cpar, s->parent == CORR_NONE ? 0 : (uint64_t)s->parent + 1);
 		html_col_u(&cop, s->open);
 	}
-	html_out_obj(o, "spans");
-	html_out_u(o, "n", n);
-	html_out_arr(o, "names");
+	json_kv_object_begin(&o->j, "spans");
+	json_kv_u64(&o->j, "n", n);
+	json_kv_array_begin(&o->j, "names");
 	for (size_t i = 0; i < nnames; i++)
-		html_out_s(o, NULL, names[i]);
-	html_out_end_arr(o);
+		json_kv_string(&o->j, NULL, names[i]);
+	json_array_end(&o->j);
 	html_out_col(o, "rank", &cr);
 	html_out_col(o, "kind", &ck);
 	html_out_col(o, "start", &cs);
@@ -134,7 +134,7 @@ void html_put_spans(struct html *h)
 	html_out_col(o, "depth", &cdep);
 	html_out_col(o, "parent", &cpar);
 	html_out_col(o, "open", &cop);
-	html_out_end_obj(o);
+	json_object_end(&o->j);
 	free(names);
 }
 
@@ -212,16 +212,16 @@ void html_put_instances(struct html *h)
 		for (size_t k = 0; k < in->nmembers && in->first_member + k < c->nmembers; k++)
 			html_col_u(&cmem, c->members[in->first_member + k]);
 	}
-	html_out_obj(o, "insts");
-	html_out_u(o, "n", n);
-	html_out_arr(o, "comms");
+	json_kv_object_begin(&o->j, "insts");
+	json_kv_u64(&o->j, "n", n);
+	json_kv_array_begin(&o->j, "comms");
 	for (size_t i = 0; i < ncomms; i++) {
 		char b[24];
 
 		snprintf(b, sizeof(b), "0x%" PRIx64, comms[i]);
-		html_out_s(o, NULL, b);
+		json_kv_string(&o->j, NULL, b);
 	}
-	html_out_end_arr(o);
+	json_array_end(&o->j);
 	free(comms);
 	html_out_col(o, "op", &cop);
 	html_out_col(o, "seq", &cseq);
@@ -258,7 +258,7 @@ void html_put_instances(struct html *h)
 	html_out_col(o, "ctr_pause", &ccp);
 	html_out_col(o, "ctr_loss", &ccl);
 	html_out_col(o, "members", &cmem);
-	html_out_end_obj(o);
+	json_object_end(&o->j);
 }
 
 static void put_one_evidence(struct html *h, struct out *o, size_t idx)
@@ -273,36 +273,36 @@ static void put_one_evidence(struct html *h, struct out *o, size_t idx)
 		return;
 	}
 	corr__describe(c, idx, text, sizeof(text));
-	html_out_obj(o, NULL);
-	html_out_u(o, "i", idx);
-	html_out_s(o, "text", text);
-	html_out_arr(o, "links");
+	json_kv_object_begin(&o->j, NULL);
+	json_kv_u64(&o->j, "i", idx);
+	json_kv_string(&o->j, "text", text);
+	json_kv_array_begin(&o->j, "links");
 	for (size_t i = 0; i < ev.nlinks; i++) {
 		const struct corr_link_ev *l = &ev.links[i];
 
-		html_out_obj(o, NULL);
-		html_out_u(o, "iface", l->iface);
-		html_out_arr(o, "bytes");
-		html_out_u(o, NULL, l->bytes[0]);
-		html_out_u(o, NULL, l->bytes[1]);
-		html_out_end_arr(o);
-		html_out_arr(o, "util");
-		html_out_d(o, NULL, model_dir__line_util(&m->ifaces[l->iface].dir[0], l->peak_util[0]), 4);
-		html_out_d(o, NULL, model_dir__line_util(&m->ifaces[l->iface].dir[1], l->peak_util[1]), 4);
-		html_out_end_arr(o);
-		html_out_u(o, "bursts", l->bursts);
-		html_out_u(o, "ce", l->ce_pkts);
-		html_out_i(o, "qdisc", l->qdisc == CORR_NONE ? -1 : (int64_t)l->qdisc);
-		html_out_u(o, "backlog", l->max_backlog_bytes);
-		html_out_u(o, "sojourn", l->max_sojourn_ns);
-		html_out_u(o, "qdelay", l->queue_delay_ns);
-		html_out_u(o, "qdrops", l->qdisc_drops);
-		html_out_u(o, "drops", l->drops);
-		html_out_u(o, "cdrops", l->cong_drops);
-		html_out_end_obj(o);
+		json_kv_object_begin(&o->j, NULL);
+		json_kv_u64(&o->j, "iface", l->iface);
+		json_kv_array_begin(&o->j, "bytes");
+		json_kv_u64(&o->j, NULL, l->bytes[0]);
+		json_kv_u64(&o->j, NULL, l->bytes[1]);
+		json_array_end(&o->j);
+		json_kv_array_begin(&o->j, "util");
+		json_kv_double(&o->j, NULL, model_dir__line_util(&m->ifaces[l->iface].dir[0], l->peak_util[0]), 4);
+		json_kv_double(&o->j, NULL, model_dir__line_util(&m->ifaces[l->iface].dir[1], l->peak_util[1]), 4);
+		json_array_end(&o->j);
+		json_kv_u64(&o->j, "bursts", l->bursts);
+		json_kv_u64(&o->j, "ce", l->ce_pkts);
+		json_kv_i64(&o->j, "qdisc", l->qdisc == CORR_NONE ? -1 : (int64_t)l->qdisc);
+		json_kv_u64(&o->j, "backlog", l->max_backlog_bytes);
+		json_kv_u64(&o->j, "sojourn", l->max_sojourn_ns);
+		json_kv_u64(&o->j, "qdelay", l->queue_delay_ns);
+		json_kv_u64(&o->j, "qdrops", l->qdisc_drops);
+		json_kv_u64(&o->j, "drops", l->drops);
+		json_kv_u64(&o->j, "cdrops", l->cong_drops);
+		json_object_end(&o->j);
 	}
-	html_out_end_arr(o);
-	html_out_arr(o, "drops");
+	json_array_end(&o->j);
+	json_kv_array_begin(&o->j, "drops");
 	for (size_t i = 0; i < ev.ndrops; i++) {
 		const struct corr_drop_ev *d = &ev.drops[i];
 		const char *nm = model__drop_reason_name(m, d->reason);
@@ -312,33 +312,33 @@ static void put_one_evidence(struct html *h, struct out *o, size_t idx)
 			snprintf(b, sizeof(b), "reason %u", d->reason);
 			nm = b;
 		}
-		html_out_obj(o, NULL);
-		html_out_s(o, "reason", nm);
-		html_out_i(o, "iface", d->iface == UINT32_MAX ? -1 : (int64_t)d->iface);
-		html_out_u(o, "count", d->count);
-		html_out_b(o, "congestion", d->congestion);
-		html_out_end_obj(o);
+		json_kv_object_begin(&o->j, NULL);
+		json_kv_string(&o->j, "reason", nm);
+		json_kv_i64(&o->j, "iface", d->iface == UINT32_MAX ? -1 : (int64_t)d->iface);
+		json_kv_u64(&o->j, "count", d->count);
+		json_kv_bool(&o->j, "congestion", d->congestion);
+		json_object_end(&o->j);
 	}
-	html_out_end_arr(o);
-	html_out_arr(o, "ctrs");
+	json_array_end(&o->j);
+	json_kv_array_begin(&o->j, "ctrs");
 	for (size_t i = 0; i < ev.nctrs; i++) {
-		html_out_obj(o, NULL);
-		html_out_u(o, "series", ev.ctrs[i].series);
-		html_out_u(o, "growth", ev.ctrs[i].growth);
-		html_out_d(o, "peak_rate", ev.ctrs[i].peak_rate, 1);
-		html_out_end_obj(o);
+		json_kv_object_begin(&o->j, NULL);
+		json_kv_u64(&o->j, "series", ev.ctrs[i].series);
+		json_kv_u64(&o->j, "growth", ev.ctrs[i].growth);
+		json_kv_double(&o->j, "peak_rate", ev.ctrs[i].peak_rate, 1);
+		json_object_end(&o->j);
 	}
-	html_out_end_arr(o);
-	html_out_arr(o, "flows");
+	json_array_end(&o->j);
+	json_kv_array_begin(&o->j, "flows");
 	for (size_t i = 0; i < ev.nflows; i++) {
-		html_out_obj(o, NULL);
-		html_out_u(o, "flow", ev.flows[i].flow);
-		html_out_u(o, "rtx", ev.flows[i].retrans);
-		html_out_b(o, "owned", ev.flows[i].owned);
-		html_out_end_obj(o);
+		json_kv_object_begin(&o->j, NULL);
+		json_kv_u64(&o->j, "flow", ev.flows[i].flow);
+		json_kv_u64(&o->j, "rtx", ev.flows[i].retrans);
+		json_kv_bool(&o->j, "owned", ev.flows[i].owned);
+		json_object_end(&o->j);
 	}
-	html_out_end_arr(o);
-	html_out_end_obj(o);
+	json_array_end(&o->j);
+	json_object_end(&o->j);
 	corr__evidence_free(&ev);
 }
 
@@ -353,8 +353,8 @@ static void evidence_obj(struct html *h, struct out *o)
 		o->oom = true;
 		return;
 	}
-	html_out_obj(o, NULL);
-	html_out_arr(o, "items");
+	json_kv_object_begin(&o->j, NULL);
+	json_kv_array_begin(&o->j, "items");
 	for (int pass = 0; pass < 2 && c; pass++)
 		for (size_t r = 0; r < c->nby_span && n < HTML_EVIDENCE_MAX && !o->oom; r++) {
 			uint32_t idx = c->by_span[r];
@@ -365,9 +365,9 @@ static void evidence_obj(struct html *h, struct out *o)
 			put_one_evidence(h, o, idx);
 			n++;
 		}
-	html_out_end_arr(o);
-	html_out_u(o, "omitted", total - n);
-	html_out_end_obj(o);
+	json_array_end(&o->j);
+	json_kv_u64(&o->j, "omitted", total - n);
+	json_object_end(&o->j);
 	free(done);
 }
 
@@ -384,9 +384,7 @@ void html_put_evidence(struct html *h)
 			o->oom = true;
 			return;
 		}
-		memset(&t, 0, sizeof(t));
-		t.f = mf;
-		t.bin = o->bin;
+		html_out_init(&t, mf, o->bin);
 		evidence_obj(h, &t);
 		if (fclose(mf) || t.oom) {
 			free(h->evidence);
@@ -395,8 +393,8 @@ void html_put_evidence(struct html *h)
 			return;
 		}
 	}
-	html_out_key(o, "evidence");
-	fwrite(h->evidence, 1, h->nevidence, o->f);
+	json_key(&o->j, "evidence");
+	json_raw(&o->j, h->evidence, h->nevidence);
 }
 
 void html_put_inferred(struct html *h)
@@ -416,14 +414,14 @@ void html_put_inferred(struct html *h)
 		html_col_u(&cb, f->tx_bytes);
 		html_col_u(&cm, f->matched);
 	}
-	html_out_obj(o, "inferred");
-	html_out_u(o, "n", n);
+	json_kv_object_begin(&o->j, "inferred");
+	json_kv_u64(&o->j, "n", n);
 	html_out_col(o, "start", &cs);
 	html_out_col(o, "dur", &cd);
 	html_out_col(o, "hosts", &ch);
 	html_out_col(o, "tx", &cb);
 	html_out_col(o, "matched", &cm);
-	html_out_arr(o, "hosts_act");
+	json_kv_array_begin(&o->j, "hosts_act");
 	for (size_t i = 0; n && i < c->nhosts; i++) {
 		const struct corr_host *hh = &c->hosts[i];
 		size_t k = hh->nact < left ? hh->nact : left;
@@ -435,14 +433,14 @@ void html_put_inferred(struct html *h)
 			html_col_d(&cs, srel(m, a->start_ns));
 			html_col_u(&cd, a->end_ns > a->start_ns ? a->end_ns - a->start_ns : 0);
 		}
-		html_out_obj(o, NULL);
-		html_out_s(o, "name", hh->name);
-		html_out_u(o, "n", cs.n);
-		html_out_u(o, "omitted", hh->nact - cs.n);
+		json_kv_object_begin(&o->j, NULL);
+		json_kv_string(&o->j, "name", hh->name);
+		json_kv_u64(&o->j, "n", cs.n);
+		json_kv_u64(&o->j, "omitted", hh->nact - cs.n);
 		html_out_col(o, "start", &cs);
 		html_out_col(o, "dur", &cd);
-		html_out_end_obj(o);
+		json_object_end(&o->j);
 	}
-	html_out_end_arr(o);
-	html_out_end_obj(o);
+	json_array_end(&o->j);
+	json_object_end(&o->j);
 }

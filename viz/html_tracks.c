@@ -297,15 +297,15 @@ static void put_level(struct out *o, const struct trk *t, const struct level *l,
 			html_col_u(&cv[j], v);
 		}
 	}
-	html_out_obj(o, NULL);
-	html_out_u(o, "k", k);
-	html_out_u(o, "n", l->n);
+	json_kv_object_begin(&o->j, NULL);
+	json_kv_u64(&o->j, "k", k);
+	json_kv_u64(&o->j, "n", l->n);
 	html_out_col(o, "i", &ci);
-	html_out_arr(o, "v");
+	json_kv_array_begin(&o->j, "v");
 	for (unsigned j = 0; j < trk_nout(t); j++)
 		html_out_col(o, NULL, &cv[j]);
-	html_out_end_arr(o);
-	html_out_end_obj(o);
+	json_array_end(&o->j);
+	json_object_end(&o->j);
 }
 
 static bool in_windows(const struct windows *w, uint64_t ts, size_t *pos)
@@ -360,15 +360,15 @@ static void put_exact(struct out *o, const struct model *m, const struct trk *t,
 		}
 		}
 	}
-	html_out_obj(o, k);
-	html_out_u(o, "k", 0);
-	html_out_u(o, "n", n);
+	json_kv_object_begin(&o->j, k);
+	json_kv_u64(&o->j, "k", 0);
+	json_kv_u64(&o->j, "n", n);
 	html_out_col(o, t->type == TRK_CTR ? "s" : "i", &ci);
-	html_out_arr(o, "v");
+	json_kv_array_begin(&o->j, "v");
 	for (unsigned j = 0; j < (t->type == TRK_Q ? 5u : t->type == TRK_CTR ? 4u : 3u); j++)
 		html_out_col(o, NULL, &c[j]);
-	html_out_end_arr(o);
-	html_out_end_obj(o);
+	json_array_end(&o->j);
+	json_object_end(&o->j);
 	for (unsigned j = 0; j < 5; j++)
 		html_col_free(&c[j]);
 }
@@ -381,9 +381,9 @@ static int put_pyramid(struct out *o, const struct model *m, const struct trk *t
 	unsigned top = t->ktop > kmin ? t->ktop : kmin;
 	unsigned k0 = kmin ? kmin : 1;
 
-	html_out_u(o, "kmin", kmin);
-	html_out_u(o, "ktop", top);
-	html_out_arr(o, "levels");
+	json_kv_u64(&o->j, "kmin", kmin);
+	json_kv_u64(&o->j, "ktop", top);
+	json_kv_array_begin(&o->j, "levels");
 	if (kmin == 0)
 		put_exact(o, m, t, NULL, NULL);
 	if (top >= k0 && t->n) {
@@ -402,7 +402,7 @@ static int put_pyramid(struct out *o, const struct model *m, const struct trk *t
 		}
 		level_free(&cur);
 	}
-	html_out_end_arr(o);
+	json_array_end(&o->j);
 	if (kmin > 0 && w && w->n)
 		put_exact(o, m, t, w, "detail");
 	return 0;
@@ -625,21 +625,21 @@ void html_put_tracks(struct html *h)
 	const struct model *m = h->m;
 	struct out *o = &h->o;
 
-	html_out_arr(o, "tracks");
+	json_kv_array_begin(&o->j, "tracks");
 	for (size_t i = 0; i < h->ntrks && !o->oom; i++) {
 		const struct trk *t = &h->trks[i];
 		bool bins = i < h->nbin_trks;
 
-		html_out_obj(o, NULL);
-		html_out_s(o, "type", t->type == TRK_TP ? "tp" : t->type == TRK_Q ? "q" : "ctr");
-		html_out_u(o, "ref", t->ref);
-		html_out_u(o, "dir", t->dir);
-		html_out_u(o, "w", t->w);
-		html_out_i(o, "o", srel(m, t->origin));
-		html_out_u(o, "n", t->n);
+		json_kv_object_begin(&o->j, NULL);
+		json_kv_string(&o->j, "type", t->type == TRK_TP ? "tp" : t->type == TRK_Q ? "q" : "ctr");
+		json_kv_u64(&o->j, "ref", t->ref);
+		json_kv_u64(&o->j, "dir", t->dir);
+		json_kv_u64(&o->j, "w", t->w);
+		json_kv_i64(&o->j, "o", srel(m, t->origin));
+		json_kv_u64(&o->j, "n", t->n);
 		if (put_pyramid(o, m, t, bins ? h->kmin : h->kmin_ctr, &h->win))
 			o->oom = true;
-		html_out_end_obj(o);
+		json_object_end(&o->j);
 	}
-	html_out_end_arr(o);
+	json_array_end(&o->j);
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "lib/hash.h"
+#include "lib/json.h"
 #include "lib/util.h"
 #include "viz/common.h"
 
@@ -97,26 +98,29 @@ static const char *item_frame(const struct corr *c, const struct viz_item *it, c
 }
 
 struct emit {
-	FILE *f;
+	struct json *j;             /* NULL: collect the frames only */
 	const struct corr *c;
 	struct frames *fr;
 	uint64_t base;              /* capture start; times are made relative modulo 2^64 (no signed overflow) */
-	bool first;
 	int err;
 };
 
 static void ev(struct emit *e, char type, const struct viz_item *it, uint64_t at)
 {
 	char name[160];
+	const char types[2] = { type, '\0' };
 	long id = frame_id(e->fr, item_frame(e->c, it, name, sizeof(name)));
 
 	if (id < 0) {
 		e->err = (int)id;
 		return;
 	}
-	fprintf(e->f, "%s\n{\"type\":\"%c\",\"frame\":%ld,\"at\":%" PRId64 "}", e->first ? "" : ",", type, id,
-		(int64_t)(at - e->base));
-	e->first = false;
+	json_break(e->j);
+	json_object_begin(e->j);
+	json_kv_string(e->j, "type", types);
+	json_kv_i64(e->j, "frame", id);
+	json_kv_i64(e->j, "at", (int64_t)(at - e->base));
+	json_object_end(e->j);
 }
 
 static void ev_open(void *arg, const struct viz_item *it)
@@ -140,26 +144,40 @@ static void fr_visit(void *arg, const struct viz_item *it)
 		e->err = (int)id;
 }
 
+/* An evented profile, left open at its events: "events":[ */
+static void profile_begin(struct json *j, const char *name, int64_t start, int64_t end)
+{
+	json_break(j);
+	json_object_begin(j);
+	json_kv_string(j, "type", "evented");
+	json_kv_string(j, "name", name);
+	json_kv_string(j, "unit", "nanoseconds");
+	json_kv_i64(j, "startValue", start);
+	json_kv_i64(j, "endValue", end);
+	json_kv_array_begin(j, "events");
+}
+
+static void profile_end(struct json *j)
+{
+	json_array_end(j);
+	json_object_end(j);
+}
+
 /* Walk every rank's lanes; with OUT the profiles are written, else only the frames collected. */
-static int walk(const struct viz_ctx *v, uint64_t from, uint64_t to, struct frames *fr, FILE *out)
+static int walk(const struct viz_ctx *v, uint64_t from, uint64_t to, struct frames *fr, struct json *out)
 {
 	const struct corr *c = v->c;
-	struct emit e = { .f = out, .c = c, .fr = fr, .base = v->m->start_ns };
+	struct emit e = { .j = out, .c = c, .fr = fr, .base = v->m->start_ns };
 	bool first_profile = true;
 
 	for (uint32_t r = 0; c && r < c->nranks && !e.err; r++) {
 		struct viz_item *it;
 		size_t n;
-		int lanes, err = viz__rank_items(c, r, from, to, &it, &n);
+		int lanes = viz__rank_lanes(c, r, from, to, &it, &n);
 		char label[96];
 
-		if (err)
-			return err;
-		lanes = viz__lanes(it, n);
-		if (lanes < 0) {
-			free(it);
+		if (lanes < 0)
 			return lanes;
-		}
 		viz__rank_label(c, r, label, sizeof(label));
 		/* a rank with nothing in the window still gets its (empty) profile */
 		for (int l = 0; l < (lanes ? lanes : 1) && !e.err; l++) {
@@ -170,27 +188,21 @@ static int walk(const struct viz_ctx *v, uint64_t from, uint64_t to, struct fram
 					snprintf(name, sizeof(name), "%s overlapping %d", label, l);
 				else
 					snprintf(name, sizeof(name), "%s", label);
-				fprintf(out, "%s\n{\"type\":\"evented\",\"name\":", first_profile ? "" : "]},");
-				viz__json_str(out, name);
-				fprintf(out, ",\"unit\":\"nanoseconds\",\"startValue\":%" PRId64 ",\"endValue\":%" PRId64
-					",\"events\":[", (int64_t)(from - e.base), (int64_t)(to - e.base));
+				profile_begin(out, name, (int64_t)(from - e.base), (int64_t)(to - e.base));
 				first_profile = false;
-				e.first = true;
 				viz__walk_lane(it, n, (uint32_t)l, ev_open, ev_close, &e);
+				profile_end(out);
 			} else {
 				viz__walk_lane(it, n, (uint32_t)l, fr_visit, fr_visit, &e);
 			}
 		}
 		free(it);
 	}
-	if (out && !e.err) {
-		if (first_profile) {
-			/* speedscope needs a profile to show: say why there is nothing */
-			fprintf(out, "\n{\"type\":\"evented\",\"name\":\"no collective phases in this capture\","
-				"\"unit\":\"nanoseconds\",\"startValue\":%" PRId64 ",\"endValue\":%" PRId64
-				",\"events\":[", (int64_t)(from - e.base), (int64_t)(to - e.base));
-		}
-		fprintf(out, "]}");
+	if (out && !e.err && first_profile) {
+		/* speedscope needs a profile to show: say why there is nothing */
+		profile_begin(out, "no collective phases in this capture", (int64_t)(from - e.base),
+			      (int64_t)(to - e.base));
+		profile_end(out);
 	}
 	return e.err;
 }
@@ -198,6 +210,7 @@ static int walk(const struct viz_ctx *v, uint64_t from, uint64_t to, struct fram
 int viz__speedscope(const struct viz_ctx *v, FILE *f)
 {
 	struct frames fr = { 0 };
+	struct json j;
 	uint64_t from, to;
 	char title[160], a[32], b[32];
 	int err;
@@ -213,20 +226,34 @@ int viz__speedscope(const struct viz_ctx *v, FILE *f)
 	viz__secs(v->m, to, b, sizeof(b));
 	snprintf(title, sizeof(title), "fabtrace %.64s +%s..+%s s", v->m->hdr.hostname[0] ? v->m->hdr.hostname : "capture",
 		 a, b);
-	fprintf(f, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
-		   "\"exporter\":\"fabtrace %s\",\n\"name\":", FT_VERSION);
-	viz__json_str(f, title);
-	fprintf(f, ",\n\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[");
+	json_init(&j, f, false);
+	json_object_begin(&j);
+	json_kv_string(&j, "$schema", "https://www.speedscope.app/file-format-schema.json");
+	json_break(&j);
+	json_kv_string(&j, "exporter", "fabtrace " FT_VERSION);
+	json_break(&j);
+	json_kv_string(&j, "name", title);
+	json_break(&j);
+	json_kv_i64(&j, "activeProfileIndex", 0);
+	json_break(&j);
+	json_kv_object_begin(&j, "shared");
+	json_kv_array_begin(&j, "frames");
 	for (size_t i = 0; i < fr.n; i++) {
-		fprintf(f, "%s\n{\"name\":", i ? "," : "");
-		viz__json_str(f, fr.name[i]);
-		fputc('}', f);
+		json_break(&j);
+		json_object_begin(&j);
+		json_kv_string(&j, "name", fr.name[i]);
+		json_object_end(&j);
 	}
-	fprintf(f, "]},\n\"profiles\":[");
-	err = walk(v, from, to, &fr, f);
+	json_array_end(&j);
+	json_object_end(&j);
+	json_break(&j);
+	json_kv_array_begin(&j, "profiles");
+	err = walk(v, from, to, &fr, &j);
 	if (err)
 		goto out;
-	fprintf(f, "]}\n");
+	json_array_end(&j);
+	json_object_end(&j);
+	json_finish(&j);
 	err = fflush(f) || ferror(f) ? -EIO : 0;
 out:
 	frames_free(&fr);

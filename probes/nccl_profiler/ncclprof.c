@@ -4,8 +4,8 @@
  * collective and P2P call, as the GPU (or NCCL's proxy) ran it, to fabtrace.
  *
  * NCCL loads the plugin named by NCCL_PROFILER_PLUGIN and looks for
- * ncclProfiler_v6 down to ncclProfiler_v1; this file exports all six tables
- * (ABI in ncclprof_abi.h).  NCCL calls:
+ * ncclProfiler_v6 down to ncclProfiler_v1; ncclprof_abi.c exports all six
+ * tables (ABI in ncclprof_abi.h).  NCCL calls:
  *   init            once per communicator (v4 on: comm hash, rank, nranks);
  *   startEvent      Coll/P2p on the application thread, when the call is
  *                   enqueued; ProxyOp, ProxyStep, KernelCh and NetPlugin
@@ -32,81 +32,26 @@
  * network and the net-plugin events under it.
  * When nothing traces the process, an event costs the bookkeeping below
  * (docs/phases.md gives the measured cost) and one empty call.
+ *
+ * This file is that bookkeeping: communicators, calls and their children,
+ * completion, the GPU timer's offset, the counters.  NCCL calls it through
+ * ncclprof_abi.c (one table per ABI version); it hands events out through
+ * ncclprof_emit.c and reads NCCL's names with ncclprof_names.c.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "probes/nccl_profiler/ncclprof.h"
 
-#define NP_API __attribute__((visibility("default")))
-#define NP_EMIT __attribute__((visibility("default"), noinline, used))
-
-/* ---- the functions fabtrace uprobes (catalog: fabtrace_nccl_*) ---- */
-
-/* the time of each function's last event: each body differs, so none are folded together */
-static volatile uint64_t np_last[16] __attribute__((used));
-
-#define EMIT_FN(fn, idx)                                        \
-	NP_EMIT void fn(const struct ph_plugin_ev *ev)          \
-	{                                                       \
-		np_last[idx] = ev->now_ns;                      \
-		__asm__ volatile("" : : "r"(ev) : "memory");    \
-	}
-
-/* prototypes: exported for the uprobes only */
-void fabtrace_nccl_comm(const struct ph_plugin_ev *ev);
-void fabtrace_nccl_allreduce(const struct ph_plugin_ev *ev);
-void fabtrace_nccl_reduce_scatter(const struct ph_plugin_ev *ev);
-void fabtrace_nccl_allgather(const struct ph_plugin_ev *ev);
-void fabtrace_nccl_broadcast(const struct ph_plugin_ev *ev);
-void fabtrace_nccl_reduce(const struct ph_plugin_ev *ev);
-void fabtrace_nccl_alltoall(const struct ph_plugin_ev *ev);
-void fabtrace_nccl_gather(const struct ph_plugin_ev *ev);
-void fabtrace_nccl_scatter(const struct ph_plugin_ev *ev);
-void fabtrace_nccl_coll_other(const struct ph_plugin_ev *ev);
-void fabtrace_nccl_send(const struct ph_plugin_ev *ev);
-void fabtrace_nccl_recv(const struct ph_plugin_ev *ev);
-void fabtrace_nccl_proxy_op(const struct ph_plugin_ev *ev);
-
-EMIT_FN(fabtrace_nccl_comm, 0)
-EMIT_FN(fabtrace_nccl_allreduce, 1)
-EMIT_FN(fabtrace_nccl_reduce_scatter, 2)
-EMIT_FN(fabtrace_nccl_allgather, 3)
-EMIT_FN(fabtrace_nccl_broadcast, 4)
-EMIT_FN(fabtrace_nccl_reduce, 5)
-EMIT_FN(fabtrace_nccl_alltoall, 6)
-EMIT_FN(fabtrace_nccl_gather, 7)
-EMIT_FN(fabtrace_nccl_scatter, 8)
-EMIT_FN(fabtrace_nccl_coll_other, 9)
-EMIT_FN(fabtrace_nccl_send, 10)
-EMIT_FN(fabtrace_nccl_recv, 11)
-EMIT_FN(fabtrace_nccl_proxy_op, 12)
-
-static np_emit_fn emit_hook;
 static struct np_stats stats;
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static int64_t gpu_off = INT64_MAX; /* host CLOCK_MONOTONIC - GPU timer, smallest seen */
 
 #define STAT(f) __atomic_fetch_add(&stats.f, 1, __ATOMIC_RELAXED)
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-void np_set_emit(np_emit_fn fn)
-{
-	emit_hook = fn;
-}
 
 void np_get_stats(struct np_stats *out)
 {
@@ -121,75 +66,6 @@ void np_reset(void)
 	memset(&stats, 0, sizeof(stats));
 	pthread_mutex_unlock(&stats_lock);
 	__atomic_store_n(&gpu_off, INT64_MAX, __ATOMIC_RELAXED);
-}
-
-static void emit(unsigned op, bool proxy, bool comm, struct ph_plugin_ev *ev)
-{
-	ev->now_ns = now_ns();
-	if (comm)
-		fabtrace_nccl_comm(ev);
-	else if (proxy)
-		fabtrace_nccl_proxy_op(ev);
-	else
-		switch (op) {
-		case FT_OP_ALLREDUCE: fabtrace_nccl_allreduce(ev); break;
-		case FT_OP_REDUCE_SCATTER: fabtrace_nccl_reduce_scatter(ev); break;
-		case FT_OP_ALLGATHER: fabtrace_nccl_allgather(ev); break;
-		case FT_OP_BCAST: fabtrace_nccl_broadcast(ev); break;
-		case FT_OP_REDUCE: fabtrace_nccl_reduce(ev); break;
-		case FT_OP_ALLTOALL: fabtrace_nccl_alltoall(ev); break;
-		case FT_OP_GATHER: fabtrace_nccl_gather(ev); break;
-		case FT_OP_SCATTER: fabtrace_nccl_scatter(ev); break;
-		case FT_OP_SEND: fabtrace_nccl_send(ev); break;
-		case FT_OP_RECV: fabtrace_nccl_recv(ev); break;
-		default: fabtrace_nccl_coll_other(ev); break;
-		}
-	if (emit_hook)
-		emit_hook(op, proxy, comm, ev);
-}
-
-/* ---- names NCCL passes ---- */
-
-unsigned np_func_op(const char *f)
-{
-	static const struct { const char *n; unsigned op; } t[] = {
-		{ "AllReduce", FT_OP_ALLREDUCE }, { "ReduceScatter", FT_OP_REDUCE_SCATTER },
-		{ "AllGather", FT_OP_ALLGATHER }, { "Broadcast", FT_OP_BCAST },
-		{ "Reduce", FT_OP_REDUCE }, { "AlltoAll", FT_OP_ALLTOALL },
-		{ "AllToAll", FT_OP_ALLTOALL }, { "Gather", FT_OP_GATHER },
-		{ "Scatter", FT_OP_SCATTER }, { "Send", FT_OP_SEND }, { "Recv", FT_OP_RECV },
-	};
-
-	for (size_t i = 0; f && i < sizeof(t) / sizeof(t[0]); i++)
-		if (strcasecmp(f, t[i].n) == 0)
-			return t[i].op;
-	return FT_OP_CUSTOM;
-}
-
-/* v1: ncclFunc_t (Broadcast, Reduce, AllGather, ReduceScatter, AllReduce, SendRecv, Send, Recv) */
-unsigned np_func_op_v1(uint8_t f)
-{
-	static const unsigned t[] = { FT_OP_BCAST, FT_OP_REDUCE, FT_OP_ALLGATHER,
-				      FT_OP_REDUCE_SCATTER, FT_OP_ALLREDUCE, FT_OP_CUSTOM,
-				      FT_OP_SEND, FT_OP_RECV };
-
-	return f < sizeof(t) / sizeof(t[0]) ? t[f] : FT_OP_CUSTOM;
-}
-
-uint32_t np_dtype_size(const char *d)
-{
-	static const struct { const char *n; uint32_t sz; } t[] = {
-		{ "ncclInt8", 1 }, { "ncclChar", 1 }, { "ncclUint8", 1 }, { "ncclInt32", 4 },
-		{ "ncclInt", 4 }, { "ncclUint32", 4 }, { "ncclInt64", 8 }, { "ncclUint64", 8 },
-		{ "ncclFloat16", 2 }, { "ncclHalf", 2 }, { "ncclFloat32", 4 }, { "ncclFloat", 4 },
-		{ "ncclFloat64", 8 }, { "ncclDouble", 8 }, { "ncclBfloat16", 2 },
-		{ "ncclFloat8e4m3", 1 }, { "ncclFloat8e5m2", 1 },
-	};
-
-	for (size_t i = 0; d && i < sizeof(t) / sizeof(t[0]); i++)
-		if (strcmp(d, t[i].n) == 0)
-			return t[i].sz;
-	return 0;
 }
 
 /* ---- GPU timer -> host clock ---- */
@@ -229,7 +105,7 @@ nccl_result_t np_init(struct np_ctx **out, int version, uint64_t comm_hash, int 
 					   .peer = -1 };
 
 		c->announced = true;
-		emit(FT_OP_COMM_INIT, false, true, &ev);
+		np_emit(FT_OP_COMM_INIT, false, true, &ev);
 	}
 	*out = c;
 	return NP_SUCCESS;
@@ -246,7 +122,7 @@ static void announce(struct np_ctx *c, uint64_t hash, int rank)
 	c->rank = rank;
 	c->announced = true;
 	ev.comm_hash = hash;
-	emit(FT_OP_COMM_INIT, false, true, &ev);
+	np_emit(FT_OP_COMM_INIT, false, true, &ev);
 }
 
 /* ---- completion ---- */
@@ -285,7 +161,7 @@ static void emit_parent(struct np_obj *o)
 					   .nranks = c->nranks, .peer = -1 };
 
 		c->reannounced = true;
-		emit(FT_OP_COMM_INIT, false, true, &ce);
+		np_emit(FT_OP_COMM_INIT, false, true, &ce);
 	}
 	ev.comm_hash = c->comm_hash;
 	ev.seq = o->seq;
@@ -315,7 +191,7 @@ static void emit_parent(struct np_obj *o)
 		set_name(&ev, "%s/%dch", o->algo_proto, o->nchannels);
 	else
 		set_name(&ev, "%dch", o->nchannels);
-	emit(o->op, false, false, &ev);
+	np_emit(o->op, false, false, &ev);
 	STAT(emitted_coll);
 }
 
@@ -389,7 +265,7 @@ static void emit_proxy(struct np_obj *o)
 	ev.flags = PH_PEV_PROXY;
 	set_name(&ev, "%s ch%d %dst %lluus net%d", o->is_send ? "send" : "recv", o->channel,
 		 o->steps_seen, (unsigned long long)(o->net_wait_ns / 1000), o->net_events);
-	emit(FT_OP_CUSTOM, true, false, &ev);
+	np_emit(FT_OP_CUSTOM, true, false, &ev);
 	STAT(emitted_proxy);
 }
 
@@ -490,7 +366,7 @@ nccl_result_t np_start(struct np_ctx *c, void **handle, const struct np_ev *e)
 	}
 	o->ctx = c;
 	o->refs = 1;
-	o->host_start = now_ns();
+	o->host_start = np_now_ns();
 	o->peer = -1;
 	pthread_mutex_lock(&c->lock);
 	switch (e->type) {
@@ -569,7 +445,7 @@ nccl_result_t np_state(void *h, int state, uint64_t ptimer, uint64_t trans_size,
 
 	if (!o)
 		return NP_SUCCESS;
-	now = now_ns();
+	now = np_now_ns();
 	pthread_mutex_lock(&o->ctx->lock);
 	switch (o->kind) {
 	case NPO_KERNEL_CH:
@@ -614,7 +490,7 @@ nccl_result_t np_stop(void *h)
 	pthread_mutex_lock(&c->lock);
 	if (!o->stopped) {
 		o->stopped = true;
-		o->host_stop = now_ns();
+		o->host_stop = np_now_ns();
 		if (o->kind == NPO_PROXY_STEP && o->state_ns) {
 			o->net_wait_ns += o->host_stop - o->state_ns;
 			o->state_ns = 0;
@@ -654,261 +530,4 @@ nccl_result_t np_finalize(struct np_ctx *c)
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 	return NP_SUCCESS;
-}
-
-/* ---- the ABI versions ---- */
-
-static int activation_mask(void)
-{
-	const char *m = getenv("FABTRACE_NCCL_MASK");
-
-	if (m && *m)
-		return (int)strtol(m, NULL, 0);
-	return NP_COLL | NP_P2P | NP_PROXY_OP | NP_PROXY_STEP | NP_KERNEL_CH | NP_NET_PLUGIN;
-}
-
-static nccl_result_t init_v1(void **ctx, int *mask)
-{
-	*mask = activation_mask();
-	return np_init((struct np_ctx **)ctx, 1, 0, -1, -1);
-}
-
-static nccl_result_t init_v2(void **ctx, int *mask)
-{
-	*mask = activation_mask();
-	return np_init((struct np_ctx **)ctx, 2, 0, -1, -1);
-}
-
-static nccl_result_t init_v3(void **ctx, int *mask)
-{
-	*mask = activation_mask();
-	return np_init((struct np_ctx **)ctx, 3, 0, -1, -1);
-}
-
-static nccl_result_t init_v4(void **ctx, int *mask, const char *name, uint64_t hash, int nnodes,
-			     int nranks, int rank, nccl_logger_t log)
-{
-	(void)name, (void)nnodes, (void)log;
-	*mask = activation_mask();
-	return np_init((struct np_ctx **)ctx, 4, hash, nranks, rank);
-}
-
-static nccl_result_t init_v5(void **ctx, uint64_t hash, int *mask, const char *name, int nnodes,
-			     int nranks, int rank, nccl_logger_t log)
-{
-	(void)name, (void)nnodes, (void)log;
-	*mask = activation_mask();
-	return np_init((struct np_ctx **)ctx, 5, hash, nranks, rank);
-}
-
-static nccl_result_t init_v6(void **ctx, uint64_t hash, int *mask, const char *name, int nnodes,
-			     int nranks, int rank, nccl_logger_t log)
-{
-	(void)name, (void)nnodes, (void)log;
-	*mask = activation_mask();
-	return np_init((struct np_ctx **)ctx, 6, hash, nranks, rank);
-}
-
-static const char *v1_algo(uint8_t a)
-{
-	static const char *const n[] = { "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS",
-					 "NVLSTree", "PAT" };
-
-	return a < sizeof(n) / sizeof(n[0]) ? n[a] : "?";
-}
-
-static const char *v1_proto(uint8_t p)
-{
-	static const char *const n[] = { "LL", "LL128", "Simple" };
-
-	return p < sizeof(n) / sizeof(n[0]) ? n[p] : "?";
-}
-
-/* the common part of every descriptor: proxy ops, steps, kernel channels */
-#define NORM_CHILDREN(d, e)                                             \
-	do {                                                            \
-		(e)->pid = (d)->proxyOp.pid;                            \
-		(e)->channel = (d)->proxyOp.channelId;                  \
-		(e)->root_peer = (d)->proxyOp.peer;                     \
-		(e)->nsteps = (d)->proxyOp.nSteps;                      \
-		(e)->is_send = (d)->proxyOp.isSend;                     \
-	} while (0)
-
-/* Normalise a descriptor of ABI version `v` (also used by the unit tests). */
-int np_norm(int v, const void *descr, struct np_ev *e);
-
-int np_norm(int v, const void *descr, struct np_ev *e)
-{
-	memset(e, 0, sizeof(*e));
-	e->root_peer = -1;
-	if (v == 1) {
-		const struct np_descr_v1 *d = descr;
-
-		e->type = d->type;
-		e->parent = d->parentObj;
-		e->rank = d->rank;
-		if (e->type == NP_COLL) {
-			static const char *const fn[] = { "Broadcast", "Reduce", "AllGather",
-							  "ReduceScatter", "AllReduce", "SendRecv",
-							  "Send", "Recv" };
-
-			e->comm_hash = d->coll.commHash;
-			e->seq = d->coll.seqNumber;
-			e->has_seq = true;
-			e->func = d->coll.func < 8 ? fn[d->coll.func] : "?";
-			e->count = d->coll.count;
-			e->root_peer = d->coll.root;
-			e->dtype_size = ph_nccl_dtype_size(d->coll.datatype);
-			e->nchannels = d->coll.nMaxChannels;
-			e->algo = v1_algo(d->coll.algo);
-			e->proto = v1_proto(d->coll.proto);
-		} else if (e->type == NP_P2P) {
-			e->comm_hash = d->p2p.commHash;
-			e->func = np_func_op_v1(d->p2p.func) == FT_OP_SEND ? "Send" : "Recv";
-			e->count = d->p2p.count;
-			e->root_peer = d->p2p.peer;
-			e->dtype_size = ph_nccl_dtype_size(d->p2p.datatype);
-		} else if (e->type == NP_PROXY_OP) {
-			NORM_CHILDREN(d, e);
-		}
-		return 0;
-	}
-	if (v == 2 || v == 3) {
-		const struct np_descr_v2 *d2 = descr;
-		const struct np_descr_v3 *d3 = descr;
-
-		/* type, parent, rank, and p2p/proxyOp are where v2 and v3 agree */
-		e->type = d2->type;
-		e->parent = d2->parentObj;
-		e->rank = d2->rank;
-		if (e->type == NP_COLL) {
-			e->comm_hash = d2->coll.commHash;
-			e->seq = d2->coll.seqNumber;
-			e->has_seq = true;
-			e->func = d2->coll.func;
-			e->count = d2->coll.count;
-			e->root_peer = d2->coll.root;
-			e->dtype_size = np_dtype_size(d2->coll.datatype);
-			e->nchannels = v == 2 ? d2->coll.nMaxChannels : d3->coll.nMaxChannels;
-			e->algo = v == 2 ? d2->coll.algo : d3->coll.algo;
-			e->proto = v == 2 ? d2->coll.proto : d3->coll.proto;
-		} else if (e->type == NP_P2P) {
-			e->comm_hash = d2->p2p.commHash;
-			e->func = d2->p2p.func;
-			e->count = d2->p2p.count;
-			e->root_peer = d2->p2p.peer;
-			e->dtype_size = np_dtype_size(d2->p2p.datatype);
-		} else if (e->type == NP_PROXY_OP) {
-			NORM_CHILDREN(d2, e);
-		} else if (e->type == NP_KERNEL_CH && v == 3) {
-			e->channel = d3->kernelCh.channelId;
-		}
-		return 0;
-	}
-	if (v >= 4 && v <= 6) {
-		const struct np_descr_v4 *d4 = descr;
-		const struct np_descr_v5 *d5 = descr;
-
-		/* v5/v6 widen `type` to 64 bits at the same offset: the union is where v4 has it */
-		e->type = v == 4 ? d4->type : (int)d5->type;
-		e->parent = d4->parentObj;
-		e->rank = d4->rank;
-		if (e->type == NP_COLL) {
-			e->seq = d4->coll.seqNumber;
-			e->has_seq = true;
-			e->func = d4->coll.func;
-			e->count = d4->coll.count;
-			e->root_peer = d4->coll.root;
-			e->dtype_size = np_dtype_size(d4->coll.datatype);
-			e->nchannels = d4->coll.nChannels;
-			e->algo = d4->coll.algo;
-			e->proto = d4->coll.proto;
-		} else if (e->type == NP_P2P) {
-			e->func = d4->p2p.func;
-			e->count = d4->p2p.count;
-			e->root_peer = d4->p2p.peer;
-			e->dtype_size = np_dtype_size(d4->p2p.datatype);
-			e->nchannels = d4->p2p.nChannels;
-		} else if (e->type == NP_PROXY_OP) {
-			NORM_CHILDREN(d4, e);
-		} else if (e->type == NP_KERNEL_CH) {
-			e->channel = d4->kernelCh.channelId;
-			e->ptimer = d4->kernelCh.pTimer;
-		}
-		return 0;
-	}
-	return -EINVAL;
-}
-
-#define START_FN(V)                                                                        \
-	static nccl_result_t start_v##V(void *ctx, void **h, void *descr)                  \
-	{                                                                                  \
-		struct np_ev e;                                                            \
-		*h = NULL;                                                                 \
-		if (!descr || np_norm(V, descr, &e))                                       \
-			return NP_SUCCESS;                                                 \
-		return np_start(ctx, h, &e);                                               \
-	}
-START_FN(1)
-START_FN(2)
-START_FN(3)
-START_FN(4)
-START_FN(5)
-START_FN(6)
-
-static nccl_result_t state_v1(void *h, int st, void *args)
-{
-	const union np_state_v1 *a = args;
-
-	return np_state(h, st, 0, a ? a->proxyOp.transSize : 0, a ? a->proxyOp.steps : 0);
-}
-
-static nccl_result_t state_v4(void *h, int st, void *args)
-{
-	const union np_state_v4 *a = args;
-	const struct np_obj *o = h;
-	uint64_t pt = 0, ts = 0;
-
-	if (a && o && o->kind == NPO_KERNEL_CH)
-		pt = a->kernelCh.pTimer;
-	else if (a && o && o->kind == NPO_PROXY_STEP)
-		ts = a->proxyStep.transSize;
-	return np_state(h, st, pt, ts, 0);
-}
-
-static nccl_result_t stop_any(void *h)
-{
-	return np_stop(h);
-}
-
-static nccl_result_t fin_any(void *ctx)
-{
-	return np_finalize(ctx);
-}
-
-NP_API const struct np_table_v1 ncclProfiler_v1 = { "fabtrace", init_v1, start_v1, stop_any,
-						    state_v1, fin_any };
-NP_API const struct np_table_v1 ncclProfiler_v2 = { "fabtrace", init_v2, start_v2, stop_any,
-						    state_v1, fin_any };
-NP_API const struct np_table_v1 ncclProfiler_v3 = { "fabtrace", init_v3, start_v3, stop_any,
-						    state_v1, fin_any };
-NP_API const struct np_table_v4 ncclProfiler_v4 = { "fabtrace", init_v4, start_v4, stop_any,
-						    state_v4, fin_any };
-NP_API const struct np_table_v5 ncclProfiler_v5 = { "fabtrace", init_v5, start_v5, stop_any,
-						    state_v4, fin_any };
-NP_API const struct np_table_v5 ncclProfiler_v6 = { "fabtrace", init_v6, start_v6, stop_any,
-						    state_v4, fin_any };
-
-/* hooks for the unit tests and the driver's bench (not part of NCCL's ABI) */
-NP_API void fabtrace_ncclprof_set_emit(np_emit_fn fn);
-NP_API void fabtrace_ncclprof_stats(struct np_stats *out);
-
-void fabtrace_ncclprof_set_emit(np_emit_fn fn)
-{
-	np_set_emit(fn);
-}
-
-void fabtrace_ncclprof_stats(struct np_stats *out)
-{
-	np_get_stats(out);
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * fabtrace's NCCL profiler plugin: the bookkeeping, version-independent.
- * probes/nccl_profiler/ncclprof.c; tests/unit/test_ncclprof.c.
+ * fabtrace's NCCL profiler plugin, shared by its files (ncclprof.c has the
+ * overview): ncclprof_abi.c, NCCL's entry points of each ABI version, over
+ * ncclprof.c, the version-independent bookkeeping, over ncclprof_emit.c,
+ * what is handed to fabtrace, and ncclprof_names.c, NCCL's names.
+ * tests/unit/test_ncclprof.c.
  */
 #ifndef FABTRACE_NCCLPROF_H
 #define FABTRACE_NCCLPROF_H
@@ -9,9 +12,13 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "bpf/phase.h"
 #include "probes/nccl_profiler/ncclprof_abi.h"
+
+#define NP_API __attribute__((visibility("default")))
+#define NP_EMIT __attribute__((visibility("default"), noinline, used))
 
 /* An event descriptor of any ABI version, normalised. */
 struct np_ev {
@@ -84,18 +91,36 @@ struct np_stats {
 /* the emit hook for tests (the plugin calls the uprobed functions) */
 typedef void (*np_emit_fn)(unsigned op, bool proxy, bool comm, const struct ph_plugin_ev *ev);
 
+/* ncclprof_abi.c: a descriptor of ABI version V normalised into E; 0 or -EINVAL. */
+int np_norm(int v, const void *descr, struct np_ev *e);
+
+/* ncclprof.c: the bookkeeping */
 nccl_result_t np_init(struct np_ctx **out, int version, uint64_t comm_hash, int nranks, int rank);
 nccl_result_t np_start(struct np_ctx *c, void **handle, const struct np_ev *e);
 nccl_result_t np_stop(void *handle);
 nccl_result_t np_state(void *handle, int state, uint64_t ptimer, uint64_t trans_size, int steps);
 nccl_result_t np_finalize(struct np_ctx *c);
 
+/* ncclprof_names.c: NCCL's names of collectives and data types */
 unsigned np_func_op(const char *func);
 unsigned np_func_op_v1(uint8_t func);
 uint32_t np_dtype_size(const char *name);
 uint64_t np_gpu_to_host(uint64_t ptimer);
-void np_set_emit(np_emit_fn fn);
 void np_get_stats(struct np_stats *out);
 void np_reset(void);
+
+/* ncclprof_emit.c: one event to the function fabtrace uprobes for OP (the
+ * communicator's for COMM, the proxy op's for PROXY), and to the test hook */
+void np_emit(unsigned op, bool proxy, bool comm, struct ph_plugin_ev *ev);
+void np_set_emit(np_emit_fn fn);
+
+/* CLOCK_MONOTONIC in ns: the host clock of every event */
+static inline uint64_t np_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 #endif

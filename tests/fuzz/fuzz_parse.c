@@ -29,6 +29,7 @@
 #include "rdma/sysattr.h"
 #include "userspace/live/metrics.h"
 #include "userspace/record/session.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 
 static int out_fd;

@@ -24,6 +24,9 @@
   reliability.py setend IN OUT NS          copy a capture whose END record says it ended NS ns
                                            after its start (a damaged clock); that block is
                                            rewritten as zlib, with a valid CRC
+  reliability.py badsample IN OUT          copy a capture with a damaged counter sample (it
+                                           says 3 values and holds none) before its END, in
+                                           a block with a valid CRC
   reliability.py unprobed PID LIBSUBSTR SYMBOL [SECS [OWNED.json]]
                                            wait until SYMBOL's first byte in PID is no int3
                                            ("restored XX"), else (once OWNED's links are gone)
@@ -62,6 +65,7 @@ BLOCK = struct.Struct("<6I")
 FT_BLOCK_MAGIC = 0x4B425446
 REC_END = 63
 REC_IFACE_BIN = 1
+REC_CTR_SAMPLE = 43
 
 
 def names():
@@ -332,7 +336,9 @@ def cmd_setversion(src, dst, version):
     open(dst, "wb").write(bytes(d))
 
 
-def cmd_setend(src, dst, ns):
+def rewrite_end_block(src, dst, edit):
+    """Copy a capture, the block holding END rewritten by EDIT(raw, end_pos, start_ns)
+    (which returns the new payload and the records it adds) as zlib, with a valid CRC."""
     d = bytearray(open(src, "rb").read())
     start = struct.unpack_from("<Q", d, 16)[0]
     off, out = HDR_SIZE, bytearray(d[:HDR_SIZE])
@@ -340,20 +346,36 @@ def cmd_setend(src, dst, ns):
         magic, clen, ulen, nrec, _crc, codec = BLOCK.unpack_from(d, off)
         payload = bytes(d[off + BLOCK.size: off + BLOCK.size + clen])
         raw = bytearray(capblock.decode(codec, payload, ulen))
-        pos, hit = 0, False
+        pos, end = 0, None
         while pos + 8 <= len(raw):
             typ, size, _cpu = struct.unpack_from("<HHI", raw, pos)
             if typ == REC_END:
-                struct.pack_into("<Q", raw, pos + 8, start + int(ns))
-                hit = True
+                end = pos
             pos += size
-        if hit:
+        if end is not None:
+            raw, added = edit(raw, end, start)
+            ulen, nrec = len(raw), nrec + added
             payload, codec = zlib.compress(bytes(raw)), 0
             clen = len(payload)
         h0 = BLOCK.pack(magic, clen, ulen, nrec, 0, codec)
         out += BLOCK.pack(magic, clen, ulen, nrec, zlib.crc32(payload, zlib.crc32(h0)), codec) + payload
         off += BLOCK.size + BLOCK.unpack_from(d, off)[1]
     open(dst, "wb").write(bytes(out))
+
+
+def cmd_setend(src, dst, ns):
+    def edit(raw, end, start):
+        struct.pack_into("<Q", raw, end + 8, start + int(ns))
+        return raw, 0
+    rewrite_end_block(src, dst, edit)
+
+
+def cmd_badsample(src, dst):
+    def edit(raw, end, start):
+        # ctr_sample (43): ts_ns, group 0, n 3, read_ns, pad; and no values at all
+        rec = struct.pack("<HHIQIIII", REC_CTR_SAMPLE, 32, 0, start + 1000, 0, 3, 0, 0)
+        return raw[:end] + rec + raw[end:], 1
+    rewrite_end_block(src, dst, edit)
 
 
 def read_byte(pid, lib, sym):
@@ -520,6 +542,8 @@ def main():
         cmd_setversion(a[1], a[2], a[3])
     elif a[0] == "setend":
         cmd_setend(a[1], a[2], a[3])
+    elif a[0] == "badsample":
+        cmd_badsample(a[1], a[2])
     elif a[0] == "unprobed":
         cmd_unprobed(int(a[1]), *a[2:6])
     elif a[0] == "sites":

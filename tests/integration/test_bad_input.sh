@@ -28,16 +28,24 @@ no_file() { if [[ -e $1 || -L $1 && $1 != link.ftr ]]; then bad "$2: left $1 beh
 expect_err "unknown interface" "interface 'nosuch0' not found" "$FT" record -i nosuch0 -d 1s -o a.ftr
 no_file a.ftr "unknown interface"
 expect_err "unknown netns" "namespace 'nosuchns' not found" "$FT" record -i nosuchns/eth0 -d 1s -o a.ftr
-expect_err "bad interface spec" "bad interface" "$FT" record -i 'a/b/c' -d 1s -o a.ftr
-expect_err "bad duration" "bad duration '10x'" "$FT" record -d 10x -o a.ftr
-expect_err "negative duration" "bad duration" "$FT" record -d -5s -o a.ftr
-expect_err "zero duration" "bad duration" "$FT" record -d 0 -o a.ftr
-expect_err "bin without unit" "bad bin width" "$FT" record --bin 5 -d 1s -o a.ftr
-expect_err "bin too small" "bad bin width" "$FT" record --bin 100ns -d 1s -o a.ftr
-expect_err "ringbuf not a power of two" "bad --ringbuf" "$FT" record --ringbuf 3M -d 1s -o a.ftr
+# a bad value: "CMD: OPT 'VALUE': not WHAT; give HINT", the same wording in every command
+expect_err "bad interface spec" "record: --iface 'a/b/c': not an interface; give " "$FT" record -i 'a/b/c' -d 1s -o a.ftr
+expect_err "bad duration" "record: --duration '10x': not a duration; give e.g. 10s" "$FT" record -d 10x -o a.ftr
+expect_err "negative duration" "record: --duration '-5s': not a duration" "$FT" record -d -5s -o a.ftr
+expect_err "zero duration" "record: --duration '0': not a duration" "$FT" record -d 0 -o a.ftr
+expect_err "bin without unit" "record: --bin '5': not a bin width" "$FT" record --bin 5 -d 1s -o a.ftr
+expect_err "bin too small" "record: --bin '100ns': not a bin width" "$FT" record --bin 100ns -d 1s -o a.ftr
+expect_err "ringbuf not a power of two" "record: --ringbuf '3M': not a power of two" "$FT" record --ringbuf 3M -d 1s -o a.ftr
 expect_err "unknown option" "unknown option '--frobnicate'" "$FT" record --frobnicate
-expect_err "nice out of range" "bad --nice '20'" "$FT" record --nice 20 -d 1s -o a.ftr
-expect_err "nice not a number" "bad --nice '-5x'" "$FT" record --nice -5x -d 1s -o a.ftr
+expect_err "nice out of range" "record: --nice '20': not a nice value" "$FT" record --nice 20 -d 1s -o a.ftr
+expect_err "nice not a number" "record: --nice '-5x': not a nice value" "$FT" record --nice -5x -d 1s -o a.ftr
+expect_err "budget not a percentage (the parser report uses)" "record: --sampler-budget '5%%': not a percentage" \
+	"$FT" record --sampler-budget 5%% -d 1s -o a.ftr
+expect_err "a count that is not one (report)" "report: --top '-1': not a count; give e.g. 10" "$FT" report --top -1 a.ftr
+expect_err "a count out of range (report)" "report: --jobs '0': not a count of windows; give 1 to" \
+	"$FT" report --windows 60s --jobs 0 a.ftr
+expect_err "a factor below its minimum (report)" "report: --slow '0.5': not a factor" "$FT" report --slow 0.5 a.ftr
+expect_err "the same wording for top" "top: --count 'x': not a count of snapshots" "$FT" top --once -n x
 # inside a bundle getopt's optind names the whole word; the error names the letter
 expect_err "unknown option in a bundle (record)" "unknown option '-x'" "$FT" record -qx
 expect_err "missing value in a bundle (record)" "missing value for '-i'" "$FT" record -qi

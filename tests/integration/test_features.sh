@@ -43,7 +43,7 @@ fi
 rc=0
 "$FT" record --coverage nonsense -d 1s -o "$TMPD/bad.ftr" 2>"$TMPD/err" || rc=$?
 check "a bad --coverage mode is a usage error naming the modes ($(cat "$TMPD/err"))" \
-	test "$rc" = 2 -a "$(grep -c 'auto, kernel, pid1, counters' "$TMPD/err")" = 1 -a ! -e "$TMPD/bad.ftr"
+	test "$rc" = 2 -a "$(grep -c 'auto, kernel, pid1 or counters' "$TMPD/err")" = 1 -a ! -e "$TMPD/bad.ftr"
 "$FT" features >"$TMPD/f.txt"
 check "text output says how skipped runs are counted" grep -q "^Skipped probe runs:" "$TMPD/f.txt"
 check "text output names every tracepoint" grep -q "tcp_retransmit_skb" "$TMPD/f.txt"

@@ -10,7 +10,8 @@
 #    1 s / 256 kB segments, --keep 8s, --keep-size 1M: the segments rotate and
 #    the oldest go; disk within its bound (sampled every half second), the
 #    recorder's RSS flat (not under the sanitizers), every closed segment
-#    readable by info and report while recording goes on;
+#    readable by info and report while recording goes on, and one after the
+#    first (which is gone) carrying the configuration (issue 34);
 #  - SIGUSR1: exactly one snapshot, holding its pre-window; `fabtrace trigger
 #    --wait` and a second trigger inside its post-window: one snapshot,
 #    extended, holding both triggers; Ctrl-C: the last segment closed
@@ -51,20 +52,20 @@ bad_run() { # WANT_RC GREP DESCRIPTION ARGS...
 	shift 3
 	"$FT" "$@" >"$TMPD/bad.out" 2>"$TMPD/bad.err" || rc=$?
 	check "$what: exit $want, one line naming it ($rc: $(head -c 200 "$TMPD/bad.err"))" \
-		test "$rc" = "$want" -a "$(wc -l <"$TMPD/bad.err")" = 1 -a -n "$(grep -E "$pat" "$TMPD/bad.err")"
+		test "$rc" = "$want" -a "$(wc -l <"$TMPD/bad.err")" = 1 -a -n "$(grep -E -e "$pat" "$TMPD/bad.err")"
 }
 : >"$TMPD/afile"
 bad_run 1 "no-such.*create the directory" "a missing -o directory" record --switch-output 1s -o "$TMPD/no-such" --control "$CTL"
 bad_run 1 "not a directory" "-o naming a file" record --switch-output 1s -o "$TMPD/afile" --control "$CTL"
-bad_run 2 "bad --switch-output" "--switch-output 10 (no unit)" record --switch-output 10 -o "$TMPD"
-bad_run 2 "bad --keep-size" "--keep-size 10k" record --switch-output 1s --keep-size 10k -o "$TMPD"
-bad_run 2 "bad --switch-output" "--switch-output 1k" record --switch-output 1k -o "$TMPD"
+bad_run 2 "--switch-output '10': not a time" "--switch-output 10 (no unit)" record --switch-output 10 -o "$TMPD"
+bad_run 2 "--keep-size '10k': not a size" "--keep-size 10k" record --switch-output 1s --keep-size 10k -o "$TMPD"
+bad_run 2 "--switch-output '1k': not a time" "--switch-output 1k" record --switch-output 1k -o "$TMPD"
 bad_run 2 "needs -o DIR" "the ring without -o" record --switch-output 1s
 bad_run 2 "add --switch-output" "--snapshot-pre without the ring" record --snapshot-pre 5s -o "$TMPD/x.ftr"
 bad_run 2 "cannot hold" "--keep shorter than the pre-window" record --switch-output 1s --keep 5s --snapshot-pre 30s -o "$TMPD"
-bad_run 2 "bad --snapshot-policy" "--snapshot-policy every:0" record --switch-output 1s --snapshot-policy every:0 -o "$TMPD"
+bad_run 2 "--snapshot-policy 'every:0': not a rate" "--snapshot-policy every:0" record --switch-output 1s --snapshot-policy every:0 -o "$TMPD"
 bad_run 1 "no flight recorder listens" "a trigger with no recorder" trigger --control "$CTL"
-bad_run 2 "bad --at" "trigger --at yesterday" trigger --at yesterday
+bad_run 2 "--at 'yesterday': not a time" "trigger --at yesterday" trigger --at yesterday
 rc=0
 setpriv --reuid=65534 --regid=65534 --clear-groups "$FT" trigger --control "$CTL" 2>"$TMPD/bad.err" || rc=$?
 check "a trigger by a user who is not root: refused, exit 1 ($rc: $(cat "$TMPD/bad.err"))" \
@@ -168,6 +169,13 @@ for f in $(segs "$D1"); do
 	readable "after the stop" "$f" && ok=$((ok + 1))
 done
 check "every segment left reads ($ok of the $nseg not read while recording)" test "$ok" = "$nseg"
+# the first segment, which held the start's readings, is gone (segments_deleted above)
+first=$(segs "$D1" | head -n 1)
+check "a later segment carries the configuration: namespaces' sysctls and the traced interfaces" python3 -c '
+import json, subprocess, sys
+out = subprocess.run([sys.argv[1], "info", "--json", sys.argv[2]], capture_output=True, text=True).stdout
+c = json.loads(out).get("config", {})
+sys.exit(0 if c.get("namespaces") and c.get("interfaces") else 1)' "$FT" "$first"
 
 echo "# [${SECONDS}s] SIGUSR1: one snapshot"
 # ---- SIGUSR1: one snapshot with its pre-window (a ring bound by time only)

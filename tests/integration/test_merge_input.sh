@@ -157,7 +157,7 @@ check "the symlink is untouched and its target not created" test -L link.ftr -a 
 mkdir dir.ftr
 expect_err "directory output" "not a regular file" "$FT" merge -o dir.ftr n1.ftr n2.ftr
 expect_err "unknown option" "unknown option '--bogus'" "$FT" merge --bogus -o job.ftr n1.ftr
-expect_err "bad --window" "bad --window" "$FT" merge --window soon -o job.ftr n1.ftr
+expect_err "bad --window" "merge: --window 'soon': not a duration up to 60s" "$FT" merge --window soon -o job.ftr n1.ftr
 "$FT" merge --json -o job.ftr n1.ftr junk.ftr >out.txt 2>err.txt
 check "--json: the error is JSON on stdout" python3 -c 'import json,sys; json.load(open("out.txt"))["error"]'
 check "merge --help has examples" grep -q "fabtrace merge -o job.ftr" <("$FT" merge --help)

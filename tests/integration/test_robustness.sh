@@ -43,6 +43,16 @@ check "report --windows 18446744073s: exit 0, one window ($rc: $(head -c 160 win
 	test "$rc" = 0 -a "$(grep -c 'in 1 window' win.txt)" = 1
 python3 "$REL" setend cap.ftr endbig.ftr 1000000000000000 || bad "setend"
 check "the damaged capture reads as complete" test "$(state endbig.ftr)" = "complete duration"
+# a counter sample that does not hold its values: info and report agree that
+# the capture is damaged there (info said complete, and report refused it)
+python3 "$REL" badsample cap.ftr badctr.ftr || bad "badsample"
+rc=0
+"$FT" info --json badctr.ftr >badctr.json 2>badctr.err || rc=$?
+check "info of a damaged counter sample: exit 1, corrupt, where ($rc: $(head -c 200 badctr.err))" \
+	test "$rc" = 1 -a "$(jget badctr.json 'j["state"]')" = corrupt -a \
+	"$(grep -c 'ctr_sample record at payload offset [0-9]* is 32 bytes, expected 56' badctr.err)" = 1
+expect_err "report of a damaged counter sample" "ctr_sample record at payload offset [0-9]+ is 32 bytes, expected 56" \
+	"$FT" report badctr.ftr
 expect_err "report --windows 1s on an 11-day END" "at most 100000: give a longer window" \
 	"$FT" report --windows 1s endbig.ftr
 # a capture cut to its header: one empty window, as plain report reads it (it

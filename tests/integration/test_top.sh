@@ -27,11 +27,11 @@ bad_use() { # DESC EXIT PATTERN ARGS...: 2 for usage, 1 for what the setting lac
 bad_use "no terminal: says what to use" 1 'needs a terminal; use --once or --json'
 bad_use "-n without --json/--once" 2 '-n counts --json or --once' -n 3
 bad_use "a command is not top's job" 2 "unexpected argument 'sleep'" --once sleep 1
-bad_use "bad refresh" 2 "bad refresh '10ms'" --once -r 10ms
+bad_use "bad refresh" 2 "top: --refresh '10ms': not an interval from 100ms to 1h" --once -r 10ms
 bad_use "--headless prints nothing" 2 'drop --json' --headless --json
 bad_use "--headless alone does nothing" 2 'add --listen ADDR:PORT' --headless
 bad_use "a bad --listen port, said before the terminal" 2 "bad --listen port" --listen 127.0.0.1:99999
-bad_use "JSON errors stay JSON" 2 '^\{"error":"top: bad --sort' --json --sort nope
+bad_use "JSON errors stay JSON" 2 '^\{"error":"top: --sort .nope.: not a sort key' --json --sort nope
 rc=0
 setpriv --reuid=65534 --regid=65534 --clear-groups "$FT" top --once >/dev/null 2>"$TMPD/np.err" || rc=$?
 check "not root: missing privileges named ($(cat "$TMPD/np.err"))" \

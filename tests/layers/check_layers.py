@@ -31,6 +31,7 @@ FLOORS = [
     ("userspace/correlate", 5),    # matching, evidence, verdicts
     ("userspace/report", 6),       # the report's sections
     ("userspace/live", 6),         # top's aggregator, metrics
+    ("userspace/top", 6),          # top's views, keys and terminal
     ("viz", 6),                    # timelines
     ("userspace/cli", 7),          # commands
 ]

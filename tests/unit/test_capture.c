@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for the capture writer and reader (userspace/capture/capture.c). */
+/* Unit tests for the capture writer and reader (userspace/capture/capture_write.c,
+ * capture_read.c) and the record types' table and visitor (records.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,6 +21,8 @@
 #include <cmocka.h>
 
 #include "userspace/capture/capture.h"
+#include "userspace/capture/probe_coverage.h"
+#include "userspace/capture/records.h"
 
 #define TMPDIR_NAME "capture"
 #include "tests/unit/tmpdir.h"
@@ -202,12 +205,192 @@ static void test_rec_table(void **state)
 	assert_string_equal(capture__rec_name(FT_REC_RDMA_PORT), "rdma_port");
 	assert_string_equal(capture__rec_name(FT_REC_CTR_SAMPLE), "ctr_sample");
 	assert_int_equal(capture__rec_size(FT_REC_CTR_SAMPLE), sizeof(struct ft_ctr_sample));
+	assert_string_equal(capture__rec_name(FT_REC_CONFIG), "config");
+	assert_int_equal(capture__rec_size(FT_REC_CONFIG), sizeof(struct ft_config));
 	/* the flight recorder's trigger (issue 33): type 46, 45 being the configuration's (issue 34) */
 	assert_int_equal(FT_REC_TRIGGER, 46);
 	assert_string_equal(capture__rec_name(FT_REC_TRIGGER), "trigger");
 	assert_int_equal(capture__rec_size(FT_REC_TRIGGER), sizeof(struct ft_trigger));
 	assert_null(capture__rec_name(47));
 	assert_string_equal(capture__stop_reason_name(FT_STOP_ROTATED), "rotated");
+}
+
+/* What the visitor's callbacks saw. */
+struct seen {
+	int drops, phases, unknown, samples;
+	uint64_t last_ts;
+	int stop_at;            /* drops: return 7 from the Nth (0 never) */
+};
+
+static int saw_drop(void *ctx, const struct ft_drop *r)
+{
+	struct seen *s = ctx;
+
+	s->last_ts = r->ts_ns;
+	return ++s->drops == s->stop_at ? 7 : 0;
+}
+
+static int saw_phase(void *ctx, const struct ft_phase *r)
+{
+	struct seen *s = ctx;
+
+	s->phases++;
+	s->last_ts = r->end_ns;
+	return 0;
+}
+
+static int saw_sample(void *ctx, const struct ft_ctr_sample *r)
+{
+	((struct seen *)ctx)->samples += (int)r->n;
+	return 0;
+}
+
+static int saw_unknown(void *ctx, const struct ft_rec_hdr *r)
+{
+	((struct seen *)ctx)->unknown += r->type == 200;
+	return 0;
+}
+
+static const struct capture_visitor seen_visitor = {
+	.drop = saw_drop, .phase = saw_phase, .ctr_sample = saw_sample, .unknown = saw_unknown,
+};
+
+/* One dispatch: each record to its own callback as its struct, checked once. */
+static void test_visitor(void **state)
+{
+	const char *path = tpath("visit.ftc");
+	struct { struct ft_ctr_sample s; uint64_t v[2]; } cs;
+	struct { struct ft_rec_hdr hdr; uint8_t x[8]; } unk;
+	struct capture_writer *w;
+	struct capture_reader *r;
+	struct ft_file_header h;
+	struct seen s = { 0 };
+	struct ft_trigger tr = { 0 };
+	struct ft_phase p;
+	struct ft_drop d;
+	struct ft_lost lo;
+	uint64_t t[2];
+	char err[256];
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	d.hdr = (struct ft_rec_hdr){ .type = FT_REC_DROP, .size = sizeof(d) };
+	d.ts_ns = 111;
+	memset(&p, 0, sizeof(p));
+	p.hdr = (struct ft_rec_hdr){ .type = FT_REC_PHASE, .size = sizeof(p) };
+	p.start_ns = 200;
+	p.end_ns = 250;
+	memset(&cs, 0, sizeof(cs));
+	cs.s.hdr = (struct ft_rec_hdr){ .type = FT_REC_CTR_SAMPLE, .size = sizeof(cs) };
+	cs.s.n = 2;
+	memset(&unk, 0, sizeof(unk));
+	unk.hdr = (struct ft_rec_hdr){ .type = 200, .size = sizeof(unk) };
+	memset(&lo, 0, sizeof(lo));
+	lo.hdr = (struct ft_rec_hdr){ .type = FT_REC_LOST, .size = sizeof(lo) };
+
+	/* one record at a time (top's live records) */
+	assert_int_equal(capture__visit(&seen_visitor, &s, &d.hdr), 0);
+	assert_int_equal(capture__visit(&seen_visitor, &s, &p.hdr), 0);
+	assert_int_equal(capture__visit(&seen_visitor, &s, &cs.s.hdr), 0);
+	assert_int_equal(capture__visit(&seen_visitor, &s, &unk.hdr), 0);
+	assert_int_equal(capture__visit(&seen_visitor, &s, &lo.hdr), 0); /* no callback: skipped */
+	assert_int_equal(s.drops, 1);
+	assert_int_equal(s.phases, 1);
+	assert_int_equal(s.last_ts, 250);
+	assert_int_equal(s.samples, 2);
+	assert_int_equal(s.unknown, 1);
+	/* damaged: no callback runs */
+	cs.s.n = 3;
+	d.hdr.size = 16;
+	assert_int_equal(capture__visit(&seen_visitor, &s, &cs.s.hdr), -EINVAL);
+	assert_int_equal(capture__visit(&seen_visitor, &s, &d.hdr), -EINVAL);
+	assert_int_equal(s.samples, 2);
+	assert_int_equal(s.drops, 1);
+	cs.s.n = 2;
+	d.hdr.size = sizeof(d);
+
+	/* where the times are */
+	assert_int_equal(capture__rec_times(&p.hdr, t), 2);
+	assert_int_equal(t[0], 200);
+	assert_int_equal(t[1], 250);
+	assert_int_equal(capture__rec_times(&d.hdr, t), 1);
+	assert_int_equal(t[0], 111);
+	assert_int_equal(capture__rec_times(&unk.hdr, t), 0);
+	/* a trigger: its moment and when the recorder had it (the window is retime.c's) */
+	tr.hdr = (struct ft_rec_hdr){ .type = FT_REC_TRIGGER, .size = sizeof(tr) };
+	tr.mono_ns = 300;
+	tr.received_ns = 310;
+	tr.from_ns = 100;
+	assert_int_equal(capture__rec_times(&tr.hdr, t), 2);
+	assert_int_equal(t[0], 300);
+	assert_int_equal(t[1], 310);
+	assert_int_equal(capture__rec_fields(FT_REC_TRIGGER)->pid[0], offsetof(struct ft_trigger, sender_pid));
+	assert_true(capture__rec_fields(FT_REC_IFACE_BIN)->bin);
+	assert_false(capture__rec_fields(FT_REC_PHASE)->bin);
+
+	/* a capture: every record to its callback, until one says stop */
+	make_header(&h);
+	assert_int_equal(capture__create(&w, path, &h, (uid_t)-1, (gid_t)-1, err, sizeof(err)), 0);
+	for (int i = 0; i < 3; i++) {
+		d.ts_ns = 1000 + (uint64_t)i;
+		assert_int_equal(capture__append(w, &d), 0);
+		assert_int_equal(capture__append(w, &unk), 0);
+	}
+	append_end(w, 6);
+	assert_int_equal(capture__close(w), 0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(capture__open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(capture__visit_reader(r, &seen_visitor, &s), 0);
+	assert_int_equal(capture__state(r), CAPTURE_OK);
+	assert_int_equal(s.drops, 3);
+	assert_int_equal(s.unknown, 3);
+	assert_int_equal(s.last_ts, 1002);
+	capture__free(r);
+	memset(&s, 0, sizeof(s));
+	s.stop_at = 2;
+	assert_int_equal(capture__open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(capture__visit_reader(r, &seen_visitor, &s), 7);
+	assert_int_equal(s.last_ts, 1001);
+	assert_int_equal(s.unknown, 1);
+	capture__free(r);
+}
+
+/* A probe's coverage summed over hosts, and the one state info and the report say. */
+static void test_probe_coverage(void **state)
+{
+	struct ft_coverage h1 = { .probe = FT_PROBE_IFACE_RX, .known = 1, .hits = 100, .runs = 90 };
+	struct ft_coverage h2 = { .probe = FT_PROBE_IFACE_RX, .known = 1, .hits = 50, .runs = 60 };
+	struct ft_coverage nk = { .probe = FT_PROBE_DROP, .known = 0, .runs = 7 };
+	struct capture_cov c[2] = { { .probe = FT_PROBE_IFACE_RX }, { .probe = FT_PROBE_DROP } };
+	uint64_t skipped;
+	size_t unknown;
+
+	(void)state;
+	assert_int_equal(capture__cov_state(c, 0, &skipped, &unknown), CAPTURE_COV_UNKNOWN);
+	assert_string_equal(capture__cov_state_name(CAPTURE_COV_UNKNOWN), "unknown");
+	/* each host's own shortfall: the second's runs over hits hide none of the first's */
+	capture__cov_add(&c[0], true, &h1);
+	capture__cov_add(&c[0], false, &h2);
+	assert_int_equal(c[0].hits, 150);
+	assert_int_equal(c[0].runs, 150);
+	assert_int_equal(c[0].skipped, 10);
+	assert_int_equal(capture__cov_state(c, 1, &skipped, &unknown), CAPTURE_COV_INCOMPLETE);
+	assert_int_equal(skipped, 10);
+	assert_string_equal(capture__cov_state_name(CAPTURE_COV_INCOMPLETE), "incomplete");
+	/* nothing skipped, one probe not counted: partial */
+	c[0] = (struct capture_cov){ .probe = FT_PROBE_IFACE_RX };
+	capture__cov_add(&c[0], true, &h2);
+	capture__cov_add(&c[1], true, &nk);
+	assert_int_equal(capture__cov_state(c, 2, &skipped, &unknown), CAPTURE_COV_PARTIAL);
+	assert_int_equal(unknown, 1);
+	assert_int_equal(skipped, 0);
+	assert_int_equal(capture__cov_state(c, 1, &skipped, &unknown), CAPTURE_COV_COMPLETE);
+	/* a host whose hits were not counted makes the sum unknown */
+	capture__cov_add(&c[0], false, &nk);
+	assert_int_equal(c[0].known, 0);
+	assert_int_equal(c[0].skipped, 0);
+	assert_string_equal(capture__cov_state_name(CAPTURE_COV_PARTIAL), "partial");
+	assert_string_equal(capture__cov_state_name(CAPTURE_COV_COMPLETE), "complete");
 }
 
 #define NREC_BIG 12000ull /* ~900 KB of records: at least 3 blocks */
@@ -334,6 +517,17 @@ static void test_append_validation(void **state)
 	d.hdr.type = FT_REC_DROP;
 	d.hdr.size = 16; /* known type, shorter than its struct */
 	assert_int_equal(capture__append(w, &d), -EINVAL);
+	/* nor a counter sample that does not hold its values: no reader would take it */
+	{
+		struct { struct ft_ctr_sample s; uint64_t v[2]; } cs;
+
+		memset(&cs, 0, sizeof(cs));
+		cs.s.hdr = (struct ft_rec_hdr){ .type = FT_REC_CTR_SAMPLE, .size = sizeof(cs) };
+		cs.s.n = 3;
+		assert_int_equal(capture__append(w, &cs), -EINVAL);
+		cs.s.n = 2;
+		assert_int_equal(capture__append(w, &cs), 0);
+	}
 	/* a rejected record does not poison the writer */
 	d.hdr.size = sizeof(d);
 	assert_int_equal(capture__append(w, &d), 0);
@@ -714,6 +908,36 @@ static void test_corrupt_records(void **state)
 	put_block(f, payload, 48, 2, 0, 0);
 	fclose(f);
 	expect_corrupt(path, b0, "qdisc_bin record at payload offset 32 is 16 bytes", 0);
+
+	/* a counter sample whose size does not hold its n values (report refused
+	 * such a capture while info called it complete) */
+	{
+		struct ft_ctr_sample s;
+
+		memset(&s, 0, sizeof(s));
+		s.hdr = (struct ft_rec_hdr){ .type = FT_REC_CTR_SAMPLE, .size = sizeof(s) };
+		s.n = 3;
+		memset(payload, 0, sizeof(payload));
+		memcpy(payload, &lost, sizeof(lost));
+		memcpy(payload + 32, &s, sizeof(s));
+		f = start_file(path);
+		put_block(f, payload, 64, 2, 0, 0);
+		fclose(f);
+		expect_corrupt(path, b0, "ctr_sample record at payload offset 32 is 32 bytes, expected 56", 0);
+	}
+	/* a counter group past the limits of a group */
+	{
+		struct ft_ctr_group g;
+
+		memset(&g, 0, sizeof(g));
+		g.hdr = (struct ft_rec_hdr){ .type = FT_REC_CTR_GROUP, .size = sizeof(g) };
+		g.group = 7;
+		g.ncounters = CAPTURE_MAX_CTR_COUNTERS + 1;
+		f = start_file(path);
+		put_block(f, &g, sizeof(g), 1, 0, 0);
+		fclose(f);
+		expect_corrupt(path, b0, "ctr_group record at payload offset 0 names group 7 of 65537 counters", 0);
+	}
 
 	/* nrec disagrees with the payload */
 	f = start_file(path);
@@ -1367,6 +1591,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rec_table),
+		cmocka_unit_test(test_visitor),
+		cmocka_unit_test(test_probe_coverage),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_writer_counters),
 		cmocka_unit_test(test_append_validation),

@@ -21,6 +21,7 @@
 
 #define TMPDIR_NAME "flight"
 #include "tests/unit/tmpdir.h"
+#include "probes/cfg_rec.h"
 #include "userspace/capture/capture.h"
 #include "userspace/record/flight_cache.h"
 #include "userspace/record/flight_file.h"
@@ -407,6 +408,59 @@ static void test_cache(void **state)
 	flight_cache__free(c);
 }
 
+/* What a replay gave of the configuration: each setting's key=value@ts. */
+struct cfg_sink {
+	char got[8][96];
+	int n;
+};
+
+static int collect_cfg(void *ctx, const struct ft_rec_hdr *rec)
+{
+	struct cfg_sink *s = ctx;
+	const char *k, *v;
+
+	if (rec->type == FT_REC_CONFIG && s->n < 8 && !cfgrec__parse(rec, &k, &v))
+		snprintf(s->got[s->n++], sizeof(s->got[0]), "%s=%s@%llu", k, v,
+			 (unsigned long long)((const struct ft_config *)(const void *)rec)->ts_ns);
+	return 0;
+}
+
+/* Every segment carries the settings (issue 34): the latest value of each, a rank's while its process lives. */
+static void test_cache_config(void **state)
+{
+	_Alignas(8) uint8_t b[5][CFGREC_MAX];
+	struct ft_config ns = { .ts_ns = 5, .scope = FT_CFG_NETNS, .netns = 9 };
+	struct ft_config flow = { .ts_ns = 6, .scope = FT_CFG_FLOW, .netns = 9, .flow = { .sport = 1, .dport = 2 } };
+	struct ft_config rank = { .ts_ns = 7, .scope = FT_CFG_RANK, .id = (uint32_t)getpid() };
+	struct ft_config dead = rank;
+	struct ft_clock clk = { .hdr = { FT_REC_CLOCK, sizeof(clk), 0 } };
+	struct ft_config *r;
+	struct cfg_sink s = { 0 };
+	struct flight_cache *c;
+
+	(void)state;
+	assert_int_equal(flight_cache__new(&c), 0);
+	dead.id = 0x3ffffff0; /* no such process */
+	assert_int_equal(flight_cache__note(c, &cfgrec__build(b[0], &ns, "net.ipv4.tcp_ecn", "1")->hdr), 0);
+	assert_int_equal(flight_cache__note(c, &cfgrec__build(b[1], &flow, "cc", "cubic")->hdr), 0);
+	assert_int_equal(flight_cache__note(c, &cfgrec__build(b[2], &rank, "NCCL_ALGO", "Ring")->hdr), 0);
+	assert_int_equal(flight_cache__note(c, &cfgrec__build(b[3], &dead, "NCCL_ALGO", "Tree")->hdr), 0);
+	/* the value at the stop replaces the first */
+	ns.ts_ns = 50;
+	assert_int_equal(flight_cache__note(c, &cfgrec__build(b[4], &ns, "net.ipv4.tcp_ecn", "2")->hdr), 0);
+	/* shorter than its struct: damaged, not kept, not counted as memory */
+	r = cfgrec__build(b[4], &ns, "net.core.somaxconn", "4096");
+	r->hdr.size = 16;
+	assert_int_equal(flight_cache__note(c, &r->hdr), -EINVAL);
+	assert_int_equal(flight_cache__dropped(c), 0);
+	assert_int_equal(flight_cache__replay(c, &clk, 500, collect_cfg, &s), 3); /* the clock, two settings */
+	assert_int_equal(s.n, 2);
+	/* as they stand when the segment begins, dated at its start; no socket's, no dead rank's */
+	assert_string_equal(s.got[0], "net.ipv4.tcp_ecn=2@500");
+	assert_string_equal(s.got[1], "NCCL_ALGO=Ring@500");
+	flight_cache__free(c);
+}
+
 /* ---- the ring in a directory ---- */
 
 static void test_ring(void **state)
@@ -497,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_cache_config),
 		cmocka_unit_test(test_ring),
 	};
 

@@ -190,6 +190,97 @@ static void test_numbers(void **state)
 	expect(&b, "{\n  \"nan\": null,\n  \"none\": null\n}\n");
 }
 
+static void test_script_safe(void **state)
+{
+	struct json j;
+	struct buf b;
+	const char *hostile = "</script><b>&amp; \xe2\x80\xa8line\xe2\x80\xa9para \xe2\x82\xac\xff";
+
+	(void)state;
+	start(&b, &j, false);
+	j.script_safe = true;
+	json_object_begin(&j);
+	json_kv_string(&j, "a<b", hostile);
+	json_object_end(&j);
+	json_finish(&j);
+	/* no '<' at all (so no "</script"), U+2028/9 escaped, other UTF-8 kept, bad bytes replaced */
+	expect(&b, "{\"a\\u003cb\":\"\\u003c/script\\u003e\\u003cb\\u003e\\u0026amp; \\u2028line\\u2029para "
+		   "\xe2\x82\xac\\ufffd\"}\n");
+
+	/* the same string in an ordinary document: only what JSON needs */
+	start(&b, &j, false);
+	json_string(&j, hostile);
+	json_finish(&j);
+	expect(&b, "\"</script><b>&amp; \xe2\x80\xa8line\xe2\x80\xa9para \xe2\x82\xac\\ufffd\"\n");
+}
+
+/* One event per line, as the traces write them: json_break before each. */
+static void test_breaks(void **state)
+{
+	struct json j;
+	struct buf b;
+
+	(void)state;
+	start(&b, &j, false);
+	json_object_begin(&j);
+	json_kv_string(&j, "unit", "ns");
+	json_break(&j);
+	json_kv_array_begin(&j, "events");
+	for (int i = 0; i < 3; i++) {
+		json_break(&j);
+		json_kv_object_begin(&j, NULL);
+		json_kv_i64(&j, "i", i);
+		json_object_end(&j);
+	}
+	json_break(&j);
+	json_array_end(&j);
+	json_object_end(&j);
+	json_finish(&j);
+	expect(&b, "{\"unit\":\"ns\",\n\"events\":[\n{\"i\":0},\n{\"i\":1},\n{\"i\":2}\n]}\n");
+
+	/* pretty output breaks lines itself: the request changes nothing */
+	start(&b, &j, true);
+	json_array_begin(&j);
+	json_break(&j);
+	json_u64(&j, 1);
+	json_break(&j);
+	json_array_end(&j);
+	json_finish(&j);
+	expect(&b, "[\n  1\n]\n");
+}
+
+/* Elements through the kv shorthands (NULL key), exact decimals, a value written elsewhere. */
+static void test_elements_fixed_raw(void **state)
+{
+	struct json j;
+	struct buf b;
+
+	(void)state;
+	start(&b, &j, false);
+	json_kv_array_begin(&j, NULL);
+	json_kv_u64(&j, NULL, 7);
+	json_kv_i64(&j, NULL, -7);
+	json_kv_string(&j, NULL, "s");
+	json_kv_bool(&j, NULL, true);
+	json_kv_double(&j, NULL, 0.5, 1);
+	json_fixed(&j, 12345, 3);
+	json_fixed(&j, -100, 3);
+	json_fixed(&j, 0, 3);
+	json_fixed(&j, INT64_MIN, 3);
+	json_fixed(&j, 42, 0);
+	json_kv_fixed(&j, NULL, -5, 1);
+	json_raw(&j, "{\"pre\":[1,2]}", 13);
+	json_kv_object_begin(&j, NULL);
+	json_kv_fixed(&j, "ts", 1500, 3);
+	json_key(&j, "raw");
+	json_raw(&j, "[]", 2);
+	json_object_end(&j);
+	json_array_end(&j);
+	json_finish(&j);
+	expect(&b, "[7,-7,\"s\",true,0.5,12.345,-0.100,0.000,-9223372036854775.808,42,-0.5,"
+		   "{\"pre\":[1,2]},{\"ts\":1.500,\"raw\":[]}]\n");
+}
+
 static void test_deep_nesting(void **state)
 {
 	struct json j;
@@ -223,6 +314,9 @@ int main(void)
 		cmocka_unit_test(test_top_level_array),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_script_safe),
+		cmocka_unit_test(test_breaks),
+		cmocka_unit_test(test_elements_fixed_raw),
 		cmocka_unit_test(test_deep_nesting),
 	};
 

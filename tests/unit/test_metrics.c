@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests for userspace/live/metrics.c: the OpenMetrics text of the live
- * aggregator (families, suffixes, units, label escaping, # EOF, counters
- * that never go down), the HTTP request parser and the --listen address
- * rules (loopback unless asked).
+ * Unit tests for userspace/live/metrics.c: the OpenMetrics text of the
+ * live aggregator (families, suffixes, units, label escaping, # EOF,
+ * counters that never go down); and metrics_http.c: the HTTP request
+ * parser and the --listen address rules (loopback unless asked).
  */
 #include <arpa/inet.h>
 #include <errno.h>

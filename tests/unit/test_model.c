@@ -521,8 +521,9 @@ static void test_coverage(void **state)
 	assert_int_equal(m->skipped_runs, 36);
 	assert_int_equal(m->coverage_unknown, 1);
 	assert_int_equal(m->lost_total, 7); /* skipped runs are not ring-buffer loss */
-	/* no probe records: a generic name */
-	assert_string_equal(model__probe_name(m, FT_PROBE_IFACE_TX, nb, sizeof(nb)), "probe 0");
+	/* no probe records: the table's name, a generic one for an id past it */
+	assert_string_equal(model__probe_name(m, FT_PROBE_IFACE_TX, nb, sizeof(nb)), "iface_tx");
+	assert_string_equal(model__probe_name(m, 40, nb, sizeof(nb)), "probe 40");
 	model__free(m);
 
 	/* a merged capture: one record per host and probe, summed */

@@ -16,8 +16,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-/* the plugin is one file, not part of libfabtrace: test it whole */
+/* the plugin is not part of libfabtrace: test its files whole, as one */
 #include "probes/nccl_profiler/ncclprof.c"
+#include "probes/nccl_profiler/ncclprof_abi.c"
+#include "probes/nccl_profiler/ncclprof_emit.c"
+#include "probes/nccl_profiler/ncclprof_names.c"
 
 #define MAXEV 256
 static struct rec {
@@ -276,7 +279,7 @@ static void test_gpu_children_after_stop(void **state)
 	assert_null(nth_coll(0));
 	/* the GPU timer: a different clock, 1e12 ns ahead of the host's; the
 	 * channels ran 10 ms .. 5 ms ago, and the proxy sees it only now */
-	now = now_ns() - 10000000ull;
+	now = np_now_ns() - 10000000ull;
 	for (int i = 0; i < 2; i++) {
 		struct np_descr_v5 kd = child5(NP_KERNEL_CH, c);
 
@@ -304,7 +307,7 @@ static void test_gpu_children_after_stop(void **state)
 	/* 5 ms + 1 us of GPU time, on the host clock near when it was seen */
 	assert_int_equal(r->ev.end_ns - r->ev.start_ns, 5001000);
 	assert_true(r->ev.start_ns >= now && r->ev.start_ns < now + 1000000000ull);
-	assert_true(r->ev.end_ns <= now_ns());
+	assert_true(r->ev.end_ns <= np_now_ns());
 	assert_int_equal(t->finalize(ctx), 0);
 	assert_int_equal(count(false, false), 1);
 }
@@ -451,7 +454,7 @@ static void test_late_child(void **state)
 	void *ctx, *c, *k, *late, *other;
 	struct np_descr_v5 d = coll5(0, 1), kd;
 	union np_state_v4 st;
-	uint64_t now = now_ns();
+	uint64_t now = np_now_ns();
 
 	(void)state;
 	t->init(&ctx, 0x42, &(int){ 0 }, "c", 1, 2, 0, NULL);

@@ -32,6 +32,7 @@
 
 #define TMPDIR_NAME "sampler"
 #include "tests/unit/tmpdir.h"
+#include "tests/unit/sysfs_fixture.h"
 
 #define MS 1000000ull
 
@@ -187,41 +188,9 @@ static const struct ft_sampler_event *find_event(const struct recs *r, uint32_t 
 
 /* ---- fixture trees ---- */
 
-static bool is_fixture(const char *dir)
-{
-	char p[PATH_MAX + 32];
-	struct stat st;
-
-	snprintf(p, sizeof(p), "%s/class/infiniband", dir);
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static int setup_all(void **state)
 {
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (setup_dir(state))
-		return -1;
-	/* tests run from the source tree (tests/run.sh); else find it from the binary */
-	if (is_fixture("tests/fixtures/sysfs") && realpath("tests/fixtures/sysfs", fixture))
-		return 0;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return -1;
-	exe[n] = '\0';
-	for (int up = 0; up < 5; up++) {
-		char *slash = strrchr(exe, '/');
-
-		if (!slash)
-			break;
-		*slash = '\0';
-		snprintf(fixture, sizeof(fixture), "%.4000s/tests/fixtures/sysfs", exe);
-		if (is_fixture(fixture))
-			return 0;
-	}
-	fprintf(stderr, "test_sampler: cannot find tests/fixtures/sysfs\n");
-	return -1;
+	return setup_dir(state) ? -1 : sysfs_fixture_find(fixture, "test_sampler");
 }
 
 /* A fresh copy of the fixture as TMPDIR/NAME. */

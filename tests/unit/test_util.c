@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests for lib/util.c. */
+/* Unit tests for lib/util.c and lib/opt.c. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "lib/opt.h"
 #include "lib/util.h"
 
 #define NS 1ull
@@ -126,6 +127,82 @@ static void test_parse_long(void **state)
 		if (parse_long(bad[i], -20, 19, &v) != -EINVAL)
 			fail_msg("parse_long(\"%s\") accepted", bad[i]);
 		assert_int_equal(v, 7); /* untouched on error */
+	}
+}
+
+/* Offsets: durations that may be 0 (report's --from/--to). */
+static void test_parse_offset(void **state)
+{
+	static const char *const bad[] = { "", "x", "-0", "+0", "-1s", "0x", ".5", "1.", "0 s", "0sec" };
+	uint64_t v = 7;
+
+	(void)state;
+	assert_int_equal(parse_offset("0", S, &v), 0);
+	assert_int_equal(v, 0);
+	v = 7;
+	assert_int_equal(parse_offset("0s", 0, &v), 0);
+	assert_int_equal(v, 0);
+	v = 7;
+	assert_int_equal(parse_offset("0.000ms", S, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(parse_offset("1.25", S, &v), 0);
+	assert_int_equal(v, 1250 * MS);
+	assert_int_equal(parse_offset("1250ms", S, &v), 0);
+	assert_int_equal(v, 1250 * MS);
+	assert_int_equal(parse_offset("0", 0, &v), -EINVAL); /* a unit is still needed when asked */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 7;
+		if (parse_offset(bad[i], S, &v) != -EINVAL)
+			fail_msg("parse_offset(\"%s\") accepted", bad[i]);
+		assert_int_equal(v, 7);
+	}
+}
+
+static void test_parse_double(void **state)
+{
+	static const char *const bad[] = { "", "x", "1x", "1 ", "nan", "inf", "-inf", "0.99", "1000001", "1e400" };
+	double v = 0;
+
+	(void)state;
+	assert_int_equal(parse_double("2", 1, 1e6, &v), 0);
+	assert_true(v == 2.0);
+	assert_int_equal(parse_double("1", 1, 1e6, &v), 0);     /* bounds are inclusive */
+	assert_true(v == 1.0);
+	assert_int_equal(parse_double("1e6", 1, 1e6, &v), 0);
+	assert_true(v == 1e6);
+	assert_int_equal(parse_double("2.5", 1, 1e6, &v), 0);
+	assert_true(v == 2.5);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 7;
+		if (parse_double(bad[i], 1, 1e6, &v) != -EINVAL)
+			fail_msg("parse_double(\"%s\") accepted", bad[i]);
+		assert_true(v == 7);
+	}
+}
+
+static void test_parse_pct(void **state)
+{
+	static const char *const bad[] = { "", "%", "x", "50%%", "50 %", "-1", "-0.5%", "100.5", "nan", "inf", "5x" };
+	double v = 0;
+
+	(void)state;
+	assert_int_equal(parse_pct("50", 100, &v), 0);
+	assert_true(v == 0.5);
+	assert_int_equal(parse_pct("50%", 100, &v), 0);
+	assert_true(v == 0.5);
+	assert_int_equal(parse_pct("0.1", 100, &v), 0);
+	assert_true(v > 0.000999 && v < 0.001001);
+	assert_int_equal(parse_pct("0", 100, &v), 0);
+	assert_true(v == 0);
+	assert_int_equal(parse_pct("100", 100, &v), 0);
+	assert_true(v == 1.0);
+	assert_int_equal(parse_pct("800", 1000, &v), 0);        /* a burst threshold may pass 100 % */
+	assert_true(v == 8.0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 7;
+		if (parse_pct(bad[i], 100, &v) != -EINVAL)
+			fail_msg("parse_pct(\"%s\") accepted", bad[i]);
+		assert_true(v == 7);
 	}
 }
 
@@ -342,6 +419,11 @@ static void emit_warn(void)
 	ft_warn("%d records lost", 3);
 }
 
+static void emit_bad_value(void)
+{
+	ft_err_bad_value("report", "--jobs", "0", "a count of windows", "1 to %d (the windows read at once)", 64);
+}
+
 static void test_errors(void **state)
 {
 	char out[512], err[512];
@@ -356,6 +438,11 @@ static void test_errors(void **state)
 	capture_output(emit_warn, out, sizeof(out), err, sizeof(err));
 	assert_string_equal(out, "");
 	assert_string_equal(err, "fabtrace: warning: 3 records lost\n");
+	/* the one wording of a bad option value */
+	capture_output(emit_bad_value, out, sizeof(out), err, sizeof(err));
+	assert_string_equal(out, "");
+	assert_string_equal(err, "fabtrace: report: --jobs '0': not a count of windows; "
+			    "give 1 to 64 (the windows read at once)\n");
 
 	util_set_json(true);
 	assert_true(util_json());
@@ -367,6 +454,10 @@ static void test_errors(void **state)
 	capture_output(emit_warn, out, sizeof(out), err, sizeof(err));
 	assert_string_equal(out, "");
 	assert_string_equal(err, "fabtrace: warning: 3 records lost\n");
+	capture_output(emit_bad_value, out, sizeof(out), err, sizeof(err));
+	assert_string_equal(out, "{\"error\":\"report: --jobs '0': not a count of windows; "
+			    "give 1 to 64 (the windows read at once)\"}\n");
+	assert_string_equal(err, "");
 	util_set_json(false);
 }
 
@@ -425,6 +516,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_long),
+		cmocka_unit_test(test_parse_offset),
+		cmocka_unit_test(test_parse_double),
+		cmocka_unit_test(test_parse_pct),
 		cmocka_unit_test(test_list_next),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_parse_iface_spec),

@@ -85,7 +85,7 @@ static void usage(FILE *f)
 		   "Print what one bpf_ktime_get_ns() costs (BPF_PROG_TEST_RUN, one JSON line).\n");
 }
 
-/* The tracepoints whose hits fabtrace's coverage check counts (probes/netprobe.c). */
+/* The tracepoints whose hits fabtrace's coverage check counts (probes/netprobe_coverage.c). */
 static const char *const cov_tps[][2] = {
 	{ "net", "net_dev_start_xmit" }, { "net", "netif_receive_skb" },
 	{ "qdisc", "qdisc_enqueue" },    { "qdisc", "qdisc_dequeue" },

@@ -229,6 +229,18 @@ ABI_OFF(ft_sampler_event, value, 16);
 ABI_OFF(ft_sampler_event, kind, 24);
 ABI_OFF(ft_sampler_event, msg, 32);
 
+ABI_SIZE(ft_config, 120);
+ABI_OFF(ft_config, ts_ns, 8);
+ABI_OFF(ft_config, scope, 16);
+ABI_OFF(ft_config, key_len, 18);
+ABI_OFF(ft_config, value_len, 20);
+ABI_OFF(ft_config, netns, 24);
+ABI_OFF(ft_config, id, 28);
+ABI_OFF(ft_config, handle, 32);
+ABI_OFF(ft_config, parent, 36);
+ABI_OFF(ft_config, flow, 40);
+ABI_OFF(ft_config, object, 88);
+
 ABI_SIZE(ft_host_id, 200);
 ABI_OFF(ft_host_id, machine_id, 72);
 ABI_OFF(ft_host_id, netns, 184);
@@ -310,7 +322,7 @@ _Static_assert(FT_REC_END < 65536, "record types are 16 bit");
 /*
  * Records are written as they sit in memory, little endian on every host
  * fabtrace supports today; a big-endian port needs byte swapping in
- * capture.c (docs/capture-format.md, "Byte order").
+ * capture_read.c and capture_write.c (docs/capture-format.md, "Byte order").
  */
 
 /* so the object is not empty */

@@ -66,10 +66,19 @@ const struct ft_file_header *capture__header(const struct capture_reader *r);
  * Next record: 1 and *rec set, 0 at the end of readable data, -1 on corrupt
  * data (capture__state() says which and capture__error() names the offset).
  * Records are aligned so their structs may be read in place; the pointer is
- * valid until the next call.  Records shorter than ft_rec_hdr or whose size
- * runs past their block are corruption; unknown types are returned as is.
+ * valid until the next call.  Records shorter than ft_rec_hdr, whose size
+ * runs past their block, or damaged for their type (capture__rec_check() in
+ * records.h) are corruption; unknown types are returned as is.
  */
 int capture__next(struct capture_reader *r, const struct ft_rec_hdr **rec);
+/*
+ * Every record from here on to the end of the readable data, each handed
+ * to its callback of V (userspace/capture/records.h).  0 at the end of the
+ * data (capture__state() says how it ended), or the first non-zero return
+ * of a callback, which stops the walk.
+ */
+struct capture_visitor;
+int capture__visit_reader(struct capture_reader *r, const struct capture_visitor *v, void *ctx);
 enum capture_state capture__state(const struct capture_reader *r);
 const char *capture__error(const struct capture_reader *r);
 /* Offset just past the last complete block read, and blocks read. */
@@ -77,7 +86,8 @@ uint64_t capture__good_offset(const struct capture_reader *r);
 uint64_t capture__blocks(const struct capture_reader *r);
 void capture__free(struct capture_reader *r);
 
-/* Expected size of a known record type, 0 when the type is unknown. */
+/* Expected size of a known record type (its struct), 0 when the type is unknown;
+ * records.h has the rest of the record types' table. */
 size_t capture__rec_size(uint16_t type);
 const char *capture__rec_name(uint16_t type);
 /* The END record's stop reason as every command prints it: "duration",

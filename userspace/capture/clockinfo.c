@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "userspace/capture/clockinfo.h"
+#include "userspace/capture/records.h"
 #include "lib/util.h"
 
 #define FIELD(arr, buf) field_str((arr), sizeof(arr), (buf), sizeof(buf))
@@ -40,51 +41,60 @@ const char *clockinfo__daemons(uint16_t bits, char *buf, size_t len)
 	return buf;
 }
 
+/* a merged capture (its FT_REC_HOST records come first) mixes every host's
+ * identities and pairs: its hosts are listed instead */
+static int host_id(void *ctx, const struct ft_host_id *r)
+{
+	struct clockinfo *c = ctx;
+
+	if (!c->nhosts && !c->have_id) {
+		c->id = *r;
+		c->have_id = true;
+	}
+	return 0;
+}
+
+static int clock_pair(void *ctx, const struct ft_clock *k)
+{
+	struct clockinfo *c = ctx;
+
+	if (c->nhosts)
+		return 0;
+	if (!c->nclock)
+		c->first = *k;
+	c->last = *k;
+	c->nclock++;
+	if (k->maxerror_us > c->max_maxerror_us)
+		c->max_maxerror_us = k->maxerror_us;
+	if (k->sync == FT_SYNC_UNSYNCED)
+		c->unsynced = true;
+	return 0;
+}
+
+static int host(void *ctx, const struct ft_host *h)
+{
+	struct clockinfo *c = ctx;
+
+	if (h->index >= CLOCKINFO_MAX_HOSTS)
+		return 0;
+	if (h->index >= c->nhosts) {
+		struct ft_host *p = realloc(c->hosts, (h->index + 1) * sizeof(*p));
+
+		if (!p)
+			return 0;
+		memset(p + c->nhosts, 0, (h->index + 1 - c->nhosts) * sizeof(*p));
+		c->hosts = p;
+		c->nhosts = h->index + 1;
+	}
+	c->hosts[h->index] = *h;
+	return 0;
+}
+
 void clockinfo__add(struct clockinfo *c, const struct ft_rec_hdr *r)
 {
-	/* a merged capture (its FT_REC_HOST records come first) mixes every
-	 * host's pairs: its hosts are listed instead */
-	if (c->nhosts && (r->type == FT_REC_HOST_ID || r->type == FT_REC_CLOCK))
-		return;
-	switch (r->type) {
-	case FT_REC_HOST_ID:
-		if (!c->have_id)
-			memcpy(&c->id, r, sizeof(c->id));
-		c->have_id = true;
-		break;
-	case FT_REC_CLOCK: {
-		const struct ft_clock *k = (const struct ft_clock *)r;
+	static const struct capture_visitor v = { .host_id = host_id, .clock = clock_pair, .host = host };
 
-		if (!c->nclock)
-			c->first = *k;
-		c->last = *k;
-		c->nclock++;
-		if (k->maxerror_us > c->max_maxerror_us)
-			c->max_maxerror_us = k->maxerror_us;
-		if (k->sync == FT_SYNC_UNSYNCED)
-			c->unsynced = true;
-		break;
-	}
-	case FT_REC_HOST: {
-		const struct ft_host *h = (const struct ft_host *)r;
-
-		if (h->index >= CLOCKINFO_MAX_HOSTS)
-			break;
-		if (h->index >= c->nhosts) {
-			struct ft_host *p = realloc(c->hosts, (h->index + 1) * sizeof(*p));
-
-			if (!p)
-				break;
-			memset(p + c->nhosts, 0, (h->index + 1 - c->nhosts) * sizeof(*p));
-			c->hosts = p;
-			c->nhosts = h->index + 1;
-		}
-		c->hosts[h->index] = *h;
-		break;
-	}
-	default:
-		break;
-	}
+	(void)capture__dispatch(&v, c, r);
 }
 
 double clockinfo__drift_ppb(const struct clockinfo *c)

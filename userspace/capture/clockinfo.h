@@ -24,7 +24,7 @@ struct clockinfo {
 	size_t nhosts;
 };
 
-/* Account one record (known types only are looked at). */
+/* Account one record, checked (a reader's): host identity, clock pairs, merged hosts. */
 void clockinfo__add(struct clockinfo *c, const struct ft_rec_hdr *r);
 /* REALTIME - MONOTONIC drift over the capture in ppb (0 with < 2 pairs). */
 double clockinfo__drift_ppb(const struct clockinfo *c);

@@ -37,9 +37,15 @@ static void field_copy(char *dst, const char *src, size_t len)
 	dst[len - 1] = '\0';
 }
 
-void iface_info_names(const struct ft_iface_info *in, char *name, char *netns_name, char *kind)
+_Static_assert(sizeof(((struct ft_iface_info *)0)->name) == IFACE_NAME_LEN &&
+	       sizeof(((struct ft_iface_info *)0)->netns_name) == IFACE_NETNS_NAME_LEN &&
+	       sizeof(((struct ft_iface_info *)0)->kind) == IFACE_KIND_LEN,
+	       "interface name fields differ from the record's");
+
+void iface_info_names(const struct ft_iface_info *in, char (*name)[IFACE_NAME_LEN],
+		      char (*netns_name)[IFACE_NETNS_NAME_LEN], char (*kind)[IFACE_KIND_LEN])
 {
-	field_copy(name, in->name, sizeof(in->name));
-	field_copy(netns_name, in->netns_name, sizeof(in->netns_name));
-	field_copy(kind, in->kind, sizeof(in->kind));
+	field_copy(*name, in->name, sizeof(*name));
+	field_copy(*netns_name, in->netns_name, sizeof(*netns_name));
+	field_copy(*kind, in->kind, sizeof(*kind));
 }

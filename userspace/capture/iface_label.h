@@ -23,7 +23,12 @@ void iface_label(char *buf, size_t len, bool known, const char *name, const char
 double iface_capacity_bps(uint32_t speed_mbps, uint32_t tx_rate_kbps, int dir);
 
 /* The text fields of an interface record, each NUL-terminated (a record's
- * fixed-size fields need not be): NAME[16], NETNS_NAME[32], KIND[16]. */
-void iface_info_names(const struct ft_iface_info *in, char *name, char *netns_name, char *kind);
+ * fixed-size fields need not be), into arrays of the record's sizes: the
+ * compiler refuses a pointer to an array of another size. */
+#define IFACE_NAME_LEN 16
+#define IFACE_NETNS_NAME_LEN 32
+#define IFACE_KIND_LEN 16
+void iface_info_names(const struct ft_iface_info *in, char (*name)[IFACE_NAME_LEN],
+		      char (*netns_name)[IFACE_NETNS_NAME_LEN], char (*kind)[IFACE_KIND_LEN]);
 
 #endif

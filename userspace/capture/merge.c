@@ -18,8 +18,8 @@
  * (userspace/capture/retime.h), then one END.  Written to a temporary file and
  * renamed, so a failed merge leaves nothing behind.
  *
- * This file: passes 1 and 2 and the clock fit; capture/merge_write.c: the
- * ids, labels, pass 3 and the summary.
+ * This file: the clock fit; capture/merge_scan.c: passes 1 and 2;
+ * capture/merge_write.c: the ids, labels, pass 3 and the summary.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,7 +37,6 @@
 #include "userspace/capture/merge.h"
 #include "userspace/capture/merge_priv.h"
 #include "lib/util.h"
-
 
 void mrg_warnf(struct merge *m, const char *fmt, ...)
 {
@@ -60,261 +59,6 @@ void mrg_warnf(struct merge *m, const char *fmt, ...)
 		m->nwarn++;
 }
 
-
-/* ---- pass 1 ---- */
-
-static int add_u32(uint32_t **a, size_t *n, size_t *cap, uint32_t v)
-{
-	for (size_t i = *n; i > 0; i--) /* recent first: ids come in runs */
-		if ((*a)[i - 1] == v)
-			return 0;
-	if (grow_array((void **)a, cap, *n + 1, sizeof(**a)))
-		return -ENOMEM;
-	(*a)[(*n)++] = v;
-	return 0;
-}
-
-static int add_u64(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
-{
-	for (size_t i = *n; i > 0; i--)
-		if ((*a)[i - 1] == v)
-			return 0;
-	if (grow_array((void **)a, cap, *n + 1, sizeof(**a)))
-		return -ENOMEM;
-	(*a)[(*n)++] = v;
-	return 0;
-}
-
-static void add_addr(uint8_t (*set)[16], size_t *n, const uint8_t *a)
-{
-	static const uint8_t zero[16];
-
-	if (!memcmp(a, zero, 16) || a[0] == 127)
-		return;
-	for (size_t i = 0; i < *n; i++)
-		if (!memcmp(set[i], a, 16))
-			return;
-	if (*n < MAX_ADDRS)
-		memcpy(set[(*n)++], a, 16);
-}
-
-static void add_flow(struct host *h, const struct ft_flow *f)
-{
-	uint8_t s[16] = { 0 }, d[16] = { 0 };
-
-	memcpy(s, f->saddr, f->family == 4 ? 4 : 16);
-	memcpy(d, f->daddr, f->family == 4 ? 4 : 16);
-	add_addr(h->addrs, &h->naddrs, s);
-	add_addr(h->peers, &h->npeers, d);
-}
-
-static uint32_t slot_op(const struct host *h, uint32_t slot)
-{
-	for (size_t i = 0; i < h->nslots; i++)
-		if (h->slots[i].slot == slot)
-			return h->slots[i].op;
-	return 0;
-}
-
-static uint64_t coll_hash(uint64_t comm, uint64_t seq, uint32_t op)
-{
-	uint64_t x = comm * 0x9e3779b97f4a7c15ull ^ (seq + ((uint64_t)op << 56)) * 0xc2b2ae3d27d4eb4full;
-
-	return (x ^ (x >> 29)) & ((1u << COLL_BITS) - 1);
-}
-
-static struct coll *coll_find(struct host *h, uint64_t comm, uint64_t seq, uint32_t op, bool add)
-{
-	size_t mask = ((size_t)1 << COLL_BITS) - 1;
-
-	if (!h->coll && add) /* only hosts with collectives pay for the table */
-		h->coll = calloc(mask + 1, sizeof(*h->coll));
-	if (!h->coll)
-		return NULL;
-	for (size_t i = coll_hash(comm, seq, op), k = 0; k < 64; i = (i + 1) & mask, k++) {
-		struct coll *c = &h->coll[i];
-
-		if (!c->seq) {
-			if (!add || h->ncoll >= (mask + 1) / 2)
-				return NULL;
-			*c = (struct coll){ .comm = comm, .seq = seq, .op = op, .min_end = UINT64_MAX };
-			h->ncoll++;
-			return c;
-		}
-		if (c->comm == comm && c->seq == seq && c->op == op)
-			return c;
-	}
-	return NULL;
-}
-
-/* Collectives whose every output needs every input: a causal bound. */
-static bool causal_op(uint32_t op)
-{
-	return op == FT_OP_ALLREDUCE || op == FT_OP_REDUCE_SCATTER || op == FT_OP_ALLGATHER ||
-	       op == FT_OP_ALLTOALL || op == FT_OP_BARRIER;
-}
-
-static void note_t(struct host *h, uint64_t t)
-{
-	if (!t)
-		return;
-	if (!h->t_first || t < h->t_first)
-		h->t_first = t;
-	if (t > h->t_last)
-		h->t_last = t;
-}
-
-static int pass1_record(struct host *h, const struct ft_rec_hdr *r)
-{
-	switch (r->type) {
-	case FT_REC_HOST_ID:
-		if (!h->have_id)
-			memcpy(&h->id, r, sizeof(h->id));
-		h->have_id = true;
-		break;
-	case FT_REC_CLOCK: {
-		const struct ft_clock *c = (const void *)r;
-		double t, e;
-
-		if (!c->mono_ns)
-			break;
-		if (!h->nclk)
-			h->clk_t0 = (double)c->mono_ns;
-		t = (double)c->mono_ns - h->clk_t0;
-		e = (double)(c->realtime_ns - (int64_t)c->mono_ns);
-		e -= (double)h->hdr.realtime_offset_ns; /* small numbers for the fit */
-		h->clk_sw += 1;
-		h->clk_sx += t;
-		h->clk_sy += e;
-		h->clk_sxx += t * t;
-		h->clk_sxy += t * e;
-		h->nclk++;
-		if (c->sync == FT_SYNC_UNSYNCED)
-			h->unsynced = true;
-		else if (c->sync == FT_SYNC_OK)
-			h->sync_known = true;
-		if (c->maxerror_us > h->maxerror_us)
-			h->maxerror_us = c->maxerror_us;
-		break;
-	}
-	case FT_REC_IFACE: {
-		const struct ft_iface_info *f = (const void *)r;
-
-		if (add_u32(&h->netns, &h->nnetns, &h->capnetns, f->netns) ||
-		    ((f->flags & FT_IFACE_TRACED) &&
-		     add_u64(&h->tif, &h->ntif, &h->captif, (uint64_t)f->netns << 32 | f->ifindex)))
-			return -ENOMEM;
-		if (!strncmp(f->name, "lo", sizeof(f->name))) {
-			if (grow_array((void **)&h->lo, &h->caplo, h->nlo + 1, sizeof(*h->lo)))
-				return -ENOMEM;
-			h->lo[h->nlo].netns = f->netns;
-			h->lo[h->nlo++].ifindex = f->ifindex;
-		}
-		break;
-	}
-	case FT_REC_IFACE_BIN:
-		note_t(h, ((const struct ft_iface_bin *)(const void *)r)->start_ns);
-		break;
-	case FT_REC_PHASE_SLOT: {
-		const struct ft_phase_slot *s = (const void *)r;
-
-		if (grow_array((void **)&h->slots, &h->capslots, h->nslots + 1, sizeof(*h->slots)))
-			return -ENOMEM;
-		h->slots[h->nslots].slot = s->slot;
-		h->slots[h->nslots++].op = s->op;
-		if (s->slot > h->max_slot)
-			h->max_slot = s->slot;
-		break;
-	}
-	case FT_REC_PHASE: {
-		const struct ft_phase *p = (const void *)r;
-		uint32_t op;
-		struct coll *c;
-
-		note_t(h, p->start_ns);
-		note_t(h, p->end_ns);
-		if (p->slot > h->max_slot)
-			h->max_slot = p->slot;
-		if (add_u32(&h->pids, &h->npids, &h->cappids, p->pid) ||
-		    add_u32(&h->netns, &h->nnetns, &h->capnetns, p->netns))
-			return -ENOMEM;
-		if (!p->seq || (p->flags & (FT_PHASE_OPEN | FT_PHASE_NONBLOCKING)))
-			break;
-		op = slot_op(h, p->slot);
-		if (!causal_op(op))
-			break;
-		c = coll_find(h, p->comm, p->seq, op, true);
-		if (c) {
-			if (p->start_ns > c->max_start)
-				c->max_start = p->start_ns;
-			if (p->end_ns < c->min_end)
-				c->min_end = p->end_ns;
-		}
-		break;
-	}
-	case FT_REC_PROC: {
-		const struct ft_proc *p = (const void *)r;
-
-		if (add_u32(&h->pids, &h->npids, &h->cappids, p->pid))
-			return -ENOMEM;
-		break;
-	}
-	case FT_REC_SOCK_OWNER:
-		add_flow(h, &((const struct ft_sock_owner *)(const void *)r)->flow);
-		break;
-	case FT_REC_TCP_SAMPLE:
-		add_flow(h, &((const struct ft_tcp_sample *)(const void *)r)->flow);
-		break;
-	case FT_REC_RDMA_PORT:
-		if (((const struct ft_rdma_port *)(const void *)r)->port_id > h->max_port)
-			h->max_port = ((const struct ft_rdma_port *)(const void *)r)->port_id;
-		break;
-	case FT_REC_CTR_GROUP:
-		if (((const struct ft_ctr_group *)(const void *)r)->group > h->max_group)
-			h->max_group = ((const struct ft_ctr_group *)(const void *)r)->group;
-		break;
-	case FT_REC_LOST:
-		if (((const struct ft_lost *)(const void *)r)->cpu > h->max_cpu)
-			h->max_cpu = ((const struct ft_lost *)(const void *)r)->cpu;
-		break;
-	case FT_REC_END:
-		note_t(h, ((const struct ft_end *)(const void *)r)->ts_ns);
-		h->stop_reason = ((const struct ft_end *)(const void *)r)->stop_reason;
-		break;
-	default:
-		break;
-	}
-	return 0;
-}
-
-static int pass1(struct merge *m, struct host *h)
-{
-	struct capture_reader *r = NULL;
-	const struct ft_rec_hdr *rec;
-	char err[CAPTURE_ERR_MAX];
-
-	if (capture__open(&r, h->path, err, sizeof(err))) {
-		ft_err("merge: %s", err);
-		return -1;
-	}
-	h->hdr = *capture__header(r);
-	note_t(h, h->hdr.start_mono_ns);
-	while (capture__next(r, &rec) == 1)
-		if (pass1_record(h, rec)) {
-			ft_err("merge: out of memory");
-			capture__free(r);
-			return -1;
-		}
-	h->state = capture__state(r);
-	if (h->state != CAPTURE_OK) {
-		h->flags |= FT_HOST_DAMAGED; /* said in the merged capture too */
-		str_copy(h->error, capture__error(r), sizeof(h->error));
-		mrg_warnf(m, MRG_DAMAGED "%s: %s; merging what is readable", mrg_base_name(h->path),
-		      h->error[0] ? h->error : "capture is incomplete");
-	}
-	capture__free(r);
-	return 0;
-}
 
 /* ---- coarse placement ---- */
 
@@ -368,68 +112,6 @@ static void coarse(struct merge *m)
 	}
 }
 
-/* ---- pass 2: traffic in windows ---- */
-
-static bool is_lo(const struct host *h, uint32_t netns, uint32_t ifindex)
-{
-	for (size_t i = 0; i < h->nlo; i++)
-		if (h->lo[i].netns == netns && h->lo[i].ifindex == ifindex)
-			return true;
-	return false;
-}
-
-static int pass2(struct merge *m, struct host *h)
-{
-	struct capture_reader *r = NULL;
-	const struct ft_rec_hdr *rec;
-	char err[CAPTURE_ERR_MAX];
-	int64_t first = mrg_to_coarse(h, h->t_first), last = mrg_to_coarse(h, h->t_last);
-
-	/* only the windows this host recorded through: a pair matches where both did */
-	for (size_t k = 0; k < m->nwin; k++) {
-		size_t n = (size_t)((m->win[k].len + 2 * m->pad_ns) / m->bin_ns);
-
-		if (!h->t_first || !mergefit__inside(&m->win[k], first, last))
-			continue;
-		h->win[k].n = n;
-		h->win[k].pad = (size_t)(m->pad_ns / m->bin_ns);
-		h->win[k].tx = calloc(n, sizeof(float));
-		h->win[k].rx = calloc(n, sizeof(float));
-		if (!h->win[k].tx || !h->win[k].rx)
-			return -1;
-	}
-	if (capture__open(&r, h->path, err, sizeof(err))) {
-		ft_err("merge: %s", err);
-		return -1;
-	}
-	while (capture__next(r, &rec) == 1) {
-		const struct ft_iface_bin *b = (const void *)rec;
-		int64_t t;
-
-		if (rec->type != FT_REC_IFACE_BIN || is_lo(h, b->netns, b->ifindex))
-			continue;
-		t = mrg_to_coarse(h, b->start_ns);
-		for (size_t k = 0; k < m->nwin; k++) {
-			int64_t lo = mrg_sat_sub(m->win[k].start, (int64_t)m->pad_ns);
-			size_t n = h->win[k].n;
-
-			if (!h->win[k].tx || t < lo || t >= mrg_sat_add(lo, (int64_t)(n * m->bin_ns)))
-				continue;
-			float *a = b->dir == FT_DIR_TX ? h->win[k].tx : h->win[k].rx;
-
-			a[(t - lo) / (int64_t)m->bin_ns] += (float)b->bytes;
-		}
-	}
-	capture__free(r);
-	/* compress the big bins: a match should follow the shape, not one burst */
-	for (size_t k = 0; k < m->nwin; k++)
-		for (size_t i = 0; i < h->win[k].n; i++) {
-			h->win[k].tx[i] = sqrtf(h->win[k].tx[i]);
-			h->win[k].rx[i] = sqrtf(h->win[k].rx[i]);
-		}
-	return 0;
-}
-
 static bool talk(const struct host *a, const struct host *b)
 {
 	if (!a->naddrs || !b->naddrs)
@@ -461,7 +143,7 @@ static void coll_bounds(const struct host *a, const struct host *b, struct pairf
 
 		if (!x->seq || x->min_end == UINT64_MAX)
 			continue;
-		y = coll_find((struct host *)b, x->comm, x->seq, x->op, false);
+		y = mrg_coll_find((struct host *)b, x->comm, x->seq, x->op, false);
 		if (!y || y->min_end == UINT64_MAX)
 			continue;
 		double sa = (double)mrg_to_coarse(a, x->max_start), ea = (double)mrg_to_coarse(a, x->min_end);
@@ -810,8 +492,11 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 				ft_err("merge: %s is given twice (as %s too)", m.h[i].path, m.h[j].path);
 				goto out;
 			}
-		if (pass1(&m, &m.h[i]))
+		if (mrg_pass1(&m.h[i]))
 			goto out;
+		if (m.h[i].state != CAPTURE_OK)
+			mrg_warnf(&m, MRG_DAMAGED "%s: %s; merging what is readable", mrg_base_name(m.h[i].path),
+				  m.h[i].error[0] ? m.h[i].error : "capture is incomplete");
 		for (size_t j = 0; j < i; j++)
 			if (!memcmp(&m.h[j].hdr, &m.h[i].hdr, sizeof(m.h[i].hdr))) {
 				ft_err("merge: %s and %s are copies of one recording (the same header); give it once",
@@ -862,7 +547,7 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 	if (!m.anchors_only)
 		plan_windows(&m);
 	for (size_t i = 0; i < m.n && m.nwin; i++)
-		if (pass2(&m, &m.h[i])) {
+		if (mrg_pass2(&m, &m.h[i])) {
 			ft_err("merge: out of memory");
 			goto out;
 		}

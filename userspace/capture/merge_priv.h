@@ -155,6 +155,13 @@ static inline int64_t mrg_to_coarse(const struct host *h, uint64_t t)
 }
 
 /* capture/merge_write.c */
+/* merge_scan.c: pass 1 (H's capture: h->hdr, state, identity, clocks, ids,
+ * collectives; -1 said); pass 2 (its traffic in M's windows; -1 out of memory) */
+int mrg_pass1(struct host *h);
+int mrg_pass2(const struct merge *m, struct host *h);
+/* H's collective instance (comm, seq, op), added when ADD (NULL when full or absent) */
+struct coll *mrg_coll_find(struct host *h, uint64_t comm, uint64_t seq, uint32_t op, bool add);
+
 void mrg_assign_ids(struct merge *m);
 void mrg_make_labels(struct merge *m);
 int mrg_write_merged(struct merge *m);

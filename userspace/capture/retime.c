@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "userspace/capture/capture.h"
+#include "userspace/capture/records.h"
 #include "userspace/capture/retime.h"
 
 uint64_t retime__ts(const struct retime *rt, uint64_t t)
@@ -36,8 +37,16 @@ static uint64_t bin_ts(const struct retime *rt, uint64_t t)
 	return (v + rt->bin_ns / 2) / rt->bin_ns * rt->bin_ns;
 }
 
+/* The u32 at OFF of R (0: the record has no such field) */
+static uint32_t *u32_at(struct ft_rec_hdr *r, uint16_t off)
+{
+	return off ? (uint32_t *)(void *)((uint8_t *)r + off) : NULL;
+}
+
 static void ns(const struct retime *rt, uint32_t *n)
 {
+	if (!n)
+		return;
 	for (uint32_t i = 0; i < rt->nnetns; i++)
 		if (rt->netns[i][0] == *n) {
 			*n = rt->netns[i][1];
@@ -47,204 +56,63 @@ static void ns(const struct retime *rt, uint32_t *n)
 
 static void pid(const struct retime *rt, uint32_t *p)
 {
-	if (*p)
+	if (p && *p)
 		*p += rt->pid_base;
+}
+
+/* an id moved past the ids of the hosts before; ~0 (none) stays */
+static void id(uint32_t *v, uint32_t base)
+{
+	if (v && *v != ~0u)
+		*v += base;
 }
 
 void retime__record(const struct retime *rt, struct ft_rec_hdr *r)
 {
+	const struct capture_rec_fields *f = capture__rec_fields(r->type);
+
 	/* the reader hands out known types at least as long as their struct */
 	if (capture__rec_size(r->type) == 0 || r->size < capture__rec_size(r->type))
 		return;
-	switch (r->type) {
-	case FT_REC_IFACE_BIN: {
-		struct ft_iface_bin *b = (void *)r;
+	for (int i = 0; i < 2; i++)
+		if (f->time[i]) {
+			uint64_t *t = (uint64_t *)(void *)((uint8_t *)r + f->time[i]);
 
-		b->start_ns = bin_ts(rt, b->start_ns);
-		ns(rt, &b->netns);
-		break;
-	}
-	case FT_REC_QDISC_BIN: {
-		struct ft_qdisc_bin *b = (void *)r;
-
-		b->start_ns = bin_ts(rt, b->start_ns);
-		ns(rt, &b->netns);
-		break;
-	}
-	case FT_REC_DROP: {
-		struct ft_drop *d = (void *)r;
-
-		d->ts_ns = retime__ts(rt, d->ts_ns);
-		ns(rt, &d->netns);
-		break;
-	}
-	case FT_REC_RETRANS: {
-		struct ft_retrans *x = (void *)r;
-
-		x->ts_ns = retime__ts(rt, x->ts_ns);
-		ns(rt, &x->flow.netns);
-		break;
-	}
-	case FT_REC_CONG_STATE: {
-		struct ft_cong_state *x = (void *)r;
-
-		x->ts_ns = retime__ts(rt, x->ts_ns);
-		ns(rt, &x->flow.netns);
-		break;
-	}
-	case FT_REC_TCP_SAMPLE: {
-		struct ft_tcp_sample *x = (void *)r;
-
-		x->ts_ns = retime__ts(rt, x->ts_ns);
-		ns(rt, &x->flow.netns);
-		break;
-	}
-	case FT_REC_PHASE: {
-		struct ft_phase *p = (void *)r;
-
-		p->start_ns = retime__ts(rt, p->start_ns);
-		p->end_ns = retime__ts(rt, p->end_ns);
-		pid(rt, &p->pid);
-		pid(rt, &p->tid);
-		ns(rt, &p->netns);
-		p->slot += rt->slot_base;
-		break;
-	}
-	case FT_REC_REQ_DONE: {
-		struct ft_req_done *x = (void *)r;
-
-		x->ts_ns = retime__ts(rt, x->ts_ns);
-		pid(rt, &x->pid);
-		pid(rt, &x->tid);
-		x->slot += rt->slot_base;
-		break;
-	}
-	case FT_REC_COMM_INFO: {
-		struct ft_comm_info *x = (void *)r;
-
-		x->ts_ns = retime__ts(rt, x->ts_ns);
-		pid(rt, &x->pid);
-		x->slot += rt->slot_base;
-		break;
-	}
-	case FT_REC_PROC: {
-		struct ft_proc *x = (void *)r;
-
-		x->ts_ns = retime__ts(rt, x->ts_ns);
-		pid(rt, &x->pid);
-		pid(rt, &x->ppid);
-		ns(rt, &x->netns);
-		break;
-	}
-	case FT_REC_SOCK_OWNER: {
-		struct ft_sock_owner *x = (void *)r;
-
-		x->ts_ns = retime__ts(rt, x->ts_ns);
-		ns(rt, &x->flow.netns);
-		pid(rt, &x->pid);
-		pid(rt, &x->tid);
-		break;
-	}
-	case FT_REC_IFACE:
-		ns(rt, &((struct ft_iface_info *)(void *)r)->netns);
-		break;
-	case FT_REC_IFACE_STATS: {
-		struct ft_iface_stats *x = (void *)r;
-
-		x->ts_ns = retime__ts(rt, x->ts_ns);
-		ns(rt, &x->netns);
-		break;
-	}
-	case FT_REC_CE_FLOW: {
-		struct ft_ce_flow *x = (void *)r;
-
-		x->first_ns = retime__ts(rt, x->first_ns);
-		x->last_ns = retime__ts(rt, x->last_ns);
-		ns(rt, &x->flow.netns);
-		break;
-	}
-	case FT_REC_LOST: {
+			*t = f->bin ? bin_ts(rt, *t) : retime__ts(rt, *t);
+		}
+	ns(rt, u32_at(r, f->netns));
+	pid(rt, u32_at(r, f->pid[0]));
+	pid(rt, u32_at(r, f->pid[1]));
+	if (f->slot)
+		*u32_at(r, f->slot) += rt->slot_base;
+	id(u32_at(r, f->group), rt->group_base);
+	id(u32_at(r, f->port), rt->port_base);
+	/* what is not a CLOCK_MONOTONIC time or an id of the field map */
+	if (r->type == FT_REC_LOST) {
 		struct ft_lost *x = (void *)r;
 
-		x->ts_ns = retime__ts(rt, x->ts_ns);
 		x->cpu += rt->cpu_base;
 		x->hdr.cpu = x->cpu;
-		break;
-	}
-	case FT_REC_PHASE_SLOT:
-		((struct ft_phase_slot *)(void *)r)->slot += rt->slot_base;
-		break;
-	case FT_REC_RDMA_PORT: {
-		struct ft_rdma_port *x = (void *)r;
-
-		x->port_id += rt->port_base;
-		ns(rt, &x->netdev_netns);
-		break;
-	}
-	case FT_REC_CTR_GROUP: {
-		struct ft_ctr_group *x = (void *)r;
-
-		x->group += rt->group_base;
-		if (x->port_id != ~0u)
-			x->port_id += rt->port_base;
-		ns(rt, &x->netns);
-		break;
-	}
-	case FT_REC_CTR_NAME:
-		((struct ft_ctr_name *)(void *)r)->group += rt->group_base;
-		break;
-	case FT_REC_CTR_SAMPLE: {
-		struct ft_ctr_sample *x = (void *)r;
-
-		x->ts_ns = retime__ts(rt, x->ts_ns);
-		x->group += rt->group_base;
-		break;
-	}
-	case FT_REC_SAMPLER: {
-		struct ft_sampler_event *x = (void *)r;
-
-		x->ts_ns = retime__ts(rt, x->ts_ns);
-		if (x->group != ~0u)
-			x->group += rt->group_base;
-		break;
-	}
-	case FT_REC_HOST_ID: {
-		struct ft_host_id *x = (void *)r;
-
-		ns(rt, &x->netns);
-		x->start_realtime_ns += rt->realtime_shift_ns;
-		break;
-	}
-	case FT_REC_CLOCK: {
+	} else if (r->type == FT_REC_HOST_ID) {
+		((struct ft_host_id *)(void *)r)->start_realtime_ns += rt->realtime_shift_ns;
+	} else if (r->type == FT_REC_CLOCK) {
 		struct ft_clock *x = (void *)r;
 
-		x->mono_ns = retime__ts(rt, x->mono_ns);
 		x->realtime_ns += rt->realtime_shift_ns;
 		if (x->tai_ns)
 			x->tai_ns += rt->realtime_shift_ns;
-		break;
-	}
-	case FT_REC_HOST_NETNS:
-		ns(rt, &((struct ft_host_netns *)(void *)r)->netns);
-		break;
-	case FT_REC_TRIGGER: {
+	} else if (r->type == FT_REC_CONFIG) {
+		struct ft_config *x = (void *)r;
+
+		ns(rt, &x->flow.netns); /* a second namespace */
+		if (x->scope == FT_CFG_RANK)
+			pid(rt, &x->id);
+	} else if (r->type == FT_REC_TRIGGER) {
 		struct ft_trigger *x = (void *)r;
 
-		x->mono_ns = retime__ts(rt, x->mono_ns);
-		x->received_ns = retime__ts(rt, x->received_ns);
+		/* the snapshot's window, and the moment in REALTIME */
 		x->from_ns = retime__ts(rt, x->from_ns);
 		x->to_ns = retime__ts(rt, x->to_ns);
 		x->realtime_ns += rt->realtime_shift_ns;
-		x->sender_pid = x->sender_pid ? x->sender_pid + rt->pid_base : 0;
-		break;
-	}
-	case FT_REC_END: {
-		struct ft_end *x = (void *)r;
-
-		x->ts_ns = retime__ts(rt, x->ts_ns);
-		break;
-	}
-	default:
-		break;
 	}
 }

@@ -94,13 +94,11 @@ void trigger__json_fields(struct json *j, const struct ft_trigger *t)
 	json_kv_u64(j, "sender_uid", t->sender_uid);
 }
 
-void triggerinfo__add(struct triggerinfo *ti, const struct ft_rec_hdr *r)
+void triggerinfo__add(struct triggerinfo *ti, const struct ft_trigger *t)
 {
-	if (r->type != FT_REC_TRIGGER)
-		return;
 	ti->total++;
 	if (ti->n < TRIGGERINFO_MAX)
-		memcpy(&ti->t[ti->n++], r, sizeof(ti->t[0]));
+		ti->t[ti->n++] = *t;
 }
 
 static const char *file_kind(uint32_t flags)

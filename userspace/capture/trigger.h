@@ -35,7 +35,7 @@ struct triggerinfo {
 	size_t n;                   /* kept */
 	uint64_t total;             /* seen */
 };
-void triggerinfo__add(struct triggerinfo *ti, const struct ft_rec_hdr *r);
+void triggerinfo__add(struct triggerinfo *ti, const struct ft_trigger *t);
 /* "flight recorder: snapshot" and the triggers (nothing for an ordinary capture). */
 void triggerinfo__print(const struct triggerinfo *ti, uint32_t file_flags);
 /* "flight_file" ("snapshot", "segment", "") and "triggers" [...]. */

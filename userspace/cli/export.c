@@ -20,6 +20,7 @@
 #include "lib/json.h"
 #include "rdma/counters.h"
 #include "userspace/model/model.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 
 enum ex_table { EX_BINS, EX_QDISC, EX_EVENTS, EX_COUNTERS, EX_N };
@@ -475,13 +476,14 @@ int cmd_export(int argc, char **argv)
 			} else if (!strcmp(optarg, "jsonl")) {
 				fmt = EX_JSONL;
 			} else {
-				ft_err("export: --format '%s': give csv or jsonl", optarg);
+				ft_err_bad_value("export", "--format", optarg, "a format", "csv or jsonl");
 				return 2;
 			}
 			break;
 		case 'w':
 			if (parse_what(optarg, want)) {
-				ft_err("export: --what '%s': give bins, qdisc, events, counters or all (comma-separated)", optarg);
+				ft_err_bad_value("export", "--what", optarg, "a list of tables",
+						 "bins, qdisc, events, counters or all (comma-separated)");
 				return 2;
 			}
 			break;

@@ -11,11 +11,12 @@
 #include "probes/netprobe.h"
 #include "probes/phaseprobe.h"
 
-/* measured as the network families are (probes/netprobe.c) */
+/* measured as the network families are (probes/netprobe_variants.c) */
 #define PHASES_COST "~5 ns per MTU packet: sock_send/recv ~55-85 ns per socket call; uprobes ~2-5 us per traced call"
 #include "probes/privs.h"
 #include "userspace/cli/commands.h"
 #include "lib/json.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 
 static void usage(FILE *f)

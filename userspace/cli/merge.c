@@ -13,6 +13,7 @@
 #include "userspace/capture/capture.h"
 #include "userspace/capture/merge.h"
 #include "userspace/cli/commands.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 
 static void usage(FILE *f)
@@ -83,8 +84,8 @@ int cmd_merge(int argc, char **argv)
 			/* its buffers grow with it: a day of 100 us bins is gigabytes per host */
 			if (parse_duration(optarg, 1000000000ull, &m.max_window) || !m.max_window ||
 			    m.max_window > MERGE_MAX_WINDOW_NS) {
-				ft_err("merge: bad --window '%s'; give a duration up to 60s, such as 500ms or 5s "
-				       "(clocks further apart: merge with --anchors-only)", optarg);
+				ft_err_bad_value("merge", "--window", optarg, "a duration up to 60s",
+						 "e.g. 500ms or 5s (clocks further apart: merge with --anchors-only)");
 				return 2;
 			}
 			break;
@@ -100,8 +101,8 @@ int cmd_merge(int argc, char **argv)
 			break;
 		case 'F':
 			if (capture__parse_version(optarg, &m.format_version)) {
-				ft_err("merge: bad --format-version '%s'; give 1 (for a fabtrace older than 2026-11-28) or %u",
-				       optarg, (unsigned)FT_FORMAT_VERSION);
+				ft_err_bad_value("merge", "--format-version", optarg, "a capture format version",
+						 "1 (for a fabtrace older than 2026-11-28) or %u", (unsigned)FT_FORMAT_VERSION);
 				return 2;
 			}
 			break;

@@ -22,6 +22,7 @@
 #include "userspace/record/hostclock.h"
 #include "lib/json.h"
 #include "userspace/record/session.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 
 struct recorder {

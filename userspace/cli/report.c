@@ -21,6 +21,7 @@
 #include "userspace/model/model.h"
 #include "userspace/report/report.h"
 #include "userspace/report/report_windows.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 #include "viz/viz.h"
 
@@ -124,23 +125,6 @@ static void usage(FILE *f)
 		"usage errors.\n");
 }
 
-static int parse_pct(const char *s, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno)
-		return -EINVAL;
-	if (*end == '%')
-		end++;
-	if (*end || !(v >= 0) || v > max)
-		return -EINVAL;
-	*out = v / 100.0;
-	return 0;
-}
-
 /* ---- timelines (viz/): --html, --svg, --perfetto, --speedscope, --folded ---- */
 
 enum { TL_HTML, TL_SVG, TL_PERFETTO, TL_SPEEDSCOPE, TL_FOLDED, TL_N };
@@ -175,33 +159,7 @@ struct timeline_opts {
 /* "1.25" (seconds), "1250ms", "+1.25s" (as the report prints times), "0". */
 static int parse_rel_time(const char *s, uint64_t *ns)
 {
-	const char *p;
-
-	if (s[0] == '+')
-		s++;
-	if (!parse_duration(s, 1000000000ull, ns))
-		return 0;
-	/* parse_duration() refuses 0, a valid window edge here */
-	for (p = s; *p == '0'; p++)
-		;
-	if (p == s && *p != '.')
-		return -EINVAL;
-	if (*p == '.')
-		for (p++; *p == '0'; p++)
-			;
-	if (*p) {
-		static const char *const units[] = { "s", "ms", "us", "ns", "m", "min", "h" };
-		bool unit = false;
-
-		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			unit |= !strcmp(p, units[i]);
-		if (!unit)
-			return -EINVAL;
-	}
-	if (p == s || (p == s + 1 && s[0] == '.'))
-		return -EINVAL;
-	*ns = 0;
-	return 0;
+	return parse_offset(s[0] == '+' ? s + 1 : s, 1000000000ull, ns);
 }
 
 /* One of the timeline options; 0 or 2 (usage error, reported). */
@@ -225,14 +183,14 @@ static int timeline_opt(struct timeline_opts *t, int c, const char *arg)
 		else if (!strcmp(arg, "bytes"))
 			t->weight = VIZ_WEIGHT_BYTES;
 		else {
-			ft_err("report: --weight '%s': unknown; use time or bytes", arg);
+			ft_err_bad_value("report", "--weight", arg, "a weight", "time or bytes");
 			return 2;
 		}
 		return 0;
 	}
 	if (parse_rel_time(arg, c == OPT_FROM ? &t->from_rel : &t->to_rel)) {
-		ft_err("report: --%s '%s': not a time; give seconds since the capture start, e.g. 1.25 or 1250ms",
-		       c == OPT_FROM ? "from" : "to", arg);
+		ft_err_bad_value("report", c == OPT_FROM ? "--from" : "--to", arg, "a time",
+				 "seconds since the capture start, e.g. 1.25 or 1250ms");
 		return 2;
 	}
 	if (c == OPT_FROM)
@@ -485,25 +443,22 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 't':
 			if (parse_pct(optarg, 1000, &mo.burst_threshold) || mo.burst_threshold <= 0) {
-				ft_err("report: --threshold '%s': not a percentage; give e.g. 50 (%% of link capacity, > 0)",
-				       optarg);
+				ft_err_bad_value("report", "--threshold", optarg, "a percentage",
+						 "e.g. 50 (%% of link capacity, > 0)");
 				return 2;
 			}
 			break;
 		case 'g':
 			if (parse_duration(optarg, 0, &mo.burst_gap_ns)) {
-				ft_err("report: --gap '%s': not a duration; give e.g. 200us or 1ms", optarg);
+				ft_err_bad_value("report", "--gap", optarg, "a duration", "e.g. 200us or 1ms");
 				return 2;
 			}
 			break;
 		case 'n': {
-			char *end;
-			unsigned long v;
+			long v;
 
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (!optarg[0] || *end || errno || v > 1000000 || optarg[0] == '-') {
-				ft_err("report: --top '%s': not a count; give e.g. 10 (0 = all)", optarg);
+			if (parse_long(optarg, 0, 1000000, &v)) {
+				ft_err_bad_value("report", "--top", optarg, "a count", "e.g. 10 (0 = all)");
 				return 2;
 			}
 			ro.top = (unsigned)v;
@@ -517,13 +472,13 @@ int cmd_report(int argc, char **argv)
 			else if (!strcmp(optarg, "time"))
 				ro.sort = REPORT_SORT_TIME;
 			else {
-				ft_err("report: --sort '%s': unknown key; use bytes, peak or time", optarg);
+				ft_err_bad_value("report", "--sort", optarg, "a sort key", "bytes, peak or time");
 				return 2;
 			}
 			break;
 		case 'T':
 			if (parse_pct(optarg, 100, &mo.conserve_tol_frac)) {
-				ft_err("report: --tolerance '%s': not a percentage; give e.g. 0.1", optarg);
+				ft_err_bad_value("report", "--tolerance", optarg, "a percentage", "e.g. 0.1");
 				return 2;
 			}
 			break;
@@ -535,74 +490,57 @@ int cmd_report(int argc, char **argv)
 			else if (!strcmp(optarg, "inferred"))
 				co.phases = CORR_PHASES_INFERRED;
 			else {
-				ft_err("report: --phases '%s': unknown mode; use auto, probes or inferred", optarg);
+				ft_err_bad_value("report", "--phases", optarg, "a mode", "auto, probes or inferred");
 				return 2;
 			}
 			ro.phases = co.phases;
 			break;
 		case 'Q':
 			if (parse_duration(optarg, 0, &co.th.queue_delay_ns)) {
-				ft_err("report: --queue-delay '%s': not a duration; give e.g. 1ms or 500us", optarg);
+				ft_err_bad_value("report", "--queue-delay", optarg, "a duration", "e.g. 1ms or 500us");
 				return 2;
 			}
 			break;
 		case 'M':
 			if (parse_duration(optarg, 0, &co.th.skew_min_ns)) {
-				ft_err("report: --skew-min '%s': not a duration; give e.g. 1ms or 500us", optarg);
+				ft_err_bad_value("report", "--skew-min", optarg, "a duration", "e.g. 1ms or 500us");
 				return 2;
 			}
 			break;
 		case 'I':
 			if (parse_duration(optarg, 0, &co.infer_gap_ns)) {
-				ft_err("report: --infer-gap '%s': not a duration; give e.g. 1ms or 500us", optarg);
+				ft_err_bad_value("report", "--infer-gap", optarg, "a duration", "e.g. 1ms or 500us");
 				return 2;
 			}
 			break;
 		case 'K':
 			if (parse_pct(optarg, 100, &co.th.skew_frac) || co.th.skew_frac <= 0) {
-				ft_err("report: --skew '%s': not a percentage; give e.g. 50 (%% of the span, > 0)", optarg);
+				ft_err_bad_value("report", "--skew", optarg, "a percentage", "e.g. 50 (%% of the span, > 0)");
 				return 2;
 			}
 			break;
-		case 'S': {
-			char *end;
-			double v;
-
-			errno = 0;
-			v = strtod(optarg, &end);
-			if (end == optarg || *end || errno || !(v >= 1.0) || v > 1e6) {
-				ft_err("report: --slow '%s': not a factor; give e.g. 2 (x the median, >= 1)", optarg);
+		case 'S':
+			if (parse_double(optarg, 1, 1e6, &co.th.slow_factor)) {
+				ft_err_bad_value("report", "--slow", optarg, "a factor", "e.g. 2 (x the median, >= 1)");
 				return 2;
 			}
-			co.th.slow_factor = v;
 			break;
-		}
-		case 'R': {
-			char *end;
-			double v;
-
-			errno = 0;
-			v = strtod(optarg, &end);
-			if (end == optarg || *end || errno || !(v > 0) || v > 1e15) {
-				ft_err("report: --spike-rate '%s': not a rate; give e.g. 1000 (counts per second, > 0)",
-				       optarg);
+		case 'R':
+			if (parse_double(optarg, 0, 1e15, &mo.spike_rate) || mo.spike_rate <= 0) {
+				ft_err_bad_value("report", "--spike-rate", optarg, "a rate",
+						 "e.g. 1000 (counts per second, > 0)");
 				return 2;
 			}
-			mo.spike_rate = v;
 			break;
-		}
 		case 'q':
 			tl.quiet = true;
 			break;
 		case OPT_JOBS: {
-			char *end;
-			unsigned long v;
+			long v;
 
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (end == optarg || *end || errno || v < 1 || v > REPORT_WINDOWS_MAX_JOBS) {
-				ft_err("report: --jobs '%s': give a number of windows to read at once, 1 to %d",
-				       optarg, REPORT_WINDOWS_MAX_JOBS);
+			if (parse_long(optarg, 1, REPORT_WINDOWS_MAX_JOBS, &v)) {
+				ft_err_bad_value("report", "--jobs", optarg, "a count of windows",
+						 "1 to %d (the windows read at once)", REPORT_WINDOWS_MAX_JOBS);
 				return 2;
 			}
 			jobs = (unsigned)v;
@@ -610,7 +548,7 @@ int cmd_report(int argc, char **argv)
 		}
 		case OPT_WINDOWS:
 			if (parse_duration(optarg, 1000000000ull, &windows_ns) || windows_ns < 1000000) {
-				ft_err("report: --windows '%s': not a duration of at least 1ms; give e.g. 60s", optarg);
+				ft_err_bad_value("report", "--windows", optarg, "a duration of at least 1ms", "e.g. 60s");
 				return 2;
 			}
 			break;

@@ -6,14 +6,14 @@
  * the live aggregator (userspace/live/live.h) and, with --record, to a capture.
  * A refresh timer in the session's loop closes a period and shows it: a
  * full-screen view (plain ANSI, no curses), or with --once/--json a
- * snapshot for scripts (userspace/live/top_view.h), with --headless nothing
+ * snapshot for scripts (userspace/top/top_view.h), with --headless nothing
  * (an exporter for --listen, userspace/live/metrics.h).
  *
- * This file is the command: options and --help, the session, its loop's
- * handlers (refresh timer, keys, window size).  The terminal
- * (userspace/live/top_term.h) is restored on every way out: normal exit, q,
- * SIGINT/SIGTERM/SIGHUP (signalfd: a clean stop), exit() (atexit), and
- * crashes.
+ * This file is the command: options and --help, the session, the refresh
+ * timer.  The live view's keys and window size are userspace/top/top_input.c.
+ * The terminal (userspace/top/top_term.h) is restored on every way out:
+ * normal exit, q, SIGINT/SIGTERM/SIGHUP (signalfd: a clean stop), exit()
+ * (atexit), and crashes.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,15 +24,16 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/epoll.h>
-#include <sys/signalfd.h>
 #include <sys/timerfd.h>
 
 #include "userspace/cli/commands.h"
 #include "userspace/live/live.h"
 #include "userspace/live/metrics.h"
-#include "userspace/live/top_term.h"
-#include "userspace/live/top_view.h"
+#include "userspace/top/top_input.h"
+#include "userspace/top/top_term.h"
+#include "userspace/top/top_view.h"
 #include "userspace/record/session.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 
 struct top {
@@ -44,9 +45,9 @@ struct top {
 	const char *listen;
 	/* state */
 	bool ui;
+	struct top_input in;       /* the live view's keys and window */
 	long printed;
 	int tfd;
-	int wfd;                   /* SIGWINCH signalfd (UI) */
 	bool out_failed;
 	int argc;
 	char **argv;
@@ -181,113 +182,6 @@ static void on_tick(void *ctx, uint64_t now, uint64_t ticks)
 	metrics_server__tick(t->v.ms, now);
 }
 
-static void on_key(struct top *t, const char *k, size_t n)
-{
-	if (t->v.help) { /* any key closes the help */
-		t->v.help = false;
-		return;
-	}
-	if (t->v.editing) {
-		for (size_t i = 0; i < n; i++) {
-			char c = k[i];
-			size_t len = strlen(t->v.edit);
-
-			if (c == '\r' || c == '\n') {
-				str_copy(t->v.filter, t->v.edit, sizeof(t->v.filter));
-				t->v.editing = false;
-				return;
-			}
-			if (c == 0x1b) { /* Esc (or an escape sequence: ignored) */
-				t->v.editing = false;
-				return;
-			}
-			if ((c == 0x7f || c == 0x08) && len)
-				t->v.edit[len - 1] = '\0';
-			else if ((unsigned char)c >= 0x20 && c != 0x7f && len + 1 < sizeof(t->v.edit)) {
-				t->v.edit[len] = c;
-				t->v.edit[len + 1] = '\0';
-			}
-		}
-		return;
-	}
-	if (n > 1 && k[0] == 0x1b) /* arrow keys and the like */
-		return;
-	switch (k[0]) {
-	case 'q':
-	case 'Q':
-		session__stop(t->v.s, FT_STOP_SIGNAL);
-		break;
-	case 's':
-		t->v.sort = (t->v.sort + 1) % TOP_SORT_N;
-		break;
-	case 'S':
-		t->v.sort = (t->v.sort + TOP_SORT_N - 1) % TOP_SORT_N;
-		break;
-	case '/':
-	case 'f':
-		t->v.editing = true;
-		str_copy(t->v.edit, t->v.filter, sizeof(t->v.edit));
-		break;
-	case 'r':
-		live__reset_peaks(t->v.l);
-		break;
-	case 'h':
-	case '?':
-		t->v.help = true;
-		break;
-	case 0x0c: /* Ctrl-L: redraw */
-		break;
-	default:
-		return;
-	}
-}
-
-/* Every key of one read (a paste, key repeat, a laggy ssh: "ss" moved the
- * sort once), an escape sequence (an arrow key) as one. */
-static void on_keys(struct top *t, const char *k, size_t n)
-{
-	for (size_t i = 0, len; i < n; i += len) {
-		len = 1;
-		if (k[i] == 0x1b && i + 1 < n && (k[i + 1] == '[' || k[i + 1] == 'O')) {
-			len = 2; /* CSI/SS3: parameters, then a final byte in 0x40-0x7e */
-			while (i + len < n && !((unsigned char)k[i + len] >= 0x40 && (unsigned char)k[i + len] <= 0x7e))
-				len++;
-			if (i + len < n)
-				len++;
-		}
-		on_key(t, k + i, len);
-	}
-}
-
-static void on_stdin(void *ctx, int fd, uint32_t events)
-{
-	struct top *t = ctx;
-	char k[64];
-	ssize_t n;
-
-	(void)events;
-	n = read(fd, k, sizeof(k));
-	if (n <= 0) { /* the terminal went away */
-		session__stop(t->v.s, FT_STOP_SIGNAL);
-		return;
-	}
-	on_keys(t, k, (size_t)n);
-	if (t->ui)
-		top_view__draw(&t->v);
-}
-
-static void on_winch(void *ctx, int fd, uint32_t events)
-{
-	struct top *t = ctx;
-	struct signalfd_siginfo info;
-
-	(void)events;
-	while (read(fd, &info, sizeof(info)) == sizeof(info))
-		;
-	top_term__size(&t->v.rows, &t->v.cols);
-	top_view__draw(&t->v);
-}
-
 /* ---- setup ---- */
 
 static int parse_args(struct top *t, int argc, char **argv)
@@ -326,7 +220,7 @@ static int parse_args(struct top *t, int argc, char **argv)
 		case 'r':
 			if (parse_duration(optarg, 1000000000ull, &t->v.refresh_ns) ||
 			    t->v.refresh_ns < 100000000ull || t->v.refresh_ns > 3600000000000ull) {
-				ft_err("top: bad refresh '%s'; use 100ms..1h, e.g. -r 1s", optarg);
+				ft_err_bad_value("top", "--refresh", optarg, "an interval from 100ms to 1h", "e.g. 1s");
 				return -1;
 			}
 			break;
@@ -334,8 +228,7 @@ static int parse_args(struct top *t, int argc, char **argv)
 			long v;
 
 			if (parse_long(optarg, 0, 1000000000L, &v)) {
-				ft_err("top: bad count '%s'; use a number of snapshots, e.g. -n 10 (0: until stopped)",
-				       optarg);
+				ft_err_bad_value("top", "--count", optarg, "a count of snapshots", "e.g. 10 (0: until stopped)");
 				return -1;
 			}
 			t->count = v;
@@ -372,7 +265,7 @@ static int parse_args(struct top *t, int argc, char **argv)
 				if (!strcmp(optarg, top_sort_names[i]))
 					t->v.sort = i;
 			if (t->v.sort < 0) {
-				ft_err("top: bad --sort '%s'; use rate, peak, bursts, backlog, drops or name", optarg);
+				ft_err_bad_value("top", "--sort", optarg, "a sort key", "rate, peak, bursts, backlog, drops or name");
 				return -1;
 			}
 			break;
@@ -428,28 +321,6 @@ static int start_timer(struct top *t)
 	return 0;
 }
 
-static int start_ui(struct top *t)
-{
-	sigset_t mask;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGWINCH);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	t->wfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (t->wfd < 0 || session__watch(t->v.s, t->wfd, EPOLLIN, on_winch, t) < 0 ||
-	    session__watch(t->v.s, STDIN_FILENO, EPOLLIN, on_stdin, t) < 0) {
-		ft_err("top: cannot watch the terminal: %s", strerror(errno));
-		return -1;
-	}
-	if (top_term__enter()) {
-		ft_err("top: cannot set up the terminal: %s; use --once or --json", strerror(errno));
-		return -1;
-	}
-	top_term__size(&t->v.rows, &t->v.cols);
-	top_view__draw(&t->v);
-	return 0;
-}
-
 /* The sink: every record of the session, after the capture (if any). */
 static int to_live(void *ctx, const struct ft_rec_hdr *rec)
 {
@@ -470,7 +341,7 @@ int cmd_top(int argc, char **argv)
 	if (!t)
 		return 1;
 	t->v.refresh_ns = 1000000000ull;
-	t->tfd = t->wfd = -1;
+	t->tfd = -1;
 	t->argc = argc;
 	t->argv = argv;
 	signal(SIGPIPE, SIG_IGN); /* a reader that goes away is an error, not a kill */
@@ -538,7 +409,7 @@ int cmd_top(int argc, char **argv)
 		session__finish(t->v.s);
 		goto out;
 	}
-	if (t->ui && start_ui(t)) {
+	if (t->ui && top_input__start(&t->in, &t->v)) {
 		session__finish(t->v.s);
 		goto out;
 	}
@@ -571,8 +442,7 @@ out:
 	metrics_server__close(t->v.ms);
 	if (t->tfd >= 0)
 		close(t->tfd);
-	if (t->wfd >= 0)
-		close(t->wfd);
+	top_input__close(&t->in);
 	session__close(t->v.s);
 	live__free(t->v.l);
 	session_opts__free(&t->o);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/json.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 #include "userspace/cli/commands.h"
 #include "userspace/record/flight_control.h"
@@ -97,8 +98,8 @@ static int parse(struct trig_args *a, int argc, char **argv)
 			/* seconds since the epoch, with a fraction: a duration since 1970 */
 			if (parse_duration(optarg[0] == '@' ? optarg + 1 : optarg, 1000000000ull, &v) ||
 			    v > (uint64_t)INT64_MAX) {
-				ft_err("trigger: bad --at '%s'; seconds since the epoch, as 'date +%%s.%%N' prints them",
-				       optarg);
+				ft_err_bad_value("trigger", "--at", optarg, "a time",
+						 "seconds since the epoch, as 'date +%%s.%%N' prints them");
 				return -1;
 			}
 			a->at_ns = (int64_t)v;
@@ -108,13 +109,13 @@ static int parse(struct trig_args *a, int argc, char **argv)
 			break;
 		case O_TIMEOUT:
 			if (parse_duration(optarg, 1000000000ull, &a->timeout_ns)) {
-				ft_err("trigger: bad --timeout '%s'; use e.g. 60s, 10m", optarg);
+				ft_err_bad_value("trigger", "--timeout", optarg, "a duration", "e.g. 60s, 10m");
 				return -1;
 			}
 			break;
 		case O_NETNS:
 			if (!optarg[0] || strchr(optarg, '/')) {
-				ft_err("trigger: bad --netns '%s'; a name from 'ip netns'", optarg);
+				ft_err_bad_value("trigger", "--netns", optarg, "a namespace", "a name from 'ip netns'");
 				return -1;
 			}
 			a->netns = optarg;

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "userspace/correlate/arrivals.h"
 #include "userspace/correlate/corr_internal.h"
 #include "userspace/correlate/seq_align.h"
 
@@ -48,7 +49,7 @@ static bool call_is_collective(const struct corr *c, const struct corr_call *k)
 {
 	const struct model_slot *s = model__slot(c->m, k->slot);
 
-	return k->seq > 0 && (corr__op_is_collective(k->op) || (s && (s->flags & FT_SLOT_COLLECTIVE)));
+	return corr__call_is_collective(k->op, s ? s->flags : 0, k->seq);
 }
 
 static int cmp_instance(const void *a, const void *b)
@@ -166,24 +167,18 @@ static int link_previous(struct corr *c)
 static void instance_stats(struct corr *c, struct corr_instance *in)
 {
 	const uint32_t *mem = &c->members[in->first_member];
-	uint64_t last = 0;
+	struct corr_arrivals arr = { 0 };
 	uint32_t comm_size = in->comm_size;
 
 	in->op = c->calls[mem[0]].op;
-	in->first_entry = in->first_exit = UINT64_MAX;
-	in->straggler = c->calls[mem[0]].rank;
+	in->first_exit = UINT64_MAX;
 	in->step = -1;
 	for (size_t i = 0; i < in->nmembers; i++) {
 		const struct corr_call *k = &c->calls[mem[i]];
 
 		if (k->op != in->op)
 			in->op_mismatch = true;
-		if (k->start_ns < in->first_entry)
-			in->first_entry = k->start_ns;
-		if (!i || k->start_ns > last) {
-			last = k->start_ns;
-			in->straggler = k->rank;
-		}
+		corr__arrive(&arr, k->start_ns, k->rank);
 		if (k->end_ns < in->first_exit)
 			in->first_exit = k->end_ns;
 		if (k->end_ns > in->last_exit)
@@ -201,10 +196,10 @@ static void instance_stats(struct corr *c, struct corr_instance *in)
 				comm_size = (uint32_t)ci->size;
 		}
 	}
-	in->last_entry = last;
-	if (in->nmembers < 2 || last == in->first_entry)
-		in->straggler = CORR_NONE; /* nobody entered after anybody */
-	in->own_late_ns = own_lateness(c, in, mem, last);
+	in->first_entry = arr.first;
+	in->last_entry = arr.last;
+	in->straggler = corr__straggler(&arr);
+	in->own_late_ns = own_lateness(c, in, mem, arr.last);
 	if (in->comm_kind != CORR_COMM_POINTER)
 		in->comm_size = comm_size;
 	in->nranks = comm_size ? comm_size : (uint32_t)in->nmembers;

@@ -9,14 +9,9 @@
 #include "rdma/counters.h"
 #include "userspace/capture/capture.h"
 #include "userspace/capture/iface_label.h"
-#include "userspace/correlate/correlate.h"
+#include "userspace/capture/records.h"
 #include "userspace/live/live.h"
-
-/* iface_info_names() fills arrays of the record's sizes */
-_Static_assert(sizeof(((struct live_iface *)0)->name) == sizeof(((struct ft_iface_info *)0)->name) &&
-	       sizeof(((struct live_iface *)0)->netns_name) == sizeof(((struct ft_iface_info *)0)->netns_name) &&
-	       sizeof(((struct live_iface *)0)->kind) == sizeof(((struct ft_iface_info *)0)->kind),
-	       "interface name fields differ from the record's");
+#include "userspace/live/live_priv.h"
 
 void live_opts__init(struct live_opts *o, uint64_t bin_ns)
 {
@@ -144,13 +139,14 @@ static uint32_t get_iface(struct live *l, uint32_t netns, uint32_t ifindex)
 	return k;
 }
 
-static void on_iface(struct live *l, const struct ft_iface_info *r)
+static int on_iface(void *ctx, const struct ft_iface_info *r)
 {
+	struct live *l = ctx;
 	uint32_t k = get_iface(l, r->netns, r->ifindex);
 	struct live_iface *f;
 
 	if (k == LIVE_NONE)
-		return;
+		return 0;
 	f = &l->ifaces[k];
 	f->known = true;
 	f->traced = f->traced || (r->flags & FT_IFACE_TRACED);
@@ -158,7 +154,7 @@ static void on_iface(struct live *l, const struct ft_iface_info *r)
 	f->speed_mbps = r->speed_mbps;
 	f->tx_rate_kbps = r->tx_rate_kbps;
 	f->flags = r->flags;
-	iface_info_names(r, f->name, f->netns_name, f->kind);
+	iface_info_names(r, &f->name, &f->netns_name, &f->kind);
 	label_iface(f);
 	capacity(f);
 	/* a RoCE port described before its netdev */
@@ -166,6 +162,7 @@ static void on_iface(struct live *l, const struct ft_iface_info *r)
 		if (l->ports[i].iface == LIVE_NONE && l->ports[i].netdev[0] &&
 		    !strcmp(l->ports[i].netdev, f->name))
 			l->ports[i].iface = k;
+	return 0;
 }
 
 /* A hot bin at START: part of the current burst, or the start of a new one. */
@@ -189,15 +186,16 @@ static void hot_bin(struct live *l, struct live_dir *d, uint64_t start)
 	d->a_bursts++;
 }
 
-static void on_bin(struct live *l, const struct ft_iface_bin *b)
+static int on_bin(void *ctx, const struct ft_iface_bin *b)
 {
+	struct live *l = ctx;
 	uint32_t k = get_iface(l, b->netns, b->ifindex);
 	struct live_dir *d;
 	struct live_bin *w;
 	uint64_t merged;
 
 	if (k == LIVE_NONE || b->dir > FT_DIR_TX)
-		return;
+		return 0;
 	d = &l->ifaces[k].dir[b->dir];
 	d->bytes += b->bytes;
 	d->pkts += b->pkts;
@@ -232,15 +230,17 @@ static void on_bin(struct live *l, const struct ft_iface_bin *b)
 		if (w)
 			w->hot = true;
 	}
+	return 0;
 }
 
-static void on_qdisc(struct live *l, const struct ft_qdisc_bin *q)
+static int on_qdisc(void *ctx, const struct ft_qdisc_bin *q)
 {
+	struct live *l = ctx;
 	uint32_t k = get_iface(l, q->netns, q->ifindex);
 	struct live_iface *f;
 
 	if (k == LIVE_NONE)
-		return;
+		return 0;
 	f = &l->ifaces[k];
 	if (q->max_backlog > f->a_backlog || !f->qdisc[0]) {
 		memcpy(f->qdisc, q->kind, sizeof(f->qdisc));
@@ -256,21 +256,25 @@ static void on_qdisc(struct live *l, const struct ft_qdisc_bin *q)
 		f->a_sojourn = q->sojourn_max_ns;
 	if (q->sojourn_cnt && q->sojourn_max_ns > f->max_sojourn)
 		f->max_sojourn = q->sojourn_max_ns;
+	return 0;
 }
 
 /* ---- drops, retransmits, lost ---- */
 
-static void on_reason(struct live *l, const struct ft_drop_reason *r)
+static int on_reason(void *ctx, const struct ft_drop_reason *r)
 {
+	struct live *l = ctx;
+
 	for (size_t i = 0; i < l->nreasons; i++)
 		if (l->reasons[i].reason == r->reason)
-			return;
+			return 0;
 	if (l->nreasons >= LIVE_MAX_REASONS)
-		return;
+		return 0;
 	l->reasons[l->nreasons].reason = r->reason;
 	memcpy(l->reasons[l->nreasons].name, r->name, sizeof(r->name));
 	l->reasons[l->nreasons].name[sizeof(r->name) - 1] = '\0';
 	l->nreasons++;
+	return 0;
 }
 
 const char *live__reason_name(const struct live *l, uint32_t reason)
@@ -281,8 +285,9 @@ const char *live__reason_name(const struct live *l, uint32_t reason)
 	return NULL;
 }
 
-static void on_drop(struct live *l, const struct ft_drop *d)
+static int on_drop(void *ctx, const struct ft_drop *d)
 {
+	struct live *l = ctx;
 	uint32_t k = d->ifindex ? get_iface(l, d->netns, d->ifindex) : LIVE_NONE;
 	struct live_drop *s = NULL;
 
@@ -309,48 +314,54 @@ static void on_drop(struct live *l, const struct ft_drop *d)
 	}
 	s->total++;
 	s->a++;
+	return 0;
 }
 
-static void on_retrans(struct live *l, const struct ft_retrans *r)
+static int on_retrans(void *ctx, const struct ft_retrans *r)
 {
+	struct live *l = ctx;
 	uint32_t k = r->flow.ifindex ? get_iface(l, r->flow.netns, r->flow.ifindex) : LIVE_NONE;
 	uint64_t segs = r->segs ? r->segs : 1;
 
 	if (k == LIVE_NONE) {
 		l->rtx_unrouted += segs;
 		l->a_rtx_unrouted += segs;
-		return;
+		return 0;
 	}
 	l->ifaces[k].rtx += segs;
 	l->ifaces[k].a_rtx += segs;
+	return 0;
 }
 
-static void on_lost(struct live *l, const struct ft_lost *r)
+static int on_lost(void *ctx, const struct ft_lost *r)
 {
+	struct live *l = ctx;
 	uint64_t *v;
 
 	if (r->source >= FT_SRC_MAX || r->cpu >= LIVE_MAX_CPUS)
-		return;
+		return 0;
 	v = &l->lost[r->source][r->cpu];
 	if (r->lost <= *v) /* cumulative: only growth counts */
-		return;
+		return 0;
 	l->lost_by_source[r->source] += r->lost - *v;
 	l->lost_total += r->lost - *v;
 	l->a_lost += r->lost - *v;
 	*v = r->lost;
+	return 0;
 }
 
 /* ---- counters (rdma/) ---- */
 
-static void on_port(struct live *l, const struct ft_rdma_port *r)
+static int on_port(void *ctx, const struct ft_rdma_port *r)
 {
+	struct live *l = ctx;
 	struct live_port *p;
 
 	for (size_t i = 0; i < l->nports; i++)
 		if (l->ports[i].port_id == r->port_id)
-			return;
+			return 0;
 	if (l->nports >= LIVE_MAX_PORTS)
-		return;
+		return 0;
 	p = &l->ports[l->nports++];
 	memset(p, 0, sizeof(*p));
 	p->port_id = r->port_id;
@@ -362,6 +373,7 @@ static void on_port(struct live *l, const struct ft_rdma_port *r)
 	p->rate_mbps = r->rate_mbps;
 	p->link_layer = r->link_layer;
 	p->iface = r->netdev_ifindex ? get_iface(l, r->netdev_netns, r->netdev_ifindex) : LIVE_NONE;
+	return 0;
 }
 
 static struct live_group *find_group(struct live *l, uint32_t id)
@@ -372,15 +384,16 @@ static struct live_group *find_group(struct live *l, uint32_t id)
 	return NULL;
 }
 
-static void on_group(struct live *l, const struct ft_ctr_group *r)
+static int on_group(void *ctx, const struct ft_ctr_group *r)
 {
+	struct live *l = ctx;
 	struct live_group *g;
 
 	if (find_group(l, r->group))
-		return;
+		return 0;
 	if (l->ngroups >= LIVE_MAX_GROUPS) {
 		l->overflow_counters += r->ncounters;
-		return;
+		return 0;
 	}
 	g = &l->groups[l->ngroups++];
 	memset(g, 0, sizeof(*g));
@@ -400,14 +413,14 @@ static void on_group(struct live *l, const struct ft_ctr_group *r)
 		l->ifaces[g->iface].has_ctr = true;
 	if (!r->ncounters || r->ncounters > LIVE_MAX_COUNTERS - l->ncounters) {
 		l->overflow_counters += r->ncounters;
-		return;
+		return 0;
 	}
 	{
 		void *p = realloc(l->counters, (l->ncounters + r->ncounters) * sizeof(*l->counters));
 
 		if (!p) {
 			l->overflow_counters += r->ncounters;
-			return;
+			return 0;
 		}
 		l->counters = p;
 	}
@@ -416,30 +429,32 @@ static void on_group(struct live *l, const struct ft_ctr_group *r)
 	for (uint32_t i = 0; i < r->ncounters; i++)
 		l->counters[l->ncounters + i].group = (uint32_t)(g - l->groups);
 	l->ncounters += r->ncounters;
+	return 0;
 }
 
-static void on_ctr_name(struct live *l, const struct ft_ctr_name *r)
+static int on_ctr_name(void *ctx, const struct ft_ctr_name *r)
 {
+	struct live *l = ctx;
 	struct live_group *g = find_group(l, r->group);
 	struct live_counter *c;
 
 	if (!g || g->first == LIVE_NONE || r->index >= g->ncounters)
-		return;
+		return 0;
 	c = &l->counters[g->first + r->index];
 	c->cls = r->cls < FT_CLS_MAX ? r->cls : FT_CLS_OTHER;
 	c->flags = r->flags;
 	memcpy(c->name, r->name, sizeof(c->name));
 	c->name[sizeof(c->name) - 1] = '\0';
+	return 0;
 }
 
-static int on_ctr_sample(struct live *l, const struct ft_ctr_sample *r)
+static int on_ctr_sample(void *ctx, const struct ft_ctr_sample *r)
 {
+	struct live *l = ctx;
 	const uint64_t *v = (const uint64_t *)(const void *)(r + 1);
 	struct live_group *g;
 	uint32_t n;
 
-	if (r->n > (r->hdr.size - sizeof(*r)) / sizeof(uint64_t))
-		return -EINVAL;
 	g = find_group(l, r->group);
 	if (!g || g->first == LIVE_NONE)
 		return 0;
@@ -479,343 +494,24 @@ static int on_ctr_sample(struct live *l, const struct ft_ctr_sample *r)
 	return 0;
 }
 
-/* ---- phases ---- */
-
-static struct live_slot *slot_of(struct live *l, uint32_t slot)
-{
-	if (slot >= l->nslots || !l->slots[slot].known)
-		return NULL;
-	return &l->slots[slot];
-}
-
-static void on_slot(struct live *l, const struct ft_phase_slot *r)
-{
-	if (r->slot >= LIVE_MAX_SLOTS)
-		return;
-	if (r->slot >= l->nslots) {
-		size_t n = r->slot + 64 < LIVE_MAX_SLOTS ? r->slot + 64 : LIVE_MAX_SLOTS;
-		void *p = realloc(l->slots, n * sizeof(*l->slots));
-
-		if (!p)
-			return;
-		l->slots = p;
-		memset(&l->slots[l->nslots], 0, (n - l->nslots) * sizeof(*l->slots));
-		l->nslots = n;
-	}
-	l->slots[r->slot] = (struct live_slot){ .op = r->op, .lib_kind = r->lib_kind,
-						.flags = r->flags, .known = true };
-}
-
-static uint32_t get_proc(struct live *l, uint32_t pid)
-{
-	struct live_proc *p;
-
-	for (size_t i = 0; i < l->nprocs; i++)
-		if (l->procs[i].pid == pid)
-			return (uint32_t)i;
-	if (l->nprocs >= LIVE_MAX_PROCS) {
-		/* reuse the slot of a process that exited, else give up */
-		size_t victim = LIVE_MAX_PROCS;
-
-		for (size_t i = 0; i < l->nprocs; i++)
-			if (l->procs[i].exited && (victim == LIVE_MAX_PROCS ||
-			    l->procs[i].last_seen_ns < l->procs[victim].last_seen_ns))
-				victim = i;
-		if (victim == LIVE_MAX_PROCS) {
-			l->overflow_procs++;
-			return LIVE_NONE;
-		}
-		if (l->slowest == victim)
-			l->slowest = LIVE_NONE;
-		live_align__forget(&l->align, (uint32_t)victim);
-		p = &l->procs[victim];
-	} else {
-		p = &l->procs[l->nprocs++];
-	}
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	p->rank = p->size = -1;
-	p->last_busbw_bps = NAN;
-	return (uint32_t)(p - l->procs);
-}
-
-static void on_proc(struct live *l, const struct ft_proc *r)
-{
-	uint32_t k = get_proc(l, r->pid);
-	struct live_proc *p;
-
-	if (k == LIVE_NONE)
-		return;
-	p = &l->procs[k];
-	memcpy(p->comm, r->comm, sizeof(p->comm));
-	p->comm[sizeof(p->comm) - 1] = '\0';
-	p->netns = r->netns;
-	p->exited = r->event == FT_PROC_EXIT;
-	p->last_seen_ns = r->ts_ns;
-}
-
-static void on_comm_info(struct live *l, const struct ft_comm_info *r)
-{
-	uint32_t k = get_proc(l, r->pid);
-	struct live_proc *p;
-	struct live_comm *c = NULL;
-
-	if (k == LIVE_NONE)
-		return;
-	p = &l->procs[k];
-	for (int i = 0; i < p->ncomms && !c; i++)
-		if (p->comms[i].comm == r->comm)
-			c = &p->comms[i];
-	if (!c) {
-		if (p->ncomms == LIVE_MAX_COMMS)
-			return;
-		c = &p->comms[p->ncomms++];
-		*c = (struct live_comm){ .comm = r->comm, .rank = -1, .size = -1 };
-	}
-	if (r->rank >= 0)
-		c->rank = r->rank;
-	if (r->size > 0)
-		c->size = r->size;
-	/* the world is the largest communicator it told us about */
-	for (int i = 0; i < p->ncomms; i++)
-		if (p->comms[i].size > p->size || (p->comms[i].size == p->size && p->comms[i].rank >= 0)) {
-			p->size = p->comms[i].size;
-			p->rank = p->comms[i].rank;
-		}
-}
-
-static int32_t comm_size(const struct live_proc *p, uint64_t comm)
-{
-	for (int i = 0; i < p->ncomms; i++)
-		if (p->comms[i].comm == comm)
-			return p->comms[i].size;
-	return -1;
-}
-
-static struct live_rank *rank_of(struct live *l, const struct live_proc *p)
-{
-	if (p->rank < 0)
-		return NULL;
-	for (size_t i = 0; i < l->nranks; i++)
-		if (l->ranks[i].rank == p->rank && l->ranks[i].netns == p->netns)
-			return &l->ranks[i];
-	if (l->nranks == LIVE_MAX_RANKS)
-		return NULL;
-	l->ranks[l->nranks] = (struct live_rank){ .rank = p->rank, .netns = p->netns };
-	return &l->ranks[l->nranks++];
-}
-
-/*
- * Match one collective across ranks by (communicator, seq): an integer
- * handle (MPICH) is the same in every process; a pointer (Open MPI, NCCL)
- * is not, so it is keyed by the communicator's size only, and apart from
- * collectives the library numbered itself (Gloo's tag).  The kind comes
- * from the slot (comm_key.h).  The rank that entered last, once every rank
- * was seen, is the one the others waited for.
- */
-static uint64_t instance_key(uint64_t comm, uint32_t kind, int32_t size)
-{
-	return kind == CORR_COMM_HANDLE ? comm : (uint64_t)(kind == CORR_COMM_LIBSEQ ? 2 : 1) << 62 | (uint32_t)size;
-}
-
-static void match_instance(struct live *l, uint32_t proc, uint64_t key, int32_t size, uint64_t seq, uint16_t op,
-			   uint64_t entry)
-{
-	struct live_instance *in = NULL;
-
-	if (size < 2 || !seq)
-		return;
-	for (unsigned i = 0; i < LIVE_INSTANCES && !in; i++)
-		if (l->inst[i].used && l->inst[i].key == key && l->inst[i].seq == seq &&
-		    l->inst[i].op == op)
-			in = &l->inst[i];
-	if (!in) {
-		in = &l->inst[l->inst_next];  /* the oldest goes: never completed */
-		l->inst_next = (l->inst_next + 1) % LIVE_INSTANCES;
-		*in = (struct live_instance){ .key = key, .seq = seq, .op = op, .expected = size,
-					      .first_entry = entry, .last_entry = entry,
-					      .last_proc = proc, .used = true };
-	} else {
-		if (entry < in->first_entry)
-			in->first_entry = entry;
-		if (entry >= in->last_entry) {
-			in->last_entry = entry;
-			in->last_proc = proc;
-		}
-	}
-	if (++in->seen < in->expected)
-		return;
-	if (in->last_entry > in->first_entry && in->last_proc < l->nprocs) {
-		struct live_proc *p = &l->procs[in->last_proc];
-		uint64_t skew = in->last_entry - in->first_entry;
-
-		struct live_rank *rk = rank_of(l, p);
-
-		p->late++;
-		p->a_late++;
-		p->late_ns += skew;
-		p->a_late_ns += skew;
-		if (rk) {
-			rk->late++;
-			rk->late_ns += skew;
-		}
-	}
-	in->used = false;
-}
-
-static void match_call(void *ctx, const struct live_call *c)
-{
-	match_instance(ctx, c->proc, c->key, c->size, c->seq, c->op, c->start);
-}
-
-static void coll_done(struct live *l, uint32_t k, uint16_t op, uint64_t start, uint64_t end,
-		      uint64_t bytes, int32_t nranks, bool count_total)
-{
-	struct live_proc *p = &l->procs[k];
-	struct live_rank *rk = rank_of(l, p);
-	uint64_t dur = end > start ? end - start : 0;
-	uint32_t n = nranks > 0 ? (uint32_t)nranks : 0;
-	uint64_t size = corr__size_bytes(op, bytes, n, count_total);
-
-	p->colls++;
-	p->a_colls++;
-	p->coll_ns += dur;
-	p->a_coll_ns += dur;
-	p->last_op = op;
-	p->last_end_ns = end;
-	p->last_dur_ns = dur;
-	p->last_size = size;
-	/* bus bandwidth needs the ranks (the factor depends on them) */
-	p->last_busbw_bps = size && dur && n ? (double)size * 8e9 / (double)dur * corr__busbw_factor(op, n)
-					     : NAN;
-	if (op < FT_OP_MAX) {
-		l->ops[op].calls++;
-		l->ops[op].ns += dur;
-		l->ops[op].bytes += size;
-	}
-	l->colls_total++;
-	if (rk) {
-		rk->colls++;
-		rk->coll_ns += dur;
-	}
-}
-
-static void on_phase(struct live *l, const struct ft_phase *r)
-{
-	const struct live_slot *s = slot_of(l, r->slot);
-	uint32_t k = get_proc(l, r->pid);
-	struct live_proc *p;
-	bool coll;
-	int32_t n;
-	uint64_t bytes;
-
-	if (k == LIVE_NONE)
-		return;
-	p = &l->procs[k];
-	p->netns = r->netns;
-	p->last_seen_ns = r->end_ns;
-	if (!s)
-		return;
-	if (s->op == FT_OP_STEP && (r->flags & FT_PHASE_MARK_BEGIN)) {
-		p->step = r->count;
-		return;
-	}
-	if (s->flags & FT_SLOT_MARKER)
-		return;
-	p->calls++;
-	coll = r->seq > 0 && (corr__op_is_collective(s->op) || (s->flags & FT_SLOT_COLLECTIVE));
-	if (!coll)
-		return;
-	n = comm_size(p, r->comm);
-	if (n <= 0)
-		n = p->size;
-	bytes = r->dtype_size ? r->count * r->dtype_size : 0;
-	{
-		uint32_t kind = comm_key__kind(s->flags, r->comm, (r->flags & FT_PHASE_LIB_SEQ) != 0);
-		struct live_call c = { .key = instance_key(r->comm, kind, n), .seq = r->seq, .start = r->start_ns,
-				       .end = r->end_ns, .proc = k, .size = n, .op = s->op };
-
-		if (kind == CORR_COMM_LIBSEQ || n < 2)
-			match_call(l, &c); /* the library's own numbers: equal on every rank */
-		else
-			live_align__feed(&l->align, &c, match_call, l);
-	}
-	if ((r->flags & FT_PHASE_NONBLOCKING) && !(r->flags & FT_PHASE_OPEN)) {
-		struct live_pending *q = &l->pend[l->pend_next];
-
-		l->pend_next = (l->pend_next + 1) % LIVE_PENDING;
-		*q = (struct live_pending){ .pid = r->pid, .proc = k, .req = r->req,
-					    .start_ns = r->start_ns, .bytes = bytes, .op = s->op,
-					    .nranks = n, .count_total = !!(r->flags & FT_PHASE_COUNT_TOTAL),
-					    .used = true };
-		return;
-	}
-	coll_done(l, k, s->op, r->start_ns, r->end_ns, bytes, n, !!(r->flags & FT_PHASE_COUNT_TOTAL));
-}
-
-static void on_req_done(struct live *l, const struct ft_req_done *r)
-{
-	for (unsigned i = 0; i < LIVE_PENDING; i++) {
-		struct live_pending *q = &l->pend[i];
-
-		if (!q->used || q->pid != r->pid || q->req != r->req || r->ts_ns < q->start_ns)
-			continue;
-		q->used = false;
-		if (q->proc < l->nprocs && l->procs[q->proc].pid == q->pid)
-			coll_done(l, q->proc, q->op, q->start_ns, r->ts_ns, q->bytes, q->nranks,
-				  q->count_total);
-		return;
-	}
-}
-
-static void on_sock_owner(struct live *l, const struct ft_sock_owner *r)
-{
-	/* only names processes the phase probes already know */
-	for (size_t i = 0; i < l->nprocs; i++)
-		if (l->procs[i].pid == r->pid && !l->procs[i].comm[0]) {
-			memcpy(l->procs[i].comm, r->comm, sizeof(l->procs[i].comm));
-			l->procs[i].comm[sizeof(l->procs[i].comm) - 1] = '\0';
-		}
-}
-
 /* ---- records ---- */
+
+static const struct capture_visitor live_visitor = {
+	.iface_bin = on_bin, .qdisc_bin = on_qdisc, .drop = on_drop, .retrans = on_retrans,
+	.phase = lp_on_phase, .req_done = lp_on_req_done, .comm_info = lp_on_comm_info, .proc = lp_on_proc,
+	.sock_owner = lp_on_sock_owner, .iface = on_iface, .lost = on_lost, .drop_reason = on_reason,
+	.phase_slot = lp_on_slot, .rdma_port = on_port, .ctr_group = on_group, .ctr_name = on_ctr_name,
+	.ctr_sample = on_ctr_sample,
+};
 
 int live__add(struct live *l, const struct ft_rec_hdr *h)
 {
-	const void *r = h;
-
-	/* the record's size as this build writes it (capture.c's one table) */
-	if (h->size < sizeof(*h) || h->size < capture__rec_size(h->type)) {
+	/* checked against its type once (records.h), then to its callback */
+	if (capture__visit(&live_visitor, l, h)) {
 		l->bad_records++;
 		return -EINVAL;
 	}
 	l->records++;
-	switch (h->type) {
-	case FT_REC_IFACE_BIN: on_bin(l, r); break;
-	case FT_REC_QDISC_BIN: on_qdisc(l, r); break;
-	case FT_REC_DROP: on_drop(l, r); break;
-	case FT_REC_RETRANS: on_retrans(l, r); break;
-	case FT_REC_PHASE: on_phase(l, r); break;
-	case FT_REC_REQ_DONE: on_req_done(l, r); break;
-	case FT_REC_COMM_INFO: on_comm_info(l, r); break;
-	case FT_REC_PROC: on_proc(l, r); break;
-	case FT_REC_SOCK_OWNER: on_sock_owner(l, r); break;
-	case FT_REC_IFACE: on_iface(l, r); break;
-	case FT_REC_LOST: on_lost(l, r); break;
-	case FT_REC_DROP_REASON: on_reason(l, r); break;
-	case FT_REC_PHASE_SLOT: on_slot(l, r); break;
-	case FT_REC_RDMA_PORT: on_port(l, r); break;
-	case FT_REC_CTR_GROUP: on_group(l, r); break;
-	case FT_REC_CTR_NAME: on_ctr_name(l, r); break;
-	case FT_REC_CTR_SAMPLE:
-		if (on_ctr_sample(l, r)) {
-			l->bad_records++;
-			return -EINVAL;
-		}
-		break;
-	default:
-		break;
-	}
 	return 0;
 }
 
@@ -841,10 +537,9 @@ void live__tick(struct live *l, uint64_t now_ns)
 {
 	uint64_t len = now_ns > l->period_start_ns ? now_ns - l->period_start_ns : 1;
 	double secs = (double)len / 1e9;
-	uint64_t best = 0;
 
 	l->last_period_ns = len;
-	live_align__flush(&l->align, now_ns, match_call, l); /* ranks that stay missing: no longer wait */
+	lp_tick(l, now_ns);
 	for (size_t i = 0; i < l->nifaces; i++) {
 		struct live_iface *f = &l->ifaces[i];
 
@@ -883,20 +578,6 @@ void live__tick(struct live *l, uint64_t now_ns)
 			l->ports[i].p_ctr[c] = l->ports[i].a_ctr[c];
 			l->ports[i].a_ctr[c] = 0;
 		}
-	l->slowest = LIVE_NONE;
-	for (size_t i = 0; i < l->nprocs; i++) {
-		struct live_proc *p = &l->procs[i];
-
-		p->p_colls = p->a_colls;
-		p->p_coll_ns = p->a_coll_ns;
-		p->p_late = p->a_late;
-		p->p_late_ns = p->a_late_ns;
-		p->a_colls = p->a_coll_ns = p->a_late = p->a_late_ns = 0;
-		if (p->p_late_ns > best) {
-			best = p->p_late_ns;
-			l->slowest = (uint32_t)i;
-		}
-	}
 	l->hist_pos = (l->hist_pos + 1) % LIVE_HISTORY;
 	l->periods++;
 	l->period_start_ns = now_ns;
@@ -924,11 +605,7 @@ void live__begin_period(struct live *l, uint64_t now_ns)
 		l->counters[i].a = 0;
 	for (size_t i = 0; i < l->nports; i++)
 		memset(l->ports[i].a_ctr, 0, sizeof(l->ports[i].a_ctr));
-	for (size_t i = 0; i < l->nprocs; i++) {
-		struct live_proc *p = &l->procs[i];
-
-		p->a_colls = p->a_coll_ns = p->a_late = p->a_late_ns = 0;
-	}
+	lp_begin_period(l);
 	l->period_start_ns = now_ns;
 }
 
@@ -939,16 +616,6 @@ void live__set_skipped(struct live *l, const uint64_t skipped[FT_PROBE_MAX], con
 		if (known[i] && skipped[i] > l->skipped[i])
 			l->skipped[i] = skipped[i];
 	}
-}
-
-const char *live__probe_name(unsigned probe)
-{
-	static const char *const names[FT_PROBE_MAX] = {
-		"iface_tx", "iface_rx", "qdisc_enqueue", "qdisc_dequeue", "drop", "retransmit",
-		"cong_state", "tcp_sample",
-	};
-
-	return probe < FT_PROBE_MAX ? names[probe] : "unknown";
 }
 
 void live__reset_peaks(struct live *l)
@@ -984,10 +651,4 @@ const char *live__netns_name(const struct live *l, uint32_t netns)
 		if (l->ifaces[i].netns == netns && l->ifaces[i].known)
 			return l->ifaces[i].netns_name;
 	return "";
-}
-
-bool live__proc_active(const struct live *l, const struct live_proc *p)
-{
-	(void)l;
-	return p->p_colls || !p->exited;
 }

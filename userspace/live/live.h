@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bpf/fabtrace.h"
+#include "userspace/correlate/arrivals.h"
 #include "userspace/live/live_align.h"
 
 #define LIVE_HISTORY 60          /* periods kept per interface (the sparkline) */
@@ -177,13 +178,12 @@ struct live_slot {
 	bool known;
 };
 
+/* One collective being matched across ranks: its calls' arrivals, by proc index. */
 struct live_instance {
 	uint64_t key, seq;
 	uint16_t op;
-	int32_t expected;
-	int32_t seen;
-	uint64_t first_entry, last_entry;
-	uint32_t last_proc;
+	int32_t expected;            /* ranks of its communicator */
+	struct corr_arrivals arr;
 	bool used;
 };
 
@@ -271,8 +271,6 @@ void live__begin_period(struct live *l, uint64_t now_ns);
  * at the larger (the figure never goes down).
  */
 void live__set_skipped(struct live *l, const uint64_t skipped[FT_PROBE_MAX], const bool known[FT_PROBE_MAX]);
-/* Name of a probe ("iface_tx", ...) as netprobe calls it. */
-const char *live__probe_name(unsigned probe);
 /* Forget the maxima since the start (peak bin, backlog, sojourn). */
 void live__reset_peaks(struct live *l);
 

@@ -2,10 +2,10 @@
 /*
  * The metrics endpoint of `fabtrace top --listen`: the live aggregator
  * (userspace/live/live.h) rendered as Prometheus text 0.0.4, or as OpenMetrics 1.0
- * when the scraper's Accept header asks for it, and a tiny HTTP/1.1
- * server inside the session's event loop (non-blocking; GET /metrics only;
- * bounded request size, clients and time; one response per connection).
- * Every metric is documented in docs/top.md.
+ * when the scraper's Accept header asks for it (metrics.c), and a tiny HTTP/1.1
+ * server inside the session's event loop (metrics_http.c: non-blocking;
+ * GET /metrics only; bounded request size, clients and time; one response
+ * per connection).  Every metric is documented in docs/top.md.
  */
 #ifndef FABTRACE_METRICS_H
 #define FABTRACE_METRICS_H
@@ -45,6 +45,8 @@ struct metrics_info {
 int metrics__render(const struct live *l, const struct metrics_info *info, FILE *out);
 /* Label value escaping (\\, \", \n) into DST; false when it did not fit. */
 bool metrics__escape(char *dst, size_t len, const char *src);
+
+/* ---- HTTP (metrics_http.c) ---- */
 
 /*
  * One HTTP request in BUF (LEN bytes so far): 0 while incomplete, else the

@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bpf/fabtrace.h"
+#include "userspace/capture/probe_coverage.h"
 #include "userspace/model/model_counters.h"
 
 struct model_opts {
@@ -247,14 +248,6 @@ struct model_probe {
 	char why[64];
 };
 
-/* Coverage of one probe (FT_REC_COVERAGE): tracepoint hits its program did not see. */
-struct model_coverage {
-	uint32_t probe;             /* enum ft_probe_id */
-	uint32_t known;             /* 1 = hits counted; 0 = unknown */
-	uint64_t hits, runs;        /* summed over the hosts of a merged capture */
-	uint64_t skipped;           /* hits - runs, clamped at 0; 0 when unknown */
-};
-
 /* ---- collective phases (bpf/phase.bpf.c, userspace/cli/record.c), for the correlator ---- */
 
 /* What the phase records of one slot are (FT_REC_PHASE_SLOT); sorted by slot. */
@@ -338,6 +331,8 @@ struct model_drop_ev {
 	uint32_t iface;             /* index into model.ifaces, UINT32_MAX if none */
 };
 
+struct model_config;
+
 struct model {
 	struct ft_file_header hdr;
 	struct model_opts opts;
@@ -369,9 +364,11 @@ struct model {
 	uint64_t lost_by_source[FT_SRC_MAX + 1];     /* [FT_SRC_MAX] = unknown sources */
 	uint64_t lost_total;
 	struct model_probe *probes; size_t nprobes;  /* by id */
-	struct model_coverage *coverage; size_t ncoverage; /* by probe id */
+	/* coverage of each probe (tracepoint hits its program did not see), by probe id */
+	struct capture_cov *coverage; size_t ncoverage;
+	enum capture_cov_state coverage_state;
 	uint64_t skipped_runs;      /* sum of coverage[].skipped (not in lost_total) */
-	size_t coverage_unknown;    /* coverage records with known = 0 */
+	size_t coverage_unknown;    /* probes whose hits were not counted */
 
 	/* collective phases (empty without phase probes) */
 	struct model_slot *slots; size_t nslots;           /* by slot */
@@ -393,6 +390,7 @@ struct model {
 	struct model_ctr_event *ctr_events; size_t nctr_events;  /* by (start, series) */
 	struct model_sampler_ev *sampler_evs; size_t nsampler_evs; /* by time */
 
+	struct model_config *config; /* the configuration it ran under (model_config.h: its lookups); NULL: none */
 	/* a flight recorder's triggers (FT_REC_TRIGGER), in file order */
 	struct ft_trigger *triggers; size_t ntriggers, captriggers;
 
@@ -431,7 +429,7 @@ const char *model__flow_str(const struct ft_flow *f, char *buf, size_t len);
 const struct model_flow *model__flow(const struct model *m, const struct ft_flow *f);
 const struct model_slot *model__slot(const struct model *m, uint32_t slot);
 const struct model_proc *model__proc(const struct model *m, uint32_t pid);
-/* Name of a probe ("iface_tx") from the probe records, else "probe N" written into BUF. */
+/* Name of a probe ("iface_tx"): capture__probe_name() with the capture's probe record. */
 const char *model__probe_name(const struct model *m, uint32_t id, char *buf, size_t len);
 
 /* Relative to the capture start, window or not (report --from/--to). */

@@ -10,15 +10,10 @@
 
 #include "userspace/capture/capture.h"
 #include "userspace/capture/iface_label.h"
+#include "userspace/capture/records.h"
 #include "userspace/model/model.h"
 #include "userspace/model/model_priv.h"
 #include "lib/util.h"
-
-/* iface_info_names() fills arrays of the record's sizes */
-_Static_assert(sizeof(((struct model_iface *)0)->name) == sizeof(((struct ft_iface_info *)0)->name) &&
-	       sizeof(((struct model_iface *)0)->netns_name) == sizeof(((struct ft_iface_info *)0)->netns_name) &&
-	       sizeof(((struct model_iface *)0)->kind) == sizeof(((struct ft_iface_info *)0)->kind),
-	       "interface name fields differ from the record's");
 
 static long iface_get(struct model *m, uint32_t netns, uint32_t ifindex)
 {
@@ -61,8 +56,9 @@ static struct model_flow *flow_get(struct model *m, const struct ft_flow *f)
 	return fl;
 }
 
-static int add_bin(struct model *m, const struct ft_iface_bin *b)
+static int add_bin(void *ctx, const struct ft_iface_bin *b)
 {
+	struct model *m = ctx;
 	struct model_priv *p = m->priv;
 	long ii = iface_get(m, b->netns, b->ifindex);
 
@@ -91,8 +87,9 @@ static int add_bin(struct model *m, const struct ft_iface_bin *b)
 	return 0;
 }
 
-static int add_qbin(struct model *m, const struct ft_qdisc_bin *b)
+static int add_qbin(void *ctx, const struct ft_qdisc_bin *b)
 {
+	struct model *m = ctx;
 	struct model_priv *p = m->priv;
 	uint32_t key[3] = { b->netns, b->ifindex, b->handle };
 	bool created;
@@ -133,8 +130,9 @@ static int add_qbin(struct model *m, const struct ft_qdisc_bin *b)
 	return 0;
 }
 
-static int add_drop(struct model *m, const struct ft_drop *d)
+static int add_drop(void *ctx, const struct ft_drop *d)
 {
+	struct model *m = ctx;
 	uint32_t key[3] = { d->reason, d->netns, d->ifindex };
 	bool created;
 	long i = mdl_kvec_get(&m->priv->drops, key, &created);
@@ -161,8 +159,9 @@ static int add_drop(struct model *m, const struct ft_drop *d)
 	return 0;
 }
 
-static int add_retrans(struct model *m, const struct ft_retrans *r)
+static int add_retrans(void *ctx, const struct ft_retrans *r)
 {
+	struct model *m = ctx;
 	struct model_flow *f = flow_get(m, &r->flow);
 	unsigned t = r->trigger < MODEL_NTRIGGER ? r->trigger : FT_RTX_UNKNOWN;
 	struct rtx_raw *e;
@@ -187,8 +186,9 @@ static int add_retrans(struct model *m, const struct ft_retrans *r)
 	return 0;
 }
 
-static int add_cong(struct model *m, const struct ft_cong_state *c)
+static int add_cong(void *ctx, const struct ft_cong_state *c)
 {
+	struct model *m = ctx;
 	struct model_flow *f = flow_get(m, &c->flow);
 	uint8_t key[2] = { c->old_state, c->new_state };
 	long i;
@@ -204,8 +204,9 @@ static int add_cong(struct model *m, const struct ft_cong_state *c)
 	return 0;
 }
 
-static int add_sample(struct model *m, const struct ft_tcp_sample *s)
+static int add_sample(void *ctx, const struct ft_tcp_sample *s)
 {
+	struct model *m = ctx;
 	struct model_flow *f = flow_get(m, &s->flow);
 
 	if (!f)
@@ -225,8 +226,9 @@ static int add_sample(struct model *m, const struct ft_tcp_sample *s)
 	return 0;
 }
 
-static int add_iface(struct model *m, const struct ft_iface_info *in)
+static int add_iface(void *ctx, const struct ft_iface_info *in)
 {
+	struct model *m = ctx;
 	long i = iface_get(m, in->netns, in->ifindex);
 
 	if (i < 0)
@@ -238,12 +240,13 @@ static int add_iface(struct model *m, const struct ft_iface_info *in)
 	f->speed_mbps = in->speed_mbps;
 	f->flags = in->flags;
 	f->tx_rate_kbps = in->tx_rate_kbps;
-	iface_info_names(in, f->name, f->netns_name, f->kind);
+	iface_info_names(in, &f->name, &f->netns_name, &f->kind);
 	return 0;
 }
 
-static int add_stats(struct model *m, const struct ft_iface_stats *s)
+static int add_stats(void *ctx, const struct ft_iface_stats *s)
 {
+	struct model *m = ctx;
 	long i = iface_get(m, s->netns, s->ifindex);
 
 	if (i < 0)
@@ -260,8 +263,9 @@ static int add_stats(struct model *m, const struct ft_iface_stats *s)
 	return 0;
 }
 
-static int add_ce_flow(struct model *m, const struct ft_ce_flow *c)
+static int add_ce_flow(void *ctx, const struct ft_ce_flow *c)
 {
+	struct model *m = ctx;
 	struct model_flow *f = flow_get(m, &c->flow);
 
 	if (!f)
@@ -273,8 +277,9 @@ static int add_ce_flow(struct model *m, const struct ft_ce_flow *c)
 	return 0;
 }
 
-static int add_lost(struct model *m, const struct ft_lost *l)
+static int add_lost(void *ctx, const struct ft_lost *l)
 {
+	struct model *m = ctx;
 	uint32_t key[2] = { l->source, l->cpu };
 	long i = mdl_kvec_get(&m->priv->lost, key, NULL);
 
@@ -308,8 +313,9 @@ static int add_lost(struct model *m, const struct ft_lost *l)
 	return 0;
 }
 
-static int add_reason(struct model *m, const struct ft_drop_reason *r)
+static int add_reason(void *ctx, const struct ft_drop_reason *r)
 {
+	struct model *m = ctx;
 	long i = mdl_kvec_get(&m->priv->reasons, &r->reason, NULL);
 
 	if (i < 0)
@@ -321,8 +327,9 @@ static int add_reason(struct model *m, const struct ft_drop_reason *r)
 	return 0;
 }
 
-static int add_probe(struct model *m, const struct ft_probe_info *pi)
+static int add_probe(void *ctx, const struct ft_probe_info *pi)
 {
+	struct model *m = ctx;
 	long i = mdl_kvec_get(&m->priv->probes, &pi->id, NULL);
 
 	if (i < 0)
@@ -339,22 +346,15 @@ static int add_probe(struct model *m, const struct ft_probe_info *pi)
 	return 0;
 }
 
-static int add_coverage(struct model *m, const struct ft_coverage *c)
+static int add_coverage(void *ctx, const struct ft_coverage *c)
 {
+	struct model *m = ctx;
 	bool created;
 	long i = mdl_kvec_get(&m->priv->coverage, &c->probe, &created);
 
 	if (i < 0)
 		return -ENOMEM;
-	struct model_coverage *e = mdl_kvec_at(&m->priv->coverage, (size_t)i);
-
-	/* one per probe at the stop, from each host of a merged capture: their
-	 * sum; known only when every host's hits were counted */
-	e->known = (created || e->known) && c->known ? 1 : 0;
-	e->hits = e->known ? e->hits + c->hits : 0;
-	e->runs += c->runs;
-	/* each host's own shortfall: one with runs over hits hides no other's */
-	e->skipped = e->known ? e->skipped + (c->hits > c->runs ? c->hits - c->runs : 0) : 0;
+	capture__cov_add(mdl_kvec_at(&m->priv->coverage, (size_t)i), created, c);
 	return 0;
 }
 
@@ -365,8 +365,9 @@ static int add_coverage(struct model *m, const struct ft_coverage *c)
 	(dst)[sizeof(dst) - 1] = '\0';                                             \
 } while (0)
 
-static int add_phase(struct model *m, const struct ft_phase *r)
+static int add_phase(void *ctx, const struct ft_phase *r)
 {
+	struct model *m = ctx;
 	struct model_phase *e = mdl_vec_push(&m->priv->phases);
 
 	if (!e)
@@ -392,8 +393,9 @@ static int add_phase(struct model *m, const struct ft_phase *r)
 	return 0;
 }
 
-static int add_req_done(struct model *m, const struct ft_req_done *r)
+static int add_req_done(void *ctx, const struct ft_req_done *r)
 {
+	struct model *m = ctx;
 	struct model_req_done *e = mdl_vec_push(&m->priv->req_dones);
 
 	if (!e)
@@ -408,8 +410,9 @@ static int add_req_done(struct model *m, const struct ft_req_done *r)
 	return 0;
 }
 
-static int add_comm_info(struct model *m, const struct ft_comm_info *r)
+static int add_comm_info(void *ctx, const struct ft_comm_info *r)
 {
+	struct model *m = ctx;
 	struct model_comm key;
 	bool created;
 	long i;
@@ -439,8 +442,9 @@ static int add_comm_info(struct model *m, const struct ft_comm_info *r)
 	return 0;
 }
 
-static int add_proc(struct model *m, const struct ft_proc *r)
+static int add_proc(void *ctx, const struct ft_proc *r)
 {
+	struct model *m = ctx;
 	bool created;
 	long i = mdl_kvec_get(&m->priv->procs, &r->pid, &created);
 
@@ -485,8 +489,9 @@ static int add_proc(struct model *m, const struct ft_proc *r)
 	return 0;
 }
 
-static int add_sock_owner(struct model *m, const struct ft_sock_owner *r)
+static int add_sock_owner(void *ctx, const struct ft_sock_owner *r)
 {
+	struct model *m = ctx;
 	struct model_owner key;
 	bool created;
 	long i;
@@ -508,8 +513,9 @@ static int add_sock_owner(struct model *m, const struct ft_sock_owner *r)
 	return 0;
 }
 
-static int add_slot(struct model *m, const struct ft_phase_slot *r)
+static int add_slot(void *ctx, const struct ft_phase_slot *r)
 {
+	struct model *m = ctx;
 	long i = mdl_kvec_get(&m->priv->slots, &r->slot, NULL);
 
 	if (i < 0)
@@ -527,27 +533,88 @@ static int add_slot(struct model *m, const struct ft_phase_slot *r)
 	return 0;
 }
 
-static int add_record(struct model *m, const struct ft_rec_hdr *rec);
+static int see_ctr_sample(void *ctx, const struct ft_ctr_sample *r)
+{
+	mdl_see_ts(ctx, r->ts_ns);
+	return 0;
+}
+
+static int add_host(void *ctx, const struct ft_host *r)
+{
+	struct model *m = ctx;
+
+	m->nhosts++;
+	m->damaged_hosts += (r->flags & FT_HOST_DAMAGED) != 0;
+	return 0;
+}
+
+static int add_end(void *ctx, const struct ft_end *r)
+{
+	struct model *m = ctx;
+
+	m->have_end = true;
+	m->end = *r;
+	return 0;
+}
+
+/* the configuration store takes its records and the merged hosts' namespaces (model_config.c) */
+static int add_config(void *ctx, const struct ft_config *r)
+{
+	return model__config_add(ctx, &r->hdr);
+}
+
+static int add_host_netns(void *ctx, const struct ft_host_netns *r)
+{
+	return model__config_add(ctx, &r->hdr);
+}
+
+/* a flight recorder's trigger: why a snapshot was taken (report_trigger.c) */
+static int add_trigger(void *ctx, const struct ft_trigger *r)
+{
+	struct model *m = ctx;
+
+	if (grow_array((void **)&m->triggers, &m->captriggers, m->ntriggers + 1, sizeof(*m->triggers)))
+		return -ENOMEM;
+	m->triggers[m->ntriggers++] = *r;
+	return 0;
+}
+
+static int add_unknown(void *ctx, const struct ft_rec_hdr *r)
+{
+	(void)r;
+	((struct model *)ctx)->unknown_records++;
+	return 0;
+}
+
+/* host identity and clocks are read elsewhere (clockinfo.c); counters in model_counters.c */
+static const struct capture_visitor add_visitor = {
+	.iface_bin = add_bin, .qdisc_bin = add_qbin, .drop = add_drop, .retrans = add_retrans,
+	.cong_state = add_cong, .tcp_sample = add_sample, .phase = add_phase,
+	.req_done = add_req_done, .comm_info = add_comm_info, .proc = add_proc,
+	.sock_owner = add_sock_owner, .phase_slot = add_slot, .iface = add_iface,
+	.iface_stats = add_stats, .ce_flow = add_ce_flow, .lost = add_lost,
+	.drop_reason = add_reason, .probe = add_probe, .coverage = add_coverage,
+	.ctr_sample = see_ctr_sample, .config = add_config, .trigger = add_trigger, .host = add_host,
+	.host_netns = add_host_netns, .end = add_end, .unknown = add_unknown,
+};
+
+/* One record, checked, into the model. */
+static int add_record(struct model *m, const struct ft_rec_hdr *rec)
+{
+	int ret = capture__dispatch(&add_visitor, m, rec);
+
+	return ret ? ret : model_ctr__add(m->priv->ctr, rec);
+}
 
 int model__add(struct model *m, const struct ft_rec_hdr *rec)
 {
-	size_t need;
-
 	if (!m || !rec)
 		return -EINVAL;
 	if (m->finished)
 		return -EBUSY;
-	if (rec->size < sizeof(*rec))
-		return -EINVAL;
-	/* the record's size as this build writes it (capture.c's one table) */
-	need = capture__rec_size(rec->type);
-	if (!need) {
-		m->records++;
-		m->unknown_records++;
-		return 0;
-	}
-	/* Larger is accepted: a newer writer may append fields. */
-	if (rec->size < need)
+	/* the one check of a record against its type (records.h); larger is
+	 * accepted: a newer writer may append fields */
+	if (capture__rec_check(rec, NULL, 0))
 		return -EINVAL;
 	m->records++;
 	if (m->opts.window) {
@@ -557,55 +624,6 @@ int model__add(struct model *m, const struct ft_rec_hdr *rec)
 			return keep;
 	}
 	return add_record(m, rec);
-}
-
-/* One record of a known type, of at least its size, into the model. */
-static int add_record(struct model *m, const struct ft_rec_hdr *rec)
-{
-	switch (rec->type) {
-	case FT_REC_IFACE_BIN: return add_bin(m, (const void *)rec);
-	case FT_REC_QDISC_BIN: return add_qbin(m, (const void *)rec);
-	case FT_REC_DROP: return add_drop(m, (const void *)rec);
-	case FT_REC_RETRANS: return add_retrans(m, (const void *)rec);
-	case FT_REC_CONG_STATE: return add_cong(m, (const void *)rec);
-	case FT_REC_TCP_SAMPLE: return add_sample(m, (const void *)rec);
-	case FT_REC_PHASE: return add_phase(m, (const void *)rec);
-	case FT_REC_REQ_DONE: return add_req_done(m, (const void *)rec);
-	case FT_REC_COMM_INFO: return add_comm_info(m, (const void *)rec);
-	case FT_REC_PROC: return add_proc(m, (const void *)rec);
-	case FT_REC_SOCK_OWNER: return add_sock_owner(m, (const void *)rec);
-	case FT_REC_PHASE_SLOT: return add_slot(m, (const void *)rec);
-	case FT_REC_IFACE: return add_iface(m, (const void *)rec);
-	case FT_REC_IFACE_STATS: return add_stats(m, (const void *)rec);
-	case FT_REC_CE_FLOW: return add_ce_flow(m, (const void *)rec);
-	case FT_REC_LOST: return add_lost(m, (const void *)rec);
-	case FT_REC_DROP_REASON: return add_reason(m, (const void *)rec);
-	case FT_REC_PROBE: return add_probe(m, (const void *)rec);
-	case FT_REC_COVERAGE: return add_coverage(m, (const void *)rec);
-	case FT_REC_CTR_SAMPLE:
-		mdl_see_ts(m, ((const struct ft_ctr_sample *)rec)->ts_ns);
-		return model_ctr__add(m->priv->ctr, rec);
-	case FT_REC_RDMA_PORT:
-	case FT_REC_CTR_GROUP:
-	case FT_REC_CTR_NAME:
-	case FT_REC_SAMPLER:
-		return model_ctr__add(m->priv->ctr, rec);
-	case FT_REC_HOST:
-		m->nhosts++;
-		m->damaged_hosts += (((const struct ft_host *)rec)->flags & FT_HOST_DAMAGED) != 0;
-		return 0;
-	case FT_REC_TRIGGER:
-		if (grow_array((void **)&m->triggers, &m->captriggers, m->ntriggers + 1, sizeof(*m->triggers)))
-			return -ENOMEM;
-		m->triggers[m->ntriggers++] = *(const struct ft_trigger *)(const void *)rec;
-		return 0;
-	case FT_REC_END:
-		m->have_end = true;
-		m->end = *(const struct ft_end *)rec;
-		return 0;
-	default:
-		return 0; /* known, read elsewhere (host identity and clocks: clockinfo.c) */
-	}
 }
 
 int mdl_add_held(struct model *m)

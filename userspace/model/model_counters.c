@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "rdma/counters.h"
+#include "userspace/capture/records.h"
 #include "userspace/model/model_counters.h"
 #include "lib/util.h"
 
@@ -73,11 +74,10 @@ void model_ctr__free(struct ctr_load *c)
 	free(c);
 }
 
-/* The group with id ID, created empty on first mention (ids are small and dense). */
+/* The group with id ID, created empty on first mention (ids are small and
+ * dense: below CAPTURE_MAX_CTR_GROUP, records.h checks). */
 static long group_slot(struct ctr_load *c, uint32_t id)
 {
-	if (id >= (1u << 20))
-		return -EINVAL;
 	if (id >= c->ngroups) {
 		/* both arrays are exactly ngroups long: grow them alike */
 		size_t cap[2] = { c->ngroups, c->ngroups };
@@ -100,8 +100,9 @@ static void copy_str(char *dst, size_t n, const char *src, size_t srcn)
 	dst[l] = 0;
 }
 
-static int add_port(struct ctr_load *c, const struct ft_rdma_port *r)
+static int add_port(void *ctx, const struct ft_rdma_port *r)
 {
+	struct ctr_load *c = ctx;
 	struct model_rdma_port *p;
 
 	if (grow_array((void **)&c->ports, &c->cap_ports, c->nports + 1, sizeof(*c->ports)))
@@ -119,8 +120,9 @@ static int add_port(struct ctr_load *c, const struct ft_rdma_port *r)
 	return 0;
 }
 
-static int add_group(struct ctr_load *c, const struct ft_ctr_group *r)
+static int add_group(void *ctx, const struct ft_ctr_group *r)
 {
+	struct ctr_load *c = ctx;
 	long i = group_slot(c, r->group);
 	struct model_ctr_group *g;
 	struct grp_load *gl;
@@ -131,8 +133,6 @@ static int add_group(struct ctr_load *c, const struct ft_ctr_group *r)
 	gl = &c->gl[i];
 	if (gl->have_rec)
 		return 0;   /* a group is described once; a repeat changes nothing */
-	if (r->ncounters > 65536)
-		return -EINVAL;
 	gl->series_of = malloc(sizeof(*gl->series_of) * (r->ncounters ? r->ncounters : 1));
 	if (!gl->series_of)
 		return -ENOMEM;
@@ -151,8 +151,9 @@ static int add_group(struct ctr_load *c, const struct ft_ctr_group *r)
 	return 0;
 }
 
-static int add_name(struct ctr_load *c, const struct ft_ctr_name *r)
+static int add_name(void *ctx, const struct ft_ctr_name *r)
 {
+	struct ctr_load *c = ctx;
 	struct model_ctr_series *s;
 	struct grp_load *gl;
 
@@ -183,15 +184,14 @@ static int push_point(struct ctr_load *c, const struct model_ctr_point *pt)
 	return 0;
 }
 
-static int add_sample(struct ctr_load *c, const struct ft_ctr_sample *r)
+static int add_sample(void *ctx, const struct ft_ctr_sample *r)
 {
+	struct ctr_load *c = ctx;
 	const uint64_t *vals = (const uint64_t *)(r + 1);
 	struct model_ctr_group *g;
 	struct grp_load *gl;
 	uint32_t n = r->n;
 
-	if ((size_t)r->hdr.size < sizeof(*r) + (size_t)n * sizeof(uint64_t))
-		return -EINVAL;
 	if (r->group >= c->ngroups || !c->gl[r->group].have_rec) {
 		c->orphan_samples++;
 		return 0;
@@ -259,8 +259,9 @@ static int add_sample(struct ctr_load *c, const struct ft_ctr_sample *r)
 	return 0;
 }
 
-static int add_event(struct ctr_load *c, const struct ft_sampler_event *r)
+static int add_event(void *ctx, const struct ft_sampler_event *r)
 {
+	struct ctr_load *c = ctx;
 	if (grow_array((void **)&c->evs, &c->cap_evs, c->nevs + 1, sizeof(*c->evs)))
 		return -ENOMEM;
 	c->evs[c->nevs].rec = *r;
@@ -271,14 +272,12 @@ static int add_event(struct ctr_load *c, const struct ft_sampler_event *r)
 
 int model_ctr__add(struct ctr_load *c, const struct ft_rec_hdr *rec)
 {
-	switch (rec->type) {
-	case FT_REC_RDMA_PORT: return add_port(c, (const void *)rec);
-	case FT_REC_CTR_GROUP: return add_group(c, (const void *)rec);
-	case FT_REC_CTR_NAME: return add_name(c, (const void *)rec);
-	case FT_REC_CTR_SAMPLE: return add_sample(c, (const void *)rec);
-	case FT_REC_SAMPLER: return add_event(c, (const void *)rec);
-	default: return 0;
-	}
+	static const struct capture_visitor v = {
+		.rdma_port = add_port, .ctr_group = add_group, .ctr_name = add_name,
+		.ctr_sample = add_sample, .sampler_event = add_event,
+	};
+
+	return capture__dispatch(&v, c, rec);
 }
 
 /* ---- finish ---- */

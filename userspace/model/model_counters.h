@@ -94,6 +94,8 @@ struct ctr_load;
 
 struct ctr_load *model_ctr__new(void);
 void model_ctr__free(struct ctr_load *c);
+/* One record, checked against its type (records.h); other types than the
+ * sampler's are left alone.  0, -ENOMEM. */
 int model_ctr__add(struct ctr_load *c, const struct ft_rec_hdr *rec);
 /*
  * Sort, index, derive rates and spikes (at >= SPIKE_RATE per second) into

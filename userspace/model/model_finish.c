@@ -106,8 +106,7 @@ static int cmp_probe(const void *a, const void *b)
 
 static int cmp_coverage(const void *a, const void *b)
 {
-	return cmp_u32(((const struct model_coverage *)a)->probe,
-		       ((const struct model_coverage *)b)->probe);
+	return cmp_u32(((const struct capture_cov *)a)->probe, ((const struct capture_cov *)b)->probe);
 }
 
 
@@ -160,7 +159,7 @@ int model__finish(struct model *m)
 		return 0;
 	p = m->priv;
 	err = mdl_add_held(m);
-	if (err)
+	if (err || (err = model_config__finish(m->config)))
 		return err;
 	err = -ENOMEM;
 
@@ -322,17 +321,12 @@ int model__finish(struct model *m)
 		qsort(m->probes, m->nprobes, sizeof(*m->probes), cmp_probe);
 
 	/* coverage: tracepoint hits the programs did not see, kept apart from lost_total */
-	m->coverage = (struct model_coverage *)p->coverage.items;
+	m->coverage = (struct capture_cov *)p->coverage.items;
 	m->ncoverage = p->coverage.n;
 	if (m->ncoverage)
 		qsort(m->coverage, m->ncoverage, sizeof(*m->coverage), cmp_coverage);
-	for (size_t i = 0; i < m->ncoverage; i++) {
-		struct model_coverage *c = &m->coverage[i];
-
-		c->skipped = c->known ? c->skipped : 0; /* summed per host in add_coverage */
-		m->skipped_runs += c->skipped;
-		m->coverage_unknown += !c->known;
-	}
+	m->coverage_state = capture__cov_state(m->coverage, m->ncoverage, &m->skipped_runs,
+					       &m->coverage_unknown);
 
 	for (size_t i = 0; i < ni; i++)
 		mdl_conserve(m, &ifs[i]);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "userspace/capture/probe_name.h"
 #include "userspace/model/model.h"
 #include "userspace/model/model_priv.h"
 
@@ -99,11 +100,12 @@ const struct model_proc *model__proc(const struct model *m, uint32_t pid)
 
 const char *model__probe_name(const struct model *m, uint32_t id, char *buf, size_t len)
 {
-	for (size_t i = 0; i < m->nprobes; i++)
-		if (m->probes[i].id == id && m->probes[i].name[0])
-			return m->probes[i].name;
-	snprintf(buf, len, "probe %u", id);
-	return buf;
+	const char *recorded = NULL;
+
+	for (size_t i = 0; i < m->nprobes && !recorded; i++)
+		if (m->probes[i].id == id)
+			recorded = m->probes[i].name;
+	return capture__probe_name(id, recorded, buf, len);
 }
 
 const char *model__trigger_name(unsigned trigger)

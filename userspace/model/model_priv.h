@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "userspace/model/model.h"
+#include "userspace/model/model_config.h"
 #include "userspace/model/model_counters.h"
 
 /* ---- keyed vector ---- */

@@ -201,7 +201,7 @@ struct model *model__new(const struct ft_file_header *hdr, const struct model_op
 	mdl_kvec_init(&p->cong, sizeof(struct model_cong_pair), 2);
 	mdl_kvec_init(&p->reasons, sizeof(struct reason_name), 4);
 	mdl_kvec_init(&p->probes, sizeof(struct model_probe), 4);
-	mdl_kvec_init(&p->coverage, sizeof(struct model_coverage), 4);
+	mdl_kvec_init(&p->coverage, sizeof(struct capture_cov), 4);
 	mdl_kvec_init(&p->slots, sizeof(struct model_slot), 4);
 	mdl_kvec_init(&p->comms, sizeof(struct model_comm), 16);
 	mdl_kvec_init(&p->procs, sizeof(struct model_proc), 4);
@@ -249,6 +249,7 @@ void model__free(struct model *m)
 		return;
 	/* the public arrays alias the kvec items and the raw arrays */
 	priv_free(m->priv);
+	model_config__free(m->config);
 	free(m->bursts);
 	free(m->rtx_events);
 	free(m->drop_events);

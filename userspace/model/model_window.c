@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "userspace/capture/records.h"
 #include "userspace/model/model.h"
 #include "userspace/model/model_priv.h"
 
@@ -82,15 +83,36 @@ static int release(struct model *m, struct mdl_held_ctr *h, mdl_add_fn add)
 	return ret;
 }
 
-static int counter_sample(struct model *m, const struct ft_ctr_sample *r, uint64_t from, uint64_t to,
-			  mdl_add_fn add)
+/* The window of one mdl_window_keep(): its visitor's context. */
+struct win {
+	struct model *m;
+	mdl_add_fn add;
+	uint64_t from, to;
+};
+
+/* What the window's callbacks return: 0 keeps the record, WIN_OUT leaves it out, < 0 an error. */
+#define WIN_OUT 1
+
+static int outside(const struct win *w, uint64_t a, uint64_t b)
 {
+	if (b >= w->from && a < w->to)
+		return 0;
+	mdl_see_ts(w->m, b);
+	return WIN_OUT;
+}
+
+static int counter_sample(void *ctx, const struct ft_ctr_sample *r)
+{
+	const struct win *w = ctx;
+	struct model *m = w->m;
 	struct mdl_held_ctr *h = held_ctr(&m->priv->win, r->group);
 	int ret;
 
-	if (r->ts_ns < from) { /* the latest one before the window replaces the one held */
+	if (r->ts_ns < w->from || r->ts_ns >= w->to)
+		mdl_see_ts(m, r->ts_ns);
+	if (r->ts_ns < w->from) { /* the latest one before the window replaces the one held */
 		if (!h)
-			return 0;
+			return WIN_OUT;
 		void *copy = malloc(r->hdr.size);
 
 		if (!copy)
@@ -98,61 +120,64 @@ static int counter_sample(struct model *m, const struct ft_ctr_sample *r, uint64
 		memcpy(copy, r, r->hdr.size);
 		free(h->rec);
 		h->rec = copy;
-		return 0;
+		return WIN_OUT;
 	}
 	if (h && h->closed)
-		return 0;
-	if (h && (ret = release(m, h, add)))
+		return WIN_OUT;
+	if (h && (ret = release(m, h, w->add)))
 		return ret;
-	if (r->ts_ns >= to && h)
+	if (r->ts_ns >= w->to && h)
 		h->closed = true; /* the first at or after the end closes the last interval */
-	return 1;
+	return 0;
 }
+
+static int phase(void *ctx, const struct ft_phase *r)
+{
+	const struct win *w = ctx;
+	uint64_t a = r->start_ns, b = r->end_ns > a ? r->end_ns : a;
+
+	if (b < w->from && (r->flags & (FT_PHASE_MARK_BEGIN | FT_PHASE_MARK_END))) {
+		int ret;
+
+		mdl_see_ts(w->m, b);
+		ret = marker_before(&w->m->priv->win, r);
+		return ret ? ret : WIN_OUT;
+	}
+	return outside(w, a, b);
+}
+
+static int lost(void *ctx, const struct ft_lost *r)
+{
+	const struct win *w = ctx;
+
+	if (r->ts_ns < w->to)
+		return 0;
+	mdl_see_ts(w->m, r->ts_ns);
+	return WIN_OUT;
+}
+
+/* Events kept only inside the window, by their one time (records.h's field map). */
+#define WIN_TIMED (1ull << FT_REC_IFACE_BIN | 1ull << FT_REC_QDISC_BIN | 1ull << FT_REC_DROP |   \
+		   1ull << FT_REC_RETRANS | 1ull << FT_REC_CONG_STATE | 1ull << FT_REC_TCP_SAMPLE | \
+		   1ull << FT_REC_REQ_DONE)
 
 int mdl_window_keep(struct model *m, const struct ft_rec_hdr *rec, mdl_add_fn add)
 {
-	uint64_t from = m->capture_start_ns + m->opts.window_from_ns, a, b;
-	uint64_t to = m->opts.window_to_ns > m->opts.window_from_ns ? m->capture_start_ns + m->opts.window_to_ns
-								     : UINT64_MAX;
+	static const struct capture_visitor v = { .ctr_sample = counter_sample, .phase = phase, .lost = lost };
+	struct win w = { .m = m, .add = add, .from = m->capture_start_ns + m->opts.window_from_ns };
+	int ret;
 
-	switch (rec->type) {
-	case FT_REC_IFACE_BIN: a = b = ((const struct ft_iface_bin *)rec)->start_ns; break;
-	case FT_REC_QDISC_BIN: a = b = ((const struct ft_qdisc_bin *)rec)->start_ns; break;
-	case FT_REC_DROP: a = b = ((const struct ft_drop *)rec)->ts_ns; break;
-	case FT_REC_RETRANS: a = b = ((const struct ft_retrans *)rec)->ts_ns; break;
-	case FT_REC_CONG_STATE: a = b = ((const struct ft_cong_state *)rec)->ts_ns; break;
-	case FT_REC_TCP_SAMPLE: a = b = ((const struct ft_tcp_sample *)rec)->ts_ns; break;
-	case FT_REC_REQ_DONE: a = b = ((const struct ft_req_done *)rec)->ts_ns; break;
-	case FT_REC_CTR_SAMPLE: {
-		const struct ft_ctr_sample *s = (const void *)rec;
+	w.to = m->opts.window_to_ns > m->opts.window_from_ns ? m->capture_start_ns + m->opts.window_to_ns
+							      : UINT64_MAX;
+	if (rec->type < CAPTURE_REC_TYPES && ((WIN_TIMED >> rec->type) & 1)) {
+		uint64_t t[2];
 
-		if (s->ts_ns < from || s->ts_ns >= to)
-			mdl_see_ts(m, s->ts_ns);
-		return counter_sample(m, s, from, to, add);
+		capture__rec_times(rec, t);
+		ret = outside(&w, t[0], t[0]);
+	} else {
+		ret = capture__dispatch(&v, &w, rec); /* the rest: always kept */
 	}
-	case FT_REC_PHASE: {
-		const struct ft_phase *p = (const void *)rec;
-
-		a = p->start_ns;
-		b = p->end_ns > a ? p->end_ns : a;
-		if (b < from && (p->flags & (FT_PHASE_MARK_BEGIN | FT_PHASE_MARK_END))) {
-			mdl_see_ts(m, b);
-			return marker_before(&m->priv->win, p);
-		}
-		break;
-	}
-	case FT_REC_LOST:
-		b = ((const struct ft_lost *)rec)->ts_ns;
-		if (b >= to)
-			mdl_see_ts(m, b);
-		return b < to;
-	default:
-		return 1;
-	}
-	if (b >= from && a < to)
-		return 1;
-	mdl_see_ts(m, b);
-	return 0;
+	return ret < 0 ? ret : ret != WIN_OUT;
 }
 
 int mdl_window_flush(struct model *m, mdl_add_fn add)

@@ -12,6 +12,8 @@
 
 #include "lib/hash.h"
 #include "lib/util.h"
+#include "probes/cfg_rec.h"
+#include "userspace/capture/records.h"
 #include "userspace/record/flight_cache.h"
 
 struct centry {
@@ -39,8 +41,12 @@ struct flight_cache {
 static const uint16_t replay_order[] = {
 	FT_REC_HOST_ID, FT_REC_CLOCK, FT_REC_PROBE, FT_REC_DROP_REASON, FT_REC_PHASE_SLOT,
 	FT_REC_IFACE, FT_REC_RDMA_PORT, FT_REC_CTR_GROUP, FT_REC_CTR_NAME, FT_REC_CTR_SAMPLE,
-	FT_REC_PROC, FT_REC_COMM_INFO, FT_REC_SOCK_OWNER,
+	FT_REC_PROC, FT_REC_COMM_INFO, FT_REC_SOCK_OWNER, FT_REC_CONFIG,
 };
+
+/* Repeated as they stand when the segment begins: dated at its start. */
+#define REPLAY_DATED (1ull << FT_REC_PROC | 1ull << FT_REC_COMM_INFO | 1ull << FT_REC_SOCK_OWNER | \
+		      1ull << FT_REC_CONFIG)
 
 int flight_cache__new(struct flight_cache **c)
 {
@@ -215,101 +221,133 @@ static void proc_born(struct flight_cache *c, uint32_t pid)
 			kill_entry(c, &c->e[i]);
 }
 
+static int note_host_id(void *ctx, const struct ft_host_id *r)
+{
+	return upsert(ctx, r->hdr.type, 0, 0, 0, &r->hdr);
+}
+
+static int note_clock(void *ctx, const struct ft_clock *r)
+{
+	((struct flight_cache *)ctx)->daemons = r->daemons; /* a segment gets a fresh pair */
+	return 0;
+}
+
+static int note_probe(void *ctx, const struct ft_probe_info *r)
+{
+	return upsert(ctx, r->hdr.type, 0, r->id, 0, &r->hdr);
+}
+
+static int note_drop_reason(void *ctx, const struct ft_drop_reason *r)
+{
+	return upsert(ctx, r->hdr.type, 0, r->reason, 0, &r->hdr);
+}
+
+static int note_phase_slot(void *ctx, const struct ft_phase_slot *r)
+{
+	return upsert(ctx, r->hdr.type, 0, r->slot, 0, &r->hdr);
+}
+
+static int note_iface(void *ctx, const struct ft_iface_info *r)
+{
+	return upsert(ctx, r->hdr.type, 0, (uint64_t)r->netns << 32 | r->ifindex, 0, &r->hdr);
+}
+
+static int note_rdma_port(void *ctx, const struct ft_rdma_port *r)
+{
+	return upsert(ctx, r->hdr.type, 0, r->port_id, 0, &r->hdr);
+}
+
+static int note_ctr_group(void *ctx, const struct ft_ctr_group *r)
+{
+	return upsert(ctx, r->hdr.type, 0, r->group, 0, &r->hdr);
+}
+
+static int note_ctr_name(void *ctx, const struct ft_ctr_name *r)
+{
+	return upsert(ctx, r->hdr.type, 0, (uint64_t)r->group << 32 | r->index, 0, &r->hdr);
+}
+
+static int note_ctr_sample(void *ctx, const struct ft_ctr_sample *r)
+{
+	return upsert(ctx, r->hdr.type, 0, r->group, 0, &r->hdr);
+}
+
+static int note_proc(void *ctx, const struct ft_proc *r)
+{
+	if (r->event == FT_PROC_EXIT) {
+		proc_gone(ctx, r->pid);
+		return 0;
+	}
+	if (r->event == FT_PROC_FORK)
+		proc_born(ctx, r->pid);
+	return upsert(ctx, r->hdr.type, r->pid, r->pid, 0, &r->hdr);
+}
+
+static int note_comm_info(void *ctx, const struct ft_comm_info *r)
+{
+	return upsert(ctx, r->hdr.type, r->pid, (uint64_t)r->pid << 32 | r->slot, r->comm, &r->hdr);
+}
+
+static int note_sock_owner(void *ctx, const struct ft_sock_owner *r)
+{
+	return upsert(ctx, r->hdr.type, r->pid, r->pid, fnv1a(FNV1A_SEED, &r->flow, sizeof(r->flow)), &r->hdr);
+}
+
+/*
+ * A setting the recording runs under, by its object and key as the model
+ * tells settings apart (model_config.c): the latest value.  A rank's
+ * belongs to its process; a socket's is left to the segments that saw it
+ * (sockets come and go, and nothing says when one closed).
+ */
+static int note_config(void *ctx, const struct ft_config *r)
+{
+	const char *key, *value;
+	uint64_t k0;
+
+	if (r->scope == FT_CFG_FLOW || cfgrec__parse(&r->hdr, &key, &value))
+		return 0;
+	k0 = fnv1a(FNV1A_SEED, &r->scope, sizeof(r->scope));
+	k0 = fnv1a(k0, &r->netns, sizeof(r->netns));
+	k0 = fnv1a(k0, &r->id, sizeof(r->id));
+	k0 = fnv1a(k0, &r->handle, sizeof(r->handle));
+	if (r->scope != FT_CFG_RANK) /* a process is its pid: its name changes when it execs */
+		k0 = fnv1a(k0, r->object, strnlen(r->object, sizeof(r->object)));
+	return upsert(ctx, r->hdr.type, r->scope == FT_CFG_RANK ? r->id : 0, k0, fnv1a(FNV1A_SEED, key, strlen(key)),
+		      &r->hdr);
+}
+
+/* the types a segment repeats (replay_order), and the clock's daemons */
+static const struct capture_visitor note_visitor = {
+	.host_id = note_host_id, .clock = note_clock, .probe = note_probe,
+	.drop_reason = note_drop_reason, .phase_slot = note_phase_slot, .iface = note_iface,
+	.rdma_port = note_rdma_port, .ctr_group = note_ctr_group, .ctr_name = note_ctr_name,
+	.ctr_sample = note_ctr_sample, .proc = note_proc, .comm_info = note_comm_info,
+	.sock_owner = note_sock_owner, .config = note_config,
+};
+
 int flight_cache__note(struct flight_cache *c, const struct ft_rec_hdr *rec)
 {
-	const void *r = rec;
-	int rc;
+	int rc = capture__visit(&note_visitor, c, rec);
 
-	switch (rec->type) {
-	case FT_REC_HOST_ID:
-		rc = upsert(c, rec->type, 0, 0, 0, rec);
-		break;
-	case FT_REC_CLOCK:
-		c->daemons = ((const struct ft_clock *)r)->daemons;
-		return 0;
-	case FT_REC_PROBE:
-		rc = upsert(c, rec->type, 0, ((const struct ft_probe_info *)r)->id, 0, rec);
-		break;
-	case FT_REC_DROP_REASON:
-		rc = upsert(c, rec->type, 0, ((const struct ft_drop_reason *)r)->reason, 0, rec);
-		break;
-	case FT_REC_PHASE_SLOT:
-		rc = upsert(c, rec->type, 0, ((const struct ft_phase_slot *)r)->slot, 0, rec);
-		break;
-	case FT_REC_IFACE: {
-		const struct ft_iface_info *f = r;
-
-		rc = upsert(c, rec->type, 0, (uint64_t)f->netns << 32 | f->ifindex, 0, rec);
-		break;
-	}
-	case FT_REC_RDMA_PORT:
-		rc = upsert(c, rec->type, 0, ((const struct ft_rdma_port *)r)->port_id, 0, rec);
-		break;
-	case FT_REC_CTR_GROUP:
-		rc = upsert(c, rec->type, 0, ((const struct ft_ctr_group *)r)->group, 0, rec);
-		break;
-	case FT_REC_CTR_NAME: {
-		const struct ft_ctr_name *n = r;
-
-		rc = upsert(c, rec->type, 0, (uint64_t)n->group << 32 | n->index, 0, rec);
-		break;
-	}
-	case FT_REC_CTR_SAMPLE:
-		rc = upsert(c, rec->type, 0, ((const struct ft_ctr_sample *)r)->group, 0, rec);
-		break;
-	case FT_REC_PROC: {
-		const struct ft_proc *p = r;
-
-		if (p->event == FT_PROC_EXIT) {
-			proc_gone(c, p->pid);
-			return 0;
-		}
-		if (p->event == FT_PROC_FORK)
-			proc_born(c, p->pid);
-		rc = upsert(c, rec->type, p->pid, p->pid, 0, rec);
-		break;
-	}
-	case FT_REC_COMM_INFO: {
-		const struct ft_comm_info *ci = r;
-
-		rc = upsert(c, rec->type, ci->pid, (uint64_t)ci->pid << 32 | ci->slot, ci->comm, rec);
-		break;
-	}
-	case FT_REC_SOCK_OWNER: {
-		const struct ft_sock_owner *o = r;
-
-		rc = upsert(c, rec->type, o->pid, o->pid, fnv1a(FNV1A_SEED, &o->flow, sizeof(o->flow)), rec);
-		break;
-	}
-	default:
-		return 0;
-	}
-	if (rc)
+	if (rc == -ENOMEM)
 		c->dropped++;
 	return rc;
 }
 
-/* A copy of E's record as the new segment repeats it. */
+/* A copy of E's record as the new segment repeats it: a process's records
+ * and the settings are dated AT_NS, a proc is existing then. */
 static const struct ft_rec_hdr *replayed(struct flight_cache *c, const struct centry *e, uint64_t at_ns)
 {
+	uint16_t at = capture__rec_fields(e->type)->time[0];
+
 	memcpy(c->buf, e->rec, e->rec->size);
-	switch (e->type) {
-	case FT_REC_PROC: {
+	if (((REPLAY_DATED >> e->type) & 1) && at)
+		memcpy(c->buf + at, &at_ns, sizeof(at_ns));
+	if (e->type == FT_REC_PROC) {
 		struct ft_proc *p = (void *)c->buf;
 
-		p->ts_ns = at_ns;           /* running when the segment began */
 		p->event = FT_PROC_EXISTING;
 		p->exit_code = 0;
-		break;
-	}
-	case FT_REC_COMM_INFO:
-		((struct ft_comm_info *)(void *)c->buf)->ts_ns = at_ns;
-		break;
-	case FT_REC_SOCK_OWNER:
-		((struct ft_sock_owner *)(void *)c->buf)->ts_ns = at_ns;
-		break;
-	default:
-		break;
 	}
 	return (const struct ft_rec_hdr *)(const void *)c->buf;
 }

@@ -10,7 +10,8 @@
  *   rdma_port, ctr_group, ctr_name, the last ctr_sample of each group (the
  *   base its next sample's growth is counted from), then the processes
  *   still followed (proc, as existing at the segment's start), their
- *   comm_info (ranks, sizes, job) and sock_owner records.
+ *   comm_info (ranks, sizes, job) and sock_owner records, and the latest
+ *   value of every setting (config) but the sockets'.
  *
  * Memory is bounded: at most FLIGHT_CACHE_MAX records; those of a process
  * that exited are dropped at the next segment.
@@ -29,8 +30,10 @@ struct flight_cache;
 
 int flight_cache__new(struct flight_cache **c);
 void flight_cache__free(struct flight_cache *c);
-/* Note one record of the recording.  0, or -ENOMEM (the record is then
- * not repeated; flight_cache__dropped() counts them). */
+/* Note one record of the recording (through the record visitor,
+ * userspace/capture/records.h).  0; -ENOMEM: the record is not repeated
+ * (flight_cache__dropped() counts them); -EINVAL: a damaged record,
+ * shorter than its type's struct, is not kept either. */
 int flight_cache__note(struct flight_cache *c, const struct ft_rec_hdr *rec);
 uint64_t flight_cache__dropped(const struct flight_cache *c);
 /* Clock daemons the recording's clock records named (for a fresh pair). */

@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "lib/util.h"
+#include "userspace/capture/records.h"
 #include "userspace/record/flight_file.h"
 
 int flight_file__create(struct flight_file *ff, const char *path, const struct ft_file_header *hdr,
@@ -42,25 +43,13 @@ int flight_file__create(struct flight_file *ff, const char *path, const struct f
 
 uint64_t flight_rec_ts(const struct ft_rec_hdr *rec)
 {
-	const uint8_t *p = (const uint8_t *)rec;
-	uint64_t t;
+	uint64_t t[2];
 
-	switch (rec->type) {
-	case FT_REC_IFACE_BIN: case FT_REC_QDISC_BIN: case FT_REC_DROP: case FT_REC_RETRANS:
-	case FT_REC_CONG_STATE: case FT_REC_TCP_SAMPLE: case FT_REC_PHASE: case FT_REC_REQ_DONE:
-	case FT_REC_COMM_INFO: case FT_REC_PROC: case FT_REC_SOCK_OWNER: case FT_REC_IFACE_STATS:
-	case FT_REC_LOST: case FT_REC_CTR_SAMPLE: case FT_REC_SAMPLER: case FT_REC_CLOCK:
-	case FT_REC_END:
-		/* every one of these has its time (ts_ns, start_ns, mono_ns) first */
-		memcpy(&t, p + sizeof(*rec), sizeof(t));
-		return t;
-	case FT_REC_CE_FLOW: /* first_ns is since the recorder started: its last mark places it */
-		return ((const struct ft_ce_flow *)(const void *)rec)->last_ns;
-	case FT_REC_TRIGGER: /* mono_ns may be asked for in the past (--at) */
-		return ((const struct ft_trigger *)(const void *)rec)->received_ns;
-	default:
+	if (capture__rec_check(rec, NULL, 0) || !capture__rec_times(rec, t))
 		return 0;
-	}
+	/* the later time places these: a CE flow's first_ns is since the
+	 * recorder started, a trigger's moment may be asked for in the past (--at) */
+	return rec->type == FT_REC_CE_FLOW || rec->type == FT_REC_TRIGGER ? t[1] : t[0];
 }
 
 int flight_file__append(struct flight_file *ff, const struct ft_rec_hdr *rec)

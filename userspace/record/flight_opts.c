@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/opt.h"
 #include "lib/util.h"
 #include "userspace/record/flight.h"
 #include "userspace/record/flight_control.h"
@@ -45,7 +46,8 @@ static int parse_switch(struct flight_opts *o, const char *arg)
 		o->seg_bytes = v;
 		return 1;
 	}
-	ft_err("record: bad --switch-output '%s'; a time (10s, 2m) or a size of 16k or more (64M, 1G)", arg);
+	ft_err_bad_value("record", "--switch-output", arg, "a time or a size",
+			 "e.g. 10s, 2m or a size of 16k or more (64M, 1G)");
 	return -1;
 }
 
@@ -56,8 +58,7 @@ static int dur(const char *opt, const char *arg, bool zero_ok, uint64_t *out)
 		return 1;
 	}
 	if (parse_duration(arg, SEC, out)) {
-		ft_err("record: bad --%s '%s'; use a duration such as 30s, 500ms, 5m%s", opt, arg,
-		       zero_ok ? " (0: none)" : "");
+		ft_err_bad_value("record", opt, arg, "a duration", "e.g. 30s, 500ms, 5m%s", zero_ok ? " (0: none)" : "");
 		return -1;
 	}
 	return 1;
@@ -74,14 +75,14 @@ int flight_opts__parse(struct flight_opts *o, int c, const char *arg)
 	case FOPT_MAX_FILES:
 		o->on = true;
 		if (parse_long(arg, 2, 1000000, &n)) {
-			ft_err("record: bad --switch-max-files '%s'; a number of segments, 2 or more", arg);
+			ft_err_bad_value("record", "--switch-max-files", arg, "a number of segments", "2 or more");
 			return -1;
 		}
 		o->lim.max_files = (uint32_t)n;
 		return 1;
 	case FOPT_KEEP:
 		o->on = true;
-		return dur("keep", arg, true, &o->lim.keep_ns);
+		return dur("--keep", arg, true, &o->lim.keep_ns);
 	case FOPT_KEEP_SIZE:
 		o->on = true;
 		if (!strcmp(arg, "0")) {
@@ -89,22 +90,23 @@ int flight_opts__parse(struct flight_opts *o, int c, const char *arg)
 			return 1;
 		}
 		if (parse_size(arg, &o->lim.keep_bytes) || o->lim.keep_bytes < (64u << 10)) {
-			ft_err("record: bad --keep-size '%s'; a size of 64k or more (e.g. 2G), or 0 for no bound", arg);
+			ft_err_bad_value("record", "--keep-size", arg, "a size of 64k or more",
+					 "e.g. 2G, or 0 for no bound");
 			return -1;
 		}
 		return 1;
 	case FOPT_PRE:
 		o->snap_opt = true;
-		return dur("snapshot-pre", arg, true, &o->pol.pre_ns);
+		return dur("--snapshot-pre", arg, true, &o->pol.pre_ns);
 	case FOPT_POST:
 		o->snap_opt = true;
-		return dur("snapshot-post", arg, true, &o->pol.post_ns);
+		return dur("--snapshot-post", arg, true, &o->pol.post_ns);
 	case FOPT_SNAP_MAX:
 		o->snap_opt = true;
-		return dur("snapshot-max", arg, false, &o->pol.max_ns);
+		return dur("--snapshot-max", arg, false, &o->pol.max_ns);
 	case FOPT_COOLDOWN:
 		o->snap_opt = true;
-		return dur("snapshot-cooldown", arg, true, &o->pol.cooldown_ns);
+		return dur("--snapshot-cooldown", arg, true, &o->pol.cooldown_ns);
 	case FOPT_POLICY:
 		o->snap_opt = true;
 		if (!strcmp(arg, "all")) {
@@ -112,8 +114,8 @@ int flight_opts__parse(struct flight_opts *o, int c, const char *arg)
 			return 1;
 		}
 		if (flight_rate__parse(arg, &o->pol.rate)) {
-			ft_err("record: bad --snapshot-policy '%s'; every:N (every Nth trigger of a rule), "
-			       "once-after:N (its Nth only) or all", arg);
+			ft_err_bad_value("record", "--snapshot-policy", arg, "a rate policy",
+					 "every:N (every Nth trigger of a rule), once-after:N (its Nth only) or all");
 			return -1;
 		}
 		return 1;
@@ -128,7 +130,8 @@ int flight_opts__parse(struct flight_opts *o, int c, const char *arg)
 	case FOPT_CONTROL:
 		o->snap_opt = true;
 		if (!arg[0] || strlen(arg) > 64 || strchr(arg, '/')) {
-			ft_err("record: bad --control '%s'; a name of up to 64 characters without '/'", arg);
+			ft_err_bad_value("record", "--control", arg, "a socket name",
+					 "up to 64 characters without '/'");
 			return -1;
 		}
 		o->control = arg;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/opt.h"
 #include "lib/util.h"
 #include "userspace/record/flight_policy.h"
 

@@ -45,6 +45,7 @@ int session__finish(struct session *s)
 		phaseprobe__disarm(s->pp); /* calls still running end here, as OPEN phases */
 	if (!s->write_failed)
 		sess_describe_all(s, FT_STATS_STOP);
+	sess_config_stop(s);
 	if (s->smp) { /* last values at the stop, then lifespan restored */
 		if (!s->write_failed)
 			sampler__sample(s->smp, mono_ns(), sess_append_cb, s);
@@ -173,6 +174,7 @@ void session__close(struct session *s)
 	free(s->filter);
 	free(s->ifs);
 	free(s->reasons);
+	sess_config_free(s);
 	if (s->smp)
 		sampler__close(s->smp, NULL, NULL); /* on an early error: lifespan restored */
 	phaseprobe__close(s->pp);

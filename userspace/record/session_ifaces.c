@@ -28,6 +28,7 @@
 #include "probes/phaseprobe.h"
 #include "probes/privs.h"
 #include "userspace/capture/capture.h"
+#include "userspace/capture/records.h"
 #include "userspace/record/hostclock.h"
 #include "userspace/record/session.h"
 #include "userspace/record/session_priv.h"
@@ -126,51 +127,56 @@ int sess_append_cb(void *ctx, const struct ft_rec_hdr *h)
 	return sess_append(ctx, h);
 }
 
+/* An interface a kernel record names: described at the next tick. */
+static int see_if(struct session *s, uint32_t netns, uint32_t ifindex)
+{
+	if (ifindex && !find_if(s, netns, ifindex))
+		sess_add_if(s, netns, ifindex);
+	return 1;
+}
+
+static int seen_bin(void *ctx, const struct ft_iface_bin *b)
+{
+	struct session *s = ctx;
+
+	s->st.bins++;
+	return see_if(s, b->netns, b->ifindex);
+}
+
+static int seen_qdisc_bin(void *ctx, const struct ft_qdisc_bin *b)
+{
+	struct session *s = ctx;
+
+	s->st.bins++;
+	return see_if(s, b->netns, b->ifindex);
+}
+
+static int seen_drop(void *ctx, const struct ft_drop *d)
+{
+	struct session *s = ctx;
+
+	s->st.events++;
+	return see_if(s, d->netns, d->ifindex);
+}
+
+/* The records of the phase probes, counted apart from the network's events. */
+#define SESS_PHASE_RECS (1ull << FT_REC_PHASE | 1ull << FT_REC_REQ_DONE | 1ull << FT_REC_COMM_INFO | \
+			 1ull << FT_REC_PROC | 1ull << FT_REC_SOCK_OWNER | 1ull << FT_REC_PHASE_SLOT)
+
 /* Kernel records name interfaces by (netns, ifindex); make sure each gets described. */
 int sess_on_record(void *ctx, const struct ft_rec_hdr *h)
 {
+	static const struct capture_visitor v = { .iface_bin = seen_bin, .qdisc_bin = seen_qdisc_bin,
+						  .drop = seen_drop };
 	struct session *s = ctx;
-	uint32_t netns = 0, ifindex = 0;
 
-	switch (h->type) {
-	case FT_REC_IFACE_BIN: {
-		const struct ft_iface_bin *b = (const void *)h;
-
-		netns = b->netns;
-		ifindex = b->ifindex;
-		s->st.bins++;
-		break;
+	/* 1: a record that names an interface, counted; else (a damaged one too) by its kind */
+	if (capture__visit(&v, s, h) != 1) {
+		if (h->type < CAPTURE_REC_TYPES && ((SESS_PHASE_RECS >> h->type) & 1))
+			s->st.phases++;
+		else
+			s->st.events++;
 	}
-	case FT_REC_QDISC_BIN: {
-		const struct ft_qdisc_bin *b = (const void *)h;
-
-		netns = b->netns;
-		ifindex = b->ifindex;
-		s->st.bins++;
-		break;
-	}
-	case FT_REC_DROP: {
-		const struct ft_drop *d = (const void *)h;
-
-		netns = d->netns;
-		ifindex = d->ifindex;
-		s->st.events++;
-		break;
-	}
-	case FT_REC_PHASE:
-	case FT_REC_REQ_DONE:
-	case FT_REC_COMM_INFO:
-	case FT_REC_PROC:
-	case FT_REC_SOCK_OWNER:
-	case FT_REC_PHASE_SLOT:
-		s->st.phases++;
-		break;
-	default:
-		s->st.events++;
-		break;
-	}
-	if (ifindex && !find_if(s, netns, ifindex))
-		sess_add_if(s, netns, ifindex); /* described at the next tick */
 	return sess_append(s, h);
 }
 

@@ -86,6 +86,7 @@ int sess_write_clock(struct session *s, uint8_t kind)
 static void tick(struct session *s, uint64_t ticks)
 {
 	sess_describe_new(s);
+	sess_config_tick(s);
 	sess_write_clock(s, FT_CLOCK_PERIODIC); /* a clock being slewed drifts: one pair a second */
 	sess_write_lost(s, false);
 	if (ticks % 5 == 0)

@@ -30,6 +30,7 @@
 #include "userspace/record/hostclock.h"
 #include "userspace/record/session.h"
 #include "userspace/record/session_priv.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 
 /* ---- options ---- */
@@ -66,8 +67,8 @@ static int parse_pids(struct session_opts *o, const char *arg)
 		v = strtol(s, &end, 10);
 		if (errno || end == s || v <= 0 || v > INT32_MAX || (*end && *end != ',') ||
 		    (*end == ',' && !end[1])) {
-			ft_err("%s: bad -p '%s'; use a PID or a comma-separated list, e.g. -p 1234,1235",
-			       o->cmd_name, arg);
+			ft_err_bad_value(o->cmd_name, "--pid", arg, "a PID list",
+					 "a PID or a comma-separated list, e.g. 1234,1235");
 			return -1;
 		}
 		if (o->npids == SESSION_MAX_PIDS) {
@@ -89,8 +90,8 @@ static int parse_counter_opt(struct session_opts *o, int c, const char *arg)
 	case SOPT_CTR_PERIOD:
 		if (parse_duration(arg, 0, &o->so.period_ns) || o->so.period_ns < 100000 ||
 		    o->so.period_ns > 60000000000ull) {
-			ft_err("%s: bad --counter-period '%s'; use 100us..60s with a unit, e.g. 10ms",
-			       cmd, arg);
+			ft_err_bad_value(cmd, "--counter-period", arg, "a period from 100us to 60s",
+					 "one with a unit, e.g. 10ms");
 			return -1;
 		}
 		return 1;
@@ -114,7 +115,7 @@ static int parse_counter_opt(struct session_opts *o, int c, const char *arg)
 		long ms;
 
 		if (parse_long(arg, 1, 10000, &ms)) {
-			ft_err("%s: bad --rdma-lifespan '%s'; use milliseconds 1..10000, e.g. 1", cmd, arg);
+			ft_err_bad_value(cmd, "--rdma-lifespan", arg, "a lifespan", "milliseconds from 1 to 10000, e.g. 1");
 			return -1;
 		}
 		o->so.lifespan_ms = (uint32_t)ms;
@@ -126,20 +127,12 @@ static int parse_counter_opt(struct session_opts *o, int c, const char *arg)
 	case SOPT_NO_NIC:
 		o->so.no_nic = true;
 		return 1;
-	case SOPT_BUDGET: {
-		char *end;
-		double pct;
-
-		errno = 0;
-		pct = strtod(arg, &end);
-		if (errno || end == arg || (*end && strcmp(end, "%") != 0) || !(pct > 0 && pct <= 100)) {
-			ft_err("%s: bad --sampler-budget '%s'; use a percentage of one core, e.g. 5",
-			       cmd, arg);
+	case SOPT_BUDGET:
+		if (parse_pct(arg, 100, &o->so.budget) || o->so.budget <= 0) {
+			ft_err_bad_value(cmd, "--sampler-budget", arg, "a percentage of one core", "e.g. 5 (> 0)");
 			return -1;
 		}
-		o->so.budget = pct / 100.0;
 		return 1;
-	}
 	case SOPT_SYSFS: {
 		struct stat st;
 
@@ -181,33 +174,33 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		return 1;
 	case 'd':
 		if (parse_duration(arg, 1000000000ull, &o->duration_ns)) {
-			ft_err("%s: bad duration '%s'; use e.g. 10s, 500ms, 2m", cmd, arg);
+			ft_err_bad_value(cmd, "--duration", arg, "a duration", "e.g. 10s, 500ms or 2m");
 			return -1;
 		}
 		return 1;
 	case SOPT_BIN:
 		if (parse_duration(arg, 0, &o->bin_ns) || o->bin_ns < 1000 || o->bin_ns > 1000000000ull) {
-			ft_err("%s: bad bin width '%s'; use 1us..1s with a unit, e.g. --bin 20us", cmd, arg);
+			ft_err_bad_value(cmd, "--bin", arg, "a bin width from 1us to 1s", "one with a unit, e.g. 20us");
 			return -1;
 		}
 		return 1;
 	case SOPT_RTT:
 		if (parse_duration(arg, 0, &o->sample_ns)) {
-			ft_err("%s: bad --rtt-interval '%s'; use e.g. 10ms", cmd, arg);
+			ft_err_bad_value(cmd, "--rtt-interval", arg, "an interval", "one with a unit, e.g. 10ms");
 			return -1;
 		}
 		return 1;
 	case SOPT_RINGBUF:
 		if (parse_size(arg, &v) || v < 4096ull * 4 || v > (1ull << 30) || (v & (v - 1))) {
-			ft_err("%s: bad --ringbuf '%s'; use a power of two from 16k to 1G, e.g. 4M", cmd, arg);
+			ft_err_bad_value(cmd, "--ringbuf", arg, "a power of two from 16k to 1G", "e.g. 4M");
 			return -1;
 		}
 		o->ringbuf_bytes = v;
 		return 1;
 	case SOPT_WAKEUP:
 		if (parse_size(arg, &v) || v > (1ull << 30)) {
-			ft_err("%s: bad --wakeup '%s'; use a size below --ringbuf, e.g. 256k (0: every record)",
-			       cmd, arg);
+			ft_err_bad_value(cmd, "--wakeup", arg, "a size up to 1G",
+					 "one below --ringbuf, e.g. 256k (0: every record)");
 			return -1;
 		}
 		o->wake_bytes = v;
@@ -226,7 +219,7 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 			return -1;
 		}
 		if (phase_spec__parse(arg, &o->specs[o->nspecs], why, sizeof(why))) {
-			ft_err("%s: bad --phase '%s': %s", cmd, arg, why);
+			ft_err("%s: --phase '%s': %s", cmd, arg, why);
 			return -1;
 		}
 		o->nspecs++;
@@ -237,15 +230,15 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		return 1;
 	case SOPT_NO_PROBES:
 		if (netprobe__parse_families(arg, &o->no_probes)) {
-			ft_err("%s: bad --no-probes '%s'; a comma list of %s", cmd, arg,
-			       netprobe__families_help());
+			ft_err_bad_value(cmd, "--no-probes", arg, "a list of probe families",
+					 "a comma-separated list of %s", netprobe__families_help());
 			return -1;
 		}
 		return 1;
 	case SOPT_COVERAGE:
 		o->coverage = netprobe__coverage_parse(arg);
 		if (o->coverage < 0) {
-			ft_err("%s: bad --coverage '%s'; one of auto, kernel, pid1, counters", cmd, arg);
+			ft_err_bad_value(cmd, "--coverage", arg, "a coverage mode", "auto, kernel, pid1 or counters");
 			return -1;
 		}
 		return 1;
@@ -253,7 +246,7 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		long nv;
 
 		if (parse_long(arg, -20, 19, &nv)) {
-			ft_err("%s: bad --nice '%s'; a nice value from -20 to 19", cmd, arg);
+			ft_err_bad_value(cmd, "--nice", arg, "a nice value", "one from -20 to 19");
 			return -1;
 		}
 		o->nice = (int)nv;
@@ -261,8 +254,8 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 	}
 	case SOPT_FORMAT_VERSION:
 		if (capture__parse_version(arg, &o->format_version)) {
-			ft_err("%s: bad --format-version '%s'; give 1 (for a fabtrace older than 2026-11-28) or %u",
-			       cmd, arg, (unsigned)FT_FORMAT_VERSION);
+			ft_err_bad_value(cmd, "--format-version", arg, "a capture format version",
+					 "1 (for a fabtrace older than 2026-11-28) or %u", (unsigned)FT_FORMAT_VERSION);
 			return -1;
 		}
 		return 1;

@@ -65,6 +65,7 @@ struct session {
 	struct netprobe *np;
 	struct phaseprobe *pp;        /* NULL: phase probes off or unavailable */
 	struct sampler *smp;          /* NULL: counter sampling off */
+	struct sess_config *cfg;      /* the configuration records (session_config.c); NULL: none */
 	struct ft_drop_reason *reasons; /* the kernel's drop reason names, read before the rings exist */
 	size_t nreasons;
 	bool backoff_warned;
@@ -124,6 +125,12 @@ int sess_match_name(const struct link_info *l, void *arg);
 void sess_write_lost(struct session *s, bool force);
 /* A REALTIME/TAI <-> MONOTONIC pair with the sync state (KIND: enum ft_clock_kind). */
 int sess_write_clock(struct session *s, uint8_t kind);
+
+/* session_config.c: the configuration records (at the start, each tick, the stop) */
+int sess_config_start(struct session *s);
+void sess_config_tick(struct session *s);
+void sess_config_stop(struct session *s);
+void sess_config_free(struct session *s);
 
 /* session_counters.c: the counter sampler */
 int sess_open_sampler(struct session *s);

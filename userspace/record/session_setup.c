@@ -33,6 +33,7 @@
 #include "userspace/record/hostclock.h"
 #include "userspace/record/session.h"
 #include "userspace/record/session_priv.h"
+#include "lib/opt.h"
 #include "lib/util.h"
 
 /* ---- setup ---- */
@@ -75,8 +76,8 @@ static int resolve_filters(struct session *s)
 		struct link_info l;
 
 		if (parse_iface_spec(o->iface_args[i], nsname, sizeof(nsname), ifname, sizeof(ifname))) {
-			ft_err("%s: bad interface '%s'; use IFACE or NETNS/IFACE, e.g. eth0 or lab1h2/eth0",
-			       cmd, o->iface_args[i]);
+			ft_err_bad_value(cmd, "--iface", o->iface_args[i], "an interface",
+					 "IFACE or NETNS/IFACE, e.g. eth0 or lab1h2/eth0");
 			return -1;
 		}
 		n = nsname[0] ? netns_set__find_name(&s->ns, nsname) : netns_set__find_inum(&s->ns, s->ns.self_inum);
@@ -211,7 +212,7 @@ static int write_preamble(struct session *s)
 	/* phase slots and the processes followed so far, kept since the probes attached */
 	if (s->pp && phaseprobe__start(s->pp))
 		return -EIO;
-	return sess_describe_all(s, FT_STATS_START);
+	return sess_describe_all(s, FT_STATS_START) ? -EIO : sess_config_start(s);
 }
 
 /*

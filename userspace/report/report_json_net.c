@@ -170,9 +170,11 @@ void report_json__header(struct json *j, const struct model *m, const struct rep
 	json_key(j, "probes");
 	json_array_begin(j);
 	for (size_t i = 0; i < m->nprobes; i++) {
+		char nb[32];
+
 		json_object_begin(j);
 		json_kv_u64(j, "id", m->probes[i].id);
-		json_kv_string(j, "name", m->probes[i].name);
+		json_kv_string(j, "name", model__probe_name(m, m->probes[i].id, nb, sizeof(nb)));
 		json_kv_string(j, "hook", m->probes[i].hook);
 		json_kv_bool(j, "attached", m->probes[i].attached != 0);
 		json_kv_string(j, "why", m->probes[i].why);
@@ -490,16 +492,6 @@ void report_json__conserve(struct json *j, const struct model *m)
 	json_array_end(j);
 }
 
-/* "complete", "incomplete" (runs skipped), "partial" (some unknown), "unknown" */
-static const char *coverage_status(const struct model *m)
-{
-	if (!m->ncoverage)
-		return "unknown";
-	if (m->skipped_runs)
-		return "incomplete";
-	return m->coverage_unknown ? "partial" : "complete";
-}
-
 void report_json__lost(struct json *j, const struct model *m)
 {
 	json_key(j, "lost");
@@ -523,11 +515,11 @@ void report_json__lost(struct json *j, const struct model *m)
 	json_array_end(j);
 	/* kernel-skipped probe runs: a separate loss, not part of total_lost */
 	json_kv_u64(j, "skipped_runs", m->skipped_runs);
-	json_kv_string(j, "coverage_status", coverage_status(m));
+	json_kv_string(j, "coverage_status", capture__cov_state_name(m->coverage_state));
 	json_key(j, "coverage");
 	json_array_begin(j);
 	for (size_t i = 0; i < m->ncoverage; i++) {
-		const struct model_coverage *c = &m->coverage[i];
+		const struct capture_cov *c = &m->coverage[i];
 		char nb[32];
 
 		json_object_begin(j);

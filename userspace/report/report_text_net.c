@@ -79,14 +79,17 @@ void report_text__header(FILE *f, const struct model *m, const struct report_opt
 		fprintf(f, "  %" PRIu64 " records of unknown types skipped (written by a newer fabtrace)\n",
 			m->unknown_records);
 	if (m->nprobes) {
+		char nb[32];
+
 		fprintf(f, "  probes:");
 		for (size_t i = 0; i < m->nprobes; i++)
 			if (m->probes[i].attached)
-				fprintf(f, " %s", m->probes[i].name);
+				fprintf(f, " %s", model__probe_name(m, m->probes[i].id, nb, sizeof(nb)));
 		fputc('\n', f);
 		for (size_t i = 0; i < m->nprobes; i++)
 			if (!m->probes[i].attached)
-				fprintf(f, "  probe %s not attached: %s\n", m->probes[i].name,
+				fprintf(f, "  probe %s not attached: %s\n",
+					model__probe_name(m, m->probes[i].id, nb, sizeof(nb)),
 					m->probes[i].why[0] ? m->probes[i].why : "not requested");
 	}
 	if (m->lost_total || m->skipped_runs || m->truncated || report__count_conserve(m, MODEL_CONSERVE_MISMATCH) ||
@@ -441,7 +444,7 @@ static void text_coverage(FILE *f, const struct model *m)
 	size_t n;
 
 	for (size_t i = 0; i < m->ncoverage; i++) {
-		const struct model_coverage *c = &m->coverage[i];
+		const struct capture_cov *c = &m->coverage[i];
 		const char *name = model__probe_name(m, c->probe, nb, sizeof(nb));
 
 		if (!c->known)
@@ -452,7 +455,7 @@ static void text_coverage(FILE *f, const struct model *m)
 	}
 	n = 0;
 	for (size_t i = 0; i < m->ncoverage; i++) {
-		const struct model_coverage *c = &m->coverage[i];
+		const struct capture_cov *c = &m->coverage[i];
 
 		if (!c->known || (!c->hits && !c->runs))
 			continue;
@@ -461,16 +464,22 @@ static void text_coverage(FILE *f, const struct model *m)
 	}
 	if (n)
 		fputc('\n', f);
-	if (!m->ncoverage)
+	switch (m->coverage_state) {
+	case CAPTURE_COV_UNKNOWN:
 		fprintf(f, "  probe coverage: unknown (the capture has no coverage counters)\n");
-	else if (m->skipped_runs)
+		break;
+	case CAPTURE_COV_INCOMPLETE:
 		fprintf(f, "  probe coverage: incomplete (%" PRIu64 " probe runs skipped by the kernel; "
 			"not included in the lost count above)\n", m->skipped_runs);
-	else if (m->coverage_unknown)
+		break;
+	case CAPTURE_COV_PARTIAL:
 		fprintf(f, "  probe coverage: complete for the probes counted (every tracepoint hit ran "
 			"its program), unknown for %zu\n", m->coverage_unknown);
-	else
+		break;
+	case CAPTURE_COV_COMPLETE:
 		fprintf(f, "  probe coverage: complete (every tracepoint hit ran its program)\n");
+		break;
+	}
 }
 
 void report_text__lost(FILE *f, const struct model *m, const struct corr *c)

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Load, attach and drain the kernel network probes (see netprobe.h): the
+ * ring buffers, the filters, loading the chosen variants and attaching
+ * them, open and close.  The hooks and their variants, the coverage check
+ * and the flush at stop are netprobe_variants.c, netprobe_coverage.c and
+ * netprobe_flush.c (netprobe_priv.h).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "net.skel.h"
+#include "tcp.skel.h"
+#include "bpf/net.h"
+#include "probes/bpflog.h"
+#include "probes/netns.h"
+#include "probes/netprobe_priv.h"
+#include "probes/probe_names.h"
+#include "probes/tcx.h"
+
+/* The kernel's tick (the resolution of its coarse clocks), which tcp_probe
+ * uses to bound how long it lets segments pass without a clock read
+ * (bpf/tcp.bpf.c); 0 when unknown, which turns that off. */
+static __u64 tick_ns(void)
+{
+	struct timespec r;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &r) || r.tv_sec || r.tv_nsec <= 0)
+		return 0;
+	return (__u64)r.tv_nsec;
+}
+
+struct tcx_job {
+	int prog_fd;
+	uint32_t ifindex;
+	int fd;
+};
+
+/* netns__run_in() callback: attach inside the interface's namespace */
+static int tcx_attach_job(void *arg)
+{
+	struct tcx_job *j = arg;
+
+	j->fd = tcx_attach_ingress(j->prog_fd, j->ifindex);
+	return j->fd < 0 ? j->fd : 0;
+}
+
+/* ---- recording */
+
+/* The records of a batch (FT_REC_BATCH, bpf/net.h), one by one; every
+ * record must lie inside the batch's used part. */
+static int unpack_batch(struct netprobe *p, const struct ft_rec_hdr *h, size_t size)
+{
+	size_t used = h->size, off = sizeof(*h);
+
+	if (used > size)
+		return 0; /* cannot happen with our programs; never trust it */
+	while (off + sizeof(*h) <= used) {
+		const struct ft_rec_hdr *r = (const void *)((const char *)h + off);
+
+		if (r->size < sizeof(*r) || r->size > used - off || r->type == FT_REC_BATCH)
+			break;
+		if (p->fn(p->ctx, r) < 0) {
+			p->cb_err = -EIO;
+			return -EIO;
+		}
+		off += r->size;
+	}
+	return 0;
+}
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct netprobe *p = ctx;
+	const struct ft_rec_hdr *h = data;
+
+	if (size >= sizeof(*h) && h->type == FT_REC_BATCH)
+		return unpack_batch(p, h, size);
+	if (size < sizeof(*h) || h->size != size)
+		return 0; /* cannot happen with our programs; never trust it */
+	if (p->fn(p->ctx, h) < 0) {
+		p->cb_err = -EIO;
+		return -EIO; /* stop consuming: the recorder is failing */
+	}
+	return 0;
+}
+
+size_t netprobe__ring_share(size_t ringbuf_bytes, unsigned div)
+{
+	size_t r = ringbuf_bytes / (div ? div : 1);
+
+	return r < (64u << 10) ? (64u << 10) : r;
+}
+
+size_t netprobe__wake_for(size_t wake_bytes, size_t ring_bytes)
+{
+	return wake_bytes > ring_bytes / 8 ? ring_bytes / 8 : wake_bytes;
+}
+
+/* The ring of an object: net gets --ringbuf, tcp (rare events) a quarter. */
+static size_t obj_ring(enum obj_id id, const struct netprobe_opts *o)
+{
+	return id == OBJ_NET ? o->ringbuf_bytes : netprobe__ring_share(o->ringbuf_bytes, 4);
+}
+
+static void set_filters(struct netp_obj *ob, const struct netprobe_opts *o)
+{
+	__u32 wake = (__u32)netprobe__wake_for(o->wake_bytes, obj_ring(ob->id, o));
+
+	if (ob->id == OBJ_NET) {
+		struct net_bpf *s = ob->skel;
+
+		s->rodata->targ_bin_ns = o->bin_ns;
+		s->rodata->targ_batch = o->batch_bins && o->batch_bins <= FT_BATCH ? o->batch_bins : FT_BATCH;
+		s->rodata->targ_netns = o->netns;
+		s->rodata->targ_filter_ifaces = o->n_ifaces > 0;
+		s->rodata->targ_wake_bytes = wake;
+	} else {
+		struct tcp_bpf *s = ob->skel;
+
+		s->rodata->targ_sample_ns = o->sample_ns;
+		s->rodata->targ_tick_ns = tick_ns();
+		s->rodata->targ_netns = o->netns;
+		s->rodata->targ_filter_ifaces = o->n_ifaces > 0;
+		s->rodata->targ_wake_bytes = wake;
+	}
+}
+
+int netprobe__fill_iftab(int fd, const uint32_t (*ifaces)[2], int n, char *err, size_t errlen)
+{
+	struct if_bucket *tab = calloc(FT_IF_BUCKETS, sizeof(*tab));
+	int ret = 0;
+
+	if (!tab)
+		return -ENOMEM;
+	if (n > FT_IF_SLOTS) {
+		snprintf(err, errlen, "%d interfaces chosen; at most %d can be traced one by one "
+			 "(trace all with no -i)", n, FT_IF_SLOTS);
+		ret = -E2BIG;
+	}
+	for (int i = 0; i < n && !ret; i++) {
+		struct if_bucket *b = &tab[ft_if_bucket(ifaces[i][0], ifaces[i][1])];
+		int w = 0;
+
+		while (w < FT_IF_WAYS && b->w[w].netns &&
+		       !(b->w[w].netns == ifaces[i][0] && b->w[w].ifindex == ifaces[i][1]))
+			w++;
+		if (w == FT_IF_WAYS) {
+			snprintf(err, errlen, "interface filter: more than %d of the chosen interfaces "
+				 "share a table bucket; choose fewer (or none: all interfaces)", FT_IF_WAYS);
+			ret = -E2BIG;
+		} else if (!b->w[w].netns) {
+			b->w[w] = (struct if_way){ .netns = ifaces[i][0], .ifindex = ifaces[i][1],
+						   .slot = (__u32)i };
+		}
+	}
+	for (__u32 k = 0; k < FT_IF_BUCKETS && !ret; k++)
+		if (bpf_map_update_elem(fd, &k, &tab[k], BPF_ANY)) {
+			ret = -errno;
+			snprintf(err, errlen, "interface filter map: %s", strerror(-ret));
+		}
+	free(tab);
+	return ret;
+}
+
+/* Attach hook i's tcx variant PROG to every chosen interface, each in its netns. */
+static int attach_tcx(struct netprobe *p, int i, const struct bpf_program *prog,
+		      const struct netprobe_opts *o, char *err, size_t errlen)
+{
+	p->tcx_fds = malloc((size_t)p->n_slots * sizeof(*p->tcx_fds));
+	if (!p->tcx_fds)
+		return -ENOMEM;
+	p->tcx_hook = i;
+	p->st[i].tracepoint = "ingress"; /* the capture's hook: tcx/ingress */
+	for (int s = 0; s < p->n_slots; s++)
+		p->tcx_fds[s] = -1;
+	for (int s = 0; s < p->n_slots; s++) {
+		struct tcx_job j = { bpf_program__fd(prog), p->slots[s][1], INT_MIN };
+		int ret = netns__run_in(o->iface_ns ? o->iface_ns[s] : NULL, tcx_attach_job, &j, err, errlen);
+
+		if (j.fd >= 0)
+			p->tcx_fds[s] = j.fd;
+		if (!ret)
+			continue;
+		if (j.fd < 0 && j.fd != INT_MIN) /* else err says why the netns failed */
+			snprintf(err, errlen, "attaching tcx (%s) to interface index %u: %s",
+				 probe__name(netp_hooks[i].id), p->slots[s][1], strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* Load the objects the chosen variants need, then attach them all. */
+static int load_attach(struct netprobe *p, const struct netprobe_opts *o, char *err, size_t errlen)
+{
+	struct netp_obj obs[OBJ_MAX] = {0};
+	int ret = 0, used[OBJ_MAX] = {0};
+
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		if (p->chosen[i] >= 0)
+			used[netp_hooks[i].obj] = 1;
+	for (int id = 0; id < OBJ_MAX && !ret; id++) {
+		int fd;
+
+		if (!used[id])
+			continue;
+		ret = netp_obj_open(&obs[id], id);
+		if (ret) {
+			snprintf(err, errlen, "opening BPF object: %s", strerror(-ret));
+			break;
+		}
+		if (id == OBJ_NET)
+			p->net = obs[id].skel;
+		else
+			p->tcp = obs[id].skel;
+		netp_autoload_none(&obs[id]);
+		for (int i = 0; i < FT_PROBE_MAX; i++)
+			if (netp_hooks[i].obj == (enum obj_id)id && p->chosen[i] >= 0)
+				bpf_program__set_autoload(bpf_object__find_program_by_name(
+					obs[id].o, netp_hooks[i].progs[p->chosen[i]]), true);
+		set_filters(&obs[id], o);
+		bpf_map__set_max_entries(netp_obj_map(&obs[id], "events"), (__u32)obj_ring((enum obj_id)id, o));
+		bpflog__clear();
+		ret = bpf_object__load(obs[id].o);
+		if (ret) {
+			snprintf(err, errlen, "loading BPF programs: %s%s%s", strerror(-ret),
+				 bpflog__sep(), bpflog__last());
+			break;
+		}
+		ret = netprobe__fill_iftab(bpf_map__fd(netp_obj_map(&obs[id], "targ_iftab")), o->ifaces,
+					   o->n_ifaces, err, errlen);
+		if (ret)
+			break;
+		fd = bpf_map__fd(netp_obj_map(&obs[id], "events"));
+		if (!p->rb) {
+			p->rb = ring_buffer__new(fd, on_sample, p, NULL);
+			ret = p->rb ? 0 : -errno;
+		} else {
+			ret = ring_buffer__add(p->rb, fd, on_sample, p);
+		}
+		if (ret)
+			snprintf(err, errlen, "ring buffer: %s", strerror(-ret));
+	}
+	for (int i = 0; i < FT_PROBE_MAX && !ret; i++) {
+		struct bpf_object *bo = obs[netp_hooks[i].obj].o;
+
+		if (p->chosen[i] < 0)
+			continue;
+		if (netp_variant_is_tcx(&netp_hooks[i], p->chosen[i])) {
+			ret = attach_tcx(p, i, bpf_object__find_program_by_name(bo, netp_hooks[i].progs[p->chosen[i]]),
+					 o, err, errlen);
+			continue;
+		}
+		p->links[i] = bpf_program__attach(bpf_object__find_program_by_name(
+			bo, netp_hooks[i].progs[p->chosen[i]]));
+		if (!p->links[i]) {
+			ret = -errno;
+			snprintf(err, errlen, "attaching %s to %s: %s", netp_hooks[i].kinds[p->chosen[i]],
+				 netp_hooks[i].tracepoint, strerror(-ret));
+		}
+	}
+	return ret;
+}
+
+/* Undo load_attach (also a partial one). */
+static void unload(struct netprobe *p)
+{
+	netprobe__detach(p);
+	ring_buffer__free(p->rb);
+	p->rb = NULL;
+	if (p->net)
+		net_bpf__destroy(p->net);
+	if (p->tcp)
+		tcp_bpf__destroy(p->tcp);
+	p->net = NULL;
+	p->tcp = NULL;
+}
+
+int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
+		   netprobe_sample_fn fn, void *ctx, char *err, size_t errlen)
+{
+	struct netprobe *p = calloc(1, sizeof(*p));
+	bool any = false;
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	bpflog__init(o->verbose);
+	p->fn = fn;
+	p->ctx = ctx;
+	p->tcx_hook = -1;
+	p->ncpus = libbpf_num_possible_cpus();
+	if (o->n_ifaces > 0) {
+		p->slots = calloc((size_t)o->n_ifaces, sizeof(*p->slots));
+		if (!p->slots) {
+			free(p);
+			return -ENOMEM;
+		}
+		memcpy(p->slots, o->ifaces, (size_t)o->n_ifaces * sizeof(*p->slots));
+		p->n_slots = o->n_ifaces;
+	}
+	if (p->ncpus <= 0) {
+		snprintf(err, errlen, "cannot count possible CPUs");
+		free(p->slots);
+		free(p);
+		return -EINVAL;
+	}
+	if ((o->skip & ((1ull << FT_PROBE_MAX) - 1)) == (1ull << FT_PROBE_MAX) - 1) {
+		snprintf(err, errlen, "--no-probes leaves out every network probe; keep at least one");
+		netprobe__close(p);
+		return -EINVAL;
+	}
+	/* Fast path: the preferred variant of every hook, in one load per object.
+	 * Trying hooks one by one costs a BTF parse each, so only on failure. */
+	if (!getenv("FABTRACE_VARIANTS")) {
+		for (int i = 0; i < FT_PROBE_MAX; i++) {
+			bool skip = o->skip & (1ull << i);
+			int v = netp_variant_is_tcx(&netp_hooks[i], 0) && o->n_ifaces <= 0; /* tcx needs -i */
+
+			p->chosen[i] = skip ? -1 : v;
+			p->st[i] = (struct probe_status){ .id = netp_hooks[i].id, .name = probe__name(netp_hooks[i].id),
+				.tracepoint = netp_hooks[i].tracepoint, .variant = skip ? NULL : netp_hooks[i].kinds[v] };
+			if (skip)
+				snprintf(p->st[i].why, sizeof(p->st[i].why), "left out (--no-probes)");
+		}
+		if (load_attach(p, o, err, errlen) == 0)
+			goto done;
+		unload(p);
+	}
+	netp_choose_variants(p->chosen, p->st, o->skip, o->n_ifaces > 0);
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		any |= p->chosen[i] >= 0;
+	if (!any) {
+		snprintf(err, errlen, "no network probe works on this kernel (%s: %s); "
+			 "run 'fabtrace features' for details", netp_hooks[0].tracepoint, p->st[0].why);
+		netprobe__close(p);
+		return -ENOTSUP;
+	}
+	ret = load_attach(p, o, err, errlen);
+	if (ret) {
+		netprobe__close(p);
+		return ret;
+	}
+done:
+	p->cov_mode = o->coverage;
+	netp_open_counters(p);
+	*out = p;
+	return 0;
+}
+
+const struct probe_status *netprobe__status(const struct netprobe *p)
+{
+	return p->st;
+}
+
+uint64_t netprobe__mask(const struct netprobe *p)
+{
+	uint64_t m = 0;
+
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		if (netp_hook_on(p, i))
+			m |= 1ull << i;
+	return m;
+}
+
+int netprobe__poll(struct netprobe *p, int timeout_ms)
+{
+	int n = timeout_ms ? ring_buffer__poll(p->rb, timeout_ms) : ring_buffer__consume(p->rb);
+
+	if (p->cb_err)
+		return p->cb_err;
+	return n == -EINTR ? 0 : n;
+}
+
+int netprobe__epoll_fd(const struct netprobe *p)
+{
+	return ring_buffer__epoll_fd(p->rb);
+}
+
+void netprobe__detach(struct netprobe *p)
+{
+	/* the coverage window ends here: read the counters before the links go */
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		if (netp_hook_on(p, i) && p->cov_attached[i]) {
+			netp_take_coverage(p);
+			break;
+		}
+	for (int i = 0; i < FT_PROBE_MAX; i++) {
+		bpf_link__destroy(p->links[i]);
+		p->links[i] = NULL;
+	}
+	for (int s = 0; p->tcx_fds && s < p->n_slots; s++)
+		if (p->tcx_fds[s] >= 0)
+			close(p->tcx_fds[s]);
+	free(p->tcx_fds);
+	p->tcx_fds = NULL;
+	p->tcx_hook = -1;
+}
+
+void netprobe__close(struct netprobe *p)
+{
+	if (!p)
+		return;
+	unload(p);
+	free(p->slots);
+	free(p);
+}
+
