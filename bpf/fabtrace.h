@@ -45,6 +45,7 @@ enum ft_rec_type {
 	FT_REC_CTR_SAMPLE  = 43, /* struct ft_ctr_sample + __u64 values[n]: one read of a group */
 	FT_REC_SAMPLER     = 44, /* struct ft_sampler_event: back-off, lifespan, read errors */
 	FT_REC_CONFIG      = 45, /* struct ft_config + key + value: one setting the capture ran under */
+	FT_REC_TRIGGER     = 46, /* struct ft_trigger: a flight recorder's trigger (docs/flight-recorder.md) */
 	FT_REC_HOST_ID     = 56, /* struct ft_host_id: which machine (and namespace) recorded */
 	FT_REC_CLOCK       = 57, /* struct ft_clock: REALTIME/TAI <-> MONOTONIC pair + sync state */
 	FT_REC_HOST        = 58, /* struct ft_host: one host of a merged capture, its clock fit */
@@ -473,6 +474,7 @@ enum ft_stop_reason {
 	FT_STOP_COMMAND  = 2,  /* the traced command exited */
 	FT_STOP_ERROR    = 3,  /* e.g. disk full; data up to here is valid */
 	FT_STOP_MIXED    = 4,  /* merged: the hosts' recordings stopped for different reasons */
+	FT_STOP_ROTATED  = 5,  /* a flight recorder's segment or snapshot closed; the recording went on */
 };
 
 struct ft_end {
@@ -744,6 +746,50 @@ struct ft_host_netns {
 	__u32 netns;            /* as written in the merged capture */
 };
 
+/* ---- the flight recorder (docs/flight-recorder.md) ---- */
+
+enum ft_trigger_kind {
+	FT_TRIG_SIGNAL  = 1,    /* SIGUSR1 */
+	FT_TRIG_COMMAND = 2,    /* `fabtrace trigger` over the control socket */
+	FT_TRIG_RULE    = 3,    /* a rule on what was recorded (a slow collective, a link's rate...) */
+	FT_TRIG_JOB     = 4,    /* the job: a rank exiting non-zero, a Gloo/NCCL timeout */
+};
+
+/* What the recorder did with a trigger. */
+enum ft_trigger_action {
+	FT_TRIGA_SNAPSHOT = 1,  /* opened snapshot `snapshot` */
+	FT_TRIGA_EXTENDED = 2,  /* came inside its post-window: extended it, no second copy */
+	FT_TRIGA_RATE     = 3,  /* held back by the rate policy (every:N, once-after:N) */
+	FT_TRIGA_COOLDOWN = 4,  /* held back: inside the cool-down after a snapshot */
+	FT_TRIGA_FULL     = 5,  /* inside a snapshot already as long as it may grow */
+	FT_TRIGA_COVERED  = 6,  /* its window lies inside what a saved snapshot holds */
+};
+
+/*
+ * One trigger, written into the recording when it fires (so a snapshot,
+ * a copy of the segments of its window, holds the trigger that opened it,
+ * the ones that extended it, and those held back).
+ */
+struct ft_trigger {
+	struct ft_rec_hdr hdr;
+	__u64 mono_ns;          /* the trigger's moment, CLOCK_MONOTONIC */
+	__s64 realtime_ns;      /* the same moment, CLOCK_REALTIME */
+	__u64 received_ns;      /* when the recorder got it (CLOCK_MONOTONIC) */
+	__u64 from_ns, to_ns;   /* the snapshot's window after this trigger (MONOTONIC); 0 none */
+	__s64 value;            /* the value that fired (rules), in `unit` */
+	__s64 threshold;        /* the rule's threshold, in `unit` */
+	__u32 kind;             /* enum ft_trigger_kind */
+	__u32 action;           /* enum ft_trigger_action */
+	__u32 snapshot;         /* the recorder's snapshot number (from 1); 0 none */
+	__u32 fired;            /* times this rule fired so far, this one included */
+	__u32 sender_pid;       /* who asked (signal sender, trigger command); 0 unknown */
+	__u32 sender_uid;
+	char  unit[16];         /* "ns", "1/s", "x1000", "" for none */
+	char  rule[64];         /* "SIGUSR1", "fabtrace trigger", a rule's text */
+	char  reason[128];      /* free text (--reason) */
+	char  hostname[64];     /* uname -n of the recorder */
+};
+
 /* ---- file framing ---- */
 
 #define FT_MAGIC         "FABTRACE"
@@ -752,6 +798,8 @@ struct ft_host_netns {
 
 enum ft_file_flags {
 	FT_FILE_MERGED = 1 << 0,  /* written by fabtrace merge: several hosts, FT_REC_HOST records */
+	FT_FILE_SEGMENT = 1 << 1, /* a flight recorder's rotating segment (docs/flight-recorder.md) */
+	FT_FILE_SNAPSHOT = 1 << 2, /* a flight recorder's snapshot: FT_REC_TRIGGER says why */
 };
 
 struct ft_file_header {

@@ -38,9 +38,13 @@ records() { # FABTRACE FILE: the record count `info --json` gives
 
 # record: traffic on lo while recording it, in version 1 and by default
 ping_lo() { ping -q -c 40 -i 0.01 127.0.0.1 >/dev/null 2>&1; }
-"$FT" record -q --format-version 1 -i lo -d 1s -o rec1.ftr & r1=$!
-"$FT" record -q -i lo -d 1s -o rec2.ftr & r2=$!
-sleep 0.3
+"$FT" record --format-version 1 -i lo -d 2s -o rec1.ftr 2>rec1.err & r1=$!
+"$FT" record -i lo -d 2s -o rec2.ftr 2>rec2.err & r2=$!
+# the pings once both trace (loading the probes takes seconds on a busy machine)
+for ((i = 0; i < 300; i++)); do
+	[[ $(grep -l "recording to" rec1.err rec2.err 2>/dev/null | wc -l) == 2 ]] && break
+	sleep 0.1
+done
 ping_lo
 wait "$r1"; check "record --format-version 1 exits 0" test $? = 0
 wait "$r2"; check "record (default) exits 0" test $? = 0

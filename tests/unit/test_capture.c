@@ -207,7 +207,12 @@ static void test_rec_table(void **state)
 	assert_int_equal(capture__rec_size(FT_REC_CTR_SAMPLE), sizeof(struct ft_ctr_sample));
 	assert_string_equal(capture__rec_name(FT_REC_CONFIG), "config");
 	assert_int_equal(capture__rec_size(FT_REC_CONFIG), sizeof(struct ft_config));
-	assert_null(capture__rec_name(46));
+	/* the flight recorder's trigger (issue 33): type 46, 45 being the configuration's (issue 34) */
+	assert_int_equal(FT_REC_TRIGGER, 46);
+	assert_string_equal(capture__rec_name(FT_REC_TRIGGER), "trigger");
+	assert_int_equal(capture__rec_size(FT_REC_TRIGGER), sizeof(struct ft_trigger));
+	assert_null(capture__rec_name(47));
+	assert_string_equal(capture__stop_reason_name(FT_STOP_ROTATED), "rotated");
 }
 
 /* What the visitor's callbacks saw. */
@@ -260,6 +265,7 @@ static void test_visitor(void **state)
 	struct capture_reader *r;
 	struct ft_file_header h;
 	struct seen s = { 0 };
+	struct ft_trigger tr = { 0 };
 	struct ft_phase p;
 	struct ft_drop d;
 	struct ft_lost lo;
@@ -310,6 +316,15 @@ static void test_visitor(void **state)
 	assert_int_equal(capture__rec_times(&d.hdr, t), 1);
 	assert_int_equal(t[0], 111);
 	assert_int_equal(capture__rec_times(&unk.hdr, t), 0);
+	/* a trigger: its moment and when the recorder had it (the window is retime.c's) */
+	tr.hdr = (struct ft_rec_hdr){ .type = FT_REC_TRIGGER, .size = sizeof(tr) };
+	tr.mono_ns = 300;
+	tr.received_ns = 310;
+	tr.from_ns = 100;
+	assert_int_equal(capture__rec_times(&tr.hdr, t), 2);
+	assert_int_equal(t[0], 300);
+	assert_int_equal(t[1], 310);
+	assert_int_equal(capture__rec_fields(FT_REC_TRIGGER)->pid[0], offsetof(struct ft_trigger, sender_pid));
 	assert_true(capture__rec_fields(FT_REC_IFACE_BIN)->bin);
 	assert_false(capture__rec_fields(FT_REC_PHASE)->bin);
 

@@ -95,6 +95,19 @@ static void test_retime(void **state)
 	assert_int_equal(b.netns, 8); /* not in the map */
 	retime__record(&rt, &l.hdr);
 	assert_int_equal(l.cpu, 4097);
+	/* a flight recorder's trigger: its times follow the clock, unset ones stay unset */
+	struct ft_trigger tr = { .hdr = { FT_REC_TRIGGER, sizeof(tr), 0 }, .mono_ns = 5000, .received_ns = 6000,
+				 .from_ns = 0, .to_ns = 9000, .realtime_ns = 100, .sender_pid = 42 };
+
+	rt.offset_ns = 1000000;
+	rt.realtime_shift_ns = -50;
+	retime__record(&rt, &tr.hdr);
+	assert_int_equal(tr.mono_ns, 1005000);
+	assert_int_equal(tr.received_ns, 1006000);
+	assert_int_equal(tr.from_ns, 0);
+	assert_int_equal(tr.to_ns, 1009000);
+	assert_int_equal(tr.realtime_ns, 50);
+	assert_int_equal(tr.sender_pid, 42 + (1u << 22));
 	/* drift: 1000 ppm around t0 */
 	struct retime d = { .drift = 1e-3, .t0_ns = 1000000 };
 
@@ -195,6 +208,68 @@ static void test_line_chain(void **state)
 	assert_true(dist[3] < 0 && prev[3] == -1);
 }
 
+/* Whether some window lies inside [LO, HI) */
+static bool covered(const struct mf_window *w, size_t n, int64_t lo, int64_t hi)
+{
+	for (size_t i = 0; i < n; i++)
+		if (mergefit__inside(&w[i], lo, hi))
+			return true;
+	return false;
+}
+
+static void test_plan(void **state)
+{
+	const int64_t S = 1000000000;
+	const uint64_t bin = 100000, min = 200 * bin, len = 2 * (uint64_t)S;
+	struct mf_window w[12];
+	int64_t lo[4] = { 0, 0, 0, 0 }, hi[4] = { 60 * S, 60 * S, 60 * S, 60 * S };
+	bool talk[16] = { false };
+	size_t n;
+
+	(void)state;
+	/* every host over the same minute: six 2 s windows centred in six slices, as merge always had them */
+	n = mergefit__plan(3, lo, hi, NULL, min, len, bin, 6, w, 12);
+	assert_int_equal(n, 6);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(w[i].len, len);
+		assert_int_equal(w[i].start, (int64_t)i * 10 * S + 4 * S);
+	}
+	/* a fourth capture that overlaps the others by 10 ms (less than 200 bins): the
+	 * others keep their windows; it gets none */
+	lo[3] = 60 * S - 10000000;
+	hi[3] = 70 * S;
+	n = mergefit__plan(4, lo, hi, NULL, min, len, bin, 6, w, 12);
+	assert_int_equal(n, 6);
+	assert_true(covered(w, n, 0, 60 * S));
+	assert_false(covered(w, n, lo[3], hi[3]));
+	/* by 1 s: the spread misses that second, so its pairs get one window of their own there */
+	lo[3] = 59 * S;
+	n = mergefit__plan(4, lo, hi, NULL, min, len, bin, 6, w, 12);
+	assert_int_equal(n, 7);
+	assert_true(covered(w, n, 59 * S, 60 * S));
+	for (size_t i = 1; i < n; i++)
+		assert_true(w[i - 1].start <= w[i].start);
+	/* ... unless it talks to nobody: then nothing is planned for it */
+	talk[0 * 4 + 1] = talk[0 * 4 + 2] = talk[1 * 4 + 2] = true;
+	n = mergefit__plan(4, lo, hi, talk, min, len, bin, 6, w, 12);
+	assert_int_equal(n, 6);
+	assert_false(covered(w, n, 59 * S, 60 * S));
+	/* two pairs at different times: windows in each, none between */
+	lo[0] = lo[1] = 0;
+	hi[0] = hi[1] = 10 * S;
+	lo[2] = lo[3] = 100 * S;
+	hi[2] = hi[3] = 110 * S;
+	n = mergefit__plan(4, lo, hi, NULL, min, len, bin, 6, w, 12);
+	assert_int_equal(n, 6);
+	for (size_t i = 0; i < n; i++)
+		assert_true(mergefit__inside(&w[i], 0, 10 * S) || mergefit__inside(&w[i], 100 * S, 110 * S));
+	assert_true(covered(w, n, 0, 10 * S) && covered(w, n, 100 * S, 110 * S));
+	/* nobody overlaps: no window */
+	hi[1] = 0;
+	lo[3] = 110 * S;
+	assert_int_equal(mergefit__plan(4, lo, hi, NULL, min, len, bin, 6, w, 12), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_retime),
 		cmocka_unit_test(test_pair),
 		cmocka_unit_test(test_line_chain),
+		cmocka_unit_test(test_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -373,6 +373,80 @@ static void test_text_values(void **state)
 	model__free(m);
 }
 
+/* A snapshot: a trigger that opened it (a rule's, with a value), one that extended it, one held back */
+static void test_trigger(void **state)
+{
+	struct ft_file_header h = mkhdr();
+	struct model *m;
+	struct ft_trigger t[3];
+	char *s;
+
+	(void)state;
+	h.flags = FT_FILE_SNAPSHOT;
+	m = model__new(&h, NULL);
+	assert_non_null(m);
+	scenario(sink_model, m, 0, false);
+	for (int i = 0; i < 3; i++) {
+		memset(&t[i], 0, sizeof(t[i]));
+		REC_HDR(t[i], FT_REC_TRIGGER);
+		t[i].kind = FT_TRIG_RULE;
+		t[i].mono_ns = S0 + (uint64_t)(4 + i) * BIN;
+		t[i].realtime_ns = (int64_t)t[i].mono_ns + h.realtime_offset_ns;
+		t[i].snapshot = 1;
+		t[i].fired = (uint32_t)i + 1;
+		snprintf(t[i].unit, sizeof(t[i].unit), "x1000");
+		snprintf(t[i].rule, sizeof(t[i].rule), "coll.slow > 3x");
+		snprintf(t[i].hostname, sizeof(t[i].hostname), "node17");
+	}
+	t[0].action = FT_TRIGA_SNAPSHOT;
+	t[0].value = 4200;
+	t[0].threshold = 3000;
+	t[0].from_ns = S0 + 1 * BIN;
+	t[0].to_ns = S0 + 9 * BIN;
+	snprintf(t[0].reason, sizeof(t[0].reason), "allreduce 17");
+	t[1].action = FT_TRIGA_EXTENDED;
+	t[2].action = FT_TRIGA_RATE;
+	t[2].snapshot = 0;
+	/* the held-back one first: the report still opens with the one that opened it */
+	assert_int_equal(model__add(m, &t[2].hdr), 0);
+	assert_int_equal(model__add(m, &t[0].hdr), 0);
+	assert_int_equal(model__add(m, &t[1].hdr), 0);
+	assert_int_equal(model__finish(m), 0);
+	assert_int_equal(m->ntriggers, 3);
+	s = render(m, false, false, 10);
+	if (strncmp(s, "Snapshot taken on node17: rule coll.slow > 3x (\"allreduce 17\") at 2023-11-14T22:13:21.004", 86) != 0)
+		fail_msg("the report does not open with the trigger: %.200s", s);
+	HAS(s, "(+0.004000 s into the capture)");
+	HAS(s, "  value 4.20x, threshold 3.00x");
+	HAS(s, "  window: 3.00 ms before to 5.00 ms after (snapshot 1)");
+	HAS(s, "  1 more trigger extended it; 1 held back");
+	free(s);
+	s = render(m, true, true, 10);
+	assert_true(json_valid(s));
+	HAS(s, "\"trigger\": {");
+	HAS(s, "\"kind\": \"rule\"");
+	HAS(s, "\"action\": \"snapshot\"");
+	HAS(s, "\"value\": 4200");
+	HAS(s, "\"threshold\": 3000");
+	HAS(s, "\"rel_ns\": 4000000");
+	HAS(s, "\"from_rel_ns\": 1000000");
+	HAS(s, "\"extended_by\": 1");
+	HAS(s, "\"action\": \"rate\"");
+	/* before the headline */
+	assert_true(strstr(s, "\"trigger\"") < strstr(s, "\"headline\""));
+	free(s);
+	model__free(m);
+	/* no trigger, no section: every other report is unchanged */
+	m = small_model(0, true);
+	s = render(m, true, false, 10);
+	assert_null(strstr(s, "\"trigger\":{")); /* retransmits have a "trigger": "rto" key of their own */
+	free(s);
+	s = render(m, false, false, 10);
+	assert_null(strstr(s, "Snapshot taken"));
+	free(s);
+	model__free(m);
+}
+
 static void test_truncated_banner(void **state)
 {
 	struct model *m = small_model(0, false);
@@ -1035,6 +1109,7 @@ int main(void)
 		cmocka_unit_test(test_zero_lost_always_shown),
 		cmocka_unit_test(test_text_values),
 		cmocka_unit_test(test_truncated_banner),
+		cmocka_unit_test(test_trigger),
 		cmocka_unit_test(test_coverage),
 		cmocka_unit_test(test_golden),
 		cmocka_unit_test(test_phase_sections),

@@ -69,7 +69,7 @@ _fabtrace() {
 		COMPREPLY=($(compgen -W "$(ip netns list 2>/dev/null | awk '{ print $1 }')" -- "$cur"))
 		return 0
 		;;
-	-o | --output | --record | --html | --svg | --perfetto | --speedscope | --folded)
+	-o | --output | --record | --html | --svg | --perfetto | --speedscope | --folded | --snapshot-dir)
 		# shellcheck disable=SC2207
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0
@@ -88,6 +88,11 @@ _fabtrace() {
 		;;
 	--phases)
 		COMPREPLY=($(compgen -W "auto probes inferred" -- "$cur"))
+		return 0
+		;;
+	--snapshot-policy)
+		# shellcheck disable=SC2207
+		COMPREPLY=($(compgen -W "all every: once-after:" -- "$cur"))
 		return 0
 		;;
 	esac

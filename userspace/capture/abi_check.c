@@ -263,6 +263,25 @@ ABI_OFF(ft_host, hostname, 64);
 ABI_SIZE(ft_host_netns, 16);
 ABI_OFF(ft_host_netns, netns, 12);
 
+ABI_SIZE(ft_trigger, 360);
+ABI_OFF(ft_trigger, mono_ns, 8);
+ABI_OFF(ft_trigger, realtime_ns, 16);
+ABI_OFF(ft_trigger, received_ns, 24);
+ABI_OFF(ft_trigger, from_ns, 32);
+ABI_OFF(ft_trigger, to_ns, 40);
+ABI_OFF(ft_trigger, value, 48);
+ABI_OFF(ft_trigger, threshold, 56);
+ABI_OFF(ft_trigger, kind, 64);
+ABI_OFF(ft_trigger, action, 68);
+ABI_OFF(ft_trigger, snapshot, 72);
+ABI_OFF(ft_trigger, fired, 76);
+ABI_OFF(ft_trigger, sender_pid, 80);
+ABI_OFF(ft_trigger, sender_uid, 84);
+ABI_OFF(ft_trigger, unit, 88);
+ABI_OFF(ft_trigger, rule, 104);
+ABI_OFF(ft_trigger, reason, 168);
+ABI_OFF(ft_trigger, hostname, 296);
+
 ABI_SIZE(ft_end, 32);
 ABI_OFF(ft_end, ts_ns, 8);
 ABI_OFF(ft_end, records, 16);

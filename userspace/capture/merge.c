@@ -38,8 +38,6 @@
 #include "userspace/capture/merge_priv.h"
 #include "lib/util.h"
 
-#define WINDOW_LEN_NS 2000000000ull
-
 void mrg_warnf(struct merge *m, const char *fmt, ...)
 {
 	char buf[512];
@@ -191,7 +189,11 @@ static void fit_pairs(struct merge *m)
 				p->bounds = false;
 			}
 			for (size_t k = 0; k < m->nwin; k++) {
-				struct mf_est e = mergefit__pair(&a->win[k], &b->win[k], lo, hi);
+				struct mf_est e;
+
+				if (!a->win[k].tx || !b->win[k].tx)
+					continue; /* one of them did not record through it */
+				e = mergefit__pair(&a->win[k], &b->win[k], lo, hi);
 
 				if (getenv("FABTRACE_MERGE_DEBUG"))
 					fprintf(stderr, "merge: %s-%s window %zu [%lld,%lld] bins: %s e %.1f rtt %lld "
@@ -201,7 +203,7 @@ static void fit_pairs(struct merge *m)
 
 				if (!e.valid || e.rtt_bins < -2)
 					continue;
-				p->t[p->nwin] = (double)m->wstart[k] + (double)m->wlen / 2 - m->tref;
+				p->t[p->nwin] = (double)m->win[k].start + (double)m->win[k].len / 2 - m->tref;
 				p->e[p->nwin] = (double)e.e_bins2 / 2 * bin;
 				p->s[p->nwin] = ((double)llabs(e.rtt_bins) / 2 + 2) * bin; /* + a bin each side for the binning */
 				p->nwin++;
@@ -398,19 +400,18 @@ static void free_merge(struct merge *m)
 	free(m->h);
 }
 
+/* Where to match traffic (mergefit__plan): the windows, and how far the
+ * search may move a host in them (pad_ns, the clocks' bound). */
 static void plan_windows(struct merge *m)
 {
+	int64_t *lo = calloc(m->n + 1, sizeof(*lo)), *hi = calloc(m->n + 1, sizeof(*hi));
+	bool *talks = calloc(m->n * m->n + 1, sizeof(*talks));
 	double maxunc = 0;
 	bool unknown = false;
 
-	m->ovl_lo = INT64_MIN;
-	m->ovl_hi = INT64_MAX;
 	for (size_t i = 0; i < m->n; i++) {
 		const struct host *h = &m->h[i];
-		int64_t a = mrg_to_coarse(h, h->t_first), b = mrg_to_coarse(h, h->t_last);
 
-		m->ovl_lo = a > m->ovl_lo ? a : m->ovl_lo;
-		m->ovl_hi = b < m->ovl_hi ? b : m->ovl_hi;
 		if (h->c_unc < 0)
 			unknown = true;
 		else if (h->c_unc > maxunc)
@@ -421,19 +422,37 @@ static void plan_windows(struct merge *m)
 		m->pad_ns = 20 * m->bin_ns;
 	m->pad_ns = m->pad_ns / m->bin_ns * m->bin_ns;
 	m->nwin = 0;
-	m->tref = m->ovl_hi > m->ovl_lo ? ((double)m->ovl_lo + (double)m->ovl_hi) / 2 : 0;
-	/* in unsigned: the difference of two int64 may not fit one */
-	if (m->ovl_hi <= m->ovl_lo || (uint64_t)m->ovl_hi - (uint64_t)m->ovl_lo < 200 * m->bin_ns)
-		return;
-	uint64_t span = (uint64_t)m->ovl_hi - (uint64_t)m->ovl_lo;
-	size_t k = (size_t)(span / WINDOW_LEN_NS);
+	m->tref = 0;
+	if (!lo || !hi || !talks)
+		goto out;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct host *h = &m->h[i];
 
-	k = k < 1 ? 1 : k > MAX_WINDOWS ? MAX_WINDOWS : k;
-	m->wlen = span / k < WINDOW_LEN_NS ? span / k : WINDOW_LEN_NS;
-	m->wlen = m->wlen / m->bin_ns * m->bin_ns;
-	m->nwin = k;
-	for (size_t i = 0; i < k; i++)
-		m->wstart[i] = m->ovl_lo + (int64_t)((span / k) * i + (span / k - m->wlen) / 2);
+		if (h->t_first) {
+			lo[i] = mrg_to_coarse(h, h->t_first);
+			hi[i] = mrg_to_coarse(h, h->t_last);
+		}
+		for (size_t j = i + 1; j < m->n; j++)
+			talks[i * m->n + j] = talk(h, &m->h[j]);
+	}
+	m->nwin = mergefit__plan(m->n, lo, hi, talks, 200 * m->bin_ns, WINDOW_LEN_NS, m->bin_ns, SPREAD_WINDOWS,
+				 m->win, MAX_WINDOWS);
+	if (m->nwin) /* the fits are centred on the windows' middle */
+		m->tref = ((double)m->win[0].start +
+			   (double)m->win[m->nwin - 1].start + (double)m->win[m->nwin - 1].len) / 2;
+out:
+	free(lo);
+	free(hi);
+	free(talks);
+}
+
+/* Whether host H has traffic in any window (it overlaps a host it talks to). */
+static bool in_windows(const struct merge *m, const struct host *h)
+{
+	for (size_t k = 0; k < m->nwin; k++)
+		if (h->win[k].tx)
+			return true;
+	return false;
 }
 
 
@@ -535,13 +554,15 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 	if (m.nwin && m.n > 1)
 		fit_pairs(&m);
 	else if (m.n > 1 && !m.anchors_only)
-		mrg_warnf(&m, "the captures overlap by less than %s; clocks placed by their realtime anchors only",
+		mrg_warnf(&m, "no two captures overlap by %s; clocks placed by their realtime anchors only",
 		      fmt_ns(200 * m.bin_ns, ob, sizeof(ob)));
 	place(&m);
-	for (size_t i = 1; i < m.n && !m.anchors_only; i++) /* asked for: no surprise */
+	for (size_t i = 1; i < m.n && !m.anchors_only && m.nwin; i++) /* asked for: no surprise */
 		if (!(m.h[i].flags & (FT_HOST_TRAFFIC | FT_HOST_SAME_KERNEL)))
-			mrg_warnf(&m, "%s: no traffic matched with another host; placed by its realtime anchor%s",
-			      m.h[i].label, m.h[i].c_unc < 0 ? " with no bound (its skew against others means nothing)" : "");
+			mrg_warnf(&m, "%s: %s; placed by its realtime anchor%s", m.h[i].label,
+				  in_windows(&m, &m.h[i]) ? "no traffic matched with another host" :
+				  "its capture overlaps no host it exchanges traffic with by 200 bins",
+				  m.h[i].c_unc < 0 ? " with no bound (its skew against others means nothing)" : "");
 	mrg_assign_ids(&m);
 	if (mrg_write_merged(&m))
 		goto out;

@@ -17,7 +17,8 @@
 #include "userspace/capture/mergefit.h"
 #include "userspace/capture/retime.h"
 
-#define MAX_WINDOWS 6
+#define MAX_WINDOWS 12                     /* SPREAD_WINDOWS, and one more for pairs that had none */
+#define SPREAD_WINDOWS 6                   /* spread over the time pairs overlap */
 #define MAX_ADDRS 64
 #define COLL_BITS 15                       /* collective instances kept per host */
 #define WINDOW_LEN_NS 2000000000ull
@@ -92,10 +93,9 @@ struct merge {
 	struct host *h;
 	size_t n;
 	uint64_t bin_ns;
-	int64_t ovl_lo, ovl_hi;             /* overlap on the coarse clock */
 	size_t nwin;
-	int64_t wstart[MAX_WINDOWS];        /* core start of each window, coarse clock */
-	uint64_t wlen, pad_ns;
+	struct mf_window win[MAX_WINDOWS];  /* cores of the traffic windows, coarse clock */
+	uint64_t pad_ns;
 	double tref;                        /* coarse-clock time the fits are centred on */
 	struct pairfit *pf; size_t npf, cappf;
 	char **warnings; size_t nwarn;

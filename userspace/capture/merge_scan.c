@@ -310,7 +310,6 @@ static bool is_lo(const struct host *h, uint32_t netns, uint32_t ifindex)
 struct pass2 {
 	const struct merge *m;
 	struct host *h;
-	size_t n;               /* bins per window */
 };
 
 static int p2_bin(void *ctx, const struct ft_iface_bin *b)
@@ -324,9 +323,10 @@ static int p2_bin(void *ctx, const struct ft_iface_bin *b)
 		return 0;
 	t = mrg_to_coarse(h, b->start_ns);
 	for (size_t k = 0; k < m->nwin; k++) {
-		int64_t lo = mrg_sat_sub(m->wstart[k], (int64_t)m->pad_ns);
+		int64_t lo = mrg_sat_sub(m->win[k].start, (int64_t)m->pad_ns);
+		size_t n = h->win[k].n;
 
-		if (t < lo || t >= mrg_sat_add(lo, (int64_t)(p->n * m->bin_ns)))
+		if (!h->win[k].tx || t < lo || t >= mrg_sat_add(lo, (int64_t)(n * m->bin_ns)))
 			continue;
 		float *a = b->dir == FT_DIR_TX ? h->win[k].tx : h->win[k].rx;
 
@@ -338,12 +338,17 @@ static int p2_bin(void *ctx, const struct ft_iface_bin *b)
 int mrg_pass2(const struct merge *m, struct host *h)
 {
 	static const struct capture_visitor v = { .iface_bin = p2_bin };
-	struct pass2 p = { .m = m, .h = h, .n = (size_t)((m->wlen + 2 * m->pad_ns) / m->bin_ns) };
+	struct pass2 p = { .m = m, .h = h };
 	struct capture_reader *r = NULL;
 	char err[CAPTURE_ERR_MAX];
-	size_t n = p.n;
+	int64_t first = mrg_to_coarse(h, h->t_first), last = mrg_to_coarse(h, h->t_last);
 
+	/* only the windows this host recorded through: a pair matches where both did */
 	for (size_t k = 0; k < m->nwin; k++) {
+		size_t n = (size_t)((m->win[k].len + 2 * m->pad_ns) / m->bin_ns);
+
+		if (!h->t_first || !mergefit__inside(&m->win[k], first, last))
+			continue;
 		h->win[k].n = n;
 		h->win[k].pad = (size_t)(m->pad_ns / m->bin_ns);
 		h->win[k].tx = calloc(n, sizeof(float));
@@ -359,10 +364,9 @@ int mrg_pass2(const struct merge *m, struct host *h)
 	capture__free(r);
 	/* compress the big bins: a match should follow the shape, not one burst */
 	for (size_t k = 0; k < m->nwin; k++)
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < h->win[k].n; i++) {
 			h->win[k].tx[i] = sqrtf(h->win[k].tx[i]);
 			h->win[k].rx[i] = sqrtf(h->win[k].rx[i]);
 		}
 	return 0;
 }
-

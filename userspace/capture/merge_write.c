@@ -383,8 +383,15 @@ void mrg_print_summary(const struct merge *m)
 	}
 	if (m->quiet)
 		return;
-	fprintf(stderr, "fabtrace: merged %zu hosts into %s (%zu traffic windows of %s)\n", m->n, m->out, m->nwin,
-		fmt_ns(m->wlen, b1, sizeof(b1)));
+	uint64_t wlen = 0;
+	bool equal = true;
+
+	for (size_t k = 0; k < m->nwin; k++) {
+		equal = equal && m->win[k].len == m->win[0].len;
+		wlen = m->win[k].len > wlen ? m->win[k].len : wlen;
+	}
+	fprintf(stderr, "fabtrace: merged %zu hosts into %s (%zu traffic windows of %s%s)\n", m->n, m->out, m->nwin,
+		equal ? "" : "up to ", fmt_ns(wlen, b1, sizeof(b1)));
 	for (size_t i = 0; i < m->n; i++) {
 		const struct host *h = &m->h[i];
 

@@ -256,3 +256,129 @@ void mergefit__chain(size_t n, const double *w, int *prev, double *dist)
 	}
 	free(done);
 }
+
+/* ---- where to match traffic ---- */
+
+struct span {
+	int64_t lo, hi;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int cmp_window(const void *a, const void *b)
+{
+	const struct mf_window *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static uint64_t span_len(const struct span *s)
+{
+	return s->hi > s->lo ? (uint64_t)s->hi - (uint64_t)s->lo : 0;
+}
+
+/* K windows spread over C as merge always placed them: centred in K equal slices. */
+static size_t spread_over(const struct span *c, size_t k, uint64_t len_ns, uint64_t bin_ns, struct mf_window *out)
+{
+	uint64_t slice = span_len(c) / k, wlen = slice < len_ns ? slice : len_ns;
+
+	wlen = wlen / bin_ns * bin_ns;
+	for (size_t i = 0; i < k; i++)
+		out[i] = (struct mf_window){ c->lo + (int64_t)(slice * i + (slice - wlen) / 2), wlen };
+	return k;
+}
+
+/* Components of the union of the pairs' overlaps P[0..NP) (sorted by start) into C. */
+static size_t components(const struct span *p, size_t np, struct span *c)
+{
+	size_t nc = 0;
+
+	for (size_t i = 0; i < np; i++) {
+		if (nc && p[i].lo <= c[nc - 1].hi) {
+			if (p[i].hi > c[nc - 1].hi)
+				c[nc - 1].hi = p[i].hi;
+			continue;
+		}
+		c[nc++] = p[i];
+	}
+	return nc;
+}
+
+/* How many windows each component gets: by its length, at least one while
+ * they last (the longest first), SPREAD in all. */
+static void share(const struct span *c, size_t nc, uint64_t len_ns, size_t spread, size_t *k)
+{
+	uint64_t total = 0;
+	size_t want, given = 0;
+
+	for (size_t i = 0; i < nc; i++)
+		total += span_len(&c[i]);
+	want = (size_t)(total / len_ns);
+	want = want < 1 ? 1 : want > spread ? spread : want;
+	for (size_t i = 0; i < nc; i++) {
+		k[i] = (size_t)((double)want * (double)span_len(&c[i]) / (double)total);
+		k[i] = k[i] < 1 ? 1 : k[i];
+		given += k[i];
+	}
+	while (given > spread) { /* more components than windows: the shortest go without */
+		size_t w = nc;
+
+		for (size_t i = 0; i < nc; i++)
+			if (k[i] && (w == nc || k[i] > k[w] || (k[i] == k[w] && span_len(&c[i]) < span_len(&c[w]))))
+				w = i;
+		k[w]--;
+		given--;
+	}
+}
+
+size_t mergefit__plan(size_t n, const int64_t *lo, const int64_t *hi, const bool *talk, uint64_t min_ns,
+		      uint64_t len_ns, uint64_t bin_ns, size_t spread, struct mf_window *out, size_t max)
+{
+	struct span *p = malloc((n * n / 2 + 1) * sizeof(*p)), *c = malloc((n * n / 2 + 1) * sizeof(*c));
+	size_t *k = malloc((n * n / 2 + 1) * sizeof(*k));
+	size_t np = 0, nc, nw = 0;
+
+	if (!p || !c || !k || !bin_ns || !len_ns)
+		goto out;
+	spread = spread < max ? spread : max;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++) {
+			struct span o = { lo[i] > lo[j] ? lo[i] : lo[j], hi[i] < hi[j] ? hi[i] : hi[j] };
+
+			if ((!talk || talk[i * n + j]) && span_len(&o) >= min_ns && span_len(&o) >= bin_ns)
+				p[np++] = o;
+		}
+	if (!np)
+		goto out;
+	qsort(p, np, sizeof(*p), cmp_span);
+	nc = components(p, np, c);
+	share(c, nc, len_ns, spread, k);
+	for (size_t i = 0; i < nc; i++)
+		if (k[i])
+			nw += spread_over(&c[i], k[i], len_ns, bin_ns, out + nw);
+	/* a pair with no window inside its overlap gets one there */
+	for (size_t i = 0; i < np && nw < max; i++) {
+		bool covered = false;
+		uint64_t wlen;
+
+		for (size_t w = 0; w < nw && !covered; w++)
+			covered = mergefit__inside(&out[w], p[i].lo, p[i].hi);
+		if (covered)
+			continue;
+		wlen = span_len(&p[i]) < len_ns ? span_len(&p[i]) : len_ns;
+		wlen = wlen / bin_ns * bin_ns;
+		out[nw++] = (struct mf_window){ p[i].lo + (int64_t)((span_len(&p[i]) - wlen) / 2), wlen };
+	}
+	if (nw)
+		qsort(out, nw, sizeof(*out), cmp_window);
+out:
+	free(p);
+	free(c);
+	free(k);
+	return nw;
+}

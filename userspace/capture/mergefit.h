@@ -49,6 +49,31 @@ struct mf_est mergefit__pair(const struct mf_series *a, const struct mf_series *
 int mergefit__line(const double *t, const double *e, const double *sigma, size_t n, double tref,
 		   double *a, double *b);
 
+/* A traffic window on the coarse clock: its core [start, start + len). */
+struct mf_window {
+	int64_t start;
+	uint64_t len;
+};
+
+/*
+ * Where to match traffic: N hosts span LO[i]..HI[i] on the coarse clock
+ * (LO >= HI: nothing); TALK[i * N + j] says i and j exchange traffic (NULL:
+ * all do).  The windows are spread over the time where some pair that talks
+ * overlaps by MIN_NS or more (SPREAD of them at most, LEN_NS long at most,
+ * as many as that time holds), and every such pair gets at least one
+ * window inside its own overlap, up to MAX windows in all.  So a capture
+ * that starts late, or ends early, costs the others nothing: each pair is
+ * matched where both hosts recorded.  Lengths are whole BIN_NS.  Returns
+ * the number of windows in OUT, by start.
+ */
+size_t mergefit__plan(size_t n, const int64_t *lo, const int64_t *hi, const bool *talk, uint64_t min_ns,
+		      uint64_t len_ns, uint64_t bin_ns, size_t spread, struct mf_window *out, size_t max);
+/* Whether window W lies inside [LO, HI) */
+static inline bool mergefit__inside(const struct mf_window *w, int64_t lo, int64_t hi)
+{
+	return w->start >= lo && w->start < hi && (uint64_t)hi - (uint64_t)w->start >= w->len;
+}
+
 /*
  * Chain: the most certain path (sum of uncertainties) from host 0 to every
  * host over the pair graph.  W[i*n+j] is the uncertainty of the edge i->j

@@ -46,6 +46,9 @@ static const struct capture_rec_fields fields[CAPTURE_REC_TYPES] = {
 	[FT_REC_SAMPLER] = { .time = { AT(ft_sampler_event, ts_ns) }, .group = AT(ft_sampler_event, group) },
 	/* and its flow's namespace, and a rank's pid in id (retime.c) */
 	[FT_REC_CONFIG] = { .time = { AT(ft_config, ts_ns) }, .netns = AT(ft_config, netns) },
+	/* and the snapshot's window, from_ns and to_ns (retime.c) */
+	[FT_REC_TRIGGER] = { .time = { AT(ft_trigger, mono_ns), AT(ft_trigger, received_ns) },
+			     .pid = { AT(ft_trigger, sender_pid) } },
 	[FT_REC_HOST_ID] = { .netns = AT(ft_host_id, netns) },
 	[FT_REC_CLOCK] = { .time = { AT(ft_clock, mono_ns) } },
 	[FT_REC_HOST_NETNS] = { .netns = AT(ft_host_netns, netns) },

@@ -45,6 +45,7 @@ const char *capture__stop_reason_name(uint32_t reason)
 		[FT_STOP_COMMAND] = "command exited",
 		[FT_STOP_ERROR] = "error",
 		[FT_STOP_MIXED] = "mixed",
+		[FT_STOP_ROTATED] = "rotated",
 	};
 
 	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "unknown";

@@ -107,5 +107,12 @@ void retime__record(const struct retime *rt, struct ft_rec_hdr *r)
 		ns(rt, &x->flow.netns); /* a second namespace */
 		if (x->scope == FT_CFG_RANK)
 			pid(rt, &x->id);
+	} else if (r->type == FT_REC_TRIGGER) {
+		struct ft_trigger *x = (void *)r;
+
+		/* the snapshot's window, and the moment in REALTIME */
+		x->from_ns = retime__ts(rt, x->from_ns);
+		x->to_ns = retime__ts(rt, x->to_ns);
+		x->realtime_ns += rt->realtime_shift_ns;
 	}
 }

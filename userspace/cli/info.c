@@ -150,18 +150,27 @@ static int add_end(void *ctx, const struct ft_end *r)
 	return 0;
 }
 
+static int add_trigger(void *ctx, const struct ft_trigger *r)
+{
+	triggerinfo__add(&((struct info *)ctx)->trig, r);
+	return 0;
+}
+
 static const struct capture_visitor info_visitor = {
 	.probe = add_probe, .iface = add_iface, .lost = add_lost, .phase_slot = add_slot,
-	.coverage = add_coverage, .comm_info = add_comm_info, .proc = add_proc, .end = add_end,
+	.coverage = add_coverage, .comm_info = add_comm_info, .proc = add_proc, .trigger = add_trigger,
+	.end = add_end,
 };
 
 /*
  * Times that do not stretch the span info gives a capture without an END
- * record: those of the counter sampler, the configuration readings and the
- * clock pairs (the report's span leaves out others again: model_add.c).
+ * record: those of the counter sampler, the configuration readings, the
+ * clock pairs and a flight recorder's triggers (a trigger's moment may be
+ * asked for in the past or the future: --at) (the report's span leaves out
+ * others again: model_add.c).
  */
 #define INFO_UNSPANNED (1ull << FT_REC_CTR_SAMPLE | 1ull << FT_REC_SAMPLER | 1ull << FT_REC_CONFIG | \
-			1ull << FT_REC_CLOCK)
+			1ull << FT_REC_CLOCK | 1ull << FT_REC_TRIGGER)
 
 /* One record of the reader's (checked against its type as its block was loaded). */
 static void account(struct info *in, const struct ft_rec_hdr *r)

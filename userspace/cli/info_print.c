@@ -286,6 +286,7 @@ void info_print_text(const struct info *in)
 	printf("bin width:       %s\n", h->bin_ns ? fmt_ns(h->bin_ns, b1, sizeof(b1)) : "unknown");
 	printf("CPUs:            %u\n", (unsigned)h->ncpus);
 	clockinfo__print(&in->clk);
+	triggerinfo__print(&in->trig, h->flags);
 	if (in->have_end)
 		printf("stop reason:     %s\n", capture__stop_reason_name(in->end.stop_reason));
 
@@ -406,6 +407,7 @@ void info_print_json(const struct info *in, bool pretty)
 	json_kv_u64(&j, "ncpus", h->ncpus);
 	json_kv_bool(&j, "merged", (h->flags & FT_FILE_MERGED) != 0);
 	clockinfo__json(&in->clk, &j);
+	triggerinfo__json(&in->trig, h->flags, &j);
 	/* "" without an END record, as report --json says it */
 	json_kv_string(&j, "stop_reason", in->have_end ? capture__stop_reason_name(in->end.stop_reason) : "");
 

@@ -14,6 +14,7 @@
 #include "userspace/capture/capture.h"
 #include "userspace/capture/clockinfo.h"
 #include "userspace/capture/probe_coverage.h"
+#include "userspace/capture/trigger.h"
 
 struct model_config;
 
@@ -56,6 +57,7 @@ struct info {
 	uint64_t env_ranks;         /* comm_info records from the launcher's environment (FT_COMM_ENV) */
 	uint64_t env_jobs;          /* comm_info records naming a process's job (FT_SLOT_JOB) */
 	struct clockinfo clk;  /* host identity, clock pairs, merged hosts */
+	struct triggerinfo trig; /* a flight recorder's triggers */
 	struct model_config *cfg; /* the configuration records (info_config.c) */
 	enum capture_state state;
 	uint64_t good_off;

@@ -17,6 +17,7 @@ static const struct cmd {
 	{ "top", cmd_top, "live view of the fabric (and a Prometheus metrics endpoint with --listen)" },
 	{ "compare", cmd_compare, "set runs A against runs B: the configuration diff, then every metric with its significance" },
 	{ "merge", cmd_merge, "merge the captures of several hosts onto one clock" },
+	{ "trigger", cmd_trigger, "make the flight recorder (record --switch-output) save a snapshot" },
 	{ "info", cmd_info, "show a capture's header, probes, record counts and lost events" },
 	{ "export", cmd_export, "write a capture's raw bins, qdisc bins and events as CSV or JSON lines" },
 	{ "features", cmd_features, "show which probes work on this kernel, and why not" },
@@ -37,6 +38,8 @@ static void usage(FILE *f)
 		"  fabtrace export --what all -o incident-csv/ incident.ftr\n"
 		"  fabtrace merge -o job.ftr job-node1.ftr job-node2.ftr\n"
 		"  fabtrace compare cubic-1.ftr cubic-2.ftr -- bbr-1.ftr bbr-2.ftr\n"
+		"  sudo fabtrace record -i eth0 --switch-output 10s --keep 10m -o /var/lib/fabtrace\n"
+		"  sudo fabtrace trigger --reason 'slow step'\n"
 		"  sudo fabtrace top\n"
 		"  sudo fabtrace top --headless --listen 127.0.0.1:9464\n"
 		"  sudo fabtrace features\n");

@@ -17,6 +17,8 @@
 
 #include "userspace/capture/capture.h"
 #include "userspace/cli/commands.h"
+#include "userspace/cli/record_flight.h"
+#include "userspace/record/flight.h"
 #include "userspace/record/hostclock.h"
 #include "lib/json.h"
 #include "userspace/record/session.h"
@@ -25,6 +27,8 @@
 
 struct recorder {
 	struct session_opts o;
+	struct flight_opts fo;
+	struct flight *f;   /* the flight recorder (--switch-output), NULL: one capture */
 	struct session *s;
 	bool tty;
 	uint64_t last_bins, last_events, last_phases;
@@ -116,6 +120,29 @@ static void usage(FILE *f)
 "                             does not starve it into losing events; the\n"
 "                             traced command keeps its own)\n"
 "\n"
+"Flight recorder (rotating segments and snapshots; see docs/flight-recorder.md):\n"
+"      --switch-output TIME|SIZE  run until stopped, writing segments into the\n"
+"                             directory -o DIR, each a complete capture closed\n"
+"                             after TIME (default 10s) or SIZE (e.g. 64M; m is\n"
+"                             minutes, M megabytes); repeat for both\n"
+"      --keep DUR             keep segments until the newer ones cover DUR\n"
+"                             (default 5m; 0: no time bound)\n"
+"      --keep-size SIZE       at most SIZE of segments on disk (default 1G;\n"
+"                             0: no size bound)\n"
+"      --switch-max-files N   at most N closed segments\n"
+"      --snapshot-pre DUR     a trigger saves a snapshot of DUR before it\n"
+"                             (default 30s) ...\n"
+"      --snapshot-post DUR    ... and DUR after it (default 10s); a trigger\n"
+"                             inside a post-window extends it (one file)\n"
+"      --snapshot-max DUR     the longest a snapshot grows (default 5m)\n"
+"      --snapshot-policy P    every:N (every Nth trigger of a rule saves) or\n"
+"                             once-after:N (only its Nth); default all\n"
+"      --snapshot-cooldown DUR  no new snapshot within DUR after one ends\n"
+"      --snapshot-dir DIR     snapshots go here (default: -o DIR)\n"
+"      --control NAME         control socket @fabtrace/NAME (default flight) in\n"
+"                             the recorded network namespace, for 'fabtrace\n"
+"                             trigger'; SIGUSR1 triggers too\n"
+"\n"
 "Counters (RDMA ports and NIC statistics, on the same clock; see docs/rdma.md):\n"
 "      --counter-period DUR   sample every DUR (default 10ms); the sampler backs\n"
 "                             off (and says so) above its CPU budget\n"
@@ -136,9 +163,10 @@ static void usage(FILE *f)
 "                             lines stay on stderr; -q drops them)\n"
 "  -h, --help                 this help\n"
 "\n"
-"Exit status: 0 when the capture is complete, whatever COMMAND's own exit\n"
-"status (--json gives it); 127 when COMMAND could not be run (the capture\n"
-"then holds the probes' records only); 1 on an error; 2 for usage errors.\n"
+"Exit status: 0 when the capture (or every segment) is complete, whatever\n"
+"COMMAND's own exit status (--json gives it); 127 when COMMAND could not be\n"
+"run (the capture then holds the probes' records only); 1 on an error (a\n"
+"full disk: every closed segment stays readable); 2 for usage errors.\n"
 "\n"
 "Examples:\n"
 "  sudo fabtrace record -i eth0 -d 10s -o incident.ftr\n"
@@ -152,10 +180,24 @@ static void usage(FILE *f)
 "  srun --ntasks-per-node=1 --overlap sudo fabtrace record -o job-%%h.ftr -d 60s\n"
 "      (then: fabtrace merge -o job.ftr job-*.ftr; see docs/multihost.md)\n"
 "  sudo fabtrace record --rdma-lifespan 1 --counter-period 1ms -d 5s -o cnp.ftr\n"
+"  sudo fabtrace record -i eth0 --switch-output 10s --keep 10m --keep-size 2G -o /var/lib/fabtrace\n"
+"      (then: sudo fabtrace trigger --reason 'step 4100 slow', or kill -USR1 PID)\n"
+"  sudo fabtrace record --netns h1 --switch-output 5s --keep 2m --snapshot-pre 20s \\\n"
+"      --snapshot-post 5s --snapshot-policy every:2 -o /tmp/ft-h1\n"
 "\n"
 "Needs root, or CAP_BPF + CAP_PERFMON + CAP_NET_ADMIN; other network\n"
 "namespaces (--netns, -i NETNS/IFACE, or every namespace without -i) need\n"
 "CAP_SYS_ADMIN as well, to enter them.\n");
+}
+
+static uint64_t bytes_written(const struct recorder *r)
+{
+	struct flight_stats fs;
+
+	if (!r->f)
+		return session__capture_bytes(r->s);
+	flight__stats(r->f, &fs);
+	return fs.disk_bytes;
 }
 
 static void status_line(void *ctx, uint64_t now, uint64_t ticks)
@@ -165,6 +207,8 @@ static void status_line(void *ctx, uint64_t now, uint64_t ticks)
 	char b1[32];
 
 	(void)ticks;
+	if (r->f)
+		flight__tick(r->f, now);
 	if (!r->tty || r->o.quiet)
 		return;
 	fprintf(stderr, "\r[%6.1fs] bins %7llu/s  events %6llu/s  phases %6llu/s  lost %llu  %s written   ",
@@ -173,7 +217,7 @@ static void status_line(void *ctx, uint64_t now, uint64_t ticks)
 		(unsigned long long)(st->events - r->last_events),
 		(unsigned long long)(st->phases - r->last_phases),
 		(unsigned long long)session__lost_total(r->s),
-		fmt_bytes((double)session__capture_bytes(r->s), b1, sizeof(b1)));
+		fmt_bytes((double)bytes_written(r), b1, sizeof(b1)));
 	r->last_bins = st->bins;
 	r->last_events = st->events;
 	r->last_phases = st->phases;
@@ -184,18 +228,21 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 	const struct session_stats *st = session__stats(r->s);
 	const double secs = (end_ns - st->start_ns) / 1e9;
 	uint64_t lost = session__lost_total(r->s);
-	char b[32];
 
 	if (r->o.json) {
 		struct json j;
+		uint64_t records = st->records_written;
 
+		if (r->f) /* the flight recorder: every record its segments were given */
+			for (int t = 0; t < 64; t++)
+				records += st->counts[t];
 		json_init(&j, stdout, true);
 		json_object_begin(&j);
-		json_kv_string(&j, "output", r->o.out_path);
+		json_kv_string(&j, "output", r->f ? flight__dir(r->f) : r->o.out_path);
 		json_kv_double(&j, "duration_s", secs, 3);
 		json_kv_string(&j, "stop_reason", capture__stop_reason_name(st->stop_reason));
-		json_kv_u64(&j, "bytes", st->bytes_written);
-		json_kv_u64(&j, "records", st->records_written);
+		json_kv_u64(&j, "bytes", r->f ? bytes_written(r) : st->bytes_written);
+		json_kv_u64(&j, "records", records);
 		json_kv_u64(&j, "bins", st->bins);
 		json_kv_u64(&j, "events", st->events);
 		json_kv_u64(&j, "phase_events", st->phases);
@@ -213,18 +260,25 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 			json_kv_i64(&j, "command_exit_status",
 				    WIFEXITED(st->child_status) ? WEXITSTATUS(st->child_status) : -1);
 		}
+		if (r->f)
+			record_flight__json(&j, r->f);
 		json_object_end(&j);
 		json_finish(&j);
 		return;
 	}
 	if (r->o.quiet)
 		return;
-	fprintf(stderr, "fabtrace: recorded %.1f s (%s) to %s: %s, %llu records (%llu bins, %llu events, "
-		"%llu phase events), %llu lost events\n", secs, capture__stop_reason_name(st->stop_reason), r->o.out_path,
-		fmt_bytes((double)st->bytes_written, b, sizeof(b)),
-		(unsigned long long)st->records_written, (unsigned long long)st->bins,
-		(unsigned long long)st->events, (unsigned long long)st->phases,
-		(unsigned long long)lost);
+	if (r->f) {
+		record_flight__text(r->f, secs, capture__stop_reason_name(st->stop_reason), lost);
+	} else {
+		char b[32];
+
+		fprintf(stderr, "fabtrace: recorded %.1f s (%s) to %s: %s, %llu records (%llu bins, %llu events, "
+			"%llu phase events), %llu lost events\n", secs, capture__stop_reason_name(st->stop_reason),
+			r->o.out_path, fmt_bytes((double)st->bytes_written, b, sizeof(b)),
+			(unsigned long long)st->records_written, (unsigned long long)st->bins,
+			(unsigned long long)st->events, (unsigned long long)st->phases, (unsigned long long)lost);
+	}
 	if (session__has_phases(r->s))
 		fprintf(stderr, "fabtrace: phases: %llu calls in %llu traced functions%s\n",
 			(unsigned long long)st->counts[FT_REC_PHASE],
@@ -242,9 +296,10 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 
 static int parse_args(struct recorder *r, int argc, char **argv)
 {
-	enum { OPT_JSON = SOPT_END };
+	enum { OPT_JSON = FOPT_END };
 	static const struct option opts[] = {
 		SESSION_LONG_OPTS,
+		FLIGHT_LONG_OPTS,
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -261,8 +316,10 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 
 		if (h < 0)
 			return -1;
-		if (h > 0)
+		if (h > 0 || (h = flight_opts__parse(&r->fo, c, optarg)) > 0)
 			continue;
+		if (h < 0)
+			return -1;
 		switch (c) {
 		case 'o':
 			if (!optarg[0]) {
@@ -288,6 +345,8 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 	}
 	if (optind < argc)
 		r->o.cmd = &argv[optind];
+	if (flight_opts__check(&r->fo, &r->o, r->o.out_path != NULL))
+		return -1;
 	return session_opts__check(&r->o);
 }
 
@@ -301,6 +360,7 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	if (session_opts__init(&r->o, "record"))
 		goto out;
+	flight_opts__init(&r->fo);
 	if (parse_args(r, argc, argv)) {
 		ret = 2; /* usage, as every other command says it */
 		goto out;
@@ -318,8 +378,15 @@ int cmd_record(int argc, char **argv)
 		}
 		r->o.out_path = r->out;
 	}
-	if (session__open(&r->s, &r->o, NULL, NULL))
+	if (r->fo.on) { /* the session writes no capture: the flight recorder writes segments */
+		if (flight__open(&r->f, &r->fo, &r->o, r->o.out_path))
+			goto out;
+		r->o.out_path = NULL;
+	}
+	if (session__open(&r->s, &r->o, r->f ? flight__sink : NULL, r->f))
 		goto out;
+	if (r->f)
+		flight__attach(r->f, r->s);
 	rc = session__start(r->s, argc, argv);
 	if (rc == -1) {
 		session__finish(r->s);
@@ -330,8 +397,12 @@ int cmd_record(int argc, char **argv)
 
 		r->tty = isatty(STDERR_FILENO);
 		session__on_tick(r->s, status_line, r);
+		if (r->f && flight__start(r->f))
+			session__stop(r->s, FT_STOP_ERROR);
+		else if (r->f && !r->o.quiet)
+			record_flight__started(r->f, &r->fo, st->n_ifs, r->o.duration_ns);
 		/* also with --json (stdout): a script waits for this line on stderr */
-		if (!r->o.quiet)
+		else if (!r->o.quiet)
 			fprintf(stderr, "fabtrace: recording to %s (%d interfaces%s%s); Ctrl-C to stop\n",
 				r->o.out_path, st->n_ifs, r->o.duration_ns ? ", for " : "",
 				r->o.duration_ns ? fmt_ns(r->o.duration_ns, buf, sizeof(buf)) : "");
@@ -341,7 +412,14 @@ int cmd_record(int argc, char **argv)
 		if (r->tty && !r->o.quiet)
 			fputc('\n', stderr);
 	}
-	if (session__finish(r->s)) {
+	rc = session__finish(r->s);
+	if (r->f && (flight__finish(r->f) || rc)) {
+		ft_err("record: %s; every closed segment stays readable", flight__error(r->f)[0] ?
+		       flight__error(r->f) : "the flight recorder failed");
+		print_summary(r, mono_ns());
+		goto out;
+	}
+	if (rc) {
 		if (session__write_error(r->s)[0]) /* already names the file, the offset and what is kept */
 			ft_err("record: %s", session__write_error(r->s));
 		else
@@ -360,6 +438,7 @@ int cmd_record(int argc, char **argv)
 	}
 out:
 	session__close(r->s);
+	flight__free(r->f);
 	session_opts__free(&r->o);
 	free(r);
 	return ret;

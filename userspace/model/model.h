@@ -403,6 +403,8 @@ struct model {
 	struct model_sampler_ev *sampler_evs; size_t nsampler_evs; /* by time */
 
 	struct model_config *config; /* the configuration it ran under (model_config.h: its lookups); NULL: none */
+	/* a flight recorder's triggers (FT_REC_TRIGGER), in file order */
+	struct ft_trigger *triggers; size_t ntriggers, captriggers;
 
 	struct model_priv *priv;    /* loading state (hash tables, raw bins) */
 };

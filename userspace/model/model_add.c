@@ -13,6 +13,7 @@
 #include "userspace/capture/records.h"
 #include "userspace/model/model.h"
 #include "userspace/model/model_priv.h"
+#include "lib/util.h"
 
 static long iface_get(struct model *m, uint32_t netns, uint32_t ifindex)
 {
@@ -576,6 +577,17 @@ static int add_host_netns(void *ctx, const struct ft_host_netns *r)
 	return model__config_add(ctx, &r->hdr);
 }
 
+/* a flight recorder's trigger: why a snapshot was taken (report_trigger.c) */
+static int add_trigger(void *ctx, const struct ft_trigger *r)
+{
+	struct model *m = ctx;
+
+	if (grow_array((void **)&m->triggers, &m->captriggers, m->ntriggers + 1, sizeof(*m->triggers)))
+		return -ENOMEM;
+	m->triggers[m->ntriggers++] = *r;
+	return 0;
+}
+
 static int add_unknown(void *ctx, const struct ft_rec_hdr *r)
 {
 	(void)r;
@@ -591,8 +603,8 @@ static const struct capture_visitor add_visitor = {
 	.sock_owner = add_sock_owner, .phase_slot = add_slot, .iface = add_iface,
 	.iface_stats = add_stats, .ce_flow = add_ce_flow, .lost = add_lost,
 	.drop_reason = add_reason, .probe = add_probe, .coverage = add_coverage,
-	.ctr_sample = see_ctr_sample, .config = add_config, .host = add_host, .host_netns = add_host_netns,
-	.end = add_end, .unknown = add_unknown,
+	.ctr_sample = see_ctr_sample, .config = add_config, .trigger = add_trigger, .host = add_host,
+	.host_netns = add_host_netns, .end = add_end, .unknown = add_unknown,
 };
 
 /* One record, checked, into the model. */

@@ -258,6 +258,7 @@ void model__free(struct model *m)
 	free(m->drop_events);
 	free(m->ctr_events);
 	free(m->lost_evs);
+	free(m->triggers);
 	free(m);
 }
 

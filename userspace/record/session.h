@@ -192,6 +192,8 @@ uint64_t session__bin_ns(const struct session *s);
 int session__ncpus(const struct session *s);
 /* The hostname written into the capture header. */
 const char *session__hostname(const struct session *s);
+/* The capture's header as session__start() made it (with or without a capture). */
+const struct ft_file_header *session__header(const struct session *s);
 /*
  * Probe runs the kernel skipped so far (tracepoint hits its program did not
  * see), per enum ft_probe_id; known[i] false when not counted.  0 or -errno.

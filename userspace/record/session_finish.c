@@ -234,3 +234,8 @@ const char *session__hostname(const struct session *s)
 {
 	return s->hostname;
 }
+
+const struct ft_file_header *session__header(const struct session *s)
+{
+	return &s->hdr;
+}

@@ -80,6 +80,7 @@ struct session {
 	bool write_failed;
 	char write_error[CAPTURE_ERR_MAX];
 	char hostname[64];
+	struct ft_file_header hdr;    /* the capture's header (also without a capture: the flight recorder's) */
 
 	int ep;
 	struct watch watches[MAX_WATCH];

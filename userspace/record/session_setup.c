@@ -486,6 +486,7 @@ int session__start(struct session *s, int argc, char **argv)
 	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
 
 	fill_header(s, &hdr, argc, argv);
+	s->hdr = hdr;
 	str_copy(s->hostname, hdr.hostname, sizeof(s->hostname));
 	sess_stop_signals(&mask); /* blocked since session__open() */
 	if (o->out_path) {

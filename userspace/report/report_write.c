@@ -16,12 +16,14 @@
 #include "userspace/report/report_hosts.h"
 #include "userspace/report/report_json.h"
 #include "userspace/report/report_text.h"
+#include "userspace/report/report_trigger.h"
 
 static void write_text(FILE *f, const struct model *m, const struct corr *c, const struct report_opts *o)
 {
 	struct headline h;
 
 	headline__build(&h, m, c, o->path);
+	report_trigger__text(f, m); /* a snapshot: why it was taken, first */
 	headline__text(f, &h);
 	headline__free(&h);
 	if (o->brief)
@@ -62,6 +64,7 @@ static void write_json(FILE *f, const struct model *m, const struct corr *c, con
 		return;
 	}
 	report_json__header(&j, m, o);
+	report_trigger__json(&j, m); /* a snapshot: why it was taken */
 	headline__json(&j, &h);
 	headline__free(&h);
 	report_budget__json(&j, m, c);

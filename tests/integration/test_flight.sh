@@ -1,0 +1,364 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2154 # left orphans own own_*: assigned by eval "$(rel ...)"
+# The flight recorder (issue 33, docs/flight-recorder.md), on one host with
+# steady TCP traffic between two lab hosts:
+#  - bad input: a missing or non-directory -o, bad --switch-output, snapshot
+#    options without the ring, a --keep that cannot hold the pre-window, a
+#    trigger with no recorder, a trigger by a user who is not root (refused by
+#    the command, and by the recorder from the peer's credentials);
+#  - a shortened soak (FT_SOAK_SECS, default 40; the hour is `make bench`):
+#    1 s / 256 kB segments, --keep 8s, --keep-size 1M: the segments rotate and
+#    the oldest go; disk within its bound (sampled every half second), the
+#    recorder's RSS flat (not under the sanitizers), every closed segment
+#    readable by info and report while recording goes on, and one after the
+#    first (which is gone) carrying the configuration (issue 34);
+#  - SIGUSR1: exactly one snapshot, holding its pre-window; `fabtrace trigger
+#    --wait` and a second trigger inside its post-window: one snapshot,
+#    extended, holding both triggers; Ctrl-C: the last segment closed
+#    cleanly, nothing left under a .part name;
+#  - rate limits: every:2 with a cool-down, and once-after:2, as the triggers'
+#    answers and the snapshots on disk say;
+#  - kill -9 at random moments: every closed segment readable, none of the
+#    recorder's BPF objects left; the next recorder in that directory renames
+#    the killed one's open segment into place, readable (truncated).
+# FT_SEED=N repeats the same random moments.
+source "$(dirname "$0")/lib.sh"
+need_root
+need_cmd bpftool
+need_cmd python3
+need_cmd setpriv
+source "$(dirname "$0")/reliability.sh"
+SEED=${FT_SEED:-$((RANDOM * 32768 + RANDOM))}
+echo "seed $SEED (FT_SEED=$SEED repeats these moments)"
+RANDOM=$SEED
+SOAK=${FT_SOAK_SECS:-30}
+CTL=ftT$$ # a control socket of our own: other recorders may run on this machine
+lab_start 2
+H1=$(lab_ns "$LAB" 1) H2=$(lab_ns "$LAB" 2)
+IFS_ARGS=(-i "$H1/eth0" -i "$H2/eth0" --no-phases)
+SINK='' SEND=''
+FULL=$TMPD/full
+end_test() {
+	[[ -n $SEND ]] && kill "$SEND" 2>/dev/null
+	[[ -n $SINK ]] && kill "$SINK" 2>/dev/null
+	mountpoint -q "$FULL" && umount "$FULL"
+	cleanup
+}
+trap end_test EXIT
+
+# ---- bad input: one line, a non-zero exit, nothing started
+bad_run() { # WANT_RC GREP DESCRIPTION ARGS...
+	local want=$1 pat=$2 what=$3 rc=0
+	shift 3
+	"$FT" "$@" >"$TMPD/bad.out" 2>"$TMPD/bad.err" || rc=$?
+	check "$what: exit $want, one line naming it ($rc: $(head -c 200 "$TMPD/bad.err"))" \
+		test "$rc" = "$want" -a "$(wc -l <"$TMPD/bad.err")" = 1 -a -n "$(grep -E -e "$pat" "$TMPD/bad.err")"
+}
+: >"$TMPD/afile"
+bad_run 1 "no-such.*create the directory" "a missing -o directory" record --switch-output 1s -o "$TMPD/no-such" --control "$CTL"
+bad_run 1 "not a directory" "-o naming a file" record --switch-output 1s -o "$TMPD/afile" --control "$CTL"
+bad_run 2 "--switch-output '10': not a time" "--switch-output 10 (no unit)" record --switch-output 10 -o "$TMPD"
+bad_run 2 "--keep-size '10k': not a size" "--keep-size 10k" record --switch-output 1s --keep-size 10k -o "$TMPD"
+bad_run 2 "--switch-output '1k': not a time" "--switch-output 1k" record --switch-output 1k -o "$TMPD"
+bad_run 2 "needs -o DIR" "the ring without -o" record --switch-output 1s
+bad_run 2 "add --switch-output" "--snapshot-pre without the ring" record --snapshot-pre 5s -o "$TMPD/x.ftr"
+bad_run 2 "cannot hold" "--keep shorter than the pre-window" record --switch-output 1s --keep 5s --snapshot-pre 30s -o "$TMPD"
+bad_run 2 "--snapshot-policy 'every:0': not a rate" "--snapshot-policy every:0" record --switch-output 1s --snapshot-policy every:0 -o "$TMPD"
+bad_run 1 "no flight recorder listens" "a trigger with no recorder" trigger --control "$CTL"
+bad_run 2 "--at 'yesterday': not a time" "trigger --at yesterday" trigger --at yesterday
+rc=0
+setpriv --reuid=65534 --regid=65534 --clear-groups "$FT" trigger --control "$CTL" 2>"$TMPD/bad.err" || rc=$?
+check "a trigger by a user who is not root: refused, exit 1 ($rc: $(cat "$TMPD/bad.err"))" \
+	test "$rc" = 1 -a -n "$(grep "only root" "$TMPD/bad.err")"
+chmod o+x "$TMPD" # reachable by that user: the refusal is the privileges', not the path's
+mkdir -m 0777 "$TMPD/anyone"
+rc=0
+setpriv --reuid=65534 --regid=65534 --clear-groups "$FT" record --switch-output 1s -o "$TMPD/anyone" \
+	--control "$CTL" 2>"$TMPD/bad.err" || rc=$?
+check "a flight recorder started by a user who is not root: exit 1, one line ($rc: $(cat "$TMPD/bad.err"))" \
+	test "$rc" = 1 -a "$(wc -l <"$TMPD/bad.err")" = 1 -a -n "$(grep "missing privileges" "$TMPD/bad.err")"
+
+echo "# [${SECONDS}s] steady traffic"
+# ---- steady traffic, h2 -> h1
+lab_exec "$LAB" 1 "$LAB_BIN/incast" sink --port 5003 --duration 600 >/dev/null 2>&1 &
+SINK=$!
+lab_exec "$LAB" 2 "$LAB_BIN/incast" send --to "$(lab_addr 1):5003" --bytes 64k --rounds 1000000 \
+	--gap-us 10000 >/dev/null 2>&1 &
+SEND=$!
+
+segs() { find "$1" -maxdepth 1 -name 'seg-*.ftr' | sort; }
+disk() { find "$1" -maxdepth 1 -name 'seg-*' -printf '%s\n' | awk '{s += $1} END {print s + 0}'; }
+rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+# readable DESC FILE: info and report read it and exit 0; info says STATE (default complete)
+readable() {
+	local rc1=0 rc2=0 st
+	"$FT" info --json "$2" >"$TMPD/i.json" 2>"$TMPD/i.err" || rc1=$?
+	"$FT" report -q --json "$2" >/dev/null 2>"$TMPD/r.err" || rc2=$?
+	st=$(jget "$TMPD/i.json" 'j["state"]' 2>/dev/null)
+	[[ $rc1 == 0 && $rc2 == 0 && $st == "${3:-complete}" ]] && return 0
+	echo "     $1: $2: info $rc1 report $rc2 state $st: $(head -c 300 "$TMPD/i.err" "$TMPD/r.err")"
+	return 1
+}
+
+echo "# [${SECONDS}s] the soak"
+# ---- the soak
+D1=$TMPD/ring1
+mkdir "$D1"
+# start_flight N DIR ARGS...: a flight recorder in the background ($TMPD/recN.json, recN.err)
+start_flight() {
+	local k=$1 dir=$2 i
+	shift 2
+	"$FT" record "${IFS_ARGS[@]}" --control "$CTL" -o "$dir" --json "$@" >"$TMPD/rec$k.json" 2>"$TMPD/rec$k.err" &
+	REC_PID=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q "recording to" "$TMPD/rec$k.err" 2>/dev/null && break
+		kill -0 "$REC_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	check "flight recorder $k starts ($(tail -n 1 "$TMPD/rec$k.err"))" grep -q "recording to $dir (flight recorder" "$TMPD/rec$k.err"
+}
+start_flight 1 "$D1" --switch-output 1s --switch-output 16k --keep 8s --keep-size 64k --snapshot-pre 2s
+declare -A SEEN
+t0=$SECONDS maxdisk=0 rss_mid=0 rss_end=0 nread=0 unread=0
+BOUND=$((64 * 1024 + 256 * 1024)) # --keep-size, and a block (256 kB before compression) before the oldest goes
+while ((SECONDS - t0 < SOAK)); do
+	d=$(disk "$D1")
+	((d > maxdisk)) && maxdisk=$d
+	r=$(rss_kb "$REC_PID")
+	if ((SECONDS - t0 < SOAK / 2)); then
+		((r > rss_mid)) && rss_mid=$r
+	else
+		((r > rss_end)) && rss_end=$r
+	fi
+	# closed segments are complete captures while recording goes on (one in five looked at)
+	for f in $(segs "$D1"); do
+		[[ -n ${SEEN[$f]:-} ]] || ((RANDOM % 5)) && continue
+		if readable "while recording" "$f"; then nread=$((nread + 1)) SEEN[$f]=1; elif [[ -e $f ]]; then unread=$((unread + 1)); fi
+	done
+	sleep 0.5
+done
+echo "# soak: ${SOAK}s, disk at most $maxdisk bytes, RSS ${rss_mid} kB (first half) ${rss_end} kB (second), $nread segments read"
+check "disk stays within --keep-size plus a block ($maxdisk <= $BOUND bytes)" test "$maxdisk" -le "$BOUND"
+check "closed segments read by info and report while recording ($nread read, $unread not)" \
+	test "$nread" -ge 3 -a "$unread" = 0
+nseg=$(segs "$D1" | wc -l)
+check "the ring holds what --keep and --keep-size allow ($nseg closed segments)" test "$nseg" -ge 2 -a "$nseg" -le 12
+if [[ $BUILD == */san ]]; then
+	echo "# RSS not bounded under the sanitizers (their quarantine grows)"
+else
+	check "RSS flat: the second half's peak within 2 MiB of the first's ($rss_mid -> $rss_end kB)" \
+		test "$rss_end" -le $((rss_mid + 2048)) -a "$rss_end" -gt 0
+fi
+
+echo "# [${SECONDS}s] Ctrl-C: the last segment"
+# ---- Ctrl-C: the last segment closed cleanly
+stop_record INT
+check "Ctrl-C: exit 0 ($REC_RC: $(tail -n 2 "$TMPD/rec1.err" | head -c 300))" test "$REC_RC" = 0
+check "nothing left under a .part name" test -z "$(find "$D1" -name '*.part')"
+last=$(segs "$D1" | tail -n 1)
+check "the last segment is complete, stopped by the signal" sh -c \
+	"'$FT' info --json '$last' | python3 -c 'import json,sys; j=json.load(sys.stdin); sys.exit(0 if j[\"state\"]==\"complete\" and j[\"stop_reason\"]==\"signal\" else 1)'"
+check "the summary counts rotation and deletion" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["flight"]
+sys.exit(0 if f["segments_written"] >= 10 and f["segments_deleted"] >= 5 and f["disk_bytes"] > 0 else 1)' "$TMPD/rec1.json"
+nseg=0 ok=0
+for f in $(segs "$D1"); do
+	[[ -n ${SEEN[$f]:-} ]] && continue # read while recording
+	nseg=$((nseg + 1))
+	readable "after the stop" "$f" && ok=$((ok + 1))
+done
+check "every segment left reads ($ok of the $nseg not read while recording)" test "$ok" = "$nseg"
+# the first segment, which held the start's readings, is gone (segments_deleted above)
+first=$(segs "$D1" | head -n 1)
+check "a later segment carries the configuration: namespaces' sysctls and the traced interfaces" python3 -c '
+import json, subprocess, sys
+out = subprocess.run([sys.argv[1], "info", "--json", sys.argv[2]], capture_output=True, text=True).stdout
+c = json.loads(out).get("config", {})
+sys.exit(0 if c.get("namespaces") and c.get("interfaces") else 1)' "$FT" "$first"
+
+echo "# [${SECONDS}s] SIGUSR1: one snapshot"
+# ---- SIGUSR1: one snapshot with its pre-window (a ring bound by time only)
+D1=$TMPD/ring2
+mkdir "$D1"
+start_flight 2 "$D1" --switch-output 1s --keep 20s --keep-size 0 --snapshot-pre 4s --snapshot-post 2s
+sleep 6
+nsnap() { find "$1" -maxdepth 1 -name 'snap-*.ftr' | wc -l; }
+wait_snaps() { # DIR N: until N snapshots are saved (at most 15 s)
+	local i
+	for ((i = 0; i < 150; i++)); do
+		(($(nsnap "$1") >= $2)) && return 0
+		sleep 0.1
+	done
+	return 1
+}
+kill -USR1 "$REC_PID"
+wait_snaps "$D1" 1
+sleep 1.5 # a second one would be saved by now
+check "SIGUSR1: exactly one snapshot ($(nsnap "$D1"))" test "$(nsnap "$D1")" = 1
+S1=$(find "$D1" -maxdepth 1 -name 'snap-*.ftr')
+"$FT" info --json "$S1" >"$TMPD/s1.json" 2>&1
+check "it reads ($(jget "$TMPD/s1.json" 'j["state"]'))" readable snapshot "$S1"
+check "info calls it a snapshot, with its trigger (SIGUSR1, opened snapshot 1)" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = j["triggers"]
+sys.exit(0 if j["flight_file"] == "snapshot" and len(t) == 1 and t[0]["kind"] == "signal"
+         and t[0]["rule"] == "SIGUSR1" and t[0]["action"] == "snapshot" and t[0]["snapshot"] == 1 else 1)' "$TMPD/s1.json"
+check "it holds its pre-window: it starts at least 4 s before the trigger" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = j["triggers"][0]
+sys.exit(0 if t["mono_ns"] - j["start"]["monotonic_ns"] >= 4e9 and j["duration_ns"] >= 6e9 else 1)' "$TMPD/s1.json"
+"$FT" report "$S1" >"$TMPD/s1.txt" 2>&1
+check "report opens with why it was taken ($(head -n 1 "$TMPD/s1.txt"))" \
+	test "$(head -n 1 "$TMPD/s1.txt" | grep -c "^Snapshot taken on .*: signal SIGUSR1 at ")" = 1
+
+echo "# [${SECONDS}s] fabtrace trigger --wait"
+# the recorder itself refuses a peer that is not root (SO_PEERCRED), whatever the client
+got=$(setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect("\0fabtrace/" + sys.argv[1])
+print(s.recv(2048).decode().strip())  # refused at once: the request is never read
+try:
+    s.send(b"trigger\nreason=not root\n")
+except OSError:
+    pass' "$CTL" 2>&1)
+check "the recorder refuses a trigger from a user who is not root ($got)" grep -q "^error=only root" <<<"$got"
+check "... and saves nothing for it ($(nsnap "$D1"))" test "$(nsnap "$D1")" = 1
+sleep 3 # the next pre-window, whole after the first snapshot's end
+
+# ---- fabtrace trigger --wait, and one more inside its post-window: one snapshot
+"$FT" trigger --control "$CTL" --reason "first" --wait --json >"$TMPD/t1.json" 2>"$TMPD/t1.err" &
+T1=$!
+sleep 0.5
+"$FT" trigger --control "$CTL" --reason "second" --json >"$TMPD/t2.json" 2>"$TMPD/t2.err"
+rc=0
+wait "$T1" || rc=$?
+check "trigger --wait exits 0 once saved ($rc: $(cat "$TMPD/t1.err"))" test "$rc" = 0 -a "$(jget "$TMPD/t1.json" 'j["saved"]')" = True
+check "the second trigger extended it ($(jget "$TMPD/t2.json" 'j["action"]'))" \
+	test "$(jget "$TMPD/t2.json" 'j["action"]')" = extended -a "$(jget "$TMPD/t2.json" 'j["file"]')" = "$(jget "$TMPD/t1.json" 'j["file"]')"
+sleep 1
+check "one snapshot for both ($(nsnap "$D1") in all)" test "$(nsnap "$D1")" = 2
+S2=$(jget "$TMPD/t1.json" 'j["file"]')
+"$FT" report --json "$S2" >"$TMPD/s2.json" 2>&1
+check "it holds its pre-window: it starts at least 4 s before the trigger" python3 -c '
+import json, subprocess, sys
+j = json.loads(subprocess.run([sys.argv[1], "info", "--json", sys.argv[2]], capture_output=True).stdout)
+t = j["triggers"][0]
+sys.exit(0 if t["mono_ns"] - j["start"]["monotonic_ns"] >= 4e9 else 1)' "$FT" "$S2"
+check "its report's trigger: the command, reason 'first', extended by one" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["trigger"]
+acts = [a["action"] for a in t["all"]]
+sys.exit(0 if t["kind"] == "command" and t["reason"] == "first" and t["extended_by"] == 1
+         and acts == ["snapshot", "extended"] else 1)' "$TMPD/s2.json"
+check "the snapshots do not overlap" python3 -c '
+import json, subprocess, sys
+a, b = (json.loads(subprocess.run([sys.argv[1], "info", "--json", f], capture_output=True).stdout) for f in sys.argv[2:])
+sys.exit(0 if a["start"]["monotonic_ns"] + a["duration_ns"] <= b["start"]["monotonic_ns"] + 1e9 else 1)' "$FT" "$S1" "$S2"
+
+stop_record INT
+check "recorder 2 stops cleanly, having saved 2 snapshots for 3 triggers" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["flight"]
+sys.exit(0 if f["snapshots_saved"] == 2 and f["triggers"] == 3 and f["held_back"] == 0 else 1)' "$TMPD/rec2.json"
+
+echo "# [${SECONDS}s] rate limits"
+# ---- a full disk: a one-line error, exit 1, every closed segment readable
+mkdir "$FULL"
+mount -t tmpfs -o size=64k tmpfs "$FULL" || bad "mount a small tmpfs"
+rc=0
+"$FT" record -q "${IFS_ARGS[@]}" --control "$CTL" --switch-output 1s --keep 1m --keep-size 0 -o "$FULL" \
+	2>"$TMPD/full.err" || rc=$?
+check "the disk fills: exit 1, one line naming it ($rc: $(cat "$TMPD/full.err"))" \
+	test "$rc" = 1 -a "$(wc -l <"$TMPD/full.err")" = 1 -a -n "$(grep "No space left on device" "$TMPD/full.err")"
+nseg=0 ok=0
+for f in $(segs "$FULL"); do
+	nseg=$((nseg + 1))
+	# the one being written when the disk filled: readable up to its last block
+	if readable "full disk" "$f" || readable "full disk" "$f" truncated; then ok=$((ok + 1)); fi
+done
+check "every closed segment on the full disk reads ($ok of $nseg)" test "$ok" = "$nseg" -a "$nseg" -ge 1
+umount "$FULL"
+
+# ---- rate limits: every:2 with a cool-down, then once-after:2
+rate_run() { # DIR POLICY... : four triggers 1.5 s apart (post-window 0.5 s); their actions in ACTS
+	local dir=$1 k
+	shift
+	mkdir -p "$dir"
+	"$FT" record -q "${IFS_ARGS[@]}" --control "$CTL" --switch-output 1s --keep 30s --snapshot-pre 2s \
+		--snapshot-post 500ms -o "$dir" "$@" 2>"$TMPD/rate.err" &
+	REC_PID=$!
+	ACTS=
+	for ((k = 0; k < 300; k++)); do # the first firing, once it listens
+		"$FT" trigger --control "$CTL" --json >"$TMPD/first.json" 2>/dev/null && break
+		sleep 0.1
+	done
+	ACTS="$(jget "$TMPD/first.json" 'j["action"]') "
+	for k in 2 3 4; do
+		sleep 1.5
+		ACTS+="$("$FT" trigger --control "$CTL" --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["action"])') "
+	done
+	sleep 2
+	stop_record INT
+}
+# firings 1..4: every:2 lets 2 and 4 act; the cool-down holds 4 back
+rate_run "$TMPD/rate1" --snapshot-policy every:2 --snapshot-cooldown 30s
+check "every:2 with a cool-down: the firings are rate, snapshot, rate, cooldown ($ACTS)" test "$ACTS" = "rate snapshot rate cooldown "
+check "... and one snapshot on disk ($(nsnap "$TMPD/rate1"))" test "$(nsnap "$TMPD/rate1")" = 1
+rate_run "$TMPD/rate2" --snapshot-policy once-after:2
+check "once-after:2: the firings are rate, snapshot, rate, rate ($ACTS)" test "$ACTS" = "rate snapshot rate rate "
+check "... and one snapshot on disk ($(nsnap "$TMPD/rate2"))" test "$(nsnap "$TMPD/rate2")" = 1
+check "the held-back triggers are in the recording" python3 -c '
+import json, subprocess, sys, glob
+acts = []
+for f in sorted(glob.glob(sys.argv[2] + "/seg-*.ftr")):
+    j = json.loads(subprocess.run([sys.argv[1], "info", "--json", f], capture_output=True).stdout)
+    acts += [t["action"] for t in j["triggers"]]
+sys.exit(0 if acts.count("rate") == 3 and acts.count("snapshot") == 1 else 1)' "$FT" "$TMPD/rate2"
+
+echo "# [${SECONDS}s] kill -9 at random moments"
+# ---- kill -9 at random moments
+D5=$TMPD/ring5
+mkdir "$D5"
+rel baseline >"$TMPD/base.json"
+for round in 1 2 3; do
+	r="kill -9 #$round"
+	"$FT" record -q "${IFS_ARGS[@]}" --control "$CTL" --switch-output 1s --keep 6s --snapshot-pre 2s \
+		-o "$D5" 2>"$TMPD/rec5.err" &
+	pid=$!
+	REC_PID=$pid
+	for ((i = 0; i < 300; i++)); do
+		[[ -n $(find "$D5" -name '*.part' -newer "$TMPD/base.json") ]] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	((round == 2)) && kill -USR1 "$pid" # a snapshot in the making
+	sleep "$(rel_ms_to_s "$((1000 + RANDOM % 2500))")"
+	eval "$(rel owned "$pid" "$TMPD/owned.json")"
+	kill -KILL "$pid"
+	rc=0
+	wait "$pid" 2>/dev/null || rc=$?
+	REC_PID=
+	check "$r: died of SIGKILL (exit $rc)" test "$rc" = 137
+	eval "$(rel leaks "$TMPD/owned.json" "$TMPD/base.json" "$TMPD/base.json")"
+	check "$r: none of its BPF programs, links or maps is left${left:+ (left: $left)}" test -z "$left"
+	check "$r: no orphaned fabtrace BPF object${orphans:+ (found: $orphans)}" test -z "$orphans"
+	nseg=0 ok=0
+	for f in $(segs "$D5"); do
+		[[ -n ${SEEN[$f]:-} ]] && continue # read after an earlier round
+		SEEN[$f]=1
+		nseg=$((nseg + 1))
+		# an earlier round's open segment, renamed into place by this round's recorder: truncated
+		if readable "$r" "$f" || readable "$r" "$f" truncated; then ok=$((ok + 1)); fi
+	done
+	check "$r: every closed segment reads ($ok of $nseg new)" test "$ok" = "$nseg" -a "$nseg" -ge 1
+	check "$r: one open segment left, under its .part name" test "$(find "$D5" -name 'seg-*.part' | wc -l)" = 1
+	touch "$TMPD/base.json"
+done
+"$FT" record -q "${IFS_ARGS[@]}" --control "$CTL" --switch-output 1s -d 1s -o "$D5" 2>"$TMPD/rec5.err"
+check "the next recorder renames the killed one's open segment into place" \
+	test -z "$(find "$D5" -name 'seg-*.part')"
+finish
