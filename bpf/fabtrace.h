@@ -752,6 +752,8 @@ struct ft_host_netns {
 
 enum ft_file_flags {
 	FT_FILE_MERGED = 1 << 0,  /* written by fabtrace merge: several hosts, FT_REC_HOST records */
+	FT_FILE_PROFILE_ALWAYS = 1 << 1, /* recorded with --profile always: no qdisc, RTT, cong-state
+					  * probes, no socket owners (docs/performance.md) */
 };
 
 struct ft_file_header {

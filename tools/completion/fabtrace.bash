@@ -90,6 +90,10 @@ _fabtrace() {
 		COMPREPLY=($(compgen -W "auto probes inferred" -- "$cur"))
 		return 0
 		;;
+	--profile)
+		[[ $cmd == record ]] && COMPREPLY=($(compgen -W "full always" -- "$cur"))
+		return 0
+		;;
 	esac
 	if [[ $cur == -* ]]; then
 		opts=$(_fabtrace_options "$bin" "$cmd")
