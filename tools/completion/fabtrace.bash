@@ -91,6 +91,7 @@ _fabtrace() {
 		return 0
 		;;
 	--profile)
+		# shellcheck disable=SC2207
 		[[ $cmd == record ]] && COMPREPLY=($(compgen -W "full always" -- "$cur"))
 		return 0
 		;;
