@@ -30,7 +30,7 @@ prog_names() {
 # shellcheck disable=SC2046
 start_record "$TMPD/always.ftr" --profile always --json $(lab_iface_args)
 prog_names "$REC_PID" >"$TMPD/progs"
-lab_exec "$LAB" 1 "$LAB_BIN/incast" sink --port 5001 --expect-bytes 8m --duration 60 >"$TMPD/sink.out" 2>&1 &
+lab_exec "$LAB" 1 "$LAB_BIN/incast" sink --port 5001 --expect-bytes 16m --duration 60 >"$TMPD/sink.out" 2>&1 &
 SINK=$!
 sleep 0.3
 senders=()
@@ -80,7 +80,7 @@ PY
 ok "the capture names the profile; its probe list has the bins at tcx and no qdisc, RTT or cong_state probe"
 check "report: queue sojourn not recorded (not 'none')" \
 	grep -q "^  not recorded: the always profile (--profile always) leaves out the qdisc probes; queue sojourn and depth are unknown, not 0$" "$TMPD/report.txt"
-check "report's answer: queueing not recorded" grep -q "queueing not recorded (the always profile" "$TMPD/report.txt"
+check "report never says no queueing was seen" test "$(grep -c "no queueing seen" "$TMPD/report.txt")" = 0
 
 drops=$(jget "$J" "sum(d['count'] for d in j['drops']['items'] if d['reason']=='QDISC_DROP' and d['interface']=='p1@$SW')")
 skip_drop=$(skipped "$J" drop)
@@ -98,7 +98,8 @@ for c in j["conservation"]:
     busy += c["counter_bytes"] > 1000000
     if c["interface"] == shaped and c["dir"] == "tx":
         # offered to tbf = sent + dropped (+ what it still held at the stop read)
-        assert 0 < c["diff_pkts"] <= tcd + 2 + c["edge_pkts"], (c, tcd)
+        # (a frame of the bins at the reads each side: edge_bytes / 64 bounds them)
+        assert 0 < c["diff_pkts"] <= tcd + 2 + (c.get("edge_bytes") or 0) // 64, (c, tcd)
         print("# %s tx: %d packets offered beyond what left, tbf dropped %d" % (shaped, c["diff_pkts"], tcd))
         continue
     # tcx programs are never skipped: exact but for frames in flight at the reads
