@@ -10,7 +10,9 @@
  * links are detached (probes/netprobe_flush.c).
  *
  * Each hook exists as tp_btf (preferred) and raw_tp (fallback); userspace
- * disables the variant it does not use before load.
+ * disables the variant it does not use before load.  The interface bins
+ * also exist as tcx programs on the chosen interfaces: iface_rx_tcx, and
+ * iface_tx_tcx for the always profile (record --profile always).
  */
 #include "common.bpf.h"
 #include "net.h"
@@ -175,7 +177,7 @@ static __always_inline struct bin_acc *bin_get(__u32 slot1, __u32 netns, __u32 i
 }
 
 static __always_inline void bin_add(__u32 slot1, __u32 netns, __u32 ifindex, __u32 dir,
-				    __u64 now, __u64 bytes, __u32 ce)
+				    __u64 now, __u64 bytes, __u32 pkts, __u32 ce)
 {
 	struct bin_acc *a = bin_get(slot1, netns, ifindex, dir);
 
@@ -192,7 +194,7 @@ static __always_inline void bin_add(__u32 slot1, __u32 netns, __u32 ifindex, __u
 		a->ce_pkts = 0;
 	}
 	a->bytes += bytes;
-	a->pkts += 1;
+	a->pkts += pkts;
 	a->ce_pkts += ce;
 }
 
@@ -207,7 +209,7 @@ static __always_inline void handle_xmit(bool btf, const struct sk_buff *skb,
 	slot1 = iface_pick(netns, ifindex);
 	if (!slot1)
 		return;
-	bin_add(slot1, netns, ifindex, FT_DIR_TX, bpf_ktime_get_ns(), KREAD(btf, skb, len), 0);
+	bin_add(slot1, netns, ifindex, FT_DIR_TX, bpf_ktime_get_ns(), KREAD(btf, skb, len), 1, 0);
 }
 
 SEC("tp_btf/net_dev_start_xmit")
@@ -222,6 +224,38 @@ int BPF_PROG(iface_tx_raw, const struct sk_buff *skb, const struct net_device *d
 {
 	handle_xmit(false, skb, dev);
 	return 0;
+}
+
+/* The tc context as the kernel's sk_buff, for typed reads (kernel 6.3+). */
+extern void *bpf_cast_to_kern_ctx(void *obj) __ksym __weak;
+
+/*
+ * The transmit bins of the always profile (record --profile always): a tcx
+ * egress program on each chosen interface (-i), Millisampler's shape: the
+ * interface filter, one clock read, one add into the open bin.  It runs
+ * once per skb the stack hands that interface (the tracepoint above runs on
+ * every device a packet crosses), before the qdisc: a bin holds what was
+ * offered to the qdisc in it, whether the qdisc sent it then, later or
+ * dropped it (the qdisc's own counters say what left: docs/performance.md).
+ * A GSO skb counts as the segments it becomes on the wire, as the qdisc
+ * itself charges it (wire_len: the kernel's qdisc_pkt_len(), set before tc
+ * egress runs; gso_segs), so a bin compares with the device's counters when
+ * the stack or the NIC segments.  Returns TCX_NEXT (-1).
+ */
+SEC("tc")
+int iface_tx_tcx(struct __sk_buff *ctx)
+{
+	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
+	__u32 netns, slot1, segs;
+
+	count_run(FT_PROBE_IFACE_TX); /* first: every invocation counts, filtered or not */
+	netns = dev_netns_x(true, skb->dev);
+	slot1 = iface_pick(netns, ctx->ifindex);
+	if (!slot1)
+		return -1;
+	segs = ctx->gso_size && ctx->gso_segs ? ctx->gso_segs : 1;
+	bin_add(slot1, netns, ctx->ifindex, FT_DIR_TX, bpf_ktime_get_ns(), ctx->wire_len, segs, 0);
+	return -1;
 }
 
 /* Parse the IP header at `nh` for ECN CE; fill the flow key when CE. */
@@ -368,7 +402,7 @@ static __always_inline void handle_receive(bool btf, const struct sk_buff *skb, 
 			ce_flow_add(&f, now);
 		}
 	}
-	bin_add(slot1, netns, ifindex, FT_DIR_RX, now, len, ce);
+	bin_add(slot1, netns, ifindex, FT_DIR_RX, now, len, 1, ce);
 }
 
 SEC("tp_btf/netif_receive_skb")
@@ -384,9 +418,6 @@ int BPF_PROG(iface_rx_raw, struct sk_buff *skb)
 	handle_receive(false, skb, NULL);
 	return 0;
 }
-
-/* The tc context as the kernel's sk_buff, for typed reads (kernel 6.3+). */
-extern void *bpf_cast_to_kern_ctx(void *obj) __ksym __weak;
 
 /*
  * The same receive path as a tcx ingress program on each chosen interface

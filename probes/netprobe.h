@@ -28,7 +28,31 @@ struct netprobe_opts {
 	uint64_t skip;             /* bit (1 << ft_probe_id): leave this probe out */
 	int coverage;              /* enum netprobe_coverage */
 	unsigned batch_bins;       /* closed bins per ring-buffer record, 1..FT_BATCH (0: FT_BATCH) */
+	int profile;               /* enum netprobe_profile: which probes and variants */
 };
+
+/*
+ * The probe profile (record --profile): which probes a recording loads.
+ * full: every probe (today's default).  always: what an operator leaves on
+ * permanently (docs/performance.md): the interface bins (with -i as tcx
+ * programs on those interfaces, egress and ingress: one clock read and one
+ * add per packet), drops with reasons, retransmits, CE marks; it leaves out
+ * the per-packet qdisc probes (sojourn, depth), the RTT samples and the
+ * congestion-state changes (and the phase probes' socket owners).
+ */
+enum netprobe_profile {
+	NP_PROFILE_FULL,
+	NP_PROFILE_ALWAYS,
+	NP_PROFILE_N
+};
+/* "full", "always"; NULL for another value. */
+const char *netprobe__profile_name(int profile);
+/* The profile a --profile name stands for, or -1. */
+int netprobe__profile_parse(const char *name);
+/* Bits (1 << ft_probe_id) of the probes PROFILE leaves out (0 for full or an unknown one). */
+uint64_t netprobe__profile_skip(int profile);
+/* Whether PROFILE records the phase probes' socket owners (sock_send, sock_recv). */
+bool netprobe__profile_owners(int profile);
 
 /* How the coverage check counts tracepoint hits (record --coverage). */
 enum netprobe_coverage {

@@ -113,7 +113,7 @@ void netp_open_counters(struct netprobe *p)
 			continue;
 		p->cov_attached[i] = true;
 		p->st[i].cov_why[0] = 0;
-		if (p->tcx_hook == i)
+		if (p->tcx_hooks & (1ull << i))
 			continue; /* nothing skips a tcx program: its hits are its runs */
 		if (p->cov_pid1)
 			coverage__open_tgid(&p->hits[i], netp_hooks[i].system, netp_hooks[i].tracepoint, 1,
@@ -128,10 +128,11 @@ void netp_open_counters(struct netprobe *p)
 static void tcx_hits(const struct netprobe *p, bool known[FT_PROBE_MAX], uint64_t hits[FT_PROBE_MAX],
 		     const uint64_t runs[FT_PROBE_MAX])
 {
-	if (p->tcx_hook >= 0 && p->cov_attached[p->tcx_hook]) {
-		known[p->tcx_hook] = true;
-		hits[p->tcx_hook] = runs[p->tcx_hook];
-	}
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		if ((p->tcx_hooks & (1ull << i)) && p->cov_attached[i]) {
+			known[i] = true;
+			hits[i] = runs[i];
+		}
 }
 
 /* Program runs per hook, summed over CPUs, from one object's `runs` map. */

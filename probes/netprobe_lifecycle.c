@@ -40,6 +40,7 @@ static __u64 tick_ns(void)
 struct tcx_job {
 	int prog_fd;
 	uint32_t ifindex;
+	int attach;         /* FT_BPF_TCX_INGRESS or _EGRESS */
 	int fd;
 };
 
@@ -48,7 +49,7 @@ static int tcx_attach_job(void *arg)
 {
 	struct tcx_job *j = arg;
 
-	j->fd = tcx_attach_ingress(j->prog_fd, j->ifindex);
+	j->fd = tcx_attach(j->prog_fd, j->ifindex, j->attach);
 	return j->fd < 0 ? j->fd : 0;
 }
 
@@ -174,19 +175,23 @@ int netprobe__fill_iftab(int fd, const uint32_t (*ifaces)[2], int n, char *err, 
 static int attach_tcx(struct netprobe *p, int i, const struct bpf_program *prog,
 		      const struct netprobe_opts *o, char *err, size_t errlen)
 {
-	p->tcx_fds = malloc((size_t)p->n_slots * sizeof(*p->tcx_fds));
-	if (!p->tcx_fds)
+	bool egress = netp_hook_egress(&netp_hooks[i]);
+	int *fds = malloc((size_t)p->n_slots * sizeof(*fds));
+
+	if (!fds)
 		return -ENOMEM;
-	p->tcx_hook = i;
-	p->st[i].tracepoint = "ingress"; /* the capture's hook: tcx/ingress */
+	p->tcx_fds[i] = fds;
+	p->tcx_hooks |= 1ull << i;
+	p->st[i].tracepoint = egress ? "egress" : "ingress"; /* the capture's hook: tcx/egress, tcx/ingress */
 	for (int s = 0; s < p->n_slots; s++)
-		p->tcx_fds[s] = -1;
+		fds[s] = -1;
 	for (int s = 0; s < p->n_slots; s++) {
-		struct tcx_job j = { bpf_program__fd(prog), p->slots[s][1], INT_MIN };
+		struct tcx_job j = { bpf_program__fd(prog), p->slots[s][1],
+				     egress ? FT_BPF_TCX_EGRESS : FT_BPF_TCX_INGRESS, INT_MIN };
 		int ret = netns__run_in(o->iface_ns ? o->iface_ns[s] : NULL, tcx_attach_job, &j, err, errlen);
 
 		if (j.fd >= 0)
-			p->tcx_fds[s] = j.fd;
+			fds[s] = j.fd;
 		if (!ret)
 			continue;
 		if (j.fd < 0 && j.fd != INT_MIN) /* else err says why the netns failed */
@@ -283,10 +288,20 @@ static void unload(struct netprobe *p)
 	p->tcp = NULL;
 }
 
+/* Why probe I is left out: the profile's choice, else --no-probes. */
+static const char *skip_why(const struct netprobe_opts *o, int i)
+{
+	if (netprobe__profile_skip(o->profile) & (1ull << i))
+		return o->profile == NP_PROFILE_ALWAYS ? "not in the always profile (--profile always)"
+						       : "not in this profile (--profile)";
+	return "left out (--no-probes)";
+}
+
 int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 		   netprobe_sample_fn fn, void *ctx, char *err, size_t errlen)
 {
 	struct netprobe *p = calloc(1, sizeof(*p));
+	uint64_t skips = o->skip | netprobe__profile_skip(o->profile);
 	bool any = false;
 	int ret;
 
@@ -295,7 +310,7 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 	bpflog__init(o->verbose);
 	p->fn = fn;
 	p->ctx = ctx;
-	p->tcx_hook = -1;
+	p->profile = o->profile;
 	p->ncpus = libbpf_num_possible_cpus();
 	if (o->n_ifaces > 0) {
 		p->slots = calloc((size_t)o->n_ifaces, sizeof(*p->slots));
@@ -312,7 +327,7 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 		free(p);
 		return -EINVAL;
 	}
-	if ((o->skip & ((1ull << FT_PROBE_MAX) - 1)) == (1ull << FT_PROBE_MAX) - 1) {
+	if ((skips & ((1ull << FT_PROBE_MAX) - 1)) == (1ull << FT_PROBE_MAX) - 1) {
 		snprintf(err, errlen, "--no-probes leaves out every network probe; keep at least one");
 		netprobe__close(p);
 		return -EINVAL;
@@ -321,20 +336,25 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 	 * Trying hooks one by one costs a BTF parse each, so only on failure. */
 	if (!getenv("FABTRACE_VARIANTS")) {
 		for (int i = 0; i < FT_PROBE_MAX; i++) {
-			bool skip = o->skip & (1ull << i);
-			int v = netp_variant_is_tcx(&netp_hooks[i], 0) && o->n_ifaces <= 0; /* tcx needs -i */
+			bool skip = skips & (1ull << i);
+			int v = 0;
 
+			while (v < 3 && !netp_variant_allowed(&netp_hooks[i], v, o->profile, o->n_ifaces > 0))
+				v++; /* tcx needs -i; some variants are one profile's */
 			p->chosen[i] = skip ? -1 : v;
 			p->st[i] = (struct probe_status){ .id = netp_hooks[i].id, .name = probe__name(netp_hooks[i].id),
 				.tracepoint = netp_hooks[i].tracepoint, .variant = skip ? NULL : netp_hooks[i].kinds[v] };
 			if (skip)
-				snprintf(p->st[i].why, sizeof(p->st[i].why), "left out (--no-probes)");
+				snprintf(p->st[i].why, sizeof(p->st[i].why), "%s", skip_why(o, i));
 		}
 		if (load_attach(p, o, err, errlen) == 0)
 			goto done;
 		unload(p);
 	}
-	netp_choose_variants(p->chosen, p->st, o->skip, o->n_ifaces > 0);
+	netp_choose_variants(p->chosen, p->st, skips, o->profile, o->n_ifaces > 0);
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		if (skips & (1ull << i))
+			snprintf(p->st[i].why, sizeof(p->st[i].why), "%s", skip_why(o, i));
 	for (int i = 0; i < FT_PROBE_MAX; i++)
 		any |= p->chosen[i] >= 0;
 	if (!any) {
@@ -396,12 +416,14 @@ void netprobe__detach(struct netprobe *p)
 		bpf_link__destroy(p->links[i]);
 		p->links[i] = NULL;
 	}
-	for (int s = 0; p->tcx_fds && s < p->n_slots; s++)
-		if (p->tcx_fds[s] >= 0)
-			close(p->tcx_fds[s]);
-	free(p->tcx_fds);
-	p->tcx_fds = NULL;
-	p->tcx_hook = -1;
+	for (int i = 0; i < FT_PROBE_MAX; i++) {
+		for (int s = 0; p->tcx_fds[i] && s < p->n_slots; s++)
+			if (p->tcx_fds[i][s] >= 0)
+				close(p->tcx_fds[i][s]);
+		free(p->tcx_fds[i]);
+		p->tcx_fds[i] = NULL;
+	}
+	p->tcx_hooks = 0;
 }
 
 void netprobe__close(struct netprobe *p)

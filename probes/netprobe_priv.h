@@ -31,6 +31,8 @@ struct netp_hook {
 	enum obj_id obj;
 	const char *progs[3];
 	const char *kinds[3];
+	unsigned char profiles[3]; /* bit (1 << enum netprobe_profile) per profile that may
+				    * use the variant; 0: every profile */
 };
 extern const struct netp_hook netp_hooks[FT_PROBE_MAX];
 
@@ -39,8 +41,9 @@ struct netprobe {
 	struct tcp_bpf *tcp;
 	struct ring_buffer *rb;
 	struct bpf_link *links[FT_PROBE_MAX];
-	int *tcx_fds;                      /* [n_slots] tcx links of a tcx variant, -1 = none */
-	int tcx_hook;                      /* the hook they serve, -1 = none */
+	int *tcx_fds[FT_PROBE_MAX];        /* per hook with a tcx variant: [n_slots] links, -1 = none */
+	uint64_t tcx_hooks;                /* bit (1 << hook) per hook attached as tcx */
+	int profile;                       /* enum netprobe_profile */
 	int chosen[FT_PROBE_MAX];          /* variant index, -1 = none */
 	struct probe_status st[FT_PROBE_MAX];
 	netprobe_sample_fn fn;
@@ -63,7 +66,7 @@ struct netprobe {
 /* Whether hook i is attached, to its tracepoint or to the chosen interfaces. */
 static inline bool netp_hook_on(const struct netprobe *p, int i)
 {
-	return p->links[i] || p->tcx_hook == i;
+	return p->links[i] || (p->tcx_hooks & (1ull << i));
 }
 
 /* ---- netprobe_variants.c */
@@ -82,12 +85,17 @@ struct bpf_map *netp_obj_map(struct netp_obj *ob, const char *name);
 void netp_autoload_none(struct netp_obj *ob);
 /* Whether variant V of hook H is a tcx program (attached per interface, with -i only). */
 bool netp_variant_is_tcx(const struct netp_hook *h, int v);
+/* Whether PROFILE may use variant V of hook H (a tcx variant: only with IFACES). */
+bool netp_variant_allowed(const struct netp_hook *h, int v, int profile, bool ifaces);
+/* The tcx attach point of hook H: egress for the transmit bins, else ingress. */
+bool netp_hook_egress(const struct netp_hook *h);
 /*
- * Pick the first variant of each hook that loads and attaches alone (-1:
- * none, or left out by SKIP), with each one's status; tcx only with IFACES.
+ * Pick the first variant of each hook that PROFILE allows and that loads
+ * and attaches alone (-1: none, or left out by SKIP), with each one's
+ * status; tcx only with IFACES.
  */
 void netp_choose_variants(int chosen[FT_PROBE_MAX], struct probe_status st[FT_PROBE_MAX], uint64_t skip,
-			  bool ifaces);
+			  int profile, bool ifaces);
 
 /* ---- netprobe_coverage.c */
 

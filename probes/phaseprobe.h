@@ -44,6 +44,7 @@ struct phaseprobe_opts {
 	size_t ringbuf_bytes;       /* power of two */
 	size_t wake_bytes;          /* as netprobe_opts */
 	bool verbose;
+	bool no_owners;             /* leave out the socket-owner hooks (sock_send, sock_recv) */
 };
 
 /* Kernel hooks the family uses besides the uprobes. */

@@ -105,6 +105,18 @@ static void unload(struct phaseprobe *p)
 	p->skel = NULL;
 }
 
+/* Leave out the socket-owner hooks when O says so (the always profile). */
+static void leave_out_owners(struct phaseprobe *p, const struct phaseprobe_opts *o)
+{
+	if (!o->no_owners)
+		return;
+	for (int h = PH_HOOK_SEND; h <= PH_HOOK_RECV; h++) {
+		p->chosen[h] = -1;
+		p->st[1 + h].variant = NULL;
+		snprintf(p->st[1 + h].why, sizeof(p->st[1 + h].why), "not in the always profile (--profile always)");
+	}
+}
+
 /* The preferred hook variants in one load, else each hook's first variant that works. */
 static int load_all(struct phaseprobe *p, const struct phaseprobe_opts *o, char *err, size_t errlen)
 {
@@ -116,12 +128,14 @@ static int load_all(struct phaseprobe *p, const struct phaseprobe_opts *o, char 
 			p->st[1 + h] = (struct phase_feature){ .name = ph_hooks[h].name,
 				.hook = ph_hooks[h].tracepoint, .variant = ph_hooks[h].kinds[0] };
 		}
+		leave_out_owners(p, o);
 		ret = load_attach(p, o, err, errlen);
 		if (ret)
 			unload(p);
 	}
 	if (ret) {
 		ph_choose_hooks(p->chosen, p->st);
+		leave_out_owners(p, o);
 		ret = load_attach(p, o, err, errlen);
 		if (ret)
 			unload(p);

@@ -23,6 +23,11 @@
 #               on each tracepoint; what 'auto' picked on this VM before pid1)
 #   fabtrace_wake0  the same with --wakeup 0: a wake-up per record, as before
 #               batched wake-ups (docs/known-issues.md), to show what they save
+#   always      fabtrace record --profile always, --bin 100us, -i h1/eth0:
+#               the always-on profile (bins as tcx programs on h1's eth0,
+#               drops, retransmits, CE, counters, phases; no qdisc, RTT,
+#               congestion-state or socket-owner probes)
+#   always_10us the same at --bin 10us
 #   tcpdump     tcpdump -w on h1's eth0, full snaplen, to disk
 #   tcpdump128  the same with -s 128
 #   bpftrace    tools/bench/throughput.bt: bins per interface, qdisc backlog,
@@ -45,7 +50,8 @@ bench_need iperf3 tcpdump bpftrace
 # run of its own repetition, and on a shared machine closer is better
 T=$(pick "${BENCH_TP_SECONDS:-4}" 2)
 REPS=$(reps 7 1)
-MODES=(none fabtrace fabtrace_kcov fabtrace_100us fabtrace_stats fabtrace_wake0 tcpdump tcpdump128 bpftrace)
+MODES=(none fabtrace fabtrace_kcov fabtrace_100us fabtrace_stats fabtrace_wake0 always always_10us tcpdump tcpdump128
+	bpftrace)
 [[ -n ${BENCH_TP_MODES:-} ]] && read -ra MODES <<<"$BENCH_TP_MODES"
 CONFIGS=(gso mtu)
 [[ -n ${BENCH_TP_CONFIGS:-} ]] && read -ra CONFIGS <<<"$BENCH_TP_CONFIGS"
@@ -60,9 +66,10 @@ start_tracer() {
 	TPID=
 	case $mode in
 	none) return 0 ;;
-	fabtrace | fabtrace_stats | fabtrace_wake0 | fabtrace_kcov | fabtrace_ccov | fabtrace_100us)
+	fabtrace | fabtrace_stats | fabtrace_wake0 | fabtrace_kcov | fabtrace_ccov | fabtrace_100us | always | always_10us)
 		local wake=() bin=10us
-		[[ $mode == fabtrace_100us ]] && bin=100us
+		[[ $mode == fabtrace_100us || $mode == always ]] && bin=100us
+		[[ $mode == always* ]] && wake=(--profile always)
 		[[ $mode == fabtrace_wake0 ]] && wake=(--wakeup 0)
 		[[ $mode == fabtrace_kcov ]] && wake=(--coverage kernel)
 		[[ $mode == fabtrace_ccov ]] && wake=(--coverage counters)
@@ -115,7 +122,7 @@ one_run() {
 		bench_stop "$TPID" INT
 	fi
 	for f in "$W"/cap.*; do [[ -f $f ]] && bytes=$(stat -c %s "$f"); done
-	[[ $mode == fabtrace* && -f $W/cap.ftr ]] && "$FT" info --json "$W/cap.ftr" >"$W/info.json" 2>/dev/null
+	[[ ($mode == fabtrace* || $mode == always*) && -f $W/cap.ftr ]] && "$FT" info --json "$W/cap.ftr" >"$W/info.json" 2>/dev/null
 	python3 "$PY" tprow --config "$cfg" --mode "$mode" --rep "$rep" --iperf "$W/iperf.json" --seconds "$T" \
 		--t0 "$t0" --t1 "$t1" --ticks0 "$c0" --ticks1 "$c1" --clk "$CLK_TCK" \
 		--busy0 "$b0" --busy1 "$b1" --bpf0 "$W/bpf0.json" --bpf1 "$W/bpf1.json" \

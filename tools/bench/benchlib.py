@@ -243,7 +243,7 @@ def tracer_loss(mode, out, err, info):
         m = re.search(r"(\d+) packets? dropped by kernel", err)
         r = re.search(r"(\d+) packets? received by filter", err)
         return (int(m.group(1)) if m else None, int(r.group(1)) if r else None)
-    if mode.startswith("fabtrace"):
+    if mode.startswith(("fabtrace", "always")):
         # lost events (ring buffer full, maps full) plus runs the kernel skipped
         lost = (info or {}).get("lost", {})
         if "total" not in lost:
@@ -306,7 +306,7 @@ def render_throughput(rows, meta):
         out.append("| mode | throughput Gbit/s | vs none | tracer CPU, userspace | BPF run time | machine busy | lost | written |")
         out.append("|---|---|---|---|---|---|---|---|")
         for mode in ("none", "fabtrace", "fabtrace_stats", "fabtrace_kcov", "fabtrace_ccov", "fabtrace_wake0",
-                     "fabtrace_100us", "tcpdump", "tcpdump128", "bpftrace"):
+                     "fabtrace_100us", "always", "always_10us", "tcpdump", "tcpdump128", "bpftrace"):
             m = [r for r in rs if r["mode"] == mode]
             if not m:
                 continue
@@ -327,6 +327,8 @@ def render_throughput(rows, meta):
                     "fabtrace_ccov": "fabtrace record, 10 µs bins, --coverage counters",
                     "fabtrace_wake0": "fabtrace record, 10 µs bins, --wakeup 0",
                     "fabtrace_100us": "fabtrace record, 100 µs bins",
+                    "always": "fabtrace record --profile always, 100 µs bins",
+                    "always_10us": "fabtrace record --profile always, 10 µs bins",
                     "tcpdump": "tcpdump -w (full snaplen)", "tcpdump128": "tcpdump -s 128 -w",
                     "bpftrace": "bpftrace script"}[mode]
             out.append("| " + " | ".join([

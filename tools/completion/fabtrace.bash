@@ -93,6 +93,10 @@ _fabtrace() {
 	--snapshot-policy)
 		# shellcheck disable=SC2207
 		COMPREPLY=($(compgen -W "all every: once-after:" -- "$cur"))
+		;;
+	--profile)
+		# shellcheck disable=SC2207
+		[[ $cmd == record ]] && COMPREPLY=($(compgen -W "full always" -- "$cur"))
 		return 0
 		;;
 	esac

@@ -17,4 +17,15 @@
  */
 const char *capture__probe_name(uint32_t id, const char *recorded, char *buf, size_t len);
 
+struct ft_file_header;
+
+/* The probe profile a capture was recorded with (record --profile): "full" or "always". */
+const char *capture__profile(const struct ft_file_header *h);
+/*
+ * Why the capture has no queue bins (qdisc sojourn and depth) although
+ * queues may have been busy: its qdisc probes were not attached (the always
+ * profile, --no-probes qdisc, or a kernel without them); NULL when they were.
+ */
+const char *capture__queues_missing(const struct ft_file_header *h);
+
 #endif

@@ -284,6 +284,7 @@ void info_print_text(const struct info *in)
 	printf("duration:        %s%s\n", fmt_ns(duration_ns(in), b1, sizeof(b1)),
 	       in->have_end ? "" : " (up to the last record found)");
 	printf("bin width:       %s\n", h->bin_ns ? fmt_ns(h->bin_ns, b1, sizeof(b1)) : "unknown");
+	printf("profile:         %s\n", capture__profile(h));
 	printf("CPUs:            %u\n", (unsigned)h->ncpus);
 	clockinfo__print(&in->clk);
 	triggerinfo__print(&in->trig, h->flags);
@@ -406,6 +407,7 @@ void info_print_json(const struct info *in, bool pretty)
 	json_kv_u64(&j, "bin_ns", h->bin_ns);
 	json_kv_u64(&j, "ncpus", h->ncpus);
 	json_kv_bool(&j, "merged", (h->flags & FT_FILE_MERGED) != 0);
+	json_kv_string(&j, "profile", capture__profile(h));
 	clockinfo__json(&in->clk, &j);
 	triggerinfo__json(&in->trig, h->flags, &j);
 	/* "" without an END record, as report --json says it */

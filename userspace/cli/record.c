@@ -93,6 +93,15 @@ static void usage(FILE *f)
 "                             soname; SYMBOL a C name or a demangled C++ prefix)\n"
 "                             as phase NAME (repeatable)\n"
 "      --no-phases            no phase probes: fabric only (phases are inferred)\n"
+"      --profile NAME         which probes to load: full (default: every probe) or\n"
+"                             always (what to leave on permanently: bins, with -i\n"
+"                             as tcx programs on those interfaces' egress and\n"
+"                             ingress (one clock read and one add per packet;\n"
+"                             transmit bins then count what is offered to the\n"
+"                             qdisc, not what leaves it), drops, retransmits, CE\n"
+"                             marks, counters and phases; no qdisc sojourn/depth,\n"
+"                             RTT samples, congestion states or socket owners).\n"
+"                             The capture says which; see docs/performance.md\n"
 "      --no-probes LIST       leave out probe families (comma list): bins, qdisc,\n"
 "                             drops, tcp, rtt, or probe names.  Measured cost per\n"
 "                             packet (veth, 2 vCPUs; 'fabtrace features' lists\n"
@@ -177,6 +186,7 @@ static void usage(FILE *f)
 "  sudo fabtrace record --phase 'libgloo.so.0:gloo::rendezvous::Context::connect' \\\n"
 "      -- python train.py\n"
 "  sudo fabtrace record --no-phases -i eth0 -d 10s\n"
+"  sudo fabtrace record --profile always -i eth0 -i eth1 -o always.ftr\n"
 "  srun --ntasks-per-node=1 --overlap sudo fabtrace record -o job-%%h.ftr -d 60s\n"
 "      (then: fabtrace merge -o job.ftr job-*.ftr; see docs/multihost.md)\n"
 "  sudo fabtrace record --rdma-lifespan 1 --counter-period 1ms -d 5s -o cnp.ftr\n"
@@ -300,6 +310,7 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 	static const struct option opts[] = {
 		SESSION_LONG_OPTS,
 		FLIGHT_LONG_OPTS,
+		{ "profile", required_argument, NULL, SOPT_PROFILE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, OPT_JSON },

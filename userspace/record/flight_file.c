@@ -89,7 +89,7 @@ static int fix_header(const char *path, uint64_t min_ts, uint32_t flags)
 	}
 	if (min_ts && min_ts < h.start_mono_ns)
 		h.start_mono_ns = min_ts;
-	h.flags = flags;
+	h.flags = (h.flags & ~(uint32_t)(FT_FILE_SEGMENT | FT_FILE_SNAPSHOT)) | flags; /* the profile's bit stays */
 	h.crc = 0;
 	h.crc = (uint32_t)crc32(0L, (const Bytef *)&h, sizeof(h));
 	if (pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || fsync(fd))

@@ -200,7 +200,7 @@ int flight_ring__begin(struct flight_ring *r, const struct ft_file_header *hdr, 
 	snprintf(path, sizeof(path), "%s/seg-%08" PRIu64 "-%s.ftr", r->dir, r->next_seq, stamp);
 	if (!h.start_mono_ns || h.start_mono_ns > now_ns)
 		h.start_mono_ns = now_ns;
-	h.flags = FT_FILE_SEGMENT;
+	h.flags = (h.flags & ~(uint32_t)FT_FILE_SNAPSHOT) | FT_FILE_SEGMENT; /* the profile's bit stays */
 	rc = flight_file__create(&r->cur, path, &h, err, errlen);
 	if (rc) {
 		snprintf(r->error, sizeof(r->error), "%s", err);

@@ -76,7 +76,7 @@ static int open_snapshot(struct flight_snapper *sp, const struct job *j, struct 
 	struct ft_file_header h = *capture__header(r);
 	int rc;
 
-	h.flags = FT_FILE_SNAPSHOT;
+	h.flags = (h.flags & ~(uint32_t)FT_FILE_SEGMENT) | FT_FILE_SNAPSHOT; /* the profile's bit stays */
 	h.crc = 0;
 	rc = flight_file__create(&sp->ff, j->out, &h, err, errlen);
 	if (rc)

@@ -71,6 +71,7 @@ struct session_opts {
 	int nspecs;
 	bool no_phases;
 	uint64_t no_probes;           /* --no-probes: bit (1 << ft_probe_id) per probe left out */
+	int profile;                  /* --profile (record): enum netprobe_profile, 0 = full */
 	int coverage;                 /* --coverage: enum netprobe_coverage */
 	int nice;                     /* --nice: of the draining thread */
 	uint32_t format_version;      /* --format-version of the capture: 0 the current one */
@@ -91,7 +92,7 @@ enum session_opt {
 	SOPT_NETNS = 256, SOPT_BIN, SOPT_RTT, SOPT_RINGBUF, SOPT_PHASE, SOPT_NO_PHASES,
 	SOPT_CTR_PERIOD, SOPT_RDMA_DEVS, SOPT_RDMA_CTRS, SOPT_LIFESPAN, SOPT_NIC_STATS,
 	SOPT_NO_RDMA, SOPT_NO_NIC, SOPT_BUDGET, SOPT_SYSFS, SOPT_WAKEUP, SOPT_NO_PROBES,
-	SOPT_COVERAGE, SOPT_NICE, SOPT_FORMAT_VERSION,
+	SOPT_COVERAGE, SOPT_NICE, SOPT_FORMAT_VERSION, SOPT_PROFILE,
 	SOPT_END,                     /* commands number their own options from here */
 };
 #define SESSION_SHORT_OPTS "i:d:p:v"

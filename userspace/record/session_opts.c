@@ -235,6 +235,14 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 			return -1;
 		}
 		return 1;
+	case SOPT_PROFILE:
+		o->profile = netprobe__profile_parse(arg);
+		if (o->profile < 0) {
+			ft_err_bad_value(cmd, "--profile", arg, "a probe profile",
+					 "full (every probe, the default) or always (the cheap set to leave on)");
+			return -1;
+		}
+		return 1;
 	case SOPT_COVERAGE:
 		o->coverage = netprobe__coverage_parse(arg);
 		if (o->coverage < 0) {

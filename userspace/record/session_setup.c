@@ -156,6 +156,8 @@ static void fill_header(struct session *s, struct ft_file_header *h, int argc, c
 	h->start_mono_ns = s->st.start_ns;
 	h->bin_ns = s->o->bin_ns;
 	h->probes = netprobe__mask(s->np);
+	if (s->o->profile == NP_PROFILE_ALWAYS)
+		h->flags |= FT_FILE_PROFILE_ALWAYS;
 	h->ncpus = (uint32_t)s->ncpus;
 	gethostname(h->hostname, sizeof(h->hostname) - 1);
 	if (uname(&u) == 0)
@@ -325,7 +327,7 @@ static int open_phases(struct session *s, const struct netprobe_opts *po)
 		.specs = o->specs, .nspecs = o->nspecs,
 		.netns = po->netns, .ifaces = po->ifaces, .n_ifaces = po->n_ifaces,
 		.ringbuf_bytes = o->ringbuf_bytes, .wake_bytes = session_opts__wake_bytes(o),
-		.verbose = o->verbose,
+		.verbose = o->verbose, .no_owners = !netprobe__profile_owners(o->profile),
 	};
 	char err[512];
 	int ret;
@@ -460,6 +462,7 @@ int session__open(struct session **out, const struct session_opts *o,
 	po.skip = o->no_probes;
 	po.coverage = o->coverage;
 	po.batch_bins = o->live ? 1 : 0; /* 0: full batches */
+	po.profile = o->profile;
 	/* records come from here on: none may be older than the capture */
 	s->st.start_ns = mono_ns();
 	if (netprobe__open(&s->np, &po, sess_on_record, s, err, sizeof(err))) {

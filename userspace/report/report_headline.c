@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "userspace/capture/probe_name.h"
 #include "userspace/report/report_headline.h"
 #include "lib/util.h"
 
@@ -524,6 +525,8 @@ static void network_only(struct headline *h, const struct model *m, const struct
 		     corr__qdisc_label(m, (uint32_t)(wq - m->qdiscs), q, sizeof(q)),
 		     wq->iface < m->nifaces ? m->ifaces[wq->iface].label : "?", fmt_ns(wq->sojourn_max_ns, a, sizeof(a)),
 		     fmt_bytes((double)wq->max_backlog_bytes, b, sizeof(b)), when(m, wq->max_backlog_ns, w, sizeof(w)));
+	} else if (!m->nqdiscs && capture__queues_missing(&m->hdr)) {
+		line(h, "  queueing not recorded (%s)", capture__queues_missing(&m->hdr));
 	} else {
 		line(h, "  no queueing seen (no qdisc traced, or no packet waited)");
 	}

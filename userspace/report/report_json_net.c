@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "userspace/capture/capture.h"
+#include "userspace/capture/probe_name.h"
 #include "userspace/report/report_common.h"
 #include "userspace/report/report_json.h"
 #include "lib/util.h"
@@ -110,6 +111,7 @@ void report_json__header(struct json *j, const struct model *m, const struct rep
 	json_kv_i64(j, "realtime_offset_ns", m->hdr.realtime_offset_ns);
 	json_kv_u64(j, "duration_ns", m->capture_end_ns - m->capture_start_ns);
 	json_kv_u64(j, "bin_ns", m->hdr.bin_ns);
+	json_kv_string(j, "profile", capture__profile(&m->hdr));
 	json_kv_string(j, "state", m->truncated ? "truncated" : "complete");
 	json_kv_string(j, "truncated_reason", m->truncated ? m->truncated_why : "");
 	json_kv_string(j, "stop_reason", m->have_end ? capture__stop_reason_name(m->end.stop_reason) : "");
@@ -276,6 +278,7 @@ void report_json__queues(struct json *j, const struct model *m)
 {
 	char h[24];
 
+	json_kv_bool(j, "queues_recorded", m->nqdiscs || !capture__queues_missing(&m->hdr));
 	json_key(j, "queues");
 	json_array_begin(j);
 	for (size_t i = 0; i < m->nqdiscs; i++) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "userspace/capture/capture.h"
+#include "userspace/capture/probe_name.h"
 #include "userspace/report/report_common.h"
 #include "userspace/report/report_text.h"
 #include "lib/util.h"
@@ -62,6 +63,9 @@ void report_text__header(FILE *f, const struct model *m, const struct report_opt
 		m->hdr.tool_version[0] ? m->hdr.tool_version : "?", m->hdr.ncpus);
 	if (m->hdr.command[0])
 		fprintf(f, "  command: %.*s\n", (int)sizeof(m->hdr.command), m->hdr.command);
+	if (m->hdr.flags & FT_FILE_PROFILE_ALWAYS)
+		fprintf(f, "  profile: always (bins, drops, retransmits, CE, counters, phases; no qdisc "
+			"sojourn or depth, RTT samples, congestion states or socket owners)\n");
 	fprintf(f, "  start %s (times below: +seconds from here), duration %s, bin %s\n",
 		fmt_wall(model__wall_ns(m, m->capture_start_ns), a, sizeof(a)),
 		fmt_ns(m->duration_ns, b, sizeof(b)), fmt_ns(m->hdr.bin_ns, c, sizeof(c)));
@@ -220,6 +224,11 @@ void report_text__queues(FILE *f, const struct model *m)
 	char h[24], bl[32], sm[32], sx[32], eb[32], at[32], nm[64];
 
 	fprintf(f, "\nQueues\n");
+	if (!m->nqdiscs && capture__queues_missing(&m->hdr)) {
+		fprintf(f, "  not recorded: %s; queue sojourn and depth are unknown, not 0\n",
+			capture__queues_missing(&m->hdr));
+		return;
+	}
 	if (!m->nqdiscs) {
 		fprintf(f, "  none\n");
 		return;
@@ -304,6 +313,11 @@ void report_text__cong(FILE *f, const struct model *m)
 	bool any = false;
 
 	fprintf(f, "\nCongestion state changes: %" PRIu64 "\n", m->cong_changes);
+	if (!m->cong_changes && !(m->hdr.probes & (1ull << FT_PROBE_CONG_STATE)) && m->hdr.probes) {
+		fprintf(f, "  not recorded: the cong_state probe was not attached%s\n",
+			m->hdr.flags & FT_FILE_PROFILE_ALWAYS ? " (--profile always)" : "");
+		return;
+	}
 	for (size_t i = 0; i < m->ncong_pairs; i++)
 		fprintf(f, "  %-10s -> %-10s %8" PRIu64 "\n",
 			model__ca_state_name(m->cong_pairs[i].old_state, a, sizeof(a)),

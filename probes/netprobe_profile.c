@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The probe profiles (record --profile, netprobe.h): their names and what
+ * each leaves out.  Pure tables: the unit tests check them without a kernel.
+ */
+#include <string.h>
+
+#include "probes/netprobe.h"
+
+static const char *const names[NP_PROFILE_N] = {
+	[NP_PROFILE_FULL] = "full",
+	[NP_PROFILE_ALWAYS] = "always",
+};
+
+/*
+ * What the always profile leaves out: the probes that run per packet
+ * without being the bins (qdisc_enqueue and qdisc_dequeue: sojourn and
+ * depth; tcp_sample: RTT/cwnd samples) and the congestion-state changes.
+ * Drops and retransmits run per drop and per retransmit only.
+ */
+static const uint64_t skips[NP_PROFILE_N] = {
+	[NP_PROFILE_FULL] = 0,
+	[NP_PROFILE_ALWAYS] = (1ull << FT_PROBE_QDISC_ENQ) | (1ull << FT_PROBE_QDISC_DEQ) |
+			      (1ull << FT_PROBE_CONG_STATE) | (1ull << FT_PROBE_TCP_SAMPLE),
+};
+
+const char *netprobe__profile_name(int profile)
+{
+	return profile >= 0 && profile < NP_PROFILE_N ? names[profile] : NULL;
+}
+
+int netprobe__profile_parse(const char *name)
+{
+	for (int i = 0; name && i < NP_PROFILE_N; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
+uint64_t netprobe__profile_skip(int profile)
+{
+	return profile >= 0 && profile < NP_PROFILE_N ? skips[profile] : 0;
+}
+
+bool netprobe__profile_owners(int profile)
+{
+	return profile != NP_PROFILE_ALWAYS;
+}
