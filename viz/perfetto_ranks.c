@@ -274,6 +274,7 @@ static void coll_ev(struct lane_emit *e, char ph, const struct viz_item *it)
 		json_kv_u64(j, "skew_ns", in->skew_ns);
 		json_kv_bool(j, "slow", in->slow);
 		json_kv_string(j, "verdict", corr__verdict_name(in->verdict));
+		corr__why_json(j, "why", in->why);
 		if (in->straggler != CORR_NONE) {
 			char r[96];
 

@@ -166,6 +166,10 @@ struct corr_why_info {
 const struct corr_why_info *corr__why_table(size_t *n);
 /* The bits that mean congestion (the table's congestion column). */
 unsigned corr__why_congestion(void);
+struct json;
+/* WHY's evidence bits as KEY: an array of their names (NULL KEY: inside an array) -- the
+ * one spelling of them in every JSON output */
+void corr__why_json(struct json *j, const char *key, unsigned why);
 #define CORR_WHY_CONGESTION (corr__why_congestion())
 
 /* What the verdict rules look at (one instance). */

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "lib/json.h"
 #include "probes/drop_reasons.h"
 #include "userspace/correlate/corr_internal.h"
 
@@ -95,6 +96,15 @@ const struct corr_why_info *corr__why_table(size_t *n)
 	if (n)
 		*n = CORR_NWHY;
 	return why_table;
+}
+
+void corr__why_json(struct json *j, const char *key, unsigned why)
+{
+	json_kv_array_begin(j, key);
+	for (size_t i = 0; i < CORR_NWHY; i++)
+		if (why & why_table[i].bit)
+			json_kv_string(j, NULL, why_table[i].name);
+	json_array_end(j);
 }
 
 unsigned corr__why_congestion(void)

@@ -143,19 +143,6 @@ static void j_evidence(struct json *j, const struct model *m, const struct corr 
 	corr__evidence_free(&ev);
 }
 
-static void j_why(struct json *j, unsigned why)
-{
-	size_t n;
-	const struct corr_why_info *w = corr__why_table(&n);
-
-	json_key(j, "why");
-	json_array_begin(j);
-	for (size_t i = 0; i < n; i++)
-		if (why & w[i].bit)
-			json_string(j, w[i].name);
-	json_array_end(j);
-}
-
 static void j_instance(struct json *j, const struct model *m, const struct corr *c, size_t idx, bool detail)
 {
 	const struct corr_instance *in = &c->instances[idx];
@@ -192,7 +179,7 @@ static void j_instance(struct json *j, const struct model *m, const struct corr 
 	json_kv_bool(j, "open", in->open);
 	json_kv_bool(j, "partial", in->partial);
 	json_kv_bool(j, "op_mismatch", in->op_mismatch);
-	j_why(j, in->why);
+	corr__why_json(j, "why", in->why);
 	report_budget__instance_json(j, m, c, in);
 	if (detail) {
 		char *desc = malloc(1024);
