@@ -136,18 +136,7 @@ size_t viz__host_index(const struct viz_hosts *h, const char *name)
 
 const char *viz__rank_label(const struct corr *c, uint32_t r, char *buf, size_t len)
 {
-	const struct corr_rank *rk;
-
-	if (r == CORR_NONE || r >= c->nranks) {
-		snprintf(buf, len, "?");
-		return buf;
-	}
-	rk = &c->ranks[r];
-	if (rk->rank >= 0)
-		snprintf(buf, len, "rank %d (%s)", rk->rank, rk->host);
-	else
-		snprintf(buf, len, "pid %u (%s)", rk->pid, rk->host);
-	return buf;
+	return corr__rank_name(c, r, false, buf, len); /* the timelines are narrow: no pid */
 }
 
 const char *viz__call_op(const struct corr *c, const struct corr_call *k)

@@ -86,31 +86,29 @@ static void col_str(struct row *r, const char *name, const char *v)
 	csv_str(r->f, r->header ? name : v ? v : "");
 }
 
-static void col_u64(struct row *r, const char *name, uint64_t v)
+/* A CSV column's separator, and its NAME on the header row: false there (no value follows). */
+static bool csv_col(struct row *r, const char *name)
 {
-	if (r->fmt == EX_JSONL) {
-		json_kv_u64(&r->j, name, v);
-		return;
-	}
 	if (r->n++)
 		fputc(',', r->f);
 	if (r->header)
 		fputs(name, r->f);
-	else
+	return !r->header;
+}
+
+static void col_u64(struct row *r, const char *name, uint64_t v)
+{
+	if (r->fmt == EX_JSONL)
+		json_kv_u64(&r->j, name, v);
+	else if (csv_col(r, name))
 		fprintf(r->f, "%" PRIu64, v);
 }
 
 static void col_i64(struct row *r, const char *name, int64_t v)
 {
-	if (r->fmt == EX_JSONL) {
+	if (r->fmt == EX_JSONL)
 		json_kv_i64(&r->j, name, v);
-		return;
-	}
-	if (r->n++)
-		fputc(',', r->f);
-	if (r->header)
-		fputs(name, r->f);
-	else
+	else if (csv_col(r, name))
 		fprintf(r->f, "%" PRId64, v);
 }
 

@@ -726,6 +726,8 @@ const char *corr__budget_str(const struct corr *c, const struct corr_instance *i
 const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t len);
 /* "rank 2 (pid 812, h3)", "pid 812 (h3)"; "?" for CORR_NONE */
 const char *corr__rank_label(const struct corr *c, uint32_t rank, char *buf, size_t len);
+/* "rank R (pid P, HOST)" (WITH_PID), "rank R (HOST)", or "pid P (HOST)" without a rank; "?" for none */
+const char *corr__rank_name(const struct corr *c, uint32_t rank, bool with_pid, char *buf, size_t len);
 /* "tbf 1:", "htb 1:10" */
 const char *corr__qdisc_label(const struct model *m, uint32_t qdisc, char *buf, size_t len);
 /* The interface where the capture saw flow FLOW's destination address send, NULL. */

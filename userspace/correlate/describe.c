@@ -25,7 +25,7 @@ static const char *qdisc_str(const struct model *m, uint32_t q, char *buf, size_
 	return buf;
 }
 
-static const char *rank_str(const struct corr *c, uint32_t r, char *buf, size_t len)
+const char *corr__rank_name(const struct corr *c, uint32_t r, bool with_pid, char *buf, size_t len)
 {
 	const struct corr_rank *rk;
 
@@ -34,8 +34,10 @@ static const char *rank_str(const struct corr *c, uint32_t r, char *buf, size_t 
 		return buf;
 	}
 	rk = &c->ranks[r];
-	if (rk->rank >= 0)
+	if (rk->rank >= 0 && with_pid)
 		snprintf(buf, len, "rank %d (pid %u, %s)", rk->rank, rk->pid, rk->host);
+	else if (rk->rank >= 0)
+		snprintf(buf, len, "rank %d (%s)", rk->rank, rk->host);
 	else
 		snprintf(buf, len, "pid %u (%s)", rk->pid, rk->host);
 	return buf;
@@ -43,7 +45,7 @@ static const char *rank_str(const struct corr *c, uint32_t r, char *buf, size_t 
 
 const char *corr__rank_label(const struct corr *c, uint32_t rank, char *buf, size_t len)
 {
-	return rank_str(c, rank, buf, len);
+	return corr__rank_name(c, rank, true, buf, len);
 }
 
 const char *corr__qdisc_label(const struct model *m, uint32_t qdisc, char *buf, size_t len)
@@ -445,7 +447,7 @@ const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t l
 		break;
 	case CORR_RANK:
 		/* the rank first, as the details have always named it */
-		app(buf, len, &k, "rank-bound: %s: ", rank_str(c, in->budget.waiting_rank, r, sizeof(r)));
+		app(buf, len, &k, "rank-bound: %s: ", corr__rank_label(c, in->budget.waiting_rank, r, sizeof(r)));
 		share_str(in->budget.waiting_ns, in->budget.total_ns, buf, len, &k);
 		app(buf, len, &k, " waiting for it%s", strchr(bs, ';') ? strchr(bs, ';') : "");
 		if (in->why & CORR_WHY_UNOBSERVED) {
