@@ -55,6 +55,7 @@ RULE="link.drops > 50/s on $SW/p1"
 "$FT" record -i "$SW/p1" -i "$H1/eth0" --no-phases --switch-output 2s --keep 60s --keep-size 0 \
 	--snapshot-pre 8s --snapshot-post 3s --snapshot-cooldown 60s --trigger "$RULE" --control "$CTL" \
 	-o "$D" --json >"$TMPD/rec.json" 2>"$TMPD/rec.err" &
+# shellcheck disable=SC2034 # stop_record (lib.sh) reads it
 REC_PID=$!
 for ((i = 0; i < 100; i++)); do
 	grep -qs "flight recorder\|recording" "$TMPD/rec.err" && break
