@@ -83,5 +83,7 @@ check "compare completes capture files on both sides of its -- ($(comp fabtrace 
 	test "$(comp fabtrace compare a.ftr -- "" | grep -vxE 'sub|root' | sort | tr '\n' ' ')" = "a.ftr b.ftr " -a \
 	"$(comp fabtrace compare "" | grep -vxE 'sub|root' | sort | tr '\n' ' ')" = "a.ftr b.ftr "
 check "-i completes interfaces (lo)" grep -qx lo <<<"$(comp fabtrace record -i "")"
+check "record --trigger completes the rules' metrics ($(comp fabtrace record --trigger link. | tr '\n' ' '))" \
+	test "$(comp fabtrace record --trigger link. | tr '\n' ' ')" = "link.drops link.retrans link.ce "
 check "--format completes csv and jsonl" test "$(comp fabtrace export --format "" | tr '\n' ' ')" = "csv jsonl "
 finish

@@ -94,6 +94,12 @@ _fabtrace() {
 		# shellcheck disable=SC2207
 		COMPREPLY=($(compgen -W "all every: once-after:" -- "$cur"))
 		;;
+	--trigger)
+		# the metrics a rule starts with (docs/flight-recorder.md)
+		# shellcheck disable=SC2207
+		[[ $cmd == record ]] && COMPREPLY=($(compgen -W "link.drops link.retrans link.ce queue.sojourn lost coll.slow rank.late job.exit job.timeout" -- "$cur"))
+		return 0
+		;;
 	--profile)
 		# shellcheck disable=SC2207
 		[[ $cmd == record ]] && COMPREPLY=($(compgen -W "full always" -- "$cur"))

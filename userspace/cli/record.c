@@ -18,6 +18,7 @@
 #include "userspace/capture/capture.h"
 #include "userspace/cli/commands.h"
 #include "userspace/cli/record_flight.h"
+#include "userspace/live/rules.h"
 #include "userspace/record/flight.h"
 #include "userspace/record/hostclock.h"
 #include "lib/json.h"
@@ -29,6 +30,9 @@ struct recorder {
 	struct session_opts o;
 	struct flight_opts fo;
 	struct flight *f;   /* the flight recorder (--switch-output), NULL: one capture */
+	struct rule rule[RULES_MAX]; /* --trigger */
+	int nrules;
+	struct rules *rules; /* their evaluator: a second sink beside the flight recorder's */
 	struct session *s;
 	bool tty;
 	uint64_t last_bins, last_events, last_phases;
@@ -148,6 +152,14 @@ static void usage(FILE *f)
 "                             once-after:N (only its Nth); default all\n"
 "      --snapshot-cooldown DUR  no new snapshot within DUR after one ends\n"
 "      --snapshot-dir DIR     snapshots go here (default: -o DIR)\n"
+"      --trigger RULE         save a snapshot when RULE holds (repeatable; quote\n"
+"                             it): link.drops, link.retrans or link.ce > N/s\n"
+"                             [over DUR] [on [NETNS/]IFACE] (rates over DUR,\n"
+"                             default 1s), queue.sojourn > DUR, lost > N,\n"
+"                             coll.slow > Kx (K times its group's usual),\n"
+"                             rank.late > DUR, job.exit (a followed process\n"
+"                             exits non-zero), job.timeout (a NCCL call fails\n"
+"                             or ncclCommAbort); once per episode of DUR\n"
 "      --control NAME         control socket @fabtrace/NAME (default flight) in\n"
 "                             the recorded network namespace, for 'fabtrace\n"
 "                             trigger'; SIGUSR1 triggers too\n"
@@ -194,6 +206,8 @@ static void usage(FILE *f)
 "      (then: sudo fabtrace trigger --reason 'step 4100 slow', or kill -USR1 PID)\n"
 "  sudo fabtrace record --netns h1 --switch-output 5s --keep 2m --snapshot-pre 20s \\\n"
 "      --snapshot-post 5s --snapshot-policy every:2 -o /tmp/ft-h1\n"
+"  sudo fabtrace record -i eth0 --switch-output 10s --trigger 'link.drops > 100/s on eth0' \\\n"
+"      --trigger 'rank.late > 20ms' --trigger job.exit --snapshot-cooldown 1m -o /var/lib/fabtrace\n"
 "\n"
 "Needs root, or CAP_BPF + CAP_PERFMON + CAP_NET_ADMIN; other network\n"
 "namespaces (--netns, -i NETNS/IFACE, or every namespace without -i) need\n"
@@ -219,6 +233,8 @@ static void status_line(void *ctx, uint64_t now, uint64_t ticks)
 	(void)ticks;
 	if (r->f)
 		flight__tick(r->f, now);
+	if (r->rules)
+		rules__tick(r->rules, now);
 	if (!r->tty || r->o.quiet)
 		return;
 	fprintf(stderr, "\r[%6.1fs] bins %7llu/s  events %6llu/s  phases %6llu/s  lost %llu  %s written   ",
@@ -304,9 +320,43 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 			"use a larger --ringbuf or a wider --bin\n", (unsigned long long)lost);
 }
 
+/* Every record to the flight recorder, then to the rules (which may trigger it). */
+static int record_sink(void *ctx, const struct ft_rec_hdr *rec)
+{
+	struct recorder *r = ctx;
+	int rc = flight__sink(r->f, rec);
+
+	rules__sink(r->rules, rec);
+	return rc;
+}
+
+static void rule_fired(void *ctx, const struct flight_trigger *t)
+{
+	struct recorder *r = ctx;
+	struct flight_trigger_result res;
+
+	flight__trigger(r->f, t, &res); /* says what it did, and records it */
+}
+
+static int add_rule(struct recorder *r, const char *arg)
+{
+	char err[256];
+
+	if (r->nrules == RULES_MAX) {
+		ft_err("record: more than %d --trigger rules", RULES_MAX);
+		return -1;
+	}
+	if (rules__parse(&r->rule[r->nrules], arg, err, sizeof(err))) {
+		ft_err("record: --trigger '%s': %s", arg, err);
+		return -1;
+	}
+	r->nrules++;
+	return 0;
+}
+
 static int parse_args(struct recorder *r, int argc, char **argv)
 {
-	enum { OPT_JSON = FOPT_END };
+	enum { OPT_JSON = FOPT_END, OPT_TRIGGER };
 	static const struct option opts[] = {
 		SESSION_LONG_OPTS,
 		FLIGHT_LONG_OPTS,
@@ -314,6 +364,7 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "trigger", required_argument, NULL, OPT_TRIGGER },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -342,6 +393,10 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 		case 'q':
 			r->o.quiet = true;
 			break;
+		case OPT_TRIGGER:
+			if (add_rule(r, optarg))
+				return -1;
+			break;
 		case OPT_JSON:
 			r->o.json = true;
 			util_set_json(true);
@@ -358,6 +413,10 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 		r->o.cmd = &argv[optind];
 	if (flight_opts__check(&r->fo, &r->o, r->o.out_path != NULL))
 		return -1;
+	if (r->nrules && !r->fo.on) {
+		ft_err("record: --trigger needs the flight recorder: give --switch-output and -o DIR");
+		return -1;
+	}
 	return session_opts__check(&r->o);
 }
 
@@ -394,7 +453,12 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		r->o.out_path = NULL;
 	}
-	if (session__open(&r->s, &r->o, r->f ? flight__sink : NULL, r->f))
+	if (r->nrules && !(r->rules = rules__new(r->rule, r->nrules, r->o.bin_ns, rule_fired, r))) {
+		ft_err("record: out of memory for the --trigger rules");
+		goto out;
+	}
+	if (session__open(&r->s, &r->o, r->rules ? record_sink : r->f ? flight__sink : NULL,
+			  r->rules ? (void *)r : r->f))
 		goto out;
 	if (r->f)
 		flight__attach(r->f, r->s);
@@ -420,6 +484,8 @@ int cmd_record(int argc, char **argv)
 		session__phase_status(r->s);
 		if (session__run(r->s))
 			session__stop(r->s, FT_STOP_ERROR);
+		if (r->rules)
+			rules__stopping(r->rules);
 		if (r->tty && !r->o.quiet)
 			fputc('\n', stderr);
 	}
@@ -449,6 +515,7 @@ int cmd_record(int argc, char **argv)
 	}
 out:
 	session__close(r->s);
+	rules__free(r->rules);
 	flight__free(r->f);
 	session_opts__free(&r->o);
 	free(r);

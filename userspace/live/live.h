@@ -206,6 +206,23 @@ struct live_op {
 	uint64_t calls, ns, bytes;   /* collectives of this op: count, time, nccl-tests size */
 };
 
+/*
+ * Who else wants to know, as it happens (the flight recorder's rules,
+ * userspace/live/rules.h): a collective call that completed, and an
+ * instance every rank of which arrived.  NULL members are not called.
+ */
+struct live;
+struct live_hooks {
+	/* process PROC's call of OP from START to END, SIZE bytes (nccl-tests' size, 0 unknown) */
+	void (*coll)(void *ctx, const struct live *l, uint32_t proc, uint16_t op, uint64_t start,
+		     uint64_t end, uint64_t size);
+	/* every rank of an OP instance entered, the first at FIRST; WHO (proc, LIVE_NONE:
+	 * nobody) entered last, at LAST */
+	void (*matched)(void *ctx, const struct live *l, uint16_t op, uint32_t who, uint64_t first,
+			uint64_t last);
+	void *ctx;
+};
+
 struct live {
 	struct live_opts opts;
 	uint64_t start_ns;
@@ -247,6 +264,7 @@ struct live {
 	struct live_rank ranks[LIVE_MAX_RANKS]; size_t nranks;
 	uint64_t colls_total;
 	uint32_t slowest;            /* proc with the most lateness in the last period, LIVE_NONE */
+	struct live_hooks hooks;     /* zeroed: none */
 
 	/* what did not fit, by kind: never silent */
 	uint64_t overflow_ifaces, overflow_drops, overflow_counters, overflow_procs;

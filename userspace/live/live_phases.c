@@ -180,6 +180,9 @@ static void match_instance(struct live *l, uint32_t proc, uint64_t key, int32_t 
 		return;
 	/* every rank came: the one that entered last is the one the others waited for */
 	who = corr__straggler(&in->arr);
+	if (l->hooks.matched)
+		l->hooks.matched(l->hooks.ctx, l, op, who == CORR_NONE ? LIVE_NONE : who, in->arr.first,
+				 in->arr.last);
 	if (who != CORR_NONE && who < l->nprocs) {
 		struct live_proc *p = &l->procs[who];
 		uint64_t skew = in->arr.last - in->arr.first;
@@ -228,6 +231,8 @@ static void coll_done(struct live *l, uint32_t k, uint16_t op, uint64_t start, u
 		l->ops[op].bytes += size;
 	}
 	l->colls_total++;
+	if (l->hooks.coll)
+		l->hooks.coll(l->hooks.ctx, l, k, op, start, end, size);
 	if (rk) {
 		rk->colls++;
 		rk->coll_ns += dur;

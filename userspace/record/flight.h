@@ -77,7 +77,7 @@ struct flight;
 /* What fired (flight__trigger()). */
 struct flight_trigger {
 	enum ft_trigger_kind kind;
-	const char *rule;           /* names it, and counts its firings: "SIGUSR1", "coll_slow>3x" */
+	const char *rule;           /* names it, and counts its firings: "SIGUSR1", "coll.slow > 3x" */
 	int64_t value, threshold;   /* the value that fired and the rule's threshold, in UNIT */
 	const char *unit;           /* "ns", "1/s", "x1000", NULL none */
 	const char *reason;         /* free text, NULL none */

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2016 # the python programs are single-quoted on purpose
+# The flight recorder's triggers by rule and by the job (issue 33,
+# docs/flight-recorder.md "Rules"), with a busy loop on one core:
+#  - bad rules: one line, exit 2, nothing started;
+#  - `--trigger 'link.drops > 50/s on SW/p1'`: an incast storm into a tbf
+#    port starts ~12 s into a recording of 2 s segments; a second storm 9 s
+#    after the first ends, outside the post-window, is held back by the
+#    cool-down.  Exactly one snapshot; its trigger is the rule (its text, the
+#    value over the threshold, 1/s), fired inside the first storm by the
+#    workload's own CLOCK_MONOTONIC; the snapshot holds the pre-window (no
+#    congestion drop before the storm, at least --snapshot-pre of it) and the
+#    storm's drops; report opens with the rule, value and threshold;
+#  - `--trigger job.exit` under `record -- COMMAND`: a child of COMMAND that
+#    exits 3 saves one snapshot naming job.exit with the value 3; its
+#    siblings that exit 0 do not.
+source "$(dirname "$0")/lib.sh"
+need_root
+need_cmd python3
+[[ -x $LAB_BIN/incast ]] || skip "needs $LAB_BIN/incast (make)"
+CTL=ftR$$
+LAB_TAG=ftR lab_start 3 "h1=50mbit:limit=16kb:dir=down"
+SW=$(lab_sw "$LAB")
+H1=$(lab_ns "$LAB" 1)
+SINK=''
+end_test() {
+	[[ -n $SINK ]] && kill "$SINK" 2>/dev/null
+	cleanup
+}
+trap end_test EXIT
+mono() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
+nsnap() { find "$1" -maxdepth 1 -name 'snap-*.ftr' | wc -l; }
+
+# ---- bad rules: one line, exit 2
+bad_run() { # GREP DESCRIPTION ARGS...
+	local pat=$1 what=$2 rc=0
+	shift 2
+	"$FT" "$@" >"$TMPD/bad.out" 2>"$TMPD/bad.err" || rc=$?
+	check "$what: exit 2, one line naming it ($rc: $(head -c 200 "$TMPD/bad.err"))" \
+		test "$rc" = 2 -a "$(wc -l <"$TMPD/bad.err")" = 1 -a -n "$(grep -E -e "$pat" "$TMPD/bad.err")"
+}
+bad_run "'link.drops > lots'.*not a rate" "a rate without /s" record --switch-output 1s -o "$TMPD" --trigger 'link.drops > lots'
+bad_run "'bogus': not a metric" "an unknown metric" record --switch-output 1s -o "$TMPD" --trigger 'bogus > 1'
+bad_run "needs a threshold" "a rule without its threshold" record --switch-output 1s -o "$TMPD" --trigger coll.slow
+bad_run "takes no 'on'" "'on' for a rule not per interface" record --switch-output 1s -o "$TMPD" --trigger 'rank.late > 5ms on eth0'
+bad_run "'!=' is for job.exit only" "!= for a rate" record --switch-output 1s -o "$TMPD" --trigger 'link.ce != 3/s'
+bad_run "needs the flight recorder" "--trigger without the ring" record -o "$TMPD/x.ftr" --trigger job.exit
+check "nothing was written by the bad runs" test -z "$(find "$TMPD" -name 'seg-*' -o -name 'x.ftr')"
+
+busy_start
+# ---- link.drops: two storms, one snapshot
+D=$TMPD/ring
+mkdir "$D"
+RULE="link.drops > 50/s on $SW/p1"
+"$FT" record -i "$SW/p1" -i "$H1/eth0" --no-phases --switch-output 2s --keep 60s --keep-size 0 \
+	--snapshot-pre 8s --snapshot-post 3s --snapshot-cooldown 60s --trigger "$RULE" --control "$CTL" \
+	-o "$D" --json >"$TMPD/rec.json" 2>"$TMPD/rec.err" &
+# shellcheck disable=SC2034 # stop_record (lib.sh) reads it
+REC_PID=$!
+for ((i = 0; i < 100; i++)); do
+	grep -qs "flight recorder\|recording" "$TMPD/rec.err" && break
+	sleep 0.1
+done
+T_REC=$(mono)
+lab_exec "$LAB" 1 "$LAB_BIN/incast" sink --port 5004 --duration 120 >/dev/null 2>&1 &
+SINK=$!
+# the pre-window: 12 s of the workload's clock with no storm
+while (($(mono) < T_REC + 12000000000)); do sleep 0.2; done
+storm() { # one incast from hosts 2 and 3 into host 1's shaped port
+	local s=() h
+	for h in 2 3; do
+		lab_exec "$LAB" "$h" "$LAB_BIN/incast" send --to "$(lab_addr 1):5004" --bytes 4m --conns 2 \
+			>"$TMPD/send$h.out" 2>&1 &
+		s+=($!)
+	done
+	wait "${s[@]}" || bad "incast sender: $(cat "$TMPD"/send*.out)"
+}
+T0=$(mono)
+storm
+T1=$(mono)
+while (($(mono) < T1 + 9000000000)); do sleep 0.2; done
+T2=$(mono)
+storm
+T3=$(mono)
+sleep 4 # past the post-window a second snapshot would have
+stop_record INT
+check "the recorder exits 0 ($REC_RC: $(tail -n 2 "$TMPD/rec.err"))" test "$REC_RC" = 0
+echo "storms at +$(((T0 - T_REC) / 1000000)) ms for $(((T1 - T0) / 1000000)) ms and +$(((T2 - T_REC) / 1000000)) ms for $(((T3 - T2) / 1000000)) ms"
+check "exactly one snapshot ($(nsnap "$D"))" test "$(nsnap "$D")" = 1
+S=$(find "$D" -maxdepth 1 -name 'snap-*.ftr' | head -1)
+check "the recorder's summary: 2 triggers, 1 held back, 1 snapshot ($(jget "$TMPD/rec.json" 'j["flight"]' 2>&1 | head -c 300))" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["flight"]
+sys.exit(0 if f["triggers"] == 2 and f["held_back"] == 1 and f["snapshots_saved"] == 1 else 1)' "$TMPD/rec.json"
+"$FT" info --json "$S" >"$TMPD/info.json" 2>"$TMPD/info.err" || bad "info on the snapshot: $(cat "$TMPD/info.err")"
+check "its trigger is the rule, fired inside the first storm, value over the threshold ($(jget "$TMPD/info.json" 'j["triggers"]' 2>&1 | head -c 400))" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1])); rule, t0, t1 = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+t = j["triggers"][0]
+sys.exit(0 if j["flight_file"] == "snapshot" and t["kind"] == "rule" and t["rule"] == rule
+         and t["action"] == "snapshot" and t["unit"] == "1/s" and t["threshold"] == 50
+         and t["value"] > 50 and t0 <= t["mono_ns"] <= t1 else 1)' "$TMPD/info.json" "$RULE" "$T0" "$T1"
+check "it holds the pre-window: it starts at least 8 s before the trigger" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if j["triggers"][0]["mono_ns"] - j["start"]["monotonic_ns"] >= 8e9 else 1)' "$TMPD/info.json"
+"$FT" export --what events --format jsonl "$S" >"$TMPD/events.jsonl" 2>"$TMPD/export.err" || bad "export: $(cat "$TMPD/export.err")"
+check "it holds the storm's drops on p1, and none in the pre-window" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1])); t0, t1 = int(sys.argv[3]), int(sys.argv[4])
+start = j["start"]["monotonic_ns"]
+d = [start + e["ts_rel_ns"] for e in map(json.loads, open(sys.argv[2]))
+     if e.get("kind") == "drop" and e.get("what") == "QDISC_DROP" and e.get("interface", "").startswith("p1@")]
+print("  %d QDISC_DROP drops, first %.3f s after the storm began, %d before it" %
+      (len(d), (min(d) - t0) / 1e9 if d else -1, sum(x < t0 for x in d)))
+sys.exit(0 if len(d) > 50 and min(d) >= t0 and all(x <= t1 + 1e9 for x in d) else 1)' \
+	"$TMPD/info.json" "$TMPD/events.jsonl" "$T0" "$T1"
+"$FT" report "$S" >"$TMPD/report.txt" 2>&1
+check "report opens with the rule that fired ($(head -n 2 "$TMPD/report.txt" | tr '\n' '|'))" \
+	test "$(head -n 1 "$TMPD/report.txt" | grep -cF "Snapshot taken on" )" = 1 -a \
+	"$(head -n 1 "$TMPD/report.txt" | grep -cF "rule $RULE")" = 1 -a \
+	-n "$(sed -n 2p "$TMPD/report.txt" | grep -E '^  value [0-9]+ 1/s, threshold 50 1/s$')"
+kill "$SINK" 2>/dev/null
+wait "$SINK" 2>/dev/null
+SINK=''
+
+# ---- job.exit: a child of COMMAND exits 3
+D2=$TMPD/job
+mkdir "$D2"
+rc=0
+"$FT" record -i "$H1/eth0" --switch-output 1s --keep 30s --keep-size 0 --snapshot-pre 2s --snapshot-post 1s \
+	--trigger job.exit --control "$CTL" -o "$D2" --json \
+	-- sh -c 'sleep 2; (sleep 0.5; exit 3); sleep 0.2; sleep 3' >"$TMPD/job.json" 2>"$TMPD/job.err" || rc=$?
+check "the recorder exits 0 ($rc: $(tail -n 2 "$TMPD/job.err"))" test "$rc" = 0
+check "exactly one snapshot ($(nsnap "$D2"))" test "$(nsnap "$D2")" = 1
+S2=$(find "$D2" -maxdepth 1 -name 'snap-*.ftr' | head -1)
+"$FT" info --json "$S2" >"$TMPD/info2.json" 2>&1
+check "its trigger: job, job.exit, value 3 ($(jget "$TMPD/info2.json" 'j["triggers"]' 2>&1 | head -c 400))" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["triggers"]
+sys.exit(0 if len(t) == 1 and t[0]["kind"] == "job" and t[0]["rule"] == "job.exit"
+         and t[0]["value"] == 3 and "exited 3" in t[0]["reason"] else 1)' "$TMPD/info2.json"
+"$FT" report "$S2" >"$TMPD/report2.txt" 2>&1
+check "report opens with job.exit ($(head -n 1 "$TMPD/report2.txt"))" \
+	test "$(head -n 1 "$TMPD/report2.txt" | grep -c "^Snapshot taken on .*: job job.exit (\"pid [0-9]* (sh) exited 3\")")" = 1
+busy_stop
+finish

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests for userspace/live/rules*.c, the flight recorder's triggers by
+ * rule and by the job: the syntax, and synthetic records in, firings out.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "userspace/live/rules.h"
+
+#define T0 1000000000000ull
+#define MS 1000000ull
+#define SEC 1000000000ull
+#define NS1 4026531840u
+#define REC(r, t) do { memset(&(r), 0, sizeof(r)); (r).hdr.type = (t); (r).hdr.size = sizeof(r); } while (0)
+#define FEED(rs, r) assert_int_equal(rules__sink((rs), (const struct ft_rec_hdr *)(const void *)&(r)), 0)
+
+struct fired {
+	int n;
+	struct flight_trigger t[16];
+	char rule[16][64], reason[16][128], unit[16][16];
+};
+
+static void on_fire(void *ctx, const struct flight_trigger *t)
+{
+	struct fired *f = ctx;
+
+	if (f->n == 16)
+		fail_msg("too many firings");
+	f->t[f->n] = *t;
+	snprintf(f->rule[f->n], sizeof(f->rule[0]), "%s", t->rule);
+	snprintf(f->reason[f->n], sizeof(f->reason[0]), "%s", t->reason ? t->reason : "");
+	snprintf(f->unit[f->n], sizeof(f->unit[0]), "%s", t->unit ? t->unit : "");
+	f->n++;
+}
+
+static struct rules *make(const char *const *texts, int n, struct fired *f)
+{
+	struct rule r[RULES_MAX];
+	char err[256];
+	struct rules *rs;
+
+	for (int i = 0; i < n; i++)
+		if (rules__parse(&r[i], texts[i], err, sizeof(err)))
+			fail_msg("'%s': %s", texts[i], err);
+	memset(f, 0, sizeof(*f));
+	rs = rules__new(r, n, 100000, on_fire, f);
+	assert_non_null(rs);
+	return rs;
+}
+
+static void test_parse(void **state)
+{
+	struct rule r;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(rules__parse(&r, "link.drops>100/s  over 2s on h2/eth0", err, sizeof(err)), 0);
+	assert_int_equal(r.metric, RM_LINK_DROPS);
+	assert_int_equal(r.op, ROP_GT);
+	assert_int_equal(r.threshold, 100);
+	assert_int_equal(r.over_ns, 2 * SEC);
+	assert_true(r.on);
+	assert_string_equal(r.on_netns, "h2");
+	assert_string_equal(r.on_iface, "eth0");
+	assert_string_equal(r.text, "link.drops > 100/s over 2s on h2/eth0");
+	assert_int_equal(rules__parse(&r, "coll.slow >= 2.5x", err, sizeof(err)), 0);
+	assert_int_equal(r.op, ROP_GE);
+	assert_int_equal(r.threshold, 2500);
+	assert_int_equal(rules__parse(&r, "queue.sojourn > 2ms", err, sizeof(err)), 0);
+	assert_int_equal(r.threshold, 2 * MS);
+	assert_int_equal(rules__parse(&r, "job.exit", err, sizeof(err)), 0);
+	assert_int_equal(r.op, ROP_NE);
+	assert_int_equal(r.threshold, 0);
+	assert_int_equal(rules__parse(&r, "lost > 0", err, sizeof(err)), 0);
+	assert_int_equal(rules__parse(&r, "job.timeout", err, sizeof(err)), 0);
+	assert_string_equal(rules__unit_name(RM_COLL_SLOW), "x1000");
+
+	/* bad ones: an error that names what is wrong */
+	assert_int_equal(rules__parse(&r, "link.drops > 100", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a rate"));
+	assert_int_equal(rules__parse(&r, "link.loss > 1/s", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a metric"));
+	assert_int_equal(rules__parse(&r, "rank.late", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "needs a threshold"));
+	assert_int_equal(rules__parse(&r, "rank.late > 5ms on eth0", err, sizeof(err)), -1);
+	assert_int_equal(rules__parse(&r, "link.ce != 1/s", err, sizeof(err)), -1);
+	assert_int_equal(rules__parse(&r, "link.ce > 1/s over 1ms", err, sizeof(err)), -1);
+	assert_int_equal(rules__parse(&r, "job.timeout > 3", err, sizeof(err)), -1);
+	assert_int_equal(rules__parse(&r, "lost > 1 extra", err, sizeof(err)), -1);
+	assert_int_equal(rules__parse(&r, "queue.sojourn > 2ms > 3ms", err, sizeof(err)), -1);
+	assert_int_equal(rules__parse(&r, "", err, sizeof(err)), -1);
+}
+
+static void iface(struct rules *rs, uint32_t ifindex, const char *name, const char *ns)
+{
+	struct ft_iface_info r;
+
+	REC(r, FT_REC_IFACE);
+	r.netns = NS1;
+	r.ifindex = ifindex;
+	snprintf(r.name, sizeof(r.name), "%s", name);
+	snprintf(r.netns_name, sizeof(r.netns_name), "%s", ns);
+	FEED(rs, r);
+}
+
+static void reason(struct rules *rs, uint32_t id, const char *name)
+{
+	struct ft_drop_reason r;
+
+	REC(r, FT_REC_DROP_REASON);
+	r.reason = id;
+	snprintf(r.name, sizeof(r.name), "%s", name);
+	FEED(rs, r);
+}
+
+static void drop(struct rules *rs, uint32_t ifindex, uint32_t why, uint64_t ts)
+{
+	struct ft_drop r;
+
+	REC(r, FT_REC_DROP);
+	r.netns = NS1;
+	r.ifindex = ifindex;
+	r.reason = why;
+	r.ts_ns = ts;
+	FEED(rs, r);
+}
+
+/* 100 drops/s is crossed once per storm; the other interface, and drops that are not congestion, count not */
+static void test_link_drops(void **state)
+{
+	const char *t[] = { "link.drops > 100/s on sw/p1" };
+	struct fired f;
+	struct rules *rs = make(t, 1, &f);
+
+	(void)state;
+	iface(rs, 2, "p1", "sw");
+	iface(rs, 3, "p2", "sw");
+	reason(rs, 10, "QDISC_DROP");
+	reason(rs, 2, "NOT_SPECIFIED");
+	for (int i = 0; i < 500; i++) { /* 500/s for 1 s: on p2, and not congestion on p1 */
+		drop(rs, 3, 10, T0 + (uint64_t)i * 2 * MS);
+		drop(rs, 2, 2, T0 + (uint64_t)i * 2 * MS);
+	}
+	assert_int_equal(f.n, 0);
+	for (int i = 0; i < 100; i++) /* 100 in 1 s on p1: not over 100/s */
+		drop(rs, 2, 10, T0 + 2 * SEC + (uint64_t)i * 10 * MS);
+	assert_int_equal(f.n, 0);
+	for (int i = 0; i < 1000; i++) /* a storm of 1000/s for 1 s */
+		drop(rs, 2, 10, T0 + 5 * SEC + (uint64_t)i * MS);
+	assert_int_equal(f.n, 1);
+	assert_int_equal(f.t[0].kind, FT_TRIG_RULE);
+	assert_string_equal(f.rule[0], "link.drops > 100/s on sw/p1");
+	assert_string_equal(f.unit[0], "1/s");
+	assert_string_equal(f.reason[0], "p1@sw");
+	assert_int_equal(f.t[0].threshold, 100);
+	assert_true(f.t[0].value > 100 && f.t[0].value <= 110);
+	/* the 101st drop of the window fired it, at its own moment */
+	assert_true(f.t[0].at_ns >= T0 + 5 * SEC + 90 * MS && f.t[0].at_ns <= T0 + 5 * SEC + 101 * MS);
+	/* quiet for more than the window, then a second storm: a second firing */
+	for (int i = 0; i < 1000; i++)
+		drop(rs, 2, 10, T0 + 8 * SEC + (uint64_t)i * MS);
+	assert_int_equal(f.n, 2);
+	assert_true(f.t[1].at_ns > T0 + 8 * SEC);
+	assert_int_equal(rules__fired(rs, 0), 2);
+	rules__free(rs);
+}
+
+static void test_sojourn_lost(void **state)
+{
+	const char *t[] = { "queue.sojourn > 2ms", "lost > 10" };
+	struct fired f;
+	struct rules *rs = make(t, 2, &f);
+	struct ft_qdisc_bin q;
+	struct ft_lost l;
+
+	(void)state;
+	iface(rs, 2, "p1", "sw");
+	REC(q, FT_REC_QDISC_BIN);
+	q.netns = NS1;
+	q.ifindex = 2;
+	q.sojourn_cnt = 3;
+	q.start_ns = T0;
+	q.sojourn_max_ns = 2 * MS; /* not over */
+	FEED(rs, q);
+	q.start_ns = T0 + 100 * MS;
+	q.sojourn_max_ns = 3 * MS;
+	FEED(rs, q);
+	q.start_ns = T0 + 200 * MS; /* the same episode */
+	FEED(rs, q);
+	assert_int_equal(f.n, 1);
+	assert_int_equal(f.t[0].value, 3 * MS);
+	assert_int_equal(f.t[0].at_ns, T0 + 100 * MS);
+	assert_string_equal(f.unit[0], "ns");
+
+	REC(l, FT_REC_LOST); /* cumulative per (source, CPU): 6 + 4 is not over 10, 6 + 5 is */
+	l.ts_ns = T0 + SEC;
+	l.lost = 6;
+	FEED(rs, l);
+	l.cpu = 1;
+	l.lost = 4;
+	FEED(rs, l);
+	l.lost = 4; /* no growth */
+	FEED(rs, l);
+	assert_int_equal(f.n, 1);
+	l.lost = 5;
+	l.ts_ns = T0 + 2 * SEC;
+	FEED(rs, l);
+	assert_int_equal(f.n, 2);
+	assert_string_equal(f.rule[1], "lost > 10");
+	assert_int_equal(f.t[1].value, 11);
+	rules__free(rs);
+}
+
+static void proc_exit(struct rules *rs, uint32_t pid, int status, uint64_t ts)
+{
+	struct ft_proc r;
+
+	REC(r, FT_REC_PROC);
+	r.pid = pid;
+	r.event = FT_PROC_EXIT;
+	r.exit_code = status;
+	r.ts_ns = ts;
+	snprintf(r.comm, sizeof(r.comm), "train");
+	FEED(rs, r);
+}
+
+static void test_job(void **state)
+{
+	const char *t[] = { "job.exit", "job.timeout" };
+	struct fired f;
+	struct rules *rs = make(t, 2, &f);
+	struct ft_phase_slot s;
+	struct ft_phase p;
+
+	(void)state;
+	proc_exit(rs, 100, 0, T0);
+	assert_int_equal(f.n, 0);
+	proc_exit(rs, 101, 3 << 8, T0 + SEC);
+	assert_int_equal(f.n, 1);
+	assert_int_equal(f.t[0].kind, FT_TRIG_JOB);
+	assert_int_equal(f.t[0].value, 3);
+	assert_string_equal(f.reason[0], "pid 101 (train) exited 3");
+	rules__stopping(rs); /* what the recorder itself ends at the stop is not the job's failure */
+	proc_exit(rs, 102, 15, T0 + 10 * SEC);
+	assert_int_equal(f.n, 1);
+	proc_exit(rs, 103, 6, T0 + 20 * SEC); /* SIGABRT */
+	assert_int_equal(f.n, 2);
+	assert_int_equal(f.t[1].value, 134);
+
+	REC(s, FT_REC_PHASE_SLOT);
+	s.slot = 4;
+	s.lib_kind = FT_LIB_NCCL;
+	snprintf(s.symbol, sizeof(s.symbol), "ncclAllReduce");
+	FEED(rs, s);
+	s.slot = 5;
+	snprintf(s.symbol, sizeof(s.symbol), "ncclCommAbort");
+	FEED(rs, s);
+	REC(p, FT_REC_PHASE);
+	p.slot = 4;
+	p.pid = 7;
+	p.start_ns = T0 + 30 * SEC;
+	p.end_ns = p.start_ns + MS;
+	FEED(rs, p);
+	p.ret = 7; /* ncclInProgress */
+	FEED(rs, p);
+	assert_int_equal(f.n, 2);
+	p.ret = 6; /* ncclRemoteError */
+	FEED(rs, p);
+	assert_int_equal(f.n, 3);
+	assert_string_equal(f.rule[2], "job.timeout");
+	assert_int_equal(f.t[2].value, 6);
+	p.slot = 5;
+	p.ret = 0;
+	p.start_ns = p.end_ns = T0 + 40 * SEC;
+	FEED(rs, p);
+	assert_int_equal(f.n, 4);
+	assert_non_null(strstr(f.reason[3], "ncclCommAbort"));
+	rules__free(rs);
+}
+
+static void coll(struct rules *rs, uint32_t pid, uint64_t seq, uint64_t start, uint64_t end)
+{
+	struct ft_phase r;
+
+	REC(r, FT_REC_PHASE);
+	r.pid = r.tid = pid;
+	r.slot = 1;
+	r.seq = seq;
+	r.start_ns = start;
+	r.end_ns = end;
+	r.count = 1024;
+	r.dtype_size = 4;
+	r.comm = 0x44000000;
+	r.netns = NS1;
+	r.peer = -1;
+	FEED(rs, r);
+}
+
+/* Two ranks: 10 allreduces of 1 ms, then one of 5 ms (coll.slow), one where rank 1 enters 30 ms late */
+static void test_collectives(void **state)
+{
+	const char *t[] = { "coll.slow > 3x", "rank.late > 20ms" };
+	struct fired f;
+	struct rules *rs = make(t, 2, &f);
+	struct ft_phase_slot s;
+	uint64_t at = T0;
+
+	(void)state;
+	REC(s, FT_REC_PHASE_SLOT);
+	s.slot = 1;
+	s.op = FT_OP_ALLREDUCE;
+	s.lib_kind = FT_LIB_MPI;
+	FEED(rs, s);
+	for (uint32_t pid = 10; pid < 12; pid++) {
+		struct ft_comm_info c;
+
+		REC(c, FT_REC_COMM_INFO);
+		c.pid = pid;
+		c.comm = 0x44000000;
+		c.rank = (int32_t)(pid - 10);
+		c.size = 2;
+		FEED(rs, c);
+	}
+	for (uint64_t seq = 1; seq <= 10; seq++, at += 10 * MS) {
+		coll(rs, 10, seq, at, at + MS);
+		coll(rs, 11, seq, at, at + MS);
+	}
+	assert_int_equal(f.n, 0);
+	coll(rs, 10, 11, at, at + 5 * MS);
+	assert_int_equal(f.n, 1);
+	assert_string_equal(f.rule[0], "coll.slow > 3x");
+	assert_int_equal(f.t[0].value, 5000);
+	assert_int_equal(f.t[0].at_ns, at);
+	assert_non_null(strstr(f.reason[0], "allreduce"));
+	coll(rs, 11, 11, at, at + 5 * MS); /* the same episode */
+	assert_int_equal(f.n, 1);
+	at += 2 * SEC;
+	coll(rs, 10, 12, at, at + 31 * MS);
+	coll(rs, 11, 12, at + 30 * MS, at + 31 * MS);
+	assert_int_equal(f.n, 3); /* rank 0 waited 31 ms (coll.slow) and rank 1 was late */
+	assert_string_equal(f.rule[2], "rank.late > 20ms");
+	assert_int_equal(f.t[2].value, 30 * MS);
+	assert_int_equal(f.t[2].at_ns, at + 30 * MS);
+	assert_non_null(strstr(f.reason[2], "pid 11 (rank 1)"));
+	rules__free(rs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_link_drops),
+		cmocka_unit_test(test_sojourn_lost),
+		cmocka_unit_test(test_job),
+		cmocka_unit_test(test_collectives),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The evaluator of the flight recorder's rules (rules.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "lib/util.h"
+#include "userspace/capture/records.h"
+#include "userspace/correlate/correlate.h"
+#include "userspace/live/live.h"
+#include "userspace/live/rules.h"
+
+#define RULES_MAX_IFACES 1024   /* interfaces named (for `on`) */
+#define RULES_MAX_REASONS 1024  /* drop reasons whose kind is known */
+#define RULES_MAX_CPUS 1024     /* lost counters followed per source */
+#define NCCL_ABORT_SYMBOL "ncclCommAbort"
+#define NCCL_IN_PROGRESS 7      /* ncclInProgress: a non-blocking communicator's "not yet" */
+
+enum { SLOT_OTHER = 0, SLOT_NCCL = 1, SLOT_NCCL_ABORT = 2 };
+enum { REASON_UNKNOWN = 0, REASON_CONGESTION = 1, REASON_OTHER = 2 };
+
+/* One place a rule is followed at: an interface, a collective group, or the host (key 0). */
+struct place {
+	uint64_t key;
+	uint64_t bucket[RULES_BUCKETS], count[RULES_BUCKETS]; /* rates: the window in tenths */
+	uint64_t samples[RULES_SAMPLES];  /* coll.slow: the group's latest durations */
+	unsigned nsamples, next;
+	uint64_t last_hold;               /* the latest event at which the rule held */
+	bool held;
+};
+
+struct rule_state {
+	struct rule r;
+	struct place places[RULES_MAX_PLACES];
+	size_t nplaces;
+	uint64_t fired;
+};
+
+struct iface_name {
+	uint32_t netns, ifindex;
+	char name[16], netns_name[32];
+};
+
+struct rules {
+	struct rule_state *st;
+	int n;
+	rules_fire_fn fire;
+	void *ctx;
+	bool need[RM_MAX];
+	struct live *live;                /* coll.slow, rank.late: top's aggregator, phase records only */
+	struct iface_name *ifaces;
+	size_t nifaces;
+	uint8_t reason[RULES_MAX_REASONS];
+	uint8_t *slots;                   /* SLOT_* by phase slot, LIVE_MAX_SLOTS */
+	uint64_t lost[FT_SRC_MAX][RULES_MAX_CPUS], lost_sum;
+	uint64_t overflow;
+	bool stopping;
+};
+
+static const struct iface_name *iface_of(const struct rules *rs, uint32_t netns, uint32_t ifindex)
+{
+	for (size_t i = 0; i < rs->nifaces; i++)
+		if (rs->ifaces[i].netns == netns && rs->ifaces[i].ifindex == ifindex)
+			return &rs->ifaces[i];
+	return NULL;
+}
+
+/* "eth0@h2", "netns N ifindex I" when not named */
+static void iface_label(const struct rules *rs, uint64_t key, char *b, size_t n)
+{
+	const struct iface_name *f = iface_of(rs, (uint32_t)(key >> 32), (uint32_t)key);
+
+	if (!f)
+		snprintf(b, n, "netns %u ifindex %u", (unsigned)(key >> 32), (unsigned)key);
+	else if (f->netns_name[0])
+		snprintf(b, n, "%s@%s", f->name, f->netns_name);
+	else
+		snprintf(b, n, "%s", f->name);
+}
+
+/* The rule's place KEY, made when new (NULL: not this rule's interface, or no room). */
+static struct place *place_of(struct rules *rs, struct rule_state *s, uint64_t key, bool iface)
+{
+	for (size_t i = 0; i < s->nplaces; i++)
+		if (s->places[i].key == key)
+			return &s->places[i];
+	if (iface && s->r.on) {
+		const struct iface_name *f = iface_of(rs, (uint32_t)(key >> 32), (uint32_t)key);
+
+		/* no NETNS: that interface in any namespace */
+		if (!f || strcmp(f->name, s->r.on_iface) != 0 || (s->r.on_netns[0] && strcmp(f->netns_name, s->r.on_netns) != 0))
+			return NULL;
+	}
+	if (s->nplaces == RULES_MAX_PLACES) {
+		rs->overflow++;
+		return NULL;
+	}
+	s->places[s->nplaces] = (struct place){ .key = key };
+	return &s->places[s->nplaces++];
+}
+
+static bool holds(const struct rule *r, int64_t v)
+{
+	if (r->metric == RM_JOB_TIMEOUT) /* no threshold: the event is the condition */
+		return true;
+	switch (r->op) {
+	case ROP_GE: return v >= r->threshold;
+	case ROP_NE: return v != r->threshold;
+	default:     return v > r->threshold;
+	}
+}
+
+/* VALUE seen at AT: fire when the rule holds and did not within its window before. */
+static void observe(struct rules *rs, struct rule_state *s, struct place *p, uint64_t at, int64_t value,
+		    const char *reason)
+{
+	bool fresh;
+
+	if (!holds(&s->r, value))
+		return;
+	fresh = !p->held || at > p->last_hold + s->r.over_ns;
+	if (!p->held || at > p->last_hold)
+		p->last_hold = at;
+	p->held = true;
+	if (fresh) {
+		char where[80];
+		const bool job = s->r.metric == RM_JOB_EXIT || s->r.metric == RM_JOB_TIMEOUT;
+		struct flight_trigger t = {
+			.kind = job ? FT_TRIG_JOB : FT_TRIG_RULE, .rule = s->r.text, .value = value,
+			.threshold = s->r.threshold, .unit = rules__unit_name(s->r.metric), .reason = reason,
+			.at_ns = at,
+		};
+
+		if (!reason) { /* the interface's name, only when it fires */
+			iface_label(rs, p->key, where, sizeof(where));
+			t.reason = where;
+		}
+		s->fired++;
+		rs->fire(rs->ctx, &t);
+	}
+}
+
+/* N events of METRIC at AT on (NETNS, IFINDEX): each such rule's rate over its window. */
+static void count_event(struct rules *rs, enum rule_metric metric, uint32_t netns, uint32_t ifindex, uint64_t at,
+			uint64_t n)
+{
+	for (int i = 0; i < rs->n; i++) {
+		struct rule_state *s = &rs->st[i];
+		uint64_t bw = s->r.over_ns / RULES_BUCKETS, b = at / bw, sum = 0;
+		struct place *p;
+		unsigned k = (unsigned)(b % RULES_BUCKETS);
+
+		if (s->r.metric != metric || !(p = place_of(rs, s, (uint64_t)netns << 32 | ifindex, true)))
+			continue;
+		if (p->bucket[k] > b)
+			continue;       /* older than the window */
+		if (p->bucket[k] < b) {
+			p->bucket[k] = b;
+			p->count[k] = 0;
+		}
+		p->count[k] += n;
+		for (unsigned j = 0; j < RULES_BUCKETS; j++)
+			if (p->bucket[j] + RULES_BUCKETS > b)
+				sum += p->count[j];
+		observe(rs, s, p, at, (int64_t)(sum * 1000000000ull / s->r.over_ns), NULL);
+	}
+}
+
+static int on_iface(void *ctx, const struct ft_iface_info *r)
+{
+	struct rules *rs = ctx;
+	struct iface_name *f = (struct iface_name *)iface_of(rs, r->netns, r->ifindex);
+
+	if (!f) {
+		if (rs->nifaces == RULES_MAX_IFACES)
+			return 0;
+		f = &rs->ifaces[rs->nifaces++];
+	}
+	*f = (struct iface_name){ .netns = r->netns, .ifindex = r->ifindex };
+	str_copy(f->name, r->name, sizeof(f->name));
+	str_copy(f->netns_name, r->netns_name, sizeof(f->netns_name));
+	return 0;
+}
+
+static int on_drop_reason(void *ctx, const struct ft_drop_reason *r)
+{
+	struct rules *rs = ctx;
+	char name[sizeof(r->name) + 1];
+
+	if (r->reason >= RULES_MAX_REASONS)
+		return 0;
+	memcpy(name, r->name, sizeof(r->name));
+	name[sizeof(r->name)] = '\0';
+	rs->reason[r->reason] = corr__congestion_drop(name) ? REASON_CONGESTION : REASON_OTHER;
+	return 0;
+}
+
+static int on_drop(void *ctx, const struct ft_drop *r)
+{
+	struct rules *rs = ctx;
+
+	/* congestion drops, as the report counts them as evidence; a reason not named is not one */
+	if (r->ifindex && r->reason < RULES_MAX_REASONS && rs->reason[r->reason] == REASON_CONGESTION)
+		count_event(rs, RM_LINK_DROPS, r->netns, r->ifindex, r->ts_ns, 1);
+	return 0;
+}
+
+static int on_retrans(void *ctx, const struct ft_retrans *r)
+{
+	/* the flow's route; 0/0: not routed */
+	count_event(ctx, RM_LINK_RETRANS, r->flow.netns, r->flow.ifindex, r->ts_ns, r->segs ? r->segs : 1);
+	return 0;
+}
+
+static int on_bin(void *ctx, const struct ft_iface_bin *r)
+{
+	if (r->ce_pkts)
+		count_event(ctx, RM_LINK_CE, r->netns, r->ifindex, r->start_ns, r->ce_pkts);
+	return 0;
+}
+
+static int on_qdisc(void *ctx, const struct ft_qdisc_bin *r)
+{
+	struct rules *rs = ctx;
+
+	if (!r->sojourn_cnt)
+		return 0;
+	for (int i = 0; i < rs->n; i++) {
+		struct rule_state *s = &rs->st[i];
+		struct place *p;
+
+		if (s->r.metric != RM_QUEUE_SOJOURN ||
+		    !(p = place_of(rs, s, (uint64_t)r->netns << 32 | r->ifindex, true)))
+			continue;
+		observe(rs, s, p, r->start_ns, (int64_t)r->sojourn_max_ns, NULL);
+	}
+	return 0;
+}
+
+static int on_lost(void *ctx, const struct ft_lost *r)
+{
+	struct rules *rs = ctx;
+	uint64_t *v;
+	char why[64];
+
+	if (r->source >= FT_SRC_MAX || r->cpu >= RULES_MAX_CPUS)
+		return 0;
+	v = &rs->lost[r->source][r->cpu];
+	if (r->lost <= *v)    /* cumulative: only growth counts */
+		return 0;
+	rs->lost_sum += r->lost - *v;
+	*v = r->lost;
+	snprintf(why, sizeof(why), "%llu events lost in all", (unsigned long long)rs->lost_sum);
+	for (int i = 0; i < rs->n; i++)
+		if (rs->st[i].r.metric == RM_LOST) {
+			struct place *p = place_of(rs, &rs->st[i], 0, false);
+
+			if (p)
+				observe(rs, &rs->st[i], p, r->ts_ns, (int64_t)rs->lost_sum, why);
+		}
+	return 0;
+}
+
+/* Each rule of METRIC at the host's one place. */
+static void observe_all(struct rules *rs, enum rule_metric metric, uint64_t at, int64_t value, const char *why)
+{
+	for (int i = 0; i < rs->n; i++)
+		if (rs->st[i].r.metric == metric) {
+			struct place *p = place_of(rs, &rs->st[i], 0, false);
+
+			if (p)
+				observe(rs, &rs->st[i], p, at, value, why);
+		}
+}
+
+static int on_proc(void *ctx, const struct ft_proc *r)
+{
+	struct rules *rs = ctx;
+	int st = r->exit_code, code;
+	char comm[sizeof(r->comm) + 1], why[96];
+
+	if (r->event != FT_PROC_EXIT || !st)
+		return 0;
+	/* the ones the recorder itself ended at the stop are not the job's failure */
+	if (rs->stopping && WIFSIGNALED(st) && (WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGKILL))
+		return 0;
+	code = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+	memcpy(comm, r->comm, sizeof(r->comm));
+	comm[sizeof(r->comm)] = '\0';
+	if (WIFSIGNALED(st))
+		snprintf(why, sizeof(why), "pid %u (%s) killed by signal %d", r->pid, comm, WTERMSIG(st));
+	else
+		snprintf(why, sizeof(why), "pid %u (%s) exited %d", r->pid, comm, code);
+	observe_all(rs, RM_JOB_EXIT, r->ts_ns, code, why);
+	return 0;
+}
+
+static int on_slot(void *ctx, const struct ft_phase_slot *r)
+{
+	struct rules *rs = ctx;
+	char sym[sizeof(r->symbol) + 1];
+
+	if (r->slot >= LIVE_MAX_SLOTS || r->lib_kind != FT_LIB_NCCL)
+		return 0;
+	memcpy(sym, r->symbol, sizeof(r->symbol));
+	sym[sizeof(r->symbol)] = '\0';
+	rs->slots[r->slot] = strcmp(sym, NCCL_ABORT_SYMBOL) != 0 ? SLOT_NCCL : SLOT_NCCL_ABORT;
+	return 0;
+}
+
+/* A NCCL call that returned an error (ncclRemoteError, ncclSystemError, ...) or ncclCommAbort. */
+static int on_phase(void *ctx, const struct ft_phase *r)
+{
+	struct rules *rs = ctx;
+	uint8_t k = r->slot < LIVE_MAX_SLOTS ? rs->slots[r->slot] : SLOT_OTHER;
+	char why[96];
+
+	if (k == SLOT_OTHER || (r->flags & FT_PHASE_OPEN))
+		return 0;
+	if (k == SLOT_NCCL_ABORT) {
+		snprintf(why, sizeof(why), "pid %u called ncclCommAbort", r->pid);
+		observe_all(rs, RM_JOB_TIMEOUT, r->start_ns, 0, why);
+	} else if (r->ret && r->ret != NCCL_IN_PROGRESS) {
+		snprintf(why, sizeof(why), "pid %u: a NCCL call returned %d", r->pid, r->ret);
+		observe_all(rs, RM_JOB_TIMEOUT, r->end_ns, r->ret, why);
+	}
+	return 0;
+}
+
+static const struct capture_visitor RULES_VISITOR = {
+	.iface = on_iface, .drop_reason = on_drop_reason, .drop = on_drop, .retrans = on_retrans,
+	.iface_bin = on_bin, .qdisc_bin = on_qdisc, .lost = on_lost, .proc = on_proc,
+	.phase_slot = on_slot, .phase = on_phase,
+};
+
+/* ---- collectives, through top's aggregator ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A call took END - START: against the median of its group's latest (op, size within a power of two). */
+static void on_coll(void *ctx, const struct live *l, uint32_t proc, uint16_t op, uint64_t start, uint64_t end,
+		    uint64_t size)
+{
+	struct rules *rs = ctx;
+	uint64_t dur = end > start ? end - start : 0, key = (uint64_t)op << 8 | (unsigned)(64 - __builtin_clzll(size | 1));
+
+	for (int i = 0; i < rs->n; i++) {
+		struct rule_state *s = &rs->st[i];
+		struct place *p;
+
+		if (s->r.metric != RM_COLL_SLOW || !(p = place_of(rs, s, key, false)))
+			continue;
+		if (p->nsamples >= RULES_MIN_SAMPLES) {
+			uint64_t v[RULES_SAMPLES], med;
+			char why[128];
+
+			memcpy(v, p->samples, p->nsamples * sizeof(v[0]));
+			qsort(v, p->nsamples, sizeof(v[0]), cmp_u64);
+			med = v[p->nsamples / 2] ? v[p->nsamples / 2] : 1;
+			snprintf(why, sizeof(why), "%s of pid %u took %.3f ms, its group's usual %.3f ms",
+				 corr__op_name(op), proc < l->nprocs ? l->procs[proc].pid : 0, dur / 1e6, med / 1e6);
+			observe(rs, s, p, start, (int64_t)(dur * 1000 / med), why);
+		}
+		p->samples[p->next] = dur;
+		p->next = (p->next + 1) % RULES_SAMPLES;
+		if (p->nsamples < RULES_SAMPLES)
+			p->nsamples++;
+	}
+}
+
+static void on_matched(void *ctx, const struct live *l, uint16_t op, uint32_t who, uint64_t first, uint64_t last)
+{
+	char why[128];
+
+	if (who == LIVE_NONE || who >= l->nprocs)
+		return;
+	snprintf(why, sizeof(why), "pid %u (rank %d) entered %s %.3f ms after the first", l->procs[who].pid,
+		 l->procs[who].rank, corr__op_name(op), (last - first) / 1e6);
+	observe_all(ctx, RM_RANK_LATE, last, (int64_t)(last - first), why);
+}
+
+/* The records top's aggregator needs for collectives: the phase probes'. */
+static bool phase_record(uint16_t type)
+{
+	return type == FT_REC_PHASE || type == FT_REC_PHASE_SLOT || type == FT_REC_PROC ||
+	       type == FT_REC_COMM_INFO || type == FT_REC_REQ_DONE;
+}
+
+/* ---- the sink ---- */
+
+struct rules *rules__new(const struct rule *r, int n, uint64_t bin_ns, rules_fire_fn fire, void *ctx)
+{
+	struct rules *rs = calloc(1, sizeof(*rs));
+
+	if (!rs || n < 0 || n > RULES_MAX)
+		goto fail;
+	rs->st = calloc((size_t)(n ? n : 1), sizeof(*rs->st));
+	rs->ifaces = calloc(RULES_MAX_IFACES, sizeof(*rs->ifaces));
+	rs->slots = calloc(LIVE_MAX_SLOTS, sizeof(*rs->slots));
+	if (!rs->st || !rs->ifaces || !rs->slots)
+		goto fail;
+	rs->n = n;
+	rs->fire = fire;
+	rs->ctx = ctx;
+	for (int i = 0; i < n; i++) {
+		rs->st[i].r = r[i];
+		rs->need[r[i].metric] = true;
+	}
+	if (rs->need[RM_COLL_SLOW] || rs->need[RM_RANK_LATE]) {
+		struct live_opts lo;
+
+		live_opts__init(&lo, bin_ns ? bin_ns : 100000);
+		rs->live = live__new(&lo, 0);
+		if (!rs->live)
+			goto fail;
+		rs->live->hooks = (struct live_hooks){ .coll = on_coll, .matched = on_matched, .ctx = rs };
+	}
+	return rs;
+fail:
+	rules__free(rs);
+	return NULL;
+}
+
+void rules__free(struct rules *rs)
+{
+	if (!rs)
+		return;
+	live__free(rs->live);
+	free(rs->st);
+	free(rs->ifaces);
+	free(rs->slots);
+	free(rs);
+}
+
+int rules__sink(void *ctx, const struct ft_rec_hdr *rec)
+{
+	struct rules *rs = ctx;
+
+	capture__visit(&RULES_VISITOR, rs, rec);
+	if (rs->live && phase_record(rec->type))
+		live__add(rs->live, rec);
+	return 0;
+}
+
+void rules__tick(struct rules *rs, uint64_t now_ns)
+{
+	if (rs->live)
+		live__tick(rs->live, now_ns);
+}
+
+void rules__stopping(struct rules *rs)
+{
+	rs->stopping = true;
+}
+
+uint64_t rules__fired(const struct rules *rs, int i)
+{
+	return i >= 0 && i < rs->n ? rs->st[i].fired : 0;
+}
+
+uint64_t rules__overflow(const struct rules *rs)
+{
+	return rs->overflow;
+}
