@@ -126,6 +126,31 @@ finish() {
 	exit 0
 }
 
+# bpf_link_ids: the ids of the BPF links there are now
+bpf_link_ids() {
+	bpftool -j link list 2>/dev/null | python3 -c 'import json, sys; print(" ".join(str(l["id"]) for l in json.load(sys.stdin)))'
+}
+
+# bpf_orphan_links BEFORE_IDS...: how many links not in BEFORE_IDS no process
+# holds: left behind.  Links another tracer on this machine holds meanwhile
+# (its fds' fdinfo names them) are not ours and do not count.
+bpf_orphan_links() {
+	python3 - "$@" <<'PY'
+import glob, json, re, subprocess, sys
+before = set(sys.argv[1:])
+links = json.loads(subprocess.run(["bpftool", "-j", "link", "list"], capture_output=True, text=True).stdout or "[]")
+held = set()
+for p in glob.glob("/proc/[0-9]*/fdinfo/*"):
+    try:
+        m = re.search(r"^link_id:\s*(\d+)", open(p).read(), re.M)
+    except OSError:
+        continue
+    if m:
+        held.add(m.group(1))
+print(sum(1 for l in links if str(l["id"]) not in before and str(l["id"]) not in held))
+PY
+}
+
 # quiet CMD...: run CMD with its output discarded (for check)
 quiet() { "$@" >/dev/null 2>&1; }
 

@@ -30,7 +30,7 @@ traffic() {
 # tcx ingress program on the chosen interfaces, the other hooks as tp_btf.
 for variant in tcx tp_btf raw_tp; do
 	out=$TMPD/$variant.ftr
-	links_before=$(bpftool link list 2>/dev/null | grep -c '^[0-9]')
+	read -r -a links_before <<<"$(bpf_link_ids)"
 	wake=()
 	[[ $variant == raw_tp ]] && wake=(--wakeup 0)
 	only=$variant
@@ -60,8 +60,7 @@ for variant in tcx tp_btf raw_tp; do
 		check "tcx: iface_rx on the chosen interfaces' ingress" test "$(jget "$TMPD/$variant.json" \
 			"[p['hook'] for p in j['probes'] if p['name'] == 'iface_rx'][0]")" = "tcx/ingress"
 	fi
-	check "$variant: no BPF link left behind" \
-		test "$(bpftool link list 2>/dev/null | grep -c '^[0-9]')" = "$links_before"
+	check "$variant: no BPF link left behind" test "$(bpf_orphan_links "${links_before[@]}")" = 0
 	python3 - "$TMPD/$variant.json" "$variant" <<'PY' || bad "$variant: conservation"
 import json, sys
 j = json.load(open(sys.argv[1]))
