@@ -8,7 +8,7 @@
 #   1. a deep against a shallow tbf limit on host 2's link (both directions);
 #   2. cubic against bbr as the hosts' congestion control (deep limit); where
 #      the host does not let a namespace choose cubic (its
-#      tcp_allowed_congestion_control), the lab's reno stands in for it.
+#      tcp_allowed_congestion_control), the demo allows it while it runs.
 # This kernel has no ECN-marking qdisc and no dctcp; on a fleet kernel the
 # same recipe compares dctcp against cubic, and an ECN-marking qdisc's
 # threshold (fq_codel ce_threshold, red) in place of the tbf limit.
@@ -100,7 +100,7 @@ cdemo_run() {
 }
 
 _cdemo_main() {
-	local build=${1:-build} runs=${2:-4} ft dir p i base
+	local build=${1:-build} runs=${2:-4} ft dir p i base allowed
 	ft=$_CDEMO_ROOT/$build/fabtrace
 	export LAB_BIN=$_CDEMO_ROOT/$build/tools
 	[[ $(id -u) -eq 0 ]] || { echo "compare-demo: needs root (network namespaces, BPF); run 'sudo make compare-demo'" >&2; return 1; }
@@ -108,7 +108,13 @@ _cdemo_main() {
 	dir=$_CDEMO_ROOT/$build/compare-demo
 	mkdir -p "$dir"
 	p=ftC$((RANDOM % 1000))
-	trap 'lab_down "$p" >/dev/null 2>&1' EXIT
+	# a namespace may only choose what the init namespace allows: where the kernel
+	# has cubic but the list leaves it out, allow it for the demo, restored at exit
+	allowed=$(sysctl -n net.ipv4.tcp_allowed_congestion_control)
+	trap 'lab_down "$p" >/dev/null 2>&1; sysctl -qw net.ipv4.tcp_allowed_congestion_control="$allowed"' EXIT
+	if grep -qw cubic /proc/sys/net/ipv4/tcp_available_congestion_control && ! grep -qw cubic <<<"$allowed"; then
+		sysctl -qw net.ipv4.tcp_allowed_congestion_control="$allowed cubic" || true
+	fi
 	trap 'exit 130' INT TERM
 	lab_gc >/dev/null 2>&1 || true
 	echo "== lab $p: 4 hosts, host 2 behind tbf $CDEMO_RATE; $runs runs per configuration into $dir"
@@ -120,7 +126,7 @@ _cdemo_main() {
 		echo "   run $i of $runs: deep (limit $CDEMO_DEEP) and shallow (limit $CDEMO_SHALLOW) recorded"
 	done
 	cdemo_limit "$p" "$CDEMO_DEEP" || return 1
-	# the lab's loss-based default: cubic where a namespace may choose it, else reno
+	# the lab's loss-based default: cubic (reno where the kernel lacks it)
 	base=$(lab_exec "$p" 1 sysctl -n net.ipv4.tcp_congestion_control) || return 1
 	for i in $(seq 1 "$runs"); do
 		cdemo_cc "$p" bbr && cdemo_run "$p" "$dir/bbr-$i.ftr" "$ft" || return 1

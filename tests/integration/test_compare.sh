@@ -5,9 +5,11 @@
 #  (a) a shallow (30 KiB) against a deep (2 MiB) tbf limit, 4 runs against 8:
 #      the deep side's sojourn is longer and its drops fewer, both significant;
 #      the configuration diff names exactly the tbf limit knob;
-#  (b) the lab's loss-based congestion control (cubic, or reno where a
-#      namespace may not choose cubic) against bbr: the diff names the hosts'
-#      tcp_congestion_control and the sockets' cc (no direction asserted);
+#  (b) cubic against bbr: the diff names the hosts' tcp_congestion_control
+#      and the sockets' cc (no direction asserted).  A namespace may only
+#      choose what the init namespace allows: where the kernel has cubic but
+#      tcp_allowed_congestion_control leaves it out, the test allows it for
+#      its run and restores the list at exit;
 #  (c) A/A: 4 deep runs against 4 others, recorded in between (the same
 #      configuration): at most 5 % of the metrics significant; --aa;
 #  (d) jobs of different shapes (synthetic captures) are refused, or warned
@@ -18,6 +20,11 @@ source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd python3
 LAB_TAG=ftC
+ALLOWED=$(sysctl -n net.ipv4.tcp_allowed_congestion_control)
+if grep -qw cubic /proc/sys/net/ipv4/tcp_available_congestion_control && ! grep -qw cubic <<<"$ALLOWED"; then
+	trap 'sysctl -qw net.ipv4.tcp_allowed_congestion_control="$ALLOWED"; cleanup' EXIT
+	sysctl -qw net.ipv4.tcp_allowed_congestion_control="$ALLOWED cubic" || bad "allowing cubic for the lab"
+fi
 export CDEMO_HOSTS=2 CDEMO_JOB=send LAB_BIN=$ROOT/$BUILD/tools
 # shellcheck source=../../tools/compare_demo.sh
 source "$ROOT/tools/compare_demo.sh"
@@ -31,9 +38,11 @@ for i in 1 2 3 4; do
 	cdemo_limit "$LAB" "$CDEMO_SHALLOW" && cdemo_run "$LAB" "$D/shallow-$i.ftr" "$FT" || bad "shallow run $i"
 	cdemo_limit "$LAB" "$CDEMO_DEEP" && cdemo_run "$LAB" "$D/deepB-$i.ftr" "$FT" || bad "deep run B$i"
 done
-# (b): one run under bbr, deep limit, against the lab's loss-based default (cubic where
-# a namespace may choose it, else reno: tcp_allowed_congestion_control of the host)
+# (b): one run under bbr, deep limit, against the lab's loss-based default, cubic
 BASE_CC=$(lab_exec "$LAB" 1 sysctl -n net.ipv4.tcp_congestion_control)
+if grep -qw cubic /proc/sys/net/ipv4/tcp_available_congestion_control; then
+	check "the lab's hosts run cubic (got $BASE_CC)" test "$BASE_CC" = cubic
+fi
 cdemo_cc "$LAB" bbr && cdemo_run "$LAB" "$D/bbr.ftr" "$FT" || bad "bbr run"
 cdemo_cc "$LAB" "$BASE_CC" || bad "back to $BASE_CC"
 ((failures)) && finish
