@@ -61,17 +61,19 @@ int hist_line__format(const struct hist_line *l, char *buf, size_t len)
 	json_kv_string(&j, "seg", l->seg);
 	json_kv_i64(&j, "start_rel_ns", l->start_rel_ns);
 	json_object_end(&j);
-	json_finish(&j);
-	fputc('\n', f);
+	json_finish(&j); /* it may end the object with a newline: one, always */
 	fflush(f);
 	n = ftell(f);
-	if (ferror(f) || n <= 0 || (size_t)n >= len) {
+	if (ferror(f) || n <= 0 || (size_t)n + 2 >= len) {
 		fclose(f);
 		return -1;
 	}
 	fclose(f);
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	buf[n++] = '\n';
 	buf[n] = 0;
-	return buf[n - 1] == '\n' ? (int)n : -1;
+	return (int)n;
 }
 
 /* ---- reading ---- */
