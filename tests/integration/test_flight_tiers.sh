@@ -61,7 +61,7 @@ rep = {}
 for s in segs:
     p = os.path.join(copy, s[:-4] + ".json")
     if os.path.exists(p):
-        for c in json.load(open(p)).get("collectives", []):
+        for c in json.load(open(p))["collectives"]["items"]:
             rep[(s, c["op"], c["comm"], c["seq"])] = c["verdict"]
 matched = [(l["verdict"], rep.get((l["seg"], l["op"], l["comm"], l["seq"]))) for l in lines]
 known = [m for m in matched if m[1] is not None]
