@@ -101,6 +101,14 @@ static int append_day(const char *dir, const char *name, const char *text, size_
 	return -e;
 }
 
+/* The end of the line at OFF in TEXT (after its newline). */
+static size_t line_end(const char *text, size_t off)
+{
+	const char *nl = strchr(text + off, '\n');
+
+	return nl ? (size_t)(nl - text) + 1 : off + strlen(text + off);
+}
+
 int hist_store__append(const char *dir, const char *text, const size_t *off, const int64_t *wall_ns,
 		       size_t n, char *err, size_t errlen)
 {
@@ -117,7 +125,7 @@ int hist_store__append(const char *dir, const char *text, const size_t *off, con
 			if (strcmp(next, name) != 0)
 				break;
 		}
-		rc = append_day(dir, name, text, off[i], k < n ? off[k] : strlen(text), err, errlen);
+		rc = append_day(dir, name, text, off[i], k < n ? off[k] : line_end(text, off[n - 1]), err, errlen);
 		if (rc)
 			return rc;
 		i = k;
