@@ -142,7 +142,7 @@ static void append_and_retain(void **state)
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(hist_store__mkdir(dir, err, sizeof(err)), 0);
 	for (int i = 0; i < 3; i++) { /* two on Dec 1, one on Dec 2 */
-		l.wall_ns = (T0 + (i == 2 ? DAY : i * 60)) * 1000000000ll;
+		l.wall_ns = (T0 + (i == 2 ? DAY : (int64_t)i * 60)) * 1000000000ll;
 		l.seq = (uint64_t)i;
 		off[i] = k;
 		wall[i] = l.wall_ns;

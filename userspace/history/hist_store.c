@@ -31,11 +31,17 @@ void hist_store__day_name(int64_t wall_ns, char *buf, size_t len)
 /* The day NAME names, as seconds since the epoch at its UTC midnight; -1 not a day file. */
 static int64_t day_start(const char *name)
 {
-	int y, mo, d, n = 0;
+	static const char shape[] = "dddd-dd-dd.jsonl";
+	int y, mo, d;
 	struct tm tm;
 
-	if (sscanf(name, "%4d-%2d-%2d.jsonl%n", &y, &mo, &d, &n) != 3 || n != 16 || name[n] ||
-	    mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1970)
+	for (size_t i = 0; i < sizeof(shape); i++) /* its NUL too: nothing after */
+		if (shape[i] == 'd' ? name[i] < '0' || name[i] > '9' : name[i] != shape[i])
+			return -1;
+	y = (name[0] - '0') * 1000 + (name[1] - '0') * 100 + (name[2] - '0') * 10 + (name[3] - '0');
+	mo = (name[5] - '0') * 10 + (name[6] - '0');
+	d = (name[8] - '0') * 10 + (name[9] - '0');
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || y < 1970)
 		return -1;
 	memset(&tm, 0, sizeof(tm));
 	tm.tm_year = y - 1900;
