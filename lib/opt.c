@@ -111,6 +111,7 @@ static int duration(const char *s, uint64_t bare_unit_ns, bool zero_ok, uint64_t
 		{ "m",  60ull * 1000000000ull },
 		{ "min", 60ull * 1000000000ull },
 		{ "h",  3600ull * 1000000000ull },
+		{ "d",  86400ull * 1000000000ull },
 	};
 	uint64_t v;
 

@@ -85,5 +85,10 @@ check "compare completes capture files on both sides of its -- ($(comp fabtrace 
 check "-i completes interfaces (lo)" grep -qx lo <<<"$(comp fabtrace record -i "")"
 check "record --trigger completes the rules' metrics ($(comp fabtrace record --trigger link. | tr '\n' ' '))" \
 	test "$(comp fabtrace record --trigger link. | tr '\n' ' ')" = "link.drops link.retrans link.ce "
+check "record completes --keep-summaries and --no-summaries" \
+	test "$(comp fabtrace record --keep-s | tr '\n' ' ')" = "--keep-size --keep-summaries " -a \
+	"$(comp fabtrace record --no-su | tr '\n' ' ')" = "--no-summaries "
+check "history completes its options ($(comp fabtrace history --b | tr '\n' ' '))" \
+	test "$(comp fabtrace history --b | tr '\n' ' ')" = "--bucket "
 check "--format completes csv and jsonl" test "$(comp fabtrace export --format "" | tr '\n' ' ')" = "csv jsonl "
 finish

@@ -33,6 +33,7 @@ FLOORS = [
     ("userspace/live", 6),         # top's aggregator, metrics
     ("userspace/top", 6),          # top's views, keys and terminal
     ("userspace/compare", 6),      # runs A against runs B (compare)
+    ("userspace/history", 6),      # the flight recorder's per-collective summaries
     ("viz", 6),                    # timelines
     ("userspace/cli", 7),          # commands
 ]

@@ -11,6 +11,7 @@ int cmd_top(int argc, char **argv);      /* userspace/cli/top.c */
 int cmd_features(int argc, char **argv); /* userspace/cli/features.c */
 int cmd_merge(int argc, char **argv);    /* userspace/cli/merge.c */
 int cmd_compare(int argc, char **argv);  /* userspace/cli/compare.c */
+int cmd_history(int argc, char **argv);  /* userspace/cli/history.c */
 int cmd_trigger(int argc, char **argv);  /* userspace/cli/trigger.c */
 
 /*

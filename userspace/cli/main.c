@@ -16,6 +16,7 @@ static const struct cmd {
 	{ "report", cmd_report, "summarise a capture (text or --json)" },
 	{ "top", cmd_top, "live view of the fabric (and a Prometheus metrics endpoint with --listen)" },
 	{ "compare", cmd_compare, "set runs A against runs B: the configuration diff, then every metric with its significance" },
+	{ "history", cmd_history, "read the flight recorder's per-collective summaries: verdicts and time budget over days" },
 	{ "merge", cmd_merge, "merge the captures of several hosts onto one clock" },
 	{ "trigger", cmd_trigger, "make the flight recorder (record --switch-output) save a snapshot" },
 	{ "info", cmd_info, "show a capture's header, probes, record counts and lost events" },

@@ -18,6 +18,7 @@
 #include "userspace/capture/capture.h"
 #include "userspace/cli/commands.h"
 #include "userspace/cli/record_flight.h"
+#include "userspace/history/history.h"
 #include "userspace/live/rules.h"
 #include "userspace/record/flight.h"
 #include "userspace/record/hostclock.h"
@@ -33,6 +34,9 @@ struct recorder {
 	struct rule rule[RULES_MAX]; /* --trigger */
 	int nrules;
 	struct rules *rules; /* their evaluator: a second sink beside the flight recorder's */
+	uint64_t keep_summaries_ns; /* --keep-summaries (0: no bound) */
+	bool no_summaries;  /* --no-summaries */
+	struct hist_worker *hist; /* the segments' summaries (userspace/history/) */
 	struct session *s;
 	bool tty;
 	uint64_t last_bins, last_events, last_phases;
@@ -160,6 +164,11 @@ static void usage(FILE *f)
 "                             rank.late > DUR, job.exit (a followed process\n"
 "                             exits non-zero), job.timeout (a NCCL call fails\n"
 "                             or ncclCommAbort); once per episode of DUR\n"
+"      --keep-summaries DUR   keep the per-collective summaries (one line per\n"
+"                             collective: its verdict and time budget, in\n"
+"                             DIR/summaries/DAY.jsonl; read them with 'fabtrace\n"
+"                             history DIR') for DUR (default 7d; 0: no bound)\n"
+"      --no-summaries         do not summarize the segments\n"
 "      --control NAME         control socket @fabtrace/NAME (default flight) in\n"
 "                             the recorded network namespace, for 'fabtrace\n"
 "                             trigger'; SIGUSR1 triggers too\n"
@@ -203,7 +212,8 @@ static void usage(FILE *f)
 "      (then: fabtrace merge -o job.ftr job-*.ftr; see docs/multihost.md)\n"
 "  sudo fabtrace record --rdma-lifespan 1 --counter-period 1ms -d 5s -o cnp.ftr\n"
 "  sudo fabtrace record -i eth0 --switch-output 10s --keep 10m --keep-size 2G -o /var/lib/fabtrace\n"
-"      (then: sudo fabtrace trigger --reason 'step 4100 slow', or kill -USR1 PID)\n"
+"      (then: sudo fabtrace trigger --reason 'step 4100 slow', or kill -USR1 PID;\n"
+"       a week later: fabtrace history --from -7d /var/lib/fabtrace)\n"
 "  sudo fabtrace record --netns h1 --switch-output 5s --keep 2m --snapshot-pre 20s \\\n"
 "      --snapshot-post 5s --snapshot-policy every:2 -o /tmp/ft-h1\n"
 "  sudo fabtrace record -i eth0 --switch-output 10s --trigger 'link.drops > 100/s on eth0' \\\n"
@@ -249,6 +259,35 @@ static void status_line(void *ctx, uint64_t now, uint64_t ticks)
 	r->last_phases = st->phases;
 }
 
+/* What the summaries' thread did (userspace/history/). */
+static void summaries_json(struct json *j, const struct recorder *r)
+{
+	struct hist_worker_stats hs;
+
+	hist_worker__stats(r->hist, &hs);
+	json_kv_object_begin(j, "summaries");
+	json_kv_u64(j, "segments", hs.segments);
+	json_kv_u64(j, "collectives", hs.lines);
+	json_kv_u64(j, "failed", hs.failed);
+	json_kv_u64(j, "dropped", hs.dropped);
+	json_kv_u64(j, "days_deleted", hs.days_deleted);
+	json_kv_string(j, "last_error", hs.last_error[0] ? hs.last_error : NULL);
+	json_object_end(j);
+}
+
+static void summaries_text(const struct recorder *r)
+{
+	struct hist_worker_stats hs;
+
+	hist_worker__stats(r->hist, &hs);
+	fprintf(stderr, "fabtrace: summaries of %llu segments: %llu collectives in %s/%s\n",
+		(unsigned long long)hs.segments, (unsigned long long)hs.lines, flight__dir(r->f), HIST_SUBDIR);
+	if (hs.failed || hs.dropped)
+		ft_warn("record: %llu segments could not be summarized (%s), %llu dropped (the queue was full)",
+			(unsigned long long)hs.failed, hs.last_error[0] ? hs.last_error : "-",
+			(unsigned long long)hs.dropped);
+}
+
 static void print_summary(struct recorder *r, uint64_t end_ns)
 {
 	const struct session_stats *st = session__stats(r->s);
@@ -288,6 +327,8 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 		}
 		if (r->f)
 			record_flight__json(&j, r->f);
+		if (r->hist)
+			summaries_json(&j, r);
 		json_object_end(&j);
 		json_finish(&j);
 		return;
@@ -296,6 +337,8 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 		return;
 	if (r->f) {
 		record_flight__text(r->f, secs, capture__stop_reason_name(st->stop_reason), lost);
+		if (r->hist)
+			summaries_text(r);
 	} else {
 		char b[32];
 
@@ -356,7 +399,7 @@ static int add_rule(struct recorder *r, const char *arg)
 
 static int parse_args(struct recorder *r, int argc, char **argv)
 {
-	enum { OPT_JSON = FOPT_END, OPT_TRIGGER };
+	enum { OPT_JSON = FOPT_END, OPT_TRIGGER, OPT_KEEP_SUMMARIES, OPT_NO_SUMMARIES };
 	static const struct option opts[] = {
 		SESSION_LONG_OPTS,
 		FLIGHT_LONG_OPTS,
@@ -365,6 +408,8 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "trigger", required_argument, NULL, OPT_TRIGGER },
+		{ "keep-summaries", required_argument, NULL, OPT_KEEP_SUMMARIES },
+		{ "no-summaries", no_argument, NULL, OPT_NO_SUMMARIES },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -396,6 +441,16 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 		case OPT_TRIGGER:
 			if (add_rule(r, optarg))
 				return -1;
+			break;
+		case OPT_KEEP_SUMMARIES:
+			if (parse_offset(optarg, 1000000000ull, &r->keep_summaries_ns)) {
+				ft_err_bad_value("record", "--keep-summaries", optarg, "a duration",
+						 "e.g. 7d, 36h (0: no bound)");
+				return -1;
+			}
+			break;
+		case OPT_NO_SUMMARIES:
+			r->no_summaries = true;
 			break;
 		case OPT_JSON:
 			r->o.json = true;
@@ -431,6 +486,7 @@ int cmd_record(int argc, char **argv)
 	if (session_opts__init(&r->o, "record"))
 		goto out;
 	flight_opts__init(&r->fo);
+	r->keep_summaries_ns = 7 * 86400ull * 1000000000ull;
 	if (parse_args(r, argc, argv)) {
 		ret = 2; /* usage, as every other command says it */
 		goto out;
@@ -451,6 +507,16 @@ int cmd_record(int argc, char **argv)
 	if (r->fo.on) { /* the session writes no capture: the flight recorder writes segments */
 		if (flight__open(&r->f, &r->fo, &r->o, r->o.out_path))
 			goto out;
+		if (!r->no_summaries) {
+			char err[512];
+
+			if (hist_worker__start(&r->hist, r->o.out_path, (int64_t)(r->keep_summaries_ns / 1000000000ull),
+					       err, sizeof(err))) {
+				ft_err("record: the summaries: %s", err);
+				goto out;
+			}
+			flight__on_closed(r->f, hist_worker__segment_closed, r->hist);
+		}
 		r->o.out_path = NULL;
 	}
 	if (r->nrules && !(r->rules = rules__new(r->rule, r->nrules, r->o.bin_ns, rule_fired, r))) {
@@ -490,7 +556,10 @@ int cmd_record(int argc, char **argv)
 			fputc('\n', stderr);
 	}
 	rc = session__finish(r->s);
-	if (r->f && (flight__finish(r->f) || rc)) {
+	if (r->f && flight__finish(r->f))
+		rc = -1;
+	hist_worker__stop(r->hist); /* the last segment's summary, written before the summary says so */
+	if (r->f && rc) {
 		ft_err("record: %s; every closed segment stays readable", flight__error(r->f)[0] ?
 		       flight__error(r->f) : "the flight recorder failed");
 		print_summary(r, mono_ns());
@@ -516,6 +585,7 @@ int cmd_record(int argc, char **argv)
 out:
 	session__close(r->s);
 	rules__free(r->rules);
+	hist_worker__free(r->hist);
 	flight__free(r->f);
 	session_opts__free(&r->o);
 	free(r);

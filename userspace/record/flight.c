@@ -62,6 +62,8 @@ struct flight {
 	bool started, ended, failed;
 	char error[CAPTURE_ERR_MAX];
 	struct flight_stats st;
+	flight_closed_fn on_closed; /* a segment was renamed into place (the summaries) */
+	void *on_closed_ctx;
 };
 
 static volatile sig_atomic_t early_usr1;
@@ -221,6 +223,12 @@ static int close_segment(struct flight *f, uint32_t reason, uint64_t now)
 		(void)flight_ring__append(f->ring, &c.hdr);
 	}
 	rc = flight_ring__end(f->ring, reason, now, err, sizeof(err));
+	if (!rc && f->on_closed && flight_ring__count(f->ring) > n) {
+		struct flight_seg *seg = flight_ring__seg(f->ring, n);
+		char path[4200];
+
+		f->on_closed(f->on_closed_ctx, flight_ring__path(f->ring, seg, path, sizeof(path)), seg->name);
+	}
 	if (f->started) {
 		if (flight_ring__count(f->ring) > n)
 			route_segment(f, flight_ring__seg(f->ring, n));
@@ -657,6 +665,12 @@ void flight__stats(const struct flight *f, struct flight_stats *st)
 	st->segments_kept = flight_ring__count(f->ring);
 	st->disk_bytes = flight_ring__disk_bytes(f->ring);
 	st->cache_dropped = flight_cache__dropped(f->cache);
+}
+
+void flight__on_closed(struct flight *f, flight_closed_fn fn, void *ctx)
+{
+	f->on_closed = fn;
+	f->on_closed_ctx = ctx;
 }
 
 const char *flight__dir(const struct flight *f)

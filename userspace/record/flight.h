@@ -125,6 +125,14 @@ int flight__trigger(struct flight *f, const struct flight_trigger *t, struct fli
 int flight__finish(struct flight *f);
 void flight__free(struct flight *f);
 
+/*
+ * FN(CTX, PATH, NAME) each time a segment is closed and renamed into place,
+ * on the recorder's thread, before retention may delete it: it must not
+ * wait (the summaries open the file and hand it to a thread of their own).
+ */
+typedef void (*flight_closed_fn)(void *ctx, const char *path, const char *name);
+void flight__on_closed(struct flight *f, flight_closed_fn fn, void *ctx);
+
 void flight__stats(const struct flight *f, struct flight_stats *st);
 const char *flight__dir(const struct flight *f);
 /* Why writing failed ("" none). */
