@@ -25,8 +25,10 @@ expect_err() { # DESC PATTERN CMD...: non-zero (not a signal), one stderr line m
 state() { "$FT" info --json "$1" 2>/dev/null | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["state"], j["stop_reason"])'; }
 lo_traffic() { ping -q -c 30 -i 0.01 127.0.0.1 >/dev/null 2>&1; }
 
-"$FT" record -q -i lo -d 1s -o cap.ftr & rp=$!
-sleep 0.3; lo_traffic
+# (it traces before the checks begin: at load 5 it took over 0.6 s to start)
+start_record cap.ftr -i lo -d 3s
+rp=$REC_PID
+lo_traffic
 # while it records: readers say so, and a second recorder may not replace it
 "$FT" info cap.ftr >/dev/null 2>live.err
 check "info while recording: 'still being recorded' ($(head -c 200 live.err))" grep -q "still being recorded" live.err
@@ -245,8 +247,9 @@ check "no bin before the capture's start ($(awk -F, 'NR > 1 && $3 < 0' early.csv
 
 # a merge of a capture still being recorded: said so by merge, and by the
 # report of the merged capture, whose end is its last record (not 0 ns)
-"$FT" record -q -i lo -d 3s -o unf.ftr & up=$!
-sleep 0.3; ping -q -f -c 20000 127.0.0.1 >/dev/null 2>&1; sleep 1.2
+start_record unf.ftr -i lo -d 3s
+up=$REC_PID
+ping -q -f -c 20000 127.0.0.1 >/dev/null 2>&1; sleep 1.2
 "$FT" merge -o unfm.ftr unf.ftr >/dev/null 2>unfm.err || bad "merge of a capture being recorded"
 wait "$up" || bad "the recording merged while running"
 check "merge warns of the unfinished input ($(head -c 200 unfm.err))" grep -q "still being recorded" unfm.err
