@@ -28,6 +28,18 @@ bool drop_reason__congestion(const char *name)
 	return false;
 }
 
+bool drop_reason__duplicate(const char *name)
+{
+	/* the receiver had it: data it already held (a retransmit that was not needed),
+	 * or a segment PAWS found older than what it had seen */
+	static const char *const exact[] = { "TCP_OLD_DATA", "TCP_RFC7323_PAWS", "TCP_OLD_SEQUENCE" };
+
+	for (size_t i = 0; name && i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (!strcmp(name, exact[i]))
+			return true;
+	return false;
+}
+
 struct print_ctx {
 	struct json *j;
 	unsigned n, cong;

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 
 bool drop_reason__congestion(const char *name);
+/* A drop of what the receiver already had (TCP_OLD_DATA, PAWS): a duplicate arrived, nothing was lost */
+bool drop_reason__duplicate(const char *name);
 /* Print the running kernel's drop reasons with their class (text or JSON); 0 or -errno. */
 int drop_reasons__print(bool json);
 

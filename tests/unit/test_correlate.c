@@ -682,16 +682,15 @@ static uint32_t iface_index(const struct model *m, uint32_t netns, uint32_t ifin
  * tbf) is still shown, but with its own link's name and figures, never as
  * the named link's.
  */
-static void test_network_queue_elsewhere(void **state)
+static struct model *queue_elsewhere_model(unsigned duplicates);
+
+/* test_network_queue_elsewhere's job; DUPLICATES segments dropped by the receiver as old data */
+static struct model *queue_elsewhere_model(unsigned duplicates)
 {
 	struct model *m = mk();
-	struct corr *c;
 	struct ft_flow f = rec_flow(1, 40000, 5000, NS1), back;
-	const struct corr_instance *in;
 	uint64_t t = S0 + 100 * MS;
-	char buf[1024];
 
-	(void)state;
 	f.ifindex = 2;
 	mpi_slots(m);
 	rec_iface(m, NS1, 2, "eth0", "h1", 10000, 0);
@@ -717,7 +716,22 @@ static void test_network_queue_elsewhere(void **state)
 	back.netns = NS2;
 	back.ifindex = 2;
 	rec_sample(m, back, 100, 10);
+	rec_reason(m, 33, "TCP_OLD_DATA");
+	for (unsigned d = 0; d < duplicates; d++)
+		rec_drop(m, t + 226 * MS + d, 0, 0, 33); /* TCP's own: no device */
 	rec_end(m, S0 + 500 * MS);
+	assert_int_equal(model__finish(m), 0);
+	return m;
+}
+
+static void test_network_queue_elsewhere(void **state)
+{
+	struct model *m = queue_elsewhere_model(0);
+	struct corr *c;
+	const struct corr_instance *in;
+	char buf[1024];
+
+	(void)state;
 	c = build(m, CORR_PHASES_AUTO);
 	in = inst(c, FT_OP_ALLREDUCE, 1, CORR_COMM_HANDLE);
 	assert_int_equal(in->verdict, CORR_NETWORK);
@@ -734,6 +748,37 @@ static void test_network_queue_elsewhere(void **state)
 	    !strstr(buf, " on eth0@h2 (tbf 1:) (backlog 114 B, sojourn max 3.81 us), 3 retransmits"))
 		fail_msg("description: %s", buf);
 	assert_budgets_sum(c);
+	corr__free(c);
+	model__free(m);
+}
+
+/*
+ * The same timeout where the receiver dropped, as old data, segments it
+ * already had: 2 of them against 3 retransmits.  Nothing was lost in the
+ * network (a host late to acknowledge, its sender's timer fired): the
+ * retransmits are no item of the network's.
+ */
+static void test_spurious_retransmits(void **state)
+{
+	struct model *m = queue_elsewhere_model(2);
+	struct corr *c;
+	const struct corr_instance *in;
+
+	(void)state;
+	c = build(m, CORR_PHASES_AUTO);
+	in = inst(c, FT_OP_ALLREDUCE, 1, CORR_COMM_HANDLE);
+	assert_int_not_equal(in->verdict, CORR_NETWORK);
+	for (size_t k = 0; k < in->budget.ncosts; k++)
+		assert_int_not_equal(c->costs[in->budget.first_cost + k].kind, CORR_COST_RTO);
+	assert_int_equal(in->budget.network_ns, 0);   /* a lone instance: its own usual, the rest 0 */
+	assert_budgets_sum(c);
+	corr__free(c);
+	model__free(m);
+	/* one duplicate against three retransmits: a loss after all */
+	m = queue_elsewhere_model(1);
+	c = build(m, CORR_PHASES_AUTO);
+	in = inst(c, FT_OP_ALLREDUCE, 1, CORR_COMM_HANDLE);
+	assert_int_equal(in->verdict, CORR_NETWORK);
 	corr__free(c);
 	model__free(m);
 }
@@ -1648,6 +1693,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_precedence),
 		cmocka_unit_test(test_network_bound),
 		cmocka_unit_test(test_network_queue_elsewhere),
+		cmocka_unit_test(test_spurious_retransmits),
 		cmocka_unit_test(test_drop_reasons_evidence),
 		cmocka_unit_test(test_counter_evidence),
 		cmocka_unit_test(test_rank_bound),

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "probes/drop_reasons.h"
 #include "userspace/correlate/corr_internal.h"
 
 #define US 1000ull
@@ -304,11 +305,83 @@ static uint32_t loss_place(const struct corr *c, const struct acc *x, uint32_t s
 	return sender;
 }
 
+/* Of DE[0..N) (by time), those in [A, B) the receiver already had (drop_reason__duplicate). */
+static uint64_t duplicates_in(const struct model *m, const struct model_drop_ev *de, size_t n, uint64_t a,
+			      uint64_t b)
+{
+	uint64_t d = 0;
+
+	for (size_t k = n ? corr_first_ts_at(de, n, sizeof(*de), a) : 0; k < n && de[k].ts_ns < b; k++)
+		d += drop_reason__duplicate(model__drop_reason_name(m, de[k].reason));
+	return d;
+}
+
+/* Drops in [A, B), on any interface or none (TCP's own), of segments the receiver already had. */
+static uint64_t duplicates_dropped(const struct model *m, uint64_t a, uint64_t b)
+{
+	size_t lo = 0, hi = m->ndrop_events;
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < m->nifaces; i++)
+		if (m->ifaces[i].ndrops)
+			n += duplicates_in(m, &m->drop_events[m->ifaces[i].first_drop], m->ifaces[i].ndrops, a, b);
+	/* the drops of no device come last (model.h), by time */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->drop_events[mid].iface == UINT32_MAX)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return n + duplicates_in(m, m->drop_events + lo, m->ndrop_events - lo, a, b);
+}
+
+/* The ranks' retransmits in [A, B). */
+static uint64_t retransmits_in(const struct corr *c, const struct corr_pset *ps, uint64_t a, uint64_t b)
+{
+	const struct model *m = c->m;
+	uint64_t n = 0;
+
+	for (size_t fi = 0; fi < m->nflows; fi++) {
+		const struct model_flow *w = &m->flows[fi];
+		const struct model_rtx *re = w->nrtx ? &m->rtx_events[w->first_rtx] : NULL;
+
+		if (!re || !corr_flow_of(m, ps, fi))
+			continue;
+		for (size_t k = corr_first_ts_at(re, w->nrtx, sizeof(*re), a); k < w->nrtx && re[k].ts_ns < b; k++)
+			n++;
+	}
+	return n;
+}
+
+/*
+ * Retransmits that repaired no loss in the network: the window saw no
+ * congestion drop, and the receivers dropped as duplicates at least half as
+ * many segments as were retransmitted (what they already held, or PAWS
+ * found older than they had seen: a host late to acknowledge, its senders'
+ * timers fired).  Their time is not the network's; the budget leaves it
+ * unexplained.
+ */
+static bool retransmits_spurious(const struct corr *c, const struct corr_pset *ps, uint64_t a, uint64_t b,
+				 const struct acc *x)
+{
+	uint64_t n;
+
+	for (size_t i = x->first; i < *x->n; i++)
+		if ((*x->v)[i].kind == CORR_COST_DROP)
+			return false;
+	n = retransmits_in(c, ps, a, b);
+	return n && duplicates_dropped(c->m, a, b) * 2 >= n;
+}
+
 static int retransmit_items(const struct corr *c, const struct corr_pset *ps, uint64_t a, uint64_t b,
 			    struct acc *x)
 {
 	const struct model *m = c->m;
 
+	if (retransmits_spurious(c, ps, a, b, x))
+		return 0;
 	for (size_t fi = 0; fi < m->nflows; fi++) {
 		const struct model_flow *w = &m->flows[fi];
 		const struct model_rtx *re;
