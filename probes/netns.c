@@ -27,11 +27,13 @@ static int ns_add(struct netns_set *s, uint32_t inum, const char *name, const ch
 	struct netns *n = netns_set__find_inum(s, inum);
 
 	if (n) {
-		n->seen = true;
-		if (name && !n->name[0]) { /* prefer the `ip netns` name and path */
-			str_copy(n->name, name, sizeof(n->name));
+		/* the first path this scan finds (/run/netns comes first): the
+		 * process it was found through before may be gone */
+		if (!n->seen && !n->self)
 			str_copy(n->path, path, sizeof(n->path));
-		}
+		if (name && !n->name[0])
+			str_copy(n->name, name, sizeof(n->name));
+		n->seen = true;
 		return 0;
 	}
 	if (s->n == s->cap) {
@@ -87,8 +89,10 @@ int netns_set__scan(struct netns_set *s, char *err, size_t errlen)
 	bool whole = true;
 
 	if (stat("/proc/self/ns/net", &st)) {
-		snprintf(err, errlen, "cannot read /proc/self/ns/net: %s", strerror(errno));
-		return -errno;
+		int e = errno;
+
+		snprintf(err, errlen, "cannot read /proc/self/ns/net: %s", strerror(e));
+		return -e;
 	}
 	for (int i = 0; i < s->n; i++)
 		s->ns[i].seen = false;
@@ -127,6 +131,28 @@ int netns_set__scan(struct netns_set *s, char *err, size_t errlen)
 		whole = false;
 	if (whole)
 		drop_unseen(s);
+	return 0;
+}
+
+/* Does N's path still lead to it? (`ip netns del` removes the name, a process its /proc entry) */
+static bool path_holds(const struct netns *n)
+{
+	struct stat st;
+
+	return stat(n->path, &st) == 0 && (uint32_t)st.st_ino == n->inum;
+}
+
+int netns_set__refresh(struct netns_set *s, char *err, size_t errlen)
+{
+	for (int i = 0; i < s->n; i++) {
+		const struct netns *n = &s->ns[i];
+		int ret;
+
+		if (n->self || n->pinned || path_holds(n)) /* self and pinned are kept anyway */
+			continue;
+		ret = netns_set__scan(s, err, errlen);
+		return ret ? ret : 1;
+	}
 	return 0;
 }
 

@@ -42,6 +42,14 @@ struct link_info {
  * unless pinned: pointers into s->ns do not survive a scan.
  */
 int netns_set__scan(struct netns_set *s, char *err, size_t errlen);
+/*
+ * The cheap check for each tick: when a namespace's path no longer leads to
+ * it (deleted, or the process it was found through exited), rescan, so that
+ * a deleted one is let go at once and not kept alive by our sockets until
+ * the next full scan.  1 when it rescanned, 0 when every path holds,
+ * -errno (err set) when the rescan failed.
+ */
+int netns_set__refresh(struct netns_set *s, char *err, size_t errlen);
 struct netns *netns_set__find_inum(struct netns_set *s, uint32_t inum);
 struct netns *netns_set__find_name(struct netns_set *s, const char *name);
 /*

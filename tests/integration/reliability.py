@@ -20,6 +20,8 @@
                                            block CRCs, zlib/zstd, record sizes), JSON summary
                                            (with the format version and the codecs of its blocks)
   reliability.py bins FILE NETNS IFINDEX   start_ns of the iface_bin records of one interface
+  reliability.py ifaces FILE               every interface record, "netns ifindex name netns_name"
+                                           (all of them: info keeps one per netns and ifindex)
   reliability.py setversion IN OUT V       copy a capture with header version V and a valid CRC
   reliability.py setend IN OUT NS          copy a capture whose END record says it ended NS ns
                                            after its start (a damaged clock); that block is
@@ -34,6 +36,20 @@
                                            place ("others IDS"); "ours IDS" when OWNED's own
                                            links still keep it; else the byte ("cc")
   reliability.py sites                     every uprobe of every link: path offset [link ids]
+  reliability.py ticks CAPTURE N           wait until the recorder writing CAPTURE has written
+                                           N more clock pairs (one a tick: its own clock), up
+                                           to 60 s, as ticks=(how many it saw)
+  reliability.py socknets PID              PID's fds as fds= (all), steady= (less its sockets in
+                                           other namespaces than its own: they come and go with
+                                           the namespaces of other tests) and kinds= (what the
+                                           steady ones are, counted); a socket's namespace is
+                                           read through a copy of the fd (pidfd_getfd, SIOCGSKNS)
+  reliability.py holds PID CAPTURE INODE N polled until PID holds a socket in namespace INODE,
+                                           for up to N of the recorder's ticks, then one tick
+                                           more (what it opens there in a tick), as holds=0/1
+                                           and socks= (those sockets' inode numbers)
+  reliability.py still PID SOCK...         which of the sockets SOCK (inode numbers) PID still
+                                           has open, as still=
   reliability.py byte PID LIBSUBSTR SYMBOL [cc|notcc SECS]
                                            first byte of SYMBOL (dynamic symbol of the library
                                            mapped by PID whose path contains LIBSUBSTR) in
@@ -45,6 +61,8 @@ libbpf names the internal maps <object name prefix>.rodata/.bss/.data.  The
 bpftool here shows no "pids" (built without BPF iterator support), so who
 holds an object is read from /proc/*/fdinfo (map_id:, prog_id:, link_id:).
 """
+import ctypes
+import fcntl
 import glob
 import json
 import os
@@ -65,7 +83,11 @@ BLOCK = struct.Struct("<6I")
 FT_BLOCK_MAGIC = 0x4B425446
 REC_END = 63
 REC_IFACE_BIN = 1
+REC_IFACE = 32
 REC_CTR_SAMPLE = 43
+REC_CLOCK = 57
+SIOCGSKNS = 0x894C  # linux/sockios.h: a socket's network namespace, as a new fd
+SYS_PIDFD_GETFD = 438  # the same number on every architecture
 
 
 def names():
@@ -328,6 +350,15 @@ def cmd_bins(path, netns, ifindex):
                 print(start)
 
 
+def cmd_ifaces(path):
+    _, recs = walk(path)
+    for typ, rec in recs:
+        if typ == REC_IFACE:  # struct ft_iface_info
+            ns, ifi = struct.unpack_from("<II", rec, 8)
+            name, nsname = (rec[a:b].split(b"\0")[0].decode(errors="replace") for a, b in ((32, 48), (48, 80)))
+            print(ns, ifi, name or "-", nsname or "-")
+
+
 def cmd_setversion(src, dst, version):
     d = bytearray(open(src, "rb").read())
     struct.pack_into("<I", d, 8, int(version))
@@ -515,6 +546,91 @@ def cmd_byte(pid, lib, sym, want=None, secs="0"):
     print(b or "")
 
 
+def clock_pairs(path):
+    _, recs = walk(path)
+    return sum(1 for typ, _ in recs if typ == REC_CLOCK)
+
+
+def wait_ticks(path, n, until=lambda: False):
+    """Wait for N more clock pairs in PATH (the recorder's ticks) or until(); the ticks seen."""
+    start = clock_pairs(path)
+    deadline = time.monotonic() + 60  # a recorder that stopped ticking: not forever
+    while not until():
+        got = clock_pairs(path) - start
+        if got >= n or time.monotonic() > deadline:
+            return got
+        time.sleep(0.1)
+    return clock_pairs(path) - start
+
+
+def sock_netns(pid):
+    """{fd: (readlink target, inode of its network namespace when a socket, else None)}, every fd of PID."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    pidfd = os.pidfd_open(pid)
+    out = {}
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue  # closed meanwhile
+            out[int(fd)] = (target, None)
+            if not target.startswith("socket:"):
+                continue
+            dup = libc.syscall(SYS_PIDFD_GETFD, pidfd, int(fd), 0)
+            if dup < 0:
+                if ctypes.get_errno() == 9:  # EBADF: closed meanwhile
+                    del out[int(fd)]
+                    continue
+                raise OSError(ctypes.get_errno(), f"pidfd_getfd of {pid}'s fd {fd}")
+            try:
+                nsfd = fcntl.ioctl(dup, SIOCGSKNS)
+                out[int(fd)] = (target, os.fstat(nsfd).st_ino)
+                os.close(nsfd)
+            finally:
+                os.close(dup)
+    finally:
+        os.close(pidfd)
+    return out
+
+
+def sock_id(target):
+    return target[len("socket:["):-1]
+
+
+def cmd_socknets(pid):
+    own = os.stat(f"/proc/{pid}/ns/net").st_ino
+    fds = sock_netns(pid)
+    kinds = {}
+    for target, ns in fds.values():
+        if ns is not None and ns != own:
+            continue
+        k = "socket in its own namespace" if ns is not None else re.sub(r"[0-9]+", "N", target)
+        kinds[k] = kinds.get(k, 0) + 1
+    sh(fds=len(fds), steady=sum(kinds.values()), kinds=", ".join(f"{n} {k}" for k, n in sorted(kinds.items())))
+
+
+def cmd_holds(pid, path, inode, n):
+    def socks():
+        return [sock_id(t) for t, ns in sock_netns(pid).values() if ns == int(inode)]
+    wait_ticks(path, int(n), lambda: bool(socks()))
+    if socks():
+        wait_ticks(path, 1)
+    sh(holds=bool(socks()), socks=" ".join(sorted(socks())))
+
+
+def cmd_still(pid, ids):
+    have = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            t = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if t.startswith("socket:"):
+            have.add(sock_id(t))
+    sh(still=" ".join(i for i in ids if i in have))
+
+
 def main():
     a = sys.argv[1:]
     if not a:
@@ -538,6 +654,8 @@ def main():
         cmd_capcheck(a[1])
     elif a[0] == "bins":
         cmd_bins(a[1], a[2], a[3])
+    elif a[0] == "ifaces":
+        cmd_ifaces(a[1])
     elif a[0] == "setversion":
         cmd_setversion(a[1], a[2], a[3])
     elif a[0] == "setend":
@@ -549,6 +667,14 @@ def main():
     elif a[0] == "sites":
         for (path, off), ids in sorted(uprobe_sites().items()):
             print(path, hex(off), ids)
+    elif a[0] == "ticks":
+        sh(ticks=wait_ticks(a[1], int(a[2])))
+    elif a[0] == "socknets":
+        cmd_socknets(int(a[1]))
+    elif a[0] == "holds":
+        cmd_holds(int(a[1]), a[2], a[3], a[4])
+    elif a[0] == "still":
+        cmd_still(int(a[1]), a[2:])
     elif a[0] == "byte":
         cmd_byte(int(a[1]), *a[2:6])
     else:

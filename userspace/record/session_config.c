@@ -360,20 +360,19 @@ static int ifaces(struct session *s)
 
 	for (int i = 0; !ret && i < s->n_ifs; i++) {
 		const struct known_if *k = &s->ifs[i];
+		struct netns *n = netns_set__find_inum(&s->ns, k->netns);
 		struct ns_done *d;
 
-		if (!k->described || !sess_if_traced(s, k->netns, k->ifindex) ||
+		if (!n || !k->described || !sess_if_traced(s, k->netns, k->ifindex) ||
 		    (!c->stopping && if_done(c, k->netns, k->ifindex)))
-			continue;
+			continue; /* (a namespace gone or never found: nothing to read) */
 		d = ns_done(c, k->netns);
 		if (!d || (!c->stopping &&
 			   grow_array((void **)&c->ifs, &c->capifs, c->nifs + 1, sizeof(*c->ifs))))
 			return -ENOMEM;
 		if (!d->sysctls) { /* its namespace's sysctls, once */
-			struct netns *n = netns_set__find_inum(&s->ns, k->netns);
-
 			d->sysctls = true;
-			if (n && !n->self && (ret = netns_sysctls(s, n)))
+			if (!n->self && (ret = netns_sysctls(s, n)))
 				break;
 		}
 		if (!c->stopping) {
@@ -518,18 +517,32 @@ static int flows(struct session *s)
 	return ret;
 }
 
-/* Close the sock_diag sockets of namespaces the session no longer knows (they hold them alive). */
+/*
+ * Forget the namespaces the session no longer knows (a scan dropped them):
+ * their sock_diag sockets would keep them alive, and a new namespace that
+ * gets the same inode number has its sysctls, interfaces and sockets read
+ * afresh.
+ */
 static void prune_namespaces(struct session *s)
 {
 	struct sess_config *c = s->cfg;
 
-	for (size_t i = 0; i < c->nns; i++) {
+	for (size_t i = 0; i < c->nifs;) {
+		if (netns_set__find_inum(&s->ns, c->ifs[i][0]))
+			i++;
+		else
+			memcpy(c->ifs[i], c->ifs[--c->nifs], sizeof(c->ifs[i]));
+	}
+	for (size_t i = 0; i < c->nns;) {
 		struct ns_done *d = &c->ns[i];
 
-		if (d->diag_fd >= 0 && !netns_set__find_inum(&s->ns, d->inum)) {
-			close(d->diag_fd);
-			d->diag_fd = -1;
+		if (netns_set__find_inum(&s->ns, d->inum)) {
+			i++;
+			continue;
 		}
+		if (d->diag_fd >= 0)
+			close(d->diag_fd);
+		*d = c->ns[--c->nns];
 	}
 }
 
@@ -574,8 +587,8 @@ void sess_config_tick(struct session *s)
 		char err[160];
 
 		netns_set__scan(&s->ns, err, sizeof(err));
-		prune_namespaces(s);
 	}
+	prune_namespaces(s); /* after any scan: this tick's or one before */
 	if (!ifaces(s))
 		flows(s);
 }

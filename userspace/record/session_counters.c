@@ -81,6 +81,7 @@ static int collect_link(const struct link_info *l, void *arg)
 	if (!k)
 		return -ENOMEM;
 	k->traced = true;
+	k->found = true;
 	str_copy(k->name, l->info.name, sizeof(k->name));
 	return 0;
 }

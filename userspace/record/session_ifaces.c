@@ -72,7 +72,7 @@ struct known_if *sess_add_if(struct session *s, uint32_t netns, uint32_t ifindex
 	}
 	k = &s->ifs[s->n_ifs++];
 	*k = (struct known_if){ .netns = netns, .ifindex = ifindex };
-	s->st.n_ifs = s->n_ifs;
+	s->st.n_ifs++; /* seen: a forgotten one (sess_netns_tick) still counts */
 	return k;
 }
 
@@ -127,11 +127,23 @@ int sess_append_cb(void *ctx, const struct ft_rec_hdr *h)
 	return sess_append(ctx, h);
 }
 
-/* An interface a kernel record names: described at the next tick. */
+/*
+ * An interface a kernel record names: described at the next tick.  One given
+ * up on (its namespace not found) is tried again: a namespace created after
+ * one was deleted may have its inode number, and late bins of the deleted
+ * one may have come first.  (At most one rescan a tick, sess_describe_new.)
+ */
 static int see_if(struct session *s, uint32_t netns, uint32_t ifindex)
 {
-	if (ifindex && !find_if(s, netns, ifindex))
+	struct known_if *k;
+
+	if (!ifindex)
+		return 1;
+	k = find_if(s, netns, ifindex);
+	if (!k)
 		sess_add_if(s, netns, ifindex);
+	else if (k->described && !k->found)
+		k->described = false;
 	return 1;
 }
 
@@ -198,6 +210,7 @@ static int describe_link(const struct link_info *l, void *arg)
 	k = sess_add_if(s, info.netns, info.ifindex);
 	if (!k)
 		return -ENOMEM;
+	k->found = true;
 	if (d->phase == FT_STATS_STOP) {
 		if (!k->has_start)
 			return 0;
@@ -264,7 +277,8 @@ void sess_describe_new(struct session *s)
 			rescanned = true;
 			n = netns_set__find_inum(&s->ns, k->netns);
 		}
-		k->described = true; /* try once */
+		k->described = true; /* not found: tried again when a record names it (see_if) */
+		k->found = n != NULL;
 		if (n && netns__link(n, k->ifindex, &l) == 0) {
 			l.info.flags |= sess_if_traced(s, k->netns, k->ifindex) ? FT_IFACE_TRACED : 0;
 			sess_append(s, &l.info.hdr);
@@ -272,3 +286,19 @@ void sess_describe_new(struct session *s)
 	}
 }
 
+void sess_netns_tick(struct session *s)
+{
+	char err[160];
+	int k = 0;
+
+	netns_set__refresh(&s->ns, err, sizeof(err));
+	/*
+	 * A namespace created later may get a dropped one's inode number, and its
+	 * interfaces the same ifindexes: they are described afresh.  Those whose
+	 * namespace was never found are kept (see_if tries them again).
+	 */
+	for (int i = 0; i < s->n_ifs; i++)
+		if (!s->ifs[i].found || netns_set__find_inum(&s->ns, s->ifs[i].netns))
+			s->ifs[k++] = s->ifs[i];
+	s->n_ifs = k;
+}

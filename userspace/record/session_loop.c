@@ -85,6 +85,7 @@ int sess_write_clock(struct session *s, uint8_t kind)
 
 static void tick(struct session *s, uint64_t ticks)
 {
+	sess_netns_tick(s);
 	sess_describe_new(s);
 	sess_config_tick(s);
 	sess_write_clock(s, FT_CLOCK_PERIODIC); /* a clock being slewed drifts: one pair a second */

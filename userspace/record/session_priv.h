@@ -28,6 +28,8 @@ struct known_if {
 	uint32_t netns, ifindex;
 	bool has_start;     /* a START stats record was written: check conservation */
 	bool described;     /* IFACE record written (or given up) */
+	bool found;         /* its namespace was in the set: forgotten once a scan drops it;
+			     * if not, tried again when a record names it */
 	bool traced;        /* selected by the filters (its NIC stats are sampled) */
 	char name[16];
 };
@@ -118,6 +120,8 @@ int sess_on_record(void *ctx, const struct ft_rec_hdr *h);
 int sess_describe_all(struct session *s, int phase);
 /* Interfaces that appeared in records but were not described yet. */
 void sess_describe_new(struct session *s);
+/* Each tick: let go of deleted namespaces (our sockets keep them alive) and forget their interfaces. */
+void sess_netns_tick(struct session *s);
 /* netns__links callback: stop at the link named like out->info.name. */
 int sess_match_name(const struct link_info *l, void *arg);
 
