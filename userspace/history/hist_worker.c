@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,7 @@ static void *run(void *arg)
 int hist_worker__start(struct hist_worker **out, const char *dir, int64_t keep_s, char *err, size_t errlen)
 {
 	struct hist_worker *w = calloc(1, sizeof(*w));
+	sigset_t all, old;
 	int rc;
 
 	*out = w;
@@ -110,7 +112,12 @@ int hist_worker__start(struct hist_worker **out, const char *dir, int64_t keep_s
 		return rc;
 	if (keep_s)
 		w->st.days_deleted += hist_store__retain(dir, (int64_t)time(NULL), keep_s);
+	/* the thread takes no signal: Ctrl-C and SIGUSR1 are the recorder's loop's (its
+	 * signalfd), and a thread that left them unblocked would take them instead */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(&w->th, NULL, run, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		snprintf(err, errlen, "the summaries' thread: %s", strerror(rc));
 		return -rc;
