@@ -82,7 +82,10 @@ h = json.load(open(hist))
 want = collections.Counter(l["verdict"] for l in lines)
 check(f"history's verdict counts {h['verdicts']} equal the lines' {dict(want)}",
       all(h["verdicts"][v] == want.get(v, 0) for v in ("ok", "network", "rank", "unknown")) and h["collectives"] == len(lines))
-check(f"rank verdicts ({want['rank']}) name rank 1", want["rank"] > 0 and all(l["waiting_rank"] == 1 for l in lines if l["verdict"] == "rank"))
+# as the straggler tests count: >= 90 % (on a loaded machine another rank is now and then
+# really the late one, by the workload's own clock)
+r1 = sum(1 for l in lines if l["verdict"] == "rank" and l["waiting_rank"] == 1)
+check(f"rank verdicts ({want['rank']}) name rank 1 ({r1})", want["rank"] > 0 and r1 * 10 >= want["rank"] * 9)
 sys.exit(0 if ok else 1)
 PY
 # bad input
