@@ -345,7 +345,7 @@ static void write_text(const struct acc *a, const char *sub, FILE *out)
 	fprintf(out, "\nWorst collectives (by time over their usual):\n");
 	for (size_t i = 0; i < a->nworst; i++) {
 		const struct hist_line *l = &a->worst[i];
-		char who[96];
+		char who[sizeof(l->why) + 32]; /* the longest: the evidence names */
 
 		if (!strcmp(l->verdict, "rank") && l->waiting_rank >= 0)
 			snprintf(who, sizeof(who), "waiting for rank %" PRId64, l->waiting_rank);
