@@ -103,7 +103,8 @@ static double *pooled(const struct cmp_side *s, const struct cmp_dist *d, size_t
 				k += x->n;
 			}
 		}
-	qsort(v, total, sizeof(*v), by_value);
+	if (total)
+		qsort(v, total, sizeof(*v), by_value);
 	*n = total;
 	return v;
 }

@@ -178,7 +178,8 @@ int cmp_config__finish(struct cmp_run *r)
 {
 	size_t o = 0;
 
-	qsort(r->settings, r->nsettings, sizeof(*r->settings), by_setting);
+	if (r->nsettings) /* a capture without configuration records has none (qsort takes no NULL) */
+		qsort(r->settings, r->nsettings, sizeof(*r->settings), by_setting);
 	for (size_t i = 0, e; i < r->nsettings; i = e) {
 		struct cmp_setting *v = r->settings;
 

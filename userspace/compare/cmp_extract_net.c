@@ -169,7 +169,8 @@ static int one_queue(struct cmp_run *r, const struct model *m, size_t qi)
 		ret = cmp_run__sample(r, grp, "sojourn", "s", (double)model__rel_ns(m, b->start_ns) / 1e9, v[n].x);
 		n++;
 	}
-	qsort(v, n, sizeof(*v), by_x);
+	if (n)
+		qsort(v, n, sizeof(*v), by_x);
 	if (!ret && n) {
 		ret |= cmp_run__obs(r, grp, "sojourn_p50", "s", CMP_LOWER, false, wquantile(v, n, total, 0.5));
 		ret |= cmp_run__obs(r, grp, "sojourn_p99", "s", CMP_LOWER, false, wquantile(v, n, total, 0.99));
@@ -208,7 +209,8 @@ static double spiking(const struct model *m, size_t g, unsigned cls, struct ival
 		if (s && s->group == g && s->cls == cls && e->end_ns > e->start_ns)
 			v[n++] = (struct ival){ e->start_ns, e->end_ns };
 	}
-	qsort(v, n, sizeof(*v), by_from);
+	if (n)
+		qsort(v, n, sizeof(*v), by_from);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t from = v[i].from > end ? v[i].from : end;
 
