@@ -49,18 +49,8 @@ check(d["format"] == "fabtrace-html-1", f"data format {d['format']}")
 check(d["meta"]["lod"]["kmin"] == 0, "a short capture keeps every exact bin (lod kmin 0)")
 # the details' peak is a share of the line rate, as the text's "(P% of the line rate)"; against
 # the 100 Mbit/s shaper it read thousands of per cent
-import base64, zlib
-raw = zlib.decompress(base64.b64decode(re.search(r'id="ft-bin">(.*?)</script>', s, re.S).group(1).strip()))
-def column(ref):  # [offset, count] of LEB128 varints in the inflated binary part
-    i, out = ref[0], []
-    while len(out) < ref[1]:
-        v = sh = 0
-        while True:
-            c = raw[i]; i += 1; v |= (c & 0x7f) << sh; sh += 7
-            if c < 0x80:
-                break
-        out.append(v)
-    return out
+from html_data import load
+column = load(sys.argv[1])[1]
 util = [(v - 1) / 10000 if v else None for v in column(d["insts"]["util"])]
 pairs = [(float(x.group(1)), util[e["i"]]) for e in d["evidence"]["items"]
          for x in [re.search(r"\(([0-9.]+)% of the line rate\)", e["text"])] if x]

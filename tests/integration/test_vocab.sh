@@ -14,7 +14,7 @@ CAP=$ROOT/tests/fixtures/demo/demo.ftr
 "$FT" report -q --html "$TMPD/p.html" --perfetto "$TMPD/pf.json" "$CAP" || bad "report --html --perfetto exit status"
 "$FT" report "$CAP" >"$TMPD/r.txt" || bad "report exit status"
 python3 - "$TMPD" <<'EOF'
-import base64, json, re, sys, zlib
+import json, re, sys
 from checks import check, done
 d = sys.argv[1]
 rep = json.load(open(f"{d}/r.json"))
@@ -22,19 +22,8 @@ items = sorted(rep["collectives"]["items"], key=lambda c: c["id"])
 check(len(items) >= 10, f"the demo has collectives to compare ({len(items)})")
 
 # the page: its data element, its binary columns, its own tables
-s = open(f"{d}/p.html", encoding="utf-8").read()
-page = json.loads(re.search(r'<script type="application/json" id="ft-data">(.*?)</script>', s, re.S).group(1))
-raw = zlib.decompress(base64.b64decode(re.search(r'id="ft-bin">(.*?)</script>', s, re.S).group(1).strip()))
-def column(ref):  # [offset, count] of LEB128 varints in the inflated binary part
-    i, out = ref[0], []
-    while len(out) < ref[1]:
-        v = sh = 0
-        while True:
-            c = raw[i]; i += 1; v |= (c & 0x7f) << sh; sh += 7
-            if c < 0x80:
-                break
-        out.append(v)
-    return out
+from html_data import load
+page, column = load(f"{d}/p.html")
 why_table = page["why"]
 names = [w["name"] for w in why_table]
 check(len(set(names)) == len(names) and len({w["bit"] for w in why_table}) == len(why_table),
