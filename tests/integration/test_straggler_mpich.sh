@@ -3,7 +3,7 @@
 # bridge, rank 2 sleeping 150 ms before each of 48 all-reduces of 2 MiB.  One
 # run is recorded three ways at once: one recorder per host (--netns), their
 # captures given other clocks by tools/capshift and merged; the whole lab
-# from the start (record -- lab.sh mpi); and `record -d 5s` with no command
+# from the start (record -- lab.sh mpi); and `record -d 8s` with no command
 # and no -p, attached at a random point of the loop.  Then the same beside a
 # busy loop on one CPU.  In each capture >= 90 % of the workload's
 # all-reduces (the attached one: from the first it holds whole to the last)
@@ -51,9 +51,11 @@ run() {
 	rc=0
 	# at the drain thread's priority from the start: on these 2 vCPUs, saturated
 	# by the ranks' busy polling, five recorders and the busy loop, its setup at
-	# nice 0 took 10-18 s, past the job's end
+	# nice 0 took 10-18 s, past the job's end.  8 s: a busy run's transfer
+	# stalled by a descheduled host (seconds, on the workload's own clock) may
+	# fall inside it and still leave >= 8 whole collectives of the ~250 ms loop
 	# shellcheck disable=SC2046
-	nice -n -10 "$FT" record -q -d 5s -o "${p}attach.ftr" $(lab_iface_args) >/dev/null 2>"${p}attach.err" || rc=$?
+	nice -n -10 "$FT" record -q -d 8s -o "${p}attach.ftr" $(lab_iface_args) >/dev/null 2>"${p}attach.err" || rc=$?
 	check "$n: attached recording exits 0 ($(tail -n 1 "${p}attach.err"))" test "$rc" = 0
 	rc=0
 	wait "$REC_PID" || rc=$?

@@ -570,6 +570,19 @@ static void test_verdict_rules(void **state)
 	in.span_ns = in.total_ns = 380 * MS;
 	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_RANK);
 
+	/* lateness carried from a predecessor that was not the network's is judged there, not
+	 * here: a busy run's all-reduce, 150 ms waiting for its straggler, 74.8 ms usual
+	 * transfer, 24 ms unexplained, 430 ms carried from a stalled predecessor */
+	in = shares_in(75 * MS, 150 * MS, 0, 24 * MS);
+	in.total_ns = in.span_ns + 430 * MS;
+	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_OK);   /* against 505 ms "usual": not slow */
+	in.carried_usual_ns = 430 * MS;
+	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_RANK);
+	in = shares_in(100 * MS, 40 * MS, 0, 0);                 /* and still ok near its own usual */
+	in.total_ns = in.span_ns + 430 * MS;
+	in.carried_usual_ns = 430 * MS;
+	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_OK);
+
 	/* the margin: the leader needs margin x the next */
 	in = shares_in(10 * MS, 150 * MS, 100 * MS, 0);          /* exactly 1.5x */
 	assert_int_equal(corr__verdict(&o.th, &in, NULL), CORR_RANK);

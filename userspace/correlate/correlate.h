@@ -188,6 +188,7 @@ struct corr_verdict_in {
 	uint64_t ctr_loss;         /* FT_CLS_RETRANS + FT_CLS_DISCARD */
 	/* the time budget's shares (struct corr_budget), and what they are weighed against */
 	uint64_t total_ns;         /* the span: usual + waiting + network + unexplained */
+	uint64_t carried_usual_ns; /* of the usual, lateness carried from a predecessor not the network's */
 	uint64_t expected_ns;      /* the expected transfer */
 	uint64_t typical_ns;       /* the group's typical (median) clean transfer, >= expected */
 	uint64_t waiting_ns, network_ns, unexplained_ns;
@@ -203,7 +204,9 @@ struct corr_verdict_in {
  *   the unexplained share is weighed beyond the group's usual spread:
  *           unexplained' = unexplained - (typical - expected), at least 0
  *   over  = waiting + network + unexplained'
- *   slow  = over >= skew_min_ns and total >= slow_factor * (total - over),
+ *   own   = total - the usual skew carried from its predecessor (that
+ *           lateness is the predecessor's, judged there)
+ *   slow  = over >= skew_min_ns and own >= slow_factor * (own - over),
  *           or, in a group with no clean transfer (its usual congested
  *           too), network >= skew_min_ns and items >= explains * transfer
  *   not slow                                      -> CORR_OK

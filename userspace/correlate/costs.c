@@ -29,6 +29,8 @@
 #define SYN_RTO_NS (1000 * MS)
 /* A loss is real when the window shrinks within this (and 4 RTT) after its probe. */
 #define TLP_REAL_WINDOW_NS (10 * MS)
+/* What a probe's timer may run past its formula: jiffies, and the RTT moving since the sample. */
+#define TLP_SLACK_NS (10 * MS)
 
 uint64_t corr__cost_rto(uint32_t srtt_us, uint64_t rto_min_ns)
 {
@@ -281,6 +283,45 @@ static unsigned rtx_cost(const struct corr *c, const struct model_rtx *r, uint32
 	}
 }
 
+/* The latest congestion drop in [A, B) on interface II (CORR_NONE: none) or the other
+ * end of its wire; 0 when none. */
+static uint64_t last_congestion_drop(const struct corr *c, uint32_t ii, uint64_t a, uint64_t b)
+{
+	const struct model *m = c->m;
+	uint32_t end[2] = { ii, ii != CORR_NONE && ii < m->nifaces && c->iface_peer ? c->iface_peer[ii] : CORR_NONE };
+	uint64_t last = 0;
+
+	for (unsigned e = 0; e < 2; e++) {
+		const struct model_iface *f = end[e] != CORR_NONE && end[e] < m->nifaces ? &m->ifaces[end[e]] : NULL;
+		const struct model_drop_ev *de = f && f->ndrops ? &m->drop_events[f->first_drop] : NULL;
+
+		for (size_t k = de ? corr_first_ts_at(de, f->ndrops, sizeof(*de), a) : 0; de && k < f->ndrops && de[k].ts_ns < b; k++)
+			if (de[k].ts_ns > last && corr__congestion_drop(model__drop_reason_name(m, de[k].reason)))
+				last = de[k].ts_ns;
+	}
+	return last;
+}
+
+/*
+ * A real loss probe waited from the loss to its timer.  The timer is 2 RTT
+ * and a floor, but a socket with one segment in flight adds the minimum RTO
+ * (tcp_schedule_loss_probe): when a congestion drop on the flow's path (the
+ * sender's wire or the receiver's) precedes the probe within that longest
+ * timeout (and a timer's slack), the probe's cost is the time since that drop.
+ */
+static uint64_t tlp_loss_wait(const struct corr *c, uint32_t sender, uint32_t flow, uint64_t ts, uint64_t cost)
+{
+	const struct model_iface *d = corr__flow_dest_iface(c->m, flow);
+	uint64_t longest = cost + c->opts.th.rto_min_ns + TLP_SLACK_NS;
+	uint64_t from = ts > longest ? ts - longest : 0;
+	uint64_t drop = last_congestion_drop(c, sender, from, ts);
+	uint64_t at_dest = d ? last_congestion_drop(c, (uint32_t)(d - c->m->ifaces), from, ts) : 0;
+
+	if (at_dest > drop)
+		drop = at_dest;
+	return drop && ts - drop > cost ? ts - drop : cost;
+}
+
 /* Did this window see congestion drops on wire W (either end)? */
 static bool wire_dropped(const struct corr *c, const struct acc *x, uint32_t w)
 {
@@ -402,6 +443,8 @@ static int retransmit_items(const struct corr *c, const struct corr_pset *ps, ui
 
 			if (kind == CORR_NCOSTS)
 				continue;
+			if (kind == CORR_COST_TLP)
+				cost = tlp_loss_wait(c, f ? (uint32_t)(f - m->ifaces) : CORR_NONE, (uint32_t)fi, re[k].ts_ns, cost);
 			it = item(x, kind, ii, CORR_NONE);
 			if (it < 0)
 				return -ENOMEM;

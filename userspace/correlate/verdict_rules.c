@@ -89,21 +89,24 @@ static uint64_t unexplained_beyond(const struct corr_verdict_in *in)
 }
 
 /*
- * The shares over its usual time are at least skew_min_ns and make it
- * slow_factor x as long.  A group with no clean transfer has no usual time
+ * The shares over its usual time are at least skew_min_ns and make its own
+ * time slow_factor x as long.  A group with no clean transfer has no usual time
  * the network left alone: there, a collective whose network items are a
  * material share of its transfer is slow (against a clean network) too.
  */
 static bool why_slow(const struct corr_thresholds *t, const struct corr_verdict_in *in)
 {
 	uint64_t over = in->waiting_ns + in->network_ns + unexplained_beyond(in);
+	/* its own time: lateness carried from a predecessor that was not the
+	 * network's is that one's, and judged there */
+	uint64_t own = in->total_ns > in->carried_usual_ns ? in->total_ns - in->carried_usual_ns : 0;
 
-	if (!over || over < t->skew_min_ns || over > in->total_ns)
+	if (!over || over < t->skew_min_ns || over > own)
 		return false;
 	if (in->congested_all_along && in->network_ns >= t->skew_min_ns && in->transfer_ns &&
 	    (double)in->items_ns >= t->explains * (double)in->transfer_ns)
 		return true;
-	return (double)in->total_ns >= t->slow_factor * (double)(in->total_ns - over);
+	return (double)own >= t->slow_factor * (double)(own - over);
 }
 
 static bool why_unobserved(const struct corr_thresholds *t, const struct corr_verdict_in *in)

@@ -40,6 +40,7 @@ static void verdict_in(const struct corr_instance *in, struct corr_verdict_in *v
 	vi->ctr_pause = in->ev.ctr_pause;
 	vi->ctr_loss = in->ev.ctr_retrans + in->ev.ctr_discard;
 	vi->total_ns = b->total_ns;
+	vi->carried_usual_ns = b->carried_ns - b->carried_network_ns;
 	vi->expected_ns = b->expected_ns;
 	vi->typical_ns = b->typical_ns;
 	vi->congested_all_along = b->expected_from == CORR_EXPECTED_RESIDUAL ||
