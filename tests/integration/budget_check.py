@@ -205,7 +205,7 @@ def verdict_line(name, pairs, rank=None, link=None):
     return t
 
 
-def judged(pairs):
+def judged(pairs, usual=None):
     """The workload's own clock's truth of each collective (pairs with an
     iteration): `held` when the late rank's own lateness outweighs the
     transfer's excess over the job's usual (its median all-arrived time) by
@@ -214,8 +214,10 @@ def judged(pairs):
     transfer up after all had arrived on a clean network: a host
     descheduled on this busy machine; not the straggler's doing); the rest
     lie between.  Pairs without an iteration (a framework's job without
-    --times-file) all count as held."""
-    usual = statistics.median([it.arrived for it, _ in pairs if it is not None] or [0])
+    --times-file) all count as held.  USUAL: the job's usual transfer (an
+    attached recording's pairs are a part of the job: pass the whole job's)."""
+    if usual is None:
+        usual = statistics.median([it.arrived for it, _ in pairs if it is not None] or [0])
     held, stalled, between = [], [], []
     for it, c in pairs:
         excess = max(0, it.arrived - usual) if it is not None else 0
@@ -228,7 +230,7 @@ def judged(pairs):
     return usual, held, stalled, between
 
 
-def straggler(name, pairs, rank, last_in=False):
+def straggler(name, pairs, rank, last_in=False, usual=None):
     """>= 90 % of the workload's collectives that its own clock shows held
     by the straggler (judged()) rank-bound naming RANK; none network; none
     of those it shows stalled after all had arrived blamed on a rank (they
@@ -236,7 +238,7 @@ def straggler(name, pairs, rank, last_in=False):
     the run did not make the case.  LAST_IN: naming the rank that entered
     each last, whichever it is (a rank's "straggler"), RANK the one most
     often named."""
-    usual, held, stalled, between = judged(pairs)
+    usual, held, stalled, between = judged(pairs, usual)
     n = len(pairs)
     if len(held) < n:
         print(f"     {name}: by the workload's clock (usual transfer {usual / 1e6:.1f} ms), {len(held)} held by the "
@@ -456,7 +458,7 @@ def _main(argv):
                   f"{name}: attached mid-run, the job's collectives {pairs[0][0].seq if pairs else None}.."
                   f"{pairs[-1][0].seq if pairs else None} of 0..{its[-1].seq if its else None} recorded whole")
             check(len(pairs) >= 8, f"{name}: {len(pairs)} of the workload's collectives inside the recording (>= 8)")
-        t = straggler(name, pairs, rank)
+        t = straggler(name, pairs, rank, usual=statistics.median([it.arrived for it in its] or [0]))
         check(t["unmatched"] == 0 and t["partial"] == 0, f"{name}: each of the {len(pairs)} found, with all "
               f"{len(its[0].ins) if its else 0} ranks ({t['unmatched']} not found, {t['partial']} partial)")
         clock_agreement(name, rep, pairs, 1_000_000)
