@@ -1587,6 +1587,55 @@ static void test_cost_window_and_tlp(void **state)
 	model__free(m);
 }
 
+/*
+ * A real loss probe with one segment in flight waits the minimum RTO on top
+ * of 2 RTT (tcp_schedule_loss_probe): when a congestion drop on its path
+ * precedes it within 2 RTT + rto_min (+ a timer's slack), it costs the time
+ * since that drop; a drop longer before is another loss, and the probe
+ * costs its formula.
+ */
+static void test_cost_tlp_after_drop(void **state)
+{
+	uint64_t t = S0 + 100 * MS;
+
+	(void)state;
+	for (int far = 0; far <= 1; far++) {
+		struct model *m = mk();
+		struct corr *c;
+		struct ft_flow a = rec_flow(1, 40000, 5000, NS1);
+		const struct corr_instance *in;
+		uint64_t tlp = 0;
+
+		a.ifindex = 2;          /* sent on h1's eth0 */
+		mpi_slots(m);
+		rec_iface(m, NS1, 2, "eth0", "h1", 10000, 0);
+		rec_iface(m, NS2, 2, "eth0", "h2", 10000, 0);
+		rec_reason(m, 5, "QDISC_DROP");
+		rec_comm_info(m, 601, WORLD, 0, 2, S0);
+		rec_comm_info(m, 602, WORLD, 1, 2, S0);
+		rec_proc(m, 601, 600, NS1, FT_PROC_EXISTING, S0, "allreduce");
+		rec_proc(m, 602, 600, NS2, FT_PROC_EXISTING, S0, "allreduce");
+		rec_owner(m, a, 601, S0, "allreduce");
+		rec_call(m, SL_ALLREDUCE, 601, NS1, t, t + 300 * MS, 1024, 4, WORLD, 1);
+		rec_call(m, SL_ALLREDUCE, 602, NS2, t, t + 300 * MS, 1024, 4, WORLD, 1);
+		/* the tail dropped on h1's queue, the probe 214 ms later (srtt 4 ms: 2 RTT + 200 ms
+		 * + 6 ms of timer); or the drop 230 ms before it, past the longest timeout */
+		rec_drop(m, t + (far ? 10 : 26) * MS, NS1, 2, 5);
+		rec_retrans_rtt(m, a, t + 240 * MS, FT_RTX_TLP, 4000);
+		rec_cong_at(m, a, t + 241 * MS, 0, 2);
+		rec_end(m, S0 + 900 * MS);
+		c = build(m, CORR_PHASES_AUTO);
+		in = inst(c, FT_OP_ALLREDUCE, 1, CORR_COMM_HANDLE);
+		for (size_t k = 0; k < in->budget.ncosts; k++)
+			if (c->costs[in->budget.first_cost + k].kind == CORR_COST_TLP)
+				tlp = c->costs[in->budget.first_cost + k].raw_ns;
+		assert_int_equal(tlp, far ? corr__cost_tlp(4000) : 214 * MS);
+		assert_budgets_sum(c);
+		corr__free(c);
+		model__free(m);
+	}
+}
+
 static void test_enqueue_only(void **state)
 {
 	struct model *m = mk();
@@ -1718,6 +1767,7 @@ int main(void)
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_cost_estimates),
 		cmocka_unit_test(test_cost_window_and_tlp),
+		cmocka_unit_test(test_cost_tlp_after_drop),
 		cmocka_unit_test(test_enqueue_only),
 	};
 
