@@ -4,7 +4,9 @@
  * computed:
  *   per link (an interface with traffic): microbursts (the model's bursts
  *     at the stated share of its capacity) and the peak bin's share;
- *     congestion drops, retransmits (all, RTO, fast) and CE marks per GB
+ *     congestion drops, the retransmits (all, RTO, fast) of the flows it
+ *     carries (on both ends of the sender's wire and of the receiver's: a
+ *     switch port's bottleneck is its flows' path too) and CE marks, per GB
  *     crossing it (both directions);
  *   per queue (a qdisc with samples): sojourn p50 and p99 (bins' mean
  *     sojourn, weighted by their samples), max, the largest backlog, drops
@@ -58,8 +60,16 @@ static const struct model_iface *only_iface(const struct model *m, uint32_t netn
 	return found;
 }
 
+/* Add flow F's retransmits to X. */
+static void add_rtx(struct net_sum *x, const struct model_flow *f)
+{
+	x->rtx += f->rtx_total;
+	x->rto += f->rtx[FT_RTX_RTO];
+	x->fast += f->rtx[FT_RTX_FAST];
+}
+
 /* Each link's drops, retransmits and CE marks; the job's sums in *JOB (every flow's retransmits). */
-static int links(struct cmp_run *r, const struct model *m, struct net_sum *job)
+static int links(struct cmp_run *r, const struct model *m, const struct corr *c, struct net_sum *job)
 {
 	struct net_sum *s = calloc(m->nifaces ? m->nifaces : 1, sizeof(*s));
 	int ret = 0;
@@ -78,19 +88,23 @@ static int links(struct cmp_run *r, const struct model *m, struct net_sum *job)
 	for (size_t i = 0; i < m->nflows; i++) {
 		const struct model_flow *f = &m->flows[i];
 		const struct model_iface *it = f->ifindex ? model__iface(m, f->key.netns, f->ifindex) : NULL;
-		struct net_sum *x;
+		const struct model_iface *dest;
+		uint32_t ws, wd;
 
-		job->rtx += f->rtx_total;
-		job->rto += f->rtx[FT_RTX_RTO];
-		job->fast += f->rtx[FT_RTX_FAST];
+		add_rtx(job, f);
+		if (!f->rtx_total)
+			continue;
 		if (!it)
 			it = only_iface(m, f->key.netns);
-		if (!it)
-			continue;
-		x = &s[it - m->ifaces];
-		x->rtx += f->rtx_total;
-		x->rto += f->rtx[FT_RTX_RTO];
-		x->fast += f->rtx[FT_RTX_FAST];
+		dest = corr__flow_dest_iface(m, (uint32_t)i);
+		ws = it ? corr__wire(c, (uint32_t)(it - m->ifaces)) : CORR_NONE;
+		wd = dest ? corr__wire(c, (uint32_t)(dest - m->ifaces)) : CORR_NONE;
+		for (size_t k = 0; k < m->nifaces; k++) {
+			uint32_t w = corr__wire(c, (uint32_t)k);
+
+			if (w != CORR_NONE && (w == ws || w == wd))
+				add_rtx(&s[k], f);
+		}
 	}
 	for (size_t i = 0; i < m->nifaces && !ret; i++) {
 		const struct model_iface *it = &m->ifaces[i];
@@ -243,13 +257,13 @@ static int counters(struct cmp_run *r, const struct model *m)
 }
 
 /* The burst share went into the model's options (cmp_run.c): the model's bursts are compare's. */
-int cmp_extract__net(struct cmp_run *r, const struct model *m)
+int cmp_extract__net(struct cmp_run *r, const struct model *m, const struct corr *c)
 {
 	struct net_sum job;
 	int ret;
 
 	memset(&job, 0, sizeof(job));
-	ret = links(r, m, &job);
+	ret = links(r, m, c, &job);
 	if (!ret)
 		ret = per_gb(r, "all links", &job);
 	for (size_t i = 0; i < m->nqdiscs && !ret; i++)

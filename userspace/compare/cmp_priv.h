@@ -15,7 +15,7 @@
 /* The collective groups (op, size, ranks), their times, bandwidth and budget shares; the job's budget. */
 int cmp_extract__coll(struct cmp_run *r, const struct model *m, const struct corr *c);
 /* Links, queues, counter groups and the job's network totals. */
-int cmp_extract__net(struct cmp_run *r, const struct model *m);
+int cmp_extract__net(struct cmp_run *r, const struct model *m, const struct corr *c);
 /* M's configuration as settings named alike across recordings (cmp_config_flat.c). */
 int cmp_config__flatten(struct cmp_run *r, const struct model *m);
 

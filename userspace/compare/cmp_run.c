@@ -43,7 +43,7 @@ int cmp__run_load(const char *path, const struct cmp_opts *o, struct cmp_run *ru
 	}
 	ret = cmp_extract__coll(run, m, c);
 	if (!ret)
-		ret = cmp_extract__net(run, m);
+		ret = cmp_extract__net(run, m, c);
 	if (!ret) {
 		run->have_config = m->config != NULL;
 		ret = cmp_config__flatten(run, m);
