@@ -84,7 +84,7 @@ check "compare completes capture files on both sides of its -- ($(comp fabtrace 
 	"$(comp fabtrace compare "" | grep -vxE 'sub|root' | sort | tr '\n' ' ')" = "a.ftr b.ftr "
 check "-i completes interfaces (lo)" grep -qx lo <<<"$(comp fabtrace record -i "")"
 check "record --trigger completes the rules' metrics ($(comp fabtrace record --trigger link. | tr '\n' ' '))" \
-	test "$(comp fabtrace record --trigger link. | tr '\n' ' ')" = "link.drops link.retrans link.ce "
+	test "$(comp fabtrace record --trigger link. | tr '\n' ' ')" = "link.drops link.retrans link.ce link.pause link.cnp "
 check "record completes --keep-summaries and --no-summaries" \
 	test "$(comp fabtrace record --keep-s | tr '\n' ' ')" = "--keep-size --keep-summaries " -a \
 	"$(comp fabtrace record --no-su | tr '\n' ' ')" = "--no-summaries "

@@ -171,6 +171,105 @@ static void test_link_drops(void **state)
 	rules__free(rs);
 }
 
+static void ctr_group(struct rules *rs, uint32_t group, uint32_t ifindex, const char *label, uint32_t n)
+{
+	struct ft_ctr_group r;
+
+	REC(r, FT_REC_CTR_GROUP);
+	r.group = group;
+	r.kind = FT_CTR_PORT_HW;
+	r.netns = ifindex ? NS1 : 0;
+	r.ifindex = ifindex;
+	r.ncounters = n;
+	r.period_ns = 100 * MS;
+	snprintf(r.label, sizeof(r.label), "%s", label);
+	FEED(rs, r);
+}
+
+static void ctr_name(struct rules *rs, uint32_t group, uint32_t index, unsigned cls, unsigned flags, const char *name)
+{
+	struct ft_ctr_name r;
+
+	REC(r, FT_REC_CTR_NAME);
+	r.group = group;
+	r.index = index;
+	r.cls = (uint16_t)cls;
+	r.flags = (uint16_t)flags;
+	snprintf(r.name, sizeof(r.name), "%s", name);
+	FEED(rs, r);
+}
+
+static void ctr_sample(struct rules *rs, uint32_t group, uint64_t ts, const uint64_t *v, uint32_t n)
+{
+	struct {
+		struct ft_ctr_sample s;
+		uint64_t v[4];
+	} r;
+
+	memset(&r, 0, sizeof(r));
+	r.s.hdr.type = FT_REC_CTR_SAMPLE;
+	r.s.hdr.size = (uint16_t)(sizeof(r.s) + n * sizeof(uint64_t));
+	r.s.ts_ns = ts;
+	r.s.group = group;
+	r.s.n = n;
+	memcpy(r.v, v, n * sizeof(uint64_t));
+	FEED(rs, r);
+}
+
+/*
+ * link.cnp and link.pause from the counter sampler's growth: CNPs and
+ * ECN-marked packets, pause frames (not pause time), per second on the
+ * port's netdev; a counter that resets or wraps adds nothing.
+ */
+static void test_link_counters(void **state)
+{
+	const char *t[] = { "link.cnp > 20000/s on h2/roce0", "link.pause > 100/s" };
+	struct fired f;
+	struct rules *rs = make(t, 2, &f);
+	uint64_t v[4] = { 0, 0, 0, 0 };
+
+	(void)state;
+	iface(rs, 7, "roce0", "h2");
+	ctr_group(rs, 1, 7, "mlx5_0/1", 4);
+	ctr_name(rs, 1, 0, FT_CLS_CONGESTION, FT_CTRF_PACKETS, "np_cnp_sent");
+	ctr_name(rs, 1, 1, FT_CLS_CONGESTION, FT_CTRF_PACKETS, "np_ecn_marked_roce_packets");
+	ctr_name(rs, 1, 2, FT_CLS_PAUSE, FT_CTRF_USEC, "rx_pause_duration");
+	ctr_name(rs, 1, 3, FT_CLS_DATA, FT_CTRF_BYTES, "port_xmit_data");
+	ctr_group(rs, 2, 0, "mlx5_1/1", 1);   /* no netdev */
+	ctr_name(rs, 2, 0, FT_CLS_PAUSE, FT_CTRF_PACKETS, "rx_pause_ctrl_phy");
+	/* 10 s at 1000 CNPs + 500 marks per 100 ms (15000/s), pause time and data growing fast */
+	for (int i = 0; i <= 100; i++) {
+		v[0] = 1000ull * (uint64_t)i;
+		v[1] = 500ull * (uint64_t)i;
+		v[2] = 90000ull * (uint64_t)i;
+		v[3] = 1000000000ull * (uint64_t)i;
+		ctr_sample(rs, 1, T0 + (uint64_t)i * 100 * MS, v, 4);
+	}
+	assert_int_equal(f.n, 0);
+	/* a reset of the marks' counter to 0 adds nothing; then a storm of 3000 CNPs per 100 ms */
+	v[1] = 0;
+	ctr_sample(rs, 1, T0 + 101 * 100 * MS, v, 4);
+	for (int i = 102; i <= 120; i++) {
+		v[0] += 3000;
+		ctr_sample(rs, 1, T0 + (uint64_t)i * 100 * MS, v, 4);
+	}
+	assert_int_equal(f.n, 1);
+	assert_string_equal(f.rule[0], "link.cnp > 20000/s on h2/roce0");
+	assert_string_equal(f.reason[0], "roce0@h2");
+	assert_true(f.t[0].value > 20000 && f.t[0].value <= 24000);
+	/* pause frames on the port without a netdev: 30 per 100 ms is 300/s */
+	{
+		uint64_t p = 0;
+
+		for (int i = 0; i <= 20; i++, p += 30)
+			ctr_sample(rs, 2, T0 + 20 * SEC + (uint64_t)i * 100 * MS, &p, 1);
+	}
+	assert_int_equal(f.n, 2);
+	assert_string_equal(f.rule[1], "link.pause > 100/s");
+	assert_string_equal(f.reason[1], "mlx5_1/1");
+	rules__free(rs);
+}
+
 static void test_sojourn_lost(void **state)
 {
 	const char *t[] = { "queue.sojourn > 2ms", "lost > 10" };
@@ -356,6 +455,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_link_drops),
+		cmocka_unit_test(test_link_counters),
 		cmocka_unit_test(test_sojourn_lost),
 		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_collectives),

@@ -97,7 +97,7 @@ _fabtrace() {
 	--trigger)
 		# the metrics a rule starts with (docs/flight-recorder.md)
 		# shellcheck disable=SC2207
-		[[ $cmd == record ]] && COMPREPLY=($(compgen -W "link.drops link.retrans link.ce queue.sojourn lost coll.slow rank.late job.exit job.timeout" -- "$cur"))
+		[[ $cmd == record ]] && COMPREPLY=($(compgen -W "link.drops link.retrans link.ce link.pause link.cnp queue.sojourn lost coll.slow rank.late job.exit job.timeout" -- "$cur"))
 		return 0
 		;;
 	--profile)

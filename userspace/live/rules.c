@@ -14,6 +14,9 @@
 #define RULES_MAX_IFACES 1024   /* interfaces named (for `on`) */
 #define RULES_MAX_REASONS 1024  /* drop reasons whose kind is known */
 #define RULES_MAX_CPUS 1024     /* lost counters followed per source */
+#define RULES_MAX_GROUPS 64     /* counter groups followed (link.pause, link.cnp) */
+#define RULES_MAX_COUNTERS 256  /* counters of a group followed */
+#define NO_NETDEV 0x80000000u   /* a group without a netdev: its place is (0, this | group) */
 #define NCCL_ABORT_SYMBOL "ncclCommAbort"
 #define NCCL_IN_PROGRESS 7      /* ncclInProgress: a non-blocking communicator's "not yet" */
 
@@ -42,6 +45,14 @@ struct iface_name {
 	char name[16], netns_name[32];
 };
 
+/* A counter group of the sampler: where it is, and each counter's class and last value. */
+struct ctr_group {
+	uint32_t group, netns, ifindex, n;
+	uint8_t metric[RULES_MAX_COUNTERS];   /* RM_LINK_PAUSE, RM_LINK_CNP, or RM_MAX: not followed */
+	uint64_t last[RULES_MAX_COUNTERS];
+	bool have_last;
+};
+
 struct rules {
 	struct rule_state *st;
 	int n;
@@ -55,6 +66,8 @@ struct rules {
 	uint8_t *slots;                   /* SLOT_* by phase slot, LIVE_MAX_SLOTS */
 	uint64_t lost[FT_SRC_MAX][RULES_MAX_CPUS], lost_sum;
 	uint64_t overflow;
+	struct ctr_group *groups;         /* link.pause, link.cnp only */
+	size_t ngroups;
 	bool stopping;
 };
 
@@ -220,6 +233,96 @@ static int on_bin(void *ctx, const struct ft_iface_bin *r)
 	return 0;
 }
 
+/* ---- the counter sampler's groups: link.pause, link.cnp ---- */
+
+static struct ctr_group *group_of(struct rules *rs, uint32_t group)
+{
+	for (size_t i = 0; i < rs->ngroups; i++)
+		if (rs->groups[i].group == group)
+			return &rs->groups[i];
+	return NULL;
+}
+
+/* Name a place for a group's netdev that no interface record names ("mlx5_0/1", "eth0@h1"). */
+static void name_place(struct rules *rs, uint32_t netns, uint32_t ifindex, const char *label)
+{
+	struct iface_name *f;
+	const char *at = strchr(label, '@');
+
+	if (iface_of(rs, netns, ifindex) || rs->nifaces == RULES_MAX_IFACES)
+		return;
+	f = &rs->ifaces[rs->nifaces++];
+	*f = (struct iface_name){ .netns = netns, .ifindex = ifindex };
+	snprintf(f->name, sizeof(f->name), "%.*s", (int)(at ? (size_t)(at - label) : strlen(label)), label);
+	if (at)
+		str_copy(f->netns_name, at + 1, sizeof(f->netns_name));
+}
+
+static int on_ctr_group(void *ctx, const struct ft_ctr_group *r)
+{
+	struct rules *rs = ctx;
+	struct ctr_group *g;
+	char label[sizeof(r->label) + 1];
+
+	if (!rs->groups || group_of(rs, r->group) || rs->ngroups == RULES_MAX_GROUPS)
+		return 0;
+	g = &rs->groups[rs->ngroups++];
+	memset(g, 0, sizeof(*g));
+	memset(g->metric, RM_MAX, sizeof(g->metric));
+	g->group = r->group;
+	g->n = r->ncounters < RULES_MAX_COUNTERS ? r->ncounters : RULES_MAX_COUNTERS;
+	g->netns = r->ifindex ? r->netns : 0;
+	g->ifindex = r->ifindex ? r->ifindex : NO_NETDEV | r->group;
+	memcpy(label, r->label, sizeof(r->label));
+	label[sizeof(r->label)] = '\0';
+	name_place(rs, g->netns, g->ifindex, label);
+	return 0;
+}
+
+static int on_ctr_name(void *ctx, const struct ft_ctr_name *r)
+{
+	struct ctr_group *g = ((struct rules *)ctx)->groups ? group_of(ctx, r->group) : NULL;
+
+	if (!g || r->index >= g->n)
+		return 0;
+	/* pause frames (a duration counter is time, not frames); CNPs and ECN-marked RoCE packets */
+	if (r->cls == FT_CLS_PAUSE && !(r->flags & (FT_CTRF_USEC | FT_CTRF_TICKS)))
+		g->metric[r->index] = RM_LINK_PAUSE;
+	else if (r->cls == FT_CLS_CONGESTION)
+		g->metric[r->index] = RM_LINK_CNP;
+	return 0;
+}
+
+static int on_ctr_sample(void *ctx, const struct ft_ctr_sample *r)
+{
+	struct rules *rs = ctx;
+	struct ctr_group *g = rs->groups ? group_of(rs, r->group) : NULL;
+	const uint64_t *v = (const uint64_t *)(r + 1);   /* the visitor checked the n values are there */
+	uint64_t grew[RM_MAX] = { 0 };
+	uint32_t n;
+
+	if (!g)
+		return 0;
+	n = r->n < g->n ? r->n : g->n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t x;
+
+		if (g->metric[i] == RM_MAX)
+			continue;
+		memcpy(&x, &v[i], sizeof(x));
+		/* growth only: a first sample, a value not available, a reset or a wrap add nothing */
+		if (g->have_last && x != FT_CTR_NA && g->last[i] != FT_CTR_NA && x > g->last[i])
+			grew[g->metric[i]] += x - g->last[i];
+		g->last[i] = x;
+	}
+	g->have_last = true;
+	if (grew[RM_LINK_PAUSE])
+		count_event(rs, RM_LINK_PAUSE, g->netns, g->ifindex, r->ts_ns, grew[RM_LINK_PAUSE]);
+	if (grew[RM_LINK_CNP])
+		count_event(rs, RM_LINK_CNP, g->netns, g->ifindex, r->ts_ns, grew[RM_LINK_CNP]);
+	return 0;
+}
+
 static int on_qdisc(void *ctx, const struct ft_qdisc_bin *r)
 {
 	struct rules *rs = ctx;
@@ -331,7 +434,8 @@ static int on_phase(void *ctx, const struct ft_phase *r)
 static const struct capture_visitor RULES_VISITOR = {
 	.iface = on_iface, .drop_reason = on_drop_reason, .drop = on_drop, .retrans = on_retrans,
 	.iface_bin = on_bin, .qdisc_bin = on_qdisc, .lost = on_lost, .proc = on_proc,
-	.phase_slot = on_slot, .phase = on_phase,
+	.phase_slot = on_slot, .phase = on_phase, .ctr_group = on_ctr_group, .ctr_name = on_ctr_name,
+	.ctr_sample = on_ctr_sample,
 };
 
 /* ---- collectives, through top's aggregator ---- */
@@ -412,6 +516,11 @@ struct rules *rules__new(const struct rule *r, int n, uint64_t bin_ns, rules_fir
 		rs->st[i].r = r[i];
 		rs->need[r[i].metric] = true;
 	}
+	if (rs->need[RM_LINK_PAUSE] || rs->need[RM_LINK_CNP]) {
+		rs->groups = calloc(RULES_MAX_GROUPS, sizeof(*rs->groups));
+		if (!rs->groups)
+			goto fail;
+	}
 	if (rs->need[RM_COLL_SLOW] || rs->need[RM_RANK_LATE]) {
 		struct live_opts lo;
 
@@ -435,6 +544,7 @@ void rules__free(struct rules *rs)
 	free(rs->st);
 	free(rs->ifaces);
 	free(rs->slots);
+	free(rs->groups);
 	free(rs);
 }
 

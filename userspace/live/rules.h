@@ -9,7 +9,9 @@
  *   RULE := METRIC [OP THRESHOLD] [over DUR] [on NETNS/IFACE]
  *
  * rules_parse.c is the syntax and the metrics' table; rules.c the evaluator:
- * per-interface event counts in buckets of a tenth of the window (link.*),
+ * per-interface event counts in buckets of a tenth of the window (link.*;
+ * link.pause and link.cnp from the counter sampler's growth on the port's
+ * netdev: pause frames, and CNPs and ECN-marked RoCE packets),
  * the qdisc bins' longest sojourn, the lost counters' sum, the proc exits,
  * the NCCL calls' return values, and top's aggregator (live.h) for the
  * collectives (coll.slow, rank.late), fed the phase records only.
@@ -38,7 +40,7 @@
 #define RULES_MIN_SAMPLES 5     /* coll.slow: a group's usual needs this many */
 
 enum rule_metric {
-	RM_LINK_DROPS, RM_LINK_RETRANS, RM_LINK_CE, RM_QUEUE_SOJOURN, RM_LOST,
+	RM_LINK_DROPS, RM_LINK_RETRANS, RM_LINK_CE, RM_LINK_PAUSE, RM_LINK_CNP, RM_QUEUE_SOJOURN, RM_LOST,
 	RM_COLL_SLOW, RM_RANK_LATE, RM_JOB_EXIT, RM_JOB_TIMEOUT,
 	RM_MAX,
 };

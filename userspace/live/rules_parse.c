@@ -22,6 +22,8 @@ static const struct metric_def {
 	[RM_LINK_DROPS]    = { "link.drops",    RU_RATE,     "1/s",   true,  true },
 	[RM_LINK_RETRANS]  = { "link.retrans",  RU_RATE,     "1/s",   true,  true },
 	[RM_LINK_CE]       = { "link.ce",       RU_RATE,     "1/s",   true,  true },
+	[RM_LINK_PAUSE]    = { "link.pause",    RU_RATE,     "1/s",   true,  true },
+	[RM_LINK_CNP]      = { "link.cnp",      RU_RATE,     "1/s",   true,  true },
 	[RM_QUEUE_SOJOURN] = { "queue.sojourn", RU_DURATION, "ns",    true,  true },
 	[RM_LOST]          = { "lost",          RU_COUNT,    "events", false, true },
 	[RM_COLL_SLOW]     = { "coll.slow",     RU_FACTOR,   "x1000", false, true },
@@ -125,7 +127,7 @@ int rules__parse(struct rule *r, const char *text, char *err, size_t errlen)
 	for (m = 0; m < RM_MAX && strcmp(w, METRICS[m].name) != 0; m++)
 		;
 	if (m == RM_MAX) {
-		snprintf(err, errlen, "'%s': not a metric; give one of link.drops, link.retrans, link.ce, "
+		snprintf(err, errlen, "'%s': not a metric; give one of link.drops, link.retrans, link.ce, link.pause, link.cnp, "
 			 "queue.sojourn, lost, coll.slow, rank.late, job.exit, job.timeout", w);
 		return -1;
 	}
