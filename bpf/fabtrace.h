@@ -530,6 +530,7 @@ enum ft_ctr_kind {
 	FT_CTR_PORT_COUNTERS = 0,   /* ports/N/counters/ (PMA, legacy widths) */
 	FT_CTR_PORT_HW       = 1,   /* ports/N/hw_counters/ (driver, cached for lifespan ms) */
 	FT_CTR_ETHTOOL       = 2,   /* ETHTOOL_GSTATS of a netdev */
+	FT_CTR_QDISC         = 3,   /* a netdev's root qdisc's own counters (rtnetlink; --profile always) */
 };
 
 /* A set of counters read together; every FT_REC_CTR_SAMPLE names its group. */

@@ -254,6 +254,15 @@ static const struct cat_func catalog[] = {
 	GLOO_ALGO("gloo::ReduceScatterHalvingDoubling<", "reduce_scatter_hd", FT_OP_REDUCE_SCATTER),
 	GLOO_ALGO("gloo::BarrierAllToAll::run(", "barrier_all_to_all", FT_OP_BARRIER),
 	GLOO_ALGO("gloo::BarrierAllToOne::run(", "barrier_all_to_one", FT_OP_BARRIER),
+	/*
+	 * PyTorch's ProcessGroupGloo (libtorch_cpu): a collective's work failed
+	 * on its worker thread (a Gloo timeout, a lost peer), where it catches
+	 * the exception Gloo threw.  Gloo's own calls never return then (the
+	 * exception unwinds past their return probes): this is the moment the
+	 * rules' job.timeout sees.
+	 */
+	{ .symbol = "c10d::ProcessGroupGloo::AsyncWork::finishWorkGlooError(", .prefix = true,
+	  .lib = FT_LIB_GLOO, .op = FT_OP_CUSTOM, .kind = PH_K_CALL, .name = CATALOG_GLOO_ERROR },
 
 	/* ---- the marker library (probes/marker) ---- */
 	MARK_FN("fabtrace_step_begin", "step_begin", FT_OP_STEP, 0, .count = AP(0)),

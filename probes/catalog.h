@@ -52,6 +52,9 @@ enum cat_mpi_flavor {
 	CAT_MPI_OMPI  = 1, /* Open MPI: pointers to ompi_*_t objects */
 };
 
+/* The display name of PyTorch ProcessGroupGloo's failed work (a Gloo timeout, a lost peer). */
+#define CATALOG_GLOO_ERROR "gloo_error"
+
 size_t catalog__count(void);
 const struct cat_func *catalog__get(size_t i);
 /* The entry whose symbol is exactly SYMBOL (the catalog's own key), or NULL. */

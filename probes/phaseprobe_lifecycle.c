@@ -25,7 +25,7 @@
 
 /* Libraries looked for in the loader cache (soname prefixes). */
 static const char *const cache_prefixes[] = {
-	"libmpi", "libnccl", "libgloo", "libfabtrace_marker",
+	"libmpi", "libnccl", "libgloo", "libtorch_cpu", "libfabtrace_marker",
 };
 
 /* ---- open ---- */

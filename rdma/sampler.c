@@ -3,7 +3,8 @@
  * The counter sampler (rdma/sampler.h): groups of counters read on the
  * recorder's timer.  An RDMA port gives up to two groups (counters/ and
  * hw_counters/, files kept open and re-read at offset 0, which makes sysfs
- * regenerate the value); a traced netdev gives one ETHTOOL group.  Groups
+ * regenerate the value); a traced netdev gives one ETHTOOL group, and one
+ * QDISC group when it has a root qdisc and a netlink socket.  Groups
  * larger than SAMPLER_MAX_VALUES are split so a sample record fits its
  * 16-bit size.
  */
@@ -19,6 +20,8 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "probes/qdisc_config.h"
+#include "probes/qdisc_stats.h"
 #include "ethtool.h"
 #include "ports.h"
 #include "sampler.h"
@@ -54,6 +57,7 @@ struct group {
 	size_t n;
 	struct ft_ctr_sample *smp; /* the sample record, values after it */
 	bool failing;       /* a READ_ERROR was emitted and reads have not recovered */
+	int nl_fd;          /* QDISC: rtnetlink socket in the netdev's namespace */
 };
 
 struct eth_src {
@@ -360,6 +364,31 @@ static int add_eth_groups(struct sampler *s, const struct sampler_netdev *nd, co
 	return rc;
 }
 
+/* The root qdisc's own counters of a netdev: a group when it has one (not noqueue). */
+static int add_qdisc_group(struct sampler *s, const struct sampler_netdev *nd)
+{
+	struct qdisc_stats q;
+	char label[96], h[16];
+	struct group *g;
+
+	if (nd->nl_fd < 0 || !nd->ifindex || qdisc_stats__read(nd->nl_fd, nd->ifindex, &q))
+		return 0;
+	/* "tbf 1: on eth0@h1", cut to the record's label by new_group */
+	snprintf(label, sizeof(label), "%s %s on %s", q.kind, qdisc_config__handle_str(q.handle, h, sizeof(h)),
+		 nd->label[0] ? nd->label : nd->name);
+	g = new_group(s, FT_CTR_QDISC, label, QS_MAX);
+	if (!g)
+		return -ENOMEM;
+	g->nl_fd = nd->nl_fd;
+	g->rec.netns = nd->netns;
+	g->rec.ifindex = nd->ifindex;
+	for (size_t i = 0; i < QS_MAX; i++) { /* recorded, not interpreted: the drop records are the evidence */
+		sysattr__copy(g->ctrs[i].name, qdisc_stats_names[i], sizeof(g->ctrs[i].name));
+		g->ctrs[i].flags = i == QS_SENT_BYTES ? FT_CTRF_BYTES : FT_CTRF_PACKETS;
+	}
+	return 0;
+}
+
 static void build_status(struct sampler *s)
 {
 	char period[32], *p = s->status;
@@ -495,6 +524,8 @@ int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err,
 			goto fail_nomem;
 		for (size_t i = 0; i < o->nnetdevs; i++) {
 			rc = add_eth_groups(s, &o->netdevs[i], o->nic_filter);
+			if (!rc)
+				rc = add_qdisc_group(s, &o->netdevs[i]);
 			if (rc)
 				goto fail_nomem;
 		}
@@ -675,6 +706,18 @@ static int read_eth(struct sampler *s, size_t gi)
 	return -src->err;
 }
 
+/* A root qdisc's counters; N/A while it cannot be read (gone, replaced by noqueue). */
+static int read_qdisc(struct group *g)
+{
+	struct qdisc_stats q;
+	uint64_t *vals = (uint64_t *)(g->smp + 1);
+	int rc = qdisc_stats__read(g->nl_fd, g->rec.ifindex, &q);
+
+	for (size_t i = 0; i < g->n; i++)
+		vals[i] = rc ? FT_CTR_NA : q.v[i];
+	return -rc;
+}
+
 /* Sampling share of one core over the window; back off when over budget. */
 static int check_budget(struct sampler *s, uint64_t now_ns, uint64_t cost, sampler_emit_fn emit, void *ctx)
 {
@@ -740,7 +783,8 @@ int sampler__sample(struct sampler *s, uint64_t now_ns, sampler_emit_fn emit, vo
 		int err, rc;
 
 		t0 = sysattr__now_ns();
-		err = g->rec.kind == FT_CTR_ETHTOOL ? read_eth(s, gi) : read_rdma(g);
+		err = g->rec.kind == FT_CTR_ETHTOOL ? read_eth(s, gi) : g->rec.kind == FT_CTR_QDISC ? read_qdisc(g)
+										       : read_rdma(g);
 		t1 = sysattr__now_ns();
 		dt = t1 - t0;
 		/* the caller's timeline, shifted by how far into this tick the read began */

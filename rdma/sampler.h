@@ -33,6 +33,7 @@ typedef int (*sampler_emit_fn)(void *ctx, const struct ft_rec_hdr *rec);
 struct sampler_netdev {
 	uint32_t netns, ifindex;   /* netns inode number, as in FT_REC_IFACE */
 	int ioctl_fd;              /* AF_INET datagram socket inside that netns */
+	int nl_fd;                 /* rtnetlink socket inside it: its root qdisc's counters; -1 none */
 	char name[16];
 	char label[48];            /* "eth0@h1" */
 };

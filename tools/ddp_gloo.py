@@ -21,6 +21,10 @@ Options:
                      (bucket_bytes: the first step's, then the rebuilt ones)
   --timeout S        launcher: kill the ranks after S seconds (default 120)
   --ready FILE       rank 0 creates FILE when the training loop starts (to attach a tracer then)
+  --pg-timeout S     the process group's timeout (init_process_group; Gloo's per-operation
+                     timeout), default PyTorch's 30 min
+  --hang R:STEP      rank R sleeps past the process group's timeout before step STEP's backward:
+                     the others' gradient all-reduce times out (Gloo raises; the job fails)
 
 Examples:
   sudo tools/lab.sh up -p ftL1 -n 4
@@ -46,6 +50,8 @@ def parse():
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--ready")
+    ap.add_argument("--pg-timeout", type=float, default=0)
+    ap.add_argument("--hang", default="")
     a = ap.parse_args()
     if a.steps < 1 or a.width < 1 or a.ranks < 1:
         ap.error("--steps, --width and --ranks must be positive")
@@ -57,6 +63,16 @@ def parse():
             ap.error(f"--delay '{a.delay}': expected RANK:MS, e.g. 2:120")
     else:
         a.delay = None
+    if a.hang:
+        try:
+            r, step = a.hang.split(":")
+            a.hang = (int(r), int(step))
+        except ValueError:
+            ap.error(f"--hang '{a.hang}': expected RANK:STEP, e.g. 2:3")
+        if not a.pg_timeout:
+            ap.error("--hang needs --pg-timeout (the default 30 min would outlast any test)")
+    else:
+        a.hang = None
     return a
 
 
@@ -71,6 +87,10 @@ def launch(a):
         fwd.append("--json")
     if a.ready:
         fwd += ["--ready", os.path.abspath(a.ready)]
+    if a.pg_timeout:
+        fwd += ["--pg-timeout", f"{a.pg_timeout:g}"]
+    if a.hang:
+        fwd += ["--hang", f"{a.hang[0]}:{a.hang[1]}"]
     procs = []
     for r in range(a.ranks):
         env = dict(os.environ, RANK=str(r), LOCAL_RANK="0", WORLD_SIZE=str(a.ranks),
@@ -98,7 +118,11 @@ def rank(a):
     torch.set_num_threads(1)
     r = int(os.environ["RANK"])
     n = int(os.environ["WORLD_SIZE"])
-    dist.init_process_group("gloo", rank=r, world_size=n)
+    if a.pg_timeout:
+        import datetime
+        dist.init_process_group("gloo", rank=r, world_size=n, timeout=datetime.timedelta(seconds=a.pg_timeout))
+    else:
+        dist.init_process_group("gloo", rank=r, world_size=n)
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(64, a.width), nn.ReLU(), nn.Linear(a.width, a.width), nn.ReLU(),
                           nn.Linear(a.width, a.width), nn.ReLU(), nn.Linear(a.width, 8))
@@ -109,11 +133,13 @@ def rank(a):
     t0 = time.monotonic()
     if a.ready and r == 0:
         open(a.ready, "w").close()
-    for _ in range(a.steps):
+    for step in range(a.steps):
         opt.zero_grad()
         loss = ((ddp(x) - y) ** 2).mean()
         if a.delay and a.delay[0] == r:
             time.sleep(a.delay[1] / 1000.0)
+        if a.hang and a.hang == (r, step):
+            time.sleep(a.pg_timeout + 10)
         loss.backward()
         opt.step()
     secs = time.monotonic() - t0

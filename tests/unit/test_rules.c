@@ -380,6 +380,29 @@ static void test_job(void **state)
 	FEED(rs, p);
 	assert_int_equal(f.n, 4);
 	assert_non_null(strstr(f.reason[3], "ncclCommAbort"));
+	/* PyTorch's ProcessGroupGloo catching a Gloo timeout; a Gloo collective is no failure */
+	REC(s, FT_REC_PHASE_SLOT);
+	s.slot = 6;
+	s.lib_kind = FT_LIB_GLOO;
+	snprintf(s.symbol, sizeof(s.symbol), "gloo::allreduce(gloo::AllreduceOptions const&)");
+	snprintf(s.name, sizeof(s.name), "allreduce");
+	FEED(rs, s);
+	s.slot = 7;
+	snprintf(s.symbol, sizeof(s.symbol), "c10d::ProcessGroupGloo::AsyncWork::finishWorkGlooError(std::__exception_ptr::exception_ptr)");
+	snprintf(s.name, sizeof(s.name), "gloo_error");
+	FEED(rs, s);
+	p.slot = 6;
+	p.pid = 9;
+	p.start_ns = p.end_ns = T0 + 60 * SEC;
+	FEED(rs, p);
+	assert_int_equal(f.n, 4);
+	p.slot = 7;
+	p.start_ns = p.end_ns = T0 + 70 * SEC;
+	FEED(rs, p);
+	assert_int_equal(f.n, 5);
+	assert_string_equal(f.rule[4], "job.timeout");
+	assert_non_null(strstr(f.reason[4], "pid 9: a Gloo collective failed"));
+	assert_int_equal(f.t[4].at_ns, T0 + 70 * SEC);
 	rules__free(rs);
 }
 

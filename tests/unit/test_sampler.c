@@ -24,10 +24,12 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <linux/netlink.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "rdma/counters.h"
+#include "probes/qdisc_stats.h"
 #include "rdma/sampler.h"
 
 #define TMPDIR_NAME "sampler"
@@ -1172,6 +1174,7 @@ static void test_ethtool_veth(void **state)
 	memset(nd, 0, sizeof(nd));
 	nd[0].netns = inum;
 	nd[0].ioctl_fd = fd;
+	nd[0].nl_fd = nd[1].nl_fd = -1;
 	snprintf(nd[0].name, sizeof(nd[0].name), "ftAv0");
 	snprintf(nd[0].label, sizeof(nd[0].label), "ftAv0@%s", nsname);
 	/* lo has no ethtool stats: skipped without a word */
@@ -1257,6 +1260,125 @@ static void test_ethtool_veth(void **state)
 	close(fd);
 }
 
+/* A rtnetlink socket inside the test netns. */
+static int ns_netlink(void)
+{
+	char path[64];
+	int self, ns, fd;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", nsname);
+	self = open("/proc/self/ns/net", O_RDONLY);
+	ns = open(path, O_RDONLY);
+	assert_true(self >= 0 && ns >= 0);
+	assert_int_equal(setns(ns, CLONE_NEWNET), 0);
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	assert_int_equal(setns(self, CLONE_NEWNET), 0);
+	close(self);
+	close(ns);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+/* `tc -s qdisc`'s sent packets of the root qdisc of ftAv0 in the test netns. */
+static uint64_t tc_sent_packets(void)
+{
+	char cmd[160];
+	unsigned long long v = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "tc -n %s -s qdisc show dev ftAv0 root | sed -n 's/.*Sent [0-9]* bytes \\([0-9]*\\) pkt.*/\\1/p'",
+		 nsname);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_int_equal(fscanf(p, "%llu", &v), 1);
+	pclose(p);
+	return v;
+}
+
+/*
+ * The root qdisc's own counters (a QDISC group, the always profile): a tbf
+ * on a veth, its sent packets as `tc -s qdisc` counts them, N/A and one
+ * read error once it is gone (noqueue); a netdev without a netlink socket
+ * or without a root qdisc gets no group.
+ */
+static void test_qdisc_veth(void **state)
+{
+	struct sampler_netdev nd[2];
+	const struct ft_ctr_group *g;
+	struct sampler_opts o;
+	struct recs r = { 0 };
+	struct sampler *s;
+	uint32_t inum;
+	uint64_t sent, tc;
+	char cmd[384], label[64];
+	int fd, nl;
+
+	(void)state;
+	if (!ns_made || system("tc -V >/dev/null 2>&1") != 0) {
+		print_message("needs root, iproute2 and tc for a veth in a netns\n");
+		skip();
+	}
+	snprintf(cmd, sizeof(cmd), "ip -n %s link set ftAv0 up && ip -n %s link set ftAv1 up && "
+		 "ip -n %s addr add 10.253.0.1/24 dev ftAv0 && "
+		 "tc -n %s qdisc add dev ftAv0 root handle 1: tbf rate 10mbit burst 32kb latency 50ms",
+		 nsname, nsname, nsname, nsname);
+	assert_int_equal(system(cmd), 0);
+	fd = ns_socket(&inum);
+	nl = ns_netlink();
+	memset(nd, 0, sizeof(nd));
+	nd[0].netns = nd[1].netns = inum;
+	nd[0].ioctl_fd = nd[1].ioctl_fd = fd;
+	nd[0].nl_fd = nl;
+	nd[0].ifindex = ifindex_in(fd, "ftAv0");
+	snprintf(nd[0].name, sizeof(nd[0].name), "ftAv0");
+	snprintf(nd[0].label, sizeof(nd[0].label), "ftAv0@%s", nsname);
+	nd[1].nl_fd = nl;                  /* ftAv1: noqueue, no group */
+	nd[1].ifindex = ifindex_in(fd, "ftAv1");
+	snprintf(nd[1].name, sizeof(nd[1].name), "ftAv1");
+	sampler_opts__init(&o);
+	o.no_rdma = true;
+	o.netdevs = nd;
+	o.nnetdevs = 2;
+	o.nic_filter = "nomatch_*";       /* the ethtool groups out of the way */
+	s = open_ok(&o);
+	assert_int_equal(sampler__ngroups(s), 1);
+	assert_int_equal(sampler__describe(s, collect, &r), 0);
+	snprintf(label, sizeof(label), "tbf 1: on ftAv0@%s", nsname);
+	g = find_group(&r, label, FT_CTR_QDISC);
+	assert_non_null(g);
+	assert_int_equal(g->ncounters, QS_MAX);
+	assert_int_equal(g->ifindex, nd[0].ifindex);
+	assert_int_equal(find_name(&r, g->group, "qdisc_sent_bytes")->flags, FT_CTRF_BYTES);
+	assert_int_equal(find_name(&r, g->group, "qdisc_drops")->cls, FT_CLS_OTHER);
+	/* ARP for an absent neighbour leaves through the tbf */
+	snprintf(cmd, sizeof(cmd), "ip netns exec %s ping -q -c 2 -i 0.2 -W 1 10.253.0.9 >/dev/null 2>&1", nsname);
+	(void)system(cmd);
+	assert_int_equal(sampler__sample(s, 100 * MS, collect, &r), 0);
+	sent = value(&r, label, FT_CTR_QDISC, "qdisc_sent_packets");
+	tc = tc_sent_packets();
+	assert_true(sent >= 1 && sent <= tc);
+	assert_true(value(&r, label, FT_CTR_QDISC, "qdisc_sent_bytes") >= 28 * sent);
+	/* the qdisc removed: N/A, one read error */
+	snprintf(cmd, sizeof(cmd), "tc -n %s qdisc del dev ftAv0 root", nsname);
+	assert_int_equal(system(cmd), 0);
+	for (int i = 1; i <= 2; i++)
+		assert_int_equal(sampler__sample(s, (100 + 10 * (uint64_t)i) * MS, collect, &r), 0);
+	assert_int_equal(value(&r, label, FT_CTR_QDISC, "qdisc_sent_packets"), FT_CTR_NA);
+	assert_int_equal(count_events(&r, FT_SAMPLER_READ_ERROR, ANY_GROUP), 1);
+	sampler__close(s, NULL, NULL);
+	recs_reset(&r);
+	/* no netlink socket: no group */
+	nd[0].nl_fd = nd[1].nl_fd = -1;
+	snprintf(cmd, sizeof(cmd), "tc -n %s qdisc add dev ftAv0 root handle 1: tbf rate 10mbit burst 32kb latency 50ms",
+		 nsname);
+	assert_int_equal(system(cmd), 0);
+	s = open_ok(&o);
+	assert_int_equal(sampler__ngroups(s), 0);
+	sampler__close(s, NULL, NULL);
+	close(nl);
+	close(fd);
+}
+
 /* The set of stats changes under us (channels): names are remapped, the gone ones read N/A. */
 static void test_ethtool_channels(void **state)
 {
@@ -1279,6 +1401,7 @@ static void test_ethtool_channels(void **state)
 	fd = ns_socket(&inum);
 	peer = ifindex_in(fd, "ftAq1");
 	memset(&nd, 0, sizeof(nd));
+	nd.nl_fd = -1;
 	nd.netns = inum;
 	nd.ioctl_fd = fd;
 	snprintf(nd.name, sizeof(nd.name), "ftAq0");
@@ -1334,6 +1457,7 @@ int main(void)
 		cmocka_unit_test(test_records_clean),
 		cmocka_unit_test_setup_teardown(test_ethtool_veth, setup_netns, teardown_netns),
 		cmocka_unit_test_setup_teardown(test_ethtool_channels, setup_netns, teardown_netns),
+		cmocka_unit_test_setup_teardown(test_qdisc_veth, setup_netns, teardown_netns),
 	};
 
 	/* freshly allocated memory is not zero: padding left unset shows */

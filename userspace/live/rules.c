@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include "lib/util.h"
+#include "probes/catalog.h"
 #include "userspace/capture/records.h"
 #include "userspace/correlate/correlate.h"
 #include "userspace/live/live.h"
@@ -20,7 +21,7 @@
 #define NCCL_ABORT_SYMBOL "ncclCommAbort"
 #define NCCL_IN_PROGRESS 7      /* ncclInProgress: a non-blocking communicator's "not yet" */
 
-enum { SLOT_OTHER = 0, SLOT_NCCL = 1, SLOT_NCCL_ABORT = 2 };
+enum { SLOT_OTHER = 0, SLOT_NCCL = 1, SLOT_NCCL_ABORT = 2, SLOT_GLOO_ERROR = 3 };
 enum { REASON_UNKNOWN = 0, REASON_CONGESTION = 1, REASON_OTHER = 2 };
 
 /* One place a rule is followed at: an interface, a collective group, or the host (key 0). */
@@ -402,9 +403,18 @@ static int on_proc(void *ctx, const struct ft_proc *r)
 static int on_slot(void *ctx, const struct ft_phase_slot *r)
 {
 	struct rules *rs = ctx;
-	char sym[sizeof(r->symbol) + 1];
+	char sym[sizeof(r->symbol) + 1], name[sizeof(r->name) + 1];
 
-	if (r->slot >= LIVE_MAX_SLOTS || r->lib_kind != FT_LIB_NCCL)
+	if (r->slot >= LIVE_MAX_SLOTS)
+		return 0;
+	if (r->lib_kind == FT_LIB_GLOO) {
+		memcpy(name, r->name, sizeof(r->name));
+		name[sizeof(r->name)] = '\0';
+		if (!strcmp(name, CATALOG_GLOO_ERROR))
+			rs->slots[r->slot] = SLOT_GLOO_ERROR;
+		return 0;
+	}
+	if (r->lib_kind != FT_LIB_NCCL)
 		return 0;
 	memcpy(sym, r->symbol, sizeof(r->symbol));
 	sym[sizeof(r->symbol)] = '\0';
@@ -421,7 +431,10 @@ static int on_phase(void *ctx, const struct ft_phase *r)
 
 	if (k == SLOT_OTHER || (r->flags & FT_PHASE_OPEN))
 		return 0;
-	if (k == SLOT_NCCL_ABORT) {
+	if (k == SLOT_GLOO_ERROR) {
+		snprintf(why, sizeof(why), "pid %u: a Gloo collective failed (a timeout or a lost peer)", r->pid);
+		observe_all(rs, RM_JOB_TIMEOUT, r->start_ns, 0, why);
+	} else if (k == SLOT_NCCL_ABORT) {
 		snprintf(why, sizeof(why), "pid %u called ncclCommAbort", r->pid);
 		observe_all(rs, RM_JOB_TIMEOUT, r->start_ns, 0, why);
 	} else if (r->ret && r->ret != NCCL_IN_PROGRESS) {

@@ -13,7 +13,8 @@
  * link.pause and link.cnp from the counter sampler's growth on the port's
  * netdev: pause frames, and CNPs and ECN-marked RoCE packets),
  * the qdisc bins' longest sojourn, the lost counters' sum, the proc exits,
- * the NCCL calls' return values, and top's aggregator (live.h) for the
+ * the NCCL calls' return values, PyTorch ProcessGroupGloo's failed work,
+ * and top's aggregator (live.h) for the
  * collectives (coll.slow, rank.late), fed the phase records only.
  *
  * A rule fires once per episode: when it holds at an event and did not hold

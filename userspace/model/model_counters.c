@@ -578,6 +578,7 @@ const char *model__ctr_kind_name(unsigned kind)
 	case FT_CTR_PORT_COUNTERS: return "counters";
 	case FT_CTR_PORT_HW: return "hw_counters";
 	case FT_CTR_ETHTOOL: return "ethtool";
+	case FT_CTR_QDISC: return "qdisc";
 	default: return "unknown";
 	}
 }

@@ -112,7 +112,7 @@ double model_ctr__growth(const struct model_ctr_series *s, const struct model_ct
 			 uint64_t from, uint64_t to);
 /* Classes whose spikes are events: congestion, pause, retransmission, discard. */
 bool model__ctr_spike_class(unsigned cls);
-const char *model__ctr_kind_name(unsigned kind);    /* "counters", "hw_counters", "ethtool" */
+const char *model__ctr_kind_name(unsigned kind);    /* "counters", "hw_counters", "ethtool", "qdisc" */
 const char *model__link_layer_name(unsigned ll);    /* "InfiniBand", "RoCE", "unknown" */
 
 #endif

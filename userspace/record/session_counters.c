@@ -120,6 +120,8 @@ int sess_open_sampler(struct session *s)
 		nd[n].netns = k->netns;
 		nd[n].ifindex = k->ifindex;
 		nd[n].ioctl_fd = ns->ioctl_fd;
+		/* the always profile has no qdisc probes: the root qdisc's own counters say what left it */
+		nd[n].nl_fd = s->o->profile == NP_PROFILE_ALWAYS ? ns->nl_fd : -1;
 		ns->pinned = true; /* the sampler holds the fd: a rescan keeps it open */
 		str_copy(nd[n].name, k->name, sizeof(nd[n].name));
 		if (ns->name[0])

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* A root qdisc's own counters from rtnetlink (qdisc_stats.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <linux/gen_stats.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+
+#include "probes/netns.h"
+#include "probes/qdisc_stats.h"
+
+const char *const qdisc_stats_names[QS_MAX] = {
+	[QS_SENT_BYTES] = "qdisc_sent_bytes", [QS_SENT_PACKETS] = "qdisc_sent_packets",
+	[QS_DROPS] = "qdisc_drops", [QS_OVERLIMITS] = "qdisc_overlimits", [QS_REQUEUES] = "qdisc_requeues",
+};
+
+/* The attributes of DATA (LEN bytes) by type into TB[0..MAX]; -EINVAL when one runs past the end. */
+static int attrs(const void *data, size_t len, const struct rtattr *tb[], int max)
+{
+	const struct rtattr *a = data;
+	int n = (int)len;
+
+	memset(tb, 0, sizeof(*tb) * (size_t)(max + 1));
+	for (; RTA_OK(a, n); a = RTA_NEXT(a, n))
+		if (a->rta_type <= max)
+			tb[a->rta_type] = a;
+	return n > 0 && n >= (int)sizeof(*a) ? -EINVAL : 0;
+}
+
+/* A struct of SIZE bytes from A (its payload may be longer: newer kernels add fields). */
+static const void *payload(const struct rtattr *a, size_t size)
+{
+	return a && RTA_PAYLOAD(a) >= size ? RTA_DATA(a) : NULL;
+}
+
+int qdisc_stats__parse(const struct nlmsghdr *h, uint32_t ifindex, struct qdisc_stats *out)
+{
+	const struct tcmsg *tc = NLMSG_DATA(h);
+	const struct rtattr *tb[TCA_MAX + 1], *st[TCA_STATS_MAX + 1];
+	struct qdisc_stats q;
+
+	if (h->nlmsg_type != RTM_NEWQDISC || h->nlmsg_len < NLMSG_LENGTH(sizeof(*tc)) ||
+	    (uint32_t)tc->tcm_ifindex != ifindex || tc->tcm_parent != TC_H_ROOT)
+		return 1;
+	if (attrs(TCA_RTA(tc), h->nlmsg_len - NLMSG_LENGTH(sizeof(*tc)), tb, TCA_MAX))
+		return -EINVAL;
+	memset(&q, 0, sizeof(q));
+	q.handle = tc->tcm_handle;
+	if (tb[TCA_KIND])
+		snprintf(q.kind, sizeof(q.kind), "%.*s",
+			 (int)strnlen(RTA_DATA(tb[TCA_KIND]), RTA_PAYLOAD(tb[TCA_KIND])), (const char *)RTA_DATA(tb[TCA_KIND]));
+	if (tb[TCA_STATS2]) {
+		const struct gnet_stats_basic *b;
+		const struct gnet_stats_queue *qs;
+		uint64_t pkt64;
+
+		if (attrs(RTA_DATA(tb[TCA_STATS2]), RTA_PAYLOAD(tb[TCA_STATS2]), st, TCA_STATS_MAX))
+			return -EINVAL;
+		/* the basic struct is 12 bytes of data, padded to 16 in the attribute */
+		b = payload(st[TCA_STATS_BASIC], offsetof(struct gnet_stats_basic, packets) + sizeof(b->packets));
+		qs = payload(st[TCA_STATS_QUEUE], sizeof(*qs));
+		if (b) {
+			memcpy(&q.v[QS_SENT_BYTES], &b->bytes, sizeof(uint64_t));
+			q.v[QS_SENT_PACKETS] = b->packets;
+		}
+		/* the 64-bit packet count where the kernel gives it (the basic one wraps at 2^32) */
+		if (payload(st[TCA_STATS_PKT64], sizeof(pkt64))) {
+			memcpy(&pkt64, RTA_DATA(st[TCA_STATS_PKT64]), sizeof(pkt64));
+			q.v[QS_SENT_PACKETS] = pkt64;
+		}
+		if (qs) {
+			q.v[QS_DROPS] = qs->drops;
+			q.v[QS_OVERLIMITS] = qs->overlimits;
+			q.v[QS_REQUEUES] = qs->requeues;
+		}
+	} else if (tb[TCA_STATS]) {
+		const struct tc_stats *s = payload(tb[TCA_STATS], sizeof(struct tc_stats));
+
+		if (s) {
+			q.v[QS_SENT_BYTES] = s->bytes;
+			q.v[QS_SENT_PACKETS] = s->packets;
+			q.v[QS_DROPS] = s->drops;
+			q.v[QS_OVERLIMITS] = s->overlimits;
+		}
+	}
+	*out = q;
+	return 0;
+}
+
+struct dump {
+	uint32_t ifindex;
+	struct qdisc_stats *out;
+	int found;
+};
+
+static int dump_msg(struct nlmsghdr *h, void *arg)
+{
+	struct dump *w = arg;
+
+	if (!w->found && qdisc_stats__parse(h, w->ifindex, w->out) == 0)
+		w->found = 1;
+	return 0;
+}
+
+int qdisc_stats__read(int nl_fd, uint32_t ifindex, struct qdisc_stats *out)
+{
+	struct tcmsg tc = { .tcm_family = AF_UNSPEC, .tcm_ifindex = (int)ifindex };
+	struct dump w = { ifindex, out, 0 };
+	int ret = netns__dump(nl_fd, RTM_GETQDISC, &tc, sizeof(tc), dump_msg, &w);
+
+	if (ret)
+		return ret;
+	/* an interface without a queue (noqueue) has none to read */
+	return w.found && strcmp(out->kind, "noqueue") != 0 ? 0 : -ENOENT;
+}
