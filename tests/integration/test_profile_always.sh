@@ -108,4 +108,21 @@ assert busy >= 4, "expected busy lab interfaces, got %d" % busy
 print("# %d interface directions checked, %d busy" % (len(j["conservation"]), busy))
 PY
 ok "bins conserved on every lab interface; the shaped port's surplus is what its qdisc dropped"
+# what left through the qdisc: its own counters, a `qdisc` counter group per
+# traced interface with a root qdisc; at the stop read, the drops tc counts
+python3 - "$J" "p1@$SW" "$tcd" <<'PY' || bad "the qdisc's own counters"
+import json, sys
+j = json.load(open(sys.argv[1]))
+shaped, tcd = sys.argv[2], int(sys.argv[3])
+g = [x for x in j["counter_groups"] if x["kind"] == "qdisc" and x["interface"] == shaped]
+assert len(g) == 1 and g[0]["group"].startswith("tbf ") and g[0]["group"].endswith(" on " + shaped), \
+    [(x["group"], x["kind"], x["interface"]) for x in j["counter_groups"]]
+c = {x["counter"]: x for x in g[0]["counters"]}
+assert sorted(c) == ["qdisc_drops", "qdisc_overlimits", "qdisc_requeues", "qdisc_sent_bytes", "qdisc_sent_packets"], c
+assert c["qdisc_drops"]["last_raw"] == tcd and c["qdisc_drops"]["total"] > 0, (c["qdisc_drops"], tcd)
+assert c["qdisc_sent_packets"]["total"] > 1000 and c["qdisc_sent_bytes"]["unit"] == "bytes", c
+print("# %s: the qdisc sent %d packets and dropped %d (tc -s: %d) while recording" %
+      (g[0]["group"], c["qdisc_sent_packets"]["total"], c["qdisc_drops"]["total"], tcd))
+PY
+ok "the shaped port's qdisc counters: what it sent and dropped, as tc -s counts them"
 finish
