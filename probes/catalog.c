@@ -255,6 +255,15 @@ static const struct cat_func catalog[] = {
 	GLOO_ALGO("gloo::BarrierAllToAll::run(", "barrier_all_to_all", FT_OP_BARRIER),
 	GLOO_ALGO("gloo::BarrierAllToOne::run(", "barrier_all_to_one", FT_OP_BARRIER),
 	/*
+	 * A Gloo operation timed out: its unbound buffer's wait (waitRecv,
+	 * waitSend) signals the context, which closes every pair ("Application
+	 * timeout caused pair closure"), then throws.  The throw may end the
+	 * process (std::terminate on a worker thread: PyTorch 1.13's DDP), so
+	 * this call, which returns, is the moment to see.
+	 */
+	{ .symbol = "gloo::transport::tcp::Context::signalException(", .prefix = true,
+	  .lib = FT_LIB_GLOO, .op = FT_OP_CUSTOM, .kind = PH_K_CALL, .name = CATALOG_GLOO_TIMEOUT },
+	/*
 	 * PyTorch's ProcessGroupGloo (libtorch_cpu): a collective's work failed
 	 * on its worker thread (a Gloo timeout, a lost peer), where it catches
 	 * the exception Gloo threw.  Gloo's own calls never return then (the

@@ -52,7 +52,8 @@ enum cat_mpi_flavor {
 	CAT_MPI_OMPI  = 1, /* Open MPI: pointers to ompi_*_t objects */
 };
 
-/* The display name of PyTorch ProcessGroupGloo's failed work (a Gloo timeout, a lost peer). */
+/* The display names of a Gloo operation's timeout, and of PyTorch ProcessGroupGloo's failed work. */
+#define CATALOG_GLOO_TIMEOUT "gloo_timeout"
 #define CATALOG_GLOO_ERROR "gloo_error"
 
 size_t catalog__count(void);

@@ -21,7 +21,7 @@
 #define NCCL_ABORT_SYMBOL "ncclCommAbort"
 #define NCCL_IN_PROGRESS 7      /* ncclInProgress: a non-blocking communicator's "not yet" */
 
-enum { SLOT_OTHER = 0, SLOT_NCCL = 1, SLOT_NCCL_ABORT = 2, SLOT_GLOO_ERROR = 3 };
+enum { SLOT_OTHER = 0, SLOT_NCCL = 1, SLOT_NCCL_ABORT = 2, SLOT_GLOO_TIMEOUT = 3, SLOT_GLOO_ERROR = 4 };
 enum { REASON_UNKNOWN = 0, REASON_CONGESTION = 1, REASON_OTHER = 2 };
 
 /* One place a rule is followed at: an interface, a collective group, or the host (key 0). */
@@ -410,7 +410,9 @@ static int on_slot(void *ctx, const struct ft_phase_slot *r)
 	if (r->lib_kind == FT_LIB_GLOO) {
 		memcpy(name, r->name, sizeof(r->name));
 		name[sizeof(r->name)] = '\0';
-		if (!strcmp(name, CATALOG_GLOO_ERROR))
+		if (!strcmp(name, CATALOG_GLOO_TIMEOUT))
+			rs->slots[r->slot] = SLOT_GLOO_TIMEOUT;
+		else if (!strcmp(name, CATALOG_GLOO_ERROR))
 			rs->slots[r->slot] = SLOT_GLOO_ERROR;
 		return 0;
 	}
@@ -431,7 +433,10 @@ static int on_phase(void *ctx, const struct ft_phase *r)
 
 	if (k == SLOT_OTHER || (r->flags & FT_PHASE_OPEN))
 		return 0;
-	if (k == SLOT_GLOO_ERROR) {
+	if (k == SLOT_GLOO_TIMEOUT) {
+		snprintf(why, sizeof(why), "pid %u: a Gloo operation timed out (its pairs closed)", r->pid);
+		observe_all(rs, RM_JOB_TIMEOUT, r->start_ns, 0, why);
+	} else if (k == SLOT_GLOO_ERROR) {
 		snprintf(why, sizeof(why), "pid %u: a Gloo collective failed (a timeout or a lost peer)", r->pid);
 		observe_all(rs, RM_JOB_TIMEOUT, r->start_ns, 0, why);
 	} else if (k == SLOT_NCCL_ABORT) {
