@@ -403,12 +403,13 @@ static void test_job(void **state)
 	assert_string_equal(f.rule[4], "job.timeout");
 	assert_non_null(strstr(f.reason[4], "pid 9: a Gloo collective failed"));
 	assert_int_equal(f.t[4].at_ns, T0 + 70 * SEC);
-	/* Gloo's own timeout: the context closing its pairs */
+	/* Gloo's own timeout: the context closing its pairs; the process died inside (open) */
 	s.slot = 8;
 	snprintf(s.symbol, sizeof(s.symbol), "gloo::transport::tcp::Context::signalException(std::string const&)");
 	snprintf(s.name, sizeof(s.name), "gloo_timeout");
 	FEED(rs, s);
 	p.slot = 8;
+	p.flags = FT_PHASE_OPEN;
 	p.start_ns = p.end_ns = T0 + 80 * SEC;
 	FEED(rs, p);
 	assert_int_equal(f.n, 6);

@@ -424,21 +424,26 @@ static int on_slot(void *ctx, const struct ft_phase_slot *r)
 	return 0;
 }
 
-/* A NCCL call that returned an error (ncclRemoteError, ncclSystemError, ...) or ncclCommAbort. */
+/* A Gloo operation's timeout or failed work; a NCCL call that returned an error (ncclRemoteError,
+ * ncclSystemError, ...) or ncclCommAbort. */
 static int on_phase(void *ctx, const struct ft_phase *r)
 {
 	struct rules *rs = ctx;
 	uint8_t k = r->slot < LIVE_MAX_SLOTS ? rs->slots[r->slot] : SLOT_OTHER;
 	char why[96];
 
-	if (k == SLOT_OTHER || (r->flags & FT_PHASE_OPEN))
+	if (k == SLOT_OTHER)
 		return 0;
+	/* Gloo's: the entry is the event, the process may die inside (std::terminate on the pairs'
+	 * closure), leaving the call open */
 	if (k == SLOT_GLOO_TIMEOUT) {
 		snprintf(why, sizeof(why), "pid %u: a Gloo operation timed out (its pairs closed)", r->pid);
 		observe_all(rs, RM_JOB_TIMEOUT, r->start_ns, 0, why);
 	} else if (k == SLOT_GLOO_ERROR) {
 		snprintf(why, sizeof(why), "pid %u: a Gloo collective failed (a timeout or a lost peer)", r->pid);
 		observe_all(rs, RM_JOB_TIMEOUT, r->start_ns, 0, why);
+	} else if (r->flags & FT_PHASE_OPEN) {
+		return 0;
 	} else if (k == SLOT_NCCL_ABORT) {
 		snprintf(why, sizeof(why), "pid %u called ncclCommAbort", r->pid);
 		observe_all(rs, RM_JOB_TIMEOUT, r->start_ns, 0, why);
