@@ -143,5 +143,23 @@ sys.exit(0 if len(t) == 1 and t[0]["kind"] == "job" and t[0]["rule"] == "job.exi
 "$FT" report "$S2" >"$TMPD/report2.txt" 2>&1
 check "report opens with job.exit ($(head -n 1 "$TMPD/report2.txt"))" \
 	test "$(head -n 1 "$TMPD/report2.txt" | grep -c "^Snapshot taken on .*: job job.exit (\"pid [0-9]* (sh) exited 3\")")" = 1
+
+# ---- a rule's own rate policy: the second firing only
+D3=$TMPD/policy
+mkdir "$D3"
+rc=0
+"$FT" record -i "$H1/eth0" --switch-output 1s --keep 30s --keep-size 0 --snapshot-pre 1s --snapshot-post 1s \
+	--trigger 'job.exit policy once-after:2' -o "$D3" --json \
+	-- sh -c 'sleep 1; (exit 3); sleep 2; (exit 4); sleep 2' >"$TMPD/policy.json" 2>"$TMPD/policy.err" || rc=$?
+check "policy: the recorder exits 0 ($rc: $(tail -n 2 "$TMPD/policy.err"))" test "$rc" = 0
+check "policy: one snapshot ($(nsnap "$D3"))" test "$(nsnap "$D3")" = 1
+S3=$(find "$D3" -maxdepth 1 -name 'snap-*.ftr' | head -1)
+"$FT" info --json "$S3" >"$TMPD/info3.json" 2>&1
+check "policy: once-after:2 saved the second exit, 4, and held back the first ($(jget "$TMPD/policy.json" 'j["flight"]' 2>&1 | head -c 200))" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["triggers"]
+f = json.load(open(sys.argv[2]))["flight"]
+sys.exit(0 if len(t) == 1 and t[0]["value"] == 4 and f["triggers"] == 2 and f["held_back"] == 1 else 1)' \
+	"$TMPD/info3.json" "$TMPD/policy.json"
 busy_stop
 finish

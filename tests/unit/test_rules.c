@@ -95,6 +95,19 @@ static void test_parse(void **state)
 	assert_int_equal(rules__parse(&r, "lost > 1 extra", err, sizeof(err)), -1);
 	assert_int_equal(rules__parse(&r, "queue.sojourn > 2ms > 3ms", err, sizeof(err)), -1);
 	assert_int_equal(rules__parse(&r, "", err, sizeof(err)), -1);
+	/* a rule's own rate policy */
+	assert_int_equal(rules__parse(&r, "link.drops > 100/s on h2/eth0 policy every:3", err, sizeof(err)), 0);
+	assert_true(r.has_rate);
+	assert_int_equal(r.rate.kind, FLIGHT_RATE_EVERY);
+	assert_int_equal(r.rate.n, 3);
+	assert_string_equal(r.text, "link.drops > 100/s on h2/eth0 policy every:3");
+	assert_int_equal(rules__parse(&r, "job.exit policy once-after:2", err, sizeof(err)), 0);
+	assert_int_equal(r.rate.kind, FLIGHT_RATE_ONCE_AFTER);
+	assert_int_equal(rules__parse(&r, "lost > 0", err, sizeof(err)), 0);
+	assert_false(r.has_rate);
+	assert_int_equal(rules__parse(&r, "lost > 0 policy sometimes", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a rate policy"));
+	assert_int_equal(rules__parse(&r, "lost > 0 policy", err, sizeof(err)), -1);
 }
 
 static void iface(struct rules *rs, uint32_t ifindex, const char *name, const char *ns)

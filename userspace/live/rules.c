@@ -143,7 +143,7 @@ static void observe(struct rules *rs, struct rule_state *s, struct place *p, uin
 		struct flight_trigger t = {
 			.kind = job ? FT_TRIG_JOB : FT_TRIG_RULE, .rule = s->r.text, .value = value,
 			.threshold = s->r.threshold, .unit = rules__unit_name(s->r.metric), .reason = reason,
-			.at_ns = at,
+			.at_ns = at, .rate = s->r.has_rate ? &s->r.rate : NULL,
 		};
 
 		if (!reason) { /* the interface's name, only when it fires */

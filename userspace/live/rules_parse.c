@@ -3,7 +3,8 @@
  * The syntax of `record --trigger RULE` (rules.h): one table of the metrics
  * and one parser.
  *
- *   RULE      := METRIC [OP THRESHOLD] [over DUR] [on [NETNS/]IFACE]
+ *   RULE      := METRIC [OP THRESHOLD] [over DUR] [on [NETNS/]IFACE] [policy RATE]
+ *   RATE      := every:N | once-after:N  (this rule's, over --snapshot-policy)
  *   OP        := > | >= | !=  (!= for job.exit only)
  */
 #include <stdio.h>
@@ -159,14 +160,21 @@ int rules__parse(struct rule *r, const char *text, char *err, size_t errlen)
 			}
 			have_thr = true;
 			snprintf(folded + len, sizeof(folded) - len, " %s %s", w, t);
-		} else if (!strcmp(w, "over") || !strcmp(w, "on")) {
+		} else if (!strcmp(w, "over") || !strcmp(w, "on") || !strcmp(w, "policy")) {
 			char t[128] = "";
 
 			if (!next_word(&p, t, sizeof(t), false)) {
 				snprintf(err, errlen, "'%s' needs a value", w);
 				return -1;
 			}
-			if (w[1] == 'v') {
+			if (w[0] == 'p') {
+				if (flight_rate__parse(t, &r->rate)) {
+					snprintf(err, errlen, "policy '%s': not a rate policy; give every:N or "
+						 "once-after:N, e.g. every:3", t);
+					return -1;
+				}
+				r->has_rate = true;
+			} else if (w[1] == 'v') {
 				if (parse_duration(t, 0, &r->over_ns) || r->over_ns < RULES_BUCKETS * 1000000ull) {
 					snprintf(err, errlen, "over '%s': not a window; give a duration of at least 10ms, "
 						 "e.g. 1s", t);
@@ -184,7 +192,8 @@ int rules__parse(struct rule *r, const char *text, char *err, size_t errlen)
 			}
 			snprintf(folded + len, sizeof(folded) - len, " %s %s", w, t);
 		} else {
-			snprintf(err, errlen, "'%s': unexpected; give METRIC OP THRESHOLD [over DUR] [on IFACE]", w);
+			snprintf(err, errlen, "'%s': unexpected; give METRIC OP THRESHOLD [over DUR] [on IFACE] "
+				 "[policy every:N]", w);
 			return -1;
 		}
 	}

@@ -360,7 +360,7 @@ int flight__trigger(struct flight *f, const struct flight_trigger *t, struct fli
 		return -1;
 	fired = flight_rules__fire(&f->rules, rule);
 	res->action = flight_window__trigger(&f->win, &f->o.pol, at, now,
-					     flight_rate__allows(&f->o.pol.rate, fired));
+					     flight_rate__allows(t->rate ? t->rate : &f->o.pol.rate, fired));
 	res->at_ns = at;
 	if (res->action == FT_TRIGA_SNAPSHOT) {
 		snap_name(f, (int64_t)at + off);

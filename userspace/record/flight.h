@@ -84,6 +84,7 @@ struct flight_trigger {
 	uint64_t at_ns;             /* the moment (CLOCK_MONOTONIC); 0: now */
 	pid_t pid;                  /* who asked, 0 unknown */
 	uid_t uid;
+	const struct flight_rate *rate; /* its rule's own rate policy; NULL: --snapshot-policy */
 };
 
 struct flight_trigger_result {
