@@ -521,3 +521,15 @@ int netns__link(struct netns *n, uint32_t ifindex, struct link_info *out)
 		return ret;
 	return out->info.ifindex == ifindex ? 0 : -ENOENT;
 }
+
+int netns__attrs(const void *data, size_t len, const struct rtattr *tb[], int max)
+{
+	const struct rtattr *rta = data;
+	int left = len > INT32_MAX ? INT32_MAX : (int)len;
+
+	memset(tb, 0, sizeof(const struct rtattr *) * (size_t)(max + 1));
+	for (; RTA_OK(rta, left); rta = RTA_NEXT(rta, left))
+		if (rta->rta_type <= max)
+			tb[rta->rta_type] = rta;
+	return left >= (int)sizeof(struct rtattr) ? -EINVAL : 0;
+}

@@ -80,4 +80,9 @@ struct nlmsghdr;
 typedef int (*netns_msg_fn)(struct nlmsghdr *h, void *ctx);
 int netns__dump(int fd, int type, const void *body, size_t blen, netns_msg_fn cb, void *ctx);
 
+/* The rtattrs of DATA (LEN bytes) by type into TB[0..MAX], types above MAX ignored: 0, or
+ * -EINVAL when one runs past the end. */
+struct rtattr;
+int netns__attrs(const void *data, size_t len, const struct rtattr *tb[], int max);
+
 #endif

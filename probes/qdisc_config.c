@@ -48,19 +48,6 @@ static void put_onoff(struct qparse *q, const char *key, int on)
 	put(q, key, "%s", on ? "on" : "off");
 }
 
-/* Attributes of DATA (LEN bytes) by type, types above MAX ignored; -EINVAL when one overruns. */
-static int attrs(const void *data, size_t len, const struct rtattr *tb[], int max)
-{
-	const struct rtattr *rta = data;
-	int left = len > INT32_MAX ? INT32_MAX : (int)len;
-
-	memset(tb, 0, sizeof(const struct rtattr *) * (size_t)(max + 1));
-	for (; RTA_OK(rta, left); rta = RTA_NEXT(rta, left))
-		if (rta->rta_type <= max)
-			tb[rta->rta_type] = rta;
-	return left >= (int)sizeof(struct rtattr) ? -EINVAL : 0;
-}
-
 /* An attribute's payload as a u32/u64 (0 and false when too short or absent). */
 static int get_u32(const struct rtattr *a, uint32_t *v)
 {
@@ -92,7 +79,7 @@ static int parse_tbf(struct qparse *q, const void *opt, size_t len)
 	struct tc_tbf_qopt p;
 	uint64_t rate, prate;
 
-	if (attrs(opt, len, tb, TCA_TBF_MAX))
+	if (netns__attrs(opt, len, tb, TCA_TBF_MAX))
 		return -EINVAL;
 	if (!tb[TCA_TBF_PARMS] || RTA_PAYLOAD(tb[TCA_TBF_PARMS]) < sizeof(p))
 		return 0;
@@ -117,7 +104,7 @@ static int parse_htb(struct qparse *q, const void *opt, size_t len)
 	uint64_t rate, ceil;
 	uint32_t v;
 
-	if (attrs(opt, len, tb, TCA_HTB_MAX))
+	if (netns__attrs(opt, len, tb, TCA_HTB_MAX))
 		return -EINVAL;
 	if (!q->d->is_class) {
 		struct tc_htb_glob g;
@@ -204,7 +191,7 @@ static int parse_red(struct qparse *q, const void *opt, size_t len)
 	struct tc_red_qopt r;
 	uint32_t max_p, flags;
 
-	if (attrs(opt, len, tb, TCA_RED_MAX))
+	if (netns__attrs(opt, len, tb, TCA_RED_MAX))
 		return -EINVAL;
 	if (!tb[TCA_RED_PARMS] || RTA_PAYLOAD(tb[TCA_RED_PARMS]) < sizeof(r))
 		return 0;
@@ -240,7 +227,7 @@ static int parse_netem(struct qparse *q, const void *opt, size_t len)
 		return 0;
 	memcpy(&n, opt, sizeof(n));
 	/* the nested attributes follow the struct */
-	if (attrs((const char *)opt + (len < skip ? len : skip), len < skip ? 0 : len - skip, tb, TCA_NETEM_MAX))
+	if (netns__attrs((const char *)opt + (len < skip ? len : skip), len < skip ? 0 : len - skip, tb, TCA_NETEM_MAX))
 		return -EINVAL;
 	if (!get_u64(tb[TCA_NETEM_LATENCY64], &lat))
 		lat = (uint64_t)n.latency * 64; /* psched ticks */
@@ -397,7 +384,7 @@ static int parse_table(struct qparse *q, const void *opt, size_t len, const stru
 {
 	const struct rtattr *tb[MAX_ATTR + 1];
 
-	if (attrs(opt, len, tb, MAX_ATTR))
+	if (netns__attrs(opt, len, tb, MAX_ATTR))
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++)
 		if (keys[i].type <= MAX_ATTR && tb[keys[i].type])
@@ -446,7 +433,7 @@ int qdisc_config__parse(const struct nlmsghdr *h, qdisc_kv_fn kv, void *ctx)
 	if ((h->nlmsg_type != RTM_NEWQDISC && h->nlmsg_type != RTM_NEWTCLASS) ||
 	    h->nlmsg_len < NLMSG_LENGTH(sizeof(*tc)))
 		return 1;
-	if (attrs(TCA_RTA(tc), h->nlmsg_len - NLMSG_LENGTH(sizeof(*tc)), tb, TCA_MAX))
+	if (netns__attrs(TCA_RTA(tc), h->nlmsg_len - NLMSG_LENGTH(sizeof(*tc)), tb, TCA_MAX))
 		return -EINVAL;
 	if (!tb[TCA_KIND] || !RTA_PAYLOAD(tb[TCA_KIND]))
 		return 1;

@@ -17,19 +17,6 @@ const char *const qdisc_stats_names[QS_MAX] = {
 	[QS_DROPS] = "qdisc_drops", [QS_OVERLIMITS] = "qdisc_overlimits", [QS_REQUEUES] = "qdisc_requeues",
 };
 
-/* The attributes of DATA (LEN bytes) by type into TB[0..MAX]; -EINVAL when one runs past the end. */
-static int attrs(const void *data, size_t len, const struct rtattr *tb[], int max)
-{
-	const struct rtattr *a = data;
-	int n = (int)len;
-
-	memset(tb, 0, sizeof(*tb) * (size_t)(max + 1));
-	for (; RTA_OK(a, n); a = RTA_NEXT(a, n))
-		if (a->rta_type <= max)
-			tb[a->rta_type] = a;
-	return n > 0 && n >= (int)sizeof(*a) ? -EINVAL : 0;
-}
-
 /* A struct of SIZE bytes from A (its payload may be longer: newer kernels add fields). */
 static const void *payload(const struct rtattr *a, size_t size)
 {
@@ -45,7 +32,7 @@ int qdisc_stats__parse(const struct nlmsghdr *h, uint32_t ifindex, struct qdisc_
 	if (h->nlmsg_type != RTM_NEWQDISC || h->nlmsg_len < NLMSG_LENGTH(sizeof(*tc)) ||
 	    (uint32_t)tc->tcm_ifindex != ifindex || tc->tcm_parent != TC_H_ROOT)
 		return 1;
-	if (attrs(TCA_RTA(tc), h->nlmsg_len - NLMSG_LENGTH(sizeof(*tc)), tb, TCA_MAX))
+	if (netns__attrs(TCA_RTA(tc), h->nlmsg_len - NLMSG_LENGTH(sizeof(*tc)), tb, TCA_MAX))
 		return -EINVAL;
 	memset(&q, 0, sizeof(q));
 	q.handle = tc->tcm_handle;
@@ -57,7 +44,7 @@ int qdisc_stats__parse(const struct nlmsghdr *h, uint32_t ifindex, struct qdisc_
 		const struct gnet_stats_queue *qs;
 		uint64_t pkt64;
 
-		if (attrs(RTA_DATA(tb[TCA_STATS2]), RTA_PAYLOAD(tb[TCA_STATS2]), st, TCA_STATS_MAX))
+		if (netns__attrs(RTA_DATA(tb[TCA_STATS2]), RTA_PAYLOAD(tb[TCA_STATS2]), st, TCA_STATS_MAX))
 			return -EINVAL;
 		/* the basic struct is 12 bytes of data, padded to 16 in the attribute */
 		b = payload(st[TCA_STATS_BASIC], offsetof(struct gnet_stats_basic, packets) + sizeof(b->packets));
@@ -108,8 +95,12 @@ static int dump_msg(struct nlmsghdr *h, void *arg)
 int qdisc_stats__read(int nl_fd, uint32_t ifindex, struct qdisc_stats *out)
 {
 	struct tcmsg tc = { .tcm_family = AF_UNSPEC, .tcm_ifindex = (int)ifindex };
-	struct dump w = { ifindex, out, 0 };
-	int ret = netns__dump(nl_fd, RTM_GETQDISC, &tc, sizeof(tc), dump_msg, &w);
+	struct dump w;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	w = (struct dump){ ifindex, out, 0 };
+	ret = netns__dump(nl_fd, RTM_GETQDISC, &tc, sizeof(tc), dump_msg, &w);
 
 	if (ret)
 		return ret;

@@ -26,6 +26,7 @@
 #include <linux/if_link.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
+#include <linux/gen_stats.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
@@ -37,6 +38,7 @@
 #include "probes/iface_config.h"
 #include "probes/procenv.h"
 #include "probes/qdisc_config.h"
+#include "probes/qdisc_stats.h"
 #include "probes/sockdiag.h"
 #include "probes/sysctl_config.h"
 #include "rdma/nic_config.h"
@@ -429,6 +431,61 @@ static void test_qdisc_others(void **state)
 	put_u32(h, TCA_OPTIONS, 5);
 	assert_int_equal(qdisc_config__parse(h, got_qkv, &g), 0);
 	assert_int_equal(g.n, 1);
+}
+
+/* A root qdisc's own counters: TCA_STATS2 (with the 64-bit packet count where given), the
+ * older TCA_STATS, not the root or another interface, a damaged nest. */
+static void test_qdisc_stats(void **state)
+{
+	struct msg m;
+	struct nlmsghdr *h;
+	struct rtattr *o;
+	struct qdisc_stats q;
+	struct gnet_stats_basic b = { .bytes = 123456789012ull, .packets = 1000 };
+	struct gnet_stats_queue qs = { .qlen = 3, .backlog = 4500, .drops = 17, .requeues = 2, .overlimits = 99 };
+	struct tc_stats old = { .bytes = 5000, .packets = 50, .drops = 5, .overlimits = 6 };
+	uint64_t pkt64 = 5000000000ull;
+
+	(void)state;
+	h = qdisc_msg(&m, "tbf", 0x10000, TC_H_ROOT);
+	o = nest_begin(h, TCA_STATS2);
+	put_attr(h, TCA_STATS_BASIC, &b, sizeof(b));
+	put_attr(h, TCA_STATS_QUEUE, &qs, sizeof(qs));
+	nest_end(h, o);
+	assert_int_equal(qdisc_stats__parse(h, 7, &q), 0);
+	assert_string_equal(q.kind, "tbf");
+	assert_int_equal(q.handle, 0x10000);
+	assert_int_equal(q.v[QS_SENT_BYTES], 123456789012ull);
+	assert_int_equal(q.v[QS_SENT_PACKETS], 1000);
+	assert_int_equal(q.v[QS_DROPS], 17);
+	assert_int_equal(q.v[QS_OVERLIMITS], 99);
+	assert_int_equal(q.v[QS_REQUEUES], 2);
+	/* past 2^32 packets the kernel adds the 64-bit count */
+	h = qdisc_msg(&m, "mq", 0x10000, TC_H_ROOT);
+	o = nest_begin(h, TCA_STATS2);
+	put_attr(h, TCA_STATS_BASIC, &b, sizeof(b));
+	put_attr(h, TCA_STATS_PKT64, &pkt64, sizeof(pkt64));
+	nest_end(h, o);
+	assert_int_equal(qdisc_stats__parse(h, 7, &q), 0);
+	assert_int_equal(q.v[QS_SENT_PACKETS], 5000000000ull);
+	/* the older struct */
+	h = qdisc_msg(&m, "pfifo_fast", 0x10000, TC_H_ROOT);
+	put_attr(h, TCA_STATS, &old, sizeof(old));
+	assert_int_equal(qdisc_stats__parse(h, 7, &q), 0);
+	assert_int_equal(q.v[QS_SENT_BYTES], 5000);
+	assert_int_equal(q.v[QS_DROPS], 5);
+	/* a child qdisc, another interface: not this root */
+	h = qdisc_msg(&m, "pfifo", 0x20000, 0x10001);
+	assert_int_equal(qdisc_stats__parse(h, 7, &q), 1);
+	h = qdisc_msg(&m, "tbf", 0x10000, TC_H_ROOT);
+	assert_int_equal(qdisc_stats__parse(h, 8, &q), 1);
+	/* a nest that runs past the message */
+	h = qdisc_msg(&m, "tbf", 0x10000, TC_H_ROOT);
+	o = nest_begin(h, TCA_STATS2);
+	put_attr(h, TCA_STATS_BASIC, &b, sizeof(b));
+	((struct rtattr *)RTA_DATA(o))->rta_len = 300;
+	nest_end(h, o);
+	assert_int_equal(qdisc_stats__parse(h, 7, &q), -EINVAL);
 }
 
 static void test_qdisc_bad(void **state)
@@ -1086,6 +1143,7 @@ int main(void)
 		cmocka_unit_test(test_qdisc_tbf_htb),
 		cmocka_unit_test(test_qdisc_others),
 		cmocka_unit_test(test_qdisc_bad),
+		cmocka_unit_test(test_qdisc_stats),
 		cmocka_unit_test(test_handle_str),
 		cmocka_unit_test(test_link),
 		cmocka_unit_test(test_sysctls),

@@ -403,11 +403,13 @@ static int on_proc(void *ctx, const struct ft_proc *r)
 static int on_slot(void *ctx, const struct ft_phase_slot *r)
 {
 	struct rules *rs = ctx;
-	char sym[sizeof(r->symbol) + 1], name[sizeof(r->name) + 1];
+	char sym[sizeof(r->symbol) + 1];
 
 	if (r->slot >= LIVE_MAX_SLOTS)
 		return 0;
 	if (r->lib_kind == FT_LIB_GLOO) {
+		char name[sizeof(r->name) + 1];
+
 		memcpy(name, r->name, sizeof(r->name));
 		name[sizeof(r->name)] = '\0';
 		if (!strcmp(name, CATALOG_GLOO_TIMEOUT))
