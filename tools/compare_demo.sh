@@ -111,7 +111,10 @@ _cdemo_main() {
 	# a namespace may only choose what the init namespace allows: where the kernel
 	# has cubic but the list leaves it out, allow it for the demo, restored at exit
 	allowed=$(sysctl -n net.ipv4.tcp_allowed_congestion_control)
-	trap 'lab_down "$p" >/dev/null 2>&1; sysctl -qw net.ipv4.tcp_allowed_congestion_control="$allowed"' EXIT
+	# expanded now: at exit this function's locals are gone (set -u made the
+	# trap fail, and `make compare-demo` with it, after a whole run)
+	# shellcheck disable=SC2064
+	trap "lab_down '$p' >/dev/null 2>&1; sysctl -qw net.ipv4.tcp_allowed_congestion_control='$allowed'" EXIT
 	if grep -qw cubic /proc/sys/net/ipv4/tcp_available_congestion_control && ! grep -qw cubic <<<"$allowed"; then
 		sysctl -qw net.ipv4.tcp_allowed_congestion_control="$allowed cubic" || true
 	fi
