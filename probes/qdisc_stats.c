@@ -39,19 +39,24 @@ int qdisc_stats__parse(const struct nlmsghdr *h, uint32_t ifindex, struct qdisc_
 	if (tb[TCA_KIND])
 		snprintf(q.kind, sizeof(q.kind), "%.*s",
 			 (int)strnlen(RTA_DATA(tb[TCA_KIND]), RTA_PAYLOAD(tb[TCA_KIND])), (const char *)RTA_DATA(tb[TCA_KIND]));
+	/* attribute payloads are 4-byte aligned: the structs with a u64 are copied out */
 	if (tb[TCA_STATS2]) {
-		const struct gnet_stats_basic *b;
-		const struct gnet_stats_queue *qs;
+		const void *b, *qs;
 		uint64_t pkt64;
 
 		if (netns__attrs(RTA_DATA(tb[TCA_STATS2]), RTA_PAYLOAD(tb[TCA_STATS2]), st, TCA_STATS_MAX))
 			return -EINVAL;
 		/* the basic struct is 12 bytes of data, padded to 16 in the attribute */
-		b = payload(st[TCA_STATS_BASIC], offsetof(struct gnet_stats_basic, packets) + sizeof(b->packets));
-		qs = payload(st[TCA_STATS_QUEUE], sizeof(*qs));
+		b = payload(st[TCA_STATS_BASIC], offsetof(struct gnet_stats_basic, packets) + sizeof(uint32_t));
+		qs = payload(st[TCA_STATS_QUEUE], sizeof(struct gnet_stats_queue));
 		if (b) {
-			memcpy(&q.v[QS_SENT_BYTES], &b->bytes, sizeof(uint64_t));
-			q.v[QS_SENT_PACKETS] = b->packets;
+			struct gnet_stats_basic bs = { 0 };
+			uint32_t packets;
+
+			memcpy(&bs.bytes, (const char *)b + offsetof(struct gnet_stats_basic, bytes), sizeof(bs.bytes));
+			memcpy(&packets, (const char *)b + offsetof(struct gnet_stats_basic, packets), sizeof(packets));
+			q.v[QS_SENT_BYTES] = bs.bytes;
+			q.v[QS_SENT_PACKETS] = packets;
 		}
 		/* the 64-bit packet count where the kernel gives it (the basic one wraps at 2^32) */
 		if (payload(st[TCA_STATS_PKT64], sizeof(pkt64))) {
@@ -59,19 +64,21 @@ int qdisc_stats__parse(const struct nlmsghdr *h, uint32_t ifindex, struct qdisc_
 			q.v[QS_SENT_PACKETS] = pkt64;
 		}
 		if (qs) {
-			q.v[QS_DROPS] = qs->drops;
-			q.v[QS_OVERLIMITS] = qs->overlimits;
-			q.v[QS_REQUEUES] = qs->requeues;
-		}
-	} else if (tb[TCA_STATS]) {
-		const struct tc_stats *s = payload(tb[TCA_STATS], sizeof(struct tc_stats));
+			struct gnet_stats_queue qq;
 
-		if (s) {
-			q.v[QS_SENT_BYTES] = s->bytes;
-			q.v[QS_SENT_PACKETS] = s->packets;
-			q.v[QS_DROPS] = s->drops;
-			q.v[QS_OVERLIMITS] = s->overlimits;
+			memcpy(&qq, qs, sizeof(qq));
+			q.v[QS_DROPS] = qq.drops;
+			q.v[QS_OVERLIMITS] = qq.overlimits;
+			q.v[QS_REQUEUES] = qq.requeues;
 		}
+	} else if (tb[TCA_STATS] && payload(tb[TCA_STATS], sizeof(struct tc_stats))) {
+		struct tc_stats ts;
+
+		memcpy(&ts, RTA_DATA(tb[TCA_STATS]), sizeof(ts));
+		q.v[QS_SENT_BYTES] = ts.bytes;
+		q.v[QS_SENT_PACKETS] = ts.packets;
+		q.v[QS_DROPS] = ts.drops;
+		q.v[QS_OVERLIMITS] = ts.overlimits;
 	}
 	*out = q;
 	return 0;
