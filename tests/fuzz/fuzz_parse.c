@@ -71,7 +71,7 @@ static void check_errors(void)
 
 static const struct { const char *sfx; uint64_t ns; } units[] = {
 	{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 }, { "m", 60000000000 },
-	{ "min", 60000000000 }, { "h", 3600000000000 },
+	{ "min", 60000000000 }, { "h", 3600000000000 }, { "d", 86400000000000 },
 };
 
 static void t_duration(const char *s, uint8_t arg)
