@@ -50,7 +50,7 @@ for name in sorted(os.listdir(capdir)):
 # ---- fuzz_parse: selector byte, argument byte, text (see fuzz_parse.c)
 PARSE = {
     0: [b"10s", b"500ms", b"20us", b"100ns", b"1.5s", b"2m", b"1h", b"1.25", b"0.000000001s",
-        b"18446744073709551615ns", b"1min"],
+        b"18446744073709551615ns", b"1min", b"7d", b"184d"],
     1: [b"4096", b"64k", b"16M", b"1G", b"1MiB", b"1.5KiB", b"0", b"2TB"],
     2: [b"eth0", b"lab1h2/eth0", b"ns with space/veth-h2-long", b"a/b/c", b"../eth0"],
     4: [b"libmpi.so:MPI_Allreduce", b"build/tests/lib/libftphase_test.so:fttest_work=work",
