@@ -7,6 +7,7 @@
 
 #include "lib/util.h"
 #include "probes/catalog.h"
+#include "rdma/counters.h"
 #include "userspace/capture/records.h"
 #include "userspace/correlate/correlate.h"
 #include "userspace/live/live.h"
@@ -46,12 +47,13 @@ struct iface_name {
 	char name[16], netns_name[32];
 };
 
-/* A counter group of the sampler: where it is, and each counter's class and last value. */
+/* A counter group of the sampler: where it is, and each counter's metric, flags and last value. */
 struct ctr_group {
 	uint32_t group, netns, ifindex, n;
 	uint8_t metric[RULES_MAX_COUNTERS];   /* RM_LINK_PAUSE, RM_LINK_CNP, or RM_MAX: not followed */
+	uint16_t flags[RULES_MAX_COUNTERS];   /* enum ft_ctr_flags: its width and unit, for ctr__delta */
 	uint64_t last[RULES_MAX_COUNTERS];
-	bool have_last;
+	bool have[RULES_MAX_COUNTERS];        /* last holds a value */
 };
 
 struct rules {
@@ -286,6 +288,7 @@ static int on_ctr_name(void *ctx, const struct ft_ctr_name *r)
 
 	if (!g || r->index >= g->n)
 		return 0;
+	g->flags[r->index] = r->flags;
 	/* pause frames (a duration counter is time, not frames); CNPs and ECN-marked RoCE packets */
 	if (r->cls == FT_CLS_PAUSE && !(r->flags & (FT_CTRF_USEC | FT_CTRF_TICKS)))
 		g->metric[r->index] = RM_LINK_PAUSE;
@@ -308,15 +311,15 @@ static int on_ctr_sample(void *ctx, const struct ft_ctr_sample *r)
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t x;
 
-		if (g->metric[i] == RM_MAX)
-			continue;
 		memcpy(&x, &v[i], sizeof(x));
-		/* growth only: a first sample, a value not available, a reset or a wrap add nothing */
-		if (g->have_last && x != FT_CTR_NA && g->last[i] != FT_CTR_NA && x > g->last[i])
-			grew[g->metric[i]] += x - g->last[i];
+		if (g->metric[i] == RM_MAX || x == FT_CTR_NA)
+			continue;
+		/* the growth the report counts (a wrap's, a reset's from 0); a first value is the base */
+		if (g->have[i])
+			grew[g->metric[i]] += ctr__scale(ctr__delta(g->last[i], x, g->flags[i], NULL), g->flags[i]);
 		g->last[i] = x;
+		g->have[i] = true;
 	}
-	g->have_last = true;
 	if (grew[RM_LINK_PAUSE])
 		count_event(rs, RM_LINK_PAUSE, g->netns, g->ifindex, r->ts_ns, grew[RM_LINK_PAUSE]);
 	if (grew[RM_LINK_CNP])
