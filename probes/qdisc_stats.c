@@ -2,6 +2,7 @@
 /* A root qdisc's own counters from rtnetlink (qdisc_stats.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/gen_stats.h>
@@ -9,6 +10,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
+#include "lib/util.h"
 #include "probes/netns.h"
 #include "probes/qdisc_stats.h"
 
@@ -30,11 +32,12 @@ int qdisc_stats__parse(const struct nlmsghdr *h, uint32_t ifindex, struct qdisc_
 	struct qdisc_stats q;
 
 	if (h->nlmsg_type != RTM_NEWQDISC || h->nlmsg_len < NLMSG_LENGTH(sizeof(*tc)) ||
-	    (uint32_t)tc->tcm_ifindex != ifindex || tc->tcm_parent != TC_H_ROOT)
+	    (ifindex && (uint32_t)tc->tcm_ifindex != ifindex) || tc->tcm_parent != TC_H_ROOT)
 		return 1;
 	if (netns__attrs(TCA_RTA(tc), h->nlmsg_len - NLMSG_LENGTH(sizeof(*tc)), tb, TCA_MAX))
 		return -EINVAL;
 	memset(&q, 0, sizeof(q));
+	q.ifindex = (uint32_t)tc->tcm_ifindex;
 	q.handle = tc->tcm_handle;
 	if (tb[TCA_KIND])
 		snprintf(q.kind, sizeof(q.kind), "%.*s",
@@ -84,33 +87,42 @@ int qdisc_stats__parse(const struct nlmsghdr *h, uint32_t ifindex, struct qdisc_
 	return 0;
 }
 
-struct dump {
-	uint32_t ifindex;
-	struct qdisc_stats *out;
-	int found;
-};
-
 static int dump_msg(struct nlmsghdr *h, void *arg)
 {
-	struct dump *w = arg;
+	struct qdisc_roots *r = arg;
+	struct qdisc_stats q;
 
-	if (!w->found && qdisc_stats__parse(h, w->ifindex, w->out) == 0)
-		w->found = 1;
+	/* an interface without a queue (noqueue) has none to read */
+	if (qdisc_stats__parse(h, 0, &q) || !strcmp(q.kind, "noqueue"))
+		return 0;
+	if (grow_array((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v)))
+		return -ENOMEM;
+	r->v[r->n++] = q;
 	return 0;
 }
 
-int qdisc_stats__read(int nl_fd, uint32_t ifindex, struct qdisc_stats *out)
+int qdisc_stats__dump(int nl_fd, struct qdisc_roots *r)
 {
-	struct tcmsg tc = { .tcm_family = AF_UNSPEC, .tcm_ifindex = (int)ifindex };
-	struct dump w;
+	struct tcmsg tc = { .tcm_family = AF_UNSPEC };
 	int ret;
 
-	memset(out, 0, sizeof(*out));
-	w = (struct dump){ ifindex, out, 0 };
-	ret = netns__dump(nl_fd, RTM_GETQDISC, &tc, sizeof(tc), dump_msg, &w);
-
+	r->n = 0;
+	ret = netns__dump(nl_fd, RTM_GETQDISC, &tc, sizeof(tc), dump_msg, r);
 	if (ret)
-		return ret;
-	/* an interface without a queue (noqueue) has none to read */
-	return w.found && strcmp(out->kind, "noqueue") != 0 ? 0 : -ENOENT;
+		r->n = 0;
+	return ret;
+}
+
+const struct qdisc_stats *qdisc_stats__find(const struct qdisc_roots *r, uint32_t ifindex)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].ifindex == ifindex)
+			return &r->v[i];
+	return NULL;
+}
+
+void qdisc_roots__free(struct qdisc_roots *r)
+{
+	free(r->v);
+	memset(r, 0, sizeof(*r));
 }

@@ -10,6 +10,7 @@
 #ifndef FABTRACE_QDISC_STATS_H
 #define FABTRACE_QDISC_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct nlmsghdr;
@@ -24,23 +25,35 @@ enum qdisc_stat {
 extern const char *const qdisc_stats_names[QS_MAX];
 
 struct qdisc_stats {
+	uint32_t ifindex;           /* its interface */
 	uint32_t handle;            /* the root qdisc's handle (1: = 0x10000) */
 	char kind[16];              /* "tbf", "mq"; "" when the interface has none (noqueue) */
 	uint64_t v[QS_MAX];
 };
 
 /*
- * One RTM_NEWQDISC message: when it is the root qdisc of IFINDEX, its kind,
- * handle and counters (TCA_STATS2, else the older TCA_STATS) into OUT: 0;
- * 1 when it is not (nothing written); -EINVAL when its attributes run past
- * its end.
+ * One RTM_NEWQDISC message: when it is the root qdisc of IFINDEX (0: of any
+ * interface), its interface, kind, handle and counters (TCA_STATS2, else the
+ * older TCA_STATS) into OUT: 0; 1 when it is not (nothing written); -EINVAL
+ * when its attributes run past its end.
  */
 int qdisc_stats__parse(const struct nlmsghdr *h, uint32_t ifindex, struct qdisc_stats *out);
 
+/* The root qdiscs of a namespace's interfaces (those with a queue: not noqueue). */
+struct qdisc_roots {
+	struct qdisc_stats *v;
+	size_t n, cap;
+};
+
 /*
- * IFINDEX's root qdisc (an RTM_GETQDISC dump of the namespace of the
- * rtnetlink socket NL_FD) into OUT: 0, -ENOENT when it has none, -errno.
+ * One RTM_GETQDISC dump of the namespace of the rtnetlink socket NL_FD: its
+ * root qdiscs into R (emptied first).  0, or -errno (R then empty).  Every
+ * interface of the namespace in one exchange: the sampler reads each
+ * namespace once a period, not each interface.
  */
-int qdisc_stats__read(int nl_fd, uint32_t ifindex, struct qdisc_stats *out);
+int qdisc_stats__dump(int nl_fd, struct qdisc_roots *r);
+/* IFINDEX's root qdisc in R, NULL when it has none. */
+const struct qdisc_stats *qdisc_stats__find(const struct qdisc_roots *r, uint32_t ifindex);
+void qdisc_roots__free(struct qdisc_roots *r);
 
 #endif

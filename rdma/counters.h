@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Counter semantics shared by the sampler (rdma/sampler.c) and the model
+ * Counter semantics shared by the sampler (rdma/sampler_run.c) and the model
  * (userspace/model/model_counters.c): parsing sysfs values, classifying counter names,
  * and turning two raw reads into a delta with wrap and reset handling.
  * Pure functions, unit-tested in tests/unit/test_counters.c.

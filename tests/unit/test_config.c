@@ -479,6 +479,8 @@ static void test_qdisc_stats(void **state)
 	assert_int_equal(qdisc_stats__parse(h, 7, &q), 1);
 	h = qdisc_msg(&m, "tbf", 0x10000, TC_H_ROOT);
 	assert_int_equal(qdisc_stats__parse(h, 8, &q), 1);
+	assert_int_equal(qdisc_stats__parse(h, 0, &q), 0);   /* 0: any interface's root, named */
+	assert_int_equal(q.ifindex, 7);
 	/* a nest that runs past the message */
 	h = qdisc_msg(&m, "tbf", 0x10000, TC_H_ROOT);
 	o = nest_begin(h, TCA_STATS2);

@@ -1375,6 +1375,22 @@ static void test_qdisc_veth(void **state)
 	s = open_ok(&o);
 	assert_int_equal(sampler__ngroups(s), 0);
 	sampler__close(s, NULL, NULL);
+	/* two netdevs of one namespace, each with a root qdisc: a group each, both read
+	 * (by one dump of the namespace a period) */
+	snprintf(cmd, sizeof(cmd), "tc -n %s qdisc add dev ftAv1 root handle 2: tbf rate 10mbit burst 32kb latency 50ms",
+		 nsname);
+	assert_int_equal(system(cmd), 0);
+	nd[0].nl_fd = nd[1].nl_fd = nl;
+	s = open_ok(&o);
+	assert_int_equal(sampler__ngroups(s), 2);
+	assert_int_equal(sampler__describe(s, collect, &r), 0);
+	assert_int_equal(sampler__sample(s, 300 * MS, collect, &r), 0);
+	assert_true(value(&r, label, FT_CTR_QDISC, "qdisc_sent_packets") != FT_CTR_NA);
+	snprintf(label, sizeof(label), "tbf 2: on ftAv1");
+	assert_true(value(&r, label, FT_CTR_QDISC, "qdisc_drops") != FT_CTR_NA);
+	assert_int_equal(count_events(&r, FT_SAMPLER_READ_ERROR, ANY_GROUP), 0);
+	sampler__close(s, NULL, NULL);
+	recs_reset(&r);
 	close(nl);
 	close(fd);
 }

@@ -4,7 +4,8 @@
  * recorder's timer.  An RDMA port gives up to two groups (counters/ and
  * hw_counters/, files kept open and re-read at offset 0, which makes sysfs
  * regenerate the value); a traced netdev gives one ETHTOOL group, and one
- * QDISC group when it has a root qdisc and a netlink socket.  Groups
+ * QDISC group when it has a root qdisc and a netlink socket (one dump of
+ * each namespace's qdiscs a period serves all its netdevs).  Groups
  * larger than SAMPLER_MAX_VALUES are split so a sample record fits its
  * 16-bit size.
  */
@@ -20,73 +21,15 @@
 #include <unistd.h>
 
 #include "counters.h"
-#include "probes/qdisc_config.h"
-#include "probes/qdisc_stats.h"
-#include "ethtool.h"
 #include "ports.h"
-#include "sampler.h"
+#include "sampler_priv.h"
 #include "sysattr.h"
 
-#define SAMPLER_MAX_VALUES 8000            /* 32 + 8 * 8000 bytes < 64 KiB */
 #define DEFAULT_PERIOD_NS  10000000ull     /* 10 ms */
 #define MAX_PERIOD_NS      1000000000ull   /* back-off stops at 1 s */
 #define BUDGET_WINDOW_NS   1000000000ull   /* cost is judged over the last second, */
 #define BUDGET_MIN_POINTS  5               /* ... or this many periods, once it holds that many samples */
 #define MAX_KEPT_FDS       1024            /* counter files kept open; more are opened per read */
-#define WINDOW_CAP         4096
-#define NO_POS             UINT32_MAX
-
-_Static_assert(sizeof(struct ft_ctr_sample) + 8ull * SAMPLER_MAX_VALUES <= UINT16_MAX,
-	       "a sample record must fit ft_rec_hdr.size");
-
-struct ctr {
-	char name[56];
-	uint16_t cls, flags;
-	int fd;             /* RDMA: kept open; -1: opened for each read (no descriptors left) */
-	uint32_t pos;       /* ETHTOOL: index in the driver's list, NO_POS when it went away */
-	uint32_t dup;       /* ETHTOOL: earlier stats with the same name (drivers repeat names) */
-};
-
-struct group {
-	struct ft_ctr_group rec;
-	size_t port;        /* RDMA kinds: index into ports */
-	size_t eth;         /* ETHTOOL: index into eth */
-	bool first;         /* ETHTOOL: first group of its netdev, which does the ioctls */
-	char dir[PATH_MAX]; /* RDMA kinds: the counters directory */
-	struct ctr *ctrs;
-	size_t n;
-	struct ft_ctr_sample *smp; /* the sample record, values after it */
-	bool failing;       /* a READ_ERROR was emitted and reads have not recovered */
-	int nl_fd;          /* QDISC: rtnetlink socket in the netdev's namespace */
-};
-
-struct eth_src {
-	struct sampler_netdev nd;
-	struct ethstats st;
-	int err;            /* this tick's read: 0 or -errno */
-};
-
-struct cost_pt {
-	uint64_t ts, cost;
-};
-
-struct sampler {
-	char root[PATH_MAX];
-	uint64_t period_ns;
-	double budget;
-	struct port_info *ports;
-	size_t nports, ndevs;
-	struct group *groups;
-	size_t ngroups, gcap;
-	size_t kept_fds, max_kept_fds;
-	struct eth_src *eth;
-	size_t neth;
-	bool no_rdma;
-	uint64_t reads, total_ns, max_ns;
-	struct cost_pt win[WINDOW_CAP];
-	size_t win_first, win_n;
-	char status[1024];
-};
 
 void sampler_opts__init(struct sampler_opts *o)
 {
@@ -107,11 +50,6 @@ static const char *fmt_period(uint64_t ns, const char *sep, char *buf, size_t le
 	else
 		snprintf(buf, len, "%llu%sns", (unsigned long long)ns, sep);
 	return buf;
-}
-
-static bool match_all(const char *list)
-{
-	return list && (!strcmp(list, "all") || !strcmp(list, "*"));
 }
 
 /* A comma list of globs with at least one glob, none too long, brackets closed. */
@@ -168,56 +106,6 @@ static bool is_real_sys(const char *root)
 	return realpath(root, real) && !strcmp(real, "/sys");
 }
 
-static struct group *new_group(struct sampler *s, uint32_t kind, const char *label, size_t n)
-{
-	struct group *g;
-
-	if (s->ngroups == s->gcap) {
-		size_t ncap = s->gcap ? s->gcap * 2 : 16;
-		struct group *ng = realloc(s->groups, ncap * sizeof(*ng));
-
-		if (!ng)
-			return NULL;
-		s->groups = ng;
-		s->gcap = ncap;
-	}
-	g = &s->groups[s->ngroups];
-	memset(g, 0, sizeof(*g));
-	g->ctrs = calloc(n ? n : 1, sizeof(*g->ctrs));
-	g->smp = calloc(1, sizeof(*g->smp) + n * sizeof(uint64_t));
-	if (!g->ctrs || !g->smp) {
-		free(g->ctrs);
-		free(g->smp);
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++)
-		g->ctrs[i].fd = -1;
-	g->n = n;
-	g->rec.hdr.type = FT_REC_CTR_GROUP;
-	g->rec.hdr.size = sizeof(g->rec);
-	g->rec.group = (uint32_t)s->ngroups;
-	g->rec.kind = kind;
-	g->rec.port_id = UINT32_MAX;
-	g->rec.ncounters = (uint32_t)n;
-	g->rec.period_ns = s->period_ns;
-	sysattr__copy(g->rec.label, label, sizeof(g->rec.label));
-	g->smp->hdr.type = FT_REC_CTR_SAMPLE;
-	g->smp->hdr.size = (uint16_t)(sizeof(*g->smp) + n * sizeof(uint64_t));
-	g->smp->group = g->rec.group;
-	g->smp->n = (uint32_t)n;
-	s->ngroups++;
-	return g;
-}
-
-/* Label of chunk K of a split group: "mlx5_0/1", then "mlx5_0/1#2". */
-static void chunk_label(char *buf, size_t len, const char *base, size_t k)
-{
-	int n = k == 0 ? snprintf(buf, len, "%s", base) : snprintf(buf, len, "%.36s#%zu", base, k + 1);
-
-	if (n < 0 && len)
-		buf[0] = '\0';
-}
-
 /* One group (or several, when large) for DIR = ports/N/counters or hw_counters. */
 static int add_rdma_groups(struct sampler *s, size_t port, uint32_t kind, const char *sub, const char *filter)
 {
@@ -239,7 +127,7 @@ static int add_rdma_groups(struct sampler *s, size_t port, uint32_t kind, const 
 		/* hw_counters/lifespan is the cache setting, not a counter */
 		if (kind == FT_CTR_PORT_HW && !strcmp(files[i], "lifespan"))
 			continue;
-		if (filter && !match_all(filter) && !ctr__glob_match(filter, files[i]))
+		if (filter && !sampler_match_all(filter) && !ctr__glob_match(filter, files[i]))
 			continue;
 		sel[nsel++] = files[i];
 	}
@@ -252,8 +140,8 @@ static int add_rdma_groups(struct sampler *s, size_t port, uint32_t kind, const 
 
 		if (n > SAMPLER_MAX_VALUES)
 			n = SAMPLER_MAX_VALUES;
-		chunk_label(glabel, sizeof(glabel), label, k);
-		g = new_group(s, kind, glabel, n);
+		sampler_chunk_label(glabel, sizeof(glabel), label, k);
+		g = sampler_new_group(s, kind, glabel, n);
 		if (!g) {
 			rc = -ENOMEM;
 			break;
@@ -285,108 +173,6 @@ static int add_rdma_groups(struct sampler *s, size_t port, uint32_t kind, const 
 	free(sel);
 	sysattr__free_list(files, nfiles);
 	return rc;
-}
-
-static bool eth_selected(const char *filter, const char *name)
-{
-	if (match_all(filter))
-		return true;
-	return ctr__glob_match(filter ? filter : ctr__default_nic_filter, name);
-}
-
-/* The ETHTOOL groups of one netdev; a netdev without stats is skipped silently. */
-static int add_eth_groups(struct sampler *s, const struct sampler_netdev *nd, const char *filter)
-{
-	struct eth_src *src;
-	uint32_t *sel = NULL, nsel = 0;
-	const char *label;
-	int rc;
-
-	if (nd->ioctl_fd < 0 || !nd->name[0])
-		return 0;
-	src = &s->eth[s->neth];
-	memset(src, 0, sizeof(*src));
-	src->nd = *nd;
-	rc = ethstats__open(&src->st, nd->ioctl_fd, nd->name);
-	if (rc == -ENOMEM)
-		return rc;
-	if (rc)
-		return 0; /* EOPNOTSUPP (no stats), ENODEV (gone already): nothing to sample */
-	if (!src->nd.ifindex && ethstats__ifindex(nd->ioctl_fd, nd->name, &src->nd.ifindex) != 0)
-		src->nd.ifindex = 0;
-	sel = calloc(src->st.n, sizeof(*sel));
-	if (!sel) {
-		ethstats__free(&src->st);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < src->st.n; i++)
-		if (eth_selected(filter, src->st.names + (size_t)i * ETHSTATS_NAME_LEN))
-			sel[nsel++] = i;
-	if (!nsel) {
-		free(sel);
-		ethstats__free(&src->st);
-		return 0;
-	}
-	label = nd->label[0] ? nd->label : nd->name;
-	s->neth++; /* owned from here on: freed by sampler__close */
-	rc = 0;
-	for (uint32_t first = 0, k = 0; first < nsel; first += SAMPLER_MAX_VALUES, k++) {
-		uint32_t n = nsel - first;
-		char glabel[48];
-		struct group *g;
-
-		if (n > SAMPLER_MAX_VALUES)
-			n = SAMPLER_MAX_VALUES;
-		chunk_label(glabel, sizeof(glabel), label, k);
-		g = new_group(s, FT_CTR_ETHTOOL, glabel, n);
-		if (!g) {
-			rc = -ENOMEM;
-			break;
-		}
-		g->eth = s->neth - 1;
-		g->first = k == 0;
-		g->rec.netns = src->nd.netns;
-		g->rec.ifindex = src->nd.ifindex;
-		for (uint32_t i = 0; i < n; i++) {
-			struct ctr *c = &g->ctrs[i];
-			uint32_t pos = sel[first + i];
-			const char *name = src->st.names + (size_t)pos * ETHSTATS_NAME_LEN;
-
-			sysattr__copy(c->name, name, sizeof(c->name));
-			ctr__classify(FT_CTR_ETHTOOL, c->name, &c->cls, &c->flags);
-			c->pos = pos;
-			for (uint32_t j = 0; j < pos; j++)
-				if (!strcmp(src->st.names + (size_t)j * ETHSTATS_NAME_LEN, name))
-					c->dup++;
-		}
-	}
-	free(sel);
-	return rc;
-}
-
-/* The root qdisc's own counters of a netdev: a group when it has one (not noqueue). */
-static int add_qdisc_group(struct sampler *s, const struct sampler_netdev *nd)
-{
-	struct qdisc_stats q;
-	char label[96], h[16];
-	struct group *g;
-
-	if (nd->nl_fd < 0 || !nd->ifindex || qdisc_stats__read(nd->nl_fd, nd->ifindex, &q))
-		return 0;
-	/* "tbf 1: on eth0@h1", cut to the record's label by new_group */
-	snprintf(label, sizeof(label), "%s %s on %s", q.kind, qdisc_config__handle_str(q.handle, h, sizeof(h)),
-		 nd->label[0] ? nd->label : nd->name);
-	g = new_group(s, FT_CTR_QDISC, label, QS_MAX);
-	if (!g)
-		return -ENOMEM;
-	g->nl_fd = nd->nl_fd;
-	g->rec.netns = nd->netns;
-	g->rec.ifindex = nd->ifindex;
-	for (size_t i = 0; i < QS_MAX; i++) { /* recorded, not interpreted: the drop records are the evidence */
-		sysattr__copy(g->ctrs[i].name, qdisc_stats_names[i], sizeof(g->ctrs[i].name));
-		g->ctrs[i].flags = i == QS_SENT_BYTES ? FT_CTRF_BYTES : FT_CTRF_PACKETS;
-	}
-	return 0;
 }
 
 static void build_status(struct sampler *s)
@@ -520,12 +306,13 @@ int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err,
 	}
 	if (!o->no_nic && o->netdevs && o->nnetdevs) {
 		s->eth = calloc(o->nnetdevs, sizeof(*s->eth));
-		if (!s->eth)
+		s->qd = calloc(o->nnetdevs, sizeof(*s->qd));
+		if (!s->eth || !s->qd)
 			goto fail_nomem;
 		for (size_t i = 0; i < o->nnetdevs; i++) {
-			rc = add_eth_groups(s, &o->netdevs[i], o->nic_filter);
+			rc = sampler_add_eth_groups(s, &o->netdevs[i], o->nic_filter);
 			if (!rc)
-				rc = add_qdisc_group(s, &o->netdevs[i]);
+				rc = sampler_add_qdisc_group(s, &o->netdevs[i]);
 			if (rc)
 				goto fail_nomem;
 		}
@@ -655,69 +442,6 @@ static int read_rdma(struct group *g)
 	return first_err;
 }
 
-/* Find the DUP-th stat named NAME in the netdev's current list. */
-static uint32_t find_stat(const struct ethstats *st, const char *name, uint32_t dup)
-{
-	for (uint32_t j = 0; j < st->n; j++)
-		if (!strncmp(st->names + (size_t)j * ETHSTATS_NAME_LEN, name, ETHSTATS_NAME_LEN) && dup-- == 0)
-			return j;
-	return NO_POS;
-}
-
-/* The ethtool read of a netdev (first group of it): sets src->err, remaps names when the set changed. */
-static void read_eth_src(struct sampler *s, size_t gi)
-{
-	struct eth_src *src = &s->eth[s->groups[gi].eth];
-	uint32_t ifindex = 0;
-	int rc;
-
-	/* gone, or the name now belongs to another device */
-	rc = ethstats__ifindex(src->nd.ioctl_fd, src->nd.name, &ifindex);
-	if (!rc && src->nd.ifindex && ifindex != src->nd.ifindex)
-		rc = -ENODEV;
-	if (!rc)
-		rc = ethstats__read(&src->st);
-	if (rc == 1) {
-		for (size_t g = gi; g < s->ngroups && s->groups[g].eth == s->groups[gi].eth &&
-				    s->groups[g].rec.kind == FT_CTR_ETHTOOL; g++)
-			for (size_t i = 0; i < s->groups[g].n; i++) {
-				struct ctr *c = &s->groups[g].ctrs[i];
-
-				c->pos = find_stat(&src->st, c->name, c->dup);
-			}
-		rc = 0;
-	}
-	src->err = rc;
-}
-
-static int read_eth(struct sampler *s, size_t gi)
-{
-	struct group *g = &s->groups[gi];
-	struct eth_src *src = &s->eth[g->eth];
-	uint64_t *vals = (uint64_t *)(g->smp + 1);
-
-	if (g->first)
-		read_eth_src(s, gi);
-	for (size_t i = 0; i < g->n; i++) {
-		uint32_t pos = g->ctrs[i].pos;
-
-		vals[i] = !src->err && pos != NO_POS && pos < src->st.n ? src->st.values[pos] : FT_CTR_NA;
-	}
-	return -src->err;
-}
-
-/* A root qdisc's counters; N/A while it cannot be read (gone, replaced by noqueue). */
-static int read_qdisc(struct group *g)
-{
-	struct qdisc_stats q;
-	uint64_t *vals = (uint64_t *)(g->smp + 1);
-	int rc = qdisc_stats__read(g->nl_fd, g->rec.ifindex, &q);
-
-	for (size_t i = 0; i < g->n; i++)
-		vals[i] = rc ? FT_CTR_NA : q.v[i];
-	return -rc;
-}
-
 /* Sampling share of one core over the window; back off when over budget. */
 static int check_budget(struct sampler *s, uint64_t now_ns, uint64_t cost, sampler_emit_fn emit, void *ctx)
 {
@@ -783,7 +507,7 @@ int sampler__sample(struct sampler *s, uint64_t now_ns, sampler_emit_fn emit, vo
 		int err, rc;
 
 		t0 = sysattr__now_ns();
-		err = g->rec.kind == FT_CTR_ETHTOOL ? read_eth(s, gi) : g->rec.kind == FT_CTR_QDISC ? read_qdisc(g)
+		err = g->rec.kind == FT_CTR_ETHTOOL ? sampler_read_eth(s, gi) : g->rec.kind == FT_CTR_QDISC ? sampler_read_qdisc(s, gi)
 										       : read_rdma(g);
 		t1 = sysattr__now_ns();
 		dt = t1 - t0;
@@ -882,6 +606,9 @@ void sampler__close(struct sampler *s, sampler_emit_fn emit, void *ctx)
 	}
 	for (size_t i = 0; i < s->neth; i++)
 		ethstats__free(&s->eth[i].st);
+	for (size_t i = 0; i < s->nqd; i++)
+		qdisc_roots__free(&s->qd[i].roots);
+	free(s->qd);
 	free(s->groups);
 	free(s->eth);
 	free(s->ports);
