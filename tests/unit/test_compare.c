@@ -20,6 +20,10 @@
 #include <cmocka.h>
 
 #include "userspace/compare/compare.h"
+#include "userspace/compare/cmp_priv.h"
+#include "userspace/correlate/correlate.h"
+#include "userspace/model/model.h"
+#include "records.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))
 
@@ -354,6 +358,113 @@ static void test_shapes(void **state)
 	cmp__free(c);
 }
 
+/* ---- retransmits per link: the flows a link carries ---- */
+
+#define MS 1000000ull
+#define S0 (1000ull * MS)
+#define BIN 100000ull
+enum { NH1 = 4026532101u, NH2, NH3, NSW = 4026532199u };
+
+/* One direction of a wire: FROM's tx and TO's rx, the same bytes in 10 bins. */
+static void wire_bins(struct model *m, uint32_t ns_from, uint32_t if_from, uint32_t ns_to, uint32_t if_to,
+		      uint64_t bytes)
+{
+	for (uint64_t k = 0; k < 10; k++) {
+		uint64_t b = bytes + k * 1000 * (bytes > 100000); /* a shape of its own per wire */
+
+		rec_bin(m, 0, ns_from, if_from, FT_DIR_TX, S0 + k * BIN, b, (uint32_t)(b / 1500 + 1), 0);
+		rec_bin(m, 0, ns_to, if_to, FT_DIR_RX, S0 + k * BIN, b, (uint32_t)(b / 1500 + 1), 0);
+	}
+}
+
+static struct ft_flow flow4(uint8_t from, uint16_t sport, uint8_t to, uint16_t dport, uint32_t netns)
+{
+	struct ft_flow f;
+
+	memset(&f, 0, sizeof(f));
+	f.family = 4;
+	f.proto = 6;
+	f.saddr[0] = 10; f.saddr[3] = from;
+	f.daddr[0] = 10; f.daddr[3] = to;
+	f.sport = sport;
+	f.dport = dport;
+	f.netns = netns;
+	f.ifindex = 2;
+	return f;
+}
+
+static double obs_of(const struct cmp_run *r, const char *group, const char *name)
+{
+	for (size_t i = 0; i < r->nobs; i++)
+		if (!strcmp(r->obs[i].group, group) && !strcmp(r->obs[i].name, name))
+			return r->obs[i].v;
+	return NAN;
+}
+
+/*
+ * Three hosts (ranks 0-2, eth0 each) on switch ports p1-p3.  h1 sends to h2
+ * (p1 -> p2) and retransmits 6 segments; h3 sends to h2 too (p3 -> p2),
+ * clean.  The retransmits are h1's flow's: on eth0@h1 and p1@sw (the
+ * sender's wire) and on p2@sw and eth0@h2 (the receiver's), never on p3@sw
+ * or eth0@h3, which carry none of its bytes.  Before 2026-11-29 only the
+ * sender's interface counted them, so the bottleneck port p2@sw read 0.
+ */
+static void test_retrans_per_link(void **state)
+{
+	struct ft_file_header h = rec_file_header(S0, BIN);
+	struct model *m = model__new(&h, NULL);
+	struct corr_opts o;
+	struct corr *c = NULL;
+	struct cmp_run r;
+	const char *carries[] = { "eth0@h1", "p1@sw", "p2@sw", "eth0@h2" }, *clear[] = { "eth0@h3", "p3@sw" };
+	const uint32_t hns[3] = { NH1, NH2, NH3 };
+
+	(void)state;
+	assert_non_null(m);
+	rec_slot(m, 1, FT_LIB_MPI, FT_OP_ALLREDUCE, FT_SLOT_COLLECTIVE, "allreduce");
+	for (uint32_t i = 0; i < 3; i++) {
+		char ns[4], port[4];
+
+		snprintf(ns, sizeof(ns), "h%u", i + 1);
+		snprintf(port, sizeof(port), "p%u", i + 1);
+		rec_iface(m, hns[i], 2, "eth0", ns, 10000, 0);
+		rec_iface(m, NSW, 11 + i, port, "sw", 10000, 0);
+		rec_call(m, 1, 100 + i, hns[i], S0 + 1 * MS, S0 + 2 * MS, 1024, 4, 0x44000000ull, 1);
+	}
+	wire_bins(m, NH1, 2, NSW, 11, 1000000);  /* h1 -> p1 */
+	wire_bins(m, NSW, 11, NH1, 2, 20000);    /* its ACKs */
+	wire_bins(m, NSW, 12, NH2, 2, 1500000);  /* p2 -> h2: h1's and h3's */
+	wire_bins(m, NH2, 2, NSW, 12, 30000);
+	wire_bins(m, NH3, 2, NSW, 13, 500000);   /* h3 -> p3 */
+	wire_bins(m, NSW, 13, NH3, 2, 10000);
+	for (int k = 0; k < 6; k++)
+		rec_retrans(m, flow4(1, 40000, 2, 5201, NH1), S0 + (2 + (uint64_t)k) * BIN, FT_RTX_FAST);
+	rec_sample(m, flow4(3, 40001, 2, 5201, NH3), 100, 10);
+	rec_sample(m, flow4(2, 5201, 1, 40000, NH2), 100, 10); /* the receiver's end: where 10.0.0.2 sits */
+	rec_end(m, S0 + 20 * BIN);
+	assert_int_equal(model__finish(m), 0);
+	corr_opts__init(&o);
+	assert_int_equal(corr__build(m, &o, &c), 0);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(cmp_extract__net(&r, m, c), 0);
+	for (size_t i = 0; i < N(carries); i++) {
+		double v = obs_of(&r, carries[i], "retrans_per_gb");
+
+		if (!(v > 0))
+			fail_msg("%s carries h1's flow: retrans_per_gb %g, want > 0", carries[i], v);
+		assert_true(obs_of(&r, carries[i], "fast_per_gb") > 0);
+	}
+	for (size_t i = 0; i < N(clear); i++)
+		if (obs_of(&r, clear[i], "retrans_per_gb") != 0)
+			fail_msg("%s carries none of h1's flow: retrans_per_gb %g, want 0", clear[i],
+				 obs_of(&r, clear[i], "retrans_per_gb"));
+	/* the job's: every flow's retransmits once, over every link's bytes */
+	assert_true(obs_of(&r, "all links", "retrans_per_gb") > 0);
+	cmp__run_free(&r);
+	corr__free(c);
+	model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_significance),
 		cmocka_unit_test(test_config_diff),
 		cmocka_unit_test(test_shapes),
+		cmocka_unit_test(test_retrans_per_link),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
