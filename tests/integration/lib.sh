@@ -56,21 +56,29 @@ lab_start() {
 	lab_up "$LAB" "$@" || { echo "FAIL: lab up"; exit 1; }
 }
 
+# wait_recording ERR PID [SECONDS]: wait (10 s by default) until the recorder
+# PID, whose stderr is ERR, says it records; 1 when it exits or says nothing by then
+wait_recording() {
+	local err=$1 pid=$2 i
+	for ((i = 0; i < ${3:-10} * 10; i++)); do
+		grep -q "recording to" "$err" 2>/dev/null && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 # start_record OUT [ARGS...]: fabtrace record in the background, return once it
 # traces; its stdout (the --json summary) goes to $TMPD/record.out
 start_record() {
-	local out=$1 i
+	local out=$1
 	shift
 	# empty it here: the background child truncates it only once it runs, and
 	# the previous recording's "recording to" would end the wait too early
 	: >"$TMPD/record.err"
 	"$FT" record -o "$out" "$@" >"$TMPD/record.out" 2>"$TMPD/record.err" &
 	REC_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		grep -q "recording to" "$TMPD/record.err" 2>/dev/null && return 0
-		kill -0 "$REC_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_recording "$TMPD/record.err" "$REC_PID" && return 0
 	echo "FAIL: recorder did not start:"
 	cat "$TMPD/record.err"
 	exit 1

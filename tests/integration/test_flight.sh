@@ -106,15 +106,11 @@ D1=$TMPD/ring1
 mkdir "$D1"
 # start_flight N DIR ARGS...: a flight recorder in the background ($TMPD/recN.json, recN.err)
 start_flight() {
-	local k=$1 dir=$2 i
+	local k=$1 dir=$2
 	shift 2
 	"$FT" record "${IFS_ARGS[@]}" --control "$CTL" -o "$dir" --json "$@" >"$TMPD/rec$k.json" 2>"$TMPD/rec$k.err" &
 	REC_PID=$!
-	for ((i = 0; i < 300; i++)); do
-		grep -q "recording to" "$TMPD/rec$k.err" 2>/dev/null && break
-		kill -0 "$REC_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_recording "$TMPD/rec$k.err" "$REC_PID" 30 # the check below says whether it did
 	check "flight recorder $k starts ($(tail -n 1 "$TMPD/rec$k.err"))" grep -q "recording to $dir (flight recorder" "$TMPD/rec$k.err"
 }
 start_flight 1 "$D1" --switch-output 1s --switch-output 16k --keep 8s --keep-size 64k --snapshot-pre 2s

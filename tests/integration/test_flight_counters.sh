@@ -27,12 +27,8 @@ RULE="link.cnp > 10000/s on $H2/$ROCE"
 "$FT" record --sysfs-root "$SYS" -i "$H2/eth0" --no-phases --switch-output 1s --keep 30s --keep-size 0 \
 	--snapshot-pre 3s --snapshot-post 1s --trigger "$RULE" --trigger 'link.pause > 1/s' \
 	-o "$D" --json >"$TMPD/rec.json" 2>"$TMPD/rec.err" &
-# shellcheck disable=SC2034 # stop_record (lib.sh) reads it
 REC_PID=$!
-for ((i = 0; i < 100; i++)); do
-	grep -qs "flight recorder\|recording" "$TMPD/rec.err" && break
-	sleep 0.1
-done
+wait_recording "$TMPD/rec.err" "$REC_PID" || bad "the flight recorder did not start: $(tail -n 2 "$TMPD/rec.err")"
 sleep 2
 T0=$(mono)
 "$FIX" run "$SYS" --duration 2 --storm-at 1000 --storm-len 400 --cnp-rate 50000 --ecn-rate 20000 \

@@ -4,7 +4,9 @@
 # docs/flight-recorder.md "Rules"), with a busy loop on one core:
 #  - bad rules: one line, exit 2, nothing started;
 #  - `--trigger 'link.drops > 50/s on SW/p1'`: an incast storm into a tbf
-#    port starts ~12 s into a recording of 2 s segments; a second storm 9 s
+#    port starts ~24 s into a recording of 2 s segments kept 12 s, so that
+#    its first segments are gone by then, as in minute N of a long
+#    recording (checked: the first is deleted before the storm); a second storm 9 s
 #    after the first ends, outside the post-window, is held back by the
 #    cool-down.  Exactly one snapshot; its trigger is the rule (its text, the
 #    value over the threshold, 1/s), fired inside the first storm by the
@@ -52,20 +54,19 @@ busy_start
 D=$TMPD/ring
 mkdir "$D"
 RULE="link.drops > 50/s on $SW/p1"
-"$FT" record -i "$SW/p1" -i "$H1/eth0" --no-phases --switch-output 2s --keep 60s --keep-size 0 \
+"$FT" record -i "$SW/p1" -i "$H1/eth0" --no-phases --switch-output 2s --keep 12s --keep-size 0 \
 	--snapshot-pre 8s --snapshot-post 3s --snapshot-cooldown 60s --trigger "$RULE" --control "$CTL" \
 	-o "$D" --json >"$TMPD/rec.json" 2>"$TMPD/rec.err" &
-# shellcheck disable=SC2034 # stop_record (lib.sh) reads it
 REC_PID=$!
-for ((i = 0; i < 100; i++)); do
-	grep -qs "flight recorder\|recording" "$TMPD/rec.err" && break
-	sleep 0.1
-done
+wait_recording "$TMPD/rec.err" "$REC_PID" || bad "the flight recorder did not start: $(tail -n 2 "$TMPD/rec.err")"
 T_REC=$(mono)
 lab_exec "$LAB" 1 "$LAB_BIN/incast" sink --port 5004 --duration 120 >/dev/null 2>&1 &
 SINK=$!
-# the pre-window: 12 s of the workload's clock with no storm
-while (($(mono) < T_REC + 12000000000)); do sleep 0.2; done
+# 24 s of the workload's clock with no storm: the ring rotates past its
+# first segments, and the last 8 s are the pre-window
+while (($(mono) < T_REC + 24000000000)); do sleep 0.2; done
+FIRST_GONE=0
+compgen -G "$D/seg-00000001-*" >/dev/null || FIRST_GONE=1
 storm() { # one incast from hosts 2 and 3 into host 1's shaped port
 	local s=() h
 	for h in 2 3; do
@@ -86,6 +87,7 @@ sleep 4 # past the post-window a second snapshot would have
 stop_record INT
 check "the recorder exits 0 ($REC_RC: $(tail -n 2 "$TMPD/rec.err"))" test "$REC_RC" = 0
 echo "storms at +$(((T0 - T_REC) / 1000000)) ms for $(((T1 - T0) / 1000000)) ms and +$(((T2 - T_REC) / 1000000)) ms for $(((T3 - T2) / 1000000)) ms"
+check "the ring had deleted its first segment before the storm" test "$FIRST_GONE" = 1
 check "exactly one snapshot ($(nsnap "$D"))" test "$(nsnap "$D")" = 1
 S=$(find "$D" -maxdepth 1 -name 'snap-*.ftr' | head -1)
 check "the recorder's summary: 2 triggers, 1 held back, 1 snapshot ($(jget "$TMPD/rec.json" 'j["flight"]' 2>&1 | head -c 300))" python3 -c '
