@@ -32,7 +32,9 @@
 #   tcpdump128  the same with -s 128
 #   bpftrace    tools/bench/throughput.bt: bins per interface, qdisc backlog,
 #               retransmits on h1's eth0, 10 us bins
-# Per run: iperf3 -J throughput, the tracer's CPU (utime+stime from
+# Per run: iperf3 -J throughput, the CPU time all CPUs spent per bit received
+# (busy less steal, from /proc/stat: what the traffic and the tracer cost,
+# whatever share of the host's CPUs the hypervisor gave this VM), the tracer's CPU (utime+stime from
 # /proc/PID/stat over the iperf3 run), its BPF programs' run time
 # (bpf_stats), what it lost (tcpdump: dropped by kernel; fabtrace: lost
 # events and skipped runs; bpftrace: lost events), what it wrote, and how
@@ -100,7 +102,7 @@ start_tracer() {
 
 # one_run CONFIG MODE REP
 one_run() {
-	local cfg=$1 mode=$2 rep=$3 t0 t1 c0='' c1='' b0 b1 ipid bytes=0
+	local cfg=$1 mode=$2 rep=$3 t0 t1 c0='' c1='' b0 b1 s0 s1 ipid bytes=0
 	rm -f "$W"/tracer.* "$W"/cap.* "$W"/bpf0.json "$W"/bpf1.json
 	if [[ $mode == *_stats ]]; then bench_bpf_stats_set 1; else bench_bpf_stats_set 0; fi
 	start_tracer "$mode"
@@ -108,14 +110,14 @@ one_run() {
 		python3 "$PY" bpfsnap "$TPID" >"$W/bpf0.json"
 		c0=$(cpu_ticks "$TPID")
 	fi
-	read -r b0 _ < <(sys_busy)
+	read -r b0 _ s0 < <(sys_busy)
 	t0=$(now_s)
 	bench_spawn "$W/iperf.json" "$W/iperf.err" ip netns exec "$(lab_ns "$LAB" 1)" \
 		iperf3 -c "$(lab_addr 2)" -p 5201 -t "$T" -J
 	ipid=$SPAWNED
 	bench_wait "$ipid"
 	t1=$(now_s)
-	read -r b1 _ < <(sys_busy)
+	read -r b1 _ s1 < <(sys_busy)
 	if [[ -n $TPID ]]; then
 		c1=$(cpu_ticks "$TPID")
 		python3 "$PY" bpfsnap "$TPID" >"$W/bpf1.json"
@@ -125,7 +127,7 @@ one_run() {
 	[[ ($mode == fabtrace* || $mode == always*) && -f $W/cap.ftr ]] && "$FT" info --json "$W/cap.ftr" >"$W/info.json" 2>/dev/null
 	python3 "$PY" tprow --config "$cfg" --mode "$mode" --rep "$rep" --iperf "$W/iperf.json" --seconds "$T" \
 		--t0 "$t0" --t1 "$t1" --ticks0 "$c0" --ticks1 "$c1" --clk "$CLK_TCK" \
-		--busy0 "$b0" --busy1 "$b1" --bpf0 "$W/bpf0.json" --bpf1 "$W/bpf1.json" \
+		--busy0 "$b0" --busy1 "$b1" --steal0 "$s0" --steal1 "$s1" --bpf0 "$W/bpf0.json" --bpf1 "$W/bpf1.json" \
 		--bpf-stats "$(sysctl -n kernel.bpf_stats_enabled)" --out "$W/tracer.out" --err "$W/tracer.err" --info "$W/info.json" --bytes "$bytes" >>"$BENCH_OUT" ||
 		die "no result for $cfg/$mode (iperf3: $(head -c 300 "$W/iperf.json") $(cat "$W/iperf.err"))"
 	rm -f "$W"/cap.* "$W/info.json"

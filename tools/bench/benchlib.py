@@ -273,6 +273,12 @@ def cmd_tprow(a):
         "sys_busy_pct": (a.busy1 - a.busy0) / (a.clk * el) * 100 if el > 0 else None,
         "bpf_stats": a.bpf_stats,
     }
+    # CPU per bit: steal (the host running others on this VM's CPUs) moves
+    # the throughput of a CPU-bound run, not what each bit costs this VM
+    bits = end["sum_received"]["bits_per_second"] * end["sum_received"].get("seconds", 0)
+    if a.steal0 is not None and a.steal1 is not None and bits > 0:
+        row["steal_pct"] = (a.steal1 - a.steal0) / (a.clk * el) * 100 if el > 0 else None
+        row["cpu_ns_per_kbit"] = ((a.busy1 - a.busy0) - (a.steal1 - a.steal0)) / a.clk * 1e9 / (bits / 1e3)
     if a.ticks0 not in (None, "") and a.ticks1 not in (None, ""):
         row["tracer_cpu_pct"] = (int(a.ticks1) - int(a.ticks0)) / a.clk / el * 100
     row["foreign_progs"] = foreign_tracing_progs(set((load_json(a.bpf1, {}) or {}).keys()))
@@ -303,14 +309,17 @@ def render_throughput(rows, meta):
             continue
         base = {r["rep"]: r["gbps"] for r in rs if r["mode"] == "none"}
         out.append(f"**{title}** — iperf3 h1→h2, {len(base)} repetitions; median (min–max)\n")
-        out.append("| mode | throughput Gbit/s | vs none | tracer CPU, userspace | BPF run time | machine busy | lost | written |")
-        out.append("|---|---|---|---|---|---|---|---|")
+        cpb = {r["rep"]: r["cpu_ns_per_kbit"] for r in rs if r["mode"] == "none" and r.get("cpu_ns_per_kbit")}
+        out.append("| mode | throughput Gbit/s | vs none | CPU per bit, none's ÷ this | tracer CPU, userspace "
+                   "| BPF run time | machine busy | steal | lost | written |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|")
         for mode in ("none", "fabtrace", "fabtrace_stats", "fabtrace_kcov", "fabtrace_ccov", "fabtrace_wake0",
                      "fabtrace_100us", "always", "always_10us", "tcpdump", "tcpdump128", "bpftrace"):
             m = [r for r in rs if r["mode"] == mode]
             if not m:
                 continue
             ratios = [r["gbps"] / base[r["rep"]] for r in m if base.get(r["rep"])]
+            cratios = [cpb[r["rep"]] / r["cpu_ns_per_kbit"] for r in m if cpb.get(r["rep"]) and r.get("cpu_ns_per_kbit")]
             lost = [r.get("lost") for r in m]
             lost_of = [r.get("lost_of") for r in m]
             pct = [l / o * 100 for l, o in zip(lost, lost_of) if l is not None and o]
@@ -335,9 +344,11 @@ def render_throughput(rows, meta):
                 name,
                 fmt_range([r["gbps"] for r in m], 2),
                 "1" if mode == "none" else fmt_range(ratios, 3),
+                "1" if mode == "none" else fmt_range(cratios, 3) if cratios else "–",
                 fmt_range([r.get("tracer_cpu_pct") for r in m], 1, " %") if mode != "none" else "–",
                 fmt_range([r.get("bpf_cpu_pct") for r in m], 1, " %") if any(r.get("bpf_cpu_pct") is not None for r in m) else "–",
                 fmt(med([r.get("sys_busy_pct") for r in m]), 0, " %"),
+                fmt(med([r.get("steal_pct") for r in m]), 1, " %"),
                 lost_s,
                 fmt(med(wr), 1, " MB/s") if wr and mode != "none" else "–",
             ]) + " |")
@@ -917,6 +928,93 @@ def render_footprint(rows, meta):
     return "\n".join(out)
 
 
+# ---------------------------------------------------------------- 9. flight recorder
+
+def cmd_flrow(a):
+    """One flight recorder's hour: RSS and CPU over it, the segments it
+    closed (their bytes, whether --keep later deleted them), what it lost,
+    what is left on disk and whether it reads back."""
+    el = a.t1 - a.t0
+    gbps = sum((load_json(f, {}) or {}).get("end", {}).get("sum_received", {}).get("bits_per_second", 0)
+               for f in a.iperf) / 1e9
+    smp = []
+    for line in read_text(a.samples).splitlines():
+        f = line.split()
+        if len(f) == 4 and f[1].isdigit():
+            smp.append((float(f[0]) - a.t0, int(f[1]), int(f[2]), int(f[3])))
+    if len(smp) < 3:
+        sys.exit(1)
+    segs = [line.split() for line in read_text(a.segs).splitlines()]
+    segs = [(float(s[0]) - a.t0, int(s[2])) for s in segs if len(s) == 3]
+    # segments closed inside the busy part: those on disk at the first
+    # sample were closed before the load began (the recorders' start)
+    inside = [b for t, b in segs if smp[0][0] + 0.5 < t <= el + 1]
+    seg_bps = sum(inside) / el if el > 0 and inside else None
+    reads = [line.split() for line in read_text(a.read).splitlines()]
+    reads = [r for r in reads if len(r) == 3]
+    summ = load_json(a.summary, {}) or {}
+    fl = summ.get("flight", {}) or {}
+    warm = max(10.0, 0.1 * el)
+    after = [s for s in smp if s[0] >= warm] or smp
+    sl = slope([s[0] for s in after], [s[1] for s in after])
+    row = {"type": "row", "kind": "flight", "profile": a.profile, "elapsed_s": el, "gbps": gbps,
+           "busy_ifaces": a.busy, "exit": a.rc,
+           "rss_first_kb": smp[0][1], "rss_warm_kb": after[0][1], "rss_end_kb": smp[-1][1],
+           "rss_max_kb": max(s[1] for s in smp), "hwm_kb": int(a.hwm) if a.hwm else None,
+           "rss_slope_kb_per_min": sl * 60 if sl is not None else None,
+           "cpu_pct": (smp[-1][2] - smp[0][2]) / a.clk / (smp[-1][0] - smp[0][0]) * 100,
+           "disk_max_bytes": max(s[3] for s in smp),
+           "segments_closed": len(inside), "segment_bytes_per_s": seg_bps,
+           "mb_per_hour_per_iface": seg_bps * 3600 / a.busy / 1e6 if seg_bps else None,
+           "lost": summ.get("lost_events"),
+           "segments_written": fl.get("segments_written"), "segments_deleted": fl.get("segments_deleted"),
+           "triggers": fl.get("triggers"), "snapshots": fl.get("snapshots_saved"),
+           "snapshots_failed": fl.get("snapshots_failed"),
+           "summaries": (summ.get("summaries") or {}).get("segments"),
+           "files_left": len(reads), "files_complete": sum(1 for r in reads if r[2] == "complete"),
+           "files_not_complete": [f"{r[0]}: {r[2]}" for r in reads if r[2] != "complete"][:10],
+           "samples": [[round(s[0], 1), s[1]] for s in smp[::max(1, len(smp) // 400)]]}
+    print(json.dumps(row))
+
+
+def render_flight(rows, meta):
+    rs = [r for r in rows if r.get("kind") == "flight"]
+    if not rs:
+        return "(no rows)"
+    m0 = meta[0] if meta else {}
+    r0 = rs[0]
+    out = [f"**{r0['elapsed_s']:.0f} s**, both profiles side by side, {r0['busy_ifaces']} busy interfaces "
+           f"({r0['busy_ifaces'] // 2} iperf3 pairs at {r0['gbps']:.2f} Gbit/s in all, MTU-sized packets), "
+           f"100 µs bins, `--switch-output 10s --keep 5m --trigger 'lost > 0'`, a `fabtrace trigger` every "
+           f"{m0.get('trigger_s', '?')} s; RSS sampled every second, warm-up = the first "
+           f"{max(10.0, 0.1 * r0['elapsed_s']):.0f} s, trend = Theil–Sen slope.\n",
+           "| profile | RSS after warm-up | at the end | peak (VmHWM) | trend after warm-up | recorder CPU "
+           "| lost events | segments closed | disk per hour per busy interface | segments on disk, at most "
+           "| triggers, snapshots | files left, read back whole |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rs:
+        out.append("| " + " | ".join([
+            r["profile"], f"{r['rss_warm_kb'] / 1024:.1f} MB", f"{r['rss_end_kb'] / 1024:.1f} MB",
+            f"{(r.get('hwm_kb') or r['rss_max_kb']) / 1024:.1f} MB",
+            f"{fmt(r.get('rss_slope_kb_per_min'), 1)} kB/min", f"{r['cpu_pct']:.1f} % of a core",
+            fmt(r.get("lost"), 0), fmt(r.get("segments_closed"), 0),
+            f"{fmt(r.get('mb_per_hour_per_iface'), 1)} MB",
+            f"{r['disk_max_bytes'] / 1e6:.1f} MB",
+            f"{fmt(r.get('triggers'), 0)}, {fmt(r.get('snapshots'), 0)}",
+            f"{r['files_left']}, {r['files_complete']}",
+        ]) + " |")
+    for r in rs:
+        sm = r["samples"]
+        if sm and sm[-1][0] >= 1200:
+            marks = [600.0 * k for k in range(int(sm[-1][0] // 600) + 1)]
+            pts = [min(sm, key=lambda p, t=t: abs(p[0] - t)) for t in marks] + [sm[-1]]
+            out.append(f"\n{r['profile']}: RSS every 10 minutes (min → MB): " +
+                       ", ".join(f"{p[0] / 60:.0f} → {p[1] / 1024:.1f}" for p in pts))
+        for bad in r.get("files_not_complete") or []:
+            out.append(f"\n{r['profile']}: not read back whole: {bad}")
+    return "\n".join(out) + "\n"
+
+
 # ---------------------------------------------------------------- 5. report speed
 
 def cmd_reprow(a):
@@ -1009,7 +1107,7 @@ def render_machine(rows, meta):
 
 # ---------------------------------------------------------------- rendering
 
-RENDER = {"attrib": render_attrib, "coverage": render_coverage, "throughput": render_throughput, "hooks": render_hooks, "ringbuf": render_ringbuf, "footprint": render_footprint, "report": render_report, "ncclplugin": render_ncclplugin, "machine": render_machine}
+RENDER = {"attrib": render_attrib, "coverage": render_coverage, "throughput": render_throughput, "hooks": render_hooks, "ringbuf": render_ringbuf, "footprint": render_footprint, "report": render_report, "ncclplugin": render_ncclplugin, "machine": render_machine, "flight": render_flight}
 
 
 def cmd_render(a):
@@ -1062,7 +1160,7 @@ def main():
     for k in ("config", "mode", "iperf", "bpf0", "bpf1", "out", "err", "info", "ticks0", "ticks1"):
         p.add_argument("--" + k, default="")
     p.add_argument("--rep", type=int)
-    for k in ("t0", "t1", "busy0", "busy1", "clk"):
+    for k in ("t0", "t1", "busy0", "busy1", "clk", "steal0", "steal1"):
         p.add_argument("--" + k, type=float)
     p.add_argument("--seconds", type=float, default=0)
     p.add_argument("--bytes", type=int, default=0)
@@ -1103,6 +1201,15 @@ def main():
     for k in ("t0", "t1", "clk"):
         p.add_argument("--" + k, type=float)
     p.set_defaults(fn=cmd_fprow)
+    p = sub.add_parser("flrow")
+    for k in ("profile", "samples", "segs", "read", "hwm", "summary"):
+        p.add_argument("--" + k, default="")
+    p.add_argument("--iperf", nargs="*", default=[])
+    p.add_argument("--busy", type=int, default=1)
+    p.add_argument("--rc", type=int, default=0)
+    for k in ("t0", "t1", "clk"):
+        p.add_argument("--" + k, type=float)
+    p.set_defaults(fn=cmd_flrow)
     p = sub.add_parser("reprow")
     for k in ("out", "time", "info", "capture"):
         p.add_argument("--" + k, default="")

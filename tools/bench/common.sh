@@ -159,9 +159,10 @@ cpu_ticks() {
 	echo $((_f[11] + _f[12]))
 }
 
-# sys_busy: "busy total" jiffies of all CPUs from /proc/stat
+# sys_busy: "busy total steal" jiffies of all CPUs from /proc/stat (busy
+# counts steal: the time the hypervisor gave this VM's CPUs to others)
 sys_busy() {
-	awk '/^cpu /{t=0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t}' /proc/stat
+	awk '/^cpu /{t=0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t, $9}' /proc/stat
 }
 
 now_s() { date +%s.%N; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fabtrace benchmarks: run them and rewrite their tables in docs/performance.md.
 #
-#   sudo tools/bench/run.sh                 every benchmark (~25 min)
+#   sudo tools/bench/run.sh                 every benchmark (~35 min)
 #   sudo BENCH_QUICK=1 tools/bench/run.sh   short smoke run (~3 min); the tables go to
 #                                           $BUILD/bench/performance.md, not docs/
 #   sudo BENCH=hooks tools/bench/run.sh     one benchmark (or a comma list)
@@ -21,7 +21,7 @@ export BUILD
 BENCH_QUICK=${BENCH_QUICK:-0}
 [[ $BENCH_QUICK == 0 ]] || BENCH_QUICK=1
 export BENCH_QUICK
-ALL=(attrib coverage throughput hooks ringbuf footprint report ncclplugin)
+ALL=(attrib coverage throughput hooks ringbuf footprint report ncclplugin flight)
 PY=$HERE/benchlib.py
 
 usage() {
