@@ -37,10 +37,7 @@ CTL=ftB$$
 bench_meta --busy "long_s=$LONG" "trigger_s=$TRIG" "hosts=$HOSTS" "rate=500M" "quick=$BENCH_QUICK"
 bench_lab "$HOSTS"
 W=$BENCH_TMP
-for ((h = 2; h <= HOSTS; h += 2)); do
-	bench_spawn "$W/server$h.out" "$W/server$h.err" ip netns exec "$(lab_ns "$LAB" "$h")" iperf3 -s -p 5201
-done
-sleep 0.5
+bench_pair_servers "$HOSTS"
 IFS_ARGS=()
 for ((h = 1; h <= HOSTS; h++)); do IFS_ARGS+=(-i "$(lab_ns "$LAB" "$h")/eth0"); done
 say "lab $LAB: two flight recorders (${PROFILES[*]}) for ${LONG}s on $HOSTS busy interfaces"

@@ -36,10 +36,7 @@ PAIR_RATE=$((500 / PAIRS))M
 bench_meta --busy "long_s=$LONG" "seconds=$S" "reps=$REPS" "rate=$RATE" "hosts=$HOSTS" "quick=$BENCH_QUICK"
 bench_lab "$HOSTS"
 W=$BENCH_TMP
-for ((h = 2; h <= HOSTS; h += 2)); do
-	bench_spawn "$W/server$h.out" "$W/server$h.err" ip netns exec "$(lab_ns "$LAB" "$h")" iperf3 -s -p 5201
-done
-sleep 0.5
+bench_pair_servers "$HOSTS"
 ALL_IFS=()
 for ((h = 1; h <= HOSTS; h++)); do ALL_IFS+=(-i "$(lab_ns "$LAB" "$h")/eth0"); done
 IFS_ARGS=(-i "$(lab_ns "$LAB" 1)/eth0" -i "$(lab_ns "$LAB" 2)/eth0")

@@ -810,20 +810,32 @@ def slope(xs, ys):
     return statistics.median(sl) if sl else None
 
 
+def pairs_gbps(paths):
+    """The received rates of the iperf3 JSONs of all busy pairs, added up (Gbit/s)."""
+    return sum((load_json(f, {}) or {}).get("end", {}).get("sum_received", {}).get("bits_per_second", 0)
+               for f in paths) / 1e9
+
+
+def rss_samples(path, t0):
+    """The 'time rss_kb cpu_ticks bytes' lines a long run samples every
+    second, as (seconds since T0, rss, ticks, bytes); the run fails with
+    fewer than 3."""
+    smp = []
+    for line in read_text(path).splitlines():
+        f = line.split()
+        if len(f) == 4 and f[1].isdigit():
+            smp.append((float(f[0]) - t0, int(f[1]), int(f[2]), int(f[3])))
+    if len(smp) < 3:
+        sys.exit(1)
+    return smp
+
+
 def cmd_fprow(a):
     el = a.t1 - a.t0
-    # one iperf3 JSON per busy pair: their received rates add up
-    gbps = sum((load_json(f, {}) or {}).get("end", {}).get("sum_received", {}).get("bits_per_second", 0)
-               for f in a.iperf) / 1e9
+    gbps = pairs_gbps(a.iperf)
     size = os.path.getsize(a.capture) if os.path.exists(a.capture) else None
     if a.kind == "long":
-        smp = []
-        for line in read_text(a.samples).splitlines():
-            f = line.split()
-            if len(f) == 4 and f[1].isdigit():
-                smp.append((float(f[0]) - a.t0, int(f[1]), int(f[2]), int(f[3])))
-        if len(smp) < 3:
-            sys.exit(1)
+        smp = rss_samples(a.samples, a.t0)
         warm = max(10.0, 0.1 * el)  # startup: buffers and maps fill
         after = [s for s in smp if s[0] >= warm] or smp
         cpu = (smp[-1][2] - smp[0][2]) / a.clk / (smp[-1][0] - smp[0][0]) * 100
@@ -935,15 +947,8 @@ def cmd_flrow(a):
     closed (their bytes, whether --keep later deleted them), what it lost,
     what is left on disk and whether it reads back."""
     el = a.t1 - a.t0
-    gbps = sum((load_json(f, {}) or {}).get("end", {}).get("sum_received", {}).get("bits_per_second", 0)
-               for f in a.iperf) / 1e9
-    smp = []
-    for line in read_text(a.samples).splitlines():
-        f = line.split()
-        if len(f) == 4 and f[1].isdigit():
-            smp.append((float(f[0]) - a.t0, int(f[1]), int(f[2]), int(f[3])))
-    if len(smp) < 3:
-        sys.exit(1)
+    gbps = pairs_gbps(a.iperf)
+    smp = rss_samples(a.samples, a.t0)
     segs = [line.split() for line in read_text(a.segs).splitlines()]
     segs = [(float(s[0]) - a.t0, int(s[2])) for s in segs if len(s) == 3]
     # segments closed inside the busy part: those on disk at the first

@@ -98,6 +98,17 @@ bench_lab_down() {
 	BENCH_LABS=("${keep[@]}")
 }
 
+# bench_pair_servers HOSTS: an iperf3 server on port 5201 of every even lab
+# host (h2, h4, ...), the other end of the pairs h1 -> h2, h3 -> h4, ...
+bench_pair_servers() {
+	local h
+	for ((h = 2; h <= $1; h += 2)); do
+		bench_spawn "$BENCH_TMP/server$h.out" "$BENCH_TMP/server$h.err" \
+			ip netns exec "$(lab_ns "$LAB" "$h")" iperf3 -s -p 5201
+	done
+	sleep 0.5
+}
+
 # bench_spawn OUT ERR CMD...: start CMD in the background, registered for
 # cleanup; its PID in $SPAWNED
 bench_spawn() {
