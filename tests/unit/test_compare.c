@@ -406,8 +406,8 @@ static double obs_of(const struct cmp_run *r, const char *group, const char *nam
  * (p1 -> p2) and retransmits 6 segments; h3 sends to h2 too (p3 -> p2),
  * clean.  The retransmits are h1's flow's: on eth0@h1 and p1@sw (the
  * sender's wire) and on p2@sw and eth0@h2 (the receiver's), never on p3@sw
- * or eth0@h3, which carry none of its bytes.  Before 2026-11-29 only the
- * sender's interface counted them, so the bottleneck port p2@sw read 0.
+ * or eth0@h3, which carry none of its bytes.  Counted on the sender's
+ * interface alone, they would leave the bottleneck port p2@sw at 0.
  */
 static void test_retrans_per_link(void **state)
 {
