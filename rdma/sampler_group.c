@@ -47,10 +47,17 @@ struct group *sampler_new_group(struct sampler *s, uint32_t kind, const char *la
 	return g;
 }
 
-void sampler_chunk_label(char *buf, size_t len, const char *base, size_t k)
+struct group *sampler_new_chunk(struct sampler *s, uint32_t kind, const char *label, size_t k, size_t nsel,
+				size_t *n)
 {
-	int n = k == 0 ? snprintf(buf, len, "%s", base) : snprintf(buf, len, "%.36s#%zu", base, k + 1);
+	char glabel[48];
+	int len = k == 0 ? snprintf(glabel, sizeof(glabel), "%s", label)
+			 : snprintf(glabel, sizeof(glabel), "%.36s#%zu", label, k + 1);
 
-	if (n < 0 && len)
-		buf[0] = '\0';
+	if (len < 0)
+		glabel[0] = '\0';
+	*n = nsel - k * SAMPLER_MAX_VALUES;
+	if (*n > SAMPLER_MAX_VALUES)
+		*n = SAMPLER_MAX_VALUES;
+	return sampler_new_group(s, kind, glabel, *n);
 }

@@ -57,14 +57,9 @@ int sampler_add_eth_groups(struct sampler *s, const struct sampler_netdev *nd, c
 	s->neth++; /* owned from here on: freed by sampler__close */
 	rc = 0;
 	for (uint32_t first = 0, k = 0; first < nsel; first += SAMPLER_MAX_VALUES, k++) {
-		uint32_t n = nsel - first;
-		char glabel[48];
-		struct group *g;
+		size_t n;
+		struct group *g = sampler_new_chunk(s, FT_CTR_ETHTOOL, label, k, nsel, &n);
 
-		if (n > SAMPLER_MAX_VALUES)
-			n = SAMPLER_MAX_VALUES;
-		sampler_chunk_label(glabel, sizeof(glabel), label, k);
-		g = sampler_new_group(s, FT_CTR_ETHTOOL, glabel, n);
 		if (!g) {
 			rc = -ENOMEM;
 			break;
@@ -73,7 +68,7 @@ int sampler_add_eth_groups(struct sampler *s, const struct sampler_netdev *nd, c
 		g->first = k == 0;
 		g->rec.netns = src->nd.netns;
 		g->rec.ifindex = src->nd.ifindex;
-		for (uint32_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < n; i++) {
 			struct ctr *c = &g->ctrs[i];
 			uint32_t pos = sel[first + i];
 			const char *name = src->st.names + (size_t)pos * ETHSTATS_NAME_LEN;

@@ -93,8 +93,14 @@ static inline bool sampler_match_all(const char *list)
 
 /* A new group of N counters (its sample record made), or NULL (ENOMEM). */
 struct group *sampler_new_group(struct sampler *s, uint32_t kind, const char *label, size_t n);
-/* Label of chunk K of a split group: "mlx5_0/1", then "mlx5_0/1#2". */
-void sampler_chunk_label(char *buf, size_t len, const char *base, size_t k);
+/*
+ * Chunk K of NSEL counters split into groups of at most SAMPLER_MAX_VALUES:
+ * its group, labelled LABEL, then "LABEL#2", ... ("mlx5_0/1#2"), with its
+ * counter count in *N; NULL (ENOMEM).  Its counters are the selection's
+ * from K * SAMPLER_MAX_VALUES on.
+ */
+struct group *sampler_new_chunk(struct sampler *s, uint32_t kind, const char *label, size_t k, size_t nsel,
+				size_t *n);
 
 /* The ETHTOOL groups of one netdev (none without stats): 0 or -ENOMEM. */
 int sampler_add_eth_groups(struct sampler *s, const struct sampler_netdev *nd, const char *filter);

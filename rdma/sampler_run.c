@@ -134,14 +134,9 @@ static int add_rdma_groups(struct sampler *s, size_t port, uint32_t kind, const 
 	snprintf(label, sizeof(label), "%s/%u", p->rec.dev, p->rec.port_num);
 	rc = 0;
 	for (size_t first = 0, k = 0; first < nsel; first += SAMPLER_MAX_VALUES, k++) {
-		size_t n = nsel - first;
-		char glabel[48];
-		struct group *g;
+		size_t n;
+		struct group *g = sampler_new_chunk(s, kind, label, k, nsel, &n);
 
-		if (n > SAMPLER_MAX_VALUES)
-			n = SAMPLER_MAX_VALUES;
-		sampler_chunk_label(glabel, sizeof(glabel), label, k);
-		g = sampler_new_group(s, kind, glabel, n);
 		if (!g) {
 			rc = -ENOMEM;
 			break;
