@@ -78,6 +78,11 @@ d, link = sys.argv[1], sys.argv[2]
 truth = [json.loads(l) for l in open(f"{d}/truth.jsonl")]
 m = json.load(open(f"{d}/merge.json"))
 e0 = truth[0]["clock_error_ns"]
+for p in m["pairs"]:  # what placed them, for a failure's diagnosis
+    off = "-" if p["offset_ns"] is None else f"{p['offset_ns'] / 1e6:+.3f} +- {p['uncertainty_ns'] / 1e6:.3f} ms"
+    print(f"     pair {p['a']}-{p['b']}: {p['windows']} windows, {off}")
+for w in m["warnings"]:
+    print(f"     merge: {w}")
 for h, t in zip(m["hosts"], truth):
     if h["reference"]:
         continue

@@ -206,6 +206,7 @@ static void fit_pairs(struct merge *m)
 				p->t[p->nwin] = (double)m->win[k].start + (double)m->win[k].len / 2 - m->tref;
 				p->e[p->nwin] = (double)e.e_bins2 / 2 * bin;
 				p->s[p->nwin] = ((double)llabs(e.rtt_bins) / 2 + 2) * bin; /* + a bin each side for the binning */
+				p->margin += e.score - (e.second > 0 ? e.second : 0);
 				p->nwin++;
 			}
 			m->npf++;
@@ -249,6 +250,30 @@ static void fit_pairs(struct merge *m)
 				p->unc = -1;
 			}
 		}
+}
+
+/* Pairs that disagree around a loop (mergefit__loops): the least clear of
+ * them is not used, and merge says so. */
+static void check_loops(struct merge *m)
+{
+	struct mf_edge *e = calloc(m->npf ? m->npf : 1, sizeof(*e));
+
+	if (!e)
+		return;
+	for (size_t k = 0; k < m->npf; k++)
+		e[k] = (struct mf_edge){ m->pf[k].a, m->pf[k].b, m->pf[k].fa, m->pf[k].unc, m->pf[k].margin, 0 };
+	if (mergefit__loops(m->n, e, m->npf))
+		for (size_t k = 0; k < m->npf; k++) {
+			struct pairfit *p = &m->pf[k];
+
+			if (e[k].dropped_by <= 0)
+				continue;
+			p->unc = -1;
+			mrg_warnf(m, "%s and %s: the traffic match (%+.3f ms) disagrees by %.3f ms with the other pairs "
+				  "around them (a wrong peak of repeating traffic); the least clear pair of that loop "
+				  "is not used", m->h[p->a].label, m->h[p->b].label, p->fa / 1e6, e[k].dropped_by / 1e6);
+		}
+	free(e);
 }
 
 static void place(struct merge *m)
@@ -551,9 +576,10 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 			ft_err("merge: out of memory");
 			goto out;
 		}
-	if (m.nwin && m.n > 1)
+	if (m.nwin && m.n > 1) {
 		fit_pairs(&m);
-	else if (m.n > 1 && !m.anchors_only)
+		check_loops(&m);
+	} else if (m.n > 1 && !m.anchors_only)
 		mrg_warnf(&m, "no two captures overlap by %s; clocks placed by their realtime anchors only",
 		      fmt_ns(200 * m.bin_ns, ob, sizeof(ob)));
 	place(&m);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Clock arithmetic of `fabtrace merge` (userspace/capture/mergefit.h). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -255,6 +256,135 @@ void mergefit__chain(size_t n, const double *w, int *prev, double *dist)
 		}
 	}
 	free(done);
+}
+
+/* ---- loops of pairs ---- */
+
+/* Offset of V against U along edge X (which joins them). */
+static double along(const struct mf_edge *x, int u)
+{
+	return x->a == u ? x->e : -x->e;
+}
+
+/* The chain's tree over the usable edges: PREV, DIST (mergefit__chain), VIA
+ * (the edge to each host's PREV, -1 none) and OFF (each host's offset
+ * against host 0 along its chain).  W and IDX are n x n scratch: the least
+ * uncertain edge between two hosts, and which it is. */
+static void tree(size_t n, const struct mf_edge *edges, size_t ne, double *w, long *idx, int *prev,
+		 double *dist, long *via, double *off)
+{
+	for (size_t i = 0; i < n * n; i++) {
+		w[i] = -1;
+		idx[i] = -1;
+	}
+	for (size_t k = 0; k < ne; k++) {
+		const struct mf_edge *x = &edges[k];
+		size_t ab = (size_t)x->a * n + (size_t)x->b, ba = (size_t)x->b * n + (size_t)x->a;
+
+		if (x->unc < 0 || x->a == x->b || (size_t)x->a >= n || (size_t)x->b >= n)
+			continue;
+		if (w[ab] < 0 || x->unc < w[ab]) {
+			w[ab] = w[ba] = x->unc;
+			idx[ab] = idx[ba] = (long)k;
+		}
+	}
+	mergefit__chain(n, w, prev, dist);
+	for (size_t j = 0; j < n; j++) {
+		via[j] = prev[j] >= 0 ? idx[(size_t)prev[j] * n + j] : -1;
+		off[j] = j ? NAN : 0;
+	}
+	/* parents first: a chain is at most n long */
+	for (size_t round = 0; round < n; round++)
+		for (size_t j = 1; j < n; j++)
+			if (via[j] >= 0 && isnan(off[j]) && !isnan(off[prev[j]]))
+				off[j] = off[prev[j]] + along(&edges[via[j]], prev[j]);
+}
+
+/* Where the chains of A and B meet (their last common host). */
+static int meet(size_t n, const int *prev, bool *mark, int a, int b)
+{
+	memset(mark, 0, n * sizeof(*mark));
+	for (int v = a; v >= 0; v = prev[v])
+		mark[v] = true;
+	for (int v = b; v >= 0; v = prev[v])
+		if (mark[v])
+			return v;
+	return 0;
+}
+
+/* The least clear edge on the loop of edge K (through A's and B's chains to L). */
+static long least_clear(const struct mf_edge *edges, const int *prev, const long *via, long k, int l)
+{
+	long pick = k;
+	const int ends[2] = { edges[k].a, edges[k].b };
+
+	for (int s = 0; s < 2; s++)
+		for (int v = ends[s]; v != l && v >= 0 && via[v] >= 0; v = prev[v]) {
+			const struct mf_edge *x = &edges[via[v]], *p = &edges[pick];
+
+			if (x->margin < p->margin || (x->margin == p->margin && x->unc > p->unc))
+				pick = via[v];
+		}
+	return pick;
+}
+
+size_t mergefit__loops(size_t n, struct mf_edge *edges, size_t ne)
+{
+	double *w = calloc(n ? n * n : 1, sizeof(*w)), *dist = malloc((n ? n : 1) * sizeof(*dist));
+	double *off = malloc((n ? n : 1) * sizeof(*off));
+	long *idx = malloc((n ? n * n : 1) * sizeof(*idx));
+	int *prev = malloc((n ? n : 1) * sizeof(*prev));
+	long *via = malloc((n ? n : 1) * sizeof(*via));
+	bool *mark = malloc((n ? n : 1) * sizeof(*mark));
+	size_t dropped = 0;
+
+	for (size_t k = 0; k < ne; k++)
+		edges[k].dropped_by = 0;
+	if (!w || !idx || !dist || !off || !prev || !via || !mark || !n)
+		goto out;
+	for (;;) {
+		long worst = -1;
+		double worst_ratio = 1, worst_res = 0;
+		int worst_meet = 0;
+
+		tree(n, edges, ne, w, idx, prev, dist, via, off);
+		for (size_t k = 0; k < ne; k++) {
+			const struct mf_edge *x = &edges[k];
+			int l;
+
+			if (x->unc < 0 || x->a == x->b || (size_t)x->a >= n || (size_t)x->b >= n)
+				continue;
+			if (via[x->b] == (long)k || via[x->a] == (long)k || isnan(off[x->a]) || isnan(off[x->b]))
+				continue; /* on the chain itself, or cut off */
+			l = meet(n, prev, mark, x->a, x->b);
+			double res = fabs(off[x->b] - off[x->a] - x->e);
+			double tol = x->unc + dist[x->a] + dist[x->b] - 2 * dist[l];
+			double ratio = tol > 0 ? res / tol : res > 0 ? INFINITY : 0;
+
+			if (ratio > worst_ratio) {
+				worst = (long)k;
+				worst_ratio = ratio;
+				worst_res = res;
+				worst_meet = l;
+			}
+		}
+		if (worst < 0)
+			break;
+		long pick = least_clear(edges, prev, via, worst, worst_meet);
+
+		edges[pick].unc = -1;
+		edges[pick].dropped_by = worst_res;
+		dropped++;
+	}
+out:
+	free(w);
+	free(idx);
+	free(dist);
+	free(off);
+	free(prev);
+	free(via);
+	free(mark);
+	return dropped;
 }
 
 /* ---- where to match traffic ---- */

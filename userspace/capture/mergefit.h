@@ -83,4 +83,24 @@ static inline bool mergefit__inside(const struct mf_window *w, int64_t lo, int64
  */
 void mergefit__chain(size_t n, const double *w, int *prev, double *dist);
 
+/* One pair's traffic fit as the loop check sees it: B's clock against A's
+ * at the fits' reference time (ns), its uncertainty (< 0: not used) and how
+ * clearly its matches won (the sum over its windows of the best score less
+ * the best one elsewhere).  DROPPED_BY is set on return: the disagreement
+ * (ns) of the loop that dropped it, 0 when kept. */
+struct mf_edge {
+	int a, b;
+	double e, unc, margin;
+	double dropped_by;
+};
+
+/*
+ * Loops: two chains of pairs that place one host apart by more than their
+ * uncertainties summed mean that some pair on that loop matched a wrong
+ * peak (periodic traffic repeats itself).  Drops (unc = -1) the least clear
+ * pair of the worst such loop, and again, until every loop agrees.
+ * Returns the number of pairs dropped.
+ */
+size_t mergefit__loops(size_t n, struct mf_edge *edges, size_t ne);
+
 #endif
