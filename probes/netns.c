@@ -245,7 +245,9 @@ void netns_set__free(struct netns_set *s)
 typedef int (*nl_msg_cb)(struct nlmsghdr *h, void *ctx);
 
 /* Send a dump request and feed every answer to cb. */
-static int nl_dump(int fd, int type, const void *body, size_t blen, nl_msg_cb cb, void *ctx)
+/* One netlink request with FLAGS: its answers to CB until the kernel's
+ * NLMSG_DONE (a dump) or NLMSG_ERROR (an error, or the ack of a request). */
+static int nl_talk(int fd, int type, uint16_t flags, const void *body, size_t blen, nl_msg_cb cb, void *ctx)
 {
 	struct {
 		struct nlmsghdr h;
@@ -259,7 +261,7 @@ static int nl_dump(int fd, int type, const void *body, size_t blen, nl_msg_cb cb
 		return -EINVAL;
 	req.h.nlmsg_len = NLMSG_LENGTH(blen);
 	req.h.nlmsg_type = type;
-	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.h.nlmsg_flags = flags;
 	req.h.nlmsg_seq = ++seq;
 	memcpy(req.body, body, blen);
 	if (send(fd, &req, req.h.nlmsg_len, 0) < 0)
@@ -289,9 +291,19 @@ static int nl_dump(int fd, int type, const void *body, size_t blen, nl_msg_cb cb
 	}
 }
 
+static int nl_dump(int fd, int type, const void *body, size_t blen, nl_msg_cb cb, void *ctx)
+{
+	return nl_talk(fd, type, NLM_F_REQUEST | NLM_F_DUMP, body, blen, cb, ctx);
+}
+
 int netns__dump(int fd, int type, const void *body, size_t blen, netns_msg_fn cb, void *ctx)
 {
 	return nl_dump(fd, type, body, blen, cb, ctx);
+}
+
+int netns__get(int fd, int type, const void *body, size_t blen, netns_msg_fn cb, void *ctx)
+{
+	return nl_talk(fd, type, NLM_F_REQUEST | NLM_F_ACK, body, blen, cb, ctx);
 }
 
 static void parse_attrs(struct rtattr **tb, int max, struct rtattr *rta, int len)

@@ -79,6 +79,9 @@ int netns__link(struct netns *n, uint32_t ifindex, struct link_info *out);
 struct nlmsghdr;
 typedef int (*netns_msg_fn)(struct nlmsghdr *h, void *ctx);
 int netns__dump(int fd, int type, const void *body, size_t blen, netns_msg_fn cb, void *ctx);
+/* One object (not a dump) the same way: its answer to CB, then the kernel's
+ * ack.  0, CB's result, or -errno (-ENOENT: no such object). */
+int netns__get(int fd, int type, const void *body, size_t blen, netns_msg_fn cb, void *ctx);
 
 /* The rtattrs of DATA (LEN bytes) by type into TB[0..MAX], types above MAX ignored: 0, or
  * -EINVAL when one runs past the end. */

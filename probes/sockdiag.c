@@ -49,6 +49,7 @@ int sockdiag__parse(const struct nlmsghdr *h, uint32_t netns, struct sockdiag_so
 	memcpy(out->flow.saddr, m->id.idiag_src, m->idiag_family == AF_INET ? 4 : 16);
 	memcpy(out->flow.daddr, m->id.idiag_dst, m->idiag_family == AF_INET ? 4 : 16);
 	out->cookie = (uint64_t)m->id.idiag_cookie[1] << 32 | m->id.idiag_cookie[0];
+	out->bound_if = m->id.idiag_if;
 	out->state = m->idiag_state;
 	left = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
 	for (a = (const struct rtattr *)(m + 1); RTA_OK(a, left); a = RTA_NEXT(a, left)) {
@@ -100,7 +101,8 @@ int sockdiag__dump(int fd, uint32_t netns, sockdiag_fn fn, void *ctx)
 		struct inet_diag_req_v2 req = {
 			.sdiag_family = families[i],
 			.sdiag_protocol = IPPROTO_TCP,
-			.idiag_ext = (1 << (INET_DIAG_INFO - 1)) | (1 << (INET_DIAG_CONG - 1)),
+			/* not INET_DIAG_INFO: tcp_info takes every socket's lock */
+			.idiag_ext = 1 << (INET_DIAG_CONG - 1),
 			.idiag_states = CONNECTED_STATES,
 		};
 		int ret = netns__dump(fd, SOCK_DIAG_BY_FAMILY, &req, sizeof(req), walk_msg, &w);
@@ -109,4 +111,50 @@ int sockdiag__dump(int fd, uint32_t netns, sockdiag_fn fn, void *ctx)
 			return ret;
 	}
 	return 0;
+}
+
+struct one {
+	struct sockdiag_sock *s;
+	bool found;
+};
+
+static int info_msg(struct nlmsghdr *h, void *arg)
+{
+	struct one *o = arg;
+	struct sockdiag_sock got;
+
+	if (sockdiag__parse(h, o->s->flow.netns, &got) || got.cookie != o->s->cookie)
+		return 0;
+	o->found = true;
+	o->s->have_info = got.have_info;
+	o->s->ecn = got.ecn;
+	o->s->ecn_seen = got.ecn_seen;
+	return 0;
+}
+
+int sockdiag__info(int fd, struct sockdiag_sock *s)
+{
+	bool v4 = s->flow.family == 4;
+	struct inet_diag_req_v2 req = {
+		.sdiag_family = v4 ? AF_INET : AF_INET6,
+		.sdiag_protocol = IPPROTO_TCP,
+		.idiag_ext = 1 << (INET_DIAG_INFO - 1),
+		.idiag_states = CONNECTED_STATES,
+		.id = {
+			.idiag_sport = htons(s->flow.sport),
+			.idiag_dport = htons(s->flow.dport),
+			.idiag_if = s->bound_if,
+			.idiag_cookie = { (uint32_t)s->cookie, (uint32_t)(s->cookie >> 32) },
+		},
+	};
+	struct one o = { s, false };
+	int ret;
+
+	memcpy(req.id.idiag_src, s->flow.saddr, v4 ? 4 : 16);
+	memcpy(req.id.idiag_dst, s->flow.daddr, v4 ? 4 : 16);
+	s->have_info = false;
+	ret = netns__get(fd, SOCK_DIAG_BY_FAMILY, &req, sizeof(req), info_msg, &o);
+	if (ret)
+		return ret == -ESTALE ? -ENOENT : ret; /* -ESTALE: its 4-tuple is another socket's now */
+	return o.found ? 0 : -ENOENT;
 }

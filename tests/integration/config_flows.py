@@ -5,8 +5,11 @@ connected, each writes to REPORT what its own socket says of itself: local
 and peer address, its congestion control (TCP_CONGESTION) and whether ECN
 was negotiated (TCP_INFO's TCPI_OPT_ECN), as one JSON line.
 
-    config_flows.py sink REPORT PORT SECONDS
+    config_flows.py sink REPORT PORT SECONDS [BIND]
     config_flows.py send REPORT HOST PORT SECONDS [CC]
+
+An address with a colon is IPv6, reported as ss and fabtrace write it
+([addr]:port).
 """
 import json
 import socket
@@ -20,17 +23,24 @@ def report(path, c):
     time.sleep(0.2)  # the handshake's last ACK has reached the peer
     info = c.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
     cc = c.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).split(b"\0")[0].decode()
-    la, lp = c.getsockname()[:2]
-    pa, pp = c.getpeername()[:2]
     with open(path, "w") as f:
-        json.dump({"local": f"{la}:{lp}", "peer": f"{pa}:{pp}", "cc": cc,
+        json.dump({"local": name(c.getsockname()), "peer": name(c.getpeername()), "cc": cc,
                    "ecn": "on" if info[5] & TCPI_OPT_ECN else "off"}, f)
 
 
-def sink(path, port, secs):
-    s = socket.socket()
+def name(sockname):
+    a, p = sockname[:2]
+    return f"[{a}]:{p}" if ":" in a else f"{a}:{p}"
+
+
+def family(addr):
+    return socket.AF_INET6 if ":" in addr else socket.AF_INET
+
+
+def sink(path, port, secs, bind):
+    s = socket.socket(family(bind))
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("0.0.0.0", port))
+    s.bind((bind, port))
     s.listen(4)
     s.settimeout(secs)
     c, _ = s.accept()
@@ -46,7 +56,7 @@ def sink(path, port, secs):
 
 
 def send(path, host, port, secs, cc):
-    c = socket.socket()
+    c = socket.socket(family(host))
     if cc:
         c.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
     for _ in range(50):  # the sink may not listen yet
@@ -64,6 +74,6 @@ def send(path, host, port, secs, cc):
 
 if __name__ == "__main__":
     if sys.argv[1] == "sink":
-        sink(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
+        sink(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5] if len(sys.argv) > 5 else "0.0.0.0")
     else:
         send(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]), sys.argv[6] if len(sys.argv) > 6 else "")

@@ -3,7 +3,9 @@
 # h1's eth0 shaped by a tbf (rate, burst, limit) over a pfifo_head_drop, h2's
 # namespace given other sysctls (tcp_ecn 1, congestion control bbr), a flow
 # from h1 whose socket asks for cubic (TCP_CONGESTION) and one from h2 on its
-# namespace's bbr, ECN negotiated on h2's; the traced command's NCCL_* and
+# namespace's bbr, ECN negotiated on h2's, and one from h2 over IPv6 (the
+# recorder asks each new socket's tcp_info by its 4-tuple, an IPv6 one by
+# 16-byte addresses); the traced command's NCCL_* and
 # GLOO_* variables.  `info --json` must say what `tc -j qdisc show`,
 # `sysctl -n` and `ss -tin` say (taken while the flows run), and for ECN
 # what each socket's own TCP_INFO says (ss 6.1 prints no options on this
@@ -21,6 +23,12 @@ tc -n "$H1" qdisc replace dev eth0 root handle 1: tbf rate 50mbit burst 20kb lim
 ip netns exec "$H2" sysctl -qw net.ipv4.tcp_ecn=1 || bad "sysctl tcp_ecn in $H2"
 ip netns exec "$H2" sysctl -qw net.ipv4.tcp_congestion_control=bbr || skip "bbr cannot be $H2's congestion control"
 ip netns exec "$H1" sysctl -qw net.ipv4.tcp_ecn=2 || bad "sysctl tcp_ecn in $H1"
+# and IPv6 between them (the lab has it off): a third connection, h2 to h1
+for i in 1 2; do
+	ip netns exec "$(lab_ns "$LAB" "$i")" sysctl -qw net.ipv6.conf.all.disable_ipv6=0 \
+		net.ipv6.conf.eth0.disable_ipv6=0 &&
+		ip -n "$(lab_ns "$LAB" "$i")" addr add "fd00:99::$i/64" dev eth0 nodad || bad "IPv6 on host $i"
+done
 
 PY3=/usr/bin/python3
 [[ -x $PY3 ]] || PY3=python3
@@ -32,14 +40,17 @@ ip netns exec "$H2" "$PY3" "$FLOWS" sink "$TMPD/sock.h2sink" 5301 60 & pids+=($!
 ip netns exec "$H1" "$PY3" "$FLOWS" sink "$TMPD/sock.h1sink" 5300 60 & pids+=($!)
 ip netns exec "$H1" "$PY3" "$FLOWS" send "$TMPD/sock.h1send" "$(lab_addr 2)" 5301 60 cubic & pids+=($!)
 ip netns exec "$H2" "$PY3" "$FLOWS" send "$TMPD/sock.h2send" "$(lab_addr 1)" 5300 60 & pids+=($!)
-# both connections up (on a busy machine the interpreters take a while), then a scan or two
+ip netns exec "$H1" "$PY3" "$FLOWS" sink "$TMPD/sock.h1sink6" 5302 60 :: & pids+=($!)
+ip netns exec "$H2" "$PY3" "$FLOWS" send "$TMPD/sock.h2send6" fd00:99::1 5302 60 & pids+=($!)
+# the connections up (on a busy machine the interpreters take a while), then a scan or two
 for ((i = 0; i < 200; i++)); do
-	n1=$(ip netns exec "$H1" ss -H -tn state established | grep -c '198\.18\.0\.')
-	n2=$(ip netns exec "$H2" ss -H -tn state established | grep -c '198\.18\.0\.')
-	((n1 == 2 && n2 == 2)) && [[ -s $TMPD/sock.h1sink && -s $TMPD/sock.h2sink && -s $TMPD/sock.h1send && -s $TMPD/sock.h2send ]] && break
+	n1=$(ip netns exec "$H1" ss -H -tn state established | grep -c '198\.18\.0\.\|fd00:99::')
+	n2=$(ip netns exec "$H2" ss -H -tn state established | grep -c '198\.18\.0\.\|fd00:99::')
+	((n1 == 3 && n2 == 3)) && [[ -s $TMPD/sock.h1sink && -s $TMPD/sock.h2sink && -s $TMPD/sock.h1send &&
+		-s $TMPD/sock.h2send && -s $TMPD/sock.h1sink6 && -s $TMPD/sock.h2send6 ]] && break
 	sleep 0.1
 done
-check "both connections established ($n1 and $n2 sockets)" test "$n1" = 2 -a "$n2" = 2
+check "the three connections established ($n1 and $n2 sockets)" test "$n1" = 3 -a "$n2" = 3
 for i in 1 2; do
 	ip netns exec "$(lab_ns "$LAB" "$i")" ss -H -tin state established >"$TMPD/ss$i.txt"
 done
@@ -125,7 +136,7 @@ def ss(path, netns):
 
 want_cc = {**ss(f"{tmp}/ss1.txt", h1), **ss(f"{tmp}/ss2.txt", h2)}
 own = {}
-for who, netns in (("h1sink", h1), ("h1send", h1), ("h2sink", h2), ("h2send", h2)):
+for who, netns in (("h1sink", h1), ("h1send", h1), ("h2sink", h2), ("h2send", h2), ("h1sink6", h1), ("h2send6", h2)):
     r = json.load(open(f"{tmp}/sock.{who}"))
     own[(netns, r["local"], r["peer"])] = r
 names = {n["netns"]: n["name"] for n in cfg.get("namespaces", [])}
@@ -134,8 +145,8 @@ for fl in cfg.get("flows", []):
     if fl["flow"]:
         a, b = fl["flow"].split(" -> ")
         got[(names.get(fl["netns"]), a, b)] = fl["settings"]
-lab = {k: v for k, v in want_cc.items() if k[1].startswith("198.18.0.")}
-check(len(lab) == 4 and set(lab) == set(own), f"ss shows the 4 lab sockets ({sorted(lab)})")
+lab = {k: v for k, v in want_cc.items() if k[1].startswith(("198.18.0.", "[fd00:99::"))}
+check(len(lab) == 6 and set(lab) == set(own), f"ss shows the 6 lab sockets ({sorted(lab)})")
 for k, cc in lab.items():
     g = got.get(k, {})
     check(g.get("cc") == cc == own.get(k, {}).get("cc"), f"socket {k}: congestion control {g.get('cc')} as ss and the socket say ({cc})")
@@ -145,7 +156,8 @@ for k, r in own.items():
 ccs = sorted(lab.values())
 check("cubic" in ccs and "bbr" in ccs, f"both cubic (per socket) and bbr (h2's default) among them ({ccs})")
 ecn = {k[0] + ":" + k[1]: r["ecn"] for k, r in own.items()}
-check(sorted(ecn.values()) == ["off", "off", "on", "on"], f"ECN negotiated on h2's connection only ({ecn})")
+check(sorted(ecn.values()) == ["off", "off", "on", "on", "on", "on"],
+      f"ECN negotiated on h2's connections only, IPv4 and IPv6 ({ecn})")
 
 # the command's environment
 procs = [p for p in cfg.get("processes", []) if p["env"].get("NCCL_ALGO") == "Ring"]

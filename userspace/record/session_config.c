@@ -45,9 +45,9 @@ struct ns_done {
 };
 
 struct flow_seen {
-	uint64_t cookie;
-	uint32_t netns, scan;
-	char cc[16];
+	struct sockdiag_sock sock; /* as the dump gave it: what sockdiag__info asks for */
+	uint32_t scan;
+	bool info_asked;           /* its ECN is settled once it is established: asked once */
 };
 
 struct sess_config {
@@ -427,7 +427,7 @@ static int nic_settings(struct session *s)
 static struct flow_seen *flow_find(struct sess_config *c, uint32_t netns, uint64_t cookie)
 {
 	for (size_t i = 0; i < c->nflows; i++)
-		if (c->flows[i].cookie == cookie && c->flows[i].netns == netns)
+		if (c->flows[i].sock.cookie == cookie && c->flows[i].sock.flow.netns == netns)
 			return &c->flows[i];
 	return NULL;
 }
@@ -442,9 +442,9 @@ static int on_sock(void *arg, const struct sockdiag_sock *k)
 
 	if (f) {
 		f->scan = c->scan;
-		if (!strcmp(f->cc, k->cc))
+		if (!strcmp(f->sock.cc, k->cc))
 			return 0;
-		str_copy(f->cc, k->cc, sizeof(f->cc)); /* changed by setsockopt: written again */
+		str_copy(f->sock.cc, k->cc, sizeof(f->sock.cc)); /* changed by setsockopt: written again */
 		return k->cc[0] ? emit(s, &p, "cc", k->cc, 0) : 0;
 	}
 	if (c->nflows >= MAX_FLOWS ||
@@ -453,14 +453,32 @@ static int on_sock(void *arg, const struct sockdiag_sock *k)
 		return 0;
 	}
 	f = &c->flows[c->nflows++];
-	f->cookie = k->cookie;
-	f->netns = k->flow.netns;
+	f->sock = *k;
 	f->scan = c->scan;
-	str_copy(f->cc, k->cc, sizeof(f->cc));
+	f->info_asked = false;
 	if (k->cc[0])
 		ret = emit(s, &p, "cc", k->cc, 0);
-	if (!ret && k->have_info)
-		ret = emit(s, &p, "ecn", k->ecn ? "on" : "off", 0);
+	return ret;
+}
+
+/* ECN of the sockets the last dump of namespace NETNS found new: one
+ * tcp_info each, after the dump (sockdiag__info). */
+static int new_socks_ecn(struct session *s, int fd, uint32_t netns)
+{
+	struct sess_config *c = s->cfg;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < c->nflows; i++) {
+		struct flow_seen *f = &c->flows[i];
+		struct ft_config p = { .scope = FT_CFG_FLOW, .netns = netns, .flow = f->sock.flow };
+
+		if (f->info_asked || f->sock.flow.netns != netns || f->scan != c->scan)
+			continue;
+		f->info_asked = true;
+		if (sockdiag__info(fd, &f->sock) || !f->sock.have_info)
+			continue; /* closed meanwhile, or a kernel that does not tell */
+		ret = emit(s, &p, "ecn", f->sock.ecn ? "on" : "off", 0);
+	}
 	return ret;
 }
 
@@ -505,6 +523,8 @@ static int flows(struct session *s)
 		if (d->diag_fd < 0)
 			continue;
 		ret = sockdiag__dump(d->diag_fd, n->inum, on_sock, s);
+		if (!ret)
+			ret = new_socks_ecn(s, d->diag_fd, n->inum);
 		if (ret && ret != -EIO && ret != -ENOMEM)
 			ret = 0; /* the namespace went away meanwhile */
 	}
