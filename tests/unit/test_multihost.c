@@ -262,6 +262,42 @@ static void test_loops(void **state)
 	assert_int_equal(mergefit__loops(4, e, 5), 0);
 }
 
+static void test_consensus(void **state)
+{
+	const double S = 1e9, MS = 1e6;
+	/* a clock 200 ppm fast (the lab's capshift --drift): 2 ms more every 10 s */
+	double t[4] = { 0, 10 * S, 20 * S, 30 * S }, e[4] = { 5 * MS, 7 * MS, 9 * MS, 11 * MS };
+	double sg[4] = { 0.2 * MS, 0.2 * MS, 0.2 * MS, 0.2 * MS }, mg[4] = { 0.2, 0.2, 0.2, 0.2 };
+	bool keep[4];
+
+	(void)state;
+	/* a real drift: every window agrees, none left out */
+	assert_int_equal(mergefit__consensus(t, e, sg, mg, 4, keep), 4);
+	assert_true(keep[0] && keep[1] && keep[2] && keep[3]);
+	/* one window on a wrong peak 9 ms off: it alone is left out */
+	e[2] = 18 * MS;
+	assert_int_equal(mergefit__consensus(t, e, sg, mg, 4, keep), 3);
+	assert_true(keep[0] && keep[1] && !keep[2] && keep[3]);
+	/* two windows 3.6 s apart, 9 ms apart (what bent test_multihost_network's
+	 * line to -2560 ppm once): the clearer one stays */
+	t[1] = 3.6 * S;
+	e[0] = -30 * MS;
+	e[1] = -39 * MS;
+	mg[0] = 0.1;
+	mg[1] = 0.3;
+	assert_int_equal(mergefit__consensus(t, e, sg, mg, 2, keep), 1);
+	assert_true(!keep[0] && keep[1]);
+	mg[0] = 0.5;
+	assert_int_equal(mergefit__consensus(t, e, sg, mg, 2, keep), 1);
+	assert_true(keep[0] && !keep[1]);
+	/* 1 ms apart over 3.6 s: a drift a clock can have (280 ppm); both stay */
+	e[1] = -31 * MS;
+	assert_int_equal(mergefit__consensus(t, e, sg, mg, 2, keep), 2);
+	/* one window: kept */
+	assert_int_equal(mergefit__consensus(t, e, sg, mg, 1, keep), 1);
+	assert_true(keep[0]);
+}
+
 /* Whether some window lies inside [LO, HI) */
 static bool covered(const struct mf_window *w, size_t n, int64_t lo, int64_t hi)
 {
@@ -333,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_pair),
 		cmocka_unit_test(test_line_chain),
 		cmocka_unit_test(test_loops),
+		cmocka_unit_test(test_consensus),
 		cmocka_unit_test(test_plan),
 	};
 

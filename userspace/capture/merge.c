@@ -158,6 +158,36 @@ static void coll_bounds(const struct host *a, const struct host *b, struct pairf
 	p->bounds = cnt > 0;
 }
 
+/* A pair's windows that disagree with the rest (mergefit__consensus) are
+ * left out, with a warning; its margin is what remains. */
+static void keep_consensus(struct merge *m, struct pairfit *p)
+{
+	bool keep[MAX_WINDOWS];
+	size_t n = 0, out = 0;
+	double odd = 0, kept = 0;
+
+	mergefit__consensus(p->t, p->e, p->s, p->mg, p->nwin, keep);
+	p->margin = 0;
+	for (size_t k = 0; k < p->nwin; k++) {
+		if (!keep[k]) {
+			odd = out++ ? odd : p->e[k];
+			continue;
+		}
+		p->t[n] = p->t[k];
+		p->e[n] = p->e[k];
+		p->s[n] = p->s[k];
+		p->mg[n] = p->mg[k];
+		p->margin += p->mg[k];
+		kept += p->e[k];
+		n++;
+	}
+	if (out)
+		mrg_warnf(m, "%s and %s: %zu of %zu traffic windows matched away from the others (%+.3f ms where they "
+			  "say %+.3f ms: a wrong peak of repeating traffic); not used", m->h[p->a].label,
+			  m->h[p->b].label, out, p->nwin, odd / 1e6, kept / (double)n / 1e6);
+	p->nwin = n;
+}
+
 static void fit_pairs(struct merge *m)
 {
 	const double bin = (double)m->bin_ns;
@@ -206,12 +236,13 @@ static void fit_pairs(struct merge *m)
 				p->t[p->nwin] = (double)m->win[k].start + (double)m->win[k].len / 2 - m->tref;
 				p->e[p->nwin] = (double)e.e_bins2 / 2 * bin;
 				p->s[p->nwin] = ((double)llabs(e.rtt_bins) / 2 + 2) * bin; /* + a bin each side for the binning */
-				p->margin += e.score - (e.second > 0 ? e.second : 0);
+				p->mg[p->nwin] = e.score - (e.second > 0 ? e.second : 0);
 				p->nwin++;
 			}
 			m->npf++;
 			if (!p->nwin)
 				continue;
+			keep_consensus(m, p);
 			mergefit__line(p->t, p->e, p->s, p->nwin, 0, &p->fa, &p->fb);
 			double worst = 0, res = 0, tmin = p->t[0], tmax = p->t[0];
 

@@ -80,7 +80,7 @@ struct pairfit {
 	bool bounds;
 	double lo, hi;                      /* collective window for e_b - e_a, ns */
 	size_t nwin;
-	double t[MAX_WINDOWS], e[MAX_WINDOWS], s[MAX_WINDOWS];
+	double t[MAX_WINDOWS], e[MAX_WINDOWS], s[MAX_WINDOWS], mg[MAX_WINDOWS]; /* mg: best - second score */
 	double fa, fb, unc;                 /* fit; unc < 0: none */
 	double margin;                      /* sum over its windows of best - second score */
 	bool causal_ok;

@@ -194,6 +194,35 @@ struct mf_est mergefit__pair(const struct mf_series *a, const struct mf_series *
 	return r;
 }
 
+static bool agree(const double *t, const double *e, const double *sigma, size_t j, size_t k)
+{
+	return fabs(e[j] - e[k]) <= sigma[j] + sigma[k] + MF_MAX_DRIFT * fabs(t[j] - t[k]);
+}
+
+size_t mergefit__consensus(const double *t, const double *e, const double *sigma, const double *margin, size_t n,
+			   bool *keep)
+{
+	size_t best = 0, kept = 0;
+	double best_sum = -1;
+
+	for (size_t k = 0; k < n; k++) {
+		double sum = 0;
+
+		for (size_t j = 0; j < n; j++)
+			if (agree(t, e, sigma, j, k))
+				sum += margin[j];
+		if (sum > best_sum) {
+			best_sum = sum;
+			best = k;
+		}
+	}
+	for (size_t j = 0; j < n; j++) {
+		keep[j] = agree(t, e, sigma, j, best);
+		kept += keep[j];
+	}
+	return kept;
+}
+
 int mergefit__line(const double *t, const double *e, const double *sigma, size_t n, double tref,
 		   double *a, double *b)
 {

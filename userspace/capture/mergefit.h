@@ -44,6 +44,23 @@ struct mf_est {
  */
 struct mf_est mergefit__pair(const struct mf_series *a, const struct mf_series *b, int64_t lo, int64_t hi);
 
+/* The most a clock's rate can be off and still be one: the kernel's
+ * frequency correction ends at 500 ppm (adjtimex), so NTP gives up on a
+ * crystal farther off. */
+#define MF_MAX_DRIFT 500e-6
+
+/*
+ * One pair's windows that agree: N matches (T, E, SIGMA in ns, MARGIN: the
+ * best score less the best elsewhere).  A window agrees with window K when
+ * they differ by no more than their SIGMAs plus what a clock MF_MAX_DRIFT
+ * off moves between them; KEEP gets the windows that agree with the K whose
+ * agreeing windows have the most MARGIN in all.  A window that matched a
+ * wrong peak of repeating traffic, ms away from the others, is left out
+ * rather than bending the line.  Returns how many are kept.
+ */
+size_t mergefit__consensus(const double *t, const double *e, const double *sigma, const double *margin, size_t n,
+			   bool *keep);
+
 /* Weighted line e(t) = a + b (t - tref) through N points (t, e, sigma);
  * with one point (or all at one t) b = 0.  0, or -1 when N = 0. */
 int mergefit__line(const double *t, const double *e, const double *sigma, size_t n, double tref,
