@@ -300,9 +300,9 @@ static void check_loops(struct merge *m)
 			if (e[k].dropped_by <= 0)
 				continue;
 			p->unc = -1;
-			mrg_warnf(m, "%s and %s: the traffic match (%+.3f ms) disagrees by %.3f ms with the other pairs "
-				  "around them (a wrong peak of repeating traffic); the least clear pair of that loop "
-				  "is not used", m->h[p->a].label, m->h[p->b].label, p->fa / 1e6, e[k].dropped_by / 1e6);
+			mrg_warnf(m, "%s and %s: a loop of pairs through them disagrees by %.3f ms (a wrong peak of "
+				  "repeating traffic), and their match (%+.3f ms) is its least clear; not used",
+				  m->h[p->a].label, m->h[p->b].label, e[k].dropped_by / 1e6, p->fa / 1e6);
 		}
 	free(e);
 }
