@@ -244,7 +244,6 @@ void netns_set__free(struct netns_set *s)
 
 typedef int (*nl_msg_cb)(struct nlmsghdr *h, void *ctx);
 
-/* Send a dump request and feed every answer to cb. */
 /* One netlink request with FLAGS: its answers to CB until the kernel's
  * NLMSG_DONE (a dump) or NLMSG_ERROR (an error, or the ack of a request). */
 static int nl_talk(int fd, int type, uint16_t flags, const void *body, size_t blen, nl_msg_cb cb, void *ctx)
