@@ -159,7 +159,7 @@ static void coll_bounds(const struct host *a, const struct host *b, struct pairf
 }
 
 /* A pair's windows that disagree with the rest (mergefit__consensus) are
- * left out, with a warning; its margin is what remains. */
+ * left out, with a warning. */
 static void keep_consensus(struct merge *m, struct pairfit *p)
 {
 	bool keep[MAX_WINDOWS];
@@ -167,7 +167,6 @@ static void keep_consensus(struct merge *m, struct pairfit *p)
 	double odd = 0, kept = 0;
 
 	mergefit__consensus(p->t, p->e, p->s, p->mg, p->nwin, keep);
-	p->margin = 0;
 	for (size_t k = 0; k < p->nwin; k++) {
 		if (!keep[k]) {
 			odd = out++ ? odd : p->e[k];
@@ -177,7 +176,6 @@ static void keep_consensus(struct merge *m, struct pairfit *p)
 		p->e[n] = p->e[k];
 		p->s[n] = p->s[k];
 		p->mg[n] = p->mg[k];
-		p->margin += p->mg[k];
 		kept += p->e[k];
 		n++;
 	}
@@ -291,8 +289,14 @@ static void check_loops(struct merge *m)
 
 	if (!e)
 		return;
-	for (size_t k = 0; k < m->npf; k++)
-		e[k] = (struct mf_edge){ m->pf[k].a, m->pf[k].b, m->pf[k].fa, m->pf[k].unc, m->pf[k].margin, 0 };
+	for (size_t k = 0; k < m->npf; k++) {
+		const struct pairfit *p = &m->pf[k];
+		double margin = 0; /* how clearly its windows matched, together */
+
+		for (size_t w = 0; w < p->nwin; w++)
+			margin += p->mg[w];
+		e[k] = (struct mf_edge){ p->a, p->b, p->fa, p->unc, margin, 0 };
+	}
 	if (mergefit__loops(m->n, e, m->npf))
 		for (size_t k = 0; k < m->npf; k++) {
 			struct pairfit *p = &m->pf[k];

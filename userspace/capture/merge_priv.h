@@ -82,7 +82,6 @@ struct pairfit {
 	size_t nwin;
 	double t[MAX_WINDOWS], e[MAX_WINDOWS], s[MAX_WINDOWS], mg[MAX_WINDOWS]; /* mg: best - second score */
 	double fa, fb, unc;                 /* fit; unc < 0: none */
-	double margin;                      /* sum over its windows of best - second score */
 	bool causal_ok;
 };
 

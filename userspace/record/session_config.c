@@ -47,7 +47,6 @@ struct ns_done {
 struct flow_seen {
 	struct sockdiag_sock sock; /* as the dump gave it: what sockdiag__info asks for */
 	uint32_t scan;
-	bool info_asked;           /* its ECN is settled once it is established: asked once */
 };
 
 struct sess_config {
@@ -455,26 +454,23 @@ static int on_sock(void *arg, const struct sockdiag_sock *k)
 	f = &c->flows[c->nflows++];
 	f->sock = *k;
 	f->scan = c->scan;
-	f->info_asked = false;
 	if (k->cc[0])
 		ret = emit(s, &p, "cc", k->cc, 0);
 	return ret;
 }
 
-/* ECN of the sockets the last dump of namespace NETNS found new: one
- * tcp_info each, after the dump (sockdiag__info). */
-static int new_socks_ecn(struct session *s, int fd, uint32_t netns)
+/* ECN of the sockets the last dump of namespace NETNS found new (on_sock
+ * appends them: flows FIRST on): one tcp_info each, after the dump
+ * (sockdiag__info); ECN is settled once a socket is established. */
+static int new_socks_ecn(struct session *s, int fd, uint32_t netns, size_t first)
 {
 	struct sess_config *c = s->cfg;
 	int ret = 0;
 
-	for (size_t i = 0; !ret && i < c->nflows; i++) {
+	for (size_t i = first; !ret && i < c->nflows; i++) {
 		struct flow_seen *f = &c->flows[i];
 		struct ft_config p = { .scope = FT_CFG_FLOW, .netns = netns, .flow = f->sock.flow };
 
-		if (f->info_asked || f->sock.flow.netns != netns || f->scan != c->scan)
-			continue;
-		f->info_asked = true;
 		if (sockdiag__info(fd, &f->sock) || !f->sock.have_info)
 			continue; /* closed meanwhile, or a kernel that does not tell */
 		ret = emit(s, &p, "ecn", f->sock.ecn ? "on" : "off", 0);
@@ -522,9 +518,12 @@ static int flows(struct session *s)
 		}
 		if (d->diag_fd < 0)
 			continue;
+		size_t first = c->nflows;
+		int ecn_ret;
+
 		ret = sockdiag__dump(d->diag_fd, n->inum, on_sock, s);
-		if (!ret)
-			ret = new_socks_ecn(s, d->diag_fd, n->inum);
+		ecn_ret = new_socks_ecn(s, d->diag_fd, n->inum, first); /* what a cut-short dump found, too */
+		ret = ret ? ret : ecn_ret;
 		if (ret && ret != -EIO && ret != -ENOMEM)
 			ret = 0; /* the namespace went away meanwhile */
 	}
