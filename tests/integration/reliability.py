@@ -22,6 +22,9 @@
   reliability.py bins FILE NETNS IFINDEX   start_ns of the iface_bin records of one interface
   reliability.py ifaces FILE               every interface record, "netns ifindex name netns_name"
                                            (all of them: info keeps one per netns and ifindex)
+  reliability.py cfgflows FILE             every socket's configuration record, "ts_ns netns
+                                           saddr:sport daddr:dport key value" (IPv4), then
+                                           "end ts_ns" from the END record
   reliability.py setversion IN OUT V       copy a capture with header version V and a valid CRC
   reliability.py setend IN OUT NS          copy a capture whose END record says it ended NS ns
                                            after its start (a damaged clock); that block is
@@ -86,6 +89,8 @@ REC_IFACE_BIN = 1
 REC_IFACE = 32
 REC_CTR_SAMPLE = 43
 REC_CLOCK = 57
+REC_CONFIG = 45
+CFG_FLOW = 4
 SIOCGSKNS = 0x894C  # linux/sockios.h: a socket's network namespace, as a new fd
 SYS_PIDFD_GETFD = 438  # the same number on every architecture
 
@@ -357,6 +362,22 @@ def cmd_ifaces(path):
             ns, ifi = struct.unpack_from("<II", rec, 8)
             name, nsname = (rec[a:b].split(b"\0")[0].decode(errors="replace") for a, b in ((32, 48), (48, 80)))
             print(ns, ifi, name or "-", nsname or "-")
+
+
+def cmd_cfgflows(path):
+    _, recs = walk(path)
+    for typ, rec in recs:
+        if typ == REC_CONFIG and rec[16] == CFG_FLOW:  # struct ft_config
+            ts = struct.unpack_from("<Q", rec, 8)[0]
+            klen, vlen, netns = struct.unpack_from("<HH", rec, 18) + struct.unpack_from("<I", rec, 24)
+            sa, da = rec[40:44], rec[56:60]
+            sport, dport, fam = struct.unpack_from("<HHB", rec, 72)
+            key = rec[120:120 + klen].decode(errors="replace")
+            val = rec[121 + klen:121 + klen + vlen].decode(errors="replace")
+            if fam == 4:
+                print(ts, netns, f"{'.'.join(map(str, sa))}:{sport}", f"{'.'.join(map(str, da))}:{dport}", key, val)
+        elif typ == REC_END:
+            print("end", struct.unpack_from("<Q", rec, 8)[0])
 
 
 def cmd_setversion(src, dst, version):
@@ -656,6 +677,8 @@ def main():
         cmd_bins(a[1], a[2], a[3])
     elif a[0] == "ifaces":
         cmd_ifaces(a[1])
+    elif a[0] == "cfgflows":
+        cmd_cfgflows(a[1])
     elif a[0] == "setversion":
         cmd_setversion(a[1], a[2], a[3])
     elif a[0] == "setend":

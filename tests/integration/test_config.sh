@@ -68,6 +68,8 @@ wait "${pids[@]}" 2>/dev/null
 check "record exits 0 (got $REC_RC: $(tail -n 2 "$TMPD/record.err"))" test "$REC_RC" = 0
 "$FT" info --json "$TMPD/cfg.ftr" >"$TMPD/info.json" || bad "info --json"
 "$FT" info "$TMPD/cfg.ftr" >"$TMPD/info.txt" || bad "info"
+# when each socket's settings were written (the capture's own records)
+python3 "$ROOT/tests/integration/reliability.py" cfgflows "$TMPD/cfg.ftr" >"$TMPD/cfgflows.txt" || bad "cfgflows"
 
 H1="$H1" H2="$H2" TMPD="$TMPD" python3 - <<'PY'
 import json, os
@@ -153,6 +155,19 @@ for k, cc in lab.items():
 for k, r in own.items():
     g = got.get(k, {})
     check(g.get("ecn") == r["ecn"], f"socket {k}: ECN {g.get('ecn')} as its TCP_INFO says ({r['ecn']})")
+# found by a tick while the recording ran (its namespace's TCP counters moved),
+# not only by the stop's last look: the test waited 2.5 s after they connected
+when, end = {}, None
+for line in open(f"{tmp}/cfgflows.txt"):
+    f = line.split()
+    if f[0] == "end":
+        end = int(f[1])
+    elif f[4] == "cc":
+        when.setdefault((names.get(int(f[1])), f[2], f[3]), int(f[0]))
+v4 = [k for k in own if not k[1].startswith("[")]
+late = {k: (end - when[k]) / 1e9 if k in when and end else None for k in v4}
+check(end and all(x is not None and x >= 1.0 for x in late.values()),
+      f"the IPv4 sockets' settings written at least 1 s before the end, by a tick (s before the end: {late})")
 ccs = sorted(lab.values())
 check("cubic" in ccs and "bbr" in ccs, f"both cubic (per socket) and bbr (h2's default) among them ({ccs})")
 ecn = {k[0] + ":" + k[1]: r["ecn"] for k, r in own.items()}

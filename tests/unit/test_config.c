@@ -41,6 +41,7 @@
 #include "probes/qdisc_stats.h"
 #include "probes/sockdiag.h"
 #include "probes/sysctl_config.h"
+#include "probes/tcp_mib.h"
 #include "rdma/nic_config.h"
 #include "userspace/capture/capture.h"
 #include "userspace/cli/info_config.h"
@@ -710,6 +711,60 @@ static void test_sockdiag(void **state)
 	}
 }
 
+/* ---- a namespace's TCP counters: when its sockets need a dump ---- */
+
+static void test_tcp_mib(void **state)
+{
+	/* this kernel's /proc/net/snmp, cut to the lines around TCP */
+	static const char snmp[] =
+		"Icmp: InMsgs InErrors\n"
+		"Icmp: 3 0\n"
+		"Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails EstabResets "
+		"CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\n"
+		"Tcp: 1 200 120000 -1 4711 815 3 2 6 123456 654321 7 0 9 0\n"
+		"Udp: InDatagrams NoPorts\n"
+		"Udp: 5 1\n";
+	struct tcp_mib m, a, b;
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int fd, lst, cli, acc;
+
+	(void)state;
+	assert_int_equal(tcp_mib__parse(snmp, &m), 0);
+	assert_true(m.active_opens == 4711 && m.passive_opens == 815 && m.curr_estab == 6);
+	/* a header without its values, a value that is no number, a field missing */
+	assert_int_equal(tcp_mib__parse("Tcp: ActiveOpens PassiveOpens CurrEstab\n", &m), -EINVAL);
+	assert_int_equal(tcp_mib__parse("Tcp: ActiveOpens PassiveOpens CurrEstab\nTcp: 1 x 2\n", &m), -EINVAL);
+	assert_int_equal(tcp_mib__parse("Tcp: ActiveOpens PassiveOpens\nTcp: 1 2\n", &m), -EINVAL);
+	assert_int_equal(tcp_mib__parse("Udp: ActiveOpens\nXTcp: 1\n", &m), -EINVAL);
+	assert_int_equal(tcp_mib__parse("", &m), -EINVAL);
+	/* one connection over lo moves them (others' may too: only growth is asked) */
+	fd = tcp_mib__open();
+	assert_true(fd >= 0);
+	lst = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(lst >= 0);
+	assert_int_equal(bind(lst, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(lst, 1), 0);
+	assert_int_equal(getsockname(lst, (struct sockaddr *)&sa, &len), 0);
+	assert_int_equal(tcp_mib__read(fd, &a), 0);
+	cli = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(cli >= 0);
+	assert_int_equal(connect(cli, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	acc = accept(lst, NULL, NULL);
+	assert_true(acc >= 0);
+	assert_int_equal(tcp_mib__read(fd, &b), 0);
+	assert_true(b.active_opens > a.active_opens && b.passive_opens > a.passive_opens);
+	assert_true(tcp_mib__changed(&a, &b));
+	a = b;
+	assert_false(tcp_mib__changed(&a, &b));
+	a.curr_estab--;
+	assert_true(tcp_mib__changed(&a, &b));
+	close(acc);
+	close(cli);
+	close(lst);
+	close(fd);
+}
+
 /* ---- a rank's environment ---- */
 
 static void test_env(void **state)
@@ -1150,6 +1205,7 @@ int main(void)
 		cmocka_unit_test(test_link),
 		cmocka_unit_test(test_sysctls),
 		cmocka_unit_test(test_sockdiag),
+		cmocka_unit_test(test_tcp_mib),
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_env_self),
 		cmocka_unit_test(test_nic),

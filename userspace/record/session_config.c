@@ -26,6 +26,7 @@
 #include "probes/qdisc_config.h"
 #include "probes/sockdiag.h"
 #include "probes/sysctl_config.h"
+#include "probes/tcp_mib.h"
 #include "rdma/nic_config.h"
 #include "userspace/record/session_priv.h"
 
@@ -33,6 +34,10 @@
 #define MAX_FLOWS 65536
 /* Namespaces are looked for again this often (ticks): new containers, new ranks. */
 #define RESCAN_TICKS 10
+/* A namespace's sockets are dumped on a tick when its TCP counters moved
+ * (tcp_mib.h), and at least this often (ticks): a congestion control that
+ * setsockopt() changed on an established socket moves no counter. */
+#define FLOWS_FULL_TICKS 10
 
 struct written {            /* a setting already in the capture */
 	uint64_t key, value;    /* hashes; key 0 = free slot */
@@ -41,6 +46,9 @@ struct written {            /* a setting already in the capture */
 struct ns_done {
 	uint32_t inum;
 	int diag_fd;            /* sock_diag socket inside it, -1 none yet, -2 cannot be had */
+	int mib_fd;             /* its TCP counters (tcp_mib.h), -1 none: dumped every tick */
+	struct tcp_mib mib;     /* as read before its last dump */
+	bool have_mib;
 	bool sysctls;           /* its sysctls were written */
 };
 
@@ -236,7 +244,7 @@ static struct ns_done *ns_done(struct sess_config *c, uint32_t inum)
 			return &c->ns[i];
 	if (grow_array((void **)&c->ns, &c->capns, c->nns + 1, sizeof(*c->ns)))
 		return NULL;
-	c->ns[c->nns] = (struct ns_done){ .inum = inum, .diag_fd = -1 };
+	c->ns[c->nns] = (struct ns_done){ .inum = inum, .diag_fd = -1, .mib_fd = -1 };
 	return &c->ns[c->nns++];
 }
 
@@ -478,12 +486,43 @@ static int new_socks_ecn(struct session *s, int fd, uint32_t netns, size_t first
 	return ret;
 }
 
+/* In the namespace: its sock_diag socket, and its TCP counters where they can be read. */
 static int open_diag(void *arg)
 {
+	struct ns_done *d = arg;
 	int fd = sockdiag__open();
 
-	*(int *)arg = fd;
-	return fd < 0 ? fd : 0;
+	if (fd < 0)
+		return fd;
+	d->diag_fd = fd;
+	fd = tcp_mib__open();
+	d->mib_fd = fd < 0 ? -1 : fd;
+	return 0;
+}
+
+/*
+ * Need namespace D's sockets be dumped now?  At the stop, on every
+ * FLOWS_FULL_TICKS-th scan, and when its TCP counters moved since they were
+ * read before the last dump (read before this one: what changes during it
+ * moves them again).  Its flows are kept as seen when not.
+ */
+static bool flows_due(struct sess_config *c, struct ns_done *d)
+{
+	struct tcp_mib now;
+	bool due;
+
+	if (d->mib_fd < 0 || tcp_mib__read(d->mib_fd, &now)) {
+		d->have_mib = false;
+		return true;
+	}
+	due = c->stopping || !d->have_mib || c->scan % FLOWS_FULL_TICKS == 0 || tcp_mib__changed(&d->mib, &now);
+	d->mib = now;
+	d->have_mib = true;
+	if (!due)
+		for (size_t i = 0; i < c->nflows; i++)
+			if (c->flows[i].sock.flow.netns == d->inum)
+				c->flows[i].scan = c->scan;
+	return due;
 }
 
 /* The sockets of every traced namespace; those gone since the last scan are forgotten. */
@@ -506,17 +545,22 @@ static int flows(struct session *s)
 		}
 		if (d->diag_fd == -1) {
 			char err[200];
-			int fd = -1, e = netns__run_in(n->self ? NULL : n->path, open_diag, &fd, err, sizeof(err));
+			int e = netns__run_in(n->self ? NULL : n->path, open_diag, d, err, sizeof(err));
 
-			d->diag_fd = e ? -2 : fd;
 			if (e) { /* said once: its sockets are unknown */
 				struct ft_config p = { .scope = FT_CFG_FLOW, .netns = n->inum };
 
+				if (d->diag_fd >= 0) /* opened, but not back out: not used */
+					close(d->diag_fd);
+				if (d->mib_fd >= 0)
+					close(d->mib_fd);
+				d->diag_fd = -2;
+				d->mib_fd = -1;
 				ret = emit(s, &p, "sockets", NULL, e);
 				continue;
 			}
 		}
-		if (d->diag_fd < 0)
+		if (d->diag_fd < 0 || !flows_due(c, d))
 			continue;
 		size_t first = c->nflows;
 		int ecn_ret;
@@ -561,6 +605,8 @@ static void prune_namespaces(struct session *s)
 		}
 		if (d->diag_fd >= 0)
 			close(d->diag_fd);
+		if (d->mib_fd >= 0)
+			close(d->mib_fd);
 		*d = c->ns[--c->nns];
 	}
 }
@@ -636,9 +682,12 @@ void sess_config_free(struct session *s)
 
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->nns; i++)
+	for (size_t i = 0; i < c->nns; i++) {
 		if (c->ns[i].diag_fd >= 0)
 			close(c->ns[i].diag_fd);
+		if (c->ns[i].mib_fd >= 0)
+			close(c->ns[i].mib_fd);
+	}
 	for (size_t i = 0; i < c->nhost; i++) {
 		free(c->host_keys[i]);
 		free(c->host_vals[i]);
