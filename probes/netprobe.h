@@ -53,6 +53,8 @@ int netprobe__profile_parse(const char *name);
 uint64_t netprobe__profile_skip(int profile);
 /* Whether PROFILE records the phase probes' socket owners (sock_send, sock_recv). */
 bool netprobe__profile_owners(int profile);
+/* The counter sampler's period under PROFILE when --counter-period does not say (ns). */
+uint64_t netprobe__profile_counter_period_ns(int profile);
 
 /* How the coverage check counts tracepoint hits (record --coverage). */
 enum netprobe_coverage {

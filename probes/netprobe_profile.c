@@ -46,3 +46,20 @@ bool netprobe__profile_owners(int profile)
 {
 	return profile != NP_PROFILE_ALWAYS;
 }
+
+/*
+ * The counters' period: 10 ms for a recording someone started, 100 ms for
+ * the one left running.  Each sample is a wake-up and, for the NIC
+ * statistics, an ioctl whose kernel buffer is vzalloc'ed and mapped on
+ * every call: at 10 ms that was a third of the always recorder's CPU under
+ * load (docs/performance.md section 8); the bins keep the fine time.
+ */
+static const uint64_t counter_periods[NP_PROFILE_N] = {
+	[NP_PROFILE_FULL] = 10000000ull,
+	[NP_PROFILE_ALWAYS] = 100000000ull,
+};
+
+uint64_t netprobe__profile_counter_period_ns(int profile)
+{
+	return counter_periods[profile >= 0 && profile < NP_PROFILE_N ? profile : NP_PROFILE_FULL];
+}

@@ -121,6 +121,9 @@ c = {x["counter"]: x for x in g[0]["counters"]}
 assert sorted(c) == ["qdisc_drops", "qdisc_overlimits", "qdisc_requeues", "qdisc_sent_bytes", "qdisc_sent_packets"], c
 assert c["qdisc_drops"]["last_raw"] == tcd and c["qdisc_drops"]["total"] > 0, (c["qdisc_drops"], tcd)
 assert c["qdisc_sent_packets"]["total"] > 1000 and c["qdisc_sent_bytes"]["unit"] == "bytes", c
+# the always profile's counter period, 100 ms (the full profile's is 10 ms)
+assert all(x["period_ns"] == 100000000 for x in j["counter_groups"]), \
+    [(x["group"], x["period_ns"]) for x in j["counter_groups"]]
 print("# %s: the qdisc sent %d packets and dropped %d (tc -s: %d) while recording" %
       (g[0]["group"], c["qdisc_sent_packets"]["total"], c["qdisc_drops"]["total"], tcd))
 PY

@@ -62,6 +62,10 @@ static void test_skip(void **state)
 	assert_false(a & (1ull << FT_PROBE_RETRANS));
 	assert_true(netprobe__profile_owners(NP_PROFILE_FULL));
 	assert_false(netprobe__profile_owners(NP_PROFILE_ALWAYS));
+	/* counters every 10 ms for a recording someone started, 100 ms left running */
+	assert_true(netprobe__profile_counter_period_ns(NP_PROFILE_FULL) == 10000000ull);
+	assert_true(netprobe__profile_counter_period_ns(NP_PROFILE_ALWAYS) == 100000000ull);
+	assert_true(netprobe__profile_counter_period_ns(NP_PROFILE_N) == 10000000ull);
 }
 
 /* The first variant of hook H that PROFILE may use, as the recorder's fast path picks it. */

@@ -26,8 +26,11 @@
 #   always      fabtrace record --profile always, --bin 100us, -i h1/eth0:
 #               the always-on profile (bins as tcx programs on h1's eth0,
 #               drops, retransmits, CE, counters, phases; no qdisc, RTT,
-#               congestion-state or socket-owner probes)
-#   always_10us the same at --bin 10us
+#               congestion-state or socket-owner probes; counters every
+#               100 ms, the profile's default)
+#   always_ctr10ms  the same with --counter-period 10ms (the full profile's
+#               period): what the finer counters cost
+#   always_10us the same as always at --bin 10us
 #   tcpdump     tcpdump -w on h1's eth0, full snaplen, to disk
 #   tcpdump128  the same with -s 128
 #   bpftrace    tools/bench/throughput.bt: bins per interface, qdisc backlog,
@@ -52,7 +55,7 @@ bench_need iperf3 tcpdump bpftrace
 # run of its own repetition, and on a shared machine closer is better
 T=$(pick "${BENCH_TP_SECONDS:-4}" 2)
 REPS=$(reps 7 1)
-MODES=(none fabtrace fabtrace_kcov fabtrace_100us fabtrace_stats fabtrace_wake0 always always_10us tcpdump tcpdump128
+MODES=(none fabtrace fabtrace_kcov fabtrace_100us fabtrace_stats fabtrace_wake0 always always_ctr10ms always_10us tcpdump tcpdump128
 	bpftrace)
 [[ -n ${BENCH_TP_MODES:-} ]] && read -ra MODES <<<"$BENCH_TP_MODES"
 CONFIGS=(gso mtu)
@@ -68,10 +71,11 @@ start_tracer() {
 	TPID=
 	case $mode in
 	none) return 0 ;;
-	fabtrace | fabtrace_stats | fabtrace_wake0 | fabtrace_kcov | fabtrace_ccov | fabtrace_100us | always | always_10us)
+	fabtrace | fabtrace_stats | fabtrace_wake0 | fabtrace_kcov | fabtrace_ccov | fabtrace_100us | always | always_10us | always_ctr10ms)
 		local wake=() bin=10us
-		[[ $mode == fabtrace_100us || $mode == always ]] && bin=100us
+		[[ $mode == fabtrace_100us || $mode == always || $mode == always_ctr10ms ]] && bin=100us
 		[[ $mode == always* ]] && wake=(--profile always)
+		[[ $mode == always_ctr10ms ]] && wake=(--profile always --counter-period 10ms)
 		[[ $mode == fabtrace_wake0 ]] && wake=(--wakeup 0)
 		[[ $mode == fabtrace_kcov ]] && wake=(--coverage kernel)
 		[[ $mode == fabtrace_ccov ]] && wake=(--coverage counters)

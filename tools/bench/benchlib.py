@@ -314,7 +314,7 @@ def render_throughput(rows, meta):
                    "| BPF run time | machine busy | steal | lost | written |")
         out.append("|---|---|---|---|---|---|---|---|---|---|")
         for mode in ("none", "fabtrace", "fabtrace_stats", "fabtrace_kcov", "fabtrace_ccov", "fabtrace_wake0",
-                     "fabtrace_100us", "always", "always_10us", "tcpdump", "tcpdump128", "bpftrace"):
+                     "fabtrace_100us", "always", "always_ctr10ms", "always_10us", "tcpdump", "tcpdump128", "bpftrace"):
             m = [r for r in rs if r["mode"] == mode]
             if not m:
                 continue
@@ -337,6 +337,7 @@ def render_throughput(rows, meta):
                     "fabtrace_wake0": "fabtrace record, 10 µs bins, --wakeup 0",
                     "fabtrace_100us": "fabtrace record, 100 µs bins",
                     "always": "fabtrace record --profile always, 100 µs bins",
+                    "always_ctr10ms": "fabtrace record --profile always, 100 µs bins, counters every 10 ms",
                     "always_10us": "fabtrace record --profile always, 10 µs bins",
                     "tcpdump": "tcpdump -w (full snaplen)", "tcpdump128": "tcpdump -s 128 -w",
                     "bpftrace": "bpftrace script"}[mode]

@@ -60,6 +60,7 @@ struct session_opts {
 	size_t ringbuf_bytes;
 	size_t wake_bytes;            /* --wakeup; used only when wake_set */
 	bool wake_set;
+	bool period_set;              /* --counter-period given: else the profile's */
 	bool quiet, verbose, json;
 	char **cmd;                   /* -- COMMAND ARGS, NULL = none */
 	char *iface_args[SESSION_MAX_IFACE_ARGS];

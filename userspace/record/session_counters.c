@@ -106,6 +106,8 @@ int sess_open_sampler(struct session *s)
 	char err[256];
 	int n = 0, ret;
 
+	if (!s->o->period_set)
+		so.period_ns = netprobe__profile_counter_period_ns(s->o->profile);
 	if (!so.no_nic)
 		collect_traced(s);
 	nd = calloc(s->n_ifs ? s->n_ifs : 1, sizeof(*nd));

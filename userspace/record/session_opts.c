@@ -94,6 +94,7 @@ static int parse_counter_opt(struct session_opts *o, int c, const char *arg)
 					 "one with a unit, e.g. 10ms");
 			return -1;
 		}
+		o->period_set = true;
 		return 1;
 	case SOPT_RDMA_DEVS:
 	case SOPT_RDMA_CTRS:
