@@ -55,6 +55,8 @@ uint64_t netprobe__profile_skip(int profile);
 bool netprobe__profile_owners(int profile);
 /* The counter sampler's period under PROFILE when --counter-period does not say (ns). */
 uint64_t netprobe__profile_counter_period_ns(int profile);
+/* How often the recorder drains the rings under PROFILE without a wake-up (ms). */
+unsigned netprobe__profile_drain_ms(int profile);
 
 /* How the coverage check counts tracepoint hits (record --coverage). */
 enum netprobe_coverage {

@@ -63,3 +63,20 @@ uint64_t netprobe__profile_counter_period_ns(int profile)
 {
 	return counter_periods[profile >= 0 && profile < NP_PROFILE_N ? profile : NP_PROFILE_FULL];
 }
+
+/*
+ * The rings' drain timer (with batched wake-ups, the recorder is woken
+ * only when a ring's backlog crosses a multiple of --wakeup, so a busy
+ * ring is drained sooner).  The always profile writes a fifth to a twelfth
+ * of the full one's bytes (docs/performance.md section 8), so it wakes a
+ * fifth as often: every wake-up takes a CPU from the traffic beside it.
+ */
+static const unsigned drain_ms[NP_PROFILE_N] = {
+	[NP_PROFILE_FULL] = 20,
+	[NP_PROFILE_ALWAYS] = 100,
+};
+
+unsigned netprobe__profile_drain_ms(int profile)
+{
+	return drain_ms[profile >= 0 && profile < NP_PROFILE_N ? profile : NP_PROFILE_FULL];
+}

@@ -66,6 +66,10 @@ static void test_skip(void **state)
 	assert_true(netprobe__profile_counter_period_ns(NP_PROFILE_FULL) == 10000000ull);
 	assert_true(netprobe__profile_counter_period_ns(NP_PROFILE_ALWAYS) == 100000000ull);
 	assert_true(netprobe__profile_counter_period_ns(NP_PROFILE_N) == 10000000ull);
+	/* the rings drained every 20 ms, and every 100 ms left running */
+	assert_int_equal(netprobe__profile_drain_ms(NP_PROFILE_FULL), 20);
+	assert_int_equal(netprobe__profile_drain_ms(NP_PROFILE_ALWAYS), 100);
+	assert_int_equal(netprobe__profile_drain_ms(-1), 20);
 }
 
 /* The first variant of hook H that PROFILE may use, as the recorder's fast path picks it. */

@@ -226,10 +226,8 @@ int session__run(struct session *s)
 	bool batched = session_opts__wake_bytes(s->o) > 0;
 	int dfd = batched ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
 	struct itimerspec its = { .it_interval = { 1, 0 }, .it_value = { 1, 0 } };
-	struct itimerspec dits = {
-		.it_interval = { 0, DRAIN_MS * 1000000L },
-		.it_value = { 0, DRAIN_MS * 1000000L },
-	};
+	long drain_ns = (long)netprobe__profile_drain_ms(s->o->profile) * 1000000L;
+	struct itimerspec dits = { .it_interval = { 0, drain_ns }, .it_value = { 0, drain_ns } };
 	struct itimerspec pits = {
 		.it_interval = { 0, PHASEPROBE_TICK_MS * 1000000L },
 		.it_value = { 0, PHASEPROBE_TICK_MS * 1000000L },

@@ -45,9 +45,6 @@ struct watch {
 /* epoll data of the session's own descriptors (watches use their index) */
 enum { EV_TICK = MAX_WATCH, EV_PHASE, EV_CTR, EV_SIG, EV_NET, EV_PP, EV_DRAIN };
 
-/* With batched wake-ups (--wakeup) the rings are drained at least this often. */
-#define DRAIN_MS 20
-
 struct session {
 	const struct session_opts *o;
 	session_sink_fn sink;
