@@ -552,7 +552,7 @@ int ph_scan_all(struct phaseprobe *p)
 	int ret;
 
 	lib_set__init(&s.set);
-	ret = ph_for_each_pid(p, maps_into, &s);
+	ret = ph_for_each_pid(p, false, maps_into, &s);
 	if (!ret)
 		ret = ph_examine_set(p, &s.set);
 	lib_set__free(&s.set);

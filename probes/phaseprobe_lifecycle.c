@@ -252,7 +252,7 @@ int phaseprobe__open(struct phaseprobe **out, const struct phaseprobe_opts *o,
 	}
 	for (int added = o->npids; added;) {
 		added = 0;
-		ph_for_each_pid(p, ph_add_descendant, &added);
+		ph_for_each_pid(p, true, ph_add_descendant, &added);
 	}
 	for (size_t i = 0; i < p->npids; i++)
 		libfind__maps(p->pids[i], &known);
@@ -274,7 +274,7 @@ int phaseprobe__open(struct phaseprobe **out, const struct phaseprobe_opts *o,
 	if (!ret && p->systemwide) {
 		ret = ph_scan_all(p);
 		if (!ret)
-			ret = ph_for_each_pid(p, ph_existing_if_traced, NULL);
+			ret = ph_for_each_pid(p, false, ph_existing_if_traced, NULL);
 	}
 	if (ret) {
 		snprintf(err, errlen, "attaching phase probes: %s", strerror(-ret));

@@ -198,8 +198,10 @@ int ph_emit_proc(struct phaseprobe *p, pid_t pid, uint32_t event)
 
 typedef int (*pid_fn)(struct phaseprobe *p, pid_t pid, pid_t ppid, void *arg);
 
-/* Every process in /proc (threads are not listed there). */
-int ph_for_each_pid(struct phaseprobe *p, ph_pid_fn fn, void *arg)
+/* Every process in /proc (threads are not listed there); its parent read
+ * from /proc/PID/stat only WITH_PPID (else 0): the system-wide scan, once a
+ * second, does not need it. */
+int ph_for_each_pid(struct phaseprobe *p, bool with_ppid, ph_pid_fn fn, void *arg)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -214,7 +216,7 @@ int ph_for_each_pid(struct phaseprobe *p, ph_pid_fn fn, void *arg)
 
 		if (*end || v <= 0 || v > INT_MAX)
 			continue;
-		if (proc_info((pid_t)v, &ppid, NULL, NULL) == 0)
+		if (!with_ppid || proc_info((pid_t)v, &ppid, NULL, NULL) == 0)
 			ret = fn(p, (pid_t)v, ppid, arg);
 	}
 	closedir(d);

@@ -158,7 +158,7 @@ pid_t ph_tgid_of(pid_t pid);
 int ph_emit_env_rank(struct phaseprobe *p, pid_t pid);
 int ph_emit_proc(struct phaseprobe *p, pid_t pid, uint32_t event);
 typedef int (*ph_pid_fn)(struct phaseprobe *p, pid_t pid, pid_t ppid, void *arg);
-int ph_for_each_pid(struct phaseprobe *p, ph_pid_fn fn, void *arg);
+int ph_for_each_pid(struct phaseprobe *p, bool with_ppid, ph_pid_fn fn, void *arg);
 int ph_follow(struct phaseprobe *p, pid_t pid);
 int ph_add_descendant(struct phaseprobe *p, pid_t pid, pid_t ppid, void *arg);
 
