@@ -486,6 +486,17 @@ static int new_socks_ecn(struct session *s, int fd, uint32_t netns, size_t first
 	return ret;
 }
 
+/* Close what namespace D's sockets were read through (they keep it alive). */
+static void ns_close(struct ns_done *d)
+{
+	if (d->diag_fd >= 0)
+		close(d->diag_fd);
+	if (d->mib_fd >= 0)
+		close(d->mib_fd);
+	d->diag_fd = -2;
+	d->mib_fd = -1;
+}
+
 /* In the namespace: its sock_diag socket, and its TCP counters where they can be read. */
 static int open_diag(void *arg)
 {
@@ -550,12 +561,7 @@ static int flows(struct session *s)
 			if (e) { /* said once: its sockets are unknown */
 				struct ft_config p = { .scope = FT_CFG_FLOW, .netns = n->inum };
 
-				if (d->diag_fd >= 0) /* opened, but not back out: not used */
-					close(d->diag_fd);
-				if (d->mib_fd >= 0)
-					close(d->mib_fd);
-				d->diag_fd = -2;
-				d->mib_fd = -1;
+				ns_close(d); /* opened, but not back out: not used */
 				ret = emit(s, &p, "sockets", NULL, e);
 				continue;
 			}
@@ -603,10 +609,7 @@ static void prune_namespaces(struct session *s)
 			i++;
 			continue;
 		}
-		if (d->diag_fd >= 0)
-			close(d->diag_fd);
-		if (d->mib_fd >= 0)
-			close(d->mib_fd);
+		ns_close(d);
 		*d = c->ns[--c->nns];
 	}
 }
@@ -682,12 +685,8 @@ void sess_config_free(struct session *s)
 
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->nns; i++) {
-		if (c->ns[i].diag_fd >= 0)
-			close(c->ns[i].diag_fd);
-		if (c->ns[i].mib_fd >= 0)
-			close(c->ns[i].mib_fd);
-	}
+	for (size_t i = 0; i < c->nns; i++)
+		ns_close(&c->ns[i]);
 	for (size_t i = 0; i < c->nhost; i++) {
 		free(c->host_keys[i]);
 		free(c->host_vals[i]);
