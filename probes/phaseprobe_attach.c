@@ -486,27 +486,35 @@ static int sw_seen_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A process without a memory map (a kernel thread, or a zombie): its status
+ * has no Vm lines, and it maps nothing. */
+#define PH_SW_NO_MM UINT64_MAX
+
 /*
  * Read PID's maps into the scan's set, unless the sizes of its executable
  * mappings are those of the last scan: then no library came or went, and
- * its maps (half a millisecond for a PyTorch process) are not read.
+ * its maps (half a millisecond for a PyTorch process) are not read.  A
+ * process the last scan found without a memory map (kernel threads: most
+ * of /proc on an idle node) is not looked at again until the full scan.
  */
 static int maps_into(struct phaseprobe *p, pid_t pid, pid_t ppid, void *arg)
 {
 	struct sw_scan *s = arg;
 	struct ph_sw_seen key = { .pid = pid };
+	const struct ph_sw_seen *was;
+	int ret;
 
 	(void)p;
 	(void)ppid;
-	if (!libfind__exec_size(pid, &key.exec_size)) {
-		const struct ph_sw_seen *was;
-
+	was = s->full || !s->nprev ? NULL : bsearch(&key, s->prev, s->nprev, sizeof(*s->prev), sw_seen_cmp);
+	ret = was && was->exec_size == PH_SW_NO_MM ? -ENODATA : libfind__exec_size(pid, &key.exec_size);
+	if (ret == -ENODATA)
+		key.exec_size = PH_SW_NO_MM;
+	if (!ret || ret == -ENODATA) {
 		if (grow((void **)&s->now, &s->cap, s->n, sizeof(*s->now)))
 			return -ENOMEM;
 		s->now[s->n++] = key;
-		was = s->full || !s->nprev ? NULL :
-			bsearch(&key, s->prev, s->nprev, sizeof(*s->prev), sw_seen_cmp);
-		if (was && was->exec_size == key.exec_size)
+		if (ret || (was && was->exec_size == key.exec_size))
 			return 0;
 	}
 	return libfind__maps(pid, &s->set) == -ENOMEM ? -ENOMEM : 0;
