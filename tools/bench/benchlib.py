@@ -14,6 +14,7 @@ Standard library only."""
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import re
@@ -49,6 +50,25 @@ def med(xs):
 def spread(xs):
     xs = [x for x in xs if x is not None]
     return (min(xs), max(xs)) if xs else (None, None)
+
+
+def median_interval(xs, level=0.95):
+    """The distribution-free interval of the median (the sign test's: order
+    statistics k and n+1-k, k the largest with P(Binomial(n, 1/2) < k) <=
+    (1-level)/2); None under 6 values, where it would be the whole range."""
+    xs = sorted(x for x in xs if x is not None)
+    n, cum, k = len(xs), 0.0, 0
+    for j in range(n + 1):
+        cum += math.comb(n, j) / 2 ** n
+        if cum > (1 - level) / 2:
+            break
+        k = j + 1
+    return (xs[k - 1], xs[n - k]) if n >= 6 and k >= 1 else None
+
+
+def fmt_interval(xs, nd=3):
+    ci = median_interval(xs)
+    return f"{fmt(ci[0], nd)}–{fmt(ci[1], nd)}" if ci else "–"
 
 
 def fmt(x, nd=2, unit=""):
@@ -310,9 +330,10 @@ def render_throughput(rows, meta):
         base = {r["rep"]: r["gbps"] for r in rs if r["mode"] == "none"}
         out.append(f"**{title}** — iperf3 h1→h2, {len(base)} repetitions; median (min–max)\n")
         cpb = {r["rep"]: r["cpu_ns_per_kbit"] for r in rs if r["mode"] == "none" and r.get("cpu_ns_per_kbit")}
-        out.append("| mode | throughput Gbit/s | vs none | CPU per bit, none's ÷ this | tracer CPU, userspace "
+        out.append("| mode | throughput Gbit/s | vs none | vs none, 95 % interval of the median "
+                   "| CPU per bit, none's ÷ this | tracer CPU, userspace "
                    "| BPF run time | machine busy | steal | lost | written |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|")
         for mode in ("none", "fabtrace", "fabtrace_stats", "fabtrace_kcov", "fabtrace_ccov", "fabtrace_wake0",
                      "fabtrace_100us", "always", "always_ctr10ms", "always_10us", "tcpdump", "tcpdump128", "bpftrace"):
             m = [r for r in rs if r["mode"] == mode]
@@ -345,6 +366,7 @@ def render_throughput(rows, meta):
                 name,
                 fmt_range([r["gbps"] for r in m], 2),
                 "1" if mode == "none" else fmt_range(ratios, 3),
+                "–" if mode == "none" else fmt_interval(ratios),
                 "1" if mode == "none" else fmt_range(cratios, 3) if cratios else "–",
                 fmt_range([r.get("tracer_cpu_pct") for r in m], 1, " %") if mode != "none" else "–",
                 fmt_range([r.get("bpf_cpu_pct") for r in m], 1, " %") if any(r.get("bpf_cpu_pct") is not None for r in m) else "–",
@@ -353,6 +375,14 @@ def render_throughput(rows, meta):
                 lost_s,
                 fmt(med(wr), 1, " MB/s") if wr and mode != "none" else "–",
             ]) + " |")
+        # issue 33's target for the full profile, paired by repetition
+        by = {}
+        for r in rs:
+            by.setdefault(r["rep"], {})[r["mode"]] = r["gbps"]
+        vs = [v["fabtrace"] / v["tcpdump128"] for v in by.values() if v.get("fabtrace") and v.get("tcpdump128")]
+        if vs:
+            out.append(f"\nfabtrace record (10 µs bins) ÷ tcpdump -s 128 -w, per repetition: {fmt_range(vs, 3)}; "
+                       f"95 % interval of the median {fmt_interval(vs)}.")
         out.append("")
     fr = [r.get("foreign_progs") for r in rows if r.get("foreign_progs") is not None]
     if fr:
@@ -569,7 +599,15 @@ def render_attrib(rows, meta):
                 out.append(f"| {k} | {fmt(v, 0)} |")
             if e_fab is not None:
                 out.append(f"| rest: fabtrace's extra minus the parts (cache and scheduling effects, and the noise of the shared machine) | {fmt(e_fab - known, 0)} |")
-            out.append("")
+            # issue 33's target for the full profile, paired by repetition
+        by = {}
+        for r in rs:
+            by.setdefault(r["rep"], {})[r["mode"]] = r["gbps"]
+        vs = [v["fabtrace"] / v["tcpdump128"] for v in by.values() if v.get("fabtrace") and v.get("tcpdump128")]
+        if vs:
+            out.append(f"\nfabtrace record (10 µs bins) ÷ tcpdump -s 128 -w, per repetition: {fmt_range(vs, 3)}; "
+                       f"95 % interval of the median {fmt_interval(vs)}.")
+        out.append("")
     fr = [r.get("foreign_progs") for r in rows if r.get("foreign_progs") is not None]
     if fr:
         busy = sum(1 for x in fr if x)
