@@ -379,10 +379,12 @@ def render_throughput(rows, meta):
         by = {}
         for r in rs:
             by.setdefault(r["rep"], {})[r["mode"]] = r["gbps"]
-        vs = [v["fabtrace"] / v["tcpdump128"] for v in by.values() if v.get("fabtrace") and v.get("tcpdump128")]
-        if vs:
-            out.append(f"\nfabtrace record (10 µs bins) ÷ tcpdump -s 128 -w, per repetition: {fmt_range(vs, 3)}; "
-                       f"95 % interval of the median {fmt_interval(vs)}.")
+        for mode, what in (("fabtrace", "fabtrace record (10 µs bins)"),
+                           ("fabtrace_kcov", "fabtrace record (10 µs bins, --coverage kernel)")):
+            vs = [v[mode] / v["tcpdump128"] for v in by.values() if v.get(mode) and v.get("tcpdump128")]
+            if vs:
+                out.append(f"\n{what} ÷ tcpdump -s 128 -w, per repetition: {fmt_range(vs, 3)}; "
+                           f"95 % interval of the median {fmt_interval(vs)}.")
         out.append("")
     fr = [r.get("foreign_progs") for r in rows if r.get("foreign_progs") is not None]
     if fr:
@@ -599,15 +601,7 @@ def render_attrib(rows, meta):
                 out.append(f"| {k} | {fmt(v, 0)} |")
             if e_fab is not None:
                 out.append(f"| rest: fabtrace's extra minus the parts (cache and scheduling effects, and the noise of the shared machine) | {fmt(e_fab - known, 0)} |")
-            # issue 33's target for the full profile, paired by repetition
-        by = {}
-        for r in rs:
-            by.setdefault(r["rep"], {})[r["mode"]] = r["gbps"]
-        vs = [v["fabtrace"] / v["tcpdump128"] for v in by.values() if v.get("fabtrace") and v.get("tcpdump128")]
-        if vs:
-            out.append(f"\nfabtrace record (10 µs bins) ÷ tcpdump -s 128 -w, per repetition: {fmt_range(vs, 3)}; "
-                       f"95 % interval of the median {fmt_interval(vs)}.")
-        out.append("")
+            out.append("")
     fr = [r.get("foreign_progs") for r in rows if r.get("foreign_progs") is not None]
     if fr:
         busy = sum(1 for x in fr if x)
