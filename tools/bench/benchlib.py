@@ -1148,8 +1148,18 @@ def render_machine(rows, meta):
 RENDER = {"attrib": render_attrib, "coverage": render_coverage, "throughput": render_throughput, "hooks": render_hooks, "ringbuf": render_ringbuf, "footprint": render_footprint, "report": render_report, "ncclplugin": render_ncclplugin, "machine": render_machine, "flight": render_flight}
 
 
+# Repetition numbers of the Nth results file given to render are offset by
+# N * REP_OFFSET, so that runs pooled together stay paired within each run.
+REP_OFFSET = 1000
+
+
 def cmd_render(a):
-    rows = rows_of(a.results)
+    rows = []
+    for n, path in enumerate(a.results):
+        for r in rows_of(path):
+            if isinstance(r.get("rep"), int):
+                r["rep"] += n * REP_OFFSET
+            rows.append(r)
     meta = [r for r in rows if r.get("type") == "meta"]
     data = [r for r in rows if r.get("type") != "meta"]
     fn = RENDER.get(a.name)
@@ -1162,6 +1172,7 @@ def cmd_render(a):
         head = (f"*Measured {m.get('date')} on {m.get('cpu')} ({m.get('ncpu')} CPUs), kernel {m.get('kernel')}; "
                 f"load average {' '.join(m.get('load', []))} at the start, "
                 f"{' '.join(last.get('load', []))} at the end"
+                + (f"; {len(a.results)} runs pooled, each repetition paired within its run" if len(a.results) > 1 else "")
                 + ("; quick mode (BENCH_QUICK=1): smoke values, not for comparison" if m.get("quick") == "1" else "")
                 + ".*\n\n")
     print(head + fn(data, meta))
@@ -1258,7 +1269,7 @@ def main():
     p.set_defaults(fn=cmd_brief)
     p = sub.add_parser("render")
     p.add_argument("name")
-    p.add_argument("results")
+    p.add_argument("results", nargs="+", help="one run's rows, or several runs' to pool")
     p.set_defaults(fn=cmd_render)
     p = sub.add_parser("splice")
     p.add_argument("doc")
