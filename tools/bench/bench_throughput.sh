@@ -23,6 +23,11 @@
 #               on each tracepoint; what 'auto' picked on this VM before pid1)
 #   fabtrace_wake0  the same with --wakeup 0: a wake-up per record, as before
 #               batched wake-ups (docs/known-issues.md), to show what they save
+#   fabtrace_notx  fabtrace as 'fabtrace' with --no-probes iface_tx: where
+#               the full profile's cost goes, against tcpdump (the transmit
+#               bins' tracepoint runs on every device a packet crosses)
+#   fabtrace_notxrtt  the same with --no-probes iface_tx,rtt (no tcp_probe
+#               hook either: the other per-packet tracepoint)
 #   always      fabtrace record --profile always, --bin 100us, -i h1/eth0:
 #               the always-on profile (bins as tcx programs on h1's eth0,
 #               drops, retransmits, CE, counters, phases; no qdisc, RTT,
@@ -71,7 +76,7 @@ start_tracer() {
 	TPID=
 	case $mode in
 	none) return 0 ;;
-	fabtrace | fabtrace_stats | fabtrace_wake0 | fabtrace_kcov | fabtrace_ccov | fabtrace_100us | always | always_10us | always_ctr10ms)
+	fabtrace | fabtrace_stats | fabtrace_wake0 | fabtrace_kcov | fabtrace_ccov | fabtrace_100us | fabtrace_notx | fabtrace_notxrtt | always | always_10us | always_ctr10ms)
 		local wake=() bin=10us
 		[[ $mode == fabtrace_100us || $mode == always || $mode == always_ctr10ms ]] && bin=100us
 		[[ $mode == always* ]] && wake=(--profile always)
@@ -79,6 +84,8 @@ start_tracer() {
 		[[ $mode == fabtrace_wake0 ]] && wake=(--wakeup 0)
 		[[ $mode == fabtrace_kcov ]] && wake=(--coverage kernel)
 		[[ $mode == fabtrace_ccov ]] && wake=(--coverage counters)
+		[[ $mode == fabtrace_notx ]] && wake=(--no-probes iface_tx)
+		[[ $mode == fabtrace_notxrtt ]] && wake=(--no-probes iface_tx,rtt)
 		bench_spawn "$W/tracer.out" "$W/tracer.err" "$FT" record --bin "$bin" "${wake[@]}" \
 			-i "$(lab_ns "$LAB" 1)/eth0" -o "$W/cap.ftr"
 		TPID=$SPAWNED

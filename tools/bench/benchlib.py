@@ -335,7 +335,7 @@ def render_throughput(rows, meta):
                    "| BPF run time | machine busy | steal | lost | written |")
         out.append("|---|---|---|---|---|---|---|---|---|---|---|")
         for mode in ("none", "fabtrace", "fabtrace_stats", "fabtrace_kcov", "fabtrace_ccov", "fabtrace_wake0",
-                     "fabtrace_100us", "always", "always_ctr10ms", "always_10us", "tcpdump", "tcpdump128", "bpftrace"):
+                     "fabtrace_100us", "fabtrace_notx", "fabtrace_notxrtt", "always", "always_ctr10ms", "always_10us", "tcpdump", "tcpdump128", "bpftrace"):
             m = [r for r in rs if r["mode"] == mode]
             if not m:
                 continue
@@ -357,6 +357,8 @@ def render_throughput(rows, meta):
                     "fabtrace_ccov": "fabtrace record, 10 µs bins, --coverage counters",
                     "fabtrace_wake0": "fabtrace record, 10 µs bins, --wakeup 0",
                     "fabtrace_100us": "fabtrace record, 100 µs bins",
+                    "fabtrace_notx": "fabtrace record, 10 µs bins, --no-probes iface_tx",
+                    "fabtrace_notxrtt": "fabtrace record, 10 µs bins, --no-probes iface_tx,rtt",
                     "always": "fabtrace record --profile always, 100 µs bins",
                     "always_ctr10ms": "fabtrace record --profile always, 100 µs bins, counters every 10 ms",
                     "always_10us": "fabtrace record --profile always, 10 µs bins",
@@ -380,7 +382,9 @@ def render_throughput(rows, meta):
         for r in rs:
             by.setdefault(r["rep"], {})[r["mode"]] = r["gbps"]
         for mode, what in (("fabtrace", "fabtrace record (10 µs bins)"),
-                           ("fabtrace_kcov", "fabtrace record (10 µs bins, --coverage kernel)")):
+                           ("fabtrace_kcov", "fabtrace record (10 µs bins, --coverage kernel)"),
+                           ("fabtrace_notx", "fabtrace record (10 µs bins, --no-probes iface_tx)"),
+                           ("fabtrace_notxrtt", "fabtrace record (10 µs bins, --no-probes iface_tx,rtt)")):
             vs = [v[mode] / v["tcpdump128"] for v in by.values() if v.get(mode) and v.get("tcpdump128")]
             if vs:
                 out.append(f"\n{what} ÷ tcpdump -s 128 -w, per repetition: {fmt_range(vs, 3)}; "
