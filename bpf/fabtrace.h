@@ -475,6 +475,7 @@ enum ft_stop_reason {
 	FT_STOP_ERROR    = 3,  /* e.g. disk full; data up to here is valid */
 	FT_STOP_MIXED    = 4,  /* merged: the hosts' recordings stopped for different reasons */
 	FT_STOP_ROTATED  = 5,  /* a flight recorder's segment or snapshot closed; the recording went on */
+	FT_STOP_PROCS    = 6,  /* every process given with -p exited */
 };
 
 struct ft_end {

@@ -45,6 +45,35 @@ check "-p: about 1 s of 5 ms calls traced on pid $WPID ($n)" test "$n" -ge 100 -
 others=$(jget "$J" "len([r for r in j['ranks'] if r['pid']!=$WPID])")
 check "-p: no other process traced ($others)" test "$others" = 0
 
+# 2b. -p without -d: the recording ends by itself within a second or so of the
+#     process's exit (as perf record -p does), not before it and not never.
+"$WL" --calls 600 --usec 5000 >/dev/null 2>&1 &
+WPID=$!
+sleep 0.3
+timeout 60 "$FT" record -q -o "$TMPD/pe.ftr" -p "$WPID" --phase "$LIB:fttest_work" 2>"$TMPD/pe.err" &
+RPID=$!
+wait "$WPID"
+wl_end=$(date +%s%N)
+wait "$RPID"
+_rc=$?
+check "record -p $WPID (no -d) ends by itself once it exited, exit 0 ($_rc: $(tail -n1 "$TMPD/pe.err"))" test "$_rc" = 0
+"$FT" info --json "$TMPD/pe.ftr" >"$TMPD/pe.info" || bad "info --json (-p, no -d)"
+check "-p, no -d: capture complete, stop reason 'processes exited'" \
+	test "$(jget "$TMPD/pe.info" 'j["state"], j["stop_reason"]')" = "('complete', 'processes exited')"
+# against the workload's own end (its exit as this shell saw it): the capture
+# reaches it, and ends within a few seconds of it (the recorder looks once a second)
+check "-p, no -d: the capture ends after the process's exit, not long after" python3 - "$TMPD/pe.info" "$wl_end" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+end = j["start"]["monotonic_ns"] + j["start"]["realtime_offset_ns"] + j["duration_ns"]
+wl = int(sys.argv[2])
+print("# capture ends %+.3f s from the workload's exit" % ((end - wl) / 1e9))
+sys.exit(0 if wl - 0.1e9 <= end <= wl + 5e9 else 1)
+PY
+"$FT" report --json "$TMPD/pe.ftr" >"$J" || bad "report --json (-p, no -d)"
+n=$(jget "$J" "sum(o['calls'] for r in j['ranks'] if r['pid']==$WPID for o in r['ops'] if o['op']=='custom')")
+check "-p, no -d: its calls traced ($n of 600)" test "$n" -ge 100 -a "$n" -le 600
+
 # 3. bad input: one line, exit 1 (2 for a usage error), no capture file left behind
 bad_case() { # DESCRIPTION EXIT EXPECTED-WORD ARGS...
 	local d=$1 want=$2 word=$3 rc

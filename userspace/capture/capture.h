@@ -91,7 +91,8 @@ void capture__free(struct capture_reader *r);
 size_t capture__rec_size(uint16_t type);
 const char *capture__rec_name(uint16_t type);
 /* The END record's stop reason as every command prints it: "duration",
- * "signal", "command exited", "error" ("unknown" for a newer value). */
+ * "signal", "command exited", "error", "mixed", "rotated", "processes
+ * exited" ("unknown" for a newer value). */
 const char *capture__stop_reason_name(uint32_t reason);
 
 #endif

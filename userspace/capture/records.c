@@ -46,6 +46,7 @@ const char *capture__stop_reason_name(uint32_t reason)
 		[FT_STOP_ERROR] = "error",
 		[FT_STOP_MIXED] = "mixed",
 		[FT_STOP_ROTATED] = "rotated",
+		[FT_STOP_PROCS] = "processes exited",
 	};
 
 	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : "unknown";

@@ -163,6 +163,7 @@ void session__close(struct session *s)
 		close(s->exec_fd);
 	if (s->child > 0)
 		end_command(s);
+	pidwatch__close(&s->pw);
 	if (s->sfd >= 0)
 		close(s->sfd);
 	if (s->ep >= 0)

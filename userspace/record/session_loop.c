@@ -98,6 +98,8 @@ static void tick(struct session *s, uint64_t ticks)
 	}
 	if (s->tick_fn)
 		s->tick_fn(s->tick_ctx, mono_ns(), ticks);
+	if (pidwatch__all_gone(&s->pw))
+		session__stop(s, FT_STOP_PROCS);
 }
 
 

@@ -18,6 +18,7 @@
 
 #include "probes/netns.h"
 #include "userspace/capture/capture.h"
+#include "userspace/record/pidwatch.h"
 #include "userspace/record/session.h"
 
 
@@ -72,6 +73,7 @@ struct session {
 	uint64_t lost_written[FT_SRC_MAX][MAX_CPUS];
 	struct session_stats st;
 	pid_t child;
+	struct pidwatch pw;           /* -p without COMMAND: the recording ends when they have exited */
 	char nccl_plugin[PATH_MAX];   /* fabtrace's NCCL profiler plugin for COMMAND; "" none */
 	int sfd, go_fd;
 	int exec_fd;                /* COMMAND's errno arrives here when it cannot be run */

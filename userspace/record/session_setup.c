@@ -512,6 +512,10 @@ int session__start(struct session *s, int argc, char **argv)
 		s->st.stop_reason = FT_STOP_ERROR;
 		return -1;
 	}
+	/* record -p without COMMAND ends once they have all exited (perf record -p);
+	 * a live view (top) goes on until it is quit */
+	if (!o->cmd && !o->live)
+		pidwatch__open(&s->pw, o->pids, o->npids);
 	/* the command's phases are followed from its first instruction */
 	if (s->pp && o->cmd && phaseprobe__add_pid(s->pp, s->child))
 		ft_warn("%s: cannot follow the command's process; its phases are not traced", o->cmd_name);
