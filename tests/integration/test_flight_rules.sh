@@ -15,7 +15,10 @@
 #    storm's drops; report opens with the rule, value and threshold;
 #  - `--trigger job.exit` under `record -- COMMAND`: a child of COMMAND that
 #    exits 3 saves one snapshot naming job.exit with the value 3; its
-#    siblings that exit 0 do not.
+#    siblings that exit 0 do not;
+#  - `rank.late > 100ms on rank:N` on a real MPICH job whose rank 2 sleeps
+#    150 ms before each all-reduce: the rule on rank 2 fires, naming rank 2;
+#    the one on rank 0 never fires for rank 2's lateness.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd python3
@@ -44,7 +47,8 @@ bad_run() { # GREP DESCRIPTION ARGS...
 bad_run "'link.drops > lots'.*not a rate" "a rate without /s" record --switch-output 1s -o "$TMPD" --trigger 'link.drops > lots'
 bad_run "'bogus': not a metric" "an unknown metric" record --switch-output 1s -o "$TMPD" --trigger 'bogus > 1'
 bad_run "needs a threshold" "a rule without its threshold" record --switch-output 1s -o "$TMPD" --trigger coll.slow
-bad_run "takes no 'on'" "'on' for a rule not per interface" record --switch-output 1s -o "$TMPD" --trigger 'rank.late > 5ms on eth0'
+bad_run "not a rank; give rank:N" "'on' an interface for a rule per rank" record --switch-output 1s -o "$TMPD" --trigger 'rank.late > 5ms on eth0'
+bad_run "takes no 'on'" "'on' for a rule neither per interface nor per rank" record --switch-output 1s -o "$TMPD" --trigger 'lost > 0 on rank:1'
 bad_run "'!=' is for job.exit only" "!= for a rate" record --switch-output 1s -o "$TMPD" --trigger 'link.ce != 3/s'
 bad_run "needs the flight recorder" "--trigger without the ring" record -o "$TMPD/x.ftr" --trigger job.exit
 check "nothing was written by the bad runs" test -z "$(find "$TMPD" -name 'seg-*' -o -name 'x.ftr')"
@@ -163,5 +167,34 @@ t = json.load(open(sys.argv[1]))["triggers"]
 f = json.load(open(sys.argv[2]))["flight"]
 sys.exit(0 if len(t) == 1 and t[0]["value"] == 4 and f["triggers"] == 2 and f["held_back"] == 1 else 1)' \
 	"$TMPD/info3.json" "$TMPD/policy.json"
+
+# ---- rank.late on one rank: real MPICH, rank 2 late by 150 ms each all-reduce
+D4=$TMPD/late
+mkdir "$D4"
+rc=0
+"$FT" record -i "$H1/eth0" --switch-output 1s --keep 60s --keep-size 0 --snapshot-pre 1s --snapshot-post 1s \
+	--trigger 'rank.late > 100ms on rank:2' --trigger 'rank.late > 100ms on rank:0' -o "$D4" --json \
+	-- "$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 64k --iters 8 --warmup 0 --delay 2:150000 --timeout 120 \
+	>"$TMPD/late.json" 2>"$TMPD/late.err" || rc=$?
+check "rank.late on rank:N: the recorder and the MPI job exit 0 ($rc: $(tail -n 2 "$TMPD/late.err"))" test "$rc" = 0
+for s in "$D4"/snap-*.ftr; do
+	[[ -e $s ]] && "$FT" info --json "$s"
+done >"$TMPD/late.info"
+check "rank.late on rank:2 fired naming rank 2; on rank:0 never for another rank" python3 -c '
+import json, sys
+dec = json.JSONDecoder()
+text, i, trig = open(sys.argv[1]).read(), 0, []
+while True:
+    while i < len(text) and text[i].isspace():
+        i += 1
+    if i >= len(text):
+        break
+    j, i = dec.raw_decode(text, i)
+    trig += j["triggers"]
+r2 = [t for t in trig if t["rule"] == "rank.late > 100ms on rank:2"]
+r0 = [t for t in trig if t["rule"] == "rank.late > 100ms on rank:0"]
+print("# %d firings on rank:2 (%s), %d on rank:0" % (len(r2), r2[0]["reason"] if r2 else "-", len(r0)))
+sys.exit(0 if r2 and all("(rank 2)" in t["reason"] and t["value"] > 100e6 for t in r2)
+         and all("(rank 0)" in t["reason"] for t in r0) else 1)' "$TMPD/late.info"
 busy_stop
 finish

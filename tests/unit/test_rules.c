@@ -89,6 +89,18 @@ static void test_parse(void **state)
 	assert_int_equal(rules__parse(&r, "rank.late", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "needs a threshold"));
 	assert_int_equal(rules__parse(&r, "rank.late > 5ms on eth0", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a rank; give rank:N"));
+	assert_int_equal(rules__parse(&r, "rank.late > 5ms on rank:-1", err, sizeof(err)), -1);
+	assert_int_equal(rules__parse(&r, "coll.slow > 3x on rank:", err, sizeof(err)), -1);
+	assert_int_equal(rules__parse(&r, "lost > 0 on rank:1", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "takes no 'on'"));
+	assert_int_equal(rules__parse(&r, "coll.slow > 3x on rank:12", err, sizeof(err)), 0);
+	assert_true(r.on_rank);
+	assert_false(r.on);
+	assert_int_equal(r.rank, 12);
+	assert_string_equal(r.text, "coll.slow > 3x on rank:12");
+	assert_int_equal(rules__parse(&r, "rank.late > 20ms", err, sizeof(err)), 0);
+	assert_false(r.on_rank);
 	assert_int_equal(rules__parse(&r, "link.ce != 1/s", err, sizeof(err)), -1);
 	assert_int_equal(rules__parse(&r, "link.ce > 1/s over 1ms", err, sizeof(err)), -1);
 	assert_int_equal(rules__parse(&r, "job.timeout > 3", err, sizeof(err)), -1);
@@ -261,7 +273,7 @@ static void test_link_counters(void **state)
 	assert_int_equal(f.n, 0);
 	/* a reset of the marks' counter to 0 adds nothing; then a storm of 3000 CNPs per 100 ms */
 	v[1] = 0;
-	ctr_sample(rs, 1, T0 + 101 * 100 * MS, v, 4);
+	ctr_sample(rs, 1, T0 + 10100 * MS, v, 4);
 	for (int i = 102; i <= 120; i++) {
 		v[0] += 3000;
 		ctr_sample(rs, 1, T0 + (uint64_t)i * 100 * MS, v, 4);
@@ -448,16 +460,12 @@ static void coll(struct rules *rs, uint32_t pid, uint64_t seq, uint64_t start, u
 	FEED(rs, r);
 }
 
-/* Two ranks: 10 allreduces of 1 ms, then one of 5 ms (coll.slow), one where rank 1 enters 30 ms late */
-static void test_collectives(void **state)
+/* MPI's allreduce in slot 1; pids 10 and 11 ranks 0 and 1 of a world of 2; their usual: 10 calls of
+ * 1 ms from AT, 10 ms apart.  Returns the moment after them. */
+static uint64_t two_ranks(struct rules *rs, uint64_t at)
 {
-	const char *t[] = { "coll.slow > 3x", "rank.late > 20ms" };
-	struct fired f;
-	struct rules *rs = make(t, 2, &f);
 	struct ft_phase_slot s;
-	uint64_t at = T0;
 
-	(void)state;
 	REC(s, FT_REC_PHASE_SLOT);
 	s.slot = 1;
 	s.op = FT_OP_ALLREDUCE;
@@ -477,6 +485,19 @@ static void test_collectives(void **state)
 		coll(rs, 10, seq, at, at + MS);
 		coll(rs, 11, seq, at, at + MS);
 	}
+	return at;
+}
+
+/* Two ranks: 10 allreduces of 1 ms, then one of 5 ms (coll.slow), one where rank 1 enters 30 ms late */
+static void test_collectives(void **state)
+{
+	const char *t[] = { "coll.slow > 3x", "rank.late > 20ms" };
+	struct fired f;
+	struct rules *rs = make(t, 2, &f);
+	uint64_t at = T0;
+
+	(void)state;
+	at = two_ranks(rs, at);
 	assert_int_equal(f.n, 0);
 	coll(rs, 10, 11, at, at + 5 * MS);
 	assert_int_equal(f.n, 1);
@@ -497,6 +518,38 @@ static void test_collectives(void **state)
 	rules__free(rs);
 }
 
+/* `on rank:N`: coll.slow judges that rank's calls only, rank.late fires when that rank is the late one */
+static void test_collectives_on_rank(void **state)
+{
+	const char *t[] = { "coll.slow > 3x on rank:1", "rank.late > 20ms on rank:0" };
+	struct fired f;
+	struct rules *rs = make(t, 2, &f);
+	uint64_t at = T0;
+
+	(void)state;
+	at = two_ranks(rs, at);
+	coll(rs, 10, 11, at, at + 5 * MS); /* rank 0 slow: not the rule's rank */
+	assert_int_equal(f.n, 0);
+	coll(rs, 11, 11, at, at + 5 * MS); /* rank 1 slow */
+	assert_int_equal(f.n, 1);
+	assert_string_equal(f.rule[0], "coll.slow > 3x on rank:1");
+	assert_int_equal(f.t[0].value, 5000);
+	assert_non_null(strstr(f.reason[0], "pid 11"));
+	at += 2 * SEC;
+	coll(rs, 10, 12, at, at + 31 * MS); /* rank 1 late: not the rank.late rule's rank */
+	coll(rs, 11, 12, at + 30 * MS, at + 31 * MS);
+	assert_int_equal(f.n, 1);
+	at += 2 * SEC;
+	coll(rs, 11, 13, at, at + 31 * MS); /* rank 0 late by 30 ms: rank 1 waited (slow) */
+	coll(rs, 10, 13, at + 30 * MS, at + 31 * MS);
+	assert_int_equal(f.n, 3);
+	assert_string_equal(f.rule[1], "coll.slow > 3x on rank:1");
+	assert_string_equal(f.rule[2], "rank.late > 20ms on rank:0");
+	assert_int_equal(f.t[2].value, 30 * MS);
+	assert_non_null(strstr(f.reason[2], "pid 10 (rank 0)"));
+	rules__free(rs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -506,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_sojourn_lost),
 		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_collectives),
+		cmocka_unit_test(test_collectives_on_rank),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

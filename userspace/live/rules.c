@@ -475,7 +475,14 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* A call took END - START: against the median of its group's latest (op, size within a power of two). */
+/* Whether rule R, given `on rank:N`, follows process PROC (an index of L's; any without it). */
+static bool rank_followed(const struct rule *r, const struct live *l, uint32_t proc)
+{
+	return !r->on_rank || (proc < l->nprocs && l->procs[proc].rank == r->rank);
+}
+
+/* A call took END - START: against the median of its group's latest (op, size within a power of two);
+ * with `on rank:N`, that rank's calls against that rank's usual. */
 static void on_coll(void *ctx, const struct live *l, uint32_t proc, uint16_t op, uint64_t start, uint64_t end,
 		    uint64_t size)
 {
@@ -486,7 +493,8 @@ static void on_coll(void *ctx, const struct live *l, uint32_t proc, uint16_t op,
 		struct rule_state *s = &rs->st[i];
 		struct place *p;
 
-		if (s->r.metric != RM_COLL_SLOW || !(p = place_of(rs, s, key, false)))
+		if (s->r.metric != RM_COLL_SLOW || !rank_followed(&s->r, l, proc) ||
+		    !(p = place_of(rs, s, key, false)))
 			continue;
 		if (p->nsamples >= RULES_MIN_SAMPLES) {
 			uint64_t v[RULES_SAMPLES], med;
@@ -506,15 +514,23 @@ static void on_coll(void *ctx, const struct live *l, uint32_t proc, uint16_t op,
 	}
 }
 
+/* Every rank of a collective arrived, WHO last: each rank.late rule (with `on rank:N`, when WHO is rank N). */
 static void on_matched(void *ctx, const struct live *l, uint16_t op, uint32_t who, uint64_t first, uint64_t last)
 {
+	struct rules *rs = ctx;
 	char why[128];
 
 	if (who == LIVE_NONE || who >= l->nprocs)
 		return;
 	snprintf(why, sizeof(why), "pid %u (rank %d) entered %s %.3f ms after the first", l->procs[who].pid,
 		 l->procs[who].rank, corr__op_name(op), (last - first) / 1e6);
-	observe_all(ctx, RM_RANK_LATE, last, (int64_t)(last - first), why);
+	for (int i = 0; i < rs->n; i++) {
+		struct rule_state *s = &rs->st[i];
+		struct place *p;
+
+		if (s->r.metric == RM_RANK_LATE && rank_followed(&s->r, l, who) && (p = place_of(rs, s, 0, false)))
+			observe(rs, s, p, last, (int64_t)(last - first), why);
+	}
 }
 
 /* The records top's aggregator needs for collectives: the phase probes'. */

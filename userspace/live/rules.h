@@ -6,7 +6,7 @@
  * when a rule holds.  Pure: no I/O, no clock (every moment is a record's
  * CLOCK_MONOTONIC time), bounded memory; tests/unit/test_rules.c.
  *
- *   RULE := METRIC [OP THRESHOLD] [over DUR] [on NETNS/IFACE] [policy every:N|once-after:N]
+ *   RULE := METRIC [OP THRESHOLD] [over DUR] [on NETNS/IFACE | on rank:N] [policy every:N|once-after:N]
  *
  * rules_parse.c is the syntax and the metrics' table; rules.c the evaluator:
  * per-interface event counts in buckets of a tenth of the window (link.*;
@@ -58,6 +58,8 @@ struct rule {
 	uint64_t over_ns;           /* the rate's window and the episode's gap (default 1 s) */
 	bool on;                    /* on NETNS/IFACE given */
 	char on_netns[32], on_iface[16];
+	bool on_rank;               /* on rank:N given (coll.slow, rank.late): that rank's calls only */
+	int32_t rank;
 	bool has_rate;              /* policy given: this rule's rate policy, over --snapshot-policy */
 	struct flight_rate rate;
 };

@@ -3,7 +3,8 @@
  * The syntax of `record --trigger RULE` (rules.h): one table of the metrics
  * and one parser.
  *
- *   RULE      := METRIC [OP THRESHOLD] [over DUR] [on [NETNS/]IFACE] [policy RATE]
+ *   RULE      := METRIC [OP THRESHOLD] [over DUR] [on PLACE] [policy RATE]
+ *   PLACE     := [NETNS/]IFACE (link.*, queue.sojourn) | rank:N (coll.slow, rank.late)
  *   RATE      := every:N | once-after:N  (this rule's, over --snapshot-policy)
  *   OP        := > | >= | !=  (!= for job.exit only)
  */
@@ -17,20 +18,20 @@ static const struct metric_def {
 	const char *name;
 	enum rule_unit unit;
 	const char *trig_unit;      /* the trigger record's unit */
-	bool place;                 /* takes `on NETNS/IFACE` */
+	enum { ON_NONE, ON_IFACE, ON_RANK } place; /* what `on` takes */
 	bool threshold;             /* takes OP THRESHOLD (else: none, or job.exit's default) */
 } METRICS[RM_MAX] = {
-	[RM_LINK_DROPS]    = { "link.drops",    RU_RATE,     "1/s",   true,  true },
-	[RM_LINK_RETRANS]  = { "link.retrans",  RU_RATE,     "1/s",   true,  true },
-	[RM_LINK_CE]       = { "link.ce",       RU_RATE,     "1/s",   true,  true },
-	[RM_LINK_PAUSE]    = { "link.pause",    RU_RATE,     "1/s",   true,  true },
-	[RM_LINK_CNP]      = { "link.cnp",      RU_RATE,     "1/s",   true,  true },
-	[RM_QUEUE_SOJOURN] = { "queue.sojourn", RU_DURATION, "ns",    true,  true },
-	[RM_LOST]          = { "lost",          RU_COUNT,    "events", false, true },
-	[RM_COLL_SLOW]     = { "coll.slow",     RU_FACTOR,   "x1000", false, true },
-	[RM_RANK_LATE]     = { "rank.late",     RU_DURATION, "ns",    false, true },
-	[RM_JOB_EXIT]      = { "job.exit",      RU_COUNT,    "status", false, true },
-	[RM_JOB_TIMEOUT]   = { "job.timeout",   RU_NONE,     "ret",   false, false },
+	[RM_LINK_DROPS]    = { "link.drops",    RU_RATE,     "1/s",    ON_IFACE, true },
+	[RM_LINK_RETRANS]  = { "link.retrans",  RU_RATE,     "1/s",    ON_IFACE, true },
+	[RM_LINK_CE]       = { "link.ce",       RU_RATE,     "1/s",    ON_IFACE, true },
+	[RM_LINK_PAUSE]    = { "link.pause",    RU_RATE,     "1/s",    ON_IFACE, true },
+	[RM_LINK_CNP]      = { "link.cnp",      RU_RATE,     "1/s",    ON_IFACE, true },
+	[RM_QUEUE_SOJOURN] = { "queue.sojourn", RU_DURATION, "ns",     ON_IFACE, true },
+	[RM_LOST]          = { "lost",          RU_COUNT,    "events", ON_NONE,  true },
+	[RM_COLL_SLOW]     = { "coll.slow",     RU_FACTOR,   "x1000",  ON_RANK,  true },
+	[RM_RANK_LATE]     = { "rank.late",     RU_DURATION, "ns",     ON_RANK,  true },
+	[RM_JOB_EXIT]      = { "job.exit",      RU_COUNT,    "status", ON_NONE,  true },
+	[RM_JOB_TIMEOUT]   = { "job.timeout",   RU_NONE,     "ret",    ON_NONE,  false },
 };
 
 /* What a threshold of each unit looks like, for the error. */
@@ -180,9 +181,19 @@ int rules__parse(struct rule *r, const char *text, char *err, size_t errlen)
 						 "e.g. 1s", t);
 					return -1;
 				}
-			} else if (!METRICS[m].place) {
-				snprintf(err, errlen, "%s takes no 'on': it is not per interface", METRICS[m].name);
+			} else if (METRICS[m].place == ON_NONE) {
+				snprintf(err, errlen, "%s takes no 'on': it is not per interface or rank", METRICS[m].name);
 				return -1;
+			} else if (METRICS[m].place == ON_RANK) {
+				long v;
+
+				if (strncmp(t, "rank:", 5) != 0 || parse_long(t + 5, 0, INT32_MAX, &v)) {
+					snprintf(err, errlen, "%s on '%s': not a rank; give rank:N, e.g. rank:3",
+						 METRICS[m].name, t);
+					return -1;
+				}
+				r->on_rank = true;
+				r->rank = (int32_t)v;
 			} else if (parse_iface_spec(t, r->on_netns, sizeof(r->on_netns), r->on_iface,
 						    sizeof(r->on_iface))) {
 				snprintf(err, errlen, "on '%s': not an interface; give [NETNS/]IFACE, e.g. h2/eth0", t);
@@ -192,7 +203,7 @@ int rules__parse(struct rule *r, const char *text, char *err, size_t errlen)
 			}
 			snprintf(folded + len, sizeof(folded) - len, " %s %s", w, t);
 		} else {
-			snprintf(err, errlen, "'%s': unexpected; give METRIC OP THRESHOLD [over DUR] [on IFACE] "
+			snprintf(err, errlen, "'%s': unexpected; give METRIC OP THRESHOLD [over DUR] [on IFACE|rank:N] "
 				 "[policy every:N]", w);
 			return -1;
 		}
