@@ -480,7 +480,8 @@ const char *fmt_wall(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-ssize_t proc_status_read(pid_t pid, char *buf, size_t len)
+/* /proc/PID/FILE (PID 0: this process) into BUF, NUL-terminated, in one read(): bytes, or -errno. */
+static ssize_t proc_file_read(pid_t pid, const char *file, char *buf, size_t len)
 {
 	char path[64];
 	ssize_t n;
@@ -489,9 +490,9 @@ ssize_t proc_status_read(pid_t pid, char *buf, size_t len)
 	if (!len)
 		return -EINVAL;
 	if (pid)
-		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
 	else
-		snprintf(path, sizeof(path), "/proc/self/status");
+		snprintf(path, sizeof(path), "/proc/self/%s", file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -501,6 +502,23 @@ ssize_t proc_status_read(pid_t pid, char *buf, size_t len)
 	close(fd);
 	buf[n < 0 ? 0 : n] = '\0';
 	return n;
+}
+
+ssize_t proc_status_read(pid_t pid, char *buf, size_t len)
+{
+	return proc_file_read(pid, "status", buf, len);
+}
+
+ssize_t proc_stat_read(pid_t pid, char *buf, size_t len)
+{
+	return proc_file_read(pid, "stat", buf, len);
+}
+
+const char *proc_stat_fields(const char *text)
+{
+	const char *rp = strrchr(text, ')');
+
+	return rp && rp[1] == ' ' && rp[2] ? rp + 2 : NULL;
 }
 
 const char *proc_status_field(const char *text, const char *key)

@@ -95,6 +95,14 @@ void str_copy(char *dst, const char *src, size_t dstlen);
 ssize_t proc_status_read(pid_t pid, char *buf, size_t len);
 /* Where the value of KEY (e.g. "Tgid:") begins in status TEXT; NULL if absent. */
 const char *proc_status_field(const char *text, const char *key);
+/*
+ * /proc/PID/stat ("pid (comm) S ppid ...") into BUF, NUL-terminated, in one
+ * read(): bytes read, or -errno.
+ */
+ssize_t proc_stat_read(pid_t pid, char *buf, size_t len);
+/* Where the fields after "(comm) " begin in stat TEXT (the state letter, field 3); NULL if
+ * malformed.  comm may hold spaces and parentheses: it ends at the last ')'. */
+const char *proc_stat_fields(const char *text);
 
 /*
  * A stream onto F that writes every control character but newline and tab

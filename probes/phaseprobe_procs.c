@@ -58,38 +58,35 @@ void ph_pid_del(struct phaseprobe *p, pid_t pid)
 /* ppid, comm and netns inode of PID; 0 or -errno. */
 static int proc_info(pid_t pid, pid_t *ppid, char comm[16], uint32_t *netns)
 {
-	char path[64], buf[512], *rp;
-	struct stat st;
-	FILE *f;
-	size_t n;
+	char buf[512];
+	const char *fields;
+	ssize_t n = proc_stat_read(pid, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* "pid (comm) S ppid ...": comm may hold spaces and parentheses */
-	rp = strrchr(buf, ')');
-	if (!rp || strlen(rp) < 5)
+	if (n < 0)
+		return (int)n;
+	/* "pid (comm) S ppid ...": the ppid after the state letter */
+	fields = proc_stat_fields(buf);
+	if (!fields || !fields[1] || !fields[2])
 		return -EINVAL;
 	{
 		char *end;
-		long v = strtol(rp + 4, &end, 10);
+		long v = strtol(fields + 2, &end, 10);
 
-		if (end == rp + 4 || v < 0 || v > INT_MAX)
+		if (end == fields + 2 || v < 0 || v > INT_MAX)
 			return -EINVAL;
 		*ppid = (pid_t)v;
 	}
 	if (comm) {
-		char *lp = strchr(buf, '(');
+		const char *lp = strchr(buf, '('), *rp = fields - 2; /* comm's closing ')' */
 		size_t len = lp && rp > lp ? (size_t)(rp - lp - 1) : 0;
 
 		memset(comm, 0, 16);
 		memcpy(comm, lp ? lp + 1 : "", len < 15 ? len : 15);
 	}
 	if (netns) {
+		char path[64];
+		struct stat st;
+
 		snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
 		*netns = stat(path, &st) ? 0 : (uint32_t)st.st_ino;
 	}

@@ -491,6 +491,28 @@ static void test_proc_status(void **state)
 	assert_int_equal(proc_status_read(1, buf, 0), -EINVAL);
 }
 
+/* /proc/PID/stat: the fields after a comm that holds spaces and parentheses. */
+static void test_proc_stat(void **state)
+{
+	char buf[1024];
+	const char *f;
+	ssize_t n;
+
+	(void)state;
+	assert_string_equal(proc_stat_fields("7 (a) (b c) S 1 7 7"), "S 1 7 7");
+	assert_null(proc_stat_fields("7 (a"));
+	assert_null(proc_stat_fields("7 (a)"));
+	assert_null(proc_stat_fields(""));
+	n = proc_stat_read(0, buf, sizeof(buf));
+	assert_true(n > 0 && (size_t)n < sizeof(buf));
+	assert_int_equal(strtol(buf, NULL, 10), getpid());
+	f = proc_stat_fields(buf);
+	assert_non_null(f);
+	assert_int_equal(f[0], 'R'); /* we run */
+	assert_int_equal(strtol(f + 2, NULL, 10), getppid());
+	assert_int_equal(proc_stat_read(-5, buf, sizeof(buf)), -ENOENT);
+}
+
 /* Control characters reach the terminal as '?', text (UTF-8 included) as is. */
 static void test_text_safe_stream(void **state)
 {
@@ -527,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_mono),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_proc_status),
+		cmocka_unit_test(test_proc_stat),
 		cmocka_unit_test(test_text_safe_stream),
 	};
 

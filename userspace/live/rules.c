@@ -369,16 +369,31 @@ static int on_lost(void *ctx, const struct ft_lost *r)
 	return 0;
 }
 
-/* Each rule of METRIC at the host's one place. */
-static void observe_all(struct rules *rs, enum rule_metric metric, uint64_t at, int64_t value, const char *why)
+#define NO_RANK INT32_MIN /* an event of no rank: only rules without `on rank:N` follow it */
+
+/* Whether rule R follows an event of rank RANK (`on rank:N`: only that rank's). */
+static bool rank_followed(const struct rule *r, int32_t rank)
+{
+	return !r->on_rank || r->rank == rank;
+}
+
+/* Each rule of METRIC that follows RANK, at the host's one place. */
+static void observe_rank(struct rules *rs, enum rule_metric metric, int32_t rank, uint64_t at, int64_t value,
+			 const char *why)
 {
 	for (int i = 0; i < rs->n; i++)
-		if (rs->st[i].r.metric == metric) {
+		if (rs->st[i].r.metric == metric && rank_followed(&rs->st[i].r, rank)) {
 			struct place *p = place_of(rs, &rs->st[i], 0, false);
 
 			if (p)
 				observe(rs, &rs->st[i], p, at, value, why);
 		}
+}
+
+/* Each rule of METRIC at the host's one place (an event of no rank). */
+static void observe_all(struct rules *rs, enum rule_metric metric, uint64_t at, int64_t value, const char *why)
+{
+	observe_rank(rs, metric, NO_RANK, at, value, why);
 }
 
 static int on_proc(void *ctx, const struct ft_proc *r)
@@ -475,12 +490,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Whether rule R, given `on rank:N`, follows process PROC (an index of L's; any without it). */
-static bool rank_followed(const struct rule *r, const struct live *l, uint32_t proc)
-{
-	return !r->on_rank || (proc < l->nprocs && l->procs[proc].rank == r->rank);
-}
-
 /* A call took END - START: against the median of its group's latest (op, size within a power of two);
  * with `on rank:N`, that rank's calls against that rank's usual. */
 static void on_coll(void *ctx, const struct live *l, uint32_t proc, uint16_t op, uint64_t start, uint64_t end,
@@ -488,12 +497,13 @@ static void on_coll(void *ctx, const struct live *l, uint32_t proc, uint16_t op,
 {
 	struct rules *rs = ctx;
 	uint64_t dur = end > start ? end - start : 0, key = (uint64_t)op << 8 | (unsigned)(64 - __builtin_clzll(size | 1));
+	int32_t rank = proc < l->nprocs ? l->procs[proc].rank : NO_RANK;
 
 	for (int i = 0; i < rs->n; i++) {
 		struct rule_state *s = &rs->st[i];
 		struct place *p;
 
-		if (s->r.metric != RM_COLL_SLOW || !rank_followed(&s->r, l, proc) ||
+		if (s->r.metric != RM_COLL_SLOW || !rank_followed(&s->r, rank) ||
 		    !(p = place_of(rs, s, key, false)))
 			continue;
 		if (p->nsamples >= RULES_MIN_SAMPLES) {
@@ -517,20 +527,13 @@ static void on_coll(void *ctx, const struct live *l, uint32_t proc, uint16_t op,
 /* Every rank of a collective arrived, WHO last: each rank.late rule (with `on rank:N`, when WHO is rank N). */
 static void on_matched(void *ctx, const struct live *l, uint16_t op, uint32_t who, uint64_t first, uint64_t last)
 {
-	struct rules *rs = ctx;
 	char why[128];
 
 	if (who == LIVE_NONE || who >= l->nprocs)
 		return;
 	snprintf(why, sizeof(why), "pid %u (rank %d) entered %s %.3f ms after the first", l->procs[who].pid,
 		 l->procs[who].rank, corr__op_name(op), (last - first) / 1e6);
-	for (int i = 0; i < rs->n; i++) {
-		struct rule_state *s = &rs->st[i];
-		struct place *p;
-
-		if (s->r.metric == RM_RANK_LATE && rank_followed(&s->r, l, who) && (p = place_of(rs, s, 0, false)))
-			observe(rs, s, p, last, (int64_t)(last - first), why);
-	}
+	observe_rank(ctx, RM_RANK_LATE, l->procs[who].rank, last, (int64_t)(last - first), why);
 }
 
 /* The records top's aggregator needs for collectives: the phase probes'. */

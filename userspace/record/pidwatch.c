@@ -4,12 +4,12 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#include "lib/util.h"
 #include "userspace/record/pidwatch.h"
 
 #ifndef SYS_pidfd_open
@@ -22,22 +22,12 @@
  */
 static bool proc_stat(pid_t pid, char *state, uint64_t *start)
 {
-	char path[64], buf[1024], *p;
-	size_t n;
-	FILE *f;
+	char buf[1024];
+	const char *p;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (proc_stat_read(pid, buf, sizeof(buf)) < 0 || !(p = proc_stat_fields(buf)))
 		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
-	if (!p || p[1] != ' ' || !p[2])
-		return false;
-	*state = p[2];
-	p += 2;
+	*state = *p;
 	for (int field = 3; field < 22; field++) { /* the state is field 3 */
 		p = strchr(p, ' ');
 		if (!p)
