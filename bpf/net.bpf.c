@@ -18,6 +18,15 @@
 #include "net.h"
 
 const volatile __u64 targ_bin_ns = 100000;
+/*
+ * The full profile's transmit bins with -i (userspace sets it when it
+ * attaches iface_tx_tcx for that profile): each packet in the bin in which
+ * it leaves, without net_dev_start_xmit.  tcx egress counts a packet whose
+ * device sends at once (noqueue), or whose qdisc may let it bypass;
+ * qdisc_dequeue counts the rest as the qdisc hands them to the driver.
+ */
+const volatile bool targ_tx_leave = false;
+
 /* Closed bins per batch record (1 for a live view, which wants each bin at once). */
 const volatile __u32 targ_batch = FT_BATCH;
 
@@ -229,6 +238,60 @@ int BPF_PROG(iface_tx_raw, const struct sk_buff *skb, const struct net_device *d
 /* The tc context as the kernel's sk_buff, for typed reads (kernel 6.3+). */
 extern void *bpf_cast_to_kern_ctx(void *obj) __ksym __weak;
 
+#define TCQ_F_CAN_BYPASS 4 /* include/net/sch_generic.h */
+
+/* Whether a qdisc may send a packet that finds it empty at once, past its
+ * enqueue and dequeue (pfifo_fast, pfifo, bfifo). */
+static __always_inline bool qdisc_bypasses(bool btf, const struct Qdisc *q)
+{
+	return KREAD(btf, q, flags) & TCQ_F_CAN_BYPASS;
+}
+
+#define NETIF_F_GSO_SHIFT 16 /* NETIF_F_TSO_BIT: gso_type bits, shifted, are the device's GSO features */
+
+/*
+ * An skb of LEN bytes as the driver of a device with FEATURES gets it, so
+ * as net_dev_start_xmit counted it and as the device's counters count it:
+ * a GSO skb the device takes whole is one packet of LEN bytes; one whose
+ * GSO type the device lacks is cut into its segments first
+ * (validate_xmit_skb()): gso_segs packets of the length the qdisc charged
+ * for them (qdisc_pkt_len(): every segment's headers, set before tc egress).
+ */
+static __always_inline void skb_as_sent(__u64 features, struct sk_buff *skb, __u32 len, __u32 *bytes,
+					__u32 *pkts)
+{
+	const struct skb_shared_info *sh;
+	__u64 gso;
+	__u16 segs;
+
+	*bytes = len;
+	*pkts = 1;
+	sh = (const void *)(BPF_CORE_READ(skb, head) + BPF_CORE_READ(skb, end));
+	if (!BPF_CORE_READ(sh, gso_size))
+		return;
+	segs = BPF_CORE_READ(sh, gso_segs);
+	gso = (__u64)BPF_CORE_READ(sh, gso_type) << NETIF_F_GSO_SHIFT;
+	if (segs > 1 && (features & gso) != gso) {
+		*bytes = BPF_CORE_READ((struct qdisc_skb_cb *)&skb->cb[0], pkt_len);
+		*pkts = segs;
+	}
+}
+
+/*
+ * Whether DEV's packets leave through a qdisc's dequeue, as
+ * __dev_queue_xmit() decides after tc egress: its transmit queue's qdisc
+ * has an enqueue (noqueue has none) and never lets a packet bypass it.
+ * The queue is not picked yet at tc egress; the first one's qdisc stands
+ * for all (a multiqueue device's children are alike unless configured
+ * otherwise).
+ */
+static __always_inline bool tx_at_dequeue(const struct net_device *dev)
+{
+	const struct Qdisc *q = dev->_tx->qdisc;
+
+	return q && q->enqueue && !qdisc_bypasses(true, q);
+}
+
 /*
  * The transmit bins of the always profile (record --profile always): a tcx
  * egress program on each chosen interface (-i), Millisampler's shape: the
@@ -249,10 +312,20 @@ int iface_tx_tcx(struct __sk_buff *ctx)
 	__u32 netns, slot1, segs;
 
 	count_run(FT_PROBE_IFACE_TX); /* first: every invocation counts, filtered or not */
+	if (targ_tx_leave && tx_at_dequeue(skb->dev))
+		return -1; /* counted when its qdisc hands it on */
 	netns = dev_netns_x(true, skb->dev);
 	slot1 = iface_pick(netns, ctx->ifindex);
 	if (!slot1)
 		return -1;
+	if (targ_tx_leave) { /* as it leaves: as net_dev_start_xmit counted it */
+		__u32 bytes = ctx->len, pkts = 1;
+
+		if (ctx->gso_size)
+			skb_as_sent(skb->dev->features, skb, ctx->len, &bytes, &pkts);
+		bin_add(slot1, netns, ctx->ifindex, FT_DIR_TX, bpf_ktime_get_ns(), bytes, pkts, 0);
+		return -1;
+	}
 	segs = ctx->gso_size && ctx->gso_segs ? ctx->gso_segs : 1;
 	bin_add(slot1, netns, ctx->ifindex, FT_DIR_TX, bpf_ktime_get_ns(), ctx->wire_len, segs, 0);
 	return -1;
@@ -517,6 +590,11 @@ static __always_inline __u32 soj_index(__u32 netns, __u32 ifindex, __u32 handle)
 	return (ft_if_bucket(netns, ifindex) ^ (handle >> 16) ^ (handle * 40503u)) % FT_SOJ_TRACK;
 }
 
+/* The interface of a qdisc's bin (iface_pick()'s slot). */
+struct qdisc_where {
+	__u32 slot1, netns, ifindex;
+};
+
 /* The qdisc's bin for now (*nowp: read here, once the qdisc is known to be
  * traced: a clock read costs about an empty program's run), rolling the
  * previous one out if it closed; *tidx: the qdisc's soj_track entry (from its
@@ -524,7 +602,7 @@ static __always_inline __u32 soj_index(__u32 netns, __u32 ifindex, __u32 handle)
  * its address). */
 static __always_inline struct qdisc_acc *qdisc_bin(bool btf, __u32 stage, struct Qdisc *q,
 						   const struct netdev_queue *txq, __u64 *nowp,
-						   __u32 *tidx)
+						   __u32 *tidx, struct qdisc_where *w)
 {
 	const struct net_device *dev = KREAD(btf, txq, dev);
 	struct qdisc_acc *a;
@@ -533,9 +611,9 @@ static __always_inline struct qdisc_acc *qdisc_bin(bool btf, __u32 stage, struct
 
 	if (!dev)
 		return NULL;
-	netns = dev_netns_x(btf, dev);
-	ifindex = KREAD(btf, dev, ifindex);
-	slot1 = iface_pick(netns, ifindex);
+	netns = w->netns = dev_netns_x(btf, dev);
+	ifindex = w->ifindex = KREAD(btf, dev, ifindex);
+	slot1 = w->slot1 = iface_pick(netns, ifindex);
 	if (!slot1)
 		return NULL;
 	handle = KREAD(btf, q, handle);
@@ -576,11 +654,12 @@ static __always_inline void handle_enqueue(bool btf, struct Qdisc *q, const stru
 {
 	struct qdisc_acc *a;
 	struct soj_track *t;
+	struct qdisc_where w;
 	__u32 qlen, backlog, len, tidx = 0;
 	__u64 now;
 
 	count_run(FT_PROBE_QDISC_ENQ); /* first: every invocation counts, filtered or not */
-	a = qdisc_bin(btf, FT_STAGE_ENQ - 2, q, txq, &now, &tidx);
+	a = qdisc_bin(btf, FT_STAGE_ENQ - 2, q, txq, &now, &tidx, &w);
 	if (!a)
 		return;
 	qlen = KREAD(btf, q, q.qlen);
@@ -653,9 +732,43 @@ static __always_inline bool skb_sojourn(bool btf, struct soj_track *t, const str
 	return false;
 }
 
+/* The skbs a bulk dequeue hands on that tx_leave() reads one by one; the
+ * rest count at the mean length of those. */
+#define TX_BULK_READ 32
+
+/*
+ * The transmit bin of what a dequeue hands to the driver (targ_tx_leave):
+ * PACKETS skbs from SKB on, each as skb_as_sent() counts it.  A packet the
+ * driver hands back (a requeue) counts again when it leaves again.
+ */
+static __always_inline void tx_leave(const struct qdisc_where *w, const struct netdev_queue *txq, int packets,
+				     struct sk_buff *skb, __u64 now)
+{
+	__u64 features = BPF_CORE_READ(txq, dev, features), bytes = 0;
+	__u32 segs = 0, n = 0;
+
+	for (int i = 0; i < TX_BULK_READ && i < packets && skb; i++) {
+		__u32 b, p;
+
+		skb_as_sent(features, skb, BPF_CORE_READ(skb, len), &b, &p);
+		bytes += b;
+		segs += p;
+		n++;
+		skb = BPF_CORE_READ(skb, next);
+	}
+	if (!n)
+		return;
+	if ((__u32)packets > n) {
+		bytes += bytes / n * ((__u32)packets - n);
+		segs += (__u32)packets - n;
+	}
+	bin_add(w->slot1, w->netns, w->ifindex, FT_DIR_TX, now, bytes, segs, 0);
+}
+
 static __always_inline void handle_dequeue(bool btf, struct Qdisc *q, const struct netdev_queue *txq,
 					   int packets, struct sk_buff *skb)
 {
+	struct qdisc_where w;
 	struct qdisc_acc *a;
 	struct soj_track *t;
 	__u32 tidx = 0;
@@ -664,9 +777,11 @@ static __always_inline void handle_dequeue(bool btf, struct Qdisc *q, const stru
 	count_run(FT_PROBE_QDISC_DEQ); /* first: every invocation counts, filtered or not */
 	if (!skb)
 		return;
-	a = qdisc_bin(btf, FT_STAGE_DEQ - 2, q, txq, &now, &tidx);
+	a = qdisc_bin(btf, FT_STAGE_DEQ - 2, q, txq, &now, &tidx, &w);
 	if (!a)
 		return;
+	if (targ_tx_leave && !qdisc_bypasses(btf, q))
+		tx_leave(&w, txq, packets, skb, now);
 	t = bpf_map_lookup_elem(&soj_track, &tidx);
 	/* A bulk dequeue hands a list; look at its first few skbs. */
 	for (int i = 0; i < 8 && i < packets && skb; i++) {

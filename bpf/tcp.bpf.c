@@ -265,3 +265,44 @@ int BPF_PROG(tcp_sample_raw, struct sock *sk, const struct sk_buff *skb)
 	handle_probe(false, sk);
 	return 0;
 }
+
+/* The tc context as the kernel's sk_buff, for typed reads (kernel 6.3+). */
+extern void *bpf_cast_to_kern_ctx(void *obj) __ksym __weak;
+
+#define TCP_TIME_WAIT 6
+#define TCP_NEW_SYN_RECV 12
+
+/*
+ * The samples on the chosen interfaces (-i): a tcx egress program, run for
+ * each skb a socket sends through one of them, data or ACK, instead of
+ * tcp_probe's run for each segment any socket receives.  The sender's
+ * smoothed RTT changes when an ACK comes in, and ACK clocking sends right
+ * after: a sample at the next send reads what tcp_probe read at the ACK.
+ * tcx dispatches without a tracepoint's entry and exit work, and only
+ * the chosen interfaces' packets pay (docs/performance.md).  A socket that
+ * sends nothing through them is not sampled; tcp_probe, by the device of
+ * its route, would have left it out as well.  Returns TCX_NEXT (-1).
+ */
+SEC("tc")
+int tcp_sample_tcx(struct __sk_buff *ctx)
+{
+	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
+	struct sock *sk;
+	__u8 state;
+
+	sk = skb->sk;
+	if (!sk) { /* forwarded traffic: no local socket */
+		count_run(FT_PROBE_TCP_SAMPLE);
+		return -1;
+	}
+	state = sk->__sk_common.skc_state;
+	/* full TCP sockets only: not a request or time-wait socket, nor the
+	 * raw control socket that answers for them (protocol TCP, type raw) */
+	if (state == TCP_TIME_WAIT || state == TCP_NEW_SYN_RECV || sk->sk_protocol != IPPROTO_TCP ||
+	    sk->sk_type != SOCK_STREAM) {
+		count_run(FT_PROBE_TCP_SAMPLE);
+		return -1;
+	}
+	handle_probe(true, sk); /* counts the run */
+	return -1;
+}

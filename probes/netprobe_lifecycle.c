@@ -8,6 +8,8 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,9 @@
 #include "probes/netns.h"
 #include "probes/netprobe_priv.h"
 #include "probes/probe_names.h"
+#include "probes/qdisc_config.h"
 #include "probes/tcx.h"
+#include "lib/util.h"
 
 /* The kernel's tick (the resolution of its coarse clocks), which tcp_probe
  * uses to bound how long it lets segments pass without a clock read
@@ -111,13 +115,22 @@ static size_t obj_ring(enum obj_id id, const struct netprobe_opts *o)
 	return id == OBJ_NET ? o->ringbuf_bytes : netprobe__ring_share(o->ringbuf_bytes, 4);
 }
 
-static void set_filters(struct netp_obj *ob, const struct netprobe_opts *o)
+/* Whether P's transmit bins count what leaves (the full profile at tcx egress
+ * and qdisc_dequeue) rather than what is offered (the always profile's). */
+static bool tx_leave(const struct netprobe *p)
+{
+	return p->profile != NP_PROFILE_ALWAYS && netp_variant_is_tcx(&netp_hooks[FT_PROBE_IFACE_TX],
+								       p->chosen[FT_PROBE_IFACE_TX]);
+}
+
+static void set_filters(const struct netprobe *p, struct netp_obj *ob, const struct netprobe_opts *o)
 {
 	__u32 wake = (__u32)netprobe__wake_for(o->wake_bytes, obj_ring(ob->id, o));
 
 	if (ob->id == OBJ_NET) {
 		struct net_bpf *s = ob->skel;
 
+		s->rodata->targ_tx_leave = tx_leave(p);
 		s->rodata->targ_bin_ns = o->bin_ns;
 		s->rodata->targ_batch = o->batch_bins && o->batch_bins <= FT_BATCH ? o->batch_bins : FT_BATCH;
 		s->rodata->targ_netns = o->netns;
@@ -230,7 +243,7 @@ static int load_attach(struct netprobe *p, const struct netprobe_opts *o, char *
 			if (netp_hooks[i].obj == (enum obj_id)id && p->chosen[i] >= 0)
 				bpf_program__set_autoload(bpf_object__find_program_by_name(
 					obs[id].o, netp_hooks[i].progs[p->chosen[i]]), true);
-		set_filters(&obs[id], o);
+		set_filters(p, &obs[id], o);
 		bpf_map__set_max_entries(netp_obj_map(&obs[id], "events"), (__u32)obj_ring((enum obj_id)id, o));
 		bpflog__clear();
 		ret = bpf_object__load(obs[id].o);
@@ -297,11 +310,65 @@ static const char *skip_why(const struct netprobe_opts *o, int i)
 	return "left out (--no-probes)";
 }
 
+struct bypass_job {
+	uint32_t ifindex;
+	int bypass;         /* qdisc_config__can_bypass() */
+};
+
+/* netns__run_in() callback: ask the interface's namespace for its qdiscs */
+static int bypass_job(void *arg)
+{
+	struct bypass_job *j = arg;
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+
+	if (fd < 0)
+		return -errno;
+	j->bypass = qdisc_config__can_bypass(fd, j->ifindex);
+	close(fd);
+	return j->bypass < 0 ? j->bypass : 0;
+}
+
+/*
+ * The hooks that may use their tcx variant (bit 1 << hook): all with -i,
+ * none without.  The full profile's transmit bins count at tcx egress and
+ * qdisc_dequeue what leaves each chosen interface (bpf/net.bpf.c), so not
+ * without qdisc_dequeue, nor where a qdisc may let packets bypass it: a
+ * bypassing packet would count when it was offered, and one its qdisc
+ * refused as well.  There net_dev_start_xmit counts them; NOTE says why
+ * (record -v).
+ */
+static uint64_t tcx_allowed(const struct netprobe_opts *o, uint64_t skips, char *note, size_t notelen)
+{
+	uint64_t ok = ~0ull, tx = 1ull << FT_PROBE_IFACE_TX;
+
+	if (o->n_ifaces <= 0)
+		return 0;
+	if (o->profile == NP_PROFILE_ALWAYS)
+		return ok;
+	if (skips & (1ull << FT_PROBE_QDISC_DEQ)) {
+		snprintf(note, notelen, "net_dev_start_xmit: qdisc_dequeue is left out");
+		return ok & ~tx;
+	}
+	for (int s = 0; s < o->n_ifaces; s++) {
+		struct bypass_job j = { .ifindex = o->ifaces[s][1], .bypass = 0 };
+		char err[160];
+		int ret = netns__run_in(o->iface_ns ? o->iface_ns[s] : NULL, bypass_job, &j, err, sizeof(err));
+
+		if (ret || j.bypass) {
+			snprintf(note, notelen, "net_dev_start_xmit: interface %u %s", j.ifindex,
+				 ret ? "did not list its qdiscs" : "has a qdisc that packets may bypass");
+			return ok & ~tx;
+		}
+	}
+	return ok;
+}
+
 int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 		   netprobe_sample_fn fn, void *ctx, char *err, size_t errlen)
 {
 	struct netprobe *p = calloc(1, sizeof(*p));
-	uint64_t skips = o->skip | netprobe__profile_skip(o->profile);
+	uint64_t skips = o->skip | netprobe__profile_skip(o->profile), tcx_ok;
+	char tx_note[120] = "";
 	bool any = false;
 	int ret;
 
@@ -332,6 +399,7 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 		netprobe__close(p);
 		return -EINVAL;
 	}
+	tcx_ok = tcx_allowed(o, skips, tx_note, sizeof(tx_note));
 	/* Fast path: the preferred variant of every hook, in one load per object.
 	 * Trying hooks one by one costs a BTF parse each, so only on failure. */
 	if (!getenv("FABTRACE_VARIANTS")) {
@@ -339,8 +407,8 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 			bool skip = skips & (1ull << i);
 			int v = 0;
 
-			while (v < 3 && !netp_variant_allowed(&netp_hooks[i], v, o->profile, o->n_ifaces > 0))
-				v++; /* tcx needs -i; some variants are one profile's */
+			while (v < 3 && !netp_variant_allowed(&netp_hooks[i], v, tcx_ok & (1ull << i)))
+				v++; /* tcx needs -i (tcx_allowed()) */
 			p->chosen[i] = skip ? -1 : v;
 			p->st[i] = (struct probe_status){ .id = netp_hooks[i].id, .name = probe__name(netp_hooks[i].id),
 				.tracepoint = netp_hooks[i].tracepoint, .variant = skip ? NULL : netp_hooks[i].kinds[v] };
@@ -351,7 +419,7 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 			goto done;
 		unload(p);
 	}
-	netp_choose_variants(p->chosen, p->st, skips, o->profile, o->n_ifaces > 0);
+	netp_choose_variants(p->chosen, p->st, skips, tcx_ok);
 	for (int i = 0; i < FT_PROBE_MAX; i++)
 		if (skips & (1ull << i))
 			snprintf(p->st[i].why, sizeof(p->st[i].why), "%s", skip_why(o, i));
@@ -369,6 +437,8 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 		return ret;
 	}
 done:
+	if (o->verbose && tx_note[0])
+		fprintf(stderr, "fabtrace: transmit bins on %s\n", tx_note);
 	p->cov_mode = o->coverage;
 	netp_open_counters(p);
 	*out = p;

@@ -31,8 +31,6 @@ struct netp_hook {
 	enum obj_id obj;
 	const char *progs[3];
 	const char *kinds[3];
-	unsigned char profiles[3]; /* bit (1 << enum netprobe_profile) per profile that may
-				    * use the variant; 0: every profile */
 };
 extern const struct netp_hook netp_hooks[FT_PROBE_MAX];
 
@@ -85,17 +83,17 @@ struct bpf_map *netp_obj_map(struct netp_obj *ob, const char *name);
 void netp_autoload_none(struct netp_obj *ob);
 /* Whether variant V of hook H is a tcx program (attached per interface, with -i only). */
 bool netp_variant_is_tcx(const struct netp_hook *h, int v);
-/* Whether PROFILE may use variant V of hook H (a tcx variant: only with IFACES). */
-bool netp_variant_allowed(const struct netp_hook *h, int v, int profile, bool ifaces);
+/* Whether variant V of hook H exists and may be used (a tcx variant: only if TCX). */
+bool netp_variant_allowed(const struct netp_hook *h, int v, bool tcx);
 /* The tcx attach point of hook H: egress for the transmit bins, else ingress. */
 bool netp_hook_egress(const struct netp_hook *h);
 /*
- * Pick the first variant of each hook that PROFILE allows and that loads
+ * Pick the first variant of each hook that is allowed and that loads
  * and attaches alone (-1: none, or left out by SKIP), with each one's
- * status; tcx only with IFACES.
+ * status; tcx only for the hooks in TCX_OK (bit 1 << hook; none without -i).
  */
 void netp_choose_variants(int chosen[FT_PROBE_MAX], struct probe_status st[FT_PROBE_MAX], uint64_t skip,
-			  int profile, bool ifaces);
+			  uint64_t tcx_ok);
 
 /* ---- netprobe_coverage.c */
 

@@ -22,31 +22,29 @@
 #include "probes/tcx.h"
 #include "lib/util.h"
 
-#define ALWAYS_ONLY (1u << NP_PROFILE_ALWAYS)
-
 /*
  * Every hook, with its variants in order of preference.  The transmit bins'
- * tcx egress variant is the always profile's alone: the full profile bins
- * what leaves through the driver (net_dev_start_xmit), tcx egress what is
- * offered to the qdisc (docs/performance.md).
+ * tcx egress variant counts, in the always profile, what is offered to the
+ * qdisc; in the full profile, with qdisc_dequeue, what leaves it
+ * (targ_tx_leave in bpf/net.bpf.c; netprobe__open() says when it may).
  */
 const struct netp_hook netp_hooks[FT_PROBE_MAX] = {
 	{ FT_PROBE_IFACE_TX, "net_dev_start_xmit", "net", OBJ_NET,
-	  { "iface_tx_tcx", "iface_tx_btf", "iface_tx_raw" }, { "tcx", "tp_btf", "raw_tp" }, { ALWAYS_ONLY } },
+	  { "iface_tx_tcx", "iface_tx_btf", "iface_tx_raw" }, { "tcx", "tp_btf", "raw_tp" } },
 	{ FT_PROBE_IFACE_RX, "netif_receive_skb", "net", OBJ_NET,
-	  { "iface_rx_tcx", "iface_rx_btf", "iface_rx_raw" }, { "tcx", "tp_btf", "raw_tp" }, { 0 } },
+	  { "iface_rx_tcx", "iface_rx_btf", "iface_rx_raw" }, { "tcx", "tp_btf", "raw_tp" } },
 	{ FT_PROBE_QDISC_ENQ, "qdisc_enqueue", "qdisc", OBJ_NET,
-	  { "qdisc_enq_btf", "qdisc_enq_raw" }, { "tp_btf", "raw_tp" }, { 0 } },
+	  { "qdisc_enq_btf", "qdisc_enq_raw" }, { "tp_btf", "raw_tp" } },
 	{ FT_PROBE_QDISC_DEQ, "qdisc_dequeue", "qdisc", OBJ_NET,
-	  { "qdisc_deq_btf", "qdisc_deq_raw" }, { "tp_btf", "raw_tp" }, { 0 } },
+	  { "qdisc_deq_btf", "qdisc_deq_raw" }, { "tp_btf", "raw_tp" } },
 	{ FT_PROBE_DROP, "kfree_skb", "skb", OBJ_NET,
-	  { "drop_btf", "drop_raw" }, { "tp_btf", "raw_tp" }, { 0 } },
+	  { "drop_btf", "drop_raw" }, { "tp_btf", "raw_tp" } },
 	{ FT_PROBE_RETRANS, "tcp_retransmit_skb", "tcp", OBJ_TCP,
-	  { "retrans_err_btf", "retrans_btf", "retrans_raw" }, { "tp_btf", "tp_btf", "raw_tp" }, { 0 } },
+	  { "retrans_err_btf", "retrans_btf", "retrans_raw" }, { "tp_btf", "tp_btf", "raw_tp" } },
 	{ FT_PROBE_CONG_STATE, "tcp_cong_state_set", "tcp", OBJ_TCP,
-	  { "cong_state_btf", "cong_state_raw" }, { "tp_btf", "raw_tp" }, { 0 } },
+	  { "cong_state_btf", "cong_state_raw" }, { "tp_btf", "raw_tp" } },
 	{ FT_PROBE_TCP_SAMPLE, "tcp_probe", "tcp", OBJ_TCP,
-	  { "tcp_sample_btf", "tcp_sample_raw" }, { "tp_btf", "raw_tp" }, { 0 } },
+	  { "tcp_sample_tcx", "tcp_sample_btf", "tcp_sample_raw" }, { "tcx", "tp_btf", "raw_tp" } },
 };
 
 /*
@@ -155,18 +153,16 @@ bool netp_variant_is_tcx(const struct netp_hook *h, int v)
 	return v >= 0 && v < 3 && h->kinds[v] && !strcmp(h->kinds[v], "tcx");
 }
 
-bool netp_variant_allowed(const struct netp_hook *h, int v, int profile, bool ifaces)
+bool netp_variant_allowed(const struct netp_hook *h, int v, bool tcx)
 {
 	if (v < 0 || v >= 3 || !h->progs[v])
 		return false;
-	if (netp_variant_is_tcx(h, v) && !ifaces)
-		return false;
-	return !h->profiles[v] || (profile >= 0 && profile < NP_PROFILE_N && (h->profiles[v] & (1u << profile)));
+	return tcx || !netp_variant_is_tcx(h, v);
 }
 
 bool netp_hook_egress(const struct netp_hook *h)
 {
-	return h->id == FT_PROBE_IFACE_TX;
+	return h->id == FT_PROBE_IFACE_TX || h->id == FT_PROBE_TCP_SAMPLE;
 }
 
 /* Load and attach one variant alone; 0 if it works here. */
@@ -224,7 +220,7 @@ out:
  * tests can exercise the fallbacks that older kernels in the fleet need.
  */
 void netp_choose_variants(int chosen[FT_PROBE_MAX], struct probe_status st[FT_PROBE_MAX], uint64_t skip,
-			  int profile, bool ifaces)
+			  uint64_t tcx_ok)
 {
 	const char *only = getenv("FABTRACE_VARIANTS");
 
@@ -242,7 +238,7 @@ void netp_choose_variants(int chosen[FT_PROBE_MAX], struct probe_status st[FT_PR
 
 			if (only && *only && strcmp(only, h->kinds[v]) != 0)
 				continue;
-			if (!netp_variant_allowed(h, v, profile, ifaces))
+			if (!netp_variant_allowed(h, v, tcx_ok & (1ull << i)))
 				continue;
 			if (try_variant(h, v, why, sizeof(why)) == 0) {
 				chosen[i] = v;
@@ -264,22 +260,15 @@ int netprobe__probe_features(struct probe_status st[FT_PROBE_MAX], bool verbose)
 	int chosen[FT_PROBE_MAX];
 
 	bpflog__init(verbose);
-	netp_choose_variants(chosen, st, 0, NP_PROFILE_FULL, true);
+	netp_choose_variants(chosen, st, 0, ~0ull);
 	for (int i = 0; i < FT_PROBE_MAX; i++) {
 		int alt[FT_PROBE_MAX];
 		struct probe_status ast[FT_PROBE_MAX];
 
-		if (netp_hooks[i].profiles[0] & ALWAYS_ONLY) {
-			/* the always profile's tcx variant, tried as that profile would */
-			netp_choose_variants(alt, ast, ~(1ull << i), NP_PROFILE_ALWAYS, true);
-			snprintf(st[i].note, sizeof(st[i].note), "--profile always with -i: %s",
-				 ast[i].variant ? ast[i].variant : "none works");
-			continue;
-		}
 		if (!netp_variant_is_tcx(&netp_hooks[i], chosen[i]))
 			continue;
 		/* what the hook uses without -i: the variants after tcx */
-		netp_choose_variants(alt, ast, ~(1ull << i), NP_PROFILE_FULL, false);
+		netp_choose_variants(alt, ast, ~(1ull << i), 0);
 		snprintf(st[i].note, sizeof(st[i].note), "on the -i interfaces only; without -i: %s",
 			 ast[i].variant ? ast[i].variant : "none works");
 	}

@@ -493,6 +493,61 @@ int qdisc_config__dump(int nl_fd, uint32_t ifindex, qdisc_kv_fn kv, void *ctx)
 	return ret ? ret : netns__dump(nl_fd, RTM_GETTCLASS, &tc, sizeof(tc), dump_msg, &w);
 }
 
+/* The qdiscs that send a packet which finds them empty at once, past their
+ * enqueue and dequeue (the kernel's TCQ_F_CAN_BYPASS: pfifo_fast always,
+ * pfifo and bfifo with any limit that fits a packet). */
+static const char *const bypass_kinds[] = { "pfifo_fast", "pfifo", "bfifo" };
+
+struct bypass_scan {
+	struct { uint32_t handle, parent; char kind[16]; } q[64];
+	int n;
+};
+
+static int bypass_kv(void *arg, const struct qdisc_desc *d, const char *key, const char *value)
+{
+	struct bypass_scan *b = arg;
+
+	(void)value;
+	if (d->is_class || strcmp(key, "kind") != 0 || b->n >= (int)(sizeof(b->q) / sizeof(b->q[0])))
+		return 0;
+	b->q[b->n].handle = d->handle;
+	b->q[b->n].parent = d->parent;
+	str_copy(b->q[b->n].kind, d->kind, sizeof(b->q[b->n].kind));
+	b->n++;
+	return 0;
+}
+
+static bool kind_bypasses(const char *kind)
+{
+	for (size_t i = 0; i < sizeof(bypass_kinds) / sizeof(bypass_kinds[0]); i++)
+		if (!strcmp(kind, bypass_kinds[i]))
+			return true;
+	return false;
+}
+
+int qdisc_config__can_bypass(int nl_fd, uint32_t ifindex)
+{
+	struct bypass_scan b = { .n = 0 };
+	int ret = qdisc_config__dump(nl_fd, ifindex, bypass_kv, &b);
+
+	if (ret)
+		return ret;
+	for (int i = 0; i < b.n; i++) {
+		if (b.q[i].parent != TC_H_ROOT)
+			continue;
+		if (kind_bypasses(b.q[i].kind))
+			return 1;
+		/* a multiqueue root: its children are the transmit queues' qdiscs */
+		for (int c = 0; c < b.n; c++)
+			if (c != i && b.q[c].parent != TC_H_ROOT && b.q[c].parent != TC_H_INGRESS &&
+			    TC_H_MAJ(b.q[c].parent) == TC_H_MAJ(b.q[i].handle) && kind_bypasses(b.q[c].kind) &&
+			    (!strcmp(b.q[i].kind, "mq") || !strcmp(b.q[i].kind, "mqprio") ||
+			     !strcmp(b.q[i].kind, "taprio")))
+				return 1;
+	}
+	return 0;
+}
+
 const char *qdisc_config__handle_str(uint32_t handle, char *buf, size_t len)
 {
 	if (handle == TC_H_ROOT)

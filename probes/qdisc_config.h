@@ -47,6 +47,14 @@ int qdisc_config__parse(const struct nlmsghdr *h, qdisc_kv_fn kv, void *ctx);
  */
 int qdisc_config__dump(int nl_fd, uint32_t ifindex, qdisc_kv_fn kv, void *ctx);
 
+/*
+ * Whether IFINDEX's transmit queues have a qdisc that lets a packet which
+ * finds it empty bypass its enqueue and dequeue (pfifo_fast, pfifo, bfifo
+ * at the root, or as a child of an mq, mqprio or taprio root): 1 or 0,
+ * else -errno.
+ */
+int qdisc_config__can_bypass(int nl_fd, uint32_t ifindex);
+
 /* "root", "ingress", "none", "1:", "1:10" (the way tc writes handles). */
 const char *qdisc_config__handle_str(uint32_t handle, char *buf, size_t len);
 

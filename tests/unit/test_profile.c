@@ -72,41 +72,43 @@ static void test_skip(void **state)
 	assert_int_equal(netprobe__profile_drain_ms(-1), 20);
 }
 
-/* The first variant of hook H that PROFILE may use, as the recorder's fast path picks it. */
-static const char *first_kind(const struct netp_hook *h, int profile, bool ifaces)
+/* The first variant of hook H allowed, as the recorder's fast path picks it. */
+static const char *first_kind(const struct netp_hook *h, bool tcx)
 {
 	for (int v = 0; v < 3; v++)
-		if (netp_variant_allowed(h, v, profile, ifaces))
+		if (netp_variant_allowed(h, v, tcx))
 			return h->kinds[v];
 	return NULL;
 }
 
 static void test_variants(void **state)
 {
-	const struct netp_hook *tx = &netp_hooks[FT_PROBE_IFACE_TX], *rx = &netp_hooks[FT_PROBE_IFACE_RX];
+	const struct netp_hook *tx = &netp_hooks[FT_PROBE_IFACE_TX], *rx = &netp_hooks[FT_PROBE_IFACE_RX],
+			       *rtt = &netp_hooks[FT_PROBE_TCP_SAMPLE];
 
 	(void)state;
 	assert_int_equal(tx->id, FT_PROBE_IFACE_TX);
 	assert_int_equal(rx->id, FT_PROBE_IFACE_RX);
-	/* transmit bins: tcx egress for the always profile with -i only */
-	assert_string_equal(first_kind(tx, NP_PROFILE_ALWAYS, true), "tcx");
+	assert_int_equal(rtt->id, FT_PROBE_TCP_SAMPLE);
+	/* transmit bins and RTT samples: tcx egress where allowed (-i), else the tracepoint */
+	assert_string_equal(first_kind(tx, true), "tcx");
 	assert_true(netp_hook_egress(tx));
-	assert_string_equal(first_kind(tx, NP_PROFILE_FULL, true), "tp_btf");
-	assert_string_equal(first_kind(tx, NP_PROFILE_ALWAYS, false), "tp_btf");
-	assert_string_equal(first_kind(tx, NP_PROFILE_FULL, false), "tp_btf");
-	/* receive bins: tcx ingress in both profiles with -i, as before */
-	assert_string_equal(first_kind(rx, NP_PROFILE_ALWAYS, true), "tcx");
-	assert_string_equal(first_kind(rx, NP_PROFILE_FULL, true), "tcx");
+	assert_string_equal(first_kind(tx, false), "tp_btf");
+	assert_string_equal(first_kind(rtt, true), "tcx");
+	assert_true(netp_hook_egress(rtt));
+	assert_string_equal(first_kind(rtt, false), "tp_btf");
+	/* receive bins: tcx ingress */
+	assert_string_equal(first_kind(rx, true), "tcx");
 	assert_false(netp_hook_egress(rx));
-	assert_string_equal(first_kind(rx, NP_PROFILE_FULL, false), "tp_btf");
-	/* no other hook has a variant one profile may not use */
+	assert_string_equal(first_kind(rx, false), "tp_btf");
+	/* the others have no tcx variant */
 	for (int i = 0; i < FT_PROBE_MAX; i++)
-		if (i != FT_PROBE_IFACE_TX)
-			for (int v = 0; v < 3 && netp_hooks[i].progs[v]; v++)
-				assert_int_equal(netp_variant_allowed(&netp_hooks[i], v, NP_PROFILE_FULL, true),
-						 netp_variant_allowed(&netp_hooks[i], v, NP_PROFILE_ALWAYS, true));
-	assert_false(netp_variant_allowed(tx, 3, NP_PROFILE_ALWAYS, true));
-	assert_false(netp_variant_allowed(tx, -1, NP_PROFILE_ALWAYS, true));
+		if (i != FT_PROBE_IFACE_TX && i != FT_PROBE_IFACE_RX && i != FT_PROBE_TCP_SAMPLE) {
+			assert_string_equal(first_kind(&netp_hooks[i], true), first_kind(&netp_hooks[i], false));
+			assert_false(netp_hook_egress(&netp_hooks[i]));
+		}
+	assert_false(netp_variant_allowed(tx, 3, true));
+	assert_false(netp_variant_allowed(tx, -1, true));
 }
 
 /* A model of a capture with PROBES attached and header FLAGS, no queue bins. */

@@ -20,9 +20,16 @@ int BPF_PROG(fl_net_dev_start_xmit) { return 0; }
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(fl_netif_receive_skb) { return 0; }
 
-/* iface_rx with -i on kernels with tcx (floor --tcx IFACE): TCX_NEXT */
+/* iface_rx, iface_tx and tcp_sample with -i on kernels with tcx (floor --tcx
+ * IFACE): TCX_NEXT */
 SEC("tc")
 int fl_tcx_ingress(struct __sk_buff *skb) { return -1; }
+
+SEC("tc")
+int fl_tcx_egress_tx(struct __sk_buff *skb) { return -1; }
+
+SEC("tc")
+int fl_tcx_egress_rtt(struct __sk_buff *skb) { return -1; }
 
 SEC("tp_btf/qdisc_enqueue")
 int BPF_PROG(fl_qdisc_enqueue) { return 0; }

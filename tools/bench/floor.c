@@ -22,9 +22,11 @@
  * each of those tracepoints, which adds the tracepoint's perf hook to every
  * hit but schedules the event only while PID 1 runs.
  * --no-progs attaches no program, so the counters' cost shows alone.
- * --tcx IFACE: what fabtrace uses for iface_rx with -i on kernels with tcx:
- * an empty tcx ingress program on IFACE (of the netns floor runs in) instead
- * of the netif_receive_skb tracepoint (program and counter).
+ * --tcx IFACE: what fabtrace uses with -i on kernels with tcx: an empty tcx
+ * ingress program on IFACE (of the netns floor runs in) instead of the
+ * netif_receive_skb tracepoint (iface_rx), and two empty tcx egress programs
+ * instead of net_dev_start_xmit (iface_tx) and tcp_probe (tcp_sample):
+ * programs and counters.
  * --minimal IFACE attaches nothing but fl_min_egress and fl_min_ingress, as
  * tcx programs on IFACE: the cheapest per-packet binner (floor.bpf.c).
  *
@@ -52,7 +54,17 @@
 #define MAX_LINKS 64
 #define CK_ROUNDS 7
 #define CK_REPEAT 1000000
-#define FL_TCX_REPLACES "netif_receive_skb"
+
+/* The tracepoints whose programs fabtrace runs as tcx programs with -i. */
+static const char *const tcx_replaces[] = { "netif_receive_skb", "net_dev_start_xmit", "tcp_probe" };
+
+static bool tcx_replaced(const char *tp)
+{
+	for (size_t i = 0; i < sizeof(tcx_replaces) / sizeof(tcx_replaces[0]); i++)
+		if (!strcmp(tp, tcx_replaces[i]))
+			return true;
+	return false;
+}
 
 static volatile sig_atomic_t stop;
 
@@ -138,7 +150,7 @@ static int clock_cost(struct floor_bpf *skel)
 int main(int argc, char **argv)
 {
 	const char *uprobes[16], *ready = NULL, *tcx = NULL, *minimal = NULL;
-	int tcx_fd = -1, min_fd[2] = { -1, -1 };
+	int tcx_fd[3] = { -1, -1, -1 }, min_fd[2] = { -1, -1 };
 	bool uret[16];
 	struct bpf_link *links[MAX_LINKS];
 	struct bpf_program *prog;
@@ -214,7 +226,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; (counters || pid1) && i < N_COV; i++) {
 		char why[160];
 
-		if (tcx && !strcmp(cov_tps[i][1], FL_TCX_REPLACES))
+		if (tcx && tcx_replaced(cov_tps[i][1]))
 			continue;
 		int err = pid1 ? coverage__open_tgid(&cov[i], cov_tps[i][0], cov_tps[i][1], 1, why, sizeof(why))
 			       : coverage__open(&cov[i], cov_tps[i][0], cov_tps[i][1],
@@ -229,7 +241,7 @@ int main(int argc, char **argv)
 		const char *sec = bpf_program__section_name(prog);
 
 		if (!progs || minimal || strncmp(sec, "tp_btf/", 7) != 0 ||
-		    (tcx && !strcmp(sec + 7, FL_TCX_REPLACES)))
+		    (tcx && tcx_replaced(sec + 7)))
 			continue;
 		links[nlinks] = bpf_program__attach(prog);
 		if (!links[nlinks]) {
@@ -240,11 +252,17 @@ int main(int argc, char **argv)
 	}
 	if (progs && tcx) {
 		unsigned ifindex = if_nametoindex(tcx);
+		const struct bpf_program *tp[3] = { skel->progs.fl_tcx_ingress, skel->progs.fl_tcx_egress_tx,
+						    skel->progs.fl_tcx_egress_rtt };
 
-		tcx_fd = ifindex ? tcx_attach_ingress(bpf_program__fd(skel->progs.fl_tcx_ingress), ifindex) : -ENODEV;
-		if (tcx_fd < 0) {
-			fprintf(stderr, "floor: tcx on %s: %s\n", tcx, strerror(-tcx_fd));
-			goto out;
+		for (int k = 0; k < 3; k++) {
+			tcx_fd[k] = ifindex ? tcx_attach(bpf_program__fd(tp[k]), ifindex,
+							 k ? FT_BPF_TCX_EGRESS : FT_BPF_TCX_INGRESS)
+					    : -ENODEV;
+			if (tcx_fd[k] < 0) {
+				fprintf(stderr, "floor: tcx on %s: %s\n", tcx, strerror(-tcx_fd[k]));
+				goto out;
+			}
 		}
 	}
 	if (minimal) {
@@ -304,8 +322,9 @@ out:
 		coverage__close(&cov[i]);
 	while (nlinks > 0)
 		bpf_link__destroy(links[--nlinks]);
-	if (tcx_fd >= 0)
-		close(tcx_fd);
+	for (int k = 0; k < 3; k++)
+		if (tcx_fd[k] >= 0)
+			close(tcx_fd[k]);
 	for (int k = 0; k < 2; k++)
 		if (min_fd[k] >= 0)
 			close(min_fd[k]);

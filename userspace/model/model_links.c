@@ -298,9 +298,34 @@ static uint64_t skipped_runs_of(const struct model *m, uint32_t probe)
 	return 0;
 }
 
+/* The most skbs one dequeue hands on to a device without byte queue limits
+ * (the kernel's try_bulk_dequeue_skb_slow(): the first and 8 more). */
+#define DEQUEUE_BULK_MAX 9
+
 /*
- * A probe run the kernel skipped is one skb missing from the bins (each run
- * bins one skb) on whichever interface it passed.  When the shortfalls of a
+ * The packets the kernel's skipped runs may have kept out of direction
+ * DIR's bins: one per skipped run of the binning probe, and with the
+ * transmit bins at tcx egress (never skipped), where a full profile's
+ * qdisc_dequeue counts the packets of interfaces with a qdisc
+ * (bpf/net.bpf.c, targ_tx_leave), up to a bulk per skipped dequeue; an
+ * always profile has no qdisc_dequeue, so adds none.
+ */
+static uint64_t skipped_binning_pkts(const struct model *m, int dir)
+{
+	const char *tx_hook = NULL;
+
+	if (dir == FT_DIR_RX)
+		return skipped_runs_of(m, FT_PROBE_IFACE_RX);
+	for (size_t i = 0; i < m->nprobes; i++)
+		if (m->probes[i].id == FT_PROBE_IFACE_TX && m->probes[i].attached)
+			tx_hook = m->probes[i].hook;
+	return skipped_runs_of(m, FT_PROBE_IFACE_TX) +
+	       (tx_hook && !strncmp(tx_hook, "tcx/", 4) ? DEQUEUE_BULK_MAX * skipped_runs_of(m, FT_PROBE_QDISC_DEQ) : 0);
+}
+
+/*
+ * A probe run the kernel skipped is an skb missing from the bins (each run
+ * bins one skb; a dequeue, a bulk of them) on whichever interface it passed.  When the shortfalls of a
  * direction's mismatched interfaces, summed, fit in that direction's skipped
  * runs, the mismatches are explained: OK_SKIPPED, not MISMATCH.  A surplus,
  * or a shortfall larger than the skips, stays a MISMATCH.  An interface
@@ -309,7 +334,7 @@ static uint64_t skipped_runs_of(const struct model *m, uint32_t probe)
  */
 void mdl_conserve_explain_skipped(struct model *m, int dir)
 {
-	uint64_t skipped = skipped_runs_of(m, dir == FT_DIR_RX ? FT_PROBE_IFACE_RX : FT_PROBE_IFACE_TX);
+	uint64_t skipped = skipped_binning_pkts(m, dir);
 	uint64_t short_pkts = 0;
 
 	if (!skipped)
