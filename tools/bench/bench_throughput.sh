@@ -28,6 +28,12 @@
 #               bins' tracepoint runs on every device a packet crosses)
 #   fabtrace_notxrtt  the same with --no-probes iface_tx,rtt (no tcp_probe
 #               hook either: the other per-packet tracepoint)
+#   fabtrace_nophases  fabtrace as 'fabtrace' with --no-phases (no uprobes,
+#               process or socket-owner tracepoints): what the phase probes
+#               cost a saturated link
+#   fabtrace_ctr100ms  fabtrace as 'fabtrace' with --counter-period 100ms
+#               (the always profile's): what the full profile's 10 ms
+#               counter samples cost
 #   always      fabtrace record --profile always, --bin 100us, -i h1/eth0:
 #               the always-on profile (bins as tcx programs on h1's eth0,
 #               drops, retransmits, CE, counters, phases; no qdisc, RTT,
@@ -76,7 +82,8 @@ start_tracer() {
 	TPID=
 	case $mode in
 	none) return 0 ;;
-	fabtrace | fabtrace_stats | fabtrace_wake0 | fabtrace_kcov | fabtrace_ccov | fabtrace_100us | fabtrace_notx | fabtrace_notxrtt | always | always_10us | always_ctr10ms)
+	fabtrace | fabtrace_stats | fabtrace_wake0 | fabtrace_kcov | fabtrace_ccov | fabtrace_100us | fabtrace_notx | fabtrace_notxrtt | \
+		fabtrace_nophases | fabtrace_ctr100ms | always | always_10us | always_ctr10ms)
 		local wake=() bin=10us
 		[[ $mode == fabtrace_100us || $mode == always || $mode == always_ctr10ms ]] && bin=100us
 		[[ $mode == always* ]] && wake=(--profile always)
@@ -86,6 +93,8 @@ start_tracer() {
 		[[ $mode == fabtrace_ccov ]] && wake=(--coverage counters)
 		[[ $mode == fabtrace_notx ]] && wake=(--no-probes iface_tx)
 		[[ $mode == fabtrace_notxrtt ]] && wake=(--no-probes iface_tx,rtt)
+		[[ $mode == fabtrace_nophases ]] && wake=(--no-phases)
+		[[ $mode == fabtrace_ctr100ms ]] && wake=(--counter-period 100ms)
 		bench_spawn "$W/tracer.out" "$W/tracer.err" "$FT" record --bin "$bin" "${wake[@]}" \
 			-i "$(lab_ns "$LAB" 1)/eth0" -o "$W/cap.ftr"
 		TPID=$SPAWNED

@@ -335,7 +335,8 @@ def render_throughput(rows, meta):
                    "| BPF run time | machine busy | steal | lost | written |")
         out.append("|---|---|---|---|---|---|---|---|---|---|---|")
         for mode in ("none", "fabtrace", "fabtrace_stats", "fabtrace_kcov", "fabtrace_ccov", "fabtrace_wake0",
-                     "fabtrace_100us", "fabtrace_notx", "fabtrace_notxrtt", "always", "always_ctr10ms", "always_10us", "tcpdump", "tcpdump128", "bpftrace"):
+                     "fabtrace_100us", "fabtrace_notx", "fabtrace_notxrtt", "fabtrace_nophases",
+                     "fabtrace_ctr100ms", "always", "always_ctr10ms", "always_10us", "tcpdump", "tcpdump128", "bpftrace"):
             m = [r for r in rs if r["mode"] == mode]
             if not m:
                 continue
@@ -359,6 +360,8 @@ def render_throughput(rows, meta):
                     "fabtrace_100us": "fabtrace record, 100 µs bins",
                     "fabtrace_notx": "fabtrace record, 10 µs bins, --no-probes iface_tx",
                     "fabtrace_notxrtt": "fabtrace record, 10 µs bins, --no-probes iface_tx,rtt",
+                    "fabtrace_nophases": "fabtrace record, 10 µs bins, --no-phases",
+                    "fabtrace_ctr100ms": "fabtrace record, 10 µs bins, --counter-period 100ms",
                     "always": "fabtrace record --profile always, 100 µs bins",
                     "always_ctr10ms": "fabtrace record --profile always, 100 µs bins, counters every 10 ms",
                     "always_10us": "fabtrace record --profile always, 10 µs bins",
@@ -384,7 +387,9 @@ def render_throughput(rows, meta):
         for mode, what in (("fabtrace", "fabtrace record (10 µs bins)"),
                            ("fabtrace_kcov", "fabtrace record (10 µs bins, --coverage kernel)"),
                            ("fabtrace_notx", "fabtrace record (10 µs bins, --no-probes iface_tx)"),
-                           ("fabtrace_notxrtt", "fabtrace record (10 µs bins, --no-probes iface_tx,rtt)")):
+                           ("fabtrace_notxrtt", "fabtrace record (10 µs bins, --no-probes iface_tx,rtt)"),
+                           ("fabtrace_nophases", "fabtrace record (10 µs bins, --no-phases)"),
+                           ("fabtrace_ctr100ms", "fabtrace record (10 µs bins, --counter-period 100ms)")):
             vs = [v[mode] / v["tcpdump128"] for v in by.values() if v.get(mode) and v.get("tcpdump128")]
             if vs:
                 out.append(f"\n{what} ÷ tcpdump -s 128 -w, per repetition: {fmt_range(vs, 3)}; "
@@ -647,10 +652,11 @@ def render_coverage(rows, meta):
 
 # fabtrace's programs (bpf/*.bpf.c, both variants) -> the hook they run on
 FAB_HOOKS = [
-    ("iface_tx_", "net_dev_start_xmit"), ("iface_rx_tcx", "tcx_ingress"), ("iface_rx_", "netif_receive_skb"),
+    ("iface_tx_tcx", "tcx_egress_tx"), ("iface_tx_", "net_dev_start_xmit"), ("iface_rx_tcx", "tcx_ingress"),
+    ("iface_rx_", "netif_receive_skb"),
     ("qdisc_enq_", "qdisc_enqueue"), ("qdisc_deq_", "qdisc_dequeue"), ("drop_", "kfree_skb"),
     ("retrans_", "tcp_retransmit_skb"), ("cong_state_", "tcp_cong_state_set"),
-    ("tcp_sample_", "tcp_probe"), ("proc_fork_", "sched_process_fork"),
+    ("tcp_sample_tcx", "tcx_egress_rtt"), ("tcp_sample_", "tcp_probe"), ("proc_fork_", "sched_process_fork"),
     ("proc_exec_", "sched_process_exec"), ("proc_exit_", "sched_process_exit"),
     ("sock_send_", "sock_send_length"), ("sock_recv_", "sock_recv_length"),
     ("phase_entry", "uprobe"), ("phase_exit", "uretprobe"),
