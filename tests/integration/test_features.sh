@@ -10,13 +10,16 @@ n=$(jget "$TMPD/f.json" "sum(p['works'] for p in j['probes'])")
 check "every probe works here ($n of 8)" test "$n" = 8
 check "a working probe has no 'why'" test "$(jget "$TMPD/f.json" \
 	"[p['name'] for p in j['probes'] if p['works'] and 'why' in p]")" = "[]"
+TCX="('iface_rx', 'iface_tx', 'tcp_sample')"
 check "tp_btf preferred" test "$(jget "$TMPD/f.json" \
-	"sorted(set(p['variant'] for p in j['probes'] if p['name'] != 'iface_rx'))")" = "['tp_btf']"
-# iface_rx: a tcx program on the -i interfaces where the kernel has tcx (6.6+),
-# and the tracepoint without -i
-rx=$(jget "$TMPD/f.json" "[(p['variant'], p.get('note', '')) for p in j['probes'] if p['name'] == 'iface_rx'][0]")
-check "iface_rx: tcx with -i, else tp_btf ($rx)" \
-	test "$rx" = "('tcx', 'on the -i interfaces only; without -i: tp_btf')" -o "$rx" = "('tp_btf', '')"
+	"sorted(set(p['variant'] for p in j['probes'] if p['name'] not in $TCX))")" = "['tp_btf']"
+# iface_rx, iface_tx and tcp_sample: tcx programs on the -i interfaces where the
+# kernel has tcx (6.6+), and the tracepoint without -i
+for probe in iface_rx iface_tx tcp_sample; do
+	v=$(jget "$TMPD/f.json" "[(p['variant'], p.get('note', '')) for p in j['probes'] if p['name'] == '$probe'][0]")
+	check "$probe: tcx with -i, else tp_btf ($v)" \
+		test "$v" = "('tcx', 'on the -i interfaces only; without -i: tp_btf')" -o "$v" = "('tp_btf', '')"
+done
 FABTRACE_VARIANTS=raw_tp "$FT" features --json >"$TMPD/r.json" || bad "raw_tp features"
 check "raw_tp fallbacks all load and attach" \
 	test "$(jget "$TMPD/r.json" "sorted(set(p.get('variant') for p in j['probes']))")" = "['raw_tp']"
