@@ -272,7 +272,8 @@ int netprobe__probe_features(struct probe_status st[FT_PROBE_MAX], bool verbose)
 			continue;
 		/* what the hook uses without -i: the variants after tcx */
 		netp_choose_variants(alt, ast, ~(1ull << i), 0);
-		snprintf(st[i].note, sizeof(st[i].note), "on the -i interfaces only; without -i: %s",
+		snprintf(st[i].note, sizeof(st[i].note), "on the -i interfaces only%s; without -i: %s",
+			 i == FT_PROBE_IFACE_TX ? " (full profile: if no qdisc there may bypass)" : "",
 			 ast[i].variant ? ast[i].variant : "none works");
 	}
 	return 0;
