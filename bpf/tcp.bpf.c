@@ -287,22 +287,19 @@ SEC("tc")
 int tcp_sample_tcx(struct __sk_buff *ctx)
 {
 	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
-	struct sock *sk;
+	struct sock *sk = skb->sk; /* NULL for forwarded traffic */
 	__u8 state;
 
-	sk = skb->sk;
-	if (!sk) { /* forwarded traffic: no local socket */
-		count_run(FT_PROBE_TCP_SAMPLE);
-		return -1;
+	if (sk) {
+		state = sk->__sk_common.skc_state;
+		/* full TCP sockets only: not a request or time-wait socket, nor
+		 * the raw control socket that answers for them (protocol TCP, type raw) */
+		if (state != TCP_TIME_WAIT && state != TCP_NEW_SYN_RECV && sk->sk_protocol == IPPROTO_TCP &&
+		    sk->sk_type == SOCK_STREAM) {
+			handle_probe(true, sk); /* counts the run */
+			return -1;
+		}
 	}
-	state = sk->__sk_common.skc_state;
-	/* full TCP sockets only: not a request or time-wait socket, nor the
-	 * raw control socket that answers for them (protocol TCP, type raw) */
-	if (state == TCP_TIME_WAIT || state == TCP_NEW_SYN_RECV || sk->sk_protocol != IPPROTO_TCP ||
-	    sk->sk_type != SOCK_STREAM) {
-		count_run(FT_PROBE_TCP_SAMPLE);
-		return -1;
-	}
-	handle_probe(true, sk); /* counts the run */
+	count_run(FT_PROBE_TCP_SAMPLE); /* every invocation counts, sampled or not */
 	return -1;
 }

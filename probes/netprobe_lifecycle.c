@@ -27,7 +27,6 @@
 #include "probes/probe_names.h"
 #include "probes/qdisc_config.h"
 #include "probes/tcx.h"
-#include "lib/util.h"
 
 /* The kernel's tick (the resolution of its coarse clocks), which tcp_probe
  * uses to bound how long it lets segments pass without a clock read
