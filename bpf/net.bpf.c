@@ -590,8 +590,9 @@ static __always_inline __u32 soj_index(__u32 netns, __u32 ifindex, __u32 handle)
 	return (ft_if_bucket(netns, ifindex) ^ (handle >> 16) ^ (handle * 40503u)) % FT_SOJ_TRACK;
 }
 
-/* The interface of a qdisc's bin (iface_pick()'s slot). */
+/* The interface of a qdisc's bin (iface_pick()'s slot), and its device. */
 struct qdisc_where {
+	const struct net_device *dev;
 	__u32 slot1, netns, ifindex;
 };
 
@@ -611,6 +612,7 @@ static __always_inline struct qdisc_acc *qdisc_bin(bool btf, __u32 stage, struct
 
 	if (!dev)
 		return NULL;
+	w->dev = dev;
 	netns = w->netns = dev_netns_x(btf, dev);
 	ifindex = w->ifindex = KREAD(btf, dev, ifindex);
 	slot1 = w->slot1 = iface_pick(netns, ifindex);
@@ -741,10 +743,10 @@ static __always_inline bool skb_sojourn(bool btf, struct soj_track *t, const str
  * PACKETS skbs from SKB on, each as skb_as_sent() counts it.  A packet the
  * driver hands back (a requeue) counts again when it leaves again.
  */
-static __always_inline void tx_leave(const struct qdisc_where *w, const struct netdev_queue *txq, int packets,
-				     struct sk_buff *skb, __u64 now)
+static __always_inline void tx_leave(const struct qdisc_where *w, int packets, struct sk_buff *skb, __u64 now)
 {
-	__u64 features = BPF_CORE_READ(txq, dev, features), bytes = 0;
+	const struct net_device *dev = w->dev; /* a local: CO-RE relocates kernel types only */
+	__u64 features = BPF_CORE_READ(dev, features), bytes = 0;
 	__u32 segs = 0, n = 0;
 
 	for (int i = 0; i < TX_BULK_READ && i < packets && skb; i++) {
@@ -781,7 +783,7 @@ static __always_inline void handle_dequeue(bool btf, struct Qdisc *q, const stru
 	if (!a)
 		return;
 	if (targ_tx_leave && !qdisc_bypasses(btf, q))
-		tx_leave(&w, txq, packets, skb, now);
+		tx_leave(&w, packets, skb, now);
 	t = bpf_map_lookup_elem(&soj_track, &tidx);
 	/* A bulk dequeue hands a list; look at its first few skbs. */
 	for (int i = 0; i < 8 && i < packets && skb; i++) {

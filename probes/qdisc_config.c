@@ -537,12 +537,13 @@ int qdisc_config__can_bypass(int nl_fd, uint32_t ifindex)
 			continue;
 		if (kind_bypasses(b.q[i].kind))
 			return 1;
+		if (strcmp(b.q[i].kind, "mq") != 0 && strcmp(b.q[i].kind, "mqprio") != 0 &&
+		    strcmp(b.q[i].kind, "taprio") != 0)
+			continue;
 		/* a multiqueue root: its children are the transmit queues' qdiscs */
 		for (int c = 0; c < b.n; c++)
 			if (c != i && b.q[c].parent != TC_H_ROOT && b.q[c].parent != TC_H_INGRESS &&
-			    TC_H_MAJ(b.q[c].parent) == TC_H_MAJ(b.q[i].handle) && kind_bypasses(b.q[c].kind) &&
-			    (!strcmp(b.q[i].kind, "mq") || !strcmp(b.q[i].kind, "mqprio") ||
-			     !strcmp(b.q[i].kind, "taprio")))
+			    TC_H_MAJ(b.q[c].parent) == TC_H_MAJ(b.q[i].handle) && kind_bypasses(b.q[c].kind))
 				return 1;
 	}
 	return 0;
