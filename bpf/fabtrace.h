@@ -46,6 +46,7 @@ enum ft_rec_type {
 	FT_REC_SAMPLER     = 44, /* struct ft_sampler_event: back-off, lifespan, read errors */
 	FT_REC_CONFIG      = 45, /* struct ft_config + key + value: one setting the capture ran under */
 	FT_REC_TRIGGER     = 46, /* struct ft_trigger: a flight recorder's trigger (docs/flight-recorder.md) */
+	FT_REC_PROBE_SPAN  = 47, /* struct ft_probe_span: probes attached or detached mid-recording */
 	FT_REC_HOST_ID     = 56, /* struct ft_host_id: which machine (and namespace) recorded */
 	FT_REC_CLOCK       = 57, /* struct ft_clock: REALTIME/TAI <-> MONOTONIC pair + sync state */
 	FT_REC_HOST        = 58, /* struct ft_host: one host of a merged capture, its clock fit */
@@ -790,6 +791,22 @@ struct ft_trigger {
 	char  rule[64];         /* "SIGUSR1", "fabtrace trigger", a rule's text */
 	char  reason[128];      /* free text (--reason) */
 	char  hostname[64];     /* uname -n of the recorder */
+};
+
+/*
+ * Probes attached (on = 1) or detached (on = 0) while recording, at ts_ns:
+ * the flight recorder's --post-probes, attached for each snapshot's
+ * post-window only.  Their records exist between an `on` and the next
+ * `off` (or the end of the capture); outside, the probes did not run, so
+ * what they measure is unknown there, not 0.  A segment that begins inside
+ * a span repeats its `on` record first.
+ */
+struct ft_probe_span {
+	struct ft_rec_hdr hdr;
+	__u64 ts_ns;            /* CLOCK_MONOTONIC */
+	__u64 probes;           /* bit (1 << enum ft_probe_id) per probe */
+	__u32 on;               /* 1 attached, 0 detached */
+	__u32 snapshot;         /* the snapshot whose post-window it serves (from 1); 0 none */
 };
 
 /* ---- file framing ---- */

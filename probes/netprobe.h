@@ -20,7 +20,8 @@ struct netprobe_opts {
 	uint32_t netns;            /* only this netns inode, 0 = all */
 	const uint32_t (*ifaces)[2]; /* (netns, ifindex) pairs to trace; NULL = all */
 	const char *const *iface_ns; /* [n_ifaces] how to enter each one's netns (/run/netns/X,
-				      * /proc/PID/ns/net); NULL or NULL entry: fabtrace's own */
+				      * /proc/PID/ns/net); NULL or NULL entry: fabtrace's own;
+				      * kept (not copied) for netprobe__set_deferred() */
 	int n_ifaces;
 	size_t ringbuf_bytes;      /* the net object's ring; the tcp object's is a quarter (>= 64k); power of two */
 	size_t wake_bytes;         /* wake the consumer at this backlog; 0 = every record */
@@ -29,6 +30,9 @@ struct netprobe_opts {
 	int coverage;              /* enum netprobe_coverage */
 	unsigned batch_bins;       /* closed bins per ring-buffer record, 1..FT_BATCH (0: FT_BATCH) */
 	int profile;               /* enum netprobe_profile: which probes and variants */
+	uint64_t deferred;         /* bits (1 << ft_probe_id) of probes the profile leaves out
+				    * that are loaded but attached only by netprobe__set_deferred()
+				    * (record --post-probes) */
 };
 
 /*
@@ -133,6 +137,17 @@ int netprobe__open(struct netprobe **p, const struct netprobe_opts *o,
 const struct probe_status *netprobe__status(const struct netprobe *p);
 /* Bit (1 << ft_probe_id) per attached hook. */
 uint64_t netprobe__mask(const struct netprobe *p);
+/* The deferred probes that loaded (netprobe_opts.deferred less those no variant of works). */
+uint64_t netprobe__deferred(const struct netprobe *p);
+/*
+ * Attach (ON) or detach the deferred probes.  Detaching hands on, through
+ * the sample fn, what they left: the records in the rings, then the qdisc
+ * bins still open or staged, which it clears for the next attach.  Their
+ * runs go uncounted by the coverage check (probe_status.cov_why says so).
+ * 0 (also when already so), or -errno with err set (a failed attach
+ * detaches what it attached).
+ */
+int netprobe__set_deferred(struct netprobe *p, bool on, char *err, size_t errlen);
 /* How the coverage check counts hits (enum netprobe_coverage, never NP_COV_AUTO). */
 int netprobe__coverage_mode(const struct netprobe *p);
 /* Poll the ring buffers (ms timeout, 0 = no wait): sample fn per record; count or -errno. */

@@ -177,6 +177,80 @@ int netprobe__flush_bins(struct netprobe *p)
 	return ret;
 }
 
+/* Zero every CPU's value of KEY in per-CPU array FD (VSZ bytes each). */
+static int percpu_zero(struct netprobe *p, int fd, __u32 key, size_t vsz)
+{
+	void *z = calloc((size_t)p->ncpus, (vsz + 7) & ~(size_t)7);
+	int ret;
+
+	if (!z)
+		return -ENOMEM;
+	ret = bpf_map_update_elem(fd, &key, z, BPF_ANY) ? -errno : 0;
+	free(z);
+	return ret;
+}
+
+int netp_flush_qdisc(struct netprobe *p)
+{
+	struct qdisc_stage *st;
+	struct qdisc_acc *acc;
+	int ret = 0, fd;
+	char key[sizeof(struct qdisc_key)];
+
+	if (!p->net)
+		return 0;
+	st = calloc((size_t)p->ncpus, sizeof(*st));
+	acc = calloc((size_t)p->ncpus, sizeof(*acc));
+	if (!st || !acc) {
+		free(st);
+		free(acc);
+		return -ENOMEM;
+	}
+	fd = bpf_map__fd(p->net->maps.qdisc_stage);
+	for (__u32 k = 0; k < 2 && !ret; k++) {
+		if (bpf_map_lookup_elem(fd, &k, st) == 0)
+			for (int c = 0; c < p->ncpus && !ret; c++)
+				for (__u32 i = 0; i < st[c].n && i < FT_BATCH && !ret; i++)
+					ret = p->fn(p->ctx, &st[c].b[i].hdr) < 0 ? -EIO : 0;
+		if (!ret)
+			ret = percpu_zero(p, fd, k, sizeof(*st));
+	}
+	fd = bpf_map__fd(p->net->maps.qdisc_bins);
+	if (!ret)
+		ret = percpu_walk(fd, sizeof(struct qdisc_key), sizeof(struct qdisc_acc), p->ncpus, flush_qdisc, p, NULL);
+	while (!ret && bpf_map_get_next_key(fd, NULL, key) == 0)
+		if (bpf_map_delete_elem(fd, key))
+			ret = -errno;
+	fd = bpf_map__fd(p->net->maps.slot_qdisc);
+	for (int s = 0; s < p->n_slots && !ret; s++)
+		for (__u32 w = 0; w < FT_QDISC_WAYS && !ret; w++) {
+			__u32 idx = (__u32)s * FT_QDISC_WAYS + w;
+
+			if (bpf_map_lookup_elem(fd, &idx, acc))
+				continue;
+			for (int c = 0; c < p->ncpus && !ret; c++) {
+				struct qdisc_key qk = { .netns = p->slots[s][0], .ifindex = p->slots[s][1],
+							.handle = acc[c].handle };
+
+				if (acc[c].kind[0])
+					ret = flush_qdisc_one(p, &qk, &acc[c], c);
+			}
+			if (!ret)
+				ret = percpu_zero(p, fd, idx, sizeof(*acc));
+		}
+	/* the followed skbs: one left queued at detach would be measured from
+	 * its old enqueue if its address came back after the next attach */
+	fd = bpf_map__fd(p->net->maps.soj_track);
+	for (__u32 i = 0; i < FT_SOJ_TRACK && !ret; i++) {
+		struct soj_track z = {0};
+
+		ret = bpf_map_update_elem(fd, &i, &z, BPF_ANY) ? -errno : 0;
+	}
+	free(st);
+	free(acc);
+	return ret;
+}
+
 int netprobe__lost(struct netprobe *p, enum ft_source src, uint64_t *per_cpu, int ncpus)
 {
 	struct bpf_map *m = NULL;

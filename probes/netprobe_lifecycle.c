@@ -184,8 +184,7 @@ int netprobe__fill_iftab(int fd, const uint32_t (*ifaces)[2], int n, char *err, 
 }
 
 /* Attach hook i's tcx variant PROG to every chosen interface, each in its netns. */
-static int attach_tcx(struct netprobe *p, int i, const struct bpf_program *prog,
-		      const struct netprobe_opts *o, char *err, size_t errlen)
+static int attach_tcx(struct netprobe *p, int i, const struct bpf_program *prog, char *err, size_t errlen)
 {
 	bool egress = netp_hook_egress(&netp_hooks[i]);
 	int *fds = malloc((size_t)p->n_slots * sizeof(*fds));
@@ -200,7 +199,7 @@ static int attach_tcx(struct netprobe *p, int i, const struct bpf_program *prog,
 	for (int s = 0; s < p->n_slots; s++) {
 		struct tcx_job j = { bpf_program__fd(prog), p->slots[s][1],
 				     egress ? FT_BPF_TCX_EGRESS : FT_BPF_TCX_INGRESS, INT_MIN };
-		int ret = netns__run_in(o->iface_ns ? o->iface_ns[s] : NULL, tcx_attach_job, &j, err, errlen);
+		int ret = netns__run_in(p->iface_ns ? p->iface_ns[s] : NULL, tcx_attach_job, &j, err, errlen);
 
 		if (j.fd >= 0)
 			fds[s] = j.fd;
@@ -212,6 +211,37 @@ static int attach_tcx(struct netprobe *p, int i, const struct bpf_program *prog,
 		return ret;
 	}
 	return 0;
+}
+
+/* Attach hook I's chosen variant (its object loaded). */
+static int attach_hook(struct netprobe *p, int i, char *err, size_t errlen)
+{
+	struct bpf_object *bo = netp_hooks[i].obj == OBJ_NET ? p->net->obj : p->tcp->obj;
+	struct bpf_program *prog = bpf_object__find_program_by_name(bo, netp_hooks[i].progs[p->chosen[i]]);
+	int ret;
+
+	if (netp_variant_is_tcx(&netp_hooks[i], p->chosen[i]))
+		return attach_tcx(p, i, prog, err, errlen);
+	p->links[i] = bpf_program__attach(prog);
+	if (p->links[i])
+		return 0;
+	ret = -errno;
+	snprintf(err, errlen, "attaching %s to %s: %s", netp_hooks[i].kinds[p->chosen[i]],
+		 netp_hooks[i].tracepoint, strerror(-ret));
+	return ret;
+}
+
+/* Detach hook I (its link, or its tcx links on every chosen interface). */
+static void detach_hook(struct netprobe *p, int i)
+{
+	bpf_link__destroy(p->links[i]);
+	p->links[i] = NULL;
+	for (int s = 0; p->tcx_fds[i] && s < p->n_slots; s++)
+		if (p->tcx_fds[i][s] >= 0)
+			close(p->tcx_fds[i][s]);
+	free(p->tcx_fds[i]);
+	p->tcx_fds[i] = NULL;
+	p->tcx_hooks &= ~(1ull << i);
 }
 
 /* Load the objects the chosen variants need, then attach them all. */
@@ -265,24 +295,9 @@ static int load_attach(struct netprobe *p, const struct netprobe_opts *o, char *
 		if (ret)
 			snprintf(err, errlen, "ring buffer: %s", strerror(-ret));
 	}
-	for (int i = 0; i < FT_PROBE_MAX && !ret; i++) {
-		struct bpf_object *bo = obs[netp_hooks[i].obj].o;
-
-		if (p->chosen[i] < 0)
-			continue;
-		if (netp_variant_is_tcx(&netp_hooks[i], p->chosen[i])) {
-			ret = attach_tcx(p, i, bpf_object__find_program_by_name(bo, netp_hooks[i].progs[p->chosen[i]]),
-					 o, err, errlen);
-			continue;
-		}
-		p->links[i] = bpf_program__attach(bpf_object__find_program_by_name(
-			bo, netp_hooks[i].progs[p->chosen[i]]));
-		if (!p->links[i]) {
-			ret = -errno;
-			snprintf(err, errlen, "attaching %s to %s: %s", netp_hooks[i].kinds[p->chosen[i]],
-				 netp_hooks[i].tracepoint, strerror(-ret));
-		}
-	}
+	for (int i = 0; i < FT_PROBE_MAX && !ret; i++)
+		if (p->chosen[i] >= 0 && !(p->deferred & (1ull << i)))
+			ret = attach_hook(p, i, err, errlen);
 	return ret;
 }
 
@@ -366,7 +381,8 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 		   netprobe_sample_fn fn, void *ctx, char *err, size_t errlen)
 {
 	struct netprobe *p = calloc(1, sizeof(*p));
-	uint64_t skips = o->skip | netprobe__profile_skip(o->profile), tcx_ok;
+	uint64_t deferred = o->deferred & ~o->skip & netprobe__profile_skip(o->profile);
+	uint64_t skips = (o->skip | netprobe__profile_skip(o->profile)) & ~deferred, tcx_ok;
 	char tx_note[120] = "";
 	bool any = false;
 	int ret;
@@ -377,6 +393,8 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 	p->fn = fn;
 	p->ctx = ctx;
 	p->profile = o->profile;
+	p->deferred = deferred;
+	p->iface_ns = o->iface_ns;
 	p->ncpus = libbpf_num_possible_cpus();
 	if (o->n_ifaces > 0) {
 		p->slots = calloc((size_t)o->n_ifaces, sizeof(*p->slots));
@@ -436,6 +454,16 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 		return ret;
 	}
 done:
+	for (int i = 0; i < FT_PROBE_MAX; i++) {
+		if (!(p->deferred & (1ull << i)))
+			continue;
+		if (p->chosen[i] < 0) {
+			p->deferred &= ~(1ull << i); /* no variant works: st[i].why says why */
+			continue;
+		}
+		snprintf(p->st[i].why, sizeof(p->st[i].why), "attached in post-windows only (--post-probes)");
+		snprintf(p->st[i].cov_why, sizeof(p->st[i].cov_why), "attached in post-windows only: runs not counted");
+	}
 	if (o->verbose && tx_note[0])
 		fprintf(stderr, "fabtrace: transmit bins on %s\n", tx_note);
 	p->cov_mode = o->coverage;
@@ -481,18 +509,37 @@ void netprobe__detach(struct netprobe *p)
 			netp_take_coverage(p);
 			break;
 		}
-	for (int i = 0; i < FT_PROBE_MAX; i++) {
-		bpf_link__destroy(p->links[i]);
-		p->links[i] = NULL;
-	}
-	for (int i = 0; i < FT_PROBE_MAX; i++) {
-		for (int s = 0; p->tcx_fds[i] && s < p->n_slots; s++)
-			if (p->tcx_fds[i][s] >= 0)
-				close(p->tcx_fds[i][s]);
-		free(p->tcx_fds[i]);
-		p->tcx_fds[i] = NULL;
-	}
-	p->tcx_hooks = 0;
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		detach_hook(p, i);
+}
+
+uint64_t netprobe__deferred(const struct netprobe *p)
+{
+	return p->deferred;
+}
+
+int netprobe__set_deferred(struct netprobe *p, bool on, char *err, size_t errlen)
+{
+	const uint64_t qdisc = (1ull << FT_PROBE_QDISC_ENQ) | (1ull << FT_PROBE_QDISC_DEQ);
+	int ret = 0;
+
+	for (int i = 0; on && i < FT_PROBE_MAX && !ret; i++)
+		if ((p->deferred & (1ull << i)) && !netp_hook_on(p, i))
+			ret = attach_hook(p, i, err, errlen);
+	if (on && !ret)
+		return 0;
+	for (int i = 0; i < FT_PROBE_MAX; i++)
+		if (p->deferred & (1ull << i))
+			detach_hook(p, i);
+	if (on)
+		return ret;
+	/* what they wrote, then what they left open */
+	ret = netprobe__poll(p, 0);
+	if (ret >= 0 && (p->deferred & qdisc))
+		ret = netp_flush_qdisc(p);
+	if (ret < 0)
+		snprintf(err, errlen, "handing on the detached probes' bins: %s", strerror(-ret));
+	return ret < 0 ? ret : 0;
 }
 
 void netprobe__close(struct netprobe *p)

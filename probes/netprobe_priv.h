@@ -6,7 +6,8 @@
  *   netprobe_variants.c  the hooks and their variants, chosen by trying them
  *                        on this kernel (features); the families
  *   netprobe_coverage.c  tracepoint hits against program runs
- *   netprobe_flush.c     the bins still open in the per-CPU maps at stop
+ *   netprobe_flush.c     the bins still open in the per-CPU maps at stop, and
+ *                        the qdisc bins when the deferred probes detach
  * netprobe_coverage.c uses the hooks of netprobe_variants.c; neither calls
  * netprobe_lifecycle.c, and netprobe_flush.c calls none of them.
  */
@@ -48,6 +49,8 @@ struct netprobe {
 	void *ctx;
 	int ncpus;
 	uint32_t (*slots)[2];              /* (netns, ifindex) of each slot (-i), for the flush */
+	const char *const *iface_ns;       /* [n_slots] each slot's netns (netprobe_opts.iface_ns) */
+	uint64_t deferred;                 /* bit (1 << hook) per loaded deferred hook */
 	int n_slots;
 	int cb_err;
 	/* coverage: tracepoint hits (perf) against program runs (`runs` maps) */
@@ -101,5 +104,11 @@ void netp_choose_variants(int chosen[FT_PROBE_MAX], struct probe_status st[FT_PR
 void netp_open_counters(struct netprobe *p);
 /* The final reading of hits and runs (once; before the links go). */
 void netp_take_coverage(struct netprobe *p);
+
+/* ---- netprobe_flush.c */
+
+/* With the qdisc programs detached: hand on their staged and open bins, then
+ * clear them, so a later attach starts afresh.  0 or -errno. */
+int netp_flush_qdisc(struct netprobe *p);
 
 #endif

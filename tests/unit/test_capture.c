@@ -211,7 +211,12 @@ static void test_rec_table(void **state)
 	assert_int_equal(FT_REC_TRIGGER, 46);
 	assert_string_equal(capture__rec_name(FT_REC_TRIGGER), "trigger");
 	assert_int_equal(capture__rec_size(FT_REC_TRIGGER), sizeof(struct ft_trigger));
-	assert_null(capture__rec_name(47));
+	/* the post-window probes' spans (record --post-probes): type 47 */
+	assert_int_equal(FT_REC_PROBE_SPAN, 47);
+	assert_string_equal(capture__rec_name(FT_REC_PROBE_SPAN), "probe_span");
+	assert_int_equal(capture__rec_size(FT_REC_PROBE_SPAN), sizeof(struct ft_probe_span));
+	assert_int_equal(capture__rec_fields(FT_REC_PROBE_SPAN)->time[0], offsetof(struct ft_probe_span, ts_ns));
+	assert_null(capture__rec_name(48));
 	assert_string_equal(capture__stop_reason_name(FT_STOP_ROTATED), "rotated");
 }
 

@@ -408,6 +408,69 @@ static void test_cache(void **state)
 	flight_cache__free(c);
 }
 
+/* What a replay gave of the post-window probes' span: its `on` records and their dates. */
+struct span_sink {
+	int n;
+	uint64_t ts, probes;
+};
+
+static int collect_span(void *ctx, const struct ft_rec_hdr *rec)
+{
+	struct span_sink *s = ctx;
+	const struct ft_probe_span *r = (const void *)rec;
+
+	if (rec->type == FT_REC_PROBE_SPAN) {
+		assert_int_equal(r->on, 1);
+		s->n++;
+		s->ts = r->ts_ns;
+		s->probes = r->probes;
+	}
+	return 0;
+}
+
+/* A segment begun inside a span of --post-probes repeats its `on`, dated at its start; after the `off`, nothing. */
+static void test_cache_span(void **state)
+{
+	const struct ft_probe_span on1 = { .hdr = { FT_REC_PROBE_SPAN, sizeof(on1), 0 }, .ts_ns = 40, .probes = 0x18,
+					   .on = 1, .snapshot = 2 };
+	struct ft_probe_span again = on1, off0 = on1, off1 = on1, on2 = on1;
+	struct ft_clock clk = { .hdr = { FT_REC_CLOCK, sizeof(clk), 0 } };
+	struct span_sink s = { 0 };
+	struct flight_cache *c;
+
+	(void)state;
+	off0.on = off1.on = 0;
+	off0.ts_ns = 30;
+	again.ts_ns = 50;
+	off1.ts_ns = 70;
+	on2.ts_ns = 90;
+	assert_int_equal(flight_cache__new(&c), 0);
+	/* an `off` first (nothing open): nothing to forget */
+	assert_int_equal(flight_cache__note(c, &off0.hdr), 0);
+	assert_int_equal(flight_cache__replay(c, &clk, 35, collect_span, &s), 1); /* the clock alone */
+	assert_int_equal(s.n, 0);
+	assert_int_equal(flight_cache__note(c, &on1.hdr), 0);
+	assert_int_equal(flight_cache__replay(c, &clk, 50, collect_span, &s), 2);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.ts, 50);
+	assert_int_equal(s.probes, 0x18);
+	/* the replayed `on`, noted again as the segment passes through the sink, stays one */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(flight_cache__note(c, &again.hdr), 0);
+	assert_int_equal(flight_cache__replay(c, &clk, 60, collect_span, &s), 2);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(flight_cache__note(c, &off1.hdr), 0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(flight_cache__replay(c, &clk, 80, collect_span, &s), 1);
+	assert_int_equal(s.n, 0);
+	/* a second span after it */
+	assert_int_equal(flight_cache__note(c, &on2.hdr), 0);
+	assert_int_equal(flight_cache__replay(c, &clk, 95, collect_span, &s), 2);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.ts, 95);
+	flight_cache__free(c);
+}
+
 /* What a replay gave of the configuration: each setting's key=value@ts. */
 struct cfg_sink {
 	char got[8][96];
@@ -552,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_cache_config),
+		cmocka_unit_test(test_cache_span),
 		cmocka_unit_test(test_ring),
 	};
 

@@ -447,6 +447,72 @@ static void test_trigger(void **state)
 	model__free(m);
 }
 
+/* record --post-probes: the qdisc probes ran in spans only; a repeated `on` is one span, an open one ends with the capture */
+static void test_post_spans(void **state)
+{
+	struct ft_file_header h = mkhdr();
+	struct ft_probe_span sp[4];
+	struct ft_end e = { .hdr = { FT_REC_END, sizeof(e), 0 }, .ts_ns = S0 + 10 * BIN };
+	const uint64_t q = (1ull << FT_PROBE_QDISC_ENQ) | (1ull << FT_PROBE_QDISC_DEQ);
+	const uint64_t on_at[4] = { 2, 3, 5, 7 };
+	struct model_span k;
+	struct model *m;
+	char *s;
+
+	(void)state;
+	h.flags = FT_FILE_SEGMENT | FT_FILE_PROFILE_ALWAYS;
+	h.probes &= ~q;
+	m = model__new(&h, NULL);
+	assert_non_null(m);
+	for (int i = 0; i < 4; i++) {
+		memset(&sp[i], 0, sizeof(sp[i]));
+		REC_HDR(sp[i], FT_REC_PROBE_SPAN);
+		sp[i].ts_ns = S0 + on_at[i] * BIN;
+		sp[i].probes = q;
+		sp[i].on = i != 2; /* on, on again (a segment's replay), off, on (never closed) */
+		sp[i].snapshot = i < 3 ? 1 : 2;
+		assert_int_equal(model__add(m, &sp[i].hdr), 0);
+	}
+	assert_int_equal(model__add(m, &e.hdr), 0);
+	assert_int_equal(model__finish(m), 0);
+	assert_true(model__probe_span(m, 0, &k));
+	assert_int_equal(k.from_ns, S0 + 2 * BIN);
+	assert_int_equal(k.to_ns, S0 + 5 * BIN);
+	assert_int_equal(k.snapshot, 1);
+	assert_true(model__probe_span(m, 1, &k));
+	assert_int_equal(k.from_ns, S0 + 7 * BIN);
+	assert_int_equal(k.to_ns, S0 + 10 * BIN);
+	assert_int_equal(k.snapshot, 2);
+	assert_false(model__probe_span(m, 2, &k));
+	assert_int_equal(model__span_probes(m), q);
+	assert_null(model__queues_missing(m));
+	s = render(m, false, false, 10);
+	HAS(s, "  recorded in post-windows only (--post-probes): 0.0-0.0 s, 0.0-0.0 s; outside them unknown, not 0\n");
+	HAS(s, "  no queueing seen in the post-windows");
+	if (strstr(s, "not recorded: the always profile"))
+		fail_msg("the queues are called not recorded: %s", s);
+	free(s);
+	s = render(m, true, false, 10);
+	assert_true(json_valid(s));
+	HAS(s, "\"post_probe_spans\":[{\"from_s\":0.002,\"to_s\":0.005,\"snapshot\":1,"
+	       "\"probes\":[\"qdisc_enqueue\",\"qdisc_dequeue\"]},{\"from_s\":0.007,\"to_s\":0.010,\"snapshot\":2,");
+	HAS(s, "\"queues_recorded\":true");
+	free(s);
+	model__free(m);
+
+	/* no span: the always profile's queues are not recorded */
+	m = model__new(&h, NULL);
+	assert_non_null(m);
+	assert_int_equal(model__finish(m), 0);
+	assert_false(model__probe_span(m, 0, &k));
+	assert_non_null(model__queues_missing(m));
+	s = render(m, true, false, 10);
+	HAS(s, "\"post_probe_spans\":[]");
+	HAS(s, "\"queues_recorded\":false");
+	free(s);
+	model__free(m);
+}
+
 static void test_truncated_banner(void **state)
 {
 	struct model *m = small_model(0, false);
@@ -1110,6 +1176,7 @@ int main(void)
 		cmocka_unit_test(test_text_values),
 		cmocka_unit_test(test_truncated_banner),
 		cmocka_unit_test(test_trigger),
+		cmocka_unit_test(test_post_spans),
 		cmocka_unit_test(test_coverage),
 		cmocka_unit_test(test_golden),
 		cmocka_unit_test(test_phase_sections),

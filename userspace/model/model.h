@@ -405,6 +405,9 @@ struct model {
 	struct model_config *config; /* the configuration it ran under (model_config.h: its lookups); NULL: none */
 	/* a flight recorder's triggers (FT_REC_TRIGGER), in file order */
 	struct ft_trigger *triggers; size_t ntriggers, captriggers;
+	/* its post-window probes attached and detached (FT_REC_PROBE_SPAN), in file order:
+	 * model__probe_span() pairs them */
+	struct ft_probe_span *spans; size_t nspans, capspans;
 
 	struct model_priv *priv;    /* loading state (hash tables, raw bins) */
 };
@@ -443,6 +446,24 @@ const struct model_slot *model__slot(const struct model *m, uint32_t slot);
 const struct model_proc *model__proc(const struct model *m, uint32_t pid);
 /* Name of a probe ("iface_tx"): capture__probe_name() with the capture's probe record. */
 const char *model__probe_name(const struct model *m, uint32_t id, char *buf, size_t len);
+
+/* A span of the post-window probes (record --post-probes). */
+struct model_span {
+	uint64_t from_ns, to_ns;    /* attached, detached (or the capture's end) */
+	uint64_t probes;            /* bit (1 << ft_probe_id) per probe */
+	uint32_t snapshot;          /* the snapshot it served, 0 unknown */
+};
+/*
+ * The K-th span (from 0), pairing each `on` record with the next `off`;
+ * an `on` repeated inside a span (a segment's replay) is the same span; one
+ * never closed ends with the capture.  False when there is no K-th.
+ */
+bool model__probe_span(const struct model *m, size_t k, struct model_span *out);
+/* The probes some span attached: bits (1 << ft_probe_id), 0 none. */
+uint64_t model__span_probes(const struct model *m);
+/* Why the capture has no queue records (capture__queues_missing()), NULL when the
+ * qdisc probes ran, all along or in post-windows (model__span_probes()). */
+const char *model__queues_missing(const struct model *m);
 
 /* Relative to the capture start, window or not (report --from/--to). */
 static inline int64_t model__rel_ns(const struct model *m, uint64_t ts)

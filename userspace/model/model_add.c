@@ -588,6 +588,16 @@ static int add_trigger(void *ctx, const struct ft_trigger *r)
 	return 0;
 }
 
+static int add_probe_span(void *ctx, const struct ft_probe_span *r)
+{
+	struct model *m = ctx;
+
+	if (grow_array((void **)&m->spans, &m->capspans, m->nspans + 1, sizeof(*m->spans)))
+		return -ENOMEM;
+	m->spans[m->nspans++] = *r;
+	return 0;
+}
+
 static int add_unknown(void *ctx, const struct ft_rec_hdr *r)
 {
 	(void)r;
@@ -603,7 +613,7 @@ static const struct capture_visitor add_visitor = {
 	.sock_owner = add_sock_owner, .phase_slot = add_slot, .iface = add_iface,
 	.iface_stats = add_stats, .ce_flow = add_ce_flow, .lost = add_lost,
 	.drop_reason = add_reason, .probe = add_probe, .coverage = add_coverage,
-	.ctr_sample = see_ctr_sample, .config = add_config, .trigger = add_trigger, .host = add_host,
+	.ctr_sample = see_ctr_sample, .config = add_config, .trigger = add_trigger, .probe_span = add_probe_span, .host = add_host,
 	.host_netns = add_host_netns, .end = add_end, .unknown = add_unknown,
 };
 

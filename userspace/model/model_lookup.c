@@ -108,6 +108,46 @@ const char *model__probe_name(const struct model *m, uint32_t id, char *buf, siz
 	return capture__probe_name(id, recorded, buf, len);
 }
 
+bool model__probe_span(const struct model *m, size_t k, struct model_span *out)
+{
+	size_t n = 0;
+	bool open = false;
+
+	for (size_t i = 0; i < m->nspans; i++) {
+		const struct ft_probe_span *r = &m->spans[i];
+
+		if (r->on && !open) {
+			open = true;
+			*out = (struct model_span){ .from_ns = r->ts_ns, .to_ns = m->capture_end_ns,
+						    .probes = r->probes, .snapshot = r->snapshot };
+			continue;
+		}
+		if (r->on || !open)
+			continue;
+		open = false;
+		out->to_ns = r->ts_ns > out->from_ns ? r->ts_ns : out->from_ns;
+		if (n++ == k)
+			return true;
+	}
+	return open && n == k;
+}
+
+uint64_t model__span_probes(const struct model *m)
+{
+	uint64_t probes = 0;
+
+	for (size_t i = 0; i < m->nspans; i++)
+		probes |= m->spans[i].probes;
+	return probes;
+}
+
+const char *model__queues_missing(const struct model *m)
+{
+	const uint64_t q = (1ull << FT_PROBE_QDISC_ENQ) | (1ull << FT_PROBE_QDISC_DEQ);
+
+	return (model__span_probes(m) & q) ? NULL : capture__queues_missing(&m->hdr);
+}
+
 const char *model__trigger_name(unsigned trigger)
 {
 	static const char *const n[] = { "unknown", "rto", "fast", "tlp", "syn" };

@@ -259,6 +259,7 @@ void model__free(struct model *m)
 	free(m->ctr_events);
 	free(m->lost_evs);
 	free(m->triggers);
+	free(m->spans);
 	free(m);
 }
 

@@ -673,6 +673,11 @@ void flight__on_closed(struct flight *f, flight_closed_fn fn, void *ctx)
 	f->on_closed_ctx = ctx;
 }
 
+uint32_t flight__post_window(const struct flight *f, uint64_t now_ns)
+{
+	return f->win.active && !flight_window__due(&f->win, now_ns) ? f->win.snap : 0;
+}
+
 const char *flight__dir(const struct flight *f)
 {
 	return flight_ring__dir(f->ring);

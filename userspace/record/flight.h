@@ -136,6 +136,8 @@ void flight__on_closed(struct flight *f, flight_closed_fn fn, void *ctx);
 
 void flight__stats(const struct flight *f, struct flight_stats *st);
 const char *flight__dir(const struct flight *f);
+/* The snapshot whose post-window runs at NOW (before it is due), 0 none. */
+uint32_t flight__post_window(const struct flight *f, uint64_t now_ns);
 /* Why writing failed ("" none). */
 const char *flight__error(const struct flight *f);
 

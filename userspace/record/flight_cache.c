@@ -39,14 +39,14 @@ struct flight_cache {
 /* The order a preamble is written in, so that every record comes after
  * what it refers to (the session's own preamble has this order too). */
 static const uint16_t replay_order[] = {
-	FT_REC_HOST_ID, FT_REC_CLOCK, FT_REC_PROBE, FT_REC_DROP_REASON, FT_REC_PHASE_SLOT,
+	FT_REC_HOST_ID, FT_REC_CLOCK, FT_REC_PROBE, FT_REC_PROBE_SPAN, FT_REC_DROP_REASON, FT_REC_PHASE_SLOT,
 	FT_REC_IFACE, FT_REC_RDMA_PORT, FT_REC_CTR_GROUP, FT_REC_CTR_NAME, FT_REC_CTR_SAMPLE,
 	FT_REC_PROC, FT_REC_COMM_INFO, FT_REC_SOCK_OWNER, FT_REC_CONFIG,
 };
 
 /* Repeated as they stand when the segment begins: dated at its start. */
 #define REPLAY_DATED (1ull << FT_REC_PROC | 1ull << FT_REC_COMM_INFO | 1ull << FT_REC_SOCK_OWNER | \
-		      1ull << FT_REC_CONFIG)
+		      1ull << FT_REC_CONFIG | 1ull << FT_REC_PROBE_SPAN)
 
 int flight_cache__new(struct flight_cache **c)
 {
@@ -237,6 +237,23 @@ static int note_probe(void *ctx, const struct ft_probe_info *r)
 	return upsert(ctx, r->hdr.type, 0, r->id, 0, &r->hdr);
 }
 
+/* The post-window probes' span that is open: a segment begun inside it opens it again. */
+static int note_probe_span(void *ctx, const struct ft_probe_span *r)
+{
+	struct flight_cache *c = ctx;
+	bool found;
+	size_t t;
+
+	if (r->on)
+		return upsert(c, r->hdr.type, 0, 0, 0, &r->hdr);
+	if (!c->tabcap)
+		return 0;
+	t = find(c, FT_REC_PROBE_SPAN, 0, 0, &found);
+	if (found)
+		kill_entry(c, &c->e[c->tab[t] - 1]);
+	return 0;
+}
+
 static int note_drop_reason(void *ctx, const struct ft_drop_reason *r)
 {
 	return upsert(ctx, r->hdr.type, 0, r->reason, 0, &r->hdr);
@@ -318,7 +335,7 @@ static int note_config(void *ctx, const struct ft_config *r)
 
 /* the types a segment repeats (replay_order), and the clock's daemons */
 static const struct capture_visitor note_visitor = {
-	.host_id = note_host_id, .clock = note_clock, .probe = note_probe,
+	.host_id = note_host_id, .clock = note_clock, .probe = note_probe, .probe_span = note_probe_span,
 	.drop_reason = note_drop_reason, .phase_slot = note_phase_slot, .iface = note_iface,
 	.rdma_port = note_rdma_port, .ctr_group = note_ctr_group, .ctr_name = note_ctr_name,
 	.ctr_sample = note_ctr_sample, .proc = note_proc, .comm_info = note_comm_info,

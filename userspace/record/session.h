@@ -73,6 +73,8 @@ struct session_opts {
 	bool no_phases;
 	uint64_t no_probes;           /* --no-probes: bit (1 << ft_probe_id) per probe left out */
 	int profile;                  /* --profile (record): enum netprobe_profile, 0 = full */
+	uint64_t post_probes;         /* --post-probes (record): bit (1 << ft_probe_id) per probe the
+				       * profile leaves out, loaded and attached for post-windows */
 	int coverage;                 /* --coverage: enum netprobe_coverage */
 	int nice;                     /* --nice: of the draining thread */
 	uint32_t format_version;      /* --format-version of the capture: 0 the current one */
@@ -93,7 +95,7 @@ enum session_opt {
 	SOPT_NETNS = 256, SOPT_BIN, SOPT_RTT, SOPT_RINGBUF, SOPT_PHASE, SOPT_NO_PHASES,
 	SOPT_CTR_PERIOD, SOPT_RDMA_DEVS, SOPT_RDMA_CTRS, SOPT_LIFESPAN, SOPT_NIC_STATS,
 	SOPT_NO_RDMA, SOPT_NO_NIC, SOPT_BUDGET, SOPT_SYSFS, SOPT_WAKEUP, SOPT_NO_PROBES,
-	SOPT_COVERAGE, SOPT_NICE, SOPT_FORMAT_VERSION, SOPT_PROFILE,
+	SOPT_COVERAGE, SOPT_NICE, SOPT_FORMAT_VERSION, SOPT_PROFILE, SOPT_POST_PROBES,
 	SOPT_END,                     /* commands number their own options from here */
 };
 #define SESSION_SHORT_OPTS "i:d:p:v"
@@ -201,6 +203,14 @@ const struct ft_file_header *session__header(const struct session *s);
  * see), per enum ft_probe_id; known[i] false when not counted.  0 or -errno.
  */
 int session__skipped(struct session *s, uint64_t skipped[FT_PROBE_MAX], bool known[FT_PROBE_MAX]);
+/* The probes --post-probes attaches for post-windows that loaded: bits (1 << ft_probe_id). */
+uint64_t session__post_probes(const struct session *s);
+/*
+ * Attach (ON) or detach them, between two ticks, and record when
+ * (FT_REC_PROBE_SPAN, serving snapshot SNAP): detaching first hands on what
+ * they left.  0 (also when already so, or none loaded), or -1 (printed).
+ */
+int session__set_post_probes(struct session *s, bool on, uint32_t snap);
 /* "fabtrace: phases: ..." line(s) on stderr, as record prints them. */
 void session__phase_status(const struct session *s);
 

@@ -103,6 +103,43 @@ static void tick(struct session *s, uint64_t ticks)
 }
 
 
+/* ---- the probes of post-windows (record --post-probes) ---- */
+
+uint64_t session__post_probes(const struct session *s)
+{
+	return s->np ? netprobe__deferred(s->np) : 0;
+}
+
+/* An FT_REC_PROBE_SPAN of the post-window probes, now. */
+static int write_span(struct session *s, bool on, uint32_t snap)
+{
+	struct ft_probe_span r = { .hdr = { FT_REC_PROBE_SPAN, sizeof(r), 0 }, .ts_ns = mono_ns(),
+				   .probes = session__post_probes(s), .on = on, .snapshot = snap };
+
+	return sess_append(s, &r.hdr);
+}
+
+int session__set_post_probes(struct session *s, bool on, uint32_t snap)
+{
+	char err[256];
+	int rc = 0;
+
+	if (!session__post_probes(s) || s->post_on == on || s->write_failed)
+		return 0;
+	/* the span opens before their first record and closes after their last */
+	if (on && write_span(s, true, snap))
+		return -1;
+	if (netprobe__set_deferred(s->np, on, err, sizeof(err))) {
+		ft_err("%s: --post-probes: %s", s->o->cmd_name, err);
+		rc = -1;
+		on = false; /* a failed attach detached what it had attached */
+	}
+	s->post_on = on;
+	if (on)
+		return 0;
+	return write_span(s, false, snap) ? -1 : rc;
+}
+
 /* ---- the loop ---- */
 
 void session__on_tick(struct session *s, session_tick_fn fn, void *ctx)

@@ -24,6 +24,7 @@
 #include "probes/btf_names.h"
 #include "probes/netns.h"
 #include "probes/netprobe.h"
+#include "probes/probe_names.h"
 #include "probes/phaseprobe.h"
 #include "probes/privs.h"
 #include "userspace/capture/capture.h"
@@ -236,6 +237,13 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 			return -1;
 		}
 		return 1;
+	case SOPT_POST_PROBES:
+		if (netprobe__parse_families(arg, &o->post_probes) || !o->post_probes) {
+			ft_err_bad_value(cmd, "--post-probes", arg, "a list of probe families",
+					 "a comma-separated list of %s (e.g. qdisc,rtt)", netprobe__families_help());
+			return -1;
+		}
+		return 1;
 	case SOPT_PROFILE:
 		o->profile = netprobe__profile_parse(arg);
 		if (o->profile < 0) {
@@ -278,6 +286,27 @@ size_t session_opts__wake_bytes(const struct session_opts *o)
 	return o->wake_set ? o->wake_bytes : o->ringbuf_bytes / 8;
 }
 
+/* --post-probes names only probes the profile leaves out, and none of --no-probes. */
+static int check_post_probes(const struct session_opts *o)
+{
+	uint64_t on = o->post_probes & ~netprobe__profile_skip(o->profile), both = o->post_probes & o->no_probes;
+
+	for (int i = 0; i < FT_PROBE_MAX; i++) {
+		if (on & (1ull << i)) {
+			ft_err("%s: --post-probes: the %s profile attaches %s all along; name what it leaves out "
+			       "(e.g. --profile always --post-probes qdisc,rtt)", o->cmd_name,
+			       netprobe__profile_name(o->profile), probe__name((enum ft_probe_id)i));
+			return -1;
+		}
+		if (both & (1ull << i)) {
+			ft_err("%s: --post-probes and --no-probes both name %s; keep one", o->cmd_name,
+			       probe__name((enum ft_probe_id)i));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int session_opts__check(const struct session_opts *o)
 {
 	if (o->wake_set && o->wake_bytes >= o->ringbuf_bytes) {
@@ -290,6 +319,6 @@ int session_opts__check(const struct session_opts *o)
 		       o->npids ? "-p" : "--phase");
 		return -1;
 	}
-	return 0;
+	return check_post_probes(o);
 }
 

@@ -63,6 +63,7 @@ struct session {
 	int n_ifs, cap_ifs;
 	struct capture_writer *w;
 	struct netprobe *np;
+	bool post_on;                 /* the --post-probes are attached now */
 	struct phaseprobe *pp;        /* NULL: phase probes off or unavailable */
 	struct sampler *smp;          /* NULL: counter sampling off */
 	struct sess_config *cfg;      /* the configuration records (session_config.c); NULL: none */

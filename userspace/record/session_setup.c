@@ -463,6 +463,7 @@ int session__open(struct session **out, const struct session_opts *o,
 	po.coverage = o->coverage;
 	po.batch_bins = o->live ? 1 : 0; /* 0: full batches */
 	po.profile = o->profile;
+	po.deferred = o->post_probes;
 	/* records come from here on: none may be older than the capture */
 	s->st.start_ns = mono_ns();
 	if (netprobe__open(&s->np, &po, sess_on_record, s, err, sizeof(err))) {

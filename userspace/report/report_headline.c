@@ -525,8 +525,10 @@ static void network_only(struct headline *h, const struct model *m, const struct
 		     corr__qdisc_label(m, (uint32_t)(wq - m->qdiscs), q, sizeof(q)),
 		     wq->iface < m->nifaces ? m->ifaces[wq->iface].label : "?", fmt_ns(wq->sojourn_max_ns, a, sizeof(a)),
 		     fmt_bytes((double)wq->max_backlog_bytes, b, sizeof(b)), when(m, wq->max_backlog_ns, w, sizeof(w)));
-	} else if (!m->nqdiscs && capture__queues_missing(&m->hdr)) {
-		line(h, "  queueing not recorded (%s)", capture__queues_missing(&m->hdr));
+	} else if (!m->nqdiscs && model__queues_missing(m)) {
+		line(h, "  queueing not recorded (%s)", model__queues_missing(m));
+	} else if (!m->nqdiscs && m->nspans) {
+		line(h, "  no queueing seen in the post-windows (the qdisc probes ran only there: --post-probes)");
 	} else {
 		line(h, "  no queueing seen (no qdisc traced, or no packet waited)");
 	}

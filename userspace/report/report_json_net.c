@@ -94,6 +94,32 @@ void report_json__flow(struct json *j, const struct model *m, const struct corr 
 	json_array_end(j);
 }
 
+/* When the post-window probes ran (record --post-probes): every span, with its probes. */
+static void j_post_spans(struct json *j, const struct model *m)
+{
+	struct model_span sp;
+
+	json_key(j, "post_probe_spans");
+	json_array_begin(j);
+	for (size_t k = 0; model__probe_span(m, k, &sp); k++) {
+		json_object_begin(j);
+		json_kv_double(j, "from_s", (double)model__rel_ns(m, sp.from_ns) / 1e9, 3);
+		json_kv_double(j, "to_s", (double)model__rel_ns(m, sp.to_ns) / 1e9, 3);
+		json_kv_u64(j, "snapshot", sp.snapshot);
+		json_key(j, "probes");
+		json_array_begin(j);
+		for (uint32_t i = 0; i < FT_PROBE_MAX; i++)
+			if (sp.probes & (1ull << i)) {
+				char nb[32];
+
+				json_string(j, model__probe_name(m, i, nb, sizeof(nb)));
+			}
+		json_array_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 void report_json__header(struct json *j, const struct model *m, const struct report_opts *o)
 {
 	json_kv_string(j, "schema", REPORT_SCHEMA);
@@ -183,6 +209,7 @@ void report_json__header(struct json *j, const struct model *m, const struct rep
 		json_object_end(j);
 	}
 	json_array_end(j);
+	j_post_spans(j, m);
 }
 
 static void j_dir(struct json *j, const struct model *m, const struct model_dir *x)
@@ -278,7 +305,7 @@ void report_json__queues(struct json *j, const struct model *m)
 {
 	char h[24];
 
-	json_kv_bool(j, "queues_recorded", m->nqdiscs || !capture__queues_missing(&m->hdr));
+	json_kv_bool(j, "queues_recorded", m->nqdiscs || !model__queues_missing(m));
 	json_key(j, "queues");
 	json_array_begin(j);
 	for (size_t i = 0; i < m->nqdiscs; i++) {

@@ -219,16 +219,33 @@ void report_text__bursts(FILE *f, const struct model *m, const struct report_opt
 	free(v);
 }
 
+/* The spans in which the post-window probes PROBES ran, on one line; nothing without any. */
+static void post_spans(FILE *f, const struct model *m, uint64_t probes)
+{
+	struct model_span sp;
+	size_t k;
+
+	for (k = 0; model__probe_span(m, k, &sp); k++) {
+		if (!(sp.probes & probes))
+			continue;
+		fprintf(f, "%s%.1f-%.1f s", k ? ", " : "  recorded in post-windows only (--post-probes): ",
+			(double)model__rel_ns(m, sp.from_ns) / 1e9, (double)model__rel_ns(m, sp.to_ns) / 1e9);
+	}
+	if (k)
+		fprintf(f, "; outside them unknown, not 0\n");
+}
+
 void report_text__queues(FILE *f, const struct model *m)
 {
 	char h[24], bl[32], sm[32], sx[32], eb[32], at[32], nm[64];
 
 	fprintf(f, "\nQueues\n");
-	if (!m->nqdiscs && capture__queues_missing(&m->hdr)) {
+	if (!m->nqdiscs && model__queues_missing(m)) {
 		fprintf(f, "  not recorded: %s; queue sojourn and depth are unknown, not 0\n",
-			capture__queues_missing(&m->hdr));
+			model__queues_missing(m));
 		return;
 	}
+	post_spans(f, m, (1ull << FT_PROBE_QDISC_ENQ) | (1ull << FT_PROBE_QDISC_DEQ));
 	if (!m->nqdiscs) {
 		fprintf(f, "  none\n");
 		return;

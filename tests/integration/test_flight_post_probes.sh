@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# record --post-probes (issue 33, docs/flight-recorder.md): the always
+# profile's flight recorder attaches the probes it leaves out (qdisc sojourn
+# and depth, RTT samples) for each snapshot's post-window only.  Real iperf3
+# traffic from host 1 through an htb root on its eth0 (so its packets pass the
+# qdisc's enqueue and dequeue) to host 2:
+#  - bad input: --post-probes without the flight recorder, naming what the
+#    profile attaches already, naming what --no-probes leaves out, naming
+#    nothing known: exit 2, one line;
+#  - before a trigger the recorder holds no qdisc or RTT link (their programs
+#    are loaded, not attached); within a second of `fabtrace trigger` it holds
+#    them; once the post-window is over they are gone again; a second trigger
+#    attaches them again;
+#  - the snapshot records the span (FT_REC_PROBE_SPAN): it starts within a
+#    second and a half after the trigger and lasts the post-window (by the
+#    recorder's own clock: 3 s, give or take a tick); every qdisc bin lies
+#    inside it, and it holds qdisc bins and RTT samples; the report says the
+#    queues were recorded in post-windows only, not "not recorded";
+#  - every segment with qdisc bins or RTT samples knows its span, also one
+#    that begins inside it (its `on` repeated); a segment between the
+#    windows has no qdisc bin and no RTT sample;
+#  - nothing is left attached after the stop.
+source "$(dirname "$0")/lib.sh"
+need_root
+need_cmd bpftool
+need_cmd python3
+need_cmd iperf3
+CTL=ftP$$
+lab_start 2 "h1=1gbit:dir=up:qdisc=htb"
+H1=$(lab_ns "$LAB" 1) H2=$(lab_ns "$LAB" 2)
+SRV='' CLI=''
+end_test() {
+	[[ -n $CLI ]] && kill "$CLI" 2>/dev/null
+	[[ -n $SRV ]] && kill "$SRV" 2>/dev/null
+	[[ -n ${REC_PID:-} ]] && kill -INT "$REC_PID" 2>/dev/null && wait "$REC_PID" 2>/dev/null
+	cleanup
+}
+trap end_test EXIT
+links_before=$(bpf_link_ids)
+
+# ---- bad input
+bad_run() { # GREP DESCRIPTION ARGS...
+	local pat=$1 what=$2 rc=0
+	shift 2
+	"$FT" record "$@" >"$TMPD/bad.out" 2>"$TMPD/bad.err" || rc=$?
+	check "$what: exit 2, one line ($rc: $(head -c 200 "$TMPD/bad.err"))" \
+		test "$rc" = 2 -a "$(wc -l <"$TMPD/bad.err")" = 1 -a -n "$(grep -E -e "$pat" "$TMPD/bad.err")"
+}
+bad_run "needs the flight recorder" "--post-probes without --switch-output" \
+	--profile always --post-probes qdisc -i "$H1/eth0" -o "$TMPD/x.ftr"
+bad_run "the full profile attaches qdisc_enqueue all along" "--post-probes with the full profile" \
+	--post-probes qdisc -i "$H1/eth0" --switch-output 1s -o "$TMPD"
+bad_run "the always profile attaches drop all along" "--post-probes naming a probe the profile has" \
+	--profile always --post-probes drops -i "$H1/eth0" --switch-output 1s -o "$TMPD"
+bad_run "both name qdisc_enqueue" "--post-probes and --no-probes naming the same" \
+	--profile always --post-probes qdisc --no-probes qdisc -i "$H1/eth0" --switch-output 1s -o "$TMPD"
+bad_run "--post-probes 'sojourn'" "--post-probes naming nothing known" \
+	--profile always --post-probes sojourn -i "$H1/eth0" --switch-output 1s -o "$TMPD"
+
+# the BPF programs the recorder PID has attached (its link fds), one name per line
+attached() {
+	local fd id
+	for fd in /proc/"$1"/fdinfo/*; do
+		grep -q '^link_type:' "$fd" 2>/dev/null || continue
+		id=$(awk '/^prog_id:/ {print $2}' "$fd" 2>/dev/null)
+		[[ -n $id ]] && bpftool prog show id "$id" 2>/dev/null | sed -n 's/.* name \([^ ]*\) .*/\1/p'
+	done | sort -u
+}
+deep() { attached "$REC_PID" | grep -cE '^(qdisc_enq|qdisc_deq|tcp_sample)'; }
+# DIR N: wait until N snapshots are saved (at most 20 s)
+wait_snaps() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		(($(find "$1" -maxdepth 1 -name 'snap-*.ftr' | wc -l) >= $2)) && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+lab_exec "$LAB" 2 iperf3 -s -p 5201 >/dev/null 2>&1 &
+SRV=$!
+sleep 0.3
+lab_exec "$LAB" 1 iperf3 -c "$(lab_addr 2)" -p 5201 -t 60 -b 200M >"$TMPD/iperf.out" 2>&1 &
+CLI=$!
+D=$TMPD/ring
+mkdir "$D"
+"$FT" record --profile always --post-probes qdisc,rtt -i "$H1/eth0" --no-phases --switch-output 1s --keep 60s \
+	--snapshot-pre 2s --snapshot-post 3s --control "$CTL" -o "$D" >"$TMPD/rec.out" 2>"$TMPD/rec.err" &
+REC_PID=$!
+wait_recording "$TMPD/rec.err" "$REC_PID" 30 || { cat "$TMPD/rec.err"; bad "the recorder did not start"; finish; }
+sleep 3
+progs=$(attached "$REC_PID" | tr '\n' ' ')
+check "before a trigger: the bins attached, no qdisc or RTT link ($progs)" \
+	test "$(deep)" = 0 -a -n "$(attached "$REC_PID" | grep -x iface_tx_tcx)"
+
+trig() { # N: the N-th trigger; its answer in $TMPD/trig$N.json
+	"$FT" trigger --control "$CTL" --reason "post probes $1" --json >"$TMPD/trig$1.json" 2>"$TMPD/trig$1.err" ||
+		bad "trigger $1: $(cat "$TMPD/trig$1.err")"
+}
+trig 1
+sleep 1.5
+progs=$(attached "$REC_PID" | tr '\n' ' ')
+check "within a second of the trigger: qdisc enqueue, dequeue and RTT attached ($progs)" test "$(deep)" = 3
+wait_snaps "$D" 1 || bad "snapshot 1 not saved"
+sleep 1.5
+progs=$(attached "$REC_PID" | tr '\n' ' ')
+check "after the post-window: detached again ($progs)" test "$(deep)" = 0
+sleep 2 # a segment or two between the windows
+trig 2
+sleep 1.5
+check "a second trigger attaches them again" test "$(deep)" = 3
+wait_snaps "$D" 2 || bad "snapshot 2 not saved"
+sleep 1.5
+stop_record INT
+check "the recorder exits 0 ($REC_RC: $(tail -n 2 "$TMPD/rec.err" | head -c 300))" test "$REC_RC" = 0
+kill "$CLI" 2>/dev/null
+wait "$CLI" 2>/dev/null
+CLI=''
+check "nothing left attached after the stop" test "$(bpf_orphan_links $links_before)" = 0
+
+S1=$(find "$D" -maxdepth 1 -name 'snap-*.ftr' | sort | head -n 1)
+"$FT" report --json "$S1" >"$TMPD/s1.json" || bad "report --json of snapshot 1"
+"$FT" report "$S1" >"$TMPD/s1.txt" || bad "report of snapshot 1"
+"$FT" export -f jsonl -w qdisc -o "$TMPD/s1.qdisc" "$S1" || bad "export qdisc of snapshot 1"
+"$FT" info --json "$S1" >"$TMPD/s1.info" || bad "info of snapshot 1"
+if python3 - "$TMPD/s1.json" "$TMPD/s1.qdisc" "$TMPD/s1.info" <<'PY'; then
+import json, sys
+j = json.load(open(sys.argv[1]))
+q = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+info = json.load(open(sys.argv[3]))
+sp = j["post_probe_spans"]
+assert len(sp) == 1, sp
+sp = sp[0]
+assert sorted(sp["probes"]) == ["qdisc_dequeue", "qdisc_enqueue", "tcp_sample"], sp
+assert sp["snapshot"] == 1, sp
+trig_s = j["trigger"]["rel_ns"] / 1e9
+# attached at the recorder's next tick (once a second), detached at the first
+# tick after the post-window (3 s): 2 to 4 s, and a late tick on a busy machine
+assert trig_s <= sp["from_s"] <= trig_s + 1.5, (trig_s, sp)
+assert 1.9 <= sp["to_s"] - sp["from_s"] <= 4.6, sp
+bin_s = j["capture"]["bin_ns"] / 1e9
+assert q, "no qdisc bins in the post-window"
+first, last = min(r["start_rel_ns"] for r in q) / 1e9, max(r["start_rel_ns"] for r in q) / 1e9
+assert sp["from_s"] - bin_s <= first and last <= sp["to_s"] + bin_s, (first, last, sp)
+assert sum(r["enq_pkts"] for r in q) > 100, sum(r["enq_pkts"] for r in q)
+assert info["records"]["by_type"].get("tcp_sample", 0) > 0, info["records"]["by_type"]
+assert j["queues_recorded"] is True
+p = {x["name"]: x for x in j["probes"]}
+assert not p["qdisc_enqueue"]["attached"] and "post-windows only" in p["qdisc_enqueue"]["why"], p["qdisc_enqueue"]
+print("# trigger at %.3f s; span %.3f-%.3f s; %d qdisc bins from %.4f to %.4f s; %d RTT samples" %
+      (trig_s, sp["from_s"], sp["to_s"], len(q), first, last, info["records"]["by_type"]["tcp_sample"]))
+PY
+	ok "snapshot 1: one span, opened within a tick of the trigger and as long as the post-window; every qdisc bin inside it"
+else
+	bad "snapshot 1's span"
+fi
+check "the report says the queues were recorded in post-windows only" \
+	grep -q "^  recorded in post-windows only (--post-probes): [0-9.]*-[0-9.]* s; outside them unknown, not 0$" "$TMPD/s1.txt"
+check "the report does not call the queues not recorded" test "$(grep -c "qdisc probes" "$TMPD/s1.txt")" = 0
+
+# segments: one that begins inside a span repeats its `on`; those between the windows hold no deep record
+if python3 - "$FT" "$D" <<'PY'; then
+import glob, json, subprocess, sys
+ft, d = sys.argv[1], sys.argv[2]
+deep_segs = between = 0
+segs = sorted(glob.glob(d + "/seg-*.ftr"))
+for s in segs:
+    info = json.loads(subprocess.run([ft, "info", "--json", s], capture_output=True, text=True, check=True).stdout)
+    rep = json.loads(subprocess.run([ft, "report", "--json", s], capture_output=True, text=True, check=True).stdout)
+    bt = info["records"]["by_type"]
+    sp = rep["post_probe_spans"]
+    if bt.get("qdisc_bin", 0) + bt.get("tcp_sample", 0):
+        # its deep records lie in a span it knows of, though only the first
+        # segment of a post-window holds the `on` the recorder wrote then
+        assert sp, (s, bt)
+        deep_segs += 1
+    elif not sp:
+        between += 1
+# two post-windows of 3 s in segments of 1 s: at least two segments each
+assert deep_segs >= 4, "%d segments hold deep records" % deep_segs
+assert between >= 2, "no segment between the windows without deep records"
+print("# %d segments: %d hold qdisc bins or RTT samples, each knowing its span; %d hold neither and know no span" % (len(segs), deep_segs, between))
+PY
+	ok "segments: each holding qdisc bins or RTT samples knows its span (repeated at its start); those outside hold none"
+else
+	bad "the segments"
+fi
+finish
