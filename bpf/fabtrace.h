@@ -807,6 +807,8 @@ struct ft_probe_span {
 	__u64 probes;           /* bit (1 << enum ft_probe_id) per probe */
 	__u32 on;               /* 1 attached, 0 detached */
 	__u32 snapshot;         /* the snapshot whose post-window it serves (from 1); 0 none */
+	__u32 owners;           /* 1: the phase probes' socket owners (sock_send, sock_recv) too */
+	__u32 pad;
 };
 
 /* ---- file framing ---- */

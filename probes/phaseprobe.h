@@ -45,6 +45,8 @@ struct phaseprobe_opts {
 	size_t wake_bytes;          /* as netprobe_opts */
 	bool verbose;
 	bool no_owners;             /* leave out the socket-owner hooks (sock_send, sock_recv) */
+	bool defer_owners;          /* with no_owners: load them, attached only by
+				     * phaseprobe__set_owners() (record --post-probes owners) */
 };
 
 /* Kernel hooks the family uses besides the uprobes. */
@@ -103,6 +105,10 @@ void phaseprobe__tick(struct phaseprobe *p);
 void phaseprobe__disarm(struct phaseprobe *p);
 /* Disarm and detach every link; maps stay readable. */
 void phaseprobe__detach(struct phaseprobe *p);
+/* Whether the socket-owner hooks loaded to be attached on demand (defer_owners). */
+bool phaseprobe__owners_deferred(const struct phaseprobe *p);
+/* Attach (ON) or detach those hooks.  0 (also when already so), or -errno with err set. */
+int phaseprobe__set_owners(struct phaseprobe *p, bool on, char *err, size_t errlen);
 /* After detach and drain: calls still in flight as FT_PHASE_OPEN (end = STOP_NS). */
 int phaseprobe__flush_open(struct phaseprobe *p, uint64_t stop_ns);
 /* Cumulative lost count per CPU (FT_SRC_PHASE). */

@@ -30,6 +30,27 @@ static const char *const cache_prefixes[] = {
 
 /* ---- open ---- */
 
+/* Whether hook H is a socket owner's. */
+static bool owner_hook(int h)
+{
+	return h == PH_HOOK_SEND || h == PH_HOOK_RECV;
+}
+
+/* Attach kernel hook H's chosen variant. */
+static int attach_hook(struct phaseprobe *p, int h, char *err, size_t errlen)
+{
+	int ret;
+
+	p->hook_links[h] = bpf_program__attach(bpf_object__find_program_by_name(
+		p->skel->obj, ph_hooks[h].progs[p->chosen[h]]));
+	if (p->hook_links[h])
+		return 0;
+	ret = -errno;
+	snprintf(err, errlen, "attaching %s to %s: %s", ph_hooks[h].kinds[p->chosen[h]],
+		 ph_hooks[h].tracepoint, strerror(-ret));
+	return ret;
+}
+
 /* Load the object with the chosen hook variants and attach the hooks. */
 static int load_attach(struct phaseprobe *p, const struct phaseprobe_opts *o, char *err, size_t errlen)
 {
@@ -76,16 +97,11 @@ static int load_attach(struct phaseprobe *p, const struct phaseprobe_opts *o, ch
 	if (ret)
 		return ret;
 	for (int h = 0; h < PH_HOOK_MAX; h++) {
-		if (p->chosen[h] < 0)
+		if (p->chosen[h] < 0 || (p->owners_deferred && owner_hook(h)))
 			continue;
-		p->hook_links[h] = bpf_program__attach(bpf_object__find_program_by_name(
-			p->skel->obj, ph_hooks[h].progs[p->chosen[h]]));
-		if (!p->hook_links[h]) {
-			ret = -errno;
-			snprintf(err, errlen, "attaching %s to %s: %s", ph_hooks[h].kinds[p->chosen[h]],
-				 ph_hooks[h].tracepoint, strerror(-ret));
+		ret = attach_hook(p, h, err, errlen);
+		if (ret)
 			return ret;
-		}
 	}
 	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.events), ph_on_sample, p, NULL);
 	if (!p->rb) {
@@ -105,10 +121,11 @@ static void unload(struct phaseprobe *p)
 	p->skel = NULL;
 }
 
-/* Leave out the socket-owner hooks when O says so (the always profile). */
+/* Leave out the socket-owner hooks when O says so (the always profile), unless deferred. */
 static void leave_out_owners(struct phaseprobe *p, const struct phaseprobe_opts *o)
 {
-	if (!o->no_owners)
+	p->owners_deferred = o->no_owners && o->defer_owners;
+	if (!o->no_owners || o->defer_owners)
 		return;
 	for (int h = PH_HOOK_SEND; h <= PH_HOOK_RECV; h++) {
 		p->chosen[h] = -1;
@@ -362,6 +379,31 @@ void phaseprobe__detach(struct phaseprobe *p)
 		p->hook_links[h] = NULL;
 	}
 	close_links(p);
+}
+
+bool phaseprobe__owners_deferred(const struct phaseprobe *p)
+{
+	return p->owners_deferred;
+}
+
+int phaseprobe__set_owners(struct phaseprobe *p, bool on, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	for (int h = 0; h < PH_HOOK_MAX; h++) {
+		if (!p->owners_deferred || !owner_hook(h) || p->chosen[h] < 0)
+			continue;
+		if (on && !p->hook_links[h] && !ret)
+			ret = attach_hook(p, h, err, errlen);
+	}
+	if (on && !ret)
+		return 0;
+	for (int h = 0; h < PH_HOOK_MAX; h++)
+		if (p->owners_deferred && owner_hook(h)) {
+			bpf_link__destroy(p->hook_links[h]);
+			p->hook_links[h] = NULL;
+		}
+	return ret;
 }
 
 void phaseprobe__stats(const struct phaseprobe *p, struct phaseprobe_stats *st)

@@ -93,6 +93,7 @@ struct phaseprobe {
 	bool systemwide, verbose;
 	int chosen[PH_HOOK_MAX];
 	struct bpf_link *hook_links[PH_HOOK_MAX];
+	bool owners_deferred;       /* sock_send, sock_recv loaded, attached by phaseprobe__set_owners() */
 	struct phase_feature st[PH_FEAT_MAX];
 	/* slots: links (entry, return) and the layout (for OPEN records) */
 	bool multi;                 /* uprobe_multi links (else perf uprobes, 2 links per slot) */

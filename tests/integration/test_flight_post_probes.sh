@@ -1,24 +1,27 @@
 #!/usr/bin/env bash
 # record --post-probes (issue 33, docs/flight-recorder.md): the always
 # profile's flight recorder attaches the probes it leaves out (qdisc sojourn
-# and depth, RTT samples) for each snapshot's post-window only.  Real iperf3
+# and depth, RTT samples, the phase probes' socket owners) for each
+# snapshot's post-window only.  Real iperf3
 # traffic from host 1 through an htb root on its eth0 (so its packets pass the
 # qdisc's enqueue and dequeue) to host 2:
 #  - bad input: --post-probes without the flight recorder, naming what the
 #    profile attaches already, naming what --no-probes leaves out, naming
 #    nothing known: exit 2, one line;
-#  - before a trigger the recorder holds no qdisc or RTT link (their programs
-#    are loaded, not attached); within a second of `fabtrace trigger` it holds
-#    them; once the post-window is over they are gone again; a second trigger
-#    attaches them again;
+#  - before a trigger the recorder holds no qdisc, RTT or socket-owner link
+#    (their programs are loaded, not attached); within a second of `fabtrace
+#    trigger` it holds them; once the post-window is over they are gone
+#    again; a second trigger attaches them again;
 #  - the snapshot records the span (FT_REC_PROBE_SPAN): it starts within a
 #    second and a half after the trigger and lasts the post-window (by the
 #    recorder's own clock: 3 s, give or take a tick); every qdisc bin lies
-#    inside it, and it holds qdisc bins and RTT samples; the report says the
-#    queues were recorded in post-windows only, not "not recorded";
+#    inside it, and it holds qdisc bins, RTT samples and iperf3's socket
+#    owner (system-wide phase probes follow every process); the report says
+#    the queues were recorded in post-windows only, not "not recorded";
 #  - every segment with qdisc bins or RTT samples knows its span, also one
 #    that begins inside it (its `on` repeated); a segment between the
-#    windows has no qdisc bin and no RTT sample;
+#    windows has no qdisc bin and no RTT sample, and one before the first
+#    trigger no socket owner (later ones repeat the owner seen);
 #  - nothing is left attached after the stop.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -52,6 +55,10 @@ bad_run "the full profile attaches qdisc_enqueue all along" "--post-probes with 
 	--post-probes qdisc -i "$H1/eth0" --switch-output 1s -o "$TMPD"
 bad_run "the always profile attaches drop all along" "--post-probes naming a probe the profile has" \
 	--profile always --post-probes drops -i "$H1/eth0" --switch-output 1s -o "$TMPD"
+bad_run "attaches the socket owners all along" "--post-probes owners with the full profile" \
+	--post-probes owners -i "$H1/eth0" --switch-output 1s -o "$TMPD"
+bad_run "owners needs the phase probes" "--post-probes owners with --no-phases" \
+	--profile always --post-probes owners --no-phases -i "$H1/eth0" --switch-output 1s -o "$TMPD"
 bad_run "both name qdisc_enqueue" "--post-probes and --no-probes naming the same" \
 	--profile always --post-probes qdisc --no-probes qdisc -i "$H1/eth0" --switch-output 1s -o "$TMPD"
 bad_run "--post-probes 'sojourn'" "--post-probes naming nothing known" \
@@ -66,7 +73,8 @@ attached() {
 		[[ -n $id ]] && bpftool prog show id "$id" 2>/dev/null | sed -n 's/.* name \([^ ]*\) .*/\1/p'
 	done | sort -u
 }
-deep() { attached "$REC_PID" | grep -cE '^(qdisc_enq|qdisc_deq|tcp_sample)'; }
+# the deeper programs among PROGS (one listing, so that the count and the message agree)
+deep() { grep -cE '^(qdisc_enq|qdisc_deq|tcp_sample|sock_send|sock_recv)' <<<"$1"; }
 # DIR N: wait until N snapshots are saved (at most 20 s)
 wait_snaps() {
 	local i
@@ -84,14 +92,14 @@ lab_exec "$LAB" 1 iperf3 -c "$(lab_addr 2)" -p 5201 -t 60 -b 200M >"$TMPD/iperf.
 CLI=$!
 D=$TMPD/ring
 mkdir "$D"
-"$FT" record --profile always --post-probes qdisc,rtt -i "$H1/eth0" --no-phases --switch-output 1s --keep 60s \
+"$FT" record --profile always --post-probes qdisc,rtt,owners -i "$H1/eth0" --switch-output 1s --keep 60s \
 	--snapshot-pre 2s --snapshot-post 3s --control "$CTL" -o "$D" >"$TMPD/rec.out" 2>"$TMPD/rec.err" &
 REC_PID=$!
 wait_recording "$TMPD/rec.err" "$REC_PID" 30 || { cat "$TMPD/rec.err"; bad "the recorder did not start"; finish; }
 sleep 3
-progs=$(attached "$REC_PID" | tr '\n' ' ')
-check "before a trigger: the bins attached, no qdisc or RTT link ($progs)" \
-	test "$(deep)" = 0 -a -n "$(attached "$REC_PID" | grep -x iface_tx_tcx)"
+progs=$(attached "$REC_PID")
+check "before a trigger: the bins attached, no qdisc, RTT or socket-owner link ($(echo $progs))" \
+	test "$(deep "$progs")" = 0 -a -n "$(grep -x iface_tx_tcx <<<"$progs")"
 
 trig() { # N: the N-th trigger; its answer in $TMPD/trig$N.json
 	"$FT" trigger --control "$CTL" --reason "post probes $1" --json >"$TMPD/trig$1.json" 2>"$TMPD/trig$1.err" ||
@@ -99,16 +107,18 @@ trig() { # N: the N-th trigger; its answer in $TMPD/trig$N.json
 }
 trig 1
 sleep 1.5
-progs=$(attached "$REC_PID" | tr '\n' ' ')
-check "within a second of the trigger: qdisc enqueue, dequeue and RTT attached ($progs)" test "$(deep)" = 3
+progs=$(attached "$REC_PID")
+check "within a second of the trigger: qdisc enqueue, dequeue, RTT and socket owners attached ($(echo $progs))" \
+	test "$(deep "$progs")" = 5
 wait_snaps "$D" 1 || bad "snapshot 1 not saved"
 sleep 1.5
-progs=$(attached "$REC_PID" | tr '\n' ' ')
-check "after the post-window: detached again ($progs)" test "$(deep)" = 0
+progs=$(attached "$REC_PID")
+check "after the post-window: detached again ($(echo $progs))" test "$(deep "$progs")" = 0
 sleep 2 # a segment or two between the windows
 trig 2
 sleep 1.5
-check "a second trigger attaches them again" test "$(deep)" = 3
+progs=$(attached "$REC_PID")
+check "a second trigger attaches them again ($(echo $progs))" test "$(deep "$progs")" = 5
 wait_snaps "$D" 2 || bad "snapshot 2 not saved"
 sleep 1.5
 stop_record INT
@@ -131,7 +141,7 @@ info = json.load(open(sys.argv[3]))
 sp = j["post_probe_spans"]
 assert len(sp) == 1, sp
 sp = sp[0]
-assert sorted(sp["probes"]) == ["qdisc_dequeue", "qdisc_enqueue", "tcp_sample"], sp
+assert sorted(sp["probes"]) == ["qdisc_dequeue", "qdisc_enqueue", "tcp_sample"] and sp["owners"], sp
 assert sp["snapshot"] == 1, sp
 trig_s = j["trigger"]["rel_ns"] / 1e9
 # attached at the recorder's next tick (once a second), detached at the first
@@ -144,6 +154,7 @@ first, last = min(r["start_rel_ns"] for r in q) / 1e9, max(r["start_rel_ns"] for
 assert sp["from_s"] - bin_s <= first and last <= sp["to_s"] + bin_s, (first, last, sp)
 assert sum(r["enq_pkts"] for r in q) > 100, sum(r["enq_pkts"] for r in q)
 assert info["records"]["by_type"].get("tcp_sample", 0) > 0, info["records"]["by_type"]
+assert info["records"]["by_type"].get("sock_owner", 0) > 0, info["records"]["by_type"]
 assert j["queues_recorded"] is True
 p = {x["name"]: x for x in j["probes"]}
 assert not p["qdisc_enqueue"]["attached"] and "post-windows only" in p["qdisc_enqueue"]["why"], p["qdisc_enqueue"]
@@ -162,13 +173,19 @@ check "the report does not call the queues not recorded" test "$(grep -c "qdisc 
 if python3 - "$FT" "$D" <<'PY'; then
 import glob, json, subprocess, sys
 ft, d = sys.argv[1], sys.argv[2]
-deep_segs = between = 0
+deep_segs = between = before = 0
+spans_seen = False
 segs = sorted(glob.glob(d + "/seg-*.ftr"))
 for s in segs:
     info = json.loads(subprocess.run([ft, "info", "--json", s], capture_output=True, text=True, check=True).stdout)
     rep = json.loads(subprocess.run([ft, "report", "--json", s], capture_output=True, text=True, check=True).stdout)
     bt = info["records"]["by_type"]
     sp = rep["post_probe_spans"]
+    spans_seen |= bool(sp)
+    if not spans_seen:
+        # no socket owner before the first post-window: the hooks were not attached
+        assert not bt.get("sock_owner", 0), (s, bt)
+        before += 1
     if bt.get("qdisc_bin", 0) + bt.get("tcp_sample", 0):
         # its deep records lie in a span it knows of, though only the first
         # segment of a post-window holds the `on` the recorder wrote then
@@ -179,7 +196,9 @@ for s in segs:
 # two post-windows of 3 s in segments of 1 s: at least two segments each
 assert deep_segs >= 4, "%d segments hold deep records" % deep_segs
 assert between >= 2, "no segment between the windows without deep records"
-print("# %d segments: %d hold qdisc bins or RTT samples, each knowing its span; %d hold neither and know no span" % (len(segs), deep_segs, between))
+assert before >= 2, "no segment before the first trigger"
+print("# %d segments: %d hold qdisc bins or RTT samples, each knowing its span; %d hold neither and know no span; "
+      "%d before the first trigger hold no socket owner" % (len(segs), deep_segs, between, before))
 PY
 	ok "segments: each holding qdisc bins or RTT samples knows its span (repeated at its start); those outside hold none"
 else

@@ -471,6 +471,7 @@ static void test_post_spans(void **state)
 		sp[i].probes = q;
 		sp[i].on = i != 2; /* on, on again (a segment's replay), off, on (never closed) */
 		sp[i].snapshot = i < 3 ? 1 : 2;
+		sp[i].owners = 1;
 		assert_int_equal(model__add(m, &sp[i].hdr), 0);
 	}
 	assert_int_equal(model__add(m, &e.hdr), 0);
@@ -479,6 +480,7 @@ static void test_post_spans(void **state)
 	assert_int_equal(k.from_ns, S0 + 2 * BIN);
 	assert_int_equal(k.to_ns, S0 + 5 * BIN);
 	assert_int_equal(k.snapshot, 1);
+	assert_true(k.owners);
 	assert_true(model__probe_span(m, 1, &k));
 	assert_int_equal(k.from_ns, S0 + 7 * BIN);
 	assert_int_equal(k.to_ns, S0 + 10 * BIN);
@@ -489,13 +491,14 @@ static void test_post_spans(void **state)
 	s = render(m, false, false, 10);
 	HAS(s, "  recorded in post-windows only (--post-probes): 0.0-0.0 s, 0.0-0.0 s; outside them unknown, not 0\n");
 	HAS(s, "  no queueing seen in the post-windows");
+	HAS(s, "  in post-windows only (--post-probes): qdisc_enqueue qdisc_dequeue socket-owners, 0.0-0.0 s, 0.0-0.0 s\n");
 	if (strstr(s, "not recorded: the always profile"))
 		fail_msg("the queues are called not recorded: %s", s);
 	free(s);
 	s = render(m, true, false, 10);
 	assert_true(json_valid(s));
 	HAS(s, "\"post_probe_spans\":[{\"from_s\":0.002,\"to_s\":0.005,\"snapshot\":1,"
-	       "\"probes\":[\"qdisc_enqueue\",\"qdisc_dequeue\"]},{\"from_s\":0.007,\"to_s\":0.010,\"snapshot\":2,");
+	       "\"probes\":[\"qdisc_enqueue\",\"qdisc_dequeue\"],\"owners\":true},{\"from_s\":0.007,\"to_s\":0.010,\"snapshot\":2,");
 	HAS(s, "\"queues_recorded\":true");
 	free(s);
 	model__free(m);

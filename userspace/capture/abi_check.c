@@ -281,11 +281,12 @@ ABI_OFF(ft_trigger, unit, 88);
 ABI_OFF(ft_trigger, rule, 104);
 ABI_OFF(ft_trigger, reason, 168);
 ABI_OFF(ft_trigger, hostname, 296);
-ABI_SIZE(ft_probe_span, 32);
+ABI_SIZE(ft_probe_span, 40);
 ABI_OFF(ft_probe_span, ts_ns, 8);
 ABI_OFF(ft_probe_span, probes, 16);
 ABI_OFF(ft_probe_span, on, 24);
 ABI_OFF(ft_probe_span, snapshot, 28);
+ABI_OFF(ft_probe_span, owners, 32);
 
 ABI_SIZE(ft_end, 32);
 ABI_OFF(ft_end, ts_ns, 8);

@@ -114,10 +114,11 @@ static void usage(FILE *f)
 "                             sojourn/depth, RTT samples, congestion states or\n"
 "                             socket owners).\n"
 "                             The capture says which; see docs/performance.md\n"
-"      --post-probes LIST     with the flight recorder: probe families the profile\n"
-"                             leaves out (qdisc, rtt) to attach for each\n"
-"                             snapshot's post-window only (within a second of\n"
-"                             the trigger); the capture records when they ran\n"
+"      --post-probes LIST     with the flight recorder: what the profile leaves\n"
+"                             out (qdisc, rtt, owners: the socket owners) to\n"
+"                             attach for each snapshot's post-window only\n"
+"                             (within a second of the trigger); the capture\n"
+"                             records when they ran\n"
 "      --no-probes LIST       leave out probe families (comma list): bins, qdisc,\n"
 "                             drops, tcp, rtt, or probe names.  Measured cost per\n"
 "                             packet (veth, 2 vCPUs; 'fabtrace features' lists\n"
@@ -229,8 +230,8 @@ static void usage(FILE *f)
 "       a week later: fabtrace history --from -7d /var/lib/fabtrace)\n"
 "  sudo fabtrace record --netns h1 --switch-output 5s --keep 2m --snapshot-pre 20s \\\n"
 "      --snapshot-post 5s --snapshot-policy every:2 -o /tmp/ft-h1\n"
-"  sudo fabtrace record --profile always --post-probes qdisc,rtt -i eth0 --switch-output 10s \\\n"
-"      -o /var/lib/fabtrace   (qdisc sojourn and RTT samples in post-windows only)\n"
+"  sudo fabtrace record --profile always --post-probes qdisc,rtt,owners -i eth0 \\\n"
+"      --switch-output 10s -o /var/lib/fabtrace   (the deeper probes in post-windows only)\n"
 "  sudo fabtrace record -i eth0 --switch-output 10s --trigger 'link.drops > 100/s on eth0' \\\n"
 "      --trigger 'rank.late > 20ms' --trigger job.exit --snapshot-cooldown 1m -o /var/lib/fabtrace\n"
 "\n"
@@ -256,7 +257,7 @@ static void status_line(void *ctx, uint64_t now, uint64_t ticks)
 	char b1[32];
 
 	(void)ticks;
-	if (r->f && session__post_probes(r->s)) {
+	if (r->f && session__has_post_probes(r->s)) {
 		/* before the tick: a post-window that is over closes in the segment
 		 * that ends now, and holds the probes' last records */
 		uint32_t snap = flight__post_window(r->f, now);

@@ -452,6 +452,7 @@ struct model_span {
 	uint64_t from_ns, to_ns;    /* attached, detached (or the capture's end) */
 	uint64_t probes;            /* bit (1 << ft_probe_id) per probe */
 	uint32_t snapshot;          /* the snapshot it served, 0 unknown */
+	bool owners;                /* the socket owners too */
 };
 /*
  * The K-th span (from 0), pairing each `on` record with the next `off`;

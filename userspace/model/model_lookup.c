@@ -119,7 +119,8 @@ bool model__probe_span(const struct model *m, size_t k, struct model_span *out)
 		if (r->on && !open) {
 			open = true;
 			*out = (struct model_span){ .from_ns = r->ts_ns, .to_ns = m->capture_end_ns,
-						    .probes = r->probes, .snapshot = r->snapshot };
+						    .probes = r->probes, .snapshot = r->snapshot,
+						    .owners = r->owners != 0 };
 			continue;
 		}
 		if (r->on || !open)

@@ -75,6 +75,7 @@ struct session_opts {
 	int profile;                  /* --profile (record): enum netprobe_profile, 0 = full */
 	uint64_t post_probes;         /* --post-probes (record): bit (1 << ft_probe_id) per probe the
 				       * profile leaves out, loaded and attached for post-windows */
+	bool post_owners;             /* ... and the socket owners (`owners`) */
 	int coverage;                 /* --coverage: enum netprobe_coverage */
 	int nice;                     /* --nice: of the draining thread */
 	uint32_t format_version;      /* --format-version of the capture: 0 the current one */
@@ -203,8 +204,8 @@ const struct ft_file_header *session__header(const struct session *s);
  * see), per enum ft_probe_id; known[i] false when not counted.  0 or -errno.
  */
 int session__skipped(struct session *s, uint64_t skipped[FT_PROBE_MAX], bool known[FT_PROBE_MAX]);
-/* The probes --post-probes attaches for post-windows that loaded: bits (1 << ft_probe_id). */
-uint64_t session__post_probes(const struct session *s);
+/* Whether --post-probes loaded any probe to attach for post-windows. */
+bool session__has_post_probes(const struct session *s);
 /*
  * Attach (ON) or detach them, between two ticks, and record when
  * (FT_REC_PROBE_SPAN, serving snapshot SNAP): detaching first hands on what

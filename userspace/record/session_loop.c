@@ -105,16 +105,28 @@ static void tick(struct session *s, uint64_t ticks)
 
 /* ---- the probes of post-windows (record --post-probes) ---- */
 
-uint64_t session__post_probes(const struct session *s)
+/* The network probes --post-probes loaded: bits (1 << ft_probe_id). */
+static uint64_t post_net(const struct session *s)
 {
 	return s->np ? netprobe__deferred(s->np) : 0;
+}
+
+/* Whether --post-probes loaded the socket owners. */
+static bool post_owners(const struct session *s)
+{
+	return s->pp && phaseprobe__owners_deferred(s->pp);
+}
+
+bool session__has_post_probes(const struct session *s)
+{
+	return post_net(s) || post_owners(s);
 }
 
 /* An FT_REC_PROBE_SPAN of the post-window probes, now. */
 static int write_span(struct session *s, bool on, uint32_t snap)
 {
 	struct ft_probe_span r = { .hdr = { FT_REC_PROBE_SPAN, sizeof(r), 0 }, .ts_ns = mono_ns(),
-				   .probes = session__post_probes(s), .on = on, .snapshot = snap };
+				   .probes = post_net(s), .on = on, .snapshot = snap, .owners = post_owners(s) };
 
 	return sess_append(s, &r.hdr);
 }
@@ -124,15 +136,25 @@ int session__set_post_probes(struct session *s, bool on, uint32_t snap)
 	char err[256];
 	int rc = 0;
 
-	if (!session__post_probes(s) || s->post_on == on || s->write_failed)
+	if (!session__has_post_probes(s) || s->post_on == on || s->write_failed)
 		return 0;
 	/* the span opens before their first record and closes after their last */
 	if (on && write_span(s, true, snap))
 		return -1;
-	if (netprobe__set_deferred(s->np, on, err, sizeof(err))) {
+	if (post_owners(s) && phaseprobe__set_owners(s->pp, on, err, sizeof(err))) {
 		ft_err("%s: --post-probes: %s", s->o->cmd_name, err);
 		rc = -1;
-		on = false; /* a failed attach detached what it had attached */
+	}
+	if (!rc && post_net(s) && netprobe__set_deferred(s->np, on, err, sizeof(err))) {
+		ft_err("%s: --post-probes: %s", s->o->cmd_name, err);
+		rc = -1;
+	}
+	if (rc && on) { /* what attached is detached again */
+		if (post_owners(s))
+			phaseprobe__set_owners(s->pp, false, err, sizeof(err));
+		if (post_net(s))
+			netprobe__set_deferred(s->np, false, err, sizeof(err));
+		on = false;
 	}
 	s->post_on = on;
 	if (on)

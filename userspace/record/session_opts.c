@@ -150,6 +150,29 @@ static int parse_counter_opt(struct session_opts *o, int c, const char *arg)
 	}
 }
 
+/* --post-probes LIST: network probe families and names, and `owners` (the socket owners). */
+static int parse_post_probes(struct session_opts *o, const char *arg)
+{
+	char buf[256], *save = NULL, *t;
+
+	o->post_probes = 0;
+	o->post_owners = false;
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	strcpy(buf, arg);
+	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		uint64_t m;
+
+		if (!strcmp(t, "owners"))
+			o->post_owners = true;
+		else if (netprobe__parse_families(t, &m))
+			return -1;
+		else
+			o->post_probes |= m;
+	}
+	return o->post_probes || o->post_owners ? 0 : -1;
+}
+
 int session_opts__parse(struct session_opts *o, int c, const char *arg)
 {
 	const char *cmd = o->cmd_name;
@@ -238,9 +261,10 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		}
 		return 1;
 	case SOPT_POST_PROBES:
-		if (netprobe__parse_families(arg, &o->post_probes) || !o->post_probes) {
+		if (parse_post_probes(o, arg)) {
 			ft_err_bad_value(cmd, "--post-probes", arg, "a list of probe families",
-					 "a comma-separated list of %s (e.g. qdisc,rtt)", netprobe__families_help());
+					 "a comma-separated list of %s, or owners (e.g. qdisc,rtt,owners)",
+					 netprobe__families_help());
 			return -1;
 		}
 		return 1;
@@ -289,6 +313,16 @@ size_t session_opts__wake_bytes(const struct session_opts *o)
 /* --post-probes names only probes the profile leaves out, and none of --no-probes. */
 static int check_post_probes(const struct session_opts *o)
 {
+	if (o->post_owners && netprobe__profile_owners(o->profile)) {
+		ft_err("%s: --post-probes: the %s profile attaches the socket owners all along; name what it leaves "
+		       "out (e.g. --profile always --post-probes qdisc,rtt,owners)", o->cmd_name,
+		       netprobe__profile_name(o->profile));
+		return -1;
+	}
+	if (o->post_owners && o->no_phases) {
+		ft_err("%s: --post-probes owners needs the phase probes; drop --no-phases", o->cmd_name);
+		return -1;
+	}
 	uint64_t on = o->post_probes & ~netprobe__profile_skip(o->profile), both = o->post_probes & o->no_probes;
 
 	for (int i = 0; i < FT_PROBE_MAX; i++) {

@@ -328,6 +328,7 @@ static int open_phases(struct session *s, const struct netprobe_opts *po)
 		.netns = po->netns, .ifaces = po->ifaces, .n_ifaces = po->n_ifaces,
 		.ringbuf_bytes = o->ringbuf_bytes, .wake_bytes = session_opts__wake_bytes(o),
 		.verbose = o->verbose, .no_owners = !netprobe__profile_owners(o->profile),
+		.defer_owners = o->post_owners,
 	};
 	char err[512];
 	int ret;

@@ -115,6 +115,7 @@ static void j_post_spans(struct json *j, const struct model *m)
 				json_string(j, model__probe_name(m, i, nb, sizeof(nb)));
 			}
 		json_array_end(j);
+		json_kv_bool(j, "owners", sp.owners);
 		json_object_end(j);
 	}
 	json_array_end(j);

@@ -53,6 +53,41 @@ static uint64_t skipped_of(const struct model *m, uint32_t probe)
 	return 0;
 }
 
+/* The spans in which the post-window probes PROBES ran (~0: any, the socket
+ * owners included), on one line after LEAD, ending with TAIL; nothing without any. */
+static void post_spans(FILE *f, const struct model *m, uint64_t probes, const char *lead, const char *tail)
+{
+	struct model_span sp;
+	size_t n = 0;
+
+	for (size_t k = 0; model__probe_span(m, k, &sp); k++)
+		if ((sp.probes & probes) || (sp.owners && probes == ~0ull))
+			fprintf(f, "%s%.1f-%.1f s", n++ ? ", " : lead, (double)model__rel_ns(m, sp.from_ns) / 1e9,
+				(double)model__rel_ns(m, sp.to_ns) / 1e9);
+	if (n)
+		fprintf(f, "%s\n", tail);
+}
+
+/* Which probes ran in post-windows only, and when. */
+static void post_probes(FILE *f, const struct model *m)
+{
+	struct model_span sp;
+	char nb[32], lead[256];
+	size_t off;
+
+	if (!model__probe_span(m, 0, &sp))
+		return;
+	off = (size_t)snprintf(lead, sizeof(lead), "  in post-windows only (--post-probes):");
+	for (uint32_t i = 0; i < FT_PROBE_MAX && off < sizeof(lead); i++)
+		if (model__span_probes(m) & (1ull << i))
+			off += (size_t)snprintf(lead + off, sizeof(lead) - off, " %s", model__probe_name(m, i, nb, sizeof(nb)));
+	if (sp.owners && off < sizeof(lead))
+		off += (size_t)snprintf(lead + off, sizeof(lead) - off, " socket-owners");
+	if (off < sizeof(lead))
+		snprintf(lead + off, sizeof(lead) - off, ", ");
+	post_spans(f, m, ~0ull, lead, "");
+}
+
 void report_text__header(FILE *f, const struct model *m, const struct report_opts *o)
 {
 	char a[64], b[64], c[64];
@@ -96,6 +131,7 @@ void report_text__header(FILE *f, const struct model *m, const struct report_opt
 					model__probe_name(m, m->probes[i].id, nb, sizeof(nb)),
 					m->probes[i].why[0] ? m->probes[i].why : "not requested");
 	}
+	post_probes(f, m);
 	if (m->lost_total || m->skipped_runs || m->truncated || report__count_conserve(m, MODEL_CONSERVE_MISMATCH) ||
 	    report__enqueue_only(m))
 		fputc('\n', f);
@@ -219,22 +255,6 @@ void report_text__bursts(FILE *f, const struct model *m, const struct report_opt
 	free(v);
 }
 
-/* The spans in which the post-window probes PROBES ran, on one line; nothing without any. */
-static void post_spans(FILE *f, const struct model *m, uint64_t probes)
-{
-	struct model_span sp;
-	size_t k;
-
-	for (k = 0; model__probe_span(m, k, &sp); k++) {
-		if (!(sp.probes & probes))
-			continue;
-		fprintf(f, "%s%.1f-%.1f s", k ? ", " : "  recorded in post-windows only (--post-probes): ",
-			(double)model__rel_ns(m, sp.from_ns) / 1e9, (double)model__rel_ns(m, sp.to_ns) / 1e9);
-	}
-	if (k)
-		fprintf(f, "; outside them unknown, not 0\n");
-}
-
 void report_text__queues(FILE *f, const struct model *m)
 {
 	char h[24], bl[32], sm[32], sx[32], eb[32], at[32], nm[64];
@@ -245,7 +265,8 @@ void report_text__queues(FILE *f, const struct model *m)
 			model__queues_missing(m));
 		return;
 	}
-	post_spans(f, m, (1ull << FT_PROBE_QDISC_ENQ) | (1ull << FT_PROBE_QDISC_DEQ));
+	post_spans(f, m, (1ull << FT_PROBE_QDISC_ENQ) | (1ull << FT_PROBE_QDISC_DEQ),
+		   "  recorded in post-windows only (--post-probes): ", "; outside them unknown, not 0");
 	if (!m->nqdiscs) {
 		fprintf(f, "  none\n");
 		return;
