@@ -100,8 +100,9 @@ def names():
     for f in glob.glob(os.path.join(ROOT, "bpf", "*.bpf.c")) + glob.glob(os.path.join(ROOT, "bpf", "*.h")):
         src = open(f).read()
         progs.update(m[:15] for m in re.findall(r"int\s+BPF_(?:PROG|KPROBE|KRETPROBE|USDT)\(\s*(\w+)", src))
-        # tc programs take the context as a plain argument (no BPF_PROG wrapper)
-        progs.update(m[:15] for m in re.findall(r"SEC\(\"tc\"\)\s*int\s+(\w+)\(", src))
+        # programs that take the context as a plain argument (no BPF_PROG
+        # wrapper): the tc programs, the feature probe of miss_probe.bpf.c
+        progs.update(m[:15] for m in re.findall(r"SEC\(\"[a-z_]+(?:/\w+)?\"\)\s*int\s+(\w+)\(", src))
         maps.update(m[:15] for m in re.findall(r"\}\s*(\w+)\s+SEC\(\"\.maps\"\)", src))
         if f.endswith(".bpf.c"):
             objs.add(os.path.basename(f)[: -len(".bpf.c")] + "_bpf")

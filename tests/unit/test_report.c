@@ -447,14 +447,14 @@ static void test_trigger(void **state)
 	model__free(m);
 }
 
-/* record --post-probes: the qdisc probes ran in spans only; a repeated `on` is one span, an open one ends with the capture */
+/* record --post-probes: the qdisc probes ran in spans only; spans nest (hosts of a merged capture), an open one ends with the capture */
 static void test_post_spans(void **state)
 {
 	struct ft_file_header h = mkhdr();
-	struct ft_probe_span sp[4];
+	struct ft_probe_span sp[5];
 	struct ft_end e = { .hdr = { FT_REC_END, sizeof(e), 0 }, .ts_ns = S0 + 10 * BIN };
 	const uint64_t q = (1ull << FT_PROBE_QDISC_ENQ) | (1ull << FT_PROBE_QDISC_DEQ);
-	const uint64_t on_at[4] = { 2, 3, 5, 7 };
+	const uint64_t on_at[5] = { 2, 3, 5, 6, 7 };
 	struct model_span k;
 	struct model *m;
 	char *s;
@@ -464,13 +464,14 @@ static void test_post_spans(void **state)
 	h.probes &= ~q;
 	m = model__new(&h, NULL);
 	assert_non_null(m);
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		memset(&sp[i], 0, sizeof(sp[i]));
 		REC_HDR(sp[i], FT_REC_PROBE_SPAN);
 		sp[i].ts_ns = S0 + on_at[i] * BIN;
 		sp[i].probes = q;
-		sp[i].on = i != 2; /* on, on again (a segment's replay), off, on (never closed) */
-		sp[i].snapshot = i < 3 ? 1 : 2;
+		/* on, another host's on (a merged capture), off, off: one span; then on (never closed) */
+		sp[i].on = i < 2 || i == 4;
+		sp[i].snapshot = i < 4 ? 1 : 2;
 		sp[i].owners = 1;
 		assert_int_equal(model__add(m, &sp[i].hdr), 0);
 	}
@@ -478,7 +479,7 @@ static void test_post_spans(void **state)
 	assert_int_equal(model__finish(m), 0);
 	assert_true(model__probe_span(m, 0, &k));
 	assert_int_equal(k.from_ns, S0 + 2 * BIN);
-	assert_int_equal(k.to_ns, S0 + 5 * BIN);
+	assert_int_equal(k.to_ns, S0 + 6 * BIN);
 	assert_int_equal(k.snapshot, 1);
 	assert_true(k.owners);
 	assert_true(model__probe_span(m, 1, &k));
@@ -497,7 +498,7 @@ static void test_post_spans(void **state)
 	free(s);
 	s = render(m, true, false, 10);
 	assert_true(json_valid(s));
-	HAS(s, "\"post_probe_spans\":[{\"from_s\":0.002,\"to_s\":0.005,\"snapshot\":1,"
+	HAS(s, "\"post_probe_spans\":[{\"from_s\":0.002,\"to_s\":0.006,\"snapshot\":1,"
 	       "\"probes\":[\"qdisc_enqueue\",\"qdisc_dequeue\"],\"owners\":true},{\"from_s\":0.007,\"to_s\":0.010,\"snapshot\":2,");
 	HAS(s, "\"queues_recorded\":true");
 	free(s);

@@ -34,6 +34,10 @@
 #   fabtrace_ctr100ms  fabtrace as 'fabtrace' with --counter-period 100ms
 #               (the always profile's): what the full profile's 10 ms
 #               counter samples cost
+#   fabtrace_x1, fabtrace_x2, fabtrace_x3  fabtrace record --bin 100us -i
+#               h1/eth0 with the options in $BENCH_TP_X1 (X2, X3), e.g.
+#               BENCH_TP_X1="--no-probes qdisc": what leaving a family out
+#               saves, side by side (not run by default)
 #   always      fabtrace record --profile always, --bin 100us, -i h1/eth0:
 #               the always-on profile (bins as tcx programs on h1's eth0,
 #               drops, retransmits, CE, counters, phases; no qdisc, RTT,
@@ -83,7 +87,7 @@ start_tracer() {
 	case $mode in
 	none) return 0 ;;
 	fabtrace | fabtrace_stats | fabtrace_wake0 | fabtrace_kcov | fabtrace_ccov | fabtrace_100us | fabtrace_notx | fabtrace_notxrtt | \
-		fabtrace_nophases | fabtrace_ctr100ms | always | always_10us | always_ctr10ms)
+		fabtrace_nophases | fabtrace_ctr100ms | fabtrace_x1 | fabtrace_x2 | fabtrace_x3 | always | always_10us | always_ctr10ms)
 		local wake=() bin=10us
 		[[ $mode == fabtrace_100us || $mode == always || $mode == always_ctr10ms ]] && bin=100us
 		[[ $mode == always* ]] && wake=(--profile always)
@@ -95,6 +99,11 @@ start_tracer() {
 		[[ $mode == fabtrace_notxrtt ]] && wake=(--no-probes iface_tx,rtt)
 		[[ $mode == fabtrace_nophases ]] && wake=(--no-phases)
 		[[ $mode == fabtrace_ctr100ms ]] && wake=(--counter-period 100ms)
+		if [[ $mode == fabtrace_x[123] ]]; then
+			local xv=BENCH_TP_X${mode#fabtrace_x}
+			bin=100us
+			read -ra wake <<<"${!xv:-}"
+		fi
 		bench_spawn "$W/tracer.out" "$W/tracer.err" "$FT" record --bin "$bin" "${wake[@]}" \
 			-i "$(lab_ns "$LAB" 1)/eth0" -o "$W/cap.ftr"
 		TPID=$SPAWNED

@@ -455,9 +455,10 @@ struct model_span {
 	bool owners;                /* the socket owners too */
 };
 /*
- * The K-th span (from 0), pairing each `on` record with the next `off`;
- * an `on` repeated inside a span (a segment's replay) is the same span; one
- * never closed ends with the capture.  False when there is no K-th.
+ * The K-th span (from 0): from an `on` record to the `off` that closes it.
+ * Spans nest (a merged capture's hosts overlap): one lasts from the first
+ * `on` until as many `off`s came; one never closed ends with the capture.
+ * False when there is no K-th.
  */
 bool model__probe_span(const struct model *m, size_t k, struct model_span *out);
 /* The probes some span attached: bits (1 << ft_probe_id), 0 none. */

@@ -111,26 +111,27 @@ const char *model__probe_name(const struct model *m, uint32_t id, char *buf, siz
 bool model__probe_span(const struct model *m, size_t k, struct model_span *out)
 {
 	size_t n = 0;
-	bool open = false;
+	uint32_t depth = 0;
 
 	for (size_t i = 0; i < m->nspans; i++) {
 		const struct ft_probe_span *r = &m->spans[i];
 
-		if (r->on && !open) {
-			open = true;
-			*out = (struct model_span){ .from_ns = r->ts_ns, .to_ns = m->capture_end_ns,
-						    .probes = r->probes, .snapshot = r->snapshot,
-						    .owners = r->owners != 0 };
+		if (r->on) {
+			if (!depth++)
+				*out = (struct model_span){ .from_ns = r->ts_ns, .to_ns = m->capture_end_ns,
+							    .probes = r->probes, .snapshot = r->snapshot,
+							    .owners = r->owners != 0 };
+			out->probes |= r->probes;
+			out->owners |= r->owners != 0;
 			continue;
 		}
-		if (r->on || !open)
-			continue;
-		open = false;
+		if (!depth || --depth)
+			continue; /* an `off` of none open, or one of several hosts' */
 		out->to_ns = r->ts_ns > out->from_ns ? r->ts_ns : out->from_ns;
 		if (n++ == k)
 			return true;
 	}
-	return open && n == k;
+	return depth && n == k;
 }
 
 uint64_t model__span_probes(const struct model *m)
