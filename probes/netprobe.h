@@ -144,7 +144,8 @@ uint64_t netprobe__deferred(const struct netprobe *p);
  * the sample fn, what they left: the records in the rings, then the qdisc
  * bins still open or staged, which it clears for the next attach.  Their
  * runs go uncounted by the coverage check (probe_status.cov_why says so).
- * 0 (also when already so), or -errno with err set (a failed attach
+ * A chosen interface whose namespace or device is gone by then is left
+ * out.  0 (also when already so), or -errno with err set (a failed attach
  * detaches what it attached).
  */
 int netprobe__set_deferred(struct netprobe *p, bool on, char *err, size_t errlen);

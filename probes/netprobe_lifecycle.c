@@ -183,8 +183,10 @@ int netprobe__fill_iftab(int fd, const uint32_t (*ifaces)[2], int n, char *err, 
 	return ret;
 }
 
-/* Attach hook i's tcx variant PROG to every chosen interface, each in its netns. */
-static int attach_tcx(struct netprobe *p, int i, const struct bpf_program *prog, char *err, size_t errlen)
+/* Attach hook i's tcx variant PROG to every chosen interface, each in its netns;
+ * with GONE_OK, one whose namespace or device went away meanwhile is left out. */
+static int attach_tcx(struct netprobe *p, int i, const struct bpf_program *prog, bool gone_ok, char *err,
+		      size_t errlen)
 {
 	bool egress = netp_hook_egress(&netp_hooks[i]);
 	int *fds = malloc((size_t)p->n_slots * sizeof(*fds));
@@ -203,7 +205,7 @@ static int attach_tcx(struct netprobe *p, int i, const struct bpf_program *prog,
 
 		if (j.fd >= 0)
 			fds[s] = j.fd;
-		if (!ret)
+		if (!ret || (gone_ok && (ret == -ENODEV || ret == -ENOENT)))
 			continue;
 		if (j.fd < 0 && j.fd != INT_MIN) /* else err says why the netns failed */
 			snprintf(err, errlen, "attaching tcx (%s) to interface index %u: %s",
@@ -213,15 +215,15 @@ static int attach_tcx(struct netprobe *p, int i, const struct bpf_program *prog,
 	return 0;
 }
 
-/* Attach hook I's chosen variant (its object loaded). */
-static int attach_hook(struct netprobe *p, int i, char *err, size_t errlen)
+/* Attach hook I's chosen variant (its object loaded); GONE_OK as attach_tcx(). */
+static int attach_hook(struct netprobe *p, int i, bool gone_ok, char *err, size_t errlen)
 {
 	struct bpf_object *bo = netp_hooks[i].obj == OBJ_NET ? p->net->obj : p->tcp->obj;
 	struct bpf_program *prog = bpf_object__find_program_by_name(bo, netp_hooks[i].progs[p->chosen[i]]);
 	int ret;
 
 	if (netp_variant_is_tcx(&netp_hooks[i], p->chosen[i]))
-		return attach_tcx(p, i, prog, err, errlen);
+		return attach_tcx(p, i, prog, gone_ok, err, errlen);
 	p->links[i] = bpf_program__attach(prog);
 	if (p->links[i])
 		return 0;
@@ -297,7 +299,7 @@ static int load_attach(struct netprobe *p, const struct netprobe_opts *o, char *
 	}
 	for (int i = 0; i < FT_PROBE_MAX && !ret; i++)
 		if (p->chosen[i] >= 0 && !(p->deferred & (1ull << i)))
-			ret = attach_hook(p, i, err, errlen);
+			ret = attach_hook(p, i, false, err, errlen);
 	return ret;
 }
 
@@ -525,7 +527,7 @@ int netprobe__set_deferred(struct netprobe *p, bool on, char *err, size_t errlen
 
 	for (int i = 0; on && i < FT_PROBE_MAX && !ret; i++)
 		if ((p->deferred & (1ull << i)) && !netp_hook_on(p, i))
-			ret = attach_hook(p, i, err, errlen);
+			ret = attach_hook(p, i, true, err, errlen); /* interfaces may have gone since the start */
 	if (on && !ret)
 		return 0;
 	for (int i = 0; i < FT_PROBE_MAX; i++)

@@ -22,6 +22,8 @@
 #    that begins inside it (its `on` repeated); a segment between the
 #    windows has no qdisc bin and no RTT sample, and one before the first
 #    trigger no socket owner (later ones repeat the owner seen);
+#  - an interface that went away before the trigger (host 3's, deleted) does
+#    not keep them from attaching to the rest;
 #  - nothing is left attached after the stop.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -29,8 +31,8 @@ need_cmd bpftool
 need_cmd python3
 need_cmd iperf3
 CTL=ftP$$
-lab_start 2 "h1=1gbit:dir=up:qdisc=htb"
-H1=$(lab_ns "$LAB" 1) H2=$(lab_ns "$LAB" 2)
+lab_start 3 "h1=1gbit:dir=up:qdisc=htb"
+H1=$(lab_ns "$LAB" 1) H3=$(lab_ns "$LAB" 3)
 SRV='' CLI=''
 end_test() {
 	[[ -n $CLI ]] && kill "$CLI" 2>/dev/null
@@ -92,11 +94,14 @@ lab_exec "$LAB" 1 iperf3 -c "$(lab_addr 2)" -p 5201 -t 60 -b 200M >"$TMPD/iperf.
 CLI=$!
 D=$TMPD/ring
 mkdir "$D"
-"$FT" record --profile always --post-probes qdisc,rtt,owners -i "$H1/eth0" --switch-output 1s --keep 60s \
+"$FT" record --profile always --post-probes qdisc,rtt,owners -i "$H1/eth0" -i "$H3/eth0" --switch-output 1s --keep 60s \
 	--snapshot-pre 2s --snapshot-post 3s --control "$CTL" -o "$D" >"$TMPD/rec.out" 2>"$TMPD/rec.err" &
 REC_PID=$!
 wait_recording "$TMPD/rec.err" "$REC_PID" 30 || { cat "$TMPD/rec.err"; bad "the recorder did not start"; finish; }
 sleep 3
+# an interface goes away before the first trigger (a pod ended): the deeper
+# probes attach to the interfaces that are left
+ip -n "$H3" link del eth0 || bad "deleting $H3's eth0"
 progs=$(attached "$REC_PID")
 check "before a trigger: the bins attached, no qdisc, RTT or socket-owner link ($(echo $progs))" \
 	test "$(deep "$progs")" = 0 -a -n "$(grep -x iface_tx_tcx <<<"$progs")"
@@ -127,6 +132,8 @@ kill "$CLI" 2>/dev/null
 wait "$CLI" 2>/dev/null
 CLI=''
 check "nothing left attached after the stop" test "$(bpf_orphan_links $links_before)" = 0
+check "no --post-probes failure though an interface went away ($(grep -- '--post-probes' "$TMPD/rec.err" | head -c 200))" \
+	test "$(grep -c -- '--post-probes' "$TMPD/rec.err")" = 0
 
 S1=$(find "$D" -maxdepth 1 -name 'snap-*.ftr' | sort | head -n 1)
 "$FT" report --json "$S1" >"$TMPD/s1.json" || bad "report --json of snapshot 1"

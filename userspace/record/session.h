@@ -209,7 +209,9 @@ bool session__has_post_probes(const struct session *s);
 /*
  * Attach (ON) or detach them, between two ticks, and record when
  * (FT_REC_PROBE_SPAN, serving snapshot SNAP): detaching first hands on what
- * they left.  0 (also when already so, or none loaded), or -1 (printed).
+ * they left.  One that fails to attach or detach is warned of once and
+ * left detached for the rest of the recording.  0 (also when already so,
+ * or none loaded), or -1 when writing the records failed.
  */
 int session__set_post_probes(struct session *s, bool on, uint32_t snap);
 /* "fabtrace: phases: ..." line(s) on stderr, as record prints them. */

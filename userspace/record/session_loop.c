@@ -134,32 +134,32 @@ static int write_span(struct session *s, bool on, uint32_t snap)
 int session__set_post_probes(struct session *s, bool on, uint32_t snap)
 {
 	char err[256];
-	int rc = 0;
+	bool failed = false;
 
-	if (!session__has_post_probes(s) || s->post_on == on || s->write_failed)
+	if (!session__has_post_probes(s) || s->post_broken || s->post_on == on || s->write_failed)
 		return 0;
 	/* the span opens before their first record and closes after their last */
 	if (on && write_span(s, true, snap))
 		return -1;
-	if (post_owners(s) && phaseprobe__set_owners(s->pp, on, err, sizeof(err))) {
-		ft_err("%s: --post-probes: %s", s->o->cmd_name, err);
-		rc = -1;
-	}
-	if (!rc && post_net(s) && netprobe__set_deferred(s->np, on, err, sizeof(err))) {
-		ft_err("%s: --post-probes: %s", s->o->cmd_name, err);
-		rc = -1;
-	}
-	if (rc && on) { /* what attached is detached again */
-		if (post_owners(s))
-			phaseprobe__set_owners(s->pp, false, err, sizeof(err));
-		if (post_net(s))
-			netprobe__set_deferred(s->np, false, err, sizeof(err));
+	if (post_owners(s) && phaseprobe__set_owners(s->pp, on, err, sizeof(err)))
+		failed = true;
+	if (!failed && post_net(s) && netprobe__set_deferred(s->np, on, err, sizeof(err)))
+		failed = true;
+	if (failed) { /* once: the recording goes on without them */
+		char ignored[256];
+
+		ft_warn("%s: --post-probes: %s; recording goes on without them", s->o->cmd_name, err);
+		s->post_broken = true;
+		if (on && post_owners(s))
+			phaseprobe__set_owners(s->pp, false, ignored, sizeof(ignored));
+		if (on && post_net(s))
+			netprobe__set_deferred(s->np, false, ignored, sizeof(ignored));
 		on = false;
 	}
 	s->post_on = on;
 	if (on)
 		return 0;
-	return write_span(s, false, snap) ? -1 : rc;
+	return write_span(s, false, snap) || s->write_failed ? -1 : 0;
 }
 
 /* ---- the loop ---- */

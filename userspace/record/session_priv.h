@@ -64,6 +64,7 @@ struct session {
 	struct capture_writer *w;
 	struct netprobe *np;
 	bool post_on;                 /* the --post-probes are attached now */
+	bool post_broken;             /* attaching or detaching them failed: not tried again */
 	struct phaseprobe *pp;        /* NULL: phase probes off or unavailable */
 	struct sampler *smp;          /* NULL: counter sampling off */
 	struct sess_config *cfg;      /* the configuration records (session_config.c); NULL: none */
