@@ -90,6 +90,59 @@ static int flush_qdisc(struct netprobe *p, const void *key, const void *vals, vo
 	return 0;
 }
 
+/* Zero every CPU's value of KEY in per-CPU array FD (VSZ bytes each). */
+static int percpu_zero(struct netprobe *p, int fd, __u32 key, size_t vsz)
+{
+	void *z = calloc((size_t)p->ncpus, (vsz + 7) & ~(size_t)7);
+	int ret;
+
+	if (!z)
+		return -ENOMEM;
+	ret = bpf_map_update_elem(fd, &key, z, BPF_ANY) ? -errno : 0;
+	free(z);
+	return ret;
+}
+
+/* Slot S's open qdisc bins (its ways in slot_qdisc) handed on, and with CLEAR
+ * zeroed after.  VALS holds a value per CPU. */
+static int flush_slot_qdisc(struct netprobe *p, int s, struct qdisc_acc *vals, bool clear)
+{
+	int fd = bpf_map__fd(p->net->maps.slot_qdisc), ret = 0;
+
+	for (__u32 w = 0; w < FT_QDISC_WAYS && !ret; w++) {
+		__u32 idx = (__u32)s * FT_QDISC_WAYS + w;
+
+		if (bpf_map_lookup_elem(fd, &idx, vals))
+			continue;
+		/* each CPU's entry names its own qdisc (ways are claimed per CPU) */
+		for (int c = 0; c < p->ncpus && !ret; c++) {
+			struct qdisc_key qk = { .netns = p->slots[s][0], .ifindex = p->slots[s][1],
+						.handle = vals[c].handle };
+
+			if (vals[c].kind[0])
+				ret = flush_qdisc_one(p, &qk, &vals[c], c);
+		}
+		if (!ret && clear)
+			ret = percpu_zero(p, fd, idx, sizeof(*vals));
+	}
+	return ret;
+}
+
+/* The closed qdisc bins staged in qdisc_stage[K] on each CPU handed on, and
+ * with CLEAR emptied after.  VALS holds a value per CPU. */
+static int flush_qdisc_stage(struct netprobe *p, __u32 k, struct qdisc_stage *vals, bool clear)
+{
+	int fd = bpf_map__fd(p->net->maps.qdisc_stage), ret = 0;
+
+	if (bpf_map_lookup_elem(fd, &k, vals) == 0)
+		for (int c = 0; c < p->ncpus && !ret; c++)
+			for (__u32 i = 0; i < vals[c].n && i < FT_BATCH && !ret; i++)
+				ret = p->fn(p->ctx, &vals[c].b[i].hdr) < 0 ? -EIO : 0;
+	if (!ret && clear)
+		ret = percpu_zero(p, fd, k, sizeof(*vals));
+	return ret;
+}
+
 /* The open bins of the chosen interfaces (slot_bins, slot_qdisc). */
 static int flush_slots(struct netprobe *p)
 {
@@ -110,22 +163,8 @@ static int flush_slots(struct netprobe *p)
 			if (bpf_map_lookup_elem(bpf_map__fd(p->net->maps.slot_bins), &idx, vals) == 0)
 				ret = flush_iface(p, &bk, vals, NULL);
 		}
-		for (__u32 w = 0; w < FT_QDISC_WAYS && !ret; w++) {
-			__u32 idx = (__u32)s * FT_QDISC_WAYS + w;
-
-			if (bpf_map_lookup_elem(bpf_map__fd(p->net->maps.slot_qdisc), &idx, vals))
-				continue;
-			/* each CPU's entry names its own qdisc (ways are claimed per CPU) */
-			for (int c = 0; c < p->ncpus && !ret; c++) {
-				const struct qdisc_acc *a = (const struct qdisc_acc *)((const char *)vals +
-										       c * sizeof(*a));
-				struct qdisc_key qk = { .netns = bk.netns, .ifindex = bk.ifindex,
-							.handle = a->handle };
-
-				if (a->kind[0])
-					ret = flush_qdisc_one(p, &qk, a, c);
-			}
-		}
+		if (!ret)
+			ret = flush_slot_qdisc(p, s, vals, false);
 	}
 	free(vals);
 	return ret;
@@ -148,10 +187,8 @@ static int flush_stages(struct netprobe *p)
 			for (int c = 0; c < p->ncpus && !ret; c++)
 				for (__u32 i = 0; i < iv[c].n && i < FT_BATCH && !ret; i++)
 					ret = p->fn(p->ctx, &iv[c].b[i].hdr) < 0 ? -EIO : 0;
-		if (!ret && bpf_map_lookup_elem(bpf_map__fd(p->net->maps.qdisc_stage), &k, vals) == 0)
-			for (int c = 0; c < p->ncpus && !ret; c++)
-				for (__u32 i = 0; i < vals[c].n && i < FT_BATCH && !ret; i++)
-					ret = p->fn(p->ctx, &vals[c].b[i].hdr) < 0 ? -EIO : 0;
+		if (!ret)
+			ret = flush_qdisc_stage(p, k, vals, false);
 	}
 	free(vals);
 	return ret;
@@ -177,19 +214,6 @@ int netprobe__flush_bins(struct netprobe *p)
 	return ret;
 }
 
-/* Zero every CPU's value of KEY in per-CPU array FD (VSZ bytes each). */
-static int percpu_zero(struct netprobe *p, int fd, __u32 key, size_t vsz)
-{
-	void *z = calloc((size_t)p->ncpus, (vsz + 7) & ~(size_t)7);
-	int ret;
-
-	if (!z)
-		return -ENOMEM;
-	ret = bpf_map_update_elem(fd, &key, z, BPF_ANY) ? -errno : 0;
-	free(z);
-	return ret;
-}
-
 int netp_flush_qdisc(struct netprobe *p)
 {
 	struct qdisc_stage *st;
@@ -206,38 +230,16 @@ int netp_flush_qdisc(struct netprobe *p)
 		free(acc);
 		return -ENOMEM;
 	}
-	fd = bpf_map__fd(p->net->maps.qdisc_stage);
-	for (__u32 k = 0; k < 2 && !ret; k++) {
-		if (bpf_map_lookup_elem(fd, &k, st) == 0)
-			for (int c = 0; c < p->ncpus && !ret; c++)
-				for (__u32 i = 0; i < st[c].n && i < FT_BATCH && !ret; i++)
-					ret = p->fn(p->ctx, &st[c].b[i].hdr) < 0 ? -EIO : 0;
-		if (!ret)
-			ret = percpu_zero(p, fd, k, sizeof(*st));
-	}
+	for (__u32 k = 0; k < 2 && !ret; k++)
+		ret = flush_qdisc_stage(p, k, st, true);
 	fd = bpf_map__fd(p->net->maps.qdisc_bins);
 	if (!ret)
 		ret = percpu_walk(fd, sizeof(struct qdisc_key), sizeof(struct qdisc_acc), p->ncpus, flush_qdisc, p, NULL);
 	while (!ret && bpf_map_get_next_key(fd, NULL, key) == 0)
 		if (bpf_map_delete_elem(fd, key))
 			ret = -errno;
-	fd = bpf_map__fd(p->net->maps.slot_qdisc);
 	for (int s = 0; s < p->n_slots && !ret; s++)
-		for (__u32 w = 0; w < FT_QDISC_WAYS && !ret; w++) {
-			__u32 idx = (__u32)s * FT_QDISC_WAYS + w;
-
-			if (bpf_map_lookup_elem(fd, &idx, acc))
-				continue;
-			for (int c = 0; c < p->ncpus && !ret; c++) {
-				struct qdisc_key qk = { .netns = p->slots[s][0], .ifindex = p->slots[s][1],
-							.handle = acc[c].handle };
-
-				if (acc[c].kind[0])
-					ret = flush_qdisc_one(p, &qk, &acc[c], c);
-			}
-			if (!ret)
-				ret = percpu_zero(p, fd, idx, sizeof(*acc));
-		}
+		ret = flush_slot_qdisc(p, s, acc, true);
 	/* the followed skbs: one left queued at detach would be measured from
 	 * its old enqueue if its address came back after the next attach */
 	fd = bpf_map__fd(p->net->maps.soj_track);
