@@ -420,18 +420,12 @@ void viz__walk_lane(const struct viz_item *it, size_t n, uint32_t lane,
 /* "shaper eth0@h2": an item's kind and the wire it was on (by its host's end). */
 static const char *item_cause(const struct corr *c, unsigned kind, uint32_t iface, char *buf, size_t len)
 {
-	static const char *const word[CORR_NCOSTS] = {
-		[CORR_COST_QUEUE] = "queue", [CORR_COST_SHAPER] = "shaper", [CORR_COST_RTO] = "retrans",
-		[CORR_COST_FAST] = "retrans", [CORR_COST_TLP] = "retrans", [CORR_COST_DROP] = "drops",
-		[CORR_COST_PAUSE] = "pause", [CORR_COST_CNP] = "cnp", [CORR_COST_RDMA_LOSS] = "rdma-loss",
-		[CORR_COST_CARRIED] = "carried",
-	};
 	uint32_t w = corr__wire(c, iface);
 
 	if (w != CORR_NONE && w < c->m->nifaces)
-		snprintf(buf, len, "%s %s", kind < CORR_NCOSTS ? word[kind] : "network", c->m->ifaces[w].label);
+		snprintf(buf, len, "%s %s", corr__cost_cause(kind), c->m->ifaces[w].label);
 	else
-		snprintf(buf, len, "%s", kind < CORR_NCOSTS ? word[kind] : "network");
+		snprintf(buf, len, "%s", corr__cost_cause(kind));
 	return buf;
 }
 

@@ -45,6 +45,11 @@ for s in slow[:5]:
           f"seq {s['seq']}: {s['verdict']} on {e['link']} {e['qdisc']}, queue delay {e['queue_delay_ns']} ns, "
           f"backlog {e['max_backlog_bytes']} B, drops {e['drops']}, retransmits {e['retransmits']}")
 check(not any(s["verdict"] == "rank" for s in j["slowest"]["items"]), "no rank blamed")
+# a segment h2's own tbf refused stalls its flow until the probe timer (often in the
+# first all-reduce, from slow start): that silence is h2's link's, not unexplained
+stalls = [(c["seq"], i) for c in big for i in c["budget"]["items"] if i["kind"] == "local_drop_stall"]
+check(all(i["link"] == link and i["count"] >= 1 for _, i in stalls),
+      f"stalls after a local drop on {link} only: {[(q, i['link'], i['count'], i['estimate_ns']) for q, i in stalls]}")
 # flow attribution: the retransmits land on the ranks whose sockets they are
 rt = j["retransmits"]["items"]
 owned = [i for i in rt if i["owners"] and i["owners"][0]["rank"] is not None]

@@ -197,6 +197,20 @@ static inline void rec_sample(struct model *m, struct ft_flow f, uint32_t srtt, 
 	rec_add(m, r);
 }
 
+/* An RTT sample at TS with OUT packets in flight (srtt 2 ms, cwnd 10). */
+static inline void rec_sample_at(struct model *m, struct ft_flow f, uint64_t ts, uint32_t out)
+{
+	struct ft_tcp_sample r;
+
+	REC_HDR(r, FT_REC_TCP_SAMPLE);
+	r.ts_ns = ts;
+	r.flow = f;
+	r.srtt_us = 2000;
+	r.snd_cwnd = 10;
+	r.packets_out = out;
+	rec_add(m, r);
+}
+
 static inline void rec_ce(struct model *m, struct ft_flow f, uint64_t n, uint64_t first, uint64_t last)
 {
 	struct ft_ce_flow r;

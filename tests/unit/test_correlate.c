@@ -1636,6 +1636,68 @@ static void test_cost_tlp_after_drop(void **state)
 	}
 }
 
+/*
+ * A segment its own host's qdisc dropped was never sent: the flow enters
+ * CWR and, with nothing in flight, sits idle until its probe timer (about
+ * 208 ms here).  That silence, from the CWR to the send that ended it (the
+ * first RTT sample after it, nothing in flight), is the network's: an item
+ * on the sender's link.  Not when the CWR came from no local drop (ECN), the
+ * flow still had data in flight (the ACK clock resends it), or the silence
+ * was shorter than a probe timer can be.
+ */
+static void test_cost_local_drop_stall(void **state)
+{
+	uint64_t t = S0 + 100 * MS;
+
+	(void)state;
+	for (int variant = 0; variant < 4; variant++) {
+		struct model *m = mk();
+		struct corr *c;
+		struct ft_flow a = rec_flow(1, 40000, 5000, NS1);
+		const struct corr_instance *in;
+		uint64_t stall = 0, n = 0;
+		uint64_t resume = t + (variant == 3 ? 60 : 218) * MS;
+
+		a.ifindex = 2;          /* sent on h1's eth0 */
+		mpi_slots(m);
+		rec_iface(m, NS1, 2, "eth0", "h1", 10000, 0);
+		rec_iface(m, NS2, 2, "eth0", "h2", 10000, 0);
+		rec_reason(m, 5, "QDISC_DROP");
+		rec_comm_info(m, 601, WORLD, 0, 2, S0);
+		rec_comm_info(m, 602, WORLD, 1, 2, S0);
+		rec_proc(m, 601, 600, NS1, FT_PROC_EXISTING, S0, "allreduce");
+		rec_proc(m, 602, 600, NS2, FT_PROC_EXISTING, S0, "allreduce");
+		rec_owner(m, a, 601, S0, "allreduce");
+		rec_call(m, SL_ALLREDUCE, 601, NS1, t, t + 300 * MS, 1024, 4, WORLD, 1);
+		rec_call(m, SL_ALLREDUCE, 602, NS2, t, t + 300 * MS, 1024, 4, WORLD, 1);
+		rec_sample_at(m, a, t + 5 * MS, 0);
+		if (variant != 1)       /* variant 1: a CWR of ECN, no drop before it */
+			rec_drop(m, t + 10 * MS - 20 * US, NS1, 2, 5);
+		rec_cong_at(m, a, t + 10 * MS, 0, 2);
+		/* variant 2: data still in flight when it sent again */
+		rec_sample_at(m, a, resume, variant == 2 ? 7 : 0);
+		rec_sample_at(m, a, resume + 10 * MS, 9);
+		rec_end(m, S0 + 900 * MS);
+		c = build(m, CORR_PHASES_AUTO);
+		in = inst(c, FT_OP_ALLREDUCE, 1, CORR_COMM_HANDLE);
+		for (size_t k = 0; k < in->budget.ncosts; k++) {
+			const struct corr_cost *x = &c->costs[in->budget.first_cost + k];
+
+			if (x->kind == CORR_COST_LOCAL_DROP) {
+				stall = x->raw_ns;
+				n += x->count;
+				assert_int_equal(x->iface, model__iface(m, NS1, 2) - m->ifaces);
+			}
+		}
+		assert_int_equal(n, variant ? 0 : 1);
+		assert_int_equal(stall, variant ? 0 : 208 * MS);
+		assert_string_equal(corr__cost_name(CORR_COST_LOCAL_DROP), "local_drop_stall");
+		assert_budgets_sum(c);
+		corr__free(c);
+		model__free(m);
+	}
+}
+
 static void test_enqueue_only(void **state)
 {
 	struct model *m = mk();
@@ -1768,6 +1830,7 @@ int main(void)
 		cmocka_unit_test(test_cost_estimates),
 		cmocka_unit_test(test_cost_window_and_tlp),
 		cmocka_unit_test(test_cost_tlp_after_drop),
+		cmocka_unit_test(test_cost_local_drop_stall),
 		cmocka_unit_test(test_enqueue_only),
 	};
 

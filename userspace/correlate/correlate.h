@@ -260,6 +260,7 @@ enum corr_cost_kind {
 	CORR_COST_RTO,              /* RTO retransmits: the socket's RTT + the kernel's RTO floor */
 	CORR_COST_FAST,             /* fast retransmits: about one RTT */
 	CORR_COST_TLP,              /* tail-loss probes whose loss was real (a cwnd reduction followed) */
+	CORR_COST_LOCAL_DROP,       /* a flow's own qdisc dropped its segment and it sat idle until its probe timer */
 	CORR_COST_DROP,             /* congestion drops: cost 0, counted through the retransmits they caused */
 	CORR_COST_PAUSE,            /* pause/PFC counters spiking (their duration counters where there are) */
 	CORR_COST_CNP,              /* congestion counters (CNPs, ECN marks) spiking: rate cut */
@@ -357,6 +358,9 @@ const struct corr_baseline *corr__baseline_of(const struct corr_baseline *base, 
 /* Names of a cost kind ("queue", "shaper", "rto", ...) and for text ("queueing", "shaper", "RTO retransmits"). */
 const char *corr__cost_name(unsigned kind);
 const char *corr__cost_label(unsigned kind);
+/* The cause's word in a timeline ("retrans", "queue"), and whether the kind's count is of events. */
+const char *corr__cost_cause(unsigned kind);
+bool corr__cost_counts_events(unsigned kind);
 const char *corr__share_name(unsigned share);       /* "waiting", "network", "unexplained", "tie", NULL none */
 const char *corr__expected_from_name(unsigned from); /* "group", "group_min", "none" */
 

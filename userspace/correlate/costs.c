@@ -462,6 +462,81 @@ static int retransmit_items(const struct corr *c, const struct corr_pset *ps, ui
 	return 0;
 }
 
+/* A CWR this close after its own interface's congestion drop was caused by it
+ * (the drop is freed inside the send that then enters CWR: tcp_transmit_skb). */
+#define LOCAL_DROP_CWR_NS (1 * MS)
+
+/* Did interface II drop for congestion in [T - LOCAL_DROP_CWR_NS, T]? */
+static bool own_drop_before(const struct model *m, uint32_t ii, uint64_t t)
+{
+	const struct model_iface *f = ii < m->nifaces ? &m->ifaces[ii] : NULL;
+	const struct model_drop_ev *de = f && f->ndrops ? &m->drop_events[f->first_drop] : NULL;
+	uint64_t from = t > LOCAL_DROP_CWR_NS ? t - LOCAL_DROP_CWR_NS : 0;
+
+	for (size_t k = de ? corr_first_ts_at(de, f->ndrops, sizeof(*de), from) : 0; de && k < f->ndrops && de[k].ts_ns <= t; k++)
+		if (corr__congestion_drop(model__drop_reason_name(m, de[k].reason)))
+			return true;
+	return false;
+}
+
+/* The flow's first entry into CWR from Open or Disorder in [A, B) that its own
+ * interface's congestion drop caused; 0 when none. */
+static uint64_t local_drop_cwr(const struct model *m, const struct model_flow *w, uint32_t ii, uint64_t a, uint64_t b)
+{
+	const struct model_cong_ev *ev = w->ncong ? &m->cong_events[w->first_cong] : NULL;
+
+	for (size_t k = ev ? corr_first_ts_at(ev, w->ncong, sizeof(*ev), a) : 0; ev && k < w->ncong && ev[k].ts_ns < b; k++)
+		if (ev[k].new_state == 2 /* CWR */ && ev[k].old_state < 2 && own_drop_before(m, ii, ev[k].ts_ns))
+			return ev[k].ts_ns;
+	return 0;
+}
+
+/*
+ * Stalls behind a local drop.  A segment the sender's own qdisc drops was
+ * never sent: TCP enters CWR and, when nothing else is in flight, no ACK
+ * will send it again; the probe timer does (tcp_check_probe_timer: at least
+ * the RTO floor).  No retransmit records it.  Each silence of a ranks' flow
+ * (model_resume: no RTT sample for >= MODEL_RESUME_GAP_NS, then a send with
+ * nothing in flight) that such a CWR opened costs the time from the CWR to
+ * that send, inside [A, B).  Without RTT samples (the always profile) the
+ * silence is not seen, and its time stays unexplained.
+ */
+static int local_drop_items(const struct corr *c, const struct corr_pset *ps, uint64_t a, uint64_t b,
+			    struct acc *x)
+{
+	const struct model *m = c->m;
+
+	for (size_t fi = 0; fi < m->nflows; fi++) {
+		const struct model_flow *w = &m->flows[fi];
+		const struct model_resume *re = w->nresume ? &m->resume_events[w->first_resume] : NULL;
+		const struct model_iface *f;
+		uint32_t ii;
+
+		if (!re || !w->ncong || !corr_flow_of(m, ps, fi))
+			continue;
+		f = w->ifindex ? model__iface(m, w->key.netns, w->ifindex) : NULL;
+		if (!f)
+			continue;
+		ii = (uint32_t)(f - m->ifaces);
+		for (size_t k = corr_first_ts_at(re, w->nresume, sizeof(*re), a); k < w->nresume && re[k].from_ns < b; k++) {
+			uint64_t cwr = local_drop_cwr(m, w, ii, re[k].from_ns, re[k].ts_ns);
+			long it;
+
+			if (!cwr || re[k].ts_ns - cwr < MODEL_RESUME_GAP_NS)
+				continue;
+			it = item(x, CORR_COST_LOCAL_DROP, ii, CORR_NONE);
+			if (it < 0)
+				return -ENOMEM;
+			(*x->v)[it].count++;
+			if ((*x->v)[it].flow == CORR_NONE)
+				(*x->v)[it].flow = (uint32_t)fi;
+			if (interval(x, it, cwr > a ? cwr : a, re[k].ts_ns < b ? re[k].ts_ns : b))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static unsigned ctr_kind(unsigned cls)
 {
 	switch (cls) {
@@ -551,6 +626,8 @@ int corr_costs(const struct corr *c, const struct corr_pset *ps, uint64_t a, uin
 		fold_wire_ends(c, &x);
 		err = retransmit_items(c, ps, a, b, &x);
 	}
+	if (!err)
+		err = local_drop_items(c, ps, a, b, &x);
 	if (!err)
 		err = counter_items(m, ps, a, b, &x);
 	if (!err)

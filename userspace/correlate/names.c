@@ -117,20 +117,23 @@ unsigned corr__why_congestion(void)
 	return m;
 }
 
-/* The budget's item kinds: JSON name, text label. */
+/* The budget's item kinds: JSON name, text label, the cause's word in a
+ * timeline, and whether `count` is of events (worth printing before the label). */
 static const struct {
-	const char *name, *label;
+	const char *name, *label, *cause;
+	bool events;
 } cost_kinds[CORR_NCOSTS] = {
-	[CORR_COST_QUEUE] = { "queue", "queueing" },
-	[CORR_COST_SHAPER] = { "shaper", "shaper" },
-	[CORR_COST_RTO] = { "rto", "RTO retransmits" },
-	[CORR_COST_FAST] = { "fast_retransmit", "fast retransmits" },
-	[CORR_COST_TLP] = { "tail_loss_probe", "tail-loss probes" },
-	[CORR_COST_DROP] = { "drop", "congestion drops" },
-	[CORR_COST_PAUSE] = { "pause", "pause" },
-	[CORR_COST_CNP] = { "cnp", "congestion counters" },
-	[CORR_COST_RDMA_LOSS] = { "rdma_loss", "RDMA loss counters" },
-	[CORR_COST_CARRIED] = { "carried", "late from the previous collective" },
+	[CORR_COST_QUEUE] = { "queue", "queueing", "queue", false },
+	[CORR_COST_SHAPER] = { "shaper", "shaper", "shaper", false },
+	[CORR_COST_RTO] = { "rto", "RTO retransmits", "retrans", true },
+	[CORR_COST_FAST] = { "fast_retransmit", "fast retransmits", "retrans", true },
+	[CORR_COST_TLP] = { "tail_loss_probe", "tail-loss probes", "retrans", true },
+	[CORR_COST_LOCAL_DROP] = { "local_drop_stall", "stalls after a local drop", "local-drop", true },
+	[CORR_COST_DROP] = { "drop", "congestion drops", "drops", true },
+	[CORR_COST_PAUSE] = { "pause", "pause", "pause", false },
+	[CORR_COST_CNP] = { "cnp", "congestion counters", "cnp", false },
+	[CORR_COST_RDMA_LOSS] = { "rdma_loss", "RDMA loss counters", "rdma-loss", false },
+	[CORR_COST_CARRIED] = { "carried", "late from the previous collective", "carried", false },
 };
 
 const char *corr__cost_name(unsigned kind)
@@ -141,6 +144,16 @@ const char *corr__cost_name(unsigned kind)
 const char *corr__cost_label(unsigned kind)
 {
 	return kind < CORR_NCOSTS ? cost_kinds[kind].label : "unknown";
+}
+
+const char *corr__cost_cause(unsigned kind)
+{
+	return kind < CORR_NCOSTS ? cost_kinds[kind].cause : "network";
+}
+
+bool corr__cost_counts_events(unsigned kind)
+{
+	return kind < CORR_NCOSTS && cost_kinds[kind].events;
 }
 
 const char *corr__share_name(unsigned share)

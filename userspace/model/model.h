@@ -205,6 +205,8 @@ struct model_flow {
 	uint32_t ifindex;           /* last non-zero ifindex seen */
 	size_t first_rtx, nrtx;     /* slice of model.rtx_events (by time) */
 	size_t first_cong, ncong;   /* slice of model.cong_events (by time) */
+	size_t first_resume, nresume; /* slice of model.resume_events (by time) */
+	uint64_t sample_last_ns;    /* loading: its latest RTT sample */
 	size_t first_owner, nowners; /* slice of model.owners (by pid) */
 };
 
@@ -326,6 +328,21 @@ struct model_rtx {
 	uint32_t srtt_us;           /* the socket's smoothed RTT when it retransmitted, 0 unknown */
 };
 
+/*
+ * A flow that sent again, with nothing in flight, after at least
+ * MODEL_RESUME_GAP_NS without an RTT sample (the samples come from each skb
+ * a socket sends, rate-limited, so the first after a silence is the send that
+ * ended it): the budget's test of a stall behind a segment its own qdisc
+ * dropped.  Sorted by (flow, ts).
+ */
+#define MODEL_RESUME_GAP_NS 100000000ull
+struct model_resume {
+	uint64_t ts_ns;             /* the sample that ended the silence (first: corr_first_ts_at) */
+	uint64_t from_ns;           /* the flow's previous sample */
+	uint32_t flow;              /* index into model.flows */
+	uint32_t pad;
+};
+
 /* One congestion-state change of a flow (FT_REC_CONG_STATE); sorted by (flow, ts). */
 struct model_cong_ev {
 	uint64_t ts_ns;
@@ -392,6 +409,7 @@ struct model {
 	/* single events, for windows (the aggregates above stay the totals) */
 	struct model_rtx *rtx_events; size_t nrtx_events;  /* by (flow, ts) */
 	struct model_cong_ev *cong_events; size_t ncong_events; /* by (flow, ts) */
+	struct model_resume *resume_events; size_t nresume_events; /* by (flow, ts) */
 	struct model_drop_ev *drop_events; size_t ndrop_events; /* by (iface, ts) */
 
 	/* counter sampler (empty without it) */

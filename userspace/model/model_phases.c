@@ -127,6 +127,50 @@ static int finish_cong_events(struct model *m)
 	return 0;
 }
 
+static int cmp_resume(const void *a, const void *b)
+{
+	const struct model_resume *x = a, *y = b;
+	int c = cmp_u32(x->flow, y->flow);
+
+	return c ? c : cmp_u64(x->ts_ns, y->ts_ns);
+}
+
+/* Sends after a silence (model_resume): flow index by key, each flow's slice. */
+static int finish_resume_events(struct model *m)
+{
+	struct model_priv *p = m->priv;
+	const struct resume_raw *raw = p->resumeev.items;
+
+	if (!p->resumeev.n)
+		return 0;
+	m->resume_events = calloc(p->resumeev.n, sizeof(*m->resume_events));
+	if (!m->resume_events)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->resumeev.n; i++) {
+		long f = mdl_kvec_find(&p->flows, &raw[i].key);
+		struct model_resume *e = &m->resume_events[m->nresume_events];
+
+		if (f < 0)
+			continue; /* cannot happen: the sample created its flow */
+		e->from_ns = raw[i].from_ns;
+		e->ts_ns = raw[i].ts_ns;
+		e->flow = (uint32_t)f;
+		m->nresume_events++;
+	}
+	mdl_vec_free(&p->resumeev);
+	qsort(m->resume_events, m->nresume_events, sizeof(*m->resume_events), cmp_resume);
+	for (size_t i = 0; i < m->nresume_events;) {
+		size_t j = i;
+
+		while (j < m->nresume_events && m->resume_events[j].flow == m->resume_events[i].flow)
+			j++;
+		m->flows[m->resume_events[i].flow].first_resume = i;
+		m->flows[m->resume_events[i].flow].nresume = j - i;
+		i = j;
+	}
+	return 0;
+}
+
 static int cmp_drop_ev(const void *a, const void *b)
 {
 	const struct model_drop_ev *x = a, *y = b;
@@ -226,7 +270,7 @@ int mdl_finish_phases(struct model *m)
 		}
 	}
 
-	if (finish_cong_events(m))
+	if (finish_cong_events(m) || finish_resume_events(m))
 		return -ENOMEM;
 
 	/* drops: interface index */

@@ -50,6 +50,12 @@ struct cong_raw {
 	uint8_t pad[6];
 };
 
+struct resume_raw {
+	uint64_t from_ns, ts_ns;
+	struct ft_flow key;
+	uint32_t pad;
+};
+
 struct drop_raw {
 	uint64_t ts_ns;
 	uint32_t reason, netns, ifindex, pad;
@@ -81,7 +87,7 @@ struct model_priv {
 	size_t nraw, capraw;
 	struct model_qbin *qraw;
 	size_t nqraw, capqraw;
-	struct vec phases, req_dones, rtx, dropev, congev;
+	struct vec phases, req_dones, rtx, dropev, congev, resumeev;
 	struct vec lostev;          /* struct model_lost_ev */
 	struct ctr_load *ctr;       /* counter sampler records (model_counters.c) */
 	struct mdl_window win;      /* with model_opts.window */

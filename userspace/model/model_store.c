@@ -211,6 +211,7 @@ struct model *model__new(const struct ft_file_header *hdr, const struct model_op
 	p->rtx.isz = sizeof(struct rtx_raw);
 	p->dropev.isz = sizeof(struct drop_raw);
 	p->congev.isz = sizeof(struct cong_raw);
+	p->resumeev.isz = sizeof(struct resume_raw);
 	p->lostev.isz = sizeof(struct model_lost_ev);
 	return m;
 }
@@ -238,6 +239,7 @@ static void priv_free(struct model_priv *p)
 	mdl_vec_free(&p->rtx);
 	mdl_vec_free(&p->dropev);
 	mdl_vec_free(&p->congev);
+	mdl_vec_free(&p->resumeev);
 	mdl_vec_free(&p->lostev);
 	model_ctr__free(p->ctr);
 	free(p->raw);
@@ -255,6 +257,7 @@ void model__free(struct model *m)
 	free(m->bursts);
 	free(m->rtx_events);
 	free(m->cong_events);
+	free(m->resume_events);
 	free(m->drop_events);
 	free(m->ctr_events);
 	free(m->lost_evs);

@@ -148,12 +148,6 @@ void report_budget__json(struct json *j, const struct model *m, const struct cor
 	json_object_end(j);
 }
 
-/* Kinds whose count is of events (retransmits, drops), worth printing before their label. */
-static bool counted(unsigned kind)
-{
-	return kind == CORR_COST_RTO || kind == CORR_COST_FAST || kind == CORR_COST_TLP || kind == CORR_COST_DROP;
-}
-
 void report_budget__text(FILE *f, const struct model *m, const struct corr *c)
 {
 	const struct corr_job_budget *b = c ? &c->budget : NULL;
@@ -188,7 +182,7 @@ void report_budget__text(FILE *f, const struct model *m, const struct corr *c)
 			if (!y->cost_ns[kind] && !(kind == CORR_COST_DROP && y->count[kind]))
 				continue;
 			fprintf(f, "%s", n++ ? ", " : " ");
-			if (counted(kind))
+			if (corr__cost_counts_events(kind))
 				fprintf(f, "%" PRIu64 " ", y->count[kind]);
 			fprintf(f, "%s", corr__cost_label(kind));
 			if (kind != CORR_COST_DROP)
