@@ -1643,20 +1643,29 @@ static void test_cost_tlp_after_drop(void **state)
  * first RTT sample after it, nothing in flight), is the network's: an item
  * on the sender's link.  Not when the CWR came from no local drop (ECN), the
  * flow still had data in flight (the ACK clock resends it), or the silence
- * was shorter than a probe timer can be.
+ * was shorter than a probe timer can be.  Without RTT samples (the always
+ * profile), or with tcp_probe's (taken when an ACK comes, so the first after
+ * the silence has the resent segment in flight), the CWR's own length stands
+ * for the silence, at most one probe timer (RTT + the RTO floor + 10 ms): not
+ * when it ended within 100 ms, nor when it ended in another state (an RTO's
+ * Loss: a retransmit's item).
  */
 static void test_cost_local_drop_stall(void **state)
 {
 	uint64_t t = S0 + 100 * MS;
+	/* the item's length per variant: with samples at tc egress 0-3, without 4-6,
+	 * with samples taken when ACKs come (tcp_probe: one in flight) 7 */
+	static const uint64_t want[] = { 208 * MS, 0, 0, 0, 210 * MS, 0, 0, 212 * MS };
 
 	(void)state;
-	for (int variant = 0; variant < 4; variant++) {
+	for (int variant = 0; variant < 8; variant++) {
 		struct model *m = mk();
 		struct corr *c;
 		struct ft_flow a = rec_flow(1, 40000, 5000, NS1);
 		const struct corr_instance *in;
 		uint64_t stall = 0, n = 0;
 		uint64_t resume = t + (variant == 3 ? 60 : 218) * MS;
+		bool sampled = variant < 4 || variant == 7;
 
 		a.ifindex = 2;          /* sent on h1's eth0 */
 		mpi_slots(m);
@@ -1670,13 +1679,20 @@ static void test_cost_local_drop_stall(void **state)
 		rec_owner(m, a, 601, S0, "allreduce");
 		rec_call(m, SL_ALLREDUCE, 601, NS1, t, t + 300 * MS, 1024, 4, WORLD, 1);
 		rec_call(m, SL_ALLREDUCE, 602, NS2, t, t + 300 * MS, 1024, 4, WORLD, 1);
-		rec_sample_at(m, a, t + 5 * MS, 0);
+		if (sampled)
+			rec_sample_at(m, a, t + 5 * MS, 0);
 		if (variant != 1)       /* variant 1: a CWR of ECN, no drop before it */
 			rec_drop(m, t + 10 * MS - 20 * US, NS1, 2, 5);
 		rec_cong_at(m, a, t + 10 * MS, 0, 2);
-		/* variant 2: data still in flight when it sent again */
-		rec_sample_at(m, a, resume, variant == 2 ? 7 : 0);
-		rec_sample_at(m, a, resume + 10 * MS, 9);
+		if (variant == 2)       /* data still in flight: it kept sending */
+			rec_sample_at(m, a, t + 12 * MS, 7);
+		if (sampled) {
+			rec_sample_at(m, a, resume, variant == 7 ? 1 : 0);
+			rec_sample_at(m, a, resume + 10 * MS, 9);
+		}
+		/* the CWR ends when the resent segment is acknowledged (a delayed ACK:
+		 * 40 ms after the send); variant 5 after 5 ms, variant 6 in an RTO's Loss */
+		rec_cong_at(m, a, variant == 5 ? t + 15 * MS : resume + 40 * MS, 2, variant == 6 ? 4 : 0);
 		rec_end(m, S0 + 900 * MS);
 		c = build(m, CORR_PHASES_AUTO);
 		in = inst(c, FT_OP_ALLREDUCE, 1, CORR_COMM_HANDLE);
@@ -1689,13 +1705,13 @@ static void test_cost_local_drop_stall(void **state)
 				assert_int_equal(x->iface, model__iface(m, NS1, 2) - m->ifaces);
 			}
 		}
-		assert_int_equal(n, variant ? 0 : 1);
-		assert_int_equal(stall, variant ? 0 : 208 * MS);
-		assert_string_equal(corr__cost_name(CORR_COST_LOCAL_DROP), "local_drop_stall");
+		assert_int_equal(n, want[variant] ? 1 : 0);
+		assert_int_equal(stall, want[variant]);
 		assert_budgets_sum(c);
 		corr__free(c);
 		model__free(m);
 	}
+	assert_string_equal(corr__cost_name(CORR_COST_LOCAL_DROP), "local_drop_stall");
 }
 
 static void test_enqueue_only(void **state)

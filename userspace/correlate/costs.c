@@ -479,50 +479,75 @@ static bool own_drop_before(const struct model *m, uint32_t ii, uint64_t t)
 	return false;
 }
 
-/* The flow's first entry into CWR from Open or Disorder in [A, B) that its own
- * interface's congestion drop caused; 0 when none. */
-static uint64_t local_drop_cwr(const struct model *m, const struct model_flow *w, uint32_t ii, uint64_t a, uint64_t b)
-{
-	const struct model_cong_ev *ev = w->ncong ? &m->cong_events[w->first_cong] : NULL;
+/* How long before a window a stall that reaches into it may have begun. */
+#define LOCAL_DROP_LOOKBACK_NS (1000 * MS)
 
-	for (size_t k = ev ? corr_first_ts_at(ev, w->ncong, sizeof(*ev), a) : 0; ev && k < w->ncong && ev[k].ts_ns < b; k++)
-		if (ev[k].new_state == 2 /* CWR */ && ev[k].old_state < 2 && own_drop_before(m, ii, ev[k].ts_ns))
-			return ev[k].ts_ns;
-	return 0;
+/*
+ * When the silence after a local drop's CWR (EV[K]) ended; 0: no silence (the
+ * ACK clock resent the segment: data was in flight).  The flow's RTT
+ * samples say whether it was silent for MODEL_RESUME_GAP_NS after the CWR
+ * (model_resume).  A sample at tc egress with nothing in flight is the send
+ * that ended it.  Otherwise (tcp_probe's samples, taken when an ACK comes;
+ * or no samples of the flow at all: the always profile) the CWR's end
+ * straight back to Open or Disorder stands for it (the resent segment's
+ * ACK: the silence, a round trip, maybe a delayed ACK), at most one probe
+ * timer (the RTT, the RTO floor and a timer's slack).
+ */
+static uint64_t local_drop_resume(const struct corr *c, const struct model_flow *w, const struct model_cong_ev *ev,
+				  size_t k)
+{
+	const struct model *m = c->m;
+	const struct model_resume *re = w->nresume ? &m->resume_events[w->first_resume] : NULL;
+	uint64_t cwr = ev[k].ts_ns, cap;
+	size_t r = re ? corr_first_ts_at(re, w->nresume, sizeof(*re), cwr + 1) : 0;
+	bool silent = re && r < w->nresume && re[r].from_ns <= cwr && re[r].ts_ns - cwr >= MODEL_RESUME_GAP_NS;
+
+	if (w->samples && !silent)
+		return 0;
+	if (silent && !re[r].packets_out)
+		return re[r].ts_ns;
+	if (k + 1 >= w->ncong || ev[k + 1].old_state != 2 || ev[k + 1].new_state >= 2 ||
+	    ev[k + 1].ts_ns - cwr < MODEL_RESUME_GAP_NS)
+		return 0;
+	cap = corr__cost_rto(w->srtt_last_us, c->opts.th.rto_min_ns) + TLP_SLACK_NS;
+	return ev[k + 1].ts_ns - cwr < cap ? ev[k + 1].ts_ns : cwr + cap;
 }
 
 /*
  * Stalls behind a local drop.  A segment the sender's own qdisc drops was
  * never sent: TCP enters CWR and, when nothing else is in flight, no ACK
  * will send it again; the probe timer does (tcp_check_probe_timer: at least
- * the RTO floor).  No retransmit records it.  Each silence of a ranks' flow
- * (model_resume: no RTT sample for >= MODEL_RESUME_GAP_NS, then a send with
- * nothing in flight) that such a CWR opened costs the time from the CWR to
- * that send, inside [A, B).  Without RTT samples (the always profile) the
- * silence is not seen, and its time stays unexplained.
+ * the RTO floor).  No retransmit records it.  Each such CWR of a ranks' flow
+ * (a congestion drop on its own interface within LOCAL_DROP_CWR_NS before
+ * it) followed by a silence of the flow (local_drop_resume) costs the
+ * silence, inside [A, B), on that interface.
  */
 static int local_drop_items(const struct corr *c, const struct corr_pset *ps, uint64_t a, uint64_t b,
 			    struct acc *x)
 {
 	const struct model *m = c->m;
+	uint64_t from = a > LOCAL_DROP_LOOKBACK_NS ? a - LOCAL_DROP_LOOKBACK_NS : 0;
 
 	for (size_t fi = 0; fi < m->nflows; fi++) {
 		const struct model_flow *w = &m->flows[fi];
-		const struct model_resume *re = w->nresume ? &m->resume_events[w->first_resume] : NULL;
+		const struct model_cong_ev *ev = w->ncong ? &m->cong_events[w->first_cong] : NULL;
 		const struct model_iface *f;
 		uint32_t ii;
 
-		if (!re || !w->ncong || !corr_flow_of(m, ps, fi))
+		if (!ev || !corr_flow_of(m, ps, fi))
 			continue;
 		f = w->ifindex ? model__iface(m, w->key.netns, w->ifindex) : NULL;
 		if (!f)
 			continue;
 		ii = (uint32_t)(f - m->ifaces);
-		for (size_t k = corr_first_ts_at(re, w->nresume, sizeof(*re), a); k < w->nresume && re[k].from_ns < b; k++) {
-			uint64_t cwr = local_drop_cwr(m, w, ii, re[k].from_ns, re[k].ts_ns);
+		for (size_t k = corr_first_ts_at(ev, w->ncong, sizeof(*ev), from); k < w->ncong && ev[k].ts_ns < b; k++) {
+			uint64_t end;
 			long it;
 
-			if (!cwr || re[k].ts_ns - cwr < MODEL_RESUME_GAP_NS)
+			if (ev[k].new_state != 2 /* CWR */ || ev[k].old_state >= 2 || !own_drop_before(m, ii, ev[k].ts_ns))
+				continue;
+			end = local_drop_resume(c, w, ev, k);
+			if (end <= a)
 				continue;
 			it = item(x, CORR_COST_LOCAL_DROP, ii, CORR_NONE);
 			if (it < 0)
@@ -530,7 +555,7 @@ static int local_drop_items(const struct corr *c, const struct corr_pset *ps, ui
 			(*x->v)[it].count++;
 			if ((*x->v)[it].flow == CORR_NONE)
 				(*x->v)[it].flow = (uint32_t)fi;
-			if (interval(x, it, cwr > a ? cwr : a, re[k].ts_ns < b ? re[k].ts_ns : b))
+			if (interval(x, it, ev[k].ts_ns > a ? ev[k].ts_ns : a, end < b ? end : b))
 				return -ENOMEM;
 		}
 	}

@@ -329,18 +329,18 @@ struct model_rtx {
 };
 
 /*
- * A flow that sent again, with nothing in flight, after at least
- * MODEL_RESUME_GAP_NS without an RTT sample (the samples come from each skb
- * a socket sends, rate-limited, so the first after a silence is the send that
- * ended it): the budget's test of a stall behind a segment its own qdisc
- * dropped.  Sorted by (flow, ts).
+ * A flow's first RTT sample after at least MODEL_RESUME_GAP_NS without one:
+ * the end of a silence (the samples at tc egress come from the skbs a socket
+ * sends, rate-limited, so the first after a silence is the send that ended
+ * it; tcp_probe's, from the segments it receives).  The budget's test of a
+ * stall behind a segment its own qdisc dropped.  Sorted by (flow, ts).
  */
 #define MODEL_RESUME_GAP_NS 100000000ull
 struct model_resume {
 	uint64_t ts_ns;             /* the sample that ended the silence (first: corr_first_ts_at) */
 	uint64_t from_ns;           /* the flow's previous sample */
 	uint32_t flow;              /* index into model.flows */
-	uint32_t pad;
+	uint32_t packets_out;       /* in flight at that sample */
 };
 
 /* One congestion-state change of a flow (FT_REC_CONG_STATE); sorted by (flow, ts). */

@@ -230,14 +230,14 @@ static int add_sample(void *ctx, const struct ft_tcp_sample *s)
 		f->cwnd_max = s->snd_cwnd;
 	f->srtt_last_us = s->srtt_us;
 	f->cwnd_last = s->snd_cwnd;
-	if (f->samples && s->ts_ns > f->sample_last_ns && !s->packets_out &&
-	    s->ts_ns - f->sample_last_ns >= MODEL_RESUME_GAP_NS) {
+	if (f->samples && s->ts_ns > f->sample_last_ns && s->ts_ns - f->sample_last_ns >= MODEL_RESUME_GAP_NS) {
 		struct resume_raw *e = mdl_vec_push(&m->priv->resumeev);
 
 		if (!e)
 			return -ENOMEM;
 		e->from_ns = f->sample_last_ns;
 		e->ts_ns = s->ts_ns;
+		e->packets_out = s->packets_out;
 		mdl_flow_key(&s->flow, &e->key);
 	}
 	if (s->ts_ns > f->sample_last_ns)

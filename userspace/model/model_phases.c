@@ -135,7 +135,7 @@ static int cmp_resume(const void *a, const void *b)
 	return c ? c : cmp_u64(x->ts_ns, y->ts_ns);
 }
 
-/* Sends after a silence (model_resume): flow index by key, each flow's slice. */
+/* The ends of the flows' silences (model_resume): flow index by key, each flow's slice. */
 static int finish_resume_events(struct model *m)
 {
 	struct model_priv *p = m->priv;
@@ -155,6 +155,7 @@ static int finish_resume_events(struct model *m)
 		e->from_ns = raw[i].from_ns;
 		e->ts_ns = raw[i].ts_ns;
 		e->flow = (uint32_t)f;
+		e->packets_out = raw[i].packets_out;
 		m->nresume_events++;
 	}
 	mdl_vec_free(&p->resumeev);

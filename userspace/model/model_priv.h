@@ -53,7 +53,7 @@ struct cong_raw {
 struct resume_raw {
 	uint64_t from_ns, ts_ns;
 	struct ft_flow key;
-	uint32_t pad;
+	uint32_t packets_out;
 };
 
 struct drop_raw {
