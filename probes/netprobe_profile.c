@@ -19,8 +19,11 @@ struct profile {
 /*
  * The always profile leaves out the probes that run per packet without
  * being the bins (qdisc_enqueue and qdisc_dequeue: sojourn and depth;
- * tcp_sample: RTT/cwnd samples), the congestion-state changes and the
- * socket owners; drops and retransmits run per drop and per retransmit only.
+ * tcp_sample: RTT/cwnd samples) and the socket owners; drops, retransmits
+ * and congestion-state changes run per drop, per retransmit and per change
+ * only.  The verdict needs the changes: a loss probe's loss was real when
+ * the window shrank after it, and a segment the host's own qdisc dropped
+ * stalls its flow in CWR (docs/verdicts.md).
  *
  * It samples the counters every 100 ms, not 10: each sample is a wake-up
  * and, for the NIC statistics, an ioctl whose kernel buffer is vzalloc'ed
@@ -38,7 +41,7 @@ static const struct profile profiles[NP_PROFILE_N] = {
 			      .counter_period_ns = 10000000ull, .drain_ms = 20 },
 	[NP_PROFILE_ALWAYS] = { .name = "always",
 				.skips = (1ull << FT_PROBE_QDISC_ENQ) | (1ull << FT_PROBE_QDISC_DEQ) |
-					 (1ull << FT_PROBE_CONG_STATE) | (1ull << FT_PROBE_TCP_SAMPLE),
+					 (1ull << FT_PROBE_TCP_SAMPLE),
 				.owners = false, .counter_period_ns = 100000000ull, .drain_ms = 100 },
 };
 

@@ -99,4 +99,35 @@ check(shaped and shaped[0]["shaper_bps"] == 100e6 and shaped[0]["line_bps"] > sh
 check(shaped and shaped[0]["peak_line_util"] < 1.0, f"its peak against the line rate: {shaped and shaped[0]['peak_line_util']}")
 done()
 PY
+# The always profile on the same job: no qdisc probes and no RTT samples, but
+# the congestion-state changes, so the stalls behind h2's own tbf (a segment
+# refused with nothing in flight waits for the probe timer) are weighed from
+# the CWR's length, and the slow all-reduces are still the network's.
+# shellcheck disable=SC2046
+"$FT" record -q --profile always -o "$TMPD/a.ftr" $(lab_iface_args) -- \
+	"$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 512k --iters 8 --warmup 1 --json --timeout 120 \
+	-- --compute 20000 >"$TMPD/wla.json" 2>"$TMPD/reca.err"
+_rc=$?
+check "record --profile always -- lab.sh mpi exits 0 ($(tail -n1 "$TMPD/reca.err"))" test "$_rc" = 0
+"$FT" report --json "$TMPD/a.ftr" >"$TMPD/a.json" || bad "report --json (always)"
+python3 - "$TMPD/a.json" "$TMPD/wla.json" "eth0@$H2" <<'PY' || bad "always-profile verdict checks (see above)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+w = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
+link = sys.argv[3]
+from checks import check, done
+
+assert j["capture"]["profile"] == "always", j["capture"]["profile"]
+big = [c for c in j["collectives"]["items"] if c["op"] == "allreduce" and c["size_bytes"] == w["bytes"]]
+net = [c for c in big if c["verdict"] == "network"]
+check(len(big) == w["iters"] + w["warmup"] and len(net) >= len(big) - 1,
+      f"always profile: {len(net)} of {len(big)} all-reduces network-bound "
+      f"({[(c['seq'], c['verdict'], c['budget']['unexplained_ns']) for c in big if c['verdict'] != 'network']})")
+slow = [s for s in j["slowest"]["items"] if s["size_bytes"] == w["bytes"]][:3]
+check(slow and all(s["verdict"] == "network" and s["evidence"]["link"] == link for s in slow),
+      f"the slowest on {link}: {[(s['seq'], s['verdict'], s['evidence']['link']) for s in slow]}")
+stalls = [i for c in big for i in c["budget"]["items"] if i["kind"] == "local_drop_stall"]
+check(all(i["link"] == link for i in stalls), f"stalls after a local drop on {link} only ({len(stalls)} items)")
+done()
+PY
 finish

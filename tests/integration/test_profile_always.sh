@@ -3,8 +3,8 @@
 # incast into a shallow tbf queue (hosts 2 and 3 send to host 1, whose switch
 # port is shaped to 50 Mbit/s with a 16 kB limit), recorded on every lab
 # interface.  The recorder holds the bins as tcx programs (egress and
-# ingress), the drop and retransmit programs, and no qdisc, RTT,
-# congestion-state or socket-owner program; the capture says so (header
+# ingress), the drop, retransmit and congestion-state programs, and no qdisc,
+# RTT or socket-owner program; the capture says so (header
 # profile, probe list); the bins are conserved against every interface's
 # counters, but for the shaped port's transmit side, whose bins count what
 # was offered to the qdisc: its surplus is what tbf dropped; drops (with
@@ -56,8 +56,10 @@ for p in iface_tx_tcx iface_rx_tcx; do
 done
 check "the recorder holds a drop and a retransmit program" \
 	test "$(grep -cE '^(drop|retrans)_' "$TMPD/progs")" -ge 2
-check "no qdisc sojourn, RTT, congestion-state or socket-owner program ($progs)" \
-	test "$(grep -cE '^(qdisc_|tcp_sample|cong_state|sock_send|sock_recv)' "$TMPD/progs")" = 0
+check "no qdisc sojourn, RTT or socket-owner program ($progs)" \
+	test "$(grep -cE '^(qdisc_|tcp_sample|sock_send|sock_recv)' "$TMPD/progs")" = 0
+check "the congestion-state changes: they run per loss, and the verdict needs them" \
+	test "$(grep -cE '^cong_state' "$TMPD/progs")" = 1
 
 "$FT" info --json "$TMPD/always.ftr" >"$TMPD/info.json" || bad "info --json"
 check "info says the profile: always" test "$(jget "$TMPD/info.json" "j['profile']")" = always
@@ -72,12 +74,12 @@ assert j["capture"]["profile"] == "always", j["capture"]
 p = {x["name"]: x for x in j["probes"]}
 assert p["iface_tx"]["attached"] and p["iface_tx"]["hook"] == "tcx/egress", p["iface_tx"]
 assert p["iface_rx"]["attached"] and p["iface_rx"]["hook"] == "tcx/ingress", p["iface_rx"]
-assert p["drop"]["attached"] and p["retransmit"]["attached"], p
-for n in ("qdisc_enqueue", "qdisc_dequeue", "tcp_sample", "cong_state"):
+assert p["drop"]["attached"] and p["retransmit"]["attached"] and p["cong_state"]["attached"], p
+for n in ("qdisc_enqueue", "qdisc_dequeue", "tcp_sample"):
     assert not p[n]["attached"] and "always profile" in p[n]["why"], p[n]
 assert j["queues_recorded"] is False and j["queues"] == [], (j["queues_recorded"], j["queues"])
 PY
-ok "the capture names the profile; its probe list has the bins at tcx and no qdisc, RTT or cong_state probe"
+ok "the capture names the profile; its probe list has the bins at tcx, cong_state, and no qdisc or RTT probe"
 check "report: queue sojourn not recorded (not 'none')" \
 	grep -q "^  not recorded: the always profile (--profile always) leaves out the qdisc probes; queue sojourn and depth are unknown, not 0$" "$TMPD/report.txt"
 check "report never says no queueing was seen" test "$(grep -c "no queueing seen" "$TMPD/report.txt")" = 0

@@ -1643,8 +1643,8 @@ static void test_cost_tlp_after_drop(void **state)
  * first RTT sample after it, nothing in flight), is the network's: an item
  * on the sender's link.  Not when the CWR came from no local drop (ECN), the
  * flow still had data in flight (the ACK clock resends it), or the silence
- * was shorter than a probe timer can be.  Without RTT samples (the always
- * profile), or with tcp_probe's (taken when an ACK comes, so the first after
+ * was shorter than a probe timer can be.  Without RTT samples (--no-probes
+ * rtt), or with tcp_probe's (taken when an ACK comes, so the first after
  * the silence has the resent segment in flight), the CWR's own length stands
  * for the silence, at most one probe timer (RTT + the RTO floor + 10 ms): not
  * when it ended within 100 ms, nor when it ended in another state (an RTO's

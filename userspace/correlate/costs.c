@@ -488,7 +488,7 @@ static bool own_drop_before(const struct model *m, uint32_t ii, uint64_t t)
  * samples say whether it was silent for MODEL_RESUME_GAP_NS after the CWR
  * (model_resume).  A sample at tc egress with nothing in flight is the send
  * that ended it.  Otherwise (tcp_probe's samples, taken when an ACK comes;
- * or no samples of the flow at all: the always profile) the CWR's end
+ * or no samples of the flow at all: --no-probes rtt) the CWR's end
  * straight back to Open or Disorder stands for it (the resent segment's
  * ACK: the silence, a round trip, maybe a delayed ACK), at most one probe
  * timer (the RTT, the RTO floor and a timer's slack).
