@@ -5,6 +5,7 @@
  * drops sorted, and flows and interfaces given their slices.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,43 @@ static int cmp_proc(const void *a, const void *b)
 {
 	return cmp_u32(((const struct model_proc *)a)->pid, ((const struct model_proc *)b)->pid);
 }
+
+/*
+ * Each flow's slice of EV[0..N) (SZ bytes each, sorted by their u32 flow at
+ * FLOW_OFF; UINT32_MAX: none), stored in its struct model_flow's size_t
+ * members at FIRST_OFF and N_OFF (FLOW_SLICES names them).
+ */
+static uint32_t flow_at(const unsigned char *ev, size_t sz, size_t flow_off, size_t i)
+{
+	uint32_t f;
+
+	memcpy(&f, ev + i * sz + flow_off, sizeof(f));
+	return f;
+}
+
+static void flow_slices(struct model *m, const void *ev, size_t n, size_t sz, size_t flow_off, size_t first_off,
+			size_t n_off)
+{
+	for (size_t i = 0; i < n;) {
+		uint32_t f = flow_at(ev, sz, flow_off, i);
+		size_t j = i + 1;
+
+		while (j < n && flow_at(ev, sz, flow_off, j) == f)
+			j++;
+		if (f != UINT32_MAX && f < m->nflows) {
+			unsigned char *w = (unsigned char *)&m->flows[f];
+			size_t cnt = j - i;
+
+			memcpy(w + first_off, &i, sizeof(i));
+			memcpy(w + n_off, &cnt, sizeof(cnt));
+		}
+		i = j;
+	}
+}
+
+#define FLOW_SLICES(m, ev, n, first, count)                                                                   \
+	flow_slices((m), (ev), (n), sizeof(*(ev)), offsetof(__typeof__(*(ev)), flow),                          \
+		    offsetof(struct model_flow, first), offsetof(struct model_flow, count))
 
 static int cmp_owner(const void *a, const void *b)
 {
@@ -115,15 +153,7 @@ static int finish_cong_events(struct model *m)
 	}
 	mdl_vec_free(&p->congev);
 	qsort(m->cong_events, m->ncong_events, sizeof(*m->cong_events), cmp_cong_ev);
-	for (size_t i = 0; i < m->ncong_events;) {
-		size_t j = i;
-
-		while (j < m->ncong_events && m->cong_events[j].flow == m->cong_events[i].flow)
-			j++;
-		m->flows[m->cong_events[i].flow].first_cong = i;
-		m->flows[m->cong_events[i].flow].ncong = j - i;
-		i = j;
-	}
+	FLOW_SLICES(m, m->cong_events, m->ncong_events, first_cong, ncong);
 	return 0;
 }
 
@@ -160,15 +190,7 @@ static int finish_resume_events(struct model *m)
 	}
 	mdl_vec_free(&p->resumeev);
 	qsort(m->resume_events, m->nresume_events, sizeof(*m->resume_events), cmp_resume);
-	for (size_t i = 0; i < m->nresume_events;) {
-		size_t j = i;
-
-		while (j < m->nresume_events && m->resume_events[j].flow == m->resume_events[i].flow)
-			j++;
-		m->flows[m->resume_events[i].flow].first_resume = i;
-		m->flows[m->resume_events[i].flow].nresume = j - i;
-		i = j;
-	}
+	FLOW_SLICES(m, m->resume_events, m->nresume_events, first_resume, nresume);
 	return 0;
 }
 
@@ -227,17 +249,7 @@ int mdl_finish_phases(struct model *m)
 	}
 	if (m->nowners)
 		qsort(m->owners, m->nowners, sizeof(*m->owners), cmp_owner);
-	for (size_t i = 0; i < m->nowners;) {
-		size_t j = i;
-
-		while (j < m->nowners && m->owners[j].flow == m->owners[i].flow)
-			j++;
-		if (m->owners[i].flow != UINT32_MAX) {
-			m->flows[m->owners[i].flow].first_owner = i;
-			m->flows[m->owners[i].flow].nowners = j - i;
-		}
-		i = j;
-	}
+	FLOW_SLICES(m, m->owners, m->nowners, first_owner, nowners);
 
 	/* retransmits: flow index by key */
 	if (p->rtx.n) {
@@ -260,15 +272,7 @@ int mdl_finish_phases(struct model *m)
 		}
 		mdl_vec_free(&p->rtx);
 		qsort(m->rtx_events, m->nrtx_events, sizeof(*m->rtx_events), cmp_rtx);
-		for (size_t i = 0; i < m->nrtx_events;) {
-			size_t j = i;
-
-			while (j < m->nrtx_events && m->rtx_events[j].flow == m->rtx_events[i].flow)
-				j++;
-			m->flows[m->rtx_events[i].flow].first_rtx = i;
-			m->flows[m->rtx_events[i].flow].nrtx = j - i;
-			i = j;
-		}
+		FLOW_SLICES(m, m->rtx_events, m->nrtx_events, first_rtx, nrtx);
 	}
 
 	if (finish_cong_events(m) || finish_resume_events(m))
