@@ -13,15 +13,23 @@ lab_start 3 "h2=100mbit:limit=30kb"
 H2=$(lab_ns "$LAB" 2)
 J=$TMPD/report.json
 
-# shellcheck disable=SC2046
-"$FT" record -q -o "$TMPD/n.ftr" $(lab_iface_args) -- \
-	"$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 512k --iters 8 --warmup 1 --json --timeout 120 \
-	-- --compute 20000 >"$TMPD/wl.json" 2>"$TMPD/rec.err"
-_rc=$?
-check "record -- lab.sh mpi exits 0 ($(tail -n1 "$TMPD/rec.err"))" test "$_rc" = 0
-"$FT" report --json "$TMPD/n.ftr" >"$J" || bad "report --json"
+# record_mpi NAME [RECORD OPTIONS]: the MPICH job recorded into $TMPD/NAME.ftr,
+# its own report in $TMPD/NAME-wl.json, the capture's in $TMPD/NAME.json
+record_mpi() {
+	local name=$1 rc
+	shift
+	# shellcheck disable=SC2046
+	"$FT" record -q "$@" -o "$TMPD/$name.ftr" $(lab_iface_args) -- \
+		"$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 512k --iters 8 --warmup 1 --json --timeout 120 \
+		-- --compute 20000 >"$TMPD/$name-wl.json" 2>"$TMPD/$name.err"
+	rc=$?
+	check "record $* -- lab.sh mpi exits 0 ($(tail -n1 "$TMPD/$name.err"))" test "$rc" = 0
+	"$FT" report --json "$TMPD/$name.ftr" >"$TMPD/$name.json" || bad "report --json $name.ftr"
+}
+record_mpi n
+cp "$TMPD/n.json" "$J"
 
-python3 - "$J" "$TMPD/wl.json" "eth0@$H2" <<'PY' || bad "network verdict checks (see above)"
+python3 - "$J" "$TMPD/n-wl.json" "eth0@$H2" <<'PY' || bad "network verdict checks (see above)"
 import json, sys
 j = json.load(open(sys.argv[1]))
 w = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])
@@ -103,14 +111,8 @@ PY
 # the congestion-state changes, so the stalls behind h2's own tbf (a segment
 # refused with nothing in flight waits for the probe timer) are weighed from
 # the CWR's length, and the slow all-reduces are still the network's.
-# shellcheck disable=SC2046
-"$FT" record -q --profile always -o "$TMPD/a.ftr" $(lab_iface_args) -- \
-	"$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 512k --iters 8 --warmup 1 --json --timeout 120 \
-	-- --compute 20000 >"$TMPD/wla.json" 2>"$TMPD/reca.err"
-_rc=$?
-check "record --profile always -- lab.sh mpi exits 0 ($(tail -n1 "$TMPD/reca.err"))" test "$_rc" = 0
-"$FT" report --json "$TMPD/a.ftr" >"$TMPD/a.json" || bad "report --json (always)"
-python3 - "$TMPD/a.json" "$TMPD/wla.json" "eth0@$H2" <<'PY' || bad "always-profile verdict checks (see above)"
+record_mpi a --profile always
+python3 - "$TMPD/a.json" "$TMPD/a-wl.json" "eth0@$H2" <<'PY' || bad "always-profile verdict checks (see above)"
 import json, sys
 j = json.load(open(sys.argv[1]))
 w = json.loads(open(sys.argv[2]).read().strip().splitlines()[-1])

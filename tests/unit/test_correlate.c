@@ -1587,6 +1587,23 @@ static void test_cost_window_and_tlp(void **state)
 	model__free(m);
 }
 
+/* Two ranks (h1, h2) in one all-reduce of 300 ms from T; rank 0 owns flow A,
+ * sent on h1's eth0; drop reason 5 is QDISC_DROP. */
+static void one_slow_allreduce(struct model *m, struct ft_flow a, uint64_t t)
+{
+	mpi_slots(m);
+	rec_iface(m, NS1, 2, "eth0", "h1", 10000, 0);
+	rec_iface(m, NS2, 2, "eth0", "h2", 10000, 0);
+	rec_reason(m, 5, "QDISC_DROP");
+	rec_comm_info(m, 601, WORLD, 0, 2, S0);
+	rec_comm_info(m, 602, WORLD, 1, 2, S0);
+	rec_proc(m, 601, 600, NS1, FT_PROC_EXISTING, S0, "allreduce");
+	rec_proc(m, 602, 600, NS2, FT_PROC_EXISTING, S0, "allreduce");
+	rec_owner(m, a, 601, S0, "allreduce");
+	rec_call(m, SL_ALLREDUCE, 601, NS1, t, t + 300 * MS, 1024, 4, WORLD, 1);
+	rec_call(m, SL_ALLREDUCE, 602, NS2, t, t + 300 * MS, 1024, 4, WORLD, 1);
+}
+
 /*
  * A real loss probe with one segment in flight waits the minimum RTO on top
  * of 2 RTT (tcp_schedule_loss_probe): when a congestion drop on its path
@@ -1607,17 +1624,7 @@ static void test_cost_tlp_after_drop(void **state)
 		uint64_t tlp = 0;
 
 		a.ifindex = 2;          /* sent on h1's eth0 */
-		mpi_slots(m);
-		rec_iface(m, NS1, 2, "eth0", "h1", 10000, 0);
-		rec_iface(m, NS2, 2, "eth0", "h2", 10000, 0);
-		rec_reason(m, 5, "QDISC_DROP");
-		rec_comm_info(m, 601, WORLD, 0, 2, S0);
-		rec_comm_info(m, 602, WORLD, 1, 2, S0);
-		rec_proc(m, 601, 600, NS1, FT_PROC_EXISTING, S0, "allreduce");
-		rec_proc(m, 602, 600, NS2, FT_PROC_EXISTING, S0, "allreduce");
-		rec_owner(m, a, 601, S0, "allreduce");
-		rec_call(m, SL_ALLREDUCE, 601, NS1, t, t + 300 * MS, 1024, 4, WORLD, 1);
-		rec_call(m, SL_ALLREDUCE, 602, NS2, t, t + 300 * MS, 1024, 4, WORLD, 1);
+		one_slow_allreduce(m, a, t);
 		/* the tail dropped on h1's queue, the probe 214 ms later (srtt 4 ms: 2 RTT + 200 ms
 		 * + 6 ms of timer); or the drop 230 ms before it, past the longest timeout */
 		rec_drop(m, t + (far ? 10 : 26) * MS, NS1, 2, 5);
@@ -1668,17 +1675,7 @@ static void test_cost_local_drop_stall(void **state)
 		bool sampled = variant < 4 || variant == 7;
 
 		a.ifindex = 2;          /* sent on h1's eth0 */
-		mpi_slots(m);
-		rec_iface(m, NS1, 2, "eth0", "h1", 10000, 0);
-		rec_iface(m, NS2, 2, "eth0", "h2", 10000, 0);
-		rec_reason(m, 5, "QDISC_DROP");
-		rec_comm_info(m, 601, WORLD, 0, 2, S0);
-		rec_comm_info(m, 602, WORLD, 1, 2, S0);
-		rec_proc(m, 601, 600, NS1, FT_PROC_EXISTING, S0, "allreduce");
-		rec_proc(m, 602, 600, NS2, FT_PROC_EXISTING, S0, "allreduce");
-		rec_owner(m, a, 601, S0, "allreduce");
-		rec_call(m, SL_ALLREDUCE, 601, NS1, t, t + 300 * MS, 1024, 4, WORLD, 1);
-		rec_call(m, SL_ALLREDUCE, 602, NS2, t, t + 300 * MS, 1024, 4, WORLD, 1);
+		one_slow_allreduce(m, a, t);
 		if (sampled)
 			rec_sample_at(m, a, t + 5 * MS, 0);
 		if (variant != 1)       /* variant 1: a CWR of ECN, no drop before it */
