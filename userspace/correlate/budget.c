@@ -153,7 +153,7 @@ static void main_link(const struct corr *c, struct corr_budget *b)
 			continue;
 		if (b->qdisc == CORR_NONE && x->qdisc != CORR_NONE)
 			b->qdisc = x->qdisc;
-		if (b->toward_flow == CORR_NONE && x->flow != CORR_NONE && k == 0)
+		if (b->toward_flow == CORR_NONE && x->flow != CORR_NONE && k == 0 && corr__cost_names_path(x->kind))
 			b->toward_flow = x->flow;
 	}
 }

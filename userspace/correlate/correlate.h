@@ -361,6 +361,8 @@ const char *corr__cost_label(unsigned kind);
 /* The cause's word in a timeline ("retrans", "queue"), and whether the kind's count is of events. */
 const char *corr__cost_cause(unsigned kind);
 bool corr__cost_counts_events(unsigned kind);
+/* Whether an item of KIND leading a budget names the path its flow's loss was on ("toward"). */
+bool corr__cost_names_path(unsigned kind);
 const char *corr__share_name(unsigned share);       /* "waiting", "network", "unexplained", "tie", NULL none */
 const char *corr__expected_from_name(unsigned from); /* "group", "group_min", "none" */
 

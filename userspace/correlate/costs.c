@@ -216,12 +216,21 @@ static int queue_item(const struct model *m, uint32_t ii, uint64_t a, uint64_t b
 	return 0;
 }
 
+/* The root qdisc of interface II (index into model.qdiscs), CORR_NONE when none was recorded. */
+static uint32_t root_qdisc(const struct model *m, uint32_t ii)
+{
+	for (size_t i = 0; i < m->nqdiscs; i++)
+		if (m->qdiscs[i].iface == ii && m->qdiscs[i].parent == 0xffffffffu)
+			return (uint32_t)i;
+	return CORR_NONE;
+}
+
 /* A shaper slower than the line on interface II: the bytes it let through in [A, B). */
 static int shaper_item(const struct model *m, uint32_t ii, uint64_t a, uint64_t b, struct acc *x)
 {
 	const struct model_dir *d = &m->ifaces[ii].dir[FT_DIR_TX];
 	uint64_t bytes = 0, cost;
-	uint32_t q = CORR_NONE;
+	uint32_t q;
 	size_t k;
 
 	if (!(d->shaper_bps > 0) || !(d->line_bps > d->shaper_bps))
@@ -232,11 +241,7 @@ static int shaper_item(const struct model *m, uint32_t ii, uint64_t a, uint64_t 
 	cost = corr__cost_shaper(bytes, d->shaper_bps, d->line_bps);
 	if (!cost)
 		return 0;
-	for (size_t i = 0; i < m->nqdiscs; i++) /* the root qdisc names the shaper */
-		if (m->qdiscs[i].iface == ii && m->qdiscs[i].parent == 0xffffffffu) {
-			q = (uint32_t)i;
-			break;
-		}
+	q = root_qdisc(m, ii); /* it names the shaper */
 	long it = item(x, CORR_COST_SHAPER, ii, q);
 
 	if (it < 0)
@@ -549,7 +554,7 @@ static int local_drop_items(const struct corr *c, const struct corr_pset *ps, ui
 			end = local_drop_resume(c, w, ev, k);
 			if (end <= a)
 				continue;
-			it = item(x, CORR_COST_LOCAL_DROP, ii, CORR_NONE);
+			it = item(x, CORR_COST_LOCAL_DROP, ii, root_qdisc(m, ii)); /* a qdisc of it dropped */
 			if (it < 0)
 				return -ENOMEM;
 			(*x->v)[it].count++;

@@ -118,22 +118,24 @@ unsigned corr__why_congestion(void)
 }
 
 /* The budget's item kinds: JSON name, text label, the cause's word in a
- * timeline, and whether `count` is of events (worth printing before the label). */
+ * timeline, whether `count` is of events (worth printing before the label),
+ * and whether the item's flow says where its loss was going (a retransmit
+ * repairs a loss anywhere on the path; a local drop's place is its own). */
 static const struct {
 	const char *name, *label, *cause;
-	bool events;
+	bool events, toward;
 } cost_kinds[CORR_NCOSTS] = {
-	[CORR_COST_QUEUE] = { "queue", "queueing", "queue", false },
-	[CORR_COST_SHAPER] = { "shaper", "shaper", "shaper", false },
-	[CORR_COST_RTO] = { "rto", "RTO retransmits", "retrans", true },
-	[CORR_COST_FAST] = { "fast_retransmit", "fast retransmits", "retrans", true },
-	[CORR_COST_TLP] = { "tail_loss_probe", "tail-loss probes", "retrans", true },
-	[CORR_COST_LOCAL_DROP] = { "local_drop_stall", "stalls after a local drop", "local-drop", true },
-	[CORR_COST_DROP] = { "drop", "congestion drops", "drops", true },
-	[CORR_COST_PAUSE] = { "pause", "pause", "pause", false },
-	[CORR_COST_CNP] = { "cnp", "congestion counters", "cnp", false },
-	[CORR_COST_RDMA_LOSS] = { "rdma_loss", "RDMA loss counters", "rdma-loss", false },
-	[CORR_COST_CARRIED] = { "carried", "late from the previous collective", "carried", false },
+	[CORR_COST_QUEUE] = { "queue", "queueing", "queue", false, false },
+	[CORR_COST_SHAPER] = { "shaper", "shaper", "shaper", false, false },
+	[CORR_COST_RTO] = { "rto", "RTO retransmits", "retrans", true, true },
+	[CORR_COST_FAST] = { "fast_retransmit", "fast retransmits", "retrans", true, true },
+	[CORR_COST_TLP] = { "tail_loss_probe", "tail-loss probes", "retrans", true, true },
+	[CORR_COST_LOCAL_DROP] = { "local_drop_stall", "stalls after a local drop", "local-drop", true, false },
+	[CORR_COST_DROP] = { "drop", "congestion drops", "drops", true, false },
+	[CORR_COST_PAUSE] = { "pause", "pause", "pause", false, false },
+	[CORR_COST_CNP] = { "cnp", "congestion counters", "cnp", false, false },
+	[CORR_COST_RDMA_LOSS] = { "rdma_loss", "RDMA loss counters", "rdma-loss", false, false },
+	[CORR_COST_CARRIED] = { "carried", "late from the previous collective", "carried", false, false },
 };
 
 const char *corr__cost_name(unsigned kind)
@@ -154,6 +156,11 @@ const char *corr__cost_cause(unsigned kind)
 bool corr__cost_counts_events(unsigned kind)
 {
 	return kind < CORR_NCOSTS && cost_kinds[kind].events;
+}
+
+bool corr__cost_names_path(unsigned kind)
+{
+	return kind < CORR_NCOSTS && cost_kinds[kind].toward;
 }
 
 const char *corr__share_name(unsigned share)
