@@ -251,14 +251,29 @@ static int shaper_item(const struct model *m, uint32_t ii, uint64_t a, uint64_t 
 	return 0;
 }
 
-static int drop_item(const struct model *m, uint32_t ii, uint64_t a, uint64_t b, struct acc *x)
+/* The congestion drops of interface II (CORR_NONE or past the table: none) in [A, B), and with
+ * LAST the latest one's time (0 when none). */
+static uint64_t congestion_drops(const struct model *m, uint32_t ii, uint64_t a, uint64_t b, uint64_t *last)
 {
-	const struct model_iface *f = &m->ifaces[ii];
-	const struct model_drop_ev *de = f->ndrops ? &m->drop_events[f->first_drop] : NULL;
+	const struct model_iface *f = ii < m->nifaces ? &m->ifaces[ii] : NULL;
+	const struct model_drop_ev *de = f && f->ndrops ? &m->drop_events[f->first_drop] : NULL;
 	uint64_t n = 0;
 
+	if (last)
+		*last = 0;
 	for (size_t k = de ? corr_first_ts_at(de, f->ndrops, sizeof(*de), a) : 0; de && k < f->ndrops && de[k].ts_ns < b; k++)
-		n += corr__congestion_drop(model__drop_reason_name(m, de[k].reason));
+		if (corr__congestion_drop(model__drop_reason_name(m, de[k].reason))) {
+			n++;
+			if (last)
+				*last = de[k].ts_ns; /* by time: the latest so far */
+		}
+	return n;
+}
+
+static int drop_item(const struct model *m, uint32_t ii, uint64_t a, uint64_t b, struct acc *x)
+{
+	uint64_t n = congestion_drops(m, ii, a, b, NULL);
+
 	if (!n)
 		return 0;
 	long it = item(x, CORR_COST_DROP, ii, CORR_NONE);
@@ -294,16 +309,11 @@ static uint64_t last_congestion_drop(const struct corr *c, uint32_t ii, uint64_t
 {
 	const struct model *m = c->m;
 	uint32_t end[2] = { ii, ii != CORR_NONE && ii < m->nifaces && c->iface_peer ? c->iface_peer[ii] : CORR_NONE };
-	uint64_t last = 0;
+	uint64_t last = 0, l;
 
-	for (unsigned e = 0; e < 2; e++) {
-		const struct model_iface *f = end[e] != CORR_NONE && end[e] < m->nifaces ? &m->ifaces[end[e]] : NULL;
-		const struct model_drop_ev *de = f && f->ndrops ? &m->drop_events[f->first_drop] : NULL;
-
-		for (size_t k = de ? corr_first_ts_at(de, f->ndrops, sizeof(*de), a) : 0; de && k < f->ndrops && de[k].ts_ns < b; k++)
-			if (de[k].ts_ns > last && corr__congestion_drop(model__drop_reason_name(m, de[k].reason)))
-				last = de[k].ts_ns;
-	}
+	for (unsigned e = 0; e < 2; e++)
+		if (congestion_drops(m, end[e], a, b, &l) && l > last)
+			last = l;
 	return last;
 }
 
@@ -474,14 +484,7 @@ static int retransmit_items(const struct corr *c, const struct corr_pset *ps, ui
 /* Did interface II drop for congestion in [T - LOCAL_DROP_CWR_NS, T]? */
 static bool own_drop_before(const struct model *m, uint32_t ii, uint64_t t)
 {
-	const struct model_iface *f = ii < m->nifaces ? &m->ifaces[ii] : NULL;
-	const struct model_drop_ev *de = f && f->ndrops ? &m->drop_events[f->first_drop] : NULL;
-	uint64_t from = t > LOCAL_DROP_CWR_NS ? t - LOCAL_DROP_CWR_NS : 0;
-
-	for (size_t k = de ? corr_first_ts_at(de, f->ndrops, sizeof(*de), from) : 0; de && k < f->ndrops && de[k].ts_ns <= t; k++)
-		if (corr__congestion_drop(model__drop_reason_name(m, de[k].reason)))
-			return true;
-	return false;
+	return congestion_drops(m, ii, t > LOCAL_DROP_CWR_NS ? t - LOCAL_DROP_CWR_NS : 0, t + 1, NULL) != 0;
 }
 
 /* How long before a window a stall that reaches into it may have begun. */
