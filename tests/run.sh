@@ -13,6 +13,8 @@ filter=${2:-}
 pass=0 fail=0 skip=0
 failed=()
 logdir=$(mktemp -d /tmp/fabtrace-tests.XXXXXX)
+# a failed integration test keeps its files (captures, reports) here
+export FT_KEEP_FAILED=${FT_KEEP_FAILED:-$logdir/files}
 
 run_one() { # name, timeout, command...
 	local name=$1 tmo=$2 start rc log

@@ -39,9 +39,15 @@ cleanup() {
 		wait "$REC_PID" 2>/dev/null
 	fi
 	[[ -n $LAB ]] && lab_down "$LAB" >/dev/null 2>&1
-	# FT_KEEP=DIR keeps the test's files (captures, reports) for a post-mortem
-	if [[ -n ${FT_KEEP:-} ]]; then
-		mkdir -p "$FT_KEEP" && cp -a "$TMPD/." "$FT_KEEP/" && echo "kept files in $FT_KEEP"
+	# FT_KEEP=DIR keeps the test's files (captures, reports) for a post-mortem;
+	# FT_KEEP_FAILED=DIR keeps them in DIR/TEST only when a check failed
+	# (tests/run.sh sets it, so that a failure a rerun does not repeat can still be read)
+	local keep=${FT_KEEP:-}
+	if [[ -z $keep && -n ${FT_KEEP_FAILED:-} ]] && ((failures)); then
+		keep=$FT_KEEP_FAILED/$(basename "$0" .sh)
+	fi
+	if [[ -n $keep ]]; then
+		mkdir -p "$keep" && cp -a "$TMPD/." "$keep/" && echo "kept files in $keep"
 	fi
 	rm -rf "$TMPD"
 }

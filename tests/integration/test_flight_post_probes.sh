@@ -9,7 +9,7 @@
 #    profile attaches already, naming what --no-probes leaves out, naming
 #    nothing known: exit 2, one line;
 #  - before a trigger the recorder holds no qdisc, RTT or socket-owner link
-#    (their programs are loaded, not attached); within a second of `fabtrace
+#    (their programs are loaded, not attached); within two seconds of `fabtrace
 #    trigger` it holds them; once the post-window is over they are gone
 #    again; a second trigger attaches them again;
 #  - the snapshot records the span (FT_REC_PROBE_SPAN): it starts within a
@@ -66,17 +66,37 @@ bad_run "both name qdisc_enqueue" "--post-probes and --no-probes naming the same
 bad_run "--post-probes 'sojourn'" "--post-probes naming nothing known" \
 	--profile always --post-probes sojourn -i "$H1/eth0" --switch-output 1s -o "$TMPD"
 
-# the BPF programs the recorder PID has attached (its link fds), one name per line
+# the BPF programs the recorder PID has attached (its link fds), one name per
+# line: one read of its fdinfo and one bpftool call, fast enough to poll on a
+# busy machine (a bpftool call per link took over a second there)
 attached() {
-	local fd id
-	for fd in /proc/"$1"/fdinfo/*; do
-		grep -q '^link_type:' "$fd" 2>/dev/null || continue
-		id=$(awk '/^prog_id:/ {print $2}' "$fd" 2>/dev/null)
-		[[ -n $id ]] && bpftool prog show id "$id" 2>/dev/null | sed -n 's/.* name \([^ ]*\) .*/\1/p'
-	done | sort -u
+	python3 - "$1" <<'PY'
+import glob, json, subprocess, sys
+ids = set()
+for f in glob.glob("/proc/%s/fdinfo/*" % sys.argv[1]):
+    try:
+        kv = dict(l.split(":", 1) for l in open(f) if ":" in l)
+    except OSError:
+        continue
+    if "link_type" in kv and "prog_id" in kv:
+        ids.add(int(kv["prog_id"]))
+progs = json.loads(subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True).stdout or "[]")
+print("\n".join(sorted({p.get("name", "") for p in progs if p["id"] in ids})))
+PY
 }
 # the deeper programs among PROGS (one listing, so that the count and the message agree)
 deep() { grep -cE '^(qdisc_enq|qdisc_deq|tcp_sample|sock_send|sock_recv)' <<<"$1"; }
+# N SECONDS: poll the recorder's listing (into $progs) until it holds N of
+# the deeper programs, for at most SECONDS
+wait_deep() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		progs=$(attached "$REC_PID")
+		[[ $(deep "$progs") == "$1" ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 # DIR N: wait until N snapshots are saved (at most 20 s)
 wait_snaps() {
 	local i
@@ -111,18 +131,15 @@ trig() { # N: the N-th trigger; its answer in $TMPD/trig$N.json
 		bad "trigger $1: $(cat "$TMPD/trig$1.err")"
 }
 trig 1
-sleep 1.5
-progs=$(attached "$REC_PID")
-check "within a second of the trigger: qdisc enqueue, dequeue, RTT and socket owners attached ($(echo $progs))" \
+wait_deep 5 2
+check "within two seconds of the trigger: qdisc enqueue, dequeue, RTT and socket owners attached ($(echo $progs))" \
 	test "$(deep "$progs")" = 5
 wait_snaps "$D" 1 || bad "snapshot 1 not saved"
-sleep 1.5
-progs=$(attached "$REC_PID")
+wait_deep 0 2
 check "after the post-window: detached again ($(echo $progs))" test "$(deep "$progs")" = 0
 sleep 2 # a segment or two between the windows
 trig 2
-sleep 1.5
-progs=$(attached "$REC_PID")
+wait_deep 5 2
 check "a second trigger attaches them again ($(echo $progs))" test "$(deep "$progs")" = 5
 wait_snaps "$D" 2 || bad "snapshot 2 not saved"
 sleep 1.5
