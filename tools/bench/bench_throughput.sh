@@ -43,6 +43,11 @@
 #               drops, retransmits, CE, counters, phases; no qdisc, RTT,
 #               congestion-state or socket-owner probes; counters every
 #               100 ms, the profile's default)
+#   always_post the always profile as a flight recorder (--switch-output 2s,
+#               --post-probes qdisc,rtt,owners) inside an open post-window:
+#               a `fabtrace trigger` before the run and a post-window longer
+#               than it, so the deeper probes are attached throughout: what
+#               a node pays in the seconds after a trigger (not run by default)
 #   always_ctr10ms  the same with --counter-period 10ms (the full profile's
 #               period): what the finer counters cost
 #   always_10us the same as always at --bin 10us
@@ -87,9 +92,10 @@ start_tracer() {
 	case $mode in
 	none) return 0 ;;
 	fabtrace | fabtrace_stats | fabtrace_wake0 | fabtrace_kcov | fabtrace_ccov | fabtrace_100us | fabtrace_notx | fabtrace_notxrtt | \
-		fabtrace_nophases | fabtrace_ctr100ms | fabtrace_x1 | fabtrace_x2 | fabtrace_x3 | always | always_10us | always_ctr10ms)
-		local wake=() bin=10us
-		[[ $mode == fabtrace_100us || $mode == always || $mode == always_ctr10ms ]] && bin=100us
+		fabtrace_nophases | fabtrace_ctr100ms | fabtrace_x1 | fabtrace_x2 | fabtrace_x3 | always | always_10us | always_ctr10ms | \
+		always_post)
+		local wake=() bin=10us out=$W/cap.ftr
+		[[ $mode == fabtrace_100us || $mode == always || $mode == always_ctr10ms || $mode == always_post ]] && bin=100us
 		[[ $mode == always* ]] && wake=(--profile always)
 		[[ $mode == always_ctr10ms ]] && wake=(--profile always --counter-period 10ms)
 		[[ $mode == fabtrace_wake0 ]] && wake=(--wakeup 0)
@@ -104,10 +110,17 @@ start_tracer() {
 			bin=100us
 			read -ra wake <<<"${!xv:-}"
 		fi
+		if [[ $mode == always_post ]]; then
+			out=$W/cap.d
+			mkdir -p "$out"
+			wake=(--profile always --post-probes qdisc,rtt,owners --switch-output 2s --keep 60s
+				--snapshot-pre 1s --snapshot-post 120s --control "ftbench$$")
+		fi
 		bench_spawn "$W/tracer.out" "$W/tracer.err" "$FT" record --bin "$bin" "${wake[@]}" \
-			-i "$(lab_ns "$LAB" 1)/eth0" -o "$W/cap.ftr"
+			-i "$(lab_ns "$LAB" 1)/eth0" -o "$out"
 		TPID=$SPAWNED
 		wait_grep "$W/tracer.err" 'recording to' "$TPID" 30 || die "fabtrace did not start: $(cat "$W/tracer.err")"
+		[[ $mode == always_post ]] && open_post_window
 		;;
 	tcpdump | tcpdump128)
 		local snap=()
@@ -129,10 +142,23 @@ start_tracer() {
 	sleep 0.5 # let the tracer settle (fabtrace attaches its phase probes after the line)
 }
 
+# open_post_window: trigger the flight recorder TPID and wait (at most 10 s)
+# until its deeper probes are attached: the recorder attaches them at its next tick
+open_post_window() {
+	local i
+	"$FT" trigger --control "ftbench$$" --reason "bench: an open post-window" >/dev/null 2>"$W/trigger.err" ||
+		die "fabtrace trigger: $(cat "$W/trigger.err")"
+	for ((i = 0; i < 100; i++)); do
+		python3 "$PY" linked "$TPID" | grep -qx qdisc_enq_btf && return 0
+		sleep 0.1
+	done
+	die "the post-window's probes did not attach: $(python3 "$PY" linked "$TPID" | tr '\n' ' ')"
+}
+
 # one_run CONFIG MODE REP
 one_run() {
 	local cfg=$1 mode=$2 rep=$3 t0 t1 c0='' c1='' b0 b1 s0 s1 ipid bytes=0
-	rm -f "$W"/tracer.* "$W"/cap.* "$W"/bpf0.json "$W"/bpf1.json
+	rm -rf "$W"/tracer.* "$W"/cap.* "$W"/bpf0.json "$W"/bpf1.json
 	if [[ $mode == *_stats ]]; then bench_bpf_stats_set 1; else bench_bpf_stats_set 0; fi
 	start_tracer "$mode"
 	if [[ -n $TPID ]]; then
@@ -154,12 +180,16 @@ one_run() {
 	fi
 	for f in "$W"/cap.*; do [[ -f $f ]] && bytes=$(stat -c %s "$f"); done
 	[[ ($mode == fabtrace* || $mode == always*) && -f $W/cap.ftr ]] && "$FT" info --json "$W/cap.ftr" >"$W/info.json" 2>/dev/null
+	if [[ -d $W/cap.d ]]; then # a flight recorder: its segments and its snapshot (the window, lost events)
+		bytes=$(du -sb "$W/cap.d" | cut -f1)
+		for f in "$W"/cap.d/snap-*.ftr; do [[ -f $f ]] && "$FT" info --json "$f" >"$W/info.json" 2>/dev/null; done
+	fi
 	python3 "$PY" tprow --config "$cfg" --mode "$mode" --rep "$rep" --iperf "$W/iperf.json" --seconds "$T" \
 		--t0 "$t0" --t1 "$t1" --ticks0 "$c0" --ticks1 "$c1" --clk "$CLK_TCK" \
 		--busy0 "$b0" --busy1 "$b1" --steal0 "$s0" --steal1 "$s1" --bpf0 "$W/bpf0.json" --bpf1 "$W/bpf1.json" \
 		--bpf-stats "$(sysctl -n kernel.bpf_stats_enabled)" --out "$W/tracer.out" --err "$W/tracer.err" --info "$W/info.json" --bytes "$bytes" >>"$BENCH_OUT" ||
 		die "no result for $cfg/$mode (iperf3: $(head -c 300 "$W/iperf.json") $(cat "$W/iperf.err"))"
-	rm -f "$W"/cap.* "$W/info.json"
+	rm -rf "$W"/cap.* "$W/info.json"
 	tail -n1 "$BENCH_OUT" | python3 "$PY" brief >&2
 }
 

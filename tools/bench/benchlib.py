@@ -5,6 +5,7 @@ markdown tables spliced into docs/performance.md.
 
     benchlib.py meta NAME [KEY=VALUE...]      machine/load line for a results file
     benchlib.py bpfsnap PID... [--names F] [--prev SNAP]   BPF programs of the PIDs: name, run time, runs
+    benchlib.py linked PID                    names of the programs PID holds attached (its link fds)
     benchlib.py tprow|hookrow|rbrow|fprow|reprow ...   one result row (JSON line)
     benchlib.py brief                         one-line summary of the row on stdin
     benchlib.py render NAME RESULTS.jsonl     markdown for one benchmark
@@ -245,6 +246,25 @@ def cmd_bpfsnap(a):
     print(json.dumps(progs))
 
 
+def cmd_linked(a):
+    ids = set()
+    try:
+        fds = os.listdir(f"/proc/{a.pid}/fd")
+    except OSError:
+        fds = []
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{a.pid}/fd/{fd}") != "anon_inode:bpf_link":
+                continue
+        except OSError:
+            continue
+        d = fdinfo(a.pid, fd)
+        if "prog_id" in d:
+            ids.add(d["prog_id"])
+    for name in sorted(set(prog_names(ids).values())):
+        print(name)
+
+
 def bpf_delta(f0, f1):
     """Run time and runs per program between two snapshots."""
     s0, s1 = load_json(f0, {}) or {}, load_json(f1, {}) or {}
@@ -336,7 +356,8 @@ def render_throughput(rows, meta):
         out.append("|---|---|---|---|---|---|---|---|---|---|---|")
         for mode in ("none", "fabtrace", "fabtrace_stats", "fabtrace_kcov", "fabtrace_ccov", "fabtrace_wake0",
                      "fabtrace_100us", "fabtrace_notx", "fabtrace_notxrtt", "fabtrace_nophases",
-                     "fabtrace_ctr100ms", "always", "always_ctr10ms", "always_10us", "tcpdump", "tcpdump128", "bpftrace"):
+                     "fabtrace_ctr100ms", "fabtrace_x1", "fabtrace_x2", "fabtrace_x3", "always", "always_ctr10ms",
+                     "always_10us", "always_post", "tcpdump", "tcpdump128", "bpftrace"):
             m = [r for r in rs if r["mode"] == mode]
             if not m:
                 continue
@@ -365,6 +386,11 @@ def render_throughput(rows, meta):
                     "always": "fabtrace record --profile always, 100 µs bins",
                     "always_ctr10ms": "fabtrace record --profile always, 100 µs bins, counters every 10 ms",
                     "always_10us": "fabtrace record --profile always, 10 µs bins",
+                    "always_post": "fabtrace record --profile always --post-probes qdisc,rtt,owners, "
+                                   "100 µs bins, inside a post-window",
+                    "fabtrace_x1": "fabtrace record, 100 µs bins, $BENCH_TP_X1",
+                    "fabtrace_x2": "fabtrace record, 100 µs bins, $BENCH_TP_X2",
+                    "fabtrace_x3": "fabtrace record, 100 µs bins, $BENCH_TP_X3",
                     "tcpdump": "tcpdump -w (full snaplen)", "tcpdump128": "tcpdump -s 128 -w",
                     "bpftrace": "bpftrace script"}[mode]
             out.append("| " + " | ".join([
@@ -389,7 +415,13 @@ def render_throughput(rows, meta):
                            ("fabtrace_notx", "fabtrace record (10 µs bins, --no-probes iface_tx)"),
                            ("fabtrace_notxrtt", "fabtrace record (10 µs bins, --no-probes iface_tx,rtt)"),
                            ("fabtrace_nophases", "fabtrace record (10 µs bins, --no-phases)"),
-                           ("fabtrace_ctr100ms", "fabtrace record (10 µs bins, --counter-period 100ms)")):
+                           ("fabtrace_ctr100ms", "fabtrace record (10 µs bins, --counter-period 100ms)"),
+                           ("fabtrace_100us", "fabtrace record (100 µs bins)"),
+                           ("fabtrace_x1", "fabtrace record (100 µs bins, $BENCH_TP_X1)"),
+                           ("fabtrace_x2", "fabtrace record (100 µs bins, $BENCH_TP_X2)"),
+                           ("fabtrace_x3", "fabtrace record (100 µs bins, $BENCH_TP_X3)"),
+                           ("always_post", "fabtrace record --profile always inside a post-window "
+                                           "(--post-probes qdisc,rtt,owners)")):
             vs = [v[mode] / v["tcpdump128"] for v in by.values() if v.get(mode) and v.get("tcpdump128")]
             if vs:
                 out.append(f"\n{what} ÷ tcpdump -s 128 -w, per repetition: {fmt_range(vs, 3)}; "
@@ -1215,6 +1247,9 @@ def main():
     p.add_argument("--names", help="floor's 'prog ID NAME' lines")
     p.add_argument("--prev", help="an earlier snapshot: names from it, no bpftool call")
     p.set_defaults(fn=cmd_bpfsnap)
+    p = sub.add_parser("linked")
+    p.add_argument("pid")
+    p.set_defaults(fn=cmd_linked)
     p = sub.add_parser("tprow")
     for k in ("config", "mode", "iperf", "bpf0", "bpf1", "out", "err", "info", "ticks0", "ticks1"):
         p.add_argument("--" + k, default="")
