@@ -48,6 +48,30 @@ static int64_t prog_misses(struct netprobe *p, int i)
 	return (int64_t)info.recursion_misses;
 }
 
+static bool deferred(const struct netprobe *p, int i)
+{
+	return p->deferred & (1ull << i);
+}
+
+/* Hook i's counted hits: its counters', with a deferred hook's windows
+ * already over added (its counters are open only in a window). */
+static int counted_hits(struct netprobe *p, int i, uint64_t *hits)
+{
+	if (!deferred(p, i))
+		return coverage__read(&p->hits[i], hits);
+	*hits = 0;
+	if (p->cov_window_unknown[i])
+		return -ENODATA;
+	if (p->hits[i].nopen) {
+		int err = coverage__read(&p->hits[i], hits);
+
+		if (err)
+			return err;
+	}
+	*hits += p->cov_window_hits[i];
+	return 0;
+}
+
 /* With cov_misses: hits = runs + recursion_misses (+ PID 1's hits with cov_pid1). */
 static int cov_read_hits(struct netprobe *p, int i, uint64_t runs, uint64_t *hits)
 {
@@ -58,7 +82,7 @@ static int cov_read_hits(struct netprobe *p, int i, uint64_t runs, uint64_t *hit
 	m = prog_misses(p, i);
 	if (m < 0)
 		return (int)m;
-	if (p->cov_pid1 && (err = coverage__read(&p->hits[i], &pid1)))
+	if (p->cov_pid1 && (err = counted_hits(p, i, &pid1)))
 		return err;
 	*hits = runs + (uint64_t)m + pid1;
 	return 0;
@@ -100,6 +124,29 @@ int netprobe__coverage_mode(const struct netprobe *p)
 	return p->cov_mode;
 }
 
+/* Open hook i's hit counters, as the coverage mode wants them. */
+static void open_hits(struct netprobe *p, int i)
+{
+	char why[sizeof(p->st[i].cov_why)];
+	int err = 0;
+
+	if (p->tcx_hooks & (1ull << i))
+		return; /* nothing skips a tcx program: its hits are its runs */
+	why[0] = 0;
+	if (p->cov_pid1)
+		err = coverage__open_tgid(&p->hits[i], netp_hooks[i].system, netp_hooks[i].tracepoint, 1, why,
+					  sizeof(why));
+	else if (!p->cov_misses)
+		err = coverage__open(&p->hits[i], netp_hooks[i].system, netp_hooks[i].tracepoint, p->ncpus, why,
+				     sizeof(why));
+	if (!err)
+		return;
+	if (deferred(p, i))
+		p->cov_window_unknown[i] = true; /* the later windows cannot mend it */
+	if (!p->st[i].cov_why[0])
+		memcpy(p->st[i].cov_why, why, sizeof(why));
+}
+
 void netp_open_counters(struct netprobe *p)
 {
 	int mode = p->cov_mode == NP_COV_AUTO ? netprobe__coverage_auto(NULL, 0) : p->cov_mode;
@@ -109,19 +156,32 @@ void netp_open_counters(struct netprobe *p)
 	p->cov_pid1 = mode == NP_COV_PID1;
 	p->cov_misses = mode == NP_COV_KERNEL || p->cov_pid1;
 	for (int i = 0; i < FT_PROBE_MAX; i++) {
-		if (!netp_hook_on(p, i))
+		if (!netp_hook_on(p, i) && !deferred(p, i))
 			continue;
 		p->cov_attached[i] = true;
 		p->st[i].cov_why[0] = 0;
-		if (p->tcx_hooks & (1ull << i))
-			continue; /* nothing skips a tcx program: its hits are its runs */
-		if (p->cov_pid1)
-			coverage__open_tgid(&p->hits[i], netp_hooks[i].system, netp_hooks[i].tracepoint, 1,
-					    p->st[i].cov_why, sizeof(p->st[i].cov_why));
-		else if (!p->cov_misses)
-			coverage__open(&p->hits[i], netp_hooks[i].system, netp_hooks[i].tracepoint, p->ncpus,
-				       p->st[i].cov_why, sizeof(p->st[i].cov_why));
+		if (!deferred(p, i)) /* a deferred hook's open with each window */
+			open_hits(p, i);
 	}
+}
+
+void netp_coverage_window(struct netprobe *p, int i, bool on)
+{
+	uint64_t h;
+
+	if (!deferred(p, i) || p->cov_taken)
+		return;
+	if (on) {
+		open_hits(p, i);
+		return;
+	}
+	if (p->hits[i].nopen) {
+		if (coverage__read(&p->hits[i], &h))
+			p->cov_window_unknown[i] = true;
+		else
+			p->cov_window_hits[i] += h;
+	}
+	coverage__close(&p->hits[i]);
 }
 
 /* Nothing skips a tcx program: its hook's hits are its runs. */
@@ -163,7 +223,7 @@ void netp_take_coverage(struct netprobe *p)
 	if (!p->cov_misses)
 		for (int i = 0; i < FT_PROBE_MAX; i++)
 			if (p->cov_attached[i])
-				p->cov_known[i] = coverage__read(&p->hits[i], &p->cov_hits[i]) == 0;
+				p->cov_known[i] = counted_hits(p, i, &p->cov_hits[i]) == 0;
 	v = calloc((size_t)p->ncpus, sizeof(*v));
 	if (v) {
 		if (p->net)
@@ -190,7 +250,7 @@ int netprobe__skipped_now(struct netprobe *p, uint64_t skipped[FT_PROBE_MAX], bo
 		return -EALREADY;
 	if (!p->cov_misses)
 		for (int i = 0; i < FT_PROBE_MAX; i++)
-			known[i] = p->cov_attached[i] && coverage__read(&p->hits[i], &hits[i]) == 0;
+			known[i] = p->cov_attached[i] && counted_hits(p, i, &hits[i]) == 0;
 	v = calloc((size_t)p->ncpus, sizeof(*v));
 	if (!v)
 		return -ENOMEM;

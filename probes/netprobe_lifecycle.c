@@ -464,7 +464,6 @@ done:
 			continue;
 		}
 		snprintf(p->st[i].why, sizeof(p->st[i].why), "attached in post-windows only (--post-probes)");
-		snprintf(p->st[i].cov_why, sizeof(p->st[i].cov_why), "attached in post-windows only: runs not counted");
 	}
 	if (o->verbose && tx_note[0])
 		fprintf(stderr, "fabtrace: transmit bins on %s\n", tx_note);
@@ -525,14 +524,21 @@ int netprobe__set_deferred(struct netprobe *p, bool on, char *err, size_t errlen
 	const uint64_t qdisc = (1ull << FT_PROBE_QDISC_ENQ) | (1ull << FT_PROBE_QDISC_DEQ);
 	int ret = 0;
 
+	/* the hits counted from after the attach to before the detach: a skip
+	 * at either edge is missed rather than a hit without a program counted */
 	for (int i = 0; on && i < FT_PROBE_MAX && !ret; i++)
-		if ((p->deferred & (1ull << i)) && !netp_hook_on(p, i))
+		if ((p->deferred & (1ull << i)) && !netp_hook_on(p, i)) {
 			ret = attach_hook(p, i, true, err, errlen); /* interfaces may have gone since the start */
+			if (!ret)
+				netp_coverage_window(p, i, true);
+		}
 	if (on && !ret)
 		return 0;
 	for (int i = 0; i < FT_PROBE_MAX; i++)
-		if (p->deferred & (1ull << i))
+		if (p->deferred & (1ull << i)) {
+			netp_coverage_window(p, i, false);
 			detach_hook(p, i);
+		}
 	if (on)
 		return ret;
 	/* what they wrote, then what they left open */

@@ -62,6 +62,11 @@ struct netprobe {
 	int cov_mode;                      /* enum netprobe_coverage */
 	bool cov_known[FT_PROBE_MAX];
 	uint64_t cov_hits[FT_PROBE_MAX], cov_runs[FT_PROBE_MAX];
+	/* a deferred hook's counters are open only while it is attached (open,
+	 * they would cost the tracepoint's perf hook outside the windows too):
+	 * the hits of the windows already over, and whether one failed to open */
+	uint64_t cov_window_hits[FT_PROBE_MAX];
+	bool cov_window_unknown[FT_PROBE_MAX];
 };
 
 /* Whether hook i is attached, to its tracepoint or to the chosen interfaces. */
@@ -104,6 +109,9 @@ void netp_choose_variants(int chosen[FT_PROBE_MAX], struct probe_status st[FT_PR
 void netp_open_counters(struct netprobe *p);
 /* The final reading of hits and runs (once; before the links go). */
 void netp_take_coverage(struct netprobe *p);
+/* A deferred hook's counters: opened after it attached (ON), else read into
+ * its windows' hits and closed before it detaches. */
+void netp_coverage_window(struct netprobe *p, int i, bool on);
 
 /* ---- netprobe_flush.c */
 

@@ -24,6 +24,8 @@
 #    trigger no socket owner (later ones repeat the owner seen);
 #  - an interface that went away before the trigger (host 3's, deleted) does
 #    not keep them from attaching to the rest;
+#  - the coverage check counts their hits in the windows (known, at least
+#    their runs: the stop's coverage records in the last segment);
 #  - nothing is left attached after the stop.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -151,6 +153,20 @@ CLI=''
 check "nothing left attached after the stop" test "$(bpf_orphan_links $links_before)" = 0
 check "no --post-probes failure though an interface went away ($(grep -- '--post-probes' "$TMPD/rec.err" | head -c 200))" \
 	test "$(grep -c -- '--post-probes' "$TMPD/rec.err")" = 0
+# the coverage check counts the deferred probes' hits in their windows (the
+# stop's coverage records close the last segment): known, with every run
+LAST=$(find "$D" -maxdepth 1 -name 'seg-*.ftr' | sort | tail -n 1)
+"$FT" info --json "$LAST" >"$TMPD/last.info" || bad "info of the last segment"
+check "the post-window's probes are in the coverage check, counted (the last segment's)" \
+	python3 - "$TMPD/last.info" <<'PY'
+import json, sys
+cov = {c["probe"]: c for c in json.load(open(sys.argv[1]))["lost"]["coverage"]}
+for name in ("qdisc_enqueue", "qdisc_dequeue", "tcp_sample"):
+    c = cov[name]
+    assert c["known"] and c["runs"] > 100 and c["hits"] >= c["runs"], c
+    # a tcx program is never skipped: its hits are its runs
+    assert name != "tcp_sample" or c["hits"] == c["runs"], c
+PY
 
 S1=$(find "$D" -maxdepth 1 -name 'snap-*.ftr' | sort | head -n 1)
 "$FT" report --json "$S1" >"$TMPD/s1.json" || bad "report --json of snapshot 1"
