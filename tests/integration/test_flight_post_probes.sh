@@ -69,23 +69,10 @@ bad_run "--post-probes 'sojourn'" "--post-probes naming nothing known" \
 	--profile always --post-probes sojourn -i "$H1/eth0" --switch-output 1s -o "$TMPD"
 
 # the BPF programs the recorder PID has attached (its link fds), one name per
-# line: one read of its fdinfo and one bpftool call, fast enough to poll on a
-# busy machine (a bpftool call per link took over a second there)
-attached() {
-	python3 - "$1" <<'PY'
-import glob, json, subprocess, sys
-ids = set()
-for f in glob.glob("/proc/%s/fdinfo/*" % sys.argv[1]):
-    try:
-        kv = dict(l.split(":", 1) for l in open(f) if ":" in l)
-    except OSError:
-        continue
-    if "link_type" in kv and "prog_id" in kv:
-        ids.add(int(kv["prog_id"]))
-progs = json.loads(subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True).stdout or "[]")
-print("\n".join(sorted({p.get("name", "") for p in progs if p["id"] in ids})))
-PY
-}
+# line: one read of its fdinfo and one bpftool call (the benchmarks' helper),
+# fast enough to poll on a busy machine (a bpftool call per link took over a
+# second there)
+attached() { python3 "$ROOT/tools/bench/benchlib.py" linked "$1"; }
 # the deeper programs among PROGS (one listing, so that the count and the message agree)
 deep() { grep -cE '^(qdisc_enq|qdisc_deq|tcp_sample|sock_send|sock_recv)' <<<"$1"; }
 # N SECONDS: poll the recorder's listing (into $progs) until it holds N of

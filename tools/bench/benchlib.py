@@ -172,24 +172,27 @@ def fdinfo(pid, fd):
     return d
 
 
-def bpf_progs(pid):
-    """{prog_id: {"ns": run_time_ns, "cnt": run_cnt}} of the programs PID holds."""
-    progs = {}
+def bpf_fdinfos(pid, anon):
+    """fdinfo of each fd of PID that is a BPF object of kind ANON (anon_inode:bpf-prog, anon_inode:bpf_link)."""
     try:
         fds = os.listdir(f"/proc/{pid}/fd")
     except OSError:
-        return progs
+        return
     for fd in fds:
         try:
-            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if os.readlink(f"/proc/{pid}/fd/{fd}") != anon:
+                continue
         except OSError:
             continue
-        if link != "anon_inode:bpf-prog":
-            continue
-        d = fdinfo(pid, fd)
-        if "prog_id" not in d:
-            continue
-        progs[d["prog_id"]] = {"ns": int(d.get("run_time_ns", 0)), "cnt": int(d.get("run_cnt", 0))}
+        yield fdinfo(pid, fd)
+
+
+def bpf_progs(pid):
+    """{prog_id: {"ns": run_time_ns, "cnt": run_cnt}} of the programs PID holds."""
+    progs = {}
+    for d in bpf_fdinfos(pid, "anon_inode:bpf-prog"):
+        if "prog_id" in d:
+            progs[d["prog_id"]] = {"ns": int(d.get("run_time_ns", 0)), "cnt": int(d.get("run_cnt", 0))}
     return progs
 
 
@@ -247,20 +250,7 @@ def cmd_bpfsnap(a):
 
 
 def cmd_linked(a):
-    ids = set()
-    try:
-        fds = os.listdir(f"/proc/{a.pid}/fd")
-    except OSError:
-        fds = []
-    for fd in fds:
-        try:
-            if os.readlink(f"/proc/{a.pid}/fd/{fd}") != "anon_inode:bpf_link":
-                continue
-        except OSError:
-            continue
-        d = fdinfo(a.pid, fd)
-        if "prog_id" in d:
-            ids.add(d["prog_id"])
+    ids = {d["prog_id"] for d in bpf_fdinfos(a.pid, "anon_inode:bpf_link") if "prog_id" in d}
     for name in sorted(set(prog_names(ids).values())):
         print(name)
 
