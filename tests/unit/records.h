@@ -315,6 +315,19 @@ static inline void rec_coverage(struct model *m, uint32_t probe, uint32_t known,
 	rec_add(m, r);
 }
 
+/* An attached probe and its hook, as record writes it (FT_REC_PROBE). */
+static inline void rec_probe(struct model *m, uint32_t id, const char *name, const char *hook)
+{
+	struct ft_probe_info r;
+
+	REC_HDR(r, FT_REC_PROBE);
+	r.id = id;
+	r.attached = 1;
+	snprintf(r.name, sizeof(r.name), "%s", name);
+	snprintf(r.hook, sizeof(r.hook), "%s", hook);
+	rec_add(m, r);
+}
+
 /* ---- collective phase records ---- */
 
 static inline void rec_slot(struct model *m, uint32_t slot, unsigned lib_kind, unsigned op, uint32_t flags,

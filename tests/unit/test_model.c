@@ -119,6 +119,48 @@ static void test_conservation_skipped(void **state)
 	model__free(m);
 }
 
+/*
+ * The full profile's transmit bins at tcx egress and qdisc_dequeue: a skipped
+ * dequeue hides a bulk of skbs, each as many packets as the stack cuts it
+ * into (offloads off).  Here the qdisc took 10 skbs for 200 packets, so each
+ * of the 2 skipped dequeues may hide 9 skbs of 20 packets.
+ */
+static struct model *skipped_dequeue_case(uint64_t short_pkts)
+{
+	struct model *m = mk(0, 0);
+
+	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
+	rec_probe(m, FT_PROBE_IFACE_TX, "iface_tx", "tcx/egress");
+	rec_stats(m, NS1, 2, FT_STATS_START, 0, 0, 0, 0);
+	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0, 200000, 200, 0);
+	rec_qbin_kind(m, "htb", NS1, 2, 0x10000, S0, 30000, 0, 0, 0, 10, 200000);
+	rec_stats(m, NS1, 2, FT_STATS_STOP, 0, 0, 200000 + 1000 * short_pkts, 200 + short_pkts);
+	rec_coverage(m, FT_PROBE_IFACE_TX, 1, 1000, 1000);
+	rec_coverage(m, FT_PROBE_QDISC_DEQ, 1, 102, 100);
+	rec_end(m, S0 + 2 * BIN);
+	assert_int_equal(model__finish(m), 0);
+	return m;
+}
+
+static void test_conservation_skipped_dequeue(void **state)
+{
+	struct model *m;
+
+	(void)state;
+	/* 144 short: more than a bulk of 9 packets per skip, within 9 skbs of 20 */
+	m = skipped_dequeue_case(144);
+	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->conserve, MODEL_CONSERVE_OK_SKIPPED);
+	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->skipped_pkts, 144);
+	model__free(m);
+	/* 2 * 9 * 20 = 360 is the most the skips explain */
+	m = skipped_dequeue_case(360);
+	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->conserve, MODEL_CONSERVE_OK_SKIPPED);
+	model__free(m);
+	m = skipped_dequeue_case(361);
+	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->conserve, MODEL_CONSERVE_MISMATCH);
+	model__free(m);
+}
+
 static void test_bins_summed_and_sorted(void **state)
 {
 	struct model *m = mk(0, 0);
@@ -1151,6 +1193,7 @@ int main(void)
 		cmocka_unit_test(test_phase_records),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_conservation_skipped),
+		cmocka_unit_test(test_conservation_skipped_dequeue),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -303,24 +303,53 @@ static uint64_t skipped_runs_of(const struct model *m, uint32_t probe)
 #define DEQUEUE_BULK_MAX 9
 
 /*
+ * The packets one dequeued skb counts as in the transmit bins: tx_leave()
+ * (bpf/net.bpf.c) counts a GSO skb that the device cannot take whole as the
+ * segments the stack cuts from it after the dequeue, so with the device's
+ * offloads off one skb is tens of packets.  The most, over the interfaces
+ * with a recorded qdisc, of their transmit packets per skb their qdiscs
+ * enqueued, rounded up; 1 without one.  A mean, not a bound: a skipped
+ * dequeue's skbs may have been larger than the capture's average, which the
+ * bulk of DEQUEUE_BULK_MAX skbs per run (veth dequeues one) leaves room for.
+ */
+static uint64_t pkts_per_dequeued_skb(const struct model *m)
+{
+	uint64_t most = 1;
+
+	for (size_t i = 0; i < m->nifaces; i++) {
+		uint64_t skbs = 0, pkts = m->ifaces[i].dir[FT_DIR_TX].pkts;
+
+		for (size_t q = 0; q < m->nqdiscs; q++)
+			if (m->qdiscs[q].iface == i)
+				skbs += m->qdiscs[q].enq_pkts;
+		if (skbs && (pkts + skbs - 1) / skbs > most)
+			most = (pkts + skbs - 1) / skbs;
+	}
+	return most;
+}
+
+/*
  * The packets the kernel's skipped runs may have kept out of direction
  * DIR's bins: one per skipped run of the binning probe, and with the
  * transmit bins at tcx egress (never skipped), where a full profile's
  * qdisc_dequeue counts the packets of interfaces with a qdisc
- * (bpf/net.bpf.c, targ_tx_leave), up to a bulk per skipped dequeue; an
- * always profile has no qdisc_dequeue, so adds none.
+ * (bpf/net.bpf.c, targ_tx_leave), up to a bulk of skbs per skipped dequeue,
+ * each as many packets as pkts_per_dequeued_skb(); an always profile has no
+ * qdisc_dequeue, so adds none.
  */
 static uint64_t skipped_binning_pkts(const struct model *m, int dir)
 {
 	const char *tx_hook = NULL;
+	uint64_t deq;
 
 	if (dir == FT_DIR_RX)
 		return skipped_runs_of(m, FT_PROBE_IFACE_RX);
 	for (size_t i = 0; i < m->nprobes; i++)
 		if (m->probes[i].id == FT_PROBE_IFACE_TX && m->probes[i].attached)
 			tx_hook = m->probes[i].hook;
+	deq = tx_hook && !strncmp(tx_hook, "tcx/", 4) ? skipped_runs_of(m, FT_PROBE_QDISC_DEQ) : 0;
 	return skipped_runs_of(m, FT_PROBE_IFACE_TX) +
-	       (tx_hook && !strncmp(tx_hook, "tcx/", 4) ? DEQUEUE_BULK_MAX * skipped_runs_of(m, FT_PROBE_QDISC_DEQ) : 0);
+	       (deq ? deq * DEQUEUE_BULK_MAX * pkts_per_dequeued_skb(m) : 0);
 }
 
 /*
