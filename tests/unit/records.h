@@ -315,14 +315,15 @@ static inline void rec_coverage(struct model *m, uint32_t probe, uint32_t known,
 	rec_add(m, r);
 }
 
-/* An attached probe and its hook, as record writes it (FT_REC_PROBE). */
-static inline void rec_probe(struct model *m, uint32_t id, const char *name, const char *hook)
+/* A probe, its hook and whether it was attached for the whole capture, as
+ * record writes it (FT_REC_PROBE). */
+static inline void rec_probe(struct model *m, uint32_t id, const char *name, const char *hook, bool attached)
 {
 	struct ft_probe_info r;
 
 	REC_HDR(r, FT_REC_PROBE);
 	r.id = id;
-	r.attached = 1;
+	r.attached = attached;
 	snprintf(r.name, sizeof(r.name), "%s", name);
 	snprintf(r.hook, sizeof(r.hook), "%s", hook);
 	rec_add(m, r);

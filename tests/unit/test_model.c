@@ -125,12 +125,13 @@ static void test_conservation_skipped(void **state)
  * into (offloads off).  Here the qdisc took 10 skbs for 200 packets, so each
  * of the 2 skipped dequeues may hide 9 skbs of 20 packets.
  */
-static struct model *skipped_dequeue_case(uint64_t short_pkts)
+static struct model *skipped_dequeue_case(uint64_t short_pkts, bool deq_attached)
 {
 	struct model *m = mk(0, 0);
 
 	rec_iface(m, NS1, 2, "eth0", "h1", 1000, 0);
-	rec_probe(m, FT_PROBE_IFACE_TX, "iface_tx", "tcx/egress");
+	rec_probe(m, FT_PROBE_IFACE_TX, "iface_tx", "tcx/egress", true);
+	rec_probe(m, FT_PROBE_QDISC_DEQ, "qdisc_dequeue", "tp_btf/qdisc_dequeue", deq_attached);
 	rec_stats(m, NS1, 2, FT_STATS_START, 0, 0, 0, 0);
 	rec_bin(m, 0, NS1, 2, FT_DIR_TX, S0, 200000, 200, 0);
 	rec_qbin_kind(m, "htb", NS1, 2, 0x10000, S0, 30000, 0, 0, 0, 10, 200000);
@@ -148,15 +149,19 @@ static void test_conservation_skipped_dequeue(void **state)
 
 	(void)state;
 	/* 144 short: more than a bulk of 9 packets per skip, within 9 skbs of 20 */
-	m = skipped_dequeue_case(144);
+	m = skipped_dequeue_case(144, true);
 	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->conserve, MODEL_CONSERVE_OK_SKIPPED);
 	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->skipped_pkts, 144);
 	model__free(m);
 	/* 2 * 9 * 20 = 360 is the most the skips explain */
-	m = skipped_dequeue_case(360);
+	m = skipped_dequeue_case(360, true);
 	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->conserve, MODEL_CONSERVE_OK_SKIPPED);
 	model__free(m);
-	m = skipped_dequeue_case(361);
+	m = skipped_dequeue_case(361, true);
+	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->conserve, MODEL_CONSERVE_MISMATCH);
+	model__free(m);
+	/* the always profile's dequeue, in post-windows only, bins nothing: its skips explain none */
+	m = skipped_dequeue_case(144, false);
 	assert_int_equal(dir_of(m, NS1, 2, FT_DIR_TX)->conserve, MODEL_CONSERVE_MISMATCH);
 	model__free(m);
 }

@@ -334,20 +334,26 @@ static uint64_t pkts_per_dequeued_skb(const struct model *m)
  * transmit bins at tcx egress (never skipped), where a full profile's
  * qdisc_dequeue counts the packets of interfaces with a qdisc
  * (bpf/net.bpf.c, targ_tx_leave), up to a bulk of skbs per skipped dequeue,
- * each as many packets as pkts_per_dequeued_skb(); an always profile has no
- * qdisc_dequeue, so adds none.
+ * each as many packets as pkts_per_dequeued_skb(); an always profile's
+ * qdisc_dequeue (in post-windows only) bins nothing, so adds none.
  */
 static uint64_t skipped_binning_pkts(const struct model *m, int dir)
 {
 	const char *tx_hook = NULL;
+	bool deq_bins = false;
 	uint64_t deq;
 
 	if (dir == FT_DIR_RX)
 		return skipped_runs_of(m, FT_PROBE_IFACE_RX);
-	for (size_t i = 0; i < m->nprobes; i++)
+	for (size_t i = 0; i < m->nprobes; i++) {
 		if (m->probes[i].id == FT_PROBE_IFACE_TX && m->probes[i].attached)
 			tx_hook = m->probes[i].hook;
-	deq = tx_hook && !strncmp(tx_hook, "tcx/", 4) ? skipped_runs_of(m, FT_PROBE_QDISC_DEQ) : 0;
+		/* attached for the whole capture: the full profile's; the always
+		 * profile's post-window dequeue (attached: false) bins nothing */
+		if (m->probes[i].id == FT_PROBE_QDISC_DEQ && m->probes[i].attached)
+			deq_bins = true;
+	}
+	deq = deq_bins && tx_hook && !strncmp(tx_hook, "tcx/", 4) ? skipped_runs_of(m, FT_PROBE_QDISC_DEQ) : 0;
 	return skipped_runs_of(m, FT_PROBE_IFACE_TX) +
 	       (deq ? deq * DEQUEUE_BULK_MAX * pkts_per_dequeued_skb(m) : 0);
 }
