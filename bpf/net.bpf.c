@@ -247,6 +247,7 @@ static __always_inline bool qdisc_bypasses(bool btf, const struct Qdisc *q)
 	return KREAD(btf, q, flags) & TCQ_F_CAN_BYPASS;
 }
 
+#define SH_GSO_SPAN 32 /* bytes of skb_shared_info read at once, from gso_size to gso_type */
 #define NETIF_F_GSO_SHIFT 16 /* NETIF_F_TSO_BIT: gso_type bits, shifted, are the device's GSO features */
 
 /*
@@ -257,21 +258,36 @@ static __always_inline bool qdisc_bypasses(bool btf, const struct Qdisc *q)
  * (validate_xmit_skb()): gso_segs packets of the length the qdisc charged
  * for them (qdisc_pkt_len(): every segment's headers, set before tc egress).
  */
-static __always_inline void skb_as_sent(__u64 features, struct sk_buff *skb, __u32 len, __u32 *bytes,
+static __always_inline void skb_as_sent(bool btf, __u64 features, struct sk_buff *skb, __u32 len, __u32 *bytes,
 					__u32 *pkts)
 {
+	const __u32 o_size = bpf_core_field_offset(struct skb_shared_info, gso_size),
+		    o_segs = bpf_core_field_offset(struct skb_shared_info, gso_segs),
+		    o_type = bpf_core_field_offset(struct skb_shared_info, gso_type);
 	const struct skb_shared_info *sh;
-	__u64 gso;
-	__u16 segs;
+	__u32 span[SH_GSO_SPAN / 4] = {}, type;
+	__u16 size, segs;
 
 	*bytes = len;
 	*pkts = 1;
-	sh = (const void *)(BPF_CORE_READ(skb, head) + BPF_CORE_READ(skb, end));
-	if (!BPF_CORE_READ(sh, gso_size))
+	/* skb_shinfo(): past skb->head, a plain address, so each field costs a
+	 * helper call (three of them were most of a dequeue's run): the three,
+	 * close together in every kernel, in one call where the layout allows */
+	sh = (const void *)(KREAD(btf, skb, head) + KREAD(btf, skb, end));
+	if (o_segs == o_size + 2 && o_type > o_segs && !((o_type - o_size) & 3) && o_type + 4 - o_size <= SH_GSO_SPAN) {
+		if (bpf_probe_read_kernel(span, o_type + 4 - o_size, (const void *)sh + o_size))
+			return;
+		segs = ((__u16 *)span)[1];
+		size = ((__u16 *)span)[0];
+		type = span[((o_type - o_size) / 4) & (SH_GSO_SPAN / 4 - 1)];
+	} else {
+		size = BPF_CORE_READ(sh, gso_size);
+		segs = size ? BPF_CORE_READ(sh, gso_segs) : 0;
+		type = segs > 1 ? BPF_CORE_READ(sh, gso_type) : 0;
+	}
+	if (!size || segs <= 1)
 		return;
-	segs = BPF_CORE_READ(sh, gso_segs);
-	gso = (__u64)BPF_CORE_READ(sh, gso_type) << NETIF_F_GSO_SHIFT;
-	if (segs > 1 && (features & gso) != gso) {
+	if ((features & ((__u64)type << NETIF_F_GSO_SHIFT)) != (__u64)type << NETIF_F_GSO_SHIFT) {
 		*bytes = BPF_CORE_READ((struct qdisc_skb_cb *)&skb->cb[0], pkt_len);
 		*pkts = segs;
 	}
@@ -322,7 +338,7 @@ int iface_tx_tcx(struct __sk_buff *ctx)
 		__u32 bytes = ctx->len, pkts = 1;
 
 		if (ctx->gso_size)
-			skb_as_sent(skb->dev->features, skb, ctx->len, &bytes, &pkts);
+			skb_as_sent(true, skb->dev->features, skb, ctx->len, &bytes, &pkts);
 		bin_add(slot1, netns, ctx->ifindex, FT_DIR_TX, bpf_ktime_get_ns(), bytes, pkts, 0);
 		return -1;
 	}
@@ -743,20 +759,21 @@ static __always_inline bool skb_sojourn(bool btf, struct soj_track *t, const str
  * PACKETS skbs from SKB on, each as skb_as_sent() counts it.  A packet the
  * driver hands back (a requeue) counts again when it leaves again.
  */
-static __always_inline void tx_leave(const struct qdisc_where *w, int packets, struct sk_buff *skb, __u64 now)
+static __always_inline void tx_leave(bool btf, const struct qdisc_where *w, int packets, struct sk_buff *skb,
+				     __u64 now)
 {
 	const struct net_device *dev = w->dev; /* a local: CO-RE relocates kernel types only */
-	__u64 features = BPF_CORE_READ(dev, features), bytes = 0;
+	__u64 features = KREAD(btf, dev, features), bytes = 0;
 	__u32 segs = 0, n = 0;
 
 	for (int i = 0; i < TX_BULK_READ && i < packets && skb; i++) {
 		__u32 b, p;
 
-		skb_as_sent(features, skb, BPF_CORE_READ(skb, len), &b, &p);
+		skb_as_sent(btf, features, skb, KREAD(btf, skb, len), &b, &p);
 		bytes += b;
 		segs += p;
 		n++;
-		skb = BPF_CORE_READ(skb, next);
+		skb = KREAD(btf, skb, next);
 	}
 	if (!n)
 		return;
@@ -783,7 +800,7 @@ static __always_inline void handle_dequeue(bool btf, struct Qdisc *q, const stru
 	if (!a)
 		return;
 	if (targ_tx_leave && !qdisc_bypasses(btf, q))
-		tx_leave(&w, packets, skb, now);
+		tx_leave(btf, &w, packets, skb, now);
 	t = bpf_map_lookup_elem(&soj_track, &tidx);
 	/* A bulk dequeue hands a list; look at its first few skbs. */
 	for (int i = 0; i < 8 && i < packets && skb; i++) {
