@@ -22,13 +22,21 @@
 
 /* ---- ring buffer ---- */
 
-static void queue_pid(pid_t **arr, size_t *n, size_t *cap, pid_t pid)
+/*
+ * An exec to handle after the callback, once per process among those not
+ * handled yet.  A process that execs again while its first exec is being
+ * handled (ip netns exec -> env -> the rank, in quick succession) is
+ * queued again: the first look may have read its environment in the
+ * middle of the next exec (empty), and only a look after the last exec
+ * finds its rank there.
+ */
+static void queue_exec(struct phaseprobe *p, pid_t pid)
 {
-	for (size_t i = 0; i < *n; i++)
-		if ((*arr)[i] == pid)
+	for (size_t i = p->execs_from; i < p->nexecs; i++)
+		if (p->execs[i] == pid)
 			return;
-	if (!grow((void **)arr, cap, *n, sizeof(pid_t)))
-		(*arr)[(*n)++] = pid;
+	if (!grow((void **)&p->execs, &p->capexecs, p->nexecs, sizeof(pid_t)))
+		p->execs[p->nexecs++] = pid;
 }
 
 int ph_on_sample(void *ctx, void *data, size_t size)
@@ -50,7 +58,7 @@ int ph_on_sample(void *ctx, void *data, size_t size)
 		case FT_PROC_EXEC:
 			if (!p->systemwide)
 				ph_pid_add(p, pid);
-			queue_pid(&p->execs, &p->nexecs, &p->capexecs, pid);
+			queue_exec(p, pid);
 			break;
 		case FT_PROC_EXIT:
 			ph_pid_del(p, pid);
@@ -162,12 +170,13 @@ int phaseprobe__poll(struct phaseprobe *p, int timeout_ms)
 	/* processes that exec'd: attach their libraries before they get far
 	 * (draining between them may add more execs to the list) */
 	for (size_t i = 0; i < p->nexecs; i++) {
+		p->execs_from = i + 1;
 		if (ph_on_exec(p, p->execs[i]) == -EIO)
 			return -EIO;
 		if (drain_between(p))
 			return p->cb_err;
 	}
-	p->nexecs = 0;
+	p->nexecs = p->execs_from = 0;
 	return n == -EINTR ? 0 : n;
 }
 

@@ -124,6 +124,7 @@ struct phaseprobe {
 	/* work for after the ring-buffer callback */
 	pid_t *execs;
 	size_t nexecs, capexecs;
+	size_t execs_from;          /* execs before it are being or have been handled */
 	struct ph_exit *exits;
 	size_t nexits, capexits;
 	/* records before start */
