@@ -856,7 +856,15 @@ static __always_inline void forget_followed(bool btf, const struct net_device *d
 		t->skb = 0;
 }
 
-static __always_inline void handle_drop(bool btf, struct sk_buff *skb, void *location, __u32 reason)
+/*
+ * RX_SK: the receiving socket, where the tracepoint passes it (kernels since
+ * 6.12; NULL elsewhere).  A drop of no device is placed in a namespace by
+ * its socket: TCP's own drops of received segments (TCP_OLD_DATA, a
+ * receiver's duplicate after a spurious retransmit) have no skb->sk, and
+ * without RX_SK they fall outside every --netns recording.
+ */
+static __always_inline void handle_drop(bool btf, struct sk_buff *skb, void *location, __u32 reason,
+					const struct sock *rx_sk)
 {
 	const struct net_device *dev;
 	struct ft_drop *r;
@@ -873,7 +881,7 @@ static __always_inline void handle_drop(bool btf, struct sk_buff *skb, void *loc
 			return;
 		forget_followed(btf, dev, netns, ifindex, skb);
 	} else {
-		const struct sock *sk = KREAD(btf, skb, sk);
+		const struct sock *sk = rx_sk ? rx_sk : KREAD(btf, skb, sk);
 
 		if (sk)
 			netns = sk_netns_x(btf, sk);
@@ -893,16 +901,26 @@ static __always_inline void handle_drop(bool btf, struct sk_buff *skb, void *loc
 	rec_submit(r);
 }
 
+/* Kernels since 6.12 pass the receiving socket as a fourth argument;
+ * userspace picks the variant that loads on this kernel. */
+SEC("tp_btf/kfree_skb")
+int BPF_PROG(drop_sk_btf, struct sk_buff *skb, void *location, enum skb_drop_reason reason,
+	     const struct sock *rx_sk)
+{
+	handle_drop(true, skb, location, reason, rx_sk);
+	return 0;
+}
+
 SEC("tp_btf/kfree_skb")
 int BPF_PROG(drop_btf, struct sk_buff *skb, void *location, enum skb_drop_reason reason)
 {
-	handle_drop(true, skb, location, reason);
+	handle_drop(true, skb, location, reason, NULL);
 	return 0;
 }
 
 SEC("raw_tp/kfree_skb")
 int BPF_PROG(drop_raw, struct sk_buff *skb, void *location, enum skb_drop_reason reason)
 {
-	handle_drop(false, skb, location, reason);
+	handle_drop(false, skb, location, reason, NULL);
 	return 0;
 }

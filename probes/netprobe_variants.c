@@ -38,7 +38,7 @@ const struct netp_hook netp_hooks[FT_PROBE_MAX] = {
 	{ FT_PROBE_QDISC_DEQ, "qdisc_dequeue", "qdisc", OBJ_NET,
 	  { "qdisc_deq_btf", "qdisc_deq_raw" }, { "tp_btf", "raw_tp" } },
 	{ FT_PROBE_DROP, "kfree_skb", "skb", OBJ_NET,
-	  { "drop_btf", "drop_raw" }, { "tp_btf", "raw_tp" } },
+	  { "drop_sk_btf", "drop_btf", "drop_raw" }, { "tp_btf", "tp_btf", "raw_tp" } },
 	{ FT_PROBE_RETRANS, "tcp_retransmit_skb", "tcp", OBJ_TCP,
 	  { "retrans_err_btf", "retrans_btf", "retrans_raw" }, { "tp_btf", "tp_btf", "raw_tp" } },
 	{ FT_PROBE_CONG_STATE, "tcp_cong_state_set", "tcp", OBJ_TCP,
