@@ -50,6 +50,7 @@ __all__ = ["load", "read_times", "iterations", "match", "covered", "tally", "str
 MATCH_NS = 30_000_000
 STRAGGLER_SHARE = 0.90   # issue 35: >= 90 % rank-bound naming the delayed rank
 HELD_MARGIN = 1.5        # report --margin's default: a share leads at >= 1.5 x the next
+STALLED_EXCESS = 1.0     # stalled: over its usual by >= the usual (report --slow's 1.5 x, beyond doubt)
 NETWORK_SHARE = 0.95     # issue 35: >= 95 % network naming the throttled link
 SUM_TOL = 0.01           # the budget sums to the time within 1 %
 
@@ -210,10 +211,12 @@ def judged(pairs, usual=None):
     iteration): `held` when the late rank's own lateness outweighs the
     transfer's excess over the job's usual (its median all-arrived time) by
     the report's default margin, 1.5 (a straggler's collective); `stalled`
-    when the excess is at least twice the lateness (a rank held the
-    transfer up after all had arrived on a clean network: a host
-    descheduled on this busy machine; not the straggler's doing); the rest
-    lie between.  Pairs without an iteration (a framework's job without
+    when the excess is at least twice the lateness and at least the usual
+    itself, a transfer slow beyond doubt by the report's rule (report
+    --slow, 1.5 x) (a rank held the transfer up after all had arrived on a
+    clean network: a host descheduled on this busy machine; not the
+    straggler's doing); the rest lie between (a transfer a little over its
+    usual with no one late is `ok` to the report).  Pairs without an iteration (a framework's job without
     --times-file) all count as held.  USUAL: the job's usual transfer (an
     attached recording's pairs are a part of the job: pass the whole job's)."""
     if usual is None:
@@ -223,7 +226,7 @@ def judged(pairs, usual=None):
         excess = max(0, it.arrived - usual) if it is not None else 0
         if it is None or it.own >= HELD_MARGIN * excess:
             held.append((it, c))
-        elif excess >= 2 * it.own:
+        elif excess >= 2 * it.own and excess >= STALLED_EXCESS * usual:
             stalled.append((it, c))
         else:
             between.append((it, c))
