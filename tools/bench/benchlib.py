@@ -138,24 +138,54 @@ def machine():
     }
 
 
+def proc_ticks():
+    """utime+stime (clock ticks) of every process, by pid, with its name."""
+    out = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        st = read_text(f"/proc/{pid}/stat")
+        if ")" not in st:
+            continue
+        name, rest = st[st.index("(") + 1:st.rindex(")")], st[st.rindex(")") + 2:].split()
+        out[int(pid)] = (name, int(rest[11]) + int(rest[12]))
+    return out
+
+
 def busy_pct(seconds=2.0):
-    """CPU busy (all CPUs, % of one) over a short sample: what else runs here."""
+    """CPU busy (all CPUs, % of one) over a short sample: what else runs
+    here; and the processes that took >= 10 % of a CPU meanwhile."""
     def snap():
         f = read_text("/proc/stat").splitlines()[0].split()[1:]
         v = [int(x) for x in f]
         return sum(v) - v[3] - v[4], sum(v)
     b0, t0 = snap()
+    p0 = proc_ticks()
     time.sleep(seconds)
     b1, t1 = snap()
+    p1 = proc_ticks()
     ncpu = os.cpu_count() or 1
-    return (b1 - b0) / (t1 - t0) * 100 * ncpu if t1 > t0 else None
+    hz = os.sysconf("SC_CLK_TCK")
+    busy = [{"pid": pid, "comm": name, "pct": round((t - p0[pid][1]) / hz / seconds * 100)}
+            for pid, (name, t) in p1.items() if pid in p0 and (t - p0[pid][1]) / hz >= 0.1 * seconds]
+    return ((b1 - b0) / (t1 - t0) * 100 * ncpu if t1 > t0 else None,
+            sorted(busy, key=lambda x: -x["pct"]))
+
+
+# Before a benchmark: CPUs this busy (% of one) make its side-by-side ratios noisy.
+BUSY_WARN_PCT = 25
 
 
 def cmd_meta(a):
     d = {"type": "meta", "bench": a.name}
     d.update(machine())
     if a.busy:
-        d["busy_pct"] = busy_pct()
+        d["busy_pct"], d["busy_procs"] = busy_pct()
+        if d["busy_pct"] is not None and d["busy_pct"] >= BUSY_WARN_PCT:
+            who = ", ".join(f"{p['comm']} (pid {p['pid']}, {p['pct']} %)" for p in d["busy_procs"][:3])
+            print(f"[{a.name}] warning: the CPUs were {d['busy_pct']:.0f} % of one CPU busy before the benchmark "
+                  f"({who or 'no one process'}): its ratios will be noisy; stop what is not needed",
+                  file=sys.stderr)
     for kv in a.kv:
         k, _, v = kv.partition("=")
         d[k] = v
