@@ -216,9 +216,10 @@ def judged(pairs, usual=None):
     --slow, 1.5 x) (a rank held the transfer up after all had arrived on a
     clean network: a host descheduled on this busy machine; not the
     straggler's doing); the rest lie between (a transfer a little over its
-    usual with no one late is `ok` to the report).  Pairs without an iteration (a framework's job without
-    --times-file) all count as held.  USUAL: the job's usual transfer (an
-    attached recording's pairs are a part of the job: pass the whole job's)."""
+    usual with no one late is `ok` to the report).  Pairs without an
+    iteration (a framework's job without --times-file) all count as held.
+    USUAL: the job's usual transfer (an attached recording's pairs are a
+    part of the job: pass the whole job's)."""
     if usual is None:
         usual = statistics.median([it.arrived for it, _ in pairs if it is not None] or [0])
     held, stalled, between = [], [], []
