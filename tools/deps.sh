@@ -10,11 +10,12 @@ pkgs=(
 	python3-torch  # PyTorch DDP over Gloo (tests: test_ddp_gloo_*), run with /usr/bin/python3
 	prometheus python3-prometheus-client groff-base man-db
 	iproute2 iputils-ping ethtool iptables tmux curl procps python3 util-linux
+	iperf3  # test_drops_netns, test_flight_post_probes (and the benchmarks)
 	xxd chromium
 	slurm-wlm  # test_multihost_slurm: a one-node Slurm cluster on localhost
 )
 if [[ ${1:-} == bench ]]; then
-	pkgs+=(iperf3 tcpdump bpftrace time)
+	pkgs+=(tcpdump bpftrace time)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
