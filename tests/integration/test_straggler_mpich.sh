@@ -12,16 +12,18 @@
 # on these 2 vCPUs, the job's transfers stall for seconds, by its own clock,
 # with spurious retransmits -- a test of the machine, not of the verdicts;
 # with one or two recorders they do not.  The attached recording, whose
-# window holds only a part of the job, runs beside one other.)  In each capture >= 90 % of the workload's all-reduces that its
-# own clock shows held by the straggler (budget_check.py judged(); the
-# attached one: from the first it holds whole to the last) must be
-# rank-bound naming rank 2, those it shows stalled after all had arrived
-# unknown, none network; counted over the workload's own collectives,
-# found by its own clock (allreduce --times-file), which the capture's
-# entries and exits must also agree with (the other recorders did not
-# disturb it).  Also: calls and bytes per rank, ranks from MPI_Comm_rank
-# (from the start) and from the launcher's environment (attached), the
-# merge's recovered clocks (printed; test_multihost_* assert them), and the budget (tests/integration/budget_check.py).
+# window holds only a part of the job, runs beside one other.)  In each
+# capture >= 90 % of the workload's all-reduces that its own clock shows
+# held by the straggler (budget_check.py judged(); the attached one: from
+# the first it holds whole to the last) must be rank-bound naming rank 2,
+# those it shows stalled after all had arrived unknown, none network;
+# counted over the workload's own collectives, found by its own clock
+# (allreduce --times-file), which the capture's entries and exits must also
+# agree with (the other recorders did not disturb it).  Also: calls and
+# bytes per rank, ranks from MPI_Comm_rank (from the start) and from the
+# launcher's environment (attached), the merge's recovered clocks (printed;
+# test_multihost_* assert them), and the budget
+# (tests/integration/budget_check.py).
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd mpiexec.mpich
@@ -64,8 +66,9 @@ run() {
 		sleep "0.$((RANDOM % 10))"
 		rc=0
 		# at the drain thread's priority from the start: on these 2 vCPUs, saturated
-		# by the ranks' busy polling, five recorders and the busy loop, its setup at
-		# nice 0 took 10-18 s, past the job's end.  12 s of the ~16 s loop (64
+		# by the ranks' busy polling, five recorders and the busy loop (when it ran
+		# beside the per-host recorders), its setup at nice 0 took 10-18 s, past
+		# the job's end.  12 s of the ~16 s loop (64
 		# collectives of ~250 ms): transfers stalled by a descheduled host
 		# (seconds, on the workload's own clock, on a machine busier than this
 		# test makes it) may fall inside it and still leave the straggler's
