@@ -120,6 +120,19 @@ static void test_parse(void **state)
 	assert_int_equal(rules__parse(&r, "lost > 0 policy sometimes", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "not a rate policy"));
 	assert_int_equal(rules__parse(&r, "lost > 0 policy", err, sizeof(err)), -1);
+	/* coll.slow's usual over a window */
+	assert_int_equal(rules__parse(&r, "coll.slow > 3x usual 10m on rank:2", err, sizeof(err)), 0);
+	assert_int_equal(r.usual_ns, 600 * SEC);
+	assert_true(r.on_rank);
+	assert_string_equal(r.text, "coll.slow > 3x usual 10m on rank:2");
+	assert_int_equal(rules__parse(&r, "coll.slow > 3x", err, sizeof(err)), 0);
+	assert_int_equal(r.usual_ns, 0);
+	assert_int_equal(rules__parse(&r, "link.drops > 1/s usual 1m", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "takes no 'usual'"));
+	assert_int_equal(rules__parse(&r, "coll.slow > 3x usual 100ms", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "at least 1s"));
+	assert_int_equal(rules__parse(&r, "coll.slow > 3x usual", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "needs a value"));
 }
 
 static void iface(struct rules *rs, uint32_t ifindex, const char *name, const char *ns)
@@ -550,6 +563,73 @@ static void test_collectives_on_rank(void **state)
 	rules__free(rs);
 }
 
+/* COUNT calls of pid 10 (rank 0) taking DUR each, STEP apart from AT; the moment after them. */
+static uint64_t calls(struct rules *rs, uint64_t *seq, uint64_t at, int count, uint64_t dur, uint64_t step)
+{
+	for (int i = 0; i < count; i++, at += step)
+		coll(rs, 10, ++*seq, at, at + dur);
+	return at;
+}
+
+/* A factor measured against a usual of 1 ms from the window's bins (to within 1/16). */
+static void assert_factor(int64_t value, int64_t exact)
+{
+	if (value < exact - exact / 16 || value > exact + exact / 16)
+		fail_msg("factor %lld, not within 1/16 of %lld", (long long)value, (long long)exact);
+}
+
+/* `usual DUR`: the usual holds over the window, where the latest 32 calls' forgets a lasting slowdown */
+static void test_coll_usual_window(void **state)
+{
+	const char *t[] = { "coll.slow > 3x usual 1h", "coll.slow > 3x" };
+	struct fired f;
+	struct rules *rs = make(t, 2, &f);
+	uint64_t at, seq = 10;
+
+	(void)state;
+	at = two_ranks(rs, T0) + SEC;
+	at = calls(rs, &seq, at, 30, MS, 100 * MS);
+	assert_int_equal(f.n, 0);
+	at = calls(rs, &seq, at, 20, 4 * MS, 100 * MS); /* one episode of each rule */
+	assert_int_equal(f.n, 2);
+	assert_string_equal(f.rule[0], "coll.slow > 3x usual 1h");
+	assert_factor(f.t[0].value, 4000);
+	assert_non_null(strstr(f.reason[0], "its group's usual 1.0"));
+	assert_string_equal(f.rule[1], "coll.slow > 3x");
+	assert_int_equal(f.t[1].value, 4000);
+	/* later, 4 ms again: 50 of the hour's 70 calls took 1 ms, but 20 of the latest 32 took 4 ms */
+	calls(rs, &seq, at + 2 * SEC, 1, 4 * MS, 0);
+	assert_int_equal(f.n, 3);
+	assert_string_equal(f.rule[2], "coll.slow > 3x usual 1h");
+	rules__free(rs);
+}
+
+/* Calls older than the window are not the usual; fewer than 5 in the window are none */
+static void test_coll_usual_expires(void **state)
+{
+	const char *t[] = { "coll.slow > 3x usual 1s", "coll.slow > 3x" };
+	struct fired f;
+	struct rules *rs = make(t, 2, &f);
+	uint64_t at, seq = 10;
+
+	(void)state;
+	at = two_ranks(rs, T0) + 3 * SEC; /* the 1 ms calls left the 1 s window */
+	calls(rs, &seq, at, 10, 4 * MS, 20 * MS);
+	assert_int_equal(f.n, 1);
+	assert_string_equal(f.rule[0], "coll.slow > 3x");
+	/* within the window: judged against it once it holds 5 calls */
+	rules__free(rs);
+	rs = make(t, 1, &f);
+	at = two_ranks(rs, T0) + 3 * SEC;
+	at = calls(rs, &seq, at, 4, MS, 20 * MS);
+	calls(rs, &seq, at, 1, 5 * MS, 0); /* 4 calls: no usual yet */
+	assert_int_equal(f.n, 0);
+	calls(rs, &seq, at + 20 * MS, 1, 5 * MS, 0); /* 5 calls (4 of 1 ms): 5x */
+	assert_int_equal(f.n, 1);
+	assert_factor(f.t[0].value, 5000);
+	rules__free(rs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -560,6 +640,8 @@ int main(void)
 		cmocka_unit_test(test_job),
 		cmocka_unit_test(test_collectives),
 		cmocka_unit_test(test_collectives_on_rank),
+		cmocka_unit_test(test_coll_usual_window),
+		cmocka_unit_test(test_coll_usual_expires),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

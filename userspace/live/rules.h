@@ -6,7 +6,8 @@
  * when a rule holds.  Pure: no I/O, no clock (every moment is a record's
  * CLOCK_MONOTONIC time), bounded memory; tests/unit/test_rules.c.
  *
- *   RULE := METRIC [OP THRESHOLD] [over DUR] [on NETNS/IFACE | on rank:N] [policy every:N|once-after:N]
+ *   RULE := METRIC [OP THRESHOLD] [over DUR] [usual DUR] [on NETNS/IFACE | on rank:N]
+ *           [policy every:N|once-after:N]
  *
  * rules_parse.c is the syntax and the metrics' table; rules.c the evaluator:
  * per-interface event counts in buckets of a tenth of the window (link.*;
@@ -39,6 +40,7 @@
 #define RULES_BUCKETS 10        /* a rate's window in tenths */
 #define RULES_SAMPLES 32        /* coll.slow: the latest durations of a group */
 #define RULES_MIN_SAMPLES 5     /* coll.slow: a group's usual needs this many */
+#define RULES_MIN_USUAL_NS 1000000000ull /* coll.slow's `usual DUR`: at least 1 s */
 
 enum rule_metric {
 	RM_LINK_DROPS, RM_LINK_RETRANS, RM_LINK_CE, RM_LINK_PAUSE, RM_LINK_CNP, RM_QUEUE_SOJOURN, RM_LOST,
@@ -56,6 +58,8 @@ struct rule {
 	enum rule_op op;
 	int64_t threshold;          /* in the metric's unit: 1/s, x1000, ns, a count */
 	uint64_t over_ns;           /* the rate's window and the episode's gap (default 1 s) */
+	uint64_t usual_ns;          /* coll.slow: the usual is the median of the group's calls that ended
+				     * in the last DUR (`usual DUR`); 0: of its latest RULES_SAMPLES calls */
 	bool on;                    /* on NETNS/IFACE given */
 	char on_netns[32], on_iface[16];
 	bool on_rank;               /* on rank:N given (coll.slow, rank.late): that rank's calls only */

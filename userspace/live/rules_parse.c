@@ -3,7 +3,8 @@
  * The syntax of `record --trigger RULE` (rules.h): one table of the metrics
  * and one parser.
  *
- *   RULE      := METRIC [OP THRESHOLD] [over DUR] [on PLACE] [policy RATE]
+ *   RULE      := METRIC [OP THRESHOLD] [over DUR] [usual DUR] [on PLACE] [policy RATE]
+ *   usual DUR := coll.slow only: the usual of the calls of the last DUR
  *   PLACE     := [NETNS/]IFACE (link.*, queue.sojourn) | rank:N (coll.slow, rank.late)
  *   RATE      := every:N | once-after:N  (this rule's, over --snapshot-policy)
  *   OP        := > | >= | !=  (!= for job.exit only)
@@ -161,7 +162,7 @@ int rules__parse(struct rule *r, const char *text, char *err, size_t errlen)
 			}
 			have_thr = true;
 			snprintf(folded + len, sizeof(folded) - len, " %s %s", w, t);
-		} else if (!strcmp(w, "over") || !strcmp(w, "on") || !strcmp(w, "policy")) {
+		} else if (!strcmp(w, "over") || !strcmp(w, "usual") || !strcmp(w, "on") || !strcmp(w, "policy")) {
 			char t[128] = "";
 
 			if (!next_word(&p, t, sizeof(t), false)) {
@@ -175,6 +176,17 @@ int rules__parse(struct rule *r, const char *text, char *err, size_t errlen)
 					return -1;
 				}
 				r->has_rate = true;
+			} else if (w[0] == 'u') {
+				if (m != RM_COLL_SLOW) {
+					snprintf(err, errlen, "%s takes no 'usual': it is coll.slow's window of the "
+						 "usual duration", METRICS[m].name);
+					return -1;
+				}
+				if (parse_duration(t, 0, &r->usual_ns) || r->usual_ns < RULES_MIN_USUAL_NS) {
+					snprintf(err, errlen, "usual '%s': not a window; give a duration of at least 1s, "
+						 "e.g. 10m", t);
+					return -1;
+				}
 			} else if (w[1] == 'v') {
 				if (parse_duration(t, 0, &r->over_ns) || r->over_ns < RULES_BUCKETS * 1000000ull) {
 					snprintf(err, errlen, "over '%s': not a window; give a duration of at least 10ms, "
@@ -203,8 +215,8 @@ int rules__parse(struct rule *r, const char *text, char *err, size_t errlen)
 			}
 			snprintf(folded + len, sizeof(folded) - len, " %s %s", w, t);
 		} else {
-			snprintf(err, errlen, "'%s': unexpected; give METRIC OP THRESHOLD [over DUR] [on IFACE|rank:N] "
-				 "[policy every:N]", w);
+			snprintf(err, errlen, "'%s': unexpected; give METRIC OP THRESHOLD [over DUR] [usual DUR] "
+				 "[on IFACE|rank:N] [policy every:N]", w);
 			return -1;
 		}
 	}
