@@ -115,6 +115,8 @@ struct opts {
 	long iters;
 	long warmup;
 	long compute_us;
+	long delay_from;             /* with has_delay_from: the first timed iteration --delay sleeps in */
+	int has_delay_from;
 	int json;
 	int quiet;
 	int finalize;
@@ -139,7 +141,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: allreduce [--bytes N] [--iters N] [--warmup N] [--delay RANK:USEC]...\n"
-		"                 [--compute USEC] [--ops LIST] [--steps] [--json] [--quiet] [--finalize]\n"
+		"                 [--delay-from N] [--compute USEC] [--ops LIST] [--steps] [--json] [--quiet] [--finalize]\n"
 		"                 [--ready-file F] [--times-file F]\n"
 		"  --bytes N         message size in bytes (suffix k/m/g = KiB/MiB/GiB; default 1m);\n"
 		"                    for allgather, reduce_scatter and alltoall the whole buffer\n"
@@ -148,6 +150,8 @@ static void usage(FILE *f)
 		"  --warmup N        untimed iterations first (default 2)\n"
 		"  --delay RANK:USEC sleep USEC us on RANK before each collective (compute\n"
 		"                    straggler); repeatable\n"
+		"  --delay-from N    the --delay sleeps start at timed iteration N (default: from\n"
+		"                    the first, warmup included): a job that turns slow mid-run\n"
 		"  --compute USEC    every rank sleeps USEC us before each collective (idle gaps\n"
 		"                    between bursts)\n"
 		"  --ops LIST        comma list of collectives, one per iteration, cycled:\n"
@@ -204,6 +208,7 @@ static int parse_args(int argc, char **argv, struct opts *o, int nranks)
 		{ "iters", required_argument, NULL, 'i' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "delay", required_argument, NULL, 'd' },
+		{ "delay-from", required_argument, NULL, 'D' },
 		{ "compute", required_argument, NULL, 'c' },
 		{ "ops", required_argument, NULL, 'o' },
 		{ "steps", no_argument, NULL, 's' },
@@ -270,6 +275,15 @@ static int parse_args(int argc, char **argv, struct opts *o, int nranks)
 			o->delays[o->ndelays].rank = (int)r;
 			o->delays[o->ndelays].usec = (long)us;
 			o->ndelays++;
+			break;
+		}
+		case 'D': {
+			long long n;
+
+			if (toolargs_num(optarg, 0, INT_MAX, &n, 0))
+				return arg_error("--delay-from", "expected a timed iteration number >= 0, e.g. 10");
+			o->delay_from = (long)n;
+			o->has_delay_from = 1;
 			break;
 		}
 		case 'j': o->json = 1; break;
@@ -692,7 +706,7 @@ int main(int argc, char **argv)
 		fill(op, &sh, sbuf, rbuf, seq);
 		if (o.compute_us)
 			sleep_us(o.compute_us);
-		if (my_delay)
+		if (my_delay && (!o.has_delay_from || it >= o.delay_from))
 			sleep_us(my_delay);
 		if (o.steps)
 			fabtrace_phase_end("compute");

@@ -18,7 +18,11 @@
 #    siblings that exit 0 do not;
 #  - `rank.late > 100ms on rank:N` on a real MPICH job whose rank 2 sleeps
 #    150 ms before each all-reduce: the rule on rank 2 fires, naming rank 2;
-#    the one on rank 0 never fires for rank 2's lateness.
+#    the one on rank 0 never fires for rank 2's lateness;
+#  - `coll.slow > 8x usual 1m on rank:0` on a real MPICH job that turns
+#    slow mid-run (rank 2 sleeps 900 ms before each all-reduce from the
+#    20th on): it fires inside rank 0's first slow all-reduce, by the job's
+#    own CLOCK_MONOTONIC, against a usual of the fast calls.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd python3
@@ -35,6 +39,23 @@ end_test() {
 trap end_test EXIT
 mono() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
 nsnap() { find "$1" -maxdepth 1 -name 'snap-*.ftr' | wc -l; }
+# snap_triggers DIR: the triggers of every snapshot in DIR, one JSON list
+snap_triggers() {
+	local s
+	for s in "$1"/snap-*.ftr; do
+		[[ -e $s ]] && "$FT" info --json "$s"
+	done | python3 -c '
+import json, sys
+dec, text, i, trig = json.JSONDecoder(), sys.stdin.read(), 0, []
+while True:
+    while i < len(text) and text[i].isspace():
+        i += 1
+    if i >= len(text):
+        break
+    j, i = dec.raw_decode(text, i)
+    trig += j["triggers"]
+json.dump(trig, sys.stdout)'
+}
 
 # ---- bad rules: one line, exit 2
 bad_run() { # GREP DESCRIPTION ARGS...
@@ -49,6 +70,7 @@ bad_run "'bogus': not a metric" "an unknown metric" record --switch-output 1s -o
 bad_run "needs a threshold" "a rule without its threshold" record --switch-output 1s -o "$TMPD" --trigger coll.slow
 bad_run "not a rank; give rank:N" "'on' an interface for a rule per rank" record --switch-output 1s -o "$TMPD" --trigger 'rank.late > 5ms on eth0'
 bad_run "takes no 'on'" "'on' for a rule neither per interface nor per rank" record --switch-output 1s -o "$TMPD" --trigger 'lost > 0 on rank:1'
+bad_run "takes no 'usual'" "a usual's window for a rate" record --switch-output 1s -o "$TMPD" --trigger 'link.drops > 5/s usual 1m'
 bad_run "'!=' is for job.exit only" "!= for a rate" record --switch-output 1s -o "$TMPD" --trigger 'link.ce != 3/s'
 bad_run "needs the flight recorder" "--trigger without the ring" record -o "$TMPD/x.ftr" --trigger job.exit
 check "nothing was written by the bad runs" test -z "$(find "$TMPD" -name 'seg-*' -o -name 'x.ftr')"
@@ -177,24 +199,37 @@ rc=0
 	-- "$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 64k --iters 8 --warmup 0 --delay 2:150000 --timeout 120 \
 	>"$TMPD/late.json" 2>"$TMPD/late.err" || rc=$?
 check "rank.late on rank:N: the recorder and the MPI job exit 0 ($rc: $(tail -n 2 "$TMPD/late.err"))" test "$rc" = 0
-for s in "$D4"/snap-*.ftr; do
-	[[ -e $s ]] && "$FT" info --json "$s"
-done >"$TMPD/late.info"
+snap_triggers "$D4" >"$TMPD/late.info"
 check "rank.late on rank:2 fired naming rank 2; on rank:0 never for another rank" python3 -c '
 import json, sys
-dec = json.JSONDecoder()
-text, i, trig = open(sys.argv[1]).read(), 0, []
-while True:
-    while i < len(text) and text[i].isspace():
-        i += 1
-    if i >= len(text):
-        break
-    j, i = dec.raw_decode(text, i)
-    trig += j["triggers"]
+trig = json.load(open(sys.argv[1]))
 r2 = [t for t in trig if t["rule"] == "rank.late > 100ms on rank:2"]
 r0 = [t for t in trig if t["rule"] == "rank.late > 100ms on rank:0"]
 print("# %d firings on rank:2 (%s), %d on rank:0" % (len(r2), r2[0]["reason"] if r2 else "-", len(r0)))
 sys.exit(0 if r2 and all("(rank 2)" in t["reason"] and t["value"] > 100e6 for t in r2)
          and all("(rank 0)" in t["reason"] for t in r0) else 1)' "$TMPD/late.info"
+
+# ---- coll.slow against a usual over a window: real MPICH turning slow at its 20th all-reduce
+D5=$TMPD/slow
+mkdir "$D5"
+rc=0
+"$FT" record -i "$H1/eth0" --switch-output 1s --keep 60s --keep-size 0 --snapshot-pre 1s --snapshot-post 1s \
+	--trigger 'coll.slow > 8x usual 1m on rank:0' -o "$D5" --json \
+	-- "$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 64k --iters 24 --warmup 0 --delay 2:900000 --timeout 120 \
+	-- --delay-from 20 --times-file "$TMPD/slow.times" >"$TMPD/slow.json" 2>"$TMPD/slow.err" || rc=$?
+check "coll.slow usual: the recorder and the MPI job exit 0 ($rc: $(tail -n 2 "$TMPD/slow.err"))" test "$rc" = 0
+snap_triggers "$D5" >"$TMPD/slow.info"
+check "coll.slow > 8x usual 1m on rank:0 fired inside rank 0's first slow all-reduce" python3 -c '
+import json, sys
+trig = json.load(open(sys.argv[1]))
+# the job clock: rank 0 entered its 20th all-reduce at t_in and left at t_out
+seq, t_in, t_out = [l.split() for l in open(sys.argv[2] + ".0")][20]
+t_in, t_out = float(t_in), float(t_out)
+hit = [t for t in trig if t["rule"] == "coll.slow > 8x usual 1m on rank:0" and t_in - 1e6 <= t["mono_ns"] <= t_out
+       and t["value"] >= 8000 and "allreduce" in t["reason"]]
+print("# %d firings; rank 0 entered its 20th all-reduce at %.0f, left %.1f ms later; %s" %
+      (len(trig), t_in, (t_out - t_in) / 1e6, "; ".join("%s at %+.1f ms: %s" % (t["rule"], (t["mono_ns"] - t_in) / 1e6,
+                                                           t["reason"]) for t in trig)))
+sys.exit(0 if seq == "20" and hit else 1)' "$TMPD/slow.info" "$TMPD/slow.times"
 busy_stop
 finish
