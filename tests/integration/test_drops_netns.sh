@@ -10,8 +10,8 @@
 # resends' stall the network's (docs/verdicts.md, spurious retransmits).
 # Host 1's own recorder must hold as many duplicate drops as the
 # whole-machine recorder beside it places on host 1 (>= 1, <= the kernel's
-# count); host 2's recorder none of them, and of its own TCP's drops (PAWS
-# drops of host 1's ACKs, in some runs) as many as the whole-machine
+# count); host 2's recorder none of them, and of its own TCP's drops (in
+# some runs PAWS drops of host 1's segments) as many as the whole-machine
 # recorder places on host 2.
 source "$(dirname "$0")/lib.sh"
 need_root
