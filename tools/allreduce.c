@@ -115,8 +115,7 @@ struct opts {
 	long iters;
 	long warmup;
 	long compute_us;
-	long delay_from;             /* with has_delay_from: the first timed iteration --delay sleeps in */
-	int has_delay_from;
+	long delay_from;             /* the first iteration --delay sleeps in (timed from 0; LONG_MIN: all) */
 	int json;
 	int quiet;
 	int finalize;
@@ -283,7 +282,6 @@ static int parse_args(int argc, char **argv, struct opts *o, int nranks)
 			if (toolargs_num(optarg, 0, INT_MAX, &n, 0))
 				return arg_error("--delay-from", "expected a timed iteration number >= 0, e.g. 10");
 			o->delay_from = (long)n;
-			o->has_delay_from = 1;
 			break;
 		}
 		case 'j': o->json = 1; break;
@@ -624,6 +622,7 @@ int main(int argc, char **argv)
 	double mymean, *means = NULL;
 
 	memset(&o, 0, sizeof(o));
+	o.delay_from = LONG_MIN; /* without --delay-from: from the first iteration, warmup included */
 	memset(ost, 0, sizeof(ost));
 	if (MPIC(MPI_Init, &argc, &argv) != MPI_SUCCESS) {
 		fprintf(stderr, "allreduce: MPI_Init: failed; check the launch line in tools/README.md\n");
@@ -706,7 +705,7 @@ int main(int argc, char **argv)
 		fill(op, &sh, sbuf, rbuf, seq);
 		if (o.compute_us)
 			sleep_us(o.compute_us);
-		if (my_delay && (!o.has_delay_from || it >= o.delay_from))
+		if (my_delay && it >= o.delay_from)
 			sleep_us(my_delay);
 		if (o.steps)
 			fabtrace_phase_end("compute");

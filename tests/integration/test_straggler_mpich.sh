@@ -43,17 +43,16 @@ MH_SHIFT=([1]="--mono-shift 0 --maxerror 30000"
 # run NAME [busy] [WAYS]: the job recorded WAYS (default "hosts start
 # attach"), into $TMPD/NAME-*; with busy, beside a busy loop on one CPU
 run() {
-	local n=$1 p=$TMPD/$1- ways=${3:-hosts start attach} i rc
+	local n=$1 p=$TMPD/$1- ways=${3:-hosts start attach} i rc job
 	[[ $ways == *hosts* ]] && mh_record_hosts 4 "$n-"
 	[[ ${2:-} == busy ]] && busy_start
+	job=("$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 2m --iters 64 --warmup 0 --delay 2:150000 --json
+		--timeout 150 -- --times-file "${p}t" --ready-file "${p}ready")
 	if [[ $ways == *start* ]]; then
 		# shellcheck disable=SC2046
-		"$FT" record -q -o "${p}start.ftr" $(lab_iface_args) -- \
-			"$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 2m --iters 64 --warmup 0 --delay 2:150000 --json \
-			--timeout 150 -- --times-file "${p}t" --ready-file "${p}ready" >"${p}wl.json" 2>"${p}start.err" &
+		"$FT" record -q -o "${p}start.ftr" $(lab_iface_args) -- "${job[@]}" >"${p}wl.json" 2>"${p}start.err" &
 	else
-		"$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 2m --iters 64 --warmup 0 --delay 2:150000 --json \
-			--timeout 150 -- --times-file "${p}t" --ready-file "${p}ready" >"${p}wl.json" 2>"${p}start.err" &
+		"${job[@]}" >"${p}wl.json" 2>"${p}start.err" &
 	fi
 	REC_PID=$!
 	for ((i = 0; i < 600; i++)); do
