@@ -108,54 +108,68 @@ static int cmp_pooled(const void *pa, const void *pb)
 }
 
 /*
- * P(U >= K) for samples of M and N values without ties: the distribution
- * by the recurrence on the largest value, from A (it beats all N: U = N +
- * U(M-1, N)) or from B (U = U(M, N-1)), with probabilities M/(M+N) and
- * N/(M+N).  Only additions of probabilities: no cancellation.
+ * The two-sided p of the permutation test on the rank sum: under the null
+ * hypothesis, which NA of the N pooled values are A's is a uniform draw of
+ * the C(N, NA) subsets, ties and all.  In doubled ranks (whole numbers: a
+ * run of equal values from 0-based position i to j - 1 has the mid-rank
+ * (i + 1 + j) / 2), S is the sum of A's; p = P(|S - E S| >= |S_OBS - E S|),
+ * E S = NA (N + 1).  The distribution of S by a walk over the runs of equal
+ * values (RUN[g] values, doubled rank R2[g]), choosing j of each run for A
+ * in C(RUN[g], j) ways: whole counts in doubles (C(100, 50) < 2^97),
+ * additions and products only.  Without ties this is the exact
+ * distribution of U; with them it is conditional on the ties, exact too.
  */
-static int exact_sf(size_t m, size_t n, size_t k, double *p)
+static int exact_p(size_t na, size_t n, const size_t *run, const size_t *r2, size_t nruns, size_t s_obs,
+		   double *p)
 {
-	size_t len = m * n + 1;
-	double *prev = calloc((n + 1) * len, sizeof(double)), *cur = calloc((n + 1) * len, sizeof(double));
+	size_t smax = n * (n + 1), width = smax + 1, seen = 0, taken = 0;
+	double *cnt = calloc((na + 1) * width, sizeof(double)), total = 0, tail = 0;
+	long long mean = (long long)na * (long long)(n + 1), dobs = llabs((long long)s_obs - mean);
 
-	if (!prev || !cur) {
-		free(prev);
-		free(cur);
+	if (!cnt)
 		return -ENOMEM;
-	}
-	/* row m' = 0: U = 0 surely, whatever n' */
-	for (size_t j = 0; j <= n; j++)
-		prev[j * len] = 1;
-	for (size_t i = 1; i <= m; i++) {
-		memset(cur, 0, (n + 1) * len * sizeof(double));
-		cur[0] = 1; /* n' = 0 */
-		for (size_t j = 1; j <= n; j++) {
-			double fa = (double)i / (double)(i + j), fb = (double)j / (double)(i + j);
-			const double *pa = prev + j * len, *pb = cur + (j - 1) * len;
-			double *o = cur + j * len;
+	cnt[0] = 1; /* no value taken yet: S = 0 one way */
+	for (size_t g = 0; g < nruns; g++) {
+		size_t t = run[g], top = taken + t < na ? taken + t : na;
 
-			for (size_t u = 0; u <= i * j; u++)
-				o[u] = (u >= j ? fa * pa[u - j] : 0) + (u <= i * (j - 1) ? fb * pb[u] : 0);
+		/* row k from the rows below it (still the previous run's), so in place */
+		for (size_t k = top + 1; k-- > 0;) {
+			double *row = cnt + k * width;
+			double binom = 1;
+
+			for (size_t j = 1; j <= t && j <= k; j++) {
+				const double *below = cnt + (k - j) * width;
+				size_t shift = j * r2[g];
+
+				binom = binom * (double)(t - j + 1) / (double)j; /* C(t, j): whole at each step */
+				for (size_t s = shift; s <= seen + shift && s <= smax; s++)
+					row[s] += binom * below[s - shift];
+			}
 		}
-		double *t = prev;
-
-		prev = cur;
-		cur = t;
+		taken = top;
+		seen += t * r2[g];
+		if (seen > smax)
+			seen = smax;
 	}
-	*p = 0;
-	for (size_t u = m * n + 1; u-- > k;) /* the small tail first */
-		*p += prev[n * len + u];
-	free(prev);
-	free(cur);
+	for (size_t s = 0; s <= smax; s++) {
+		double c = cnt[na * width + s];
+
+		total += c;
+		if (llabs((long long)s - mean) >= dobs)
+			tail += c;
+	}
+	free(cnt);
+	*p = total > 0 ? fmin(1.0, tail / total) : 1.0;
 	return 0;
 }
 
 int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, enum stats_mw_method method,
 		       struct stats_mw *out)
 {
-	size_t n = na + nb;
+	size_t n = na + nb, nruns = 0, s_obs = 0, *run, *r2;
 	struct pooled *v;
 	double r1 = 0, tie_term = 0, u1, u2, umax, mu, sd;
+	int ret = 0;
 
 	if (!na || !nb)
 		return -EINVAL;
@@ -168,8 +182,14 @@ int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, e
 	if (method == STATS_MW_EXACT && (na > STATS_MW_EXACT_MAX || nb > STATS_MW_EXACT_MAX))
 		return -EINVAL;
 	v = malloc(n * sizeof(*v));
-	if (!v)
+	run = malloc(n * sizeof(*run));
+	r2 = malloc(n * sizeof(*r2));
+	if (!v || !run || !r2) {
+		free(v);
+		free(run);
+		free(r2);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < na; i++)
 		v[i] = (struct pooled){ a[i], 1 };
 	for (size_t i = 0; i < nb; i++)
@@ -185,9 +205,13 @@ int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, e
 		rank = ((double)i + 1 + (double)j) / 2;
 		t = (double)(j - i);
 		tie_term += t * t * t - t;
+		run[nruns] = j - i;
+		r2[nruns++] = i + 1 + j;
 		for (size_t k = i; k < j; k++)
-			if (v[k].from_a)
+			if (v[k].from_a) {
 				r1 += rank;
+				s_obs += i + 1 + j;
+			}
 		i = j;
 	}
 	free(v);
@@ -198,17 +222,15 @@ int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, e
 	out->u = u1;
 	out->ties = tie_term > 0;
 	out->exact = method == STATS_MW_EXACT ||
-		     (method == STATS_MW_AUTO && !out->ties && na <= STATS_MW_EXACT_MAX && nb <= STATS_MW_EXACT_MAX);
+		     (method == STATS_MW_AUTO && na <= STATS_MW_EXACT_MAX && nb <= STATS_MW_EXACT_MAX);
 	if (out->exact) {
-		/* U is whole without ties; with them (EXACT asked) truncated, as SciPy does */
-		int ret = exact_sf(na, nb, (size_t)umax, &out->p);
-
-		if (ret)
-			return ret;
 		out->z = NAN;
-		out->p = fmin(1.0, 2 * out->p);
-		return 0;
+		ret = exact_p(na, n, run, r2, nruns, s_obs, &out->p);
 	}
+	free(run);
+	free(r2);
+	if (out->exact || ret)
+		return ret;
 	mu = (double)na * (double)nb / 2;
 	sd = sqrt((double)na * (double)nb / 12 * (((double)n + 1) - tie_term / ((double)n * ((double)n - 1))));
 	out->z = sd > 0 ? (umax - 0.5 - mu) / sd : 0;

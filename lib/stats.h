@@ -5,10 +5,11 @@
  * bootstrap confidence interval of a difference, reproducible from a seed.
  * Pure C; the samples are never changed (sorted copies are made).
  *
- * Mann-Whitney (STATS_MW_AUTO): the exact distribution of U when there are
- * no ties and both samples have at most STATS_MW_EXACT_MAX values, else
- * the normal approximation with the tie correction of the variance and a
- * continuity correction of 0.5.  The same numbers as
+ * Mann-Whitney (STATS_MW_AUTO): the exact permutation distribution of the
+ * rank sum when both samples have at most STATS_MW_EXACT_MAX values
+ * (conditional on the ties, where there are some), else the normal
+ * approximation with the tie correction of the variance and a continuity
+ * correction of 0.5.  Without ties, the same numbers as
  * scipy.stats.mannwhitneyu(a, b, alternative="two-sided") with
  * method="exact" and method="asymptotic" (use_continuity=True).
  */
@@ -29,7 +30,7 @@ double stats_mean(const double *x, size_t n);  /* NaN when N is 0 */
 
 enum stats_mw_method {
 	STATS_MW_AUTO = 0,      /* exact where it applies (above), else asymptotic */
-	STATS_MW_EXACT,         /* the exact distribution (ties make it approximate) */
+	STATS_MW_EXACT,         /* the exact distribution (conditional on any ties) */
 	STATS_MW_ASYMPTOTIC,    /* the normal approximation */
 };
 

@@ -22,7 +22,10 @@
 #      only when one side lies wholly beyond the other), and a miscalibrated
 #      one in more; --aa on the 4 runs recorded in between;
 #  (d) jobs of different shapes (synthetic captures) are refused, or warned
-#      about with --force; bad input gets one line and its exit status.
+#      about with --force; bad input gets one line and its exit status (a
+#      capture given twice, a second --); captures without configuration
+#      records leave the diff unknown; tied runs (1 against 6) get the exact
+#      test, never a p below what their number allows.
 # The JSON is validated against docs/compare.schema.json with the jsonschema
 # package where one is installed, the page's SVG with an XML parser.
 source "$(dirname "$0")/lib.sh"
@@ -219,7 +222,25 @@ expect 2 "an empty side A" -- "$D/s1.ftr"
 expect 1 "a text file" "$D/text.ftr" -- "$D/s1.ftr"
 expect 1 "a corrupt capture" "$D/s1.ftr" -- "$D/corrupt.ftr"
 expect 1 "a missing file" "$D/s1.ftr" -- "$D/nonexistent.ftr"
-expect 2 "a bad --alpha" --alpha 2 "$D/s1.ftr" -- "$D/s1.ftr"
+expect 2 "a bad --alpha" --alpha 2 "$D/s1.ftr" -- "$D/s1b.ftr"
+expect 2 "more than one --" "$D/s1.ftr" -- "$D/s1b.ftr" -- "$D/s2.ftr"
+expect 2 "a capture given twice on one side" "$D/s1.ftr" "$D/s1.ftr" -- "$D/s1b.ftr"
+ln -s "$D/s1.ftr" "$D/s1-link.ftr"
+expect 2 "one capture on both sides, once through a link" "$D/s1.ftr" -- "$D/s1-link.ftr"
+# synthetic captures carry no configuration: the diff is unknown, not "the same"
+check "a side without configuration records: the diff is unknown (config_diff.known false)" quiet jget \
+	"$D/same.json" "(j['config_diff']['known'] is False and not j['config_diff']['knobs']) or exit(1)"
+"$FT" compare "$D/s1.ftr" -- "$D/s1b.ftr" >"$D/same.txt" 2>/dev/null || bad "same shape, text"
+check "... and the text says unknown" grep -q "^  unknown (sides A and B have no configuration records)" "$D/same.txt"
+# tied runs: one run without congestion (every pause and CNP time 0) against
+# six with it (each the same 100 ms): the exact test's least p for 1 against
+# 6 is 1/7, so nothing can be significant; the normal approximation, which
+# ties once sent compare to, said p = 0.041 for five metrics
+for i in 1 2 3 4 5 6; do "$SC" -q -o "$D/t$i.ftr" --seed "$i" || bad "synthcap t$i"; done
+"$SC" -q -o "$D/t0.ftr" --seed 1 --congest none || bad "synthcap t0"
+"$FT" compare --json "$D/t0.ftr" -- "$D"/t[1-6].ftr >"$D/tied.json" 2>/dev/null || bad "1 run against 6"
+check "1 run against 6, tied: no p below 1/7, nothing significant" quiet jget "$D/tied.json" \
+	"(min(m.get('p') for m in j['metrics'] if m.get('p') is not None) > 0.1428 and j['summary']['significant'] == 0) or exit(1)"
 "$FT" compare --json "$D/deepA-2.ftr" -- "$D/cut.ftr" >"$D/cut.json" 2>/dev/null || bad "a capture cut short"
 check "a capture cut short is compared, with a warning" quiet jget "$D/cut.json" \
 	"any('truncated' in w for w in j['warnings']) or exit(1)"

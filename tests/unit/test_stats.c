@@ -107,8 +107,10 @@ struct mw_case {
 	const double *a, *b;
 	size_t na, nb;
 	double u;
-	double p_exact, p_asym;     /* SciPy's, method "exact" and "asymptotic" */
+	double p_exact, p_asym;     /* the permutation test's (SciPy's method "exact" where
+				     * there are no ties), and SciPy's method "asymptotic" */
 	bool auto_exact;            /* what AUTO must choose */
+	bool ties;
 };
 
 static const double small_a[] = { 1.1, 2.3, 3.7, 4.2, 5.9 };
@@ -133,7 +135,7 @@ static void check_case(const struct mw_case *c)
 	assert_close(r.u, c->u, 1e-15);
 	assert_int_equal(r.exact, c->auto_exact);
 	assert_close(r.p, c->auto_exact ? c->p_exact : c->p_asym, 1e-9);
-	assert_int_equal(r.ties, !c->auto_exact && c->na <= STATS_MW_EXACT_MAX && c->nb <= STATS_MW_EXACT_MAX);
+	assert_int_equal(r.ties, c->ties);
 	assert_int_equal(stats_mann_whitney(c->a, c->na, c->b, c->nb, STATS_MW_ASYMPTOTIC, &r), 0);
 	assert_false(r.exact);
 	assert_close(r.p, c->p_asym, 1e-9);
@@ -152,12 +154,17 @@ static void check_case(const struct mw_case *c)
 static void test_mann_whitney_scipy(void **state)
 {
 	const struct mw_case cases[] = {
-		{ "small", small_a, small_b, N(small_a), N(small_b), 3.0, 0.030303030303030304, 0.03576376659097789, true },
-		{ "medium", med_a, med_b, N(med_a), N(med_b), 41.0, 0.016084575002329748, 0.017954376455399868, true },
-		/* ties: SciPy's "exact" ignores them; AUTO takes the tie-corrected normal approximation */
-		{ "ties", ties_a, ties_b, N(ties_a), N(ties_b), 7.5, 0.005512134923899629, 0.006373133838085873, false },
-		{ "large", large_a, large_b, N(large_a), N(large_b), 2204.0, 0.6299501879667052, 0.6288401667626007, false },
-		{ "apart", apart_a, apart_b, N(apart_a), N(apart_b), 0.0, 0.02857142857142857, 0.03038282197657749, true },
+		{ "small", small_a, small_b, N(small_a), N(small_b), 3.0, 0.030303030303030304, 0.03576376659097789, true,
+		  false },
+		{ "medium", med_a, med_b, N(med_a), N(med_b), 41.0, 0.016084575002329748, 0.017954376455399868, true,
+		  false },
+		/* ties: the permutation test conditional on them, 129 of the C(17, 8) = 24310 subsets
+		 * (enumerated in Python); SciPy's "exact" ignores them (0.005512) */
+		{ "ties", ties_a, ties_b, N(ties_a), N(ties_b), 7.5, 129.0 / 24310, 0.006373133838085873, true, true },
+		{ "large", large_a, large_b, N(large_a), N(large_b), 2204.0, 0.6299501879667052, 0.6288401667626007, false,
+		  false },
+		{ "apart", apart_a, apart_b, N(apart_a), N(apart_b), 0.0, 0.02857142857142857, 0.03038282197657749, true,
+		  false },
 	};
 
 	(void)state;
@@ -194,6 +201,82 @@ static void test_mann_whitney_edges(void **state)
 	assert_false(r.ties);
 	assert_int_equal(stats_mann_whitney(big, STATS_MW_EXACT_MAX, med_b, N(med_b), STATS_MW_AUTO, &r), 0);
 	assert_true(r.exact);
+}
+
+/*
+ * The permutation p by brute force: every subset of NA of the N pooled
+ * positions as A's, in doubled mid-ranks; a different algorithm from the
+ * library's walk over the runs of equal values.
+ */
+static double brute_p(const double *a, size_t na, const double *b, size_t nb)
+{
+	size_t n = na + nb, r2[16], tail = 0, total = 0;
+	long long s_obs = 0, mean = (long long)na * (long long)(n + 1);
+	double pool[16];
+
+	for (size_t i = 0; i < n; i++)
+		pool[i] = i < na ? a[i] : b[i - na];
+	for (size_t i = 0; i < n; i++) { /* doubled mid-rank: 2 (below) + (equal) + 1 */
+		size_t below = 0, equal = 0;
+
+		for (size_t k = 0; k < n; k++) {
+			below += pool[k] < pool[i];
+			equal += pool[k] == pool[i];
+		}
+		r2[i] = 2 * below + equal + 1;
+		if (i < na)
+			s_obs += (long long)r2[i];
+	}
+	for (unsigned mask = 0; mask < 1u << n; mask++) {
+		long long s = 0;
+
+		if ((size_t)__builtin_popcount(mask) != na)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (mask & (1u << i))
+				s += (long long)r2[i];
+		total++;
+		tail += llabs(s - mean) >= llabs(s_obs - mean);
+	}
+	return (double)tail / (double)total;
+}
+
+/* Ties in few runs: the exact test conditional on them, never the normal approximation. */
+static void test_mann_whitney_tied_exact(void **state)
+{
+	const double zeros[] = { 0, 0, 0 }, ones[] = { 1, 1, 1 }, zero[] = { 0 };
+	const double hundreds[] = { 100, 100, 100, 100, 100, 100 };
+	const double mixed_a[] = { 5, 5, 7, 9 }, mixed_b[] = { 5, 9, 9, 12, 12 };
+	struct stats_mw r;
+	struct stats_rng g;
+
+	(void)state;
+	/* 3 against 3, each side one value: the least p of 3 against 3, 0.1
+	 * (the normal approximation said 0.0495) */
+	assert_int_equal(stats_mann_whitney(zeros, 3, ones, 3, STATS_MW_AUTO, &r), 0);
+	assert_true(r.exact && r.ties);
+	assert_close(r.p, 0.1, 1e-12);
+	/* 1 against 6 tied: 1/7 (the approximation said 0.041) */
+	assert_int_equal(stats_mann_whitney(zero, 1, hundreds, 6, STATS_MW_AUTO, &r), 0);
+	assert_close(r.p, 1.0 / 7, 1e-12);
+	/* enumerated in Python: 1/6 */
+	assert_int_equal(stats_mann_whitney(mixed_a, 4, mixed_b, 5, STATS_MW_AUTO, &r), 0);
+	assert_close(r.p, 1.0 / 6, 1e-12);
+	/* against the brute force on many small samples, most of them tied */
+	stats_rng_seed(&g, 11);
+	for (int round = 0; round < 300; round++) {
+		size_t na = 1 + stats_rng_below(&g, 7), nb = 1 + stats_rng_below(&g, 7);
+		double x[8], y[8];
+		uint64_t levels = 1 + stats_rng_below(&g, round % 3 ? 4 : 20);
+
+		for (size_t i = 0; i < na; i++)
+			x[i] = (double)stats_rng_below(&g, levels);
+		for (size_t i = 0; i < nb; i++)
+			y[i] = (double)stats_rng_below(&g, levels) + (round % 5 == 0 ? 1 : 0);
+		assert_int_equal(stats_mann_whitney(x, na, y, nb, STATS_MW_AUTO, &r), 0);
+		assert_true(r.exact);
+		assert_close(r.p, brute_p(x, na, y, nb), 1e-12);
+	}
 }
 
 /* ---- bootstrap ---- */
@@ -305,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_quantile_against_sort),
 		cmocka_unit_test(test_mann_whitney_scipy),
 		cmocka_unit_test(test_mann_whitney_edges),
+		cmocka_unit_test(test_mann_whitney_tied_exact),
 		cmocka_unit_test(test_rng),
 		cmocka_unit_test(test_bootstrap),
 		cmocka_unit_test(test_bootstrap_coverage),

@@ -66,7 +66,7 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: 0, 1 when a capture cannot be read or is corrupt, when the jobs\n"
 		"differ in shape (without --force) or an output cannot be written, 2 for usage\n"
-		"errors (no --, an empty side).\n");
+		"errors (no -- or more than one, an empty side, a capture given twice).\n");
 }
 
 enum { OPT_HTML = 0x100, OPT_AA, OPT_FORCE, OPT_ALPHA, OPT_THRESHOLD, OPT_RESAMPLES, OPT_SEED };
@@ -192,6 +192,22 @@ static int load_side(const struct cmp_opts *o, char **files, size_t n, struct cm
 	return 0;
 }
 
+/* A capture given twice (by any path) would count as two runs: a usage error, with its one line. */
+static bool same_capture_twice(char **fa, size_t na, char **fb, size_t nb)
+{
+	for (size_t i = 0; i < na + nb; i++)
+		for (size_t k = i + 1; k < na + nb; k++) {
+			const char *x = i < na ? fa[i] : fb[i - na], *y = k < na ? fa[k] : fb[k - na];
+
+			if (ft_same_file(x, y)) {
+				ft_err("compare: %s and %s are the same capture (%s); each run counts once, so give it "
+				       "once", x, y, k < na ? "both on side A" : i >= na ? "both on side B" : "on both sides");
+				return true;
+			}
+		}
+	return false;
+}
+
 static void free_side(struct cmp_run *runs, size_t n)
 {
 	for (size_t i = 0; runs && i < n; i++)
@@ -260,9 +276,14 @@ int cmd_compare(int argc, char **argv)
 
 	cmp_opts__init(&cl.o);
 	util_json_from_args(argc, argv, (const char *const[]){ "--json", "-j", "--pretty", "-p", NULL });
-	for (int i = 1; i < argc && sep < 0; i++)
-		if (!strcmp(argv[i], "--"))
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			if (sep >= 0) {
+				ft_err("compare: more than one --; give A's captures, then --, then B's (see --help)");
+				return 2;
+			}
 			sep = i;
+		}
 	/* options may stand on either side of --; the captures are what is left of each part */
 	if (parse_part(&cl, sep < 0 ? argc : sep, argv, &fa, &na))
 		return 2;
@@ -287,6 +308,8 @@ int cmd_compare(int argc, char **argv)
 				ft_err("compare: --html %s is a capture being read; choose another output", cl.html);
 				return 2;
 			}
+	if (same_capture_twice(fa, na, fb, nb))
+		return 2;
 	ret = load_side(&cl.o, fa, na, &ra);
 	if (!ret)
 		ret = load_side(&cl.o, fb, nb, &rb);

@@ -298,8 +298,9 @@ static int blind_spots(struct cmp *c)
 		for (size_t i = 0; i < sides[s]->nruns; i++) {
 			const struct cmp_run *r = &sides[s]->runs[i];
 
-			if (!r->have_config && cmp__warn(c, "%s has no configuration records (an older fabtrace, or "
-						       "--format-version 1): the diff leaves it out", r->path))
+			if (!r->have_config && cmp__warn(c, "%s has no configuration records (written by an older "
+						       "fabtrace or with --format-version 1, or cut short): the "
+						       "diff leaves it out", r->path))
 				return -ENOMEM;
 			for (size_t k = 0; k < r->nsettings; k++)
 				if (r->settings[k].changed &&
@@ -326,9 +327,12 @@ int cmp_config__diff(struct cmp *c)
 	int ret;
 
 	if (!configured(&c->a) || !configured(&c->b)) {
+		c->config_unknown = configured(&c->a)	  ? "side B has"
+				    : configured(&c->b) ? "side A has"
+							: "sides A and B have";
 		ret = blind_spots(c);
-		return ret ? ret : cmp__warn(c, "side %s has no configuration records: the configuration diff is "
-					   "unknown", configured(&c->a) ? "B" : "A");
+		return ret ? ret : cmp__warn(c, "%s no configuration records: the configuration diff is unknown",
+					   c->config_unknown);
 	}
 	ret = every_setting(c, &all, &n);
 	if (ret)

@@ -37,6 +37,7 @@ static void side(struct json *j, const char *key, const struct cmp_side *s)
 static void config_diff(struct json *j, const struct cmp *c)
 {
 	json_kv_object_begin(j, "config_diff");
+	json_kv_bool(j, "known", c->config_unknown == NULL);
 	json_kv_u64(j, "knobs_counted", c->nknobs_counted);
 	json_kv_array_begin(j, "knobs");
 	for (size_t i = 0; i < c->nknobs; i++) {

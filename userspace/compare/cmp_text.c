@@ -96,6 +96,8 @@ static void verdict(FILE *f, const struct cmp *c)
 			if (!c->knobs[i].derived)
 				fprintf(f, "B's %s %s (%s -> %s)", c->knobs[i].cls, c->knobs[i].key, c->knobs[i].a,
 					c->knobs[i].b);
+	} else if (c->config_unknown) {
+		fprintf(f, "B (the configuration diff is unknown)");
 	} else if (!c->nknobs_counted) {
 		fprintf(f, "B (no configuration difference recorded)");
 	} else {
@@ -154,7 +156,9 @@ int cmp__text(const struct cmp *c, FILE *f, bool all)
 	fprintf(f, "fabtrace compare: A %zu run%s, B %zu run%s\n", c->a.nruns, c->a.nruns > 1 ? "s" : "", c->b.nruns,
 		c->b.nruns > 1 ? "s" : "");
 	fprintf(f, "\nConfiguration, A -> B:\n");
-	if (!c->nknobs)
+	if (c->config_unknown)
+		fprintf(f, "  unknown (%s no configuration records)\n", c->config_unknown);
+	else if (!c->nknobs)
 		fprintf(f, "  the same (no recorded setting differs)\n");
 	for (size_t i = 0; i < c->nknobs; i++)
 		knob_line(f, &c->knobs[i], "  ");

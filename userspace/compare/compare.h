@@ -141,6 +141,8 @@ struct cmp {
 	struct cmp_diff *diffs; size_t ndiffs;
 	struct cmp_knob *knobs; size_t nknobs;
 	size_t nknobs_counted;      /* knobs not derived */
+	const char *config_unknown; /* who has no configuration records ("side A has", "side B
+				     * has", "sides A and B have"): no diff at all; NULL when both have some */
 	char **warnings; size_t nwarnings;
 	struct cmp_metric *metrics; size_t nmetrics;
 	size_t significant, better, worse; /* counts over metrics */
