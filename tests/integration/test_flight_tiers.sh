@@ -5,10 +5,12 @@
 # the closed segments are copied aside; after it, the early segments are
 # gone (--keep) and their summaries stay.  Every summary line equals what
 # `report` says of the same collective in its segment (op, comm, seq:
-# verdict); no collective is summarized twice; the all-reduces summarized
+# verdict and evidence); no collective is summarized twice; the all-reduces summarized
 # inside the workload's own loop (its --times-file, its clock) are its
 # iterations, each once; `history --json` counts the same verdicts; a
-# corrupt line is skipped and counted, an empty directory is one error line.
+# corrupt line is skipped and counted, an empty directory, day files without
+# a summary and a missing directory are one error line and exit 1; buckets
+# under a minute get labels to the second.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd mpiexec.mpich
@@ -62,11 +64,12 @@ for s in segs:
     p = os.path.join(copy, s[:-4] + ".json")
     if os.path.exists(p):
         for c in json.load(open(p))["collectives"]["items"]:
-            rep[(s, c["op"], c["comm"], c["seq"])] = c["verdict"]
-matched = [(l["verdict"], rep.get((l["seg"], l["op"], l["comm"], l["seq"]))) for l in lines]
+            rep[(s, c["op"], c["comm"], c["seq"])] = (c["verdict"], c["why"])
+matched = [((l["verdict"], l["why"]), rep.get((l["seg"], l["op"], l["comm"], l["seq"]))) for l in lines]
 known = [m for m in matched if m[1] is not None]
 check(f"{len(known)} of {len(lines)} lines found in report of their segment's copy", len(known) >= 0.9 * len(lines))
-check("every one has report's verdict", all(a == b for a, b in known))
+check("every one has report's verdict and evidence (why)", all(a == b for a, b in known))
+check("some lines have evidence", any(l["why"] for l in lines))
 # the workload's own loop, by its clock: entries of every rank, CLOCK_MONOTONIC
 ent = collections.defaultdict(list)
 for f in glob.glob(times + ".*"):
@@ -101,4 +104,24 @@ check "history of an empty directory: exit 1, one line ($(cat "$TMPD/e.err"))" t
 rc=0
 "$FT" history --bucket 0 "$DIR" >/dev/null 2>"$TMPD/e.err" || rc=$?
 check "history --bucket 0: exit 2, one line" test "$rc" = 2 -a "$(wc -l <"$TMPD/e.err")" = 1
+rc=0
+"$FT" history --from 2026-02-30 "$DIR" >/dev/null 2>"$TMPD/e.err" || rc=$?
+check "history --from 2026-02-30 (no such day): exit 2, one line" test "$rc" = 2 -a "$(wc -l <"$TMPD/e.err")" = 1
+mkdir -p "$TMPD/junk/summaries"
+echo "not a summary" >"$TMPD/junk/summaries/2026-01-01.jsonl"
+rc=0
+"$FT" history "$TMPD/junk" >/dev/null 2>"$TMPD/e.err" || rc=$?
+check "history of day files without one summary: exit 1, one line ($(cat "$TMPD/e.err"))" \
+	test "$rc" = 1 -a "$(wc -l <"$TMPD/e.err")" = 1
+rc=0
+"$FT" history "$TMPD/nonexistent" >/dev/null 2>"$TMPD/e.err" || rc=$?
+check "history of a missing directory: exit 1, one line ($(cat "$TMPD/e.err"))" \
+	test "$rc" = 1 -a "$(wc -l <"$TMPD/e.err")" = 1
+check "... that says it is missing" grep -q "No such file or directory" "$TMPD/e.err"
+# buckets under a minute are labelled to the second: no two rows alike
+"$FT" history --bucket 1s --top 0 "$DIR" >"$TMPD/h1s.txt" 2>/dev/null || bad "history --bucket 1s"
+check "history --bucket 1s: every bucket's label differs" python3 -c '
+import re, sys
+rows = [l.split()[0] for l in open(sys.argv[1]) if re.match(r"  \d{4}-\d\d-\d\dT", l)]
+sys.exit(0 if len(rows) >= 2 and len(set(rows)) == len(rows) else 1)' "$TMPD/h1s.txt"
 finish

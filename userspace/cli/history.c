@@ -75,8 +75,15 @@ static int64_t parse_when(const char *s)
 
 			memset(&tm, 0, sizeof(tm));
 			e = strptime(s, fmts[i], &tm);
-			if (e && !*e)
-				return (int64_t)timegm(&tm) * SEC;
+			if (e && !*e) {
+				struct tm want = tm;
+				time_t t = timegm(&tm);
+
+				/* timegm() moves a day that does not exist (2026-02-30) on: refuse it */
+				if (tm.tm_mday != want.tm_mday || tm.tm_mon != want.tm_mon || tm.tm_year != want.tm_year)
+					return -1;
+				return (int64_t)t * SEC;
+			}
 		}
 		return -1;
 	}

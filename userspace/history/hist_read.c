@@ -318,7 +318,8 @@ static void write_text(const struct acc *a, const char *sub, FILE *out)
 		a->files == 1 ? "" : "s", s->n, s->n ? fmt_wall(a->first_ns, w1, sizeof(w1)) : "-",
 		s->n ? fmt_wall(a->last_ns, w2, sizeof(w2)) : "-");
 	if (a->skipped)
-		fprintf(out, " (%zu line%s skipped: not summary lines)", a->skipped, a->skipped == 1 ? "" : "s");
+		fprintf(out, " (%zu line%s skipped: %s)", a->skipped, a->skipped == 1 ? "" : "s",
+			a->skipped == 1 ? "not a summary line" : "not summary lines");
 	fprintf(out, "\n\nVerdicts per %s (UTC; ok network rank unknown), time in collectives and its budget:\n",
 		fmt_ns(a->o->bucket_ns, x, sizeof(x)));
 	fprintf(out, "  %-20s %7s %7s %7s %7s %7s  %10s %8s %6s %8s %12s\n", "from", "total", "ok", "network",
@@ -327,7 +328,7 @@ static void write_text(const struct acc *a, const char *sub, FILE *out)
 		const struct sums *b = &a->b[i].s;
 
 		fmt_wall(a->b[i].start_ns, w1, sizeof(w1));
-		w1[16] = 0; /* to the minute */
+		w1[a->o->bucket_ns % 60000000000ull ? 19 : 16] = 0; /* to the second where buckets need it, else the minute */
 		fprintf(out, "  %-20s %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
 			"  %10s %7.1f%% %5.1f%% %7.1f%% %11.1f%%\n", w1, b->n, b->v[0], b->v[1], b->v[2], b->v[3],
 			fmt_ns(b->total, x, sizeof(x)), pct(b->waiting, b->total), pct(b->usual, b->total),
@@ -363,6 +364,7 @@ int hist__read(const char *dir, const struct hist_read_opts *o, FILE *out)
 {
 	struct acc a;
 	char sub[4200];
+	struct stat st;
 	int rc;
 
 	memset(&a, 0, sizeof(a));
@@ -371,15 +373,25 @@ int hist__read(const char *dir, const struct hist_read_opts *o, FILE *out)
 		ft_err("history: out of memory");
 		return 1;
 	}
+	rc = stat(dir, &st) ? -errno : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	if (rc) {
+		ft_err("history: %s: %s; give the flight recorder's directory (record --switch-output ... -o DIR)", dir,
+		       strerror(-rc));
+		free(a.worst);
+		return 1;
+	}
 	rc = read_dir(&a, dir, sub, sizeof(sub));
+	if (!rc && !a.all.n && !a.outside)
+		rc = -1; /* day files, but not one summary line in them */
 	if (rc == -1)
-		ft_err("history: %s: no summaries (%s/%s/*.jsonl; record --switch-output writes them)", dir, dir,
-		       HIST_SUBDIR);
+		ft_err("history: %s: no summaries (%s/%s/*.jsonl%s; record --switch-output writes them)", dir, dir,
+		       HIST_SUBDIR, a.skipped ? ", whose lines are not summaries" : "");
 	else if (rc)
 		ft_err("history: %s", strerror(-rc));
 	if (!rc) {
 		if (a.skipped)
-			ft_warn("history: %zu line%s skipped: not summary lines", a.skipped, a.skipped == 1 ? "" : "s");
+			ft_warn("history: %zu line%s skipped: %s", a.skipped, a.skipped == 1 ? "" : "s",
+				a.skipped == 1 ? "not a summary line" : "not summary lines");
 		if (a.nranks)
 			qsort(a.ranks, a.nranks, sizeof(*a.ranks), cmp_named);
 		if (a.nlinks)

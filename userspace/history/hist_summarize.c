@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "lib/hash.h"
-#include "lib/json.h"
 #include "lib/util.h"
 #include "userspace/correlate/correlate.h"
 #include "userspace/history/history.h"
@@ -48,29 +47,16 @@ static int add_key(struct hist_keys *k, uint64_t h)
 	return 0;
 }
 
-/* The evidence bits' names as corr__why_json() spells them, comma-separated. */
+/* The evidence bits' names as corr__why_json() spells them (its table), comma-separated. */
 static void why_names(unsigned why, char *buf, size_t len)
 {
-	char tmp[512];
-	FILE *f = fmemopen(tmp, sizeof(tmp), "w");
-	struct json j;
-	size_t k = 0;
-	const char *p;
+	size_t n, k = 0;
+	const struct corr_why_info *t = corr__why_table(&n);
 
 	buf[0] = 0;
-	if (!f)
-		return;
-	json_init(&j, f, false);
-	corr__why_json(&j, NULL, why);
-	json_finish(&j);
-	fputc(0, f);
-	fclose(f);
-	tmp[sizeof(tmp) - 1] = 0;
-	for (p = tmp; *p; p++) /* ["queue","drops"] -> queue,drops */
-		if (*p == ',')
-			str_appendf(buf, len, &k, ",");
-		else if (*p != '[' && *p != ']' && *p != '"')
-			str_appendf(buf, len, &k, "%c", *p);
+	for (size_t i = 0; i < n; i++)
+		if (why & t[i].bit)
+			str_appendf(buf, len, &k, "%s%s", k ? "," : "", t[i].name);
 }
 
 static void fill(struct hist_line *l, const struct model *m, const struct corr *c, const struct corr_instance *in,
