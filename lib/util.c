@@ -321,7 +321,7 @@ int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
 		free(o->tmp);
 		o->tmp = NULL;
 		outfile_abort(o);
-		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(e));
+		snprintf(err, errlen, "%s: cannot create: %s%s", path, strerror(e), create_hint(e));
 		return -e;
 	}
 	tmpfile_track(o->tmp);
@@ -361,6 +361,23 @@ int stream_errno(FILE *f)
 	    v.f_bavail == 0)
 		return ENOSPC;
 	return EIO;
+}
+
+const char *create_hint(int e)
+{
+	switch (e) {
+	case ENOENT:
+		return "; create the directory first (mkdir -p)";
+	case EACCES:
+	case EPERM:
+	case EROFS:
+		return "; choose a directory this user can write";
+	case ENOSPC:
+	case EDQUOT:
+		return "; free some space or choose another file system";
+	default:
+		return "";
+	}
 }
 
 int outfile_errno(const struct outfile *o)

@@ -147,4 +147,37 @@ check "record -o '': exit 2 (got $rc)" test "$rc" = 2
 rc=0
 "$FT" export -o '' x.ftr >/dev/null 2>&1 || rc=$?
 check "export -o '': exit 2 (got $rc)" test "$rc" = 2
+expect_err "record -- without a command" "record: -- but no command after it" "$FT" record -q -i lo -d 1s -o nocmd.ftr --
+no_file nocmd.ftr "record -- without a command"
+rc=0
+"$FT" record -q -i lo -d 1s -o nocmd.ftr -- >/dev/null 2>&1 || rc=$?
+check "record -- without a command: exit 2 (got $rc)" test "$rc" = 2
+# a failed write to stdout: the command's own line, not a second one about stdout
+SC=$ROOT/$BUILD/tools/synthcap
+"$SC" -q -o ok.ftr || bad "synthcap"
+expect_err "report > /dev/full: one line" "report: writing the report" sh -c '"$1" report "$2" >/dev/full' sh "$FT" ok.ftr
+# the output's directory is checked before the inputs are read: no clock warning before the error
+"$SC" -q -o ok2.ftr --seed 2 || bad "synthcap 2"
+expect_err "merge into a missing directory, without -q: one line, with what to do" \
+	"merge: nodir/m.ftr: cannot create: No such file or directory; create the directory first" \
+	"$FT" merge -o nodir/m.ftr ok.ftr ok2.ftr
+rc=0
+"$FT" merge -o ok.ftr ok.ftr >/dev/null 2>&1 || rc=$?
+check "merge -o INPUT INPUT: a usage error, exit 2 (got $rc)" test "$rc" = 2
+# a header with 0 ns bins (its CRC mended): every reader refuses it, so does merge
+python3 - ok.ftr bin0.ftr <<'PY'
+import struct, sys, zlib
+d = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<Q", d, 40, 0)  # bin_ns
+struct.pack_into("<I", d, 484, 0)
+struct.pack_into("<I", d, 484, zlib.crc32(bytes(d[:488])))
+open(sys.argv[2], "wb").write(d)
+PY
+expect_err "merge of a header with 0 ns bins" "0 ns bins" "$FT" merge -o b0m.ftr bin0.ftr
+no_file b0m.ftr "merge of a header with 0 ns bins"
+# help COMMAND is the command's help
+"$FT" help record >help.txt 2>&1 || bad "fabtrace help record"
+check "fabtrace help record: record's own help" grep -q "^Usage: fabtrace record" help.txt
+"$FT" --help merge >help.txt 2>&1 || bad "fabtrace --help merge"
+check "fabtrace --help merge: merge's own help" grep -q "^Usage: fabtrace merge" help.txt
 finish

@@ -27,6 +27,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "lib/util.h"
 #include "userspace/capture/capture.h"
 #include "userspace/capture/capture_priv.h"
 #include "userspace/capture/records.h"
@@ -135,13 +136,13 @@ static int open_output(const char *path, uid_t owner_uid, char *err, size_t errl
 	if (errno != EEXIST) {
 		int e = errno;
 
-		cap_msg(err, errlen, "%s: cannot create: %s", path, strerror(e));
+		cap_msg(err, errlen, "%s: cannot create: %s%s", path, strerror(e), create_hint(e));
 		return -e;
 	}
 	if (lstat(path, &st) < 0) {
 		int e = errno;
 
-		cap_msg(err, errlen, "%s: cannot create: %s", path, strerror(e));
+		cap_msg(err, errlen, "%s: cannot create: %s%s", path, strerror(e), create_hint(e));
 		return -e;
 	}
 	if (S_ISLNK(st.st_mode)) {
@@ -183,7 +184,7 @@ static int open_output(const char *path, uid_t owner_uid, char *err, size_t errl
 		int e = errno;
 
 		/* EEXIST here means someone recreated it in between: refuse */
-		cap_msg(err, errlen, "%s: cannot create: %s", path, strerror(e));
+		cap_msg(err, errlen, "%s: cannot create: %s%s", path, strerror(e), create_hint(e));
 		return -e;
 	}
 	return fd;

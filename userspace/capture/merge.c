@@ -516,6 +516,28 @@ static bool in_windows(const struct merge *m, const struct host *h)
 }
 
 
+/*
+ * The output's directory, checked before the inputs are read (the output is
+ * written last, as a temporary renamed into place): an error about -o after
+ * minutes of reading and a warning about the clocks was one line too many.
+ */
+static int out_dir_writable(const char *out)
+{
+	const char *slash = strrchr(out, '/');
+	char dir[4096];
+
+	if (slash == out)
+		snprintf(dir, sizeof(dir), "/");
+	else if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - out), out);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (!access(dir, W_OK))
+		return 0;
+	ft_err("merge: %s: cannot create: %s%s", out, strerror(errno), create_hint(errno));
+	return -1;
+}
+
 int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 {
 	struct merge m = {
@@ -530,6 +552,8 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 		ft_err("merge: %zu captures; 1 to %d can be merged", n, MERGE_MAX_HOSTS);
 		return 1;
 	}
+	if (out_dir_writable(m.out))
+		return 1;
 	m.n = n;
 	m.h = calloc(m.n, sizeof(*m.h));
 	if (!m.h)
@@ -540,6 +564,7 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 		if (ft_same_file(m.out, paths[i])) {
 			ft_err("merge: -o %s is one of the captures to merge (%s); choose another output", m.out,
 			       paths[i]);
+			rc = 2;
 			goto out;
 		}
 		if (!capture__rereadable(paths[i])) {
@@ -565,7 +590,7 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 			}
 		/* record takes 1 us to 1 s: anything else is a damaged header, and
 		 * the traffic windows' buffers grow as the bins shrink */
-		if (m.h[i].hdr.bin_ns && (m.h[i].hdr.bin_ns < 1000 || m.h[i].hdr.bin_ns > 1000000000ull)) {
+		if (m.h[i].hdr.bin_ns < 1000 || m.h[i].hdr.bin_ns > 1000000000ull) {
 			ft_err("merge: %s has %llu ns bins, outside the 1 us to 1 s that fabtrace records: a damaged header",
 			       m.h[i].path, (unsigned long long)m.h[i].hdr.bin_ns);
 			goto out;
@@ -577,7 +602,7 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 			goto out;
 		}
 	}
-	m.bin_ns = m.h[0].hdr.bin_ns ? m.h[0].hdr.bin_ns : 100000;
+	m.bin_ns = m.h[0].hdr.bin_ns;
 	mrg_make_labels(&m);
 	for (size_t i = 0; i < m.n; i++) {
 		m.h[i].same_as = -1;

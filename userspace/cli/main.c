@@ -30,7 +30,8 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
 	fprintf(f,
-		"\n'fabtrace COMMAND --help' shows a command's options.\n\n"
+		"\n'fabtrace COMMAND --help' (or 'fabtrace help COMMAND') shows a command's options;\n"
+		"'fabtrace --version' the version.\n\n"
 		"Examples:\n"
 		"  sudo fabtrace record -i eth0 -d 10s -o incident.ftr\n"
 		"  fabtrace report incident.ftr\n"
@@ -49,12 +50,17 @@ static void usage(FILE *f)
 /*
  * Output that could not be written is a failure, not a success: `fabtrace
  * info > f` on a full disk exited 0 with f cut short.  A reader that went
- * away (| head) is not an error of ours.
+ * away (| head) is not an error of ours.  A command that failed has said
+ * why in its one line, often that very write: no second line.
  */
 static int stdout_written(int rc)
 {
 	int e;
 
+	if (rc) {
+		fflush(stdout);
+		return rc;
+	}
 	errno = 0;
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return rc;
@@ -73,6 +79,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		for (size_t i = 0; argc > 2 && i < sizeof(cmds) / sizeof(cmds[0]); i++)
+			if (!strcmp(argv[2], cmds[i].name)) /* fabtrace help record: record's own */
+				return stdout_written(cmds[i].fn(2, (char *[]){ argv[2], "--help", NULL }));
 		usage(stdout);
 		return stdout_written(0);
 	}

@@ -56,6 +56,13 @@ static void usage(FILE *f)
 "  fabtrace merge --window 5s -o job.ftr unsynced-*.ftr\n"
 "  fabtrace merge --format-version 1 -o for-old-fabtrace.ftr node1.ftr\n"
 "\n"
+"Exit status: 0, also when an input is damaged or cut short: it is merged as far\n"
+"as it reads (for a post-mortem, what one node kept is worth keeping), with a\n"
+"warning that names it, and the merged capture marks its host damaged (report\n"
+"and info say so); 1 when a capture cannot be opened or is not a capture, the\n"
+"captures do not go together (bin widths, copies of one recording) or the\n"
+"output cannot be written; 2 for usage errors (-o one of the inputs).\n"
+"\n"
 "Recording every node (one command line, %%h = the host name):\n"
 "  srun --ntasks-per-node=1 --overlap sudo fabtrace record -o job-%%h.ftr -d 60s\n"
 "  pdsh -w node[1-64] 'sudo fabtrace record -o /scratch/job-%%h.ftr -d 60s'\n");

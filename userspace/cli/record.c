@@ -492,6 +492,11 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 	}
 	if (optind < argc)
 		r->o.cmd = &argv[optind];
+	else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		ft_err("record: -- but no command after it; give the command to run and trace (record ... -- CMD "
+		       "[ARGS]), or leave out the --");
+		return -1;
+	}
 	if (flight_opts__check(&r->fo, &r->o, r->o.out_path != NULL))
 		return -1;
 	if (r->nrules && !r->fo.on) {

@@ -336,8 +336,8 @@ static void say_trigger(const struct flight *f, const struct ft_trigger *r)
 	if (r->action == FT_TRIGA_SNAPSHOT || r->action == FT_TRIGA_EXTENDED) {
 		char a[32], b[32];
 
-		fprintf(stderr, "fabtrace: trigger %.64s%s%.128s at %s: %s, %s before to %s after, into %s\n",
-			r->rule, r->reason[0] ? " (" : "", r->reason, when, what,
+		fprintf(stderr, "fabtrace: trigger %.64s%s%.128s%s at %s: %s, %s before to %s after, into %s\n",
+			r->rule, r->reason[0] ? " (" : "", r->reason, r->reason[0] ? ")" : "", when, what,
 			fmt_ns(r->mono_ns - r->from_ns, a, sizeof(a)), fmt_ns(r->to_ns - r->mono_ns, b, sizeof(b)),
 			f->snap_path);
 	} else {

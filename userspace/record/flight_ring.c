@@ -140,8 +140,7 @@ int flight_ring__open(struct flight_ring **out, const char *dir, const struct fl
 	}
 	if (stat(dir, &st)) {
 		rc = -errno;
-		snprintf(err, errlen, "%s: %s%s", dir, strerror(errno),
-			 errno == ENOENT ? "; create the directory first (mkdir -p)" : "");
+		snprintf(err, errlen, "%s: %s%s", dir, strerror(errno), create_hint(errno));
 		return rc;
 	}
 	if (!S_ISDIR(st.st_mode)) {
