@@ -122,6 +122,26 @@ check "disk full: says so ($(head -c 200 full.err))" grep -q "No space left on d
 check "disk full: capture readable up to its last block" \
 	test "$(python3 -c 'import json; j=json.load(open("full.json")); print(j["state"], j["blocks"] > 0)')" = "truncated True"
 check "disk full: report works on it" quiet "$FT" report tiny/full.ftr
+# the flight recorder on a full disk: every segment it leaves reads, none is a
+# bare header, and its error names a segment, not a .part file
+mkdir -p tiny2 && mount -t tmpfs -o size=64k tmpfs tiny2 &&
+	trap 'umount "$TMPD/tiny" "$TMPD/tiny2" 2>/dev/null; cleanup' EXIT
+dd if=/dev/zero of=tiny2/fill bs=1k count=40 2>/dev/null
+mkdir tiny2/fr
+ping -f -w 20 127.0.0.1 >/dev/null 2>&1 &
+PING=$!
+rc=0
+"$FT" record -q -i lo --bin 10us -d 15s --switch-output 1s -o tiny2/fr 2>fr.err || rc=$?
+kill "$PING" 2>/dev/null
+wait "$PING" 2>/dev/null
+check "flight recorder, disk full: exit 1 ($rc), one line ($(head -c 300 fr.err))" test "$rc" = 1 -a "$(wc -l <fr.err)" = 1
+check "  naming a segment, not its .part" grep -q "tiny2/fr/seg-[0-9]*-[0-9TZ]*\.ftr: " fr.err
+check "  no .part left" test -z "$(compgen -G 'tiny2/fr/*.part')"
+for f in tiny2/fr/seg-*.ftr; do
+	[[ -e $f ]] || continue
+	blocks=$("$FT" info --json "$f" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["blocks"])')
+	check "  $(basename "$f"): readable, not a bare header ($blocks blocks)" test "${blocks:-0}" -gt 0
+done
 
 # In --json mode the error is JSON on stdout.
 "$FT" report --json /nonexistent.ftr >err.json 2>/dev/null

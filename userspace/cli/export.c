@@ -460,7 +460,7 @@ int cmd_export(int argc, char **argv)
 	struct model *m = NULL;
 	struct corr_opts co;
 	struct corr *c = NULL;
-	char err[512];
+	char err[512], done_path[EX_N][4096] = { { 0 } }; /* the tables committed */
 	int opt, nwant = 0, ret = 0;
 	bool made_dir = false;
 
@@ -588,16 +588,26 @@ int cmd_export(int argc, char **argv)
 			ret = 1;
 		}
 	}
-	for (int k = 0; k < EX_N && !ret; k++)
-		if (want[k] && outfile_commit(&of[k], err, sizeof(err))) {
-			ft_err("export: %s", err);
+	for (int k = 0; k < EX_N && !ret; k++) {
+		if (!want[k])
+			continue;
+		snprintf(done_path[k], sizeof(done_path[k]), "%s", of[k].path ? of[k].path : "-");
+		if (outfile_commit(&of[k], err, sizeof(err))) {
+			ft_err("export: %s; nothing was written", err);
+			done_path[k][0] = 0;
 			ret = 1;
 		}
+	}
 	for (int k = 0; k < EX_N; k++)
 		if (of[k].f)
 			outfile_abort(&of[k]);
+	/* the tables go whole or not at all: a later one that failed (a full
+	 * disk at its fsync) takes back the ones already in place */
+	for (int k = 0; k < EX_N && ret && nwant > 1; k++)
+		if (done_path[k][0])
+			unlink(done_path[k]);
 	if (ret && made_dir)
-		rmdir(out); /* ours: gone when no table was committed to it (else it stays) */
+		rmdir(out);
 done:
 	corr__free(c);
 	model__free(m);

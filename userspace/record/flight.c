@@ -621,10 +621,13 @@ int flight__finish(struct flight *f)
 
 	if (!f)
 		return 0;
-	/* no END came (a write failed, or the start did): close what is open */
-	if (flight_ring__writing(f->ring) &&
-	    flight_ring__end(f->ring, FT_STOP_ERROR, mono_ns(), err, sizeof(err)) && !f->failed)
+	/* no END came (a write failed, or the start did): close what is open;
+	 * what became of that segment is the last word on the failure (the
+	 * write's own error named the .part file it was) */
+	if (flight_ring__writing(f->ring) && flight_ring__end(f->ring, FT_STOP_ERROR, mono_ns(), err, sizeof(err))) {
+		f->failed = false;
 		fail(f, err);
+	}
 	if (f->snapper) {
 		if (f->win.active) {
 			flight_snapper__save(f->snapper, f->win.snap);

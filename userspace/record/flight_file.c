@@ -122,6 +122,7 @@ int flight_file__finish(struct flight_file *ff, uint32_t stop_reason, uint64_t e
 			char *err, size_t errlen)
 {
 	struct ft_end end = { .hdr = { FT_REC_END, sizeof(end), 0 } };
+	uint64_t kept;
 	int rc = 0, wrc;
 
 	if (errlen)
@@ -133,12 +134,18 @@ int flight_file__finish(struct flight_file *ff, uint32_t stop_reason, uint64_t e
 	end.stop_reason = stop_reason;
 	if (!ff->failed)
 		(void)flight_file__append(ff, &end.hdr);
-	if (ff->failed)
-		snprintf(err, errlen, "%s", capture__last_error(ff->w));
+	kept = capture__records(ff->w);
 	wrc = capture__close(ff->w); /* a failed writer left a readable, truncated capture */
 	ff->w = NULL;
-	if (wrc && !err[0])
-		snprintf(err, errlen, "%s: write failed: %s", ff->part, strerror(-wrc));
+	if ((wrc || ff->failed) && !kept) { /* a header alone: nothing to keep */
+		rc = unlink(ff->part) ? -errno : 0;
+		snprintf(err, errlen, "%s: %s before any record was written; %s", ff->path,
+			 strerror(wrc < 0 ? -wrc : EIO), rc ? "its .part file could not be removed" : "not kept");
+		return wrc ? wrc : -EIO;
+	}
+	if (wrc || ff->failed) /* named by the file it becomes, not its .part */
+		snprintf(err, errlen, "%s: write failed: %s; kept readable up to its last complete block (%llu "
+			 "records)", ff->path, strerror(wrc < 0 ? -wrc : EIO), (unsigned long long)kept);
 	rc = fix_header(ff->part, ff->min_ts, flags);
 	if (rc) {
 		snprintf(err, errlen, "%s: cannot finish its header: %s", ff->part, strerror(-rc));

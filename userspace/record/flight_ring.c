@@ -271,7 +271,7 @@ int flight_ring__end(struct flight_ring *r, uint32_t stop_reason, uint64_t now_n
 		(void)flight_lost__write(&r->lost, now_ns, &r->cur);
 	rc = flight_file__finish(&r->cur, stop_reason, now_ns, FT_FILE_SEGMENT, err, errlen);
 	r->writing = false;
-	if (rc && !r->error[0])
+	if (rc) /* what became of the file: the append's error named its .part */
 		snprintf(r->error, sizeof(r->error), "%s", err);
 	if (lstat(r->cur.path, &st)) /* not renamed: not a segment */
 		return rc ? rc : -errno;

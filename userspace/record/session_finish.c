@@ -86,6 +86,10 @@ int session__finish(struct session *s)
 	ret = capture__close(s->w);
 	/* capture__close frees the writer; keep what the summary needs */
 	s->w = NULL;
+	if ((ret || s->write_failed) && !s->st.records_written && s->o->out_path && strcmp(s->o->out_path, "-") != 0 &&
+	    !unlink(s->o->out_path)) /* a header and nothing else (a full disk at once): not left behind */
+		snprintf(s->write_error, sizeof(s->write_error), "%s: %s before any record was written; the file "
+			 "is removed", s->o->out_path, strerror(ret < 0 ? -ret : EIO));
 	return ret || s->write_failed ? -1 : 0;
 }
 
