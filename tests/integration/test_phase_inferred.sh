@@ -23,6 +23,9 @@ _rc=$?
 check "record with phase probes exits 0 ($(tail -n1 "$TMPD/rec.err"))" test "$_rc" = 0
 "$FT" report --json --phases inferred "$TMPD/p.ftr" >"$TMPD/inf.json" || bad "report --phases inferred"
 "$FT" report --json --top 0 "$TMPD/p.ftr" >"$TMPD/probes.json" || bad "report (probes)"
+"$FT" report --phases inferred "$TMPD/p.ftr" >"$TMPD/inf.txt" 2>&1 || bad "report --phases inferred (text)"
+check "the text's answer says the phases came from the traffic, not that the probes saw no call ($(sed -n 2p "$TMPD/inf.txt"))" \
+	grep -q "^Answer: .*--phases inferred" "$TMPD/inf.txt"
 "$FT" export --what bins --format jsonl -o "$TMPD/bins.jsonl" "$TMPD/p.ftr" || bad "export --what bins"
 # shellcheck disable=SC2046
 "$FT" record -q --no-phases -o "$TMPD/n.ftr" $(lab_iface_args) -- \

@@ -505,9 +505,12 @@ static void network_only(struct headline *h, const struct model *m, const struct
 	int busy_dir = 0;
 	uint64_t cong = 0;
 
-	/* why there are none: the phase probes were off or found no library,
-	 * or they ran and saw no call */
-	if (!m->nslots)
+	/* why there are none: inferred phases asked for, the phase probes were
+	 * off or found no library, or they ran and saw no call */
+	if (c && c->opts.phases == CORR_PHASES_INFERRED)
+		line(h, "Answer: collectives not matched from the phase probes (--phases inferred: phases from "
+		     "the traffic alone); the network:");
+	else if (!m->nslots)
 		line(h, "Answer: no collective phases in this capture (no phase probes: --no-phases, or no MPI, "
 		     "NCCL or Gloo library was loaded; record a job with -- CMD or -p PID); the network:");
 	else
