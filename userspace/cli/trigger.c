@@ -43,9 +43,11 @@ static void usage(FILE *f)
 "  -r, --reason TEXT     why (up to 127 characters), kept in the snapshot\n"
 "      --at TIME         the moment, in seconds since the epoch (as date +%%s.%%N\n"
 "                        prints it); default: now.  It may be in the past: the\n"
-"                        window then reaches to now\n"
+"                        window then reaches to now; not in the future (beyond\n"
+"                        the hosts' clock skew, a few seconds): the recorder\n"
+"                        refuses it\n"
 "  -w, --wait            wait until the snapshot is written, and name its file\n"
-"      --timeout DUR     give up waiting after DUR (default 10m)\n"
+"      --timeout DUR     with --wait: give up waiting after DUR (default 10m)\n"
 "      --netns NAME      the recorder of network namespace NAME (record --netns)\n"
 "      --control NAME    the recorder's control socket name (record --control;\n"
 "                        default flight)\n"
@@ -80,6 +82,7 @@ static int parse(struct trig_args *a, int argc, char **argv)
 		{ "netns", required_argument, NULL, O_NETNS }, { "control", required_argument, NULL, O_CONTROL },
 		{ "json", no_argument, NULL, O_JSON }, { "help", no_argument, NULL, 'h' }, { 0 },
 	};
+	bool timeout_given = false;
 	uint64_t v;
 	int c;
 
@@ -108,6 +111,7 @@ static int parse(struct trig_args *a, int argc, char **argv)
 			a->wait = true;
 			break;
 		case O_TIMEOUT:
+			timeout_given = true;
 			if (parse_duration(optarg, 1000000000ull, &a->timeout_ns)) {
 				ft_err_bad_value("trigger", "--timeout", optarg, "a duration", "e.g. 60s, 10m");
 				return -1;
@@ -137,6 +141,10 @@ static int parse(struct trig_args *a, int argc, char **argv)
 	}
 	if (optind < argc) {
 		ft_err("trigger: unexpected argument '%s'; see 'fabtrace trigger --help'", argv[optind]);
+		return -1;
+	}
+	if (timeout_given && !a->wait) {
+		ft_err("trigger: --timeout is how long --wait waits; give --wait too, or leave --timeout out");
 		return -1;
 	}
 	return 0;
