@@ -195,6 +195,7 @@ open(sys.argv[2], "wb").write(d)
 PY
 expect_err "merge of a header with 0 ns bins" "0 ns bins" "$FT" merge -o b0m.ftr bin0.ftr
 no_file b0m.ftr "merge of a header with 0 ns bins"
+expect_err "trigger --timeout without --wait" "trigger: --timeout is how long --wait waits" "$FT" trigger --timeout 1s
 # help COMMAND is the command's help
 "$FT" help record >help.txt 2>&1 || bad "fabtrace help record"
 check "fabtrace help record: record's own help" grep -q "^Usage: fabtrace record" help.txt
