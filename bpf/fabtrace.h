@@ -766,6 +766,7 @@ enum ft_trigger_action {
 	FT_TRIGA_COOLDOWN = 4,  /* held back: inside the cool-down after a snapshot */
 	FT_TRIGA_FULL     = 5,  /* inside a snapshot already as long as it may grow */
 	FT_TRIGA_COVERED  = 6,  /* its window lies inside what a saved snapshot holds */
+	FT_TRIGA_JOINED   = 7,  /* inside the snapshot being taken, whose end is already later */
 };
 
 /*

@@ -322,6 +322,26 @@ for f in sorted(glob.glob(sys.argv[2] + "/seg-*.ftr")):
     acts += [t["action"] for t in j["triggers"]]
 sys.exit(0 if acts.count("rate") == 3 and acts.count("snapshot") == 1 else 1)' "$FT" "$TMPD/rate2"
 
+# ---- --switch-max-files holds after the stop too (the last segment closed one over it)
+D6=$TMPD/ring6
+mkdir "$D6"
+"$FT" record -q "${IFS_ARGS[@]}" --control "$CTL" --switch-output 1s --switch-max-files 2 -d 4s -o "$D6" \
+	2>"$TMPD/rec6.err" || bad "record --switch-max-files 2 ($(tail -n 1 "$TMPD/rec6.err"))"
+check "--switch-max-files 2: at most 2 segments after the stop ($(segs "$D6" | wc -l))" \
+	test "$(segs "$D6" | wc -l)" -ge 1 -a "$(segs "$D6" | wc -l)" -le 2
+# ---- SIGUSR1 to a recording that is not a flight recorder: ignored, said, the capture whole
+"$FT" record -q "${IFS_ARGS[@]}" -d 3s -o "$TMPD/plain.ftr" 2>"$TMPD/plain.err" &
+pid=$!
+REC_PID=$pid
+for ((i = 0; i < 200; i++)); do [[ -e $TMPD/plain.ftr ]] && break; sleep 0.05; done
+kill -USR1 "$pid"
+rc=0
+wait "$pid" || rc=$?
+REC_PID=
+check "SIGUSR1 to a plain recording: it goes on and exits 0 (got $rc)" test "$rc" = 0
+check "  says it ignored it" grep -q "SIGUSR1 ignored: this recording is not a flight recorder" "$TMPD/plain.err"
+check "  its capture is complete" test "$("$FT" info --json "$TMPD/plain.ftr" | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')" = complete
+
 echo "# [${SECONDS}s] kill -9 at random moments"
 # ---- kill -9 at random moments
 D5=$TMPD/ring5

@@ -192,6 +192,20 @@ static void test_window_open_extend(void **state)
 	assert_int_equal(w.snap, 2);
 	assert_int_equal(w.from_ns, 131 * S);
 	assert_int_equal(w.to_ns, 150 * S);
+	/* a trigger inside it whose own window ends earlier joins it: not "full",
+	 * which is for a snapshot at its longest, and the window stays */
+	assert_int_equal(flight_window__trigger(&w, &pol, 135 * S, 136 * S, true), FT_TRIGA_JOINED);
+	assert_int_equal(w.snap, 2);
+	assert_int_equal(w.from_ns, 131 * S);
+	assert_int_equal(w.to_ns, 150 * S);
+	/* a trigger a moment before that window's end, handled after it closed:
+	 * a window of its own, which holds the trigger's moment (it began at the
+	 * last end, after the moment: the recorder printed 5124095 h before) */
+	flight_window__close(&w, 150 * S);
+	assert_int_equal(flight_window__trigger(&w, &pol, 150 * S - 1000, 150 * S + 1000, true), FT_TRIGA_SNAPSHOT);
+	assert_int_equal(w.snap, 3);
+	assert_true(w.from_ns <= 150 * S - 1000);
+	assert_int_equal(w.from_ns, 150 * S - 1000);
 }
 
 static void test_window_policy(void **state)

@@ -419,7 +419,7 @@ static void test_trigger(void **state)
 	HAS(s, "(+0.004000 s into the capture)");
 	HAS(s, "  value 4.20x, threshold 3.00x");
 	HAS(s, "  window: 3.00 ms before to 5.00 ms after (snapshot 1)");
-	HAS(s, "  1 more trigger extended it; 1 held back");
+	HAS(s, "  1 more trigger extended it, 0 came inside its window; 1 held back");
 	free(s);
 	s = render(m, true, true, 10);
 	assert_true(json_valid(s));

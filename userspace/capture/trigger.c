@@ -22,6 +22,7 @@ static const struct {
 	[FT_TRIGA_COOLDOWN] = { "cooldown", "held back by the cool-down" },
 	[FT_TRIGA_FULL] = { "full", "inside snapshot at its longest" },
 	[FT_TRIGA_COVERED] = { "covered", "already covered by a saved snapshot" },
+	[FT_TRIGA_JOINED] = { "joined", "joined the later-ending window of snapshot" },
 };
 
 const char *trigger__kind_name(uint32_t kind)
@@ -41,7 +42,7 @@ const char *trigger__action_text(const struct ft_trigger *t, char *buf, size_t l
 
 	if (a >= sizeof(actions) / sizeof(actions[0]) || !actions[a].text)
 		snprintf(buf, len, "unknown action %u", a);
-	else if (a == FT_TRIGA_SNAPSHOT || a == FT_TRIGA_EXTENDED || a == FT_TRIGA_FULL)
+	else if (a == FT_TRIGA_SNAPSHOT || a == FT_TRIGA_EXTENDED || a == FT_TRIGA_FULL || a == FT_TRIGA_JOINED)
 		snprintf(buf, len, "%s %u", actions[a].text, t->snapshot);
 	else
 		snprintf(buf, len, "%s", actions[a].text);

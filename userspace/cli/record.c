@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -422,6 +423,24 @@ static int add_rule(struct recorder *r, const char *arg)
 	return 0;
 }
 
+/*
+ * SIGUSR1 asks a flight recorder for a snapshot.  A recording of its own
+ * (no --switch-output) has none to take, and its default action ended the
+ * recording without an END: `kill -USR1 $(pgrep -f 'fabtrace record')`
+ * cut every capture on the host short.  (A handler, not SIG_IGN, which a
+ * traced command would inherit across exec.)
+ */
+static void usr1_not_flight(int sig)
+{
+	static const char msg[] = "fabtrace: SIGUSR1 ignored: this recording is not a flight recorder "
+				  "(record --switch-output), it takes no snapshots\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+		/* nothing to do about it in a signal handler */
+	}
+}
+
 static int parse_args(struct recorder *r, int argc, char **argv)
 {
 	enum { OPT_JSON = FOPT_END, OPT_TRIGGER, OPT_KEEP_SUMMARIES, OPT_NO_SUMMARIES };
@@ -553,6 +572,12 @@ int cmd_record(int argc, char **argv)
 			flight__on_closed(r->f, hist_worker__segment_closed, r->hist);
 		}
 		r->o.out_path = NULL;
+	}
+	if (!r->fo.on) {
+		struct sigaction sa = { .sa_handler = usr1_not_flight, .sa_flags = SA_RESTART };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGUSR1, &sa, NULL);
 	}
 	if (r->nrules && !(r->rules = rules__new(r->rule, r->nrules, r->o.bin_ns, rule_fired, r))) {
 		ft_err("record: out of memory for the --trigger rules");

@@ -234,6 +234,8 @@ static int close_segment(struct flight *f, uint32_t reason, uint64_t now)
 			route_segment(f, flight_ring__seg(f->ring, n));
 		maybe_save(f, now, reason != FT_STOP_ROTATED);
 	}
+	if (reason != FT_STOP_ROTATED) /* the last segment: the bounds hold after the stop too */
+		flight_ring__retain(f->ring, now);
 	return rc ? fail(f, err) : 0;
 }
 
@@ -338,7 +340,8 @@ static void say_trigger(const struct flight *f, const struct ft_trigger *r)
 
 		fprintf(stderr, "fabtrace: trigger %.64s%s%.128s%s at %s: %s, %s before to %s after, into %s\n",
 			r->rule, r->reason[0] ? " (" : "", r->reason, r->reason[0] ? ")" : "", when, what,
-			fmt_ns(r->mono_ns - r->from_ns, a, sizeof(a)), fmt_ns(r->to_ns - r->mono_ns, b, sizeof(b)),
+			fmt_ns(r->mono_ns > r->from_ns ? r->mono_ns - r->from_ns : 0, a, sizeof(a)),
+			fmt_ns(r->to_ns > r->mono_ns ? r->to_ns - r->mono_ns : 0, b, sizeof(b)),
 			f->snap_path);
 	} else {
 		fprintf(stderr, "fabtrace: trigger %.64s at %s: %s\n", r->rule, when, what);
@@ -368,7 +371,8 @@ int flight__trigger(struct flight *f, const struct flight_trigger *t, struct fli
 		for (size_t i = 0; i < flight_ring__count(f->ring); i++)
 			route_segment(f, flight_ring__seg(f->ring, i));
 	}
-	if (res->action == FT_TRIGA_SNAPSHOT || res->action == FT_TRIGA_EXTENDED || res->action == FT_TRIGA_FULL) {
+	if (res->action == FT_TRIGA_SNAPSHOT || res->action == FT_TRIGA_EXTENDED || res->action == FT_TRIGA_FULL ||
+	    res->action == FT_TRIGA_JOINED) {
 		res->snap = f->win.snap;
 		res->from_ns = f->win.from_ns;
 		res->to_ns = f->win.to_ns;

@@ -132,11 +132,12 @@ int flight_window__trigger(struct flight_window *w, const struct flight_policy *
 		return FT_TRIGA_RATE;
 	if (w->active && t_ns <= w->to_ns) {
 		uint64_t cap = w->from_ns + p->max_ns;
+		bool capped = p->max_ns && to > cap;
 
-		if (p->max_ns && to > cap)
+		if (capped)
 			to = cap;
-		if (to <= w->to_ns)
-			return FT_TRIGA_FULL;
+		if (to <= w->to_ns) /* at its longest, or its end reaches past this one's already */
+			return capped ? FT_TRIGA_FULL : FT_TRIGA_JOINED;
 		w->to_ns = to;
 		return FT_TRIGA_EXTENDED;
 	}
@@ -146,8 +147,12 @@ int flight_window__trigger(struct flight_window *w, const struct flight_policy *
 	if (p->cooldown_ns && w->ended_ns && t_ns < w->ended_ns + p->cooldown_ns)
 		return FT_TRIGA_COOLDOWN;
 	from = t_ns > p->pre_ns ? t_ns - p->pre_ns : 0;
-	if (from < w->ended_ns) /* no time copied twice */
+	if (from < w->ended_ns) /* no time copied twice ... */
 		from = w->ended_ns;
+	/* ... but a window of its own holds its trigger's moment (one that came
+	 * as the last window ended, handled after it closed) */
+	if (from > t_ns && t_ns + p->post_ns > w->ended_ns)
+		from = t_ns;
 	if (p->max_ns && to > from + p->max_ns)
 		to = from + p->max_ns;
 	if (to <= from)

@@ -86,7 +86,8 @@ void report_trigger__text(FILE *f, const struct model *m)
 {
 	const struct ft_trigger *o = opener(m);
 	size_t ext = count_action(m, FT_TRIGA_EXTENDED) + count_action(m, FT_TRIGA_FULL);
-	size_t held = m->ntriggers - ext - count_action(m, FT_TRIGA_SNAPSHOT);
+	size_t joined = count_action(m, FT_TRIGA_JOINED);
+	size_t held = m->ntriggers - ext - joined - count_action(m, FT_TRIGA_SNAPSHOT);
 
 	if (!o)
 		return;
@@ -94,9 +95,10 @@ void report_trigger__text(FILE *f, const struct model *m)
 	for (size_t i = 0; i < m->ntriggers; i++) /* the other hosts' of a merged snapshot */
 		if (&m->triggers[i] != o && m->triggers[i].action == FT_TRIGA_SNAPSHOT)
 			text_one(f, m, &m->triggers[i], false);
-	if (ext || held)
-		fprintf(f, "  %zu more trigger%s extended %s; %zu held back (rate policy, cool-down)\n", ext,
-			ext == 1 ? "" : "s", ext == 1 ? "it" : "them", held);
+	if (ext || joined || held)
+		fprintf(f, "  %zu more trigger%s extended %s, %zu came inside %s window; %zu held back (rate policy, "
+			"cool-down)\n", ext, ext == 1 ? "" : "s", ext == 1 ? "it" : "them", joined,
+			o->action == FT_TRIGA_SNAPSHOT ? "its" : "the", held);
 	fprintf(f, "\n");
 }
 
@@ -120,6 +122,7 @@ void report_trigger__json(struct json *j, const struct model *m)
 	json_object_begin(j);
 	json_one(j, m, o);
 	json_kv_u64(j, "extended_by", count_action(m, FT_TRIGA_EXTENDED) + count_action(m, FT_TRIGA_FULL));
+	json_kv_u64(j, "joined_by", count_action(m, FT_TRIGA_JOINED));
 	json_key(j, "all");
 	json_array_begin(j);
 	for (size_t i = 0; i < m->ntriggers; i++) {
