@@ -73,6 +73,13 @@ bad_run "takes no 'on'" "'on' for a rule neither per interface nor per rank" rec
 bad_run "takes no 'usual'" "a usual's window for a rate" record --switch-output 1s -o "$TMPD" --trigger 'link.drops > 5/s usual 1m'
 bad_run "'!=' is for job.exit only" "!= for a rate" record --switch-output 1s -o "$TMPD" --trigger 'link.ce != 3/s'
 bad_run "needs the flight recorder" "--trigger without the ring" record -o "$TMPD/x.ftr" --trigger job.exit
+# a rule that could never fire: what it reads is not attached
+bad_run "reads the phase probes' records; drop --no-phases" "job.exit without the phase probes" \
+	record --switch-output 1s -o "$TMPD" --no-phases --trigger job.exit
+bad_run "reads the qdisc_dequeue probe's records, which --profile always leaves out" \
+	"queue.sojourn in the always profile" record --switch-output 1s -o "$TMPD" --profile always --trigger 'queue.sojourn > 1ms'
+bad_run "reads the drop probe's records, which --no-probes leaves out" "link.drops without the drop probe" \
+	record --switch-output 1s -o "$TMPD" --no-probes drop --trigger 'link.drops > 1/s'
 check "nothing was written by the bad runs" test -z "$(find "$TMPD" -name 'seg-*' -o -name 'x.ftr')"
 
 busy_start

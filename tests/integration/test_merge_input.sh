@@ -161,4 +161,12 @@ expect_err "bad --window" "merge: --window 'soon': not a duration up to 60s" "$F
 "$FT" merge --json -o job.ftr n1.ftr junk.ftr >out.txt 2>err.txt
 check "--json: the error is JSON on stdout" python3 -c 'import json,sys; json.load(open("out.txt"))["error"]'
 check "merge --help has examples" grep -q "fabtrace merge -o job.ftr" <("$FT" merge --help)
+# two recordings of one kernel (one after the other: no traffic in common) share its
+# clock: no warning that the clocks were placed by the realtime anchors only
+if [[ $(id -u) == 0 ]]; then
+	"$FT" record -q -i lo -d 1s -o k1.ftr && "$FT" record -q -i lo -d 1s -o k2.ftr || bad "record k1, k2"
+	"$FT" merge -o k.ftr k1.ftr k2.ftr >/dev/null 2>k.err || bad "merge k1 k2"
+	check "one kernel's captures: no 'overlap' warning ($(head -c 200 k.err))" test -z "$(grep -i overlap k.err)"
+	check "  and the second is placed by the same clock" grep -q "same kernel as an earlier host" k.err
+fi
 finish

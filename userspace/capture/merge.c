@@ -506,6 +506,16 @@ out:
 	free(talks);
 }
 
+/* The hosts whose clock needs no fit: the reference, and those of its kernel or another's (one clock). */
+static size_t placed_by_clock(const struct merge *m)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		k += i == 0 || m->h[i].same_as >= 0;
+	return k;
+}
+
 /* Whether host H has traffic in any window (it overlaps a host it talks to). */
 static bool in_windows(const struct merge *m, const struct host *h)
 {
@@ -639,7 +649,7 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 	if (m.nwin && m.n > 1) {
 		fit_pairs(&m);
 		check_loops(&m);
-	} else if (m.n > 1 && !m.anchors_only)
+	} else if (m.n > 1 && !m.anchors_only && placed_by_clock(&m) < m.n)
 		mrg_warnf(&m, "no two captures overlap by %s; clocks placed by their realtime anchors only",
 		      fmt_ns(200 * m.bin_ns, ob, sizeof(ob)));
 	place(&m);

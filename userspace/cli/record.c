@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include "probes/netprobe.h"
+#include "probes/probe_names.h"
 #include "userspace/capture/capture.h"
 #include "userspace/cli/commands.h"
 #include "userspace/cli/record_flight.h"
@@ -407,6 +409,34 @@ static void rule_fired(void *ctx, const struct flight_trigger *t)
 	flight__trigger(r->f, t, &res); /* says what it did, and records it */
 }
 
+/* A rule whose records nothing attached will make can never fire: a usage error, not silence. */
+static int rules_can_fire(const struct recorder *r)
+{
+	uint64_t gone = r->o.no_probes | (netprobe__profile_skip(r->o.profile) & ~r->o.post_probes);
+
+	for (int i = 0; i < r->nrules; i++) {
+		const struct rule *ru = &r->rule[i];
+		bool phases;
+		uint64_t need = rules__metric_probes(ru->metric, &phases);
+
+		if (phases && r->o.no_phases) {
+			ft_err("record: --trigger '%s' reads the phase probes' records; drop --no-phases", ru->text);
+			return -1;
+		}
+		if (need && !(need & ~gone)) {
+			int id = __builtin_ctzll(need);
+
+			ft_err("record: --trigger '%s' reads the %s probe's records, which %s%s leaves out; %s",
+			       ru->text, probe__name((uint32_t)id), r->o.no_probes & need ? "--no-probes" : "--profile ",
+			       r->o.no_probes & need ? "" : netprobe__profile_name(r->o.profile),
+			       r->o.no_probes & need ? "drop it from --no-probes"
+						     : "use --profile full, or --post-probes to have it after a trigger");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int add_rule(struct recorder *r, const char *arg)
 {
 	char err[256];
@@ -522,6 +552,8 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 		ft_err("record: --trigger needs the flight recorder: give --switch-output and -o DIR");
 		return -1;
 	}
+	if (rules_can_fire(r))
+		return -1;
 	if (r->o.post_probes && !r->fo.on) {
 		ft_err("record: --post-probes needs the flight recorder: give --switch-output and -o DIR");
 		return -1;

@@ -71,6 +71,9 @@ struct rule {
 /* The metric's name ("link.drops"), its trigger unit ("1/s", "x1000", "ns", "events", "status", "ret"). */
 const char *rules__metric_name(enum rule_metric m);
 const char *rules__unit_name(enum rule_metric m);
+/* The network probes whose records M reads, any of them (bits 1 << ft_probe_id; 0: none
+ * needed), and in *PHASES whether it reads the phase probes' instead. */
+uint64_t rules__metric_probes(enum rule_metric m, bool *phases);
 
 /* Parse TEXT into R: 0, or -1 with ERR ("link.drops > x: not a rate; give N/s, e.g. 100/s"). */
 int rules__parse(struct rule *r, const char *text, char *err, size_t errlen);

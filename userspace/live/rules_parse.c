@@ -21,18 +21,22 @@ static const struct metric_def {
 	const char *trig_unit;      /* the trigger record's unit */
 	enum { ON_NONE, ON_IFACE, ON_RANK } place; /* what `on` takes */
 	bool threshold;             /* takes OP THRESHOLD (else: none, or job.exit's default) */
+	uint64_t probes;            /* the network probes its records come from, any of them (1 << id) */
+	bool phases;                /* ... or the phase probes' */
 } METRICS[RM_MAX] = {
-	[RM_LINK_DROPS]    = { "link.drops",    RU_RATE,     "1/s",    ON_IFACE, true },
-	[RM_LINK_RETRANS]  = { "link.retrans",  RU_RATE,     "1/s",    ON_IFACE, true },
-	[RM_LINK_CE]       = { "link.ce",       RU_RATE,     "1/s",    ON_IFACE, true },
-	[RM_LINK_PAUSE]    = { "link.pause",    RU_RATE,     "1/s",    ON_IFACE, true },
-	[RM_LINK_CNP]      = { "link.cnp",      RU_RATE,     "1/s",    ON_IFACE, true },
-	[RM_QUEUE_SOJOURN] = { "queue.sojourn", RU_DURATION, "ns",     ON_IFACE, true },
-	[RM_LOST]          = { "lost",          RU_COUNT,    "events", ON_NONE,  true },
-	[RM_COLL_SLOW]     = { "coll.slow",     RU_FACTOR,   "x1000",  ON_RANK,  true },
-	[RM_RANK_LATE]     = { "rank.late",     RU_DURATION, "ns",     ON_RANK,  true },
-	[RM_JOB_EXIT]      = { "job.exit",      RU_COUNT,    "status", ON_NONE,  true },
-	[RM_JOB_TIMEOUT]   = { "job.timeout",   RU_NONE,     "ret",    ON_NONE,  false },
+#define P(id) (1ull << FT_PROBE_##id)
+	[RM_LINK_DROPS]    = { "link.drops",    RU_RATE,     "1/s",    ON_IFACE, true, P(DROP), false },
+	[RM_LINK_RETRANS]  = { "link.retrans",  RU_RATE,     "1/s",    ON_IFACE, true, P(RETRANS), false },
+	[RM_LINK_CE]       = { "link.ce",       RU_RATE,     "1/s",    ON_IFACE, true, P(IFACE_RX) | P(IFACE_TX), false },
+	[RM_LINK_PAUSE]    = { "link.pause",    RU_RATE,     "1/s",    ON_IFACE, true, 0, false },
+	[RM_LINK_CNP]      = { "link.cnp",      RU_RATE,     "1/s",    ON_IFACE, true, 0, false },
+	[RM_QUEUE_SOJOURN] = { "queue.sojourn", RU_DURATION, "ns",     ON_IFACE, true, P(QDISC_DEQ), false },
+	[RM_LOST]          = { "lost",          RU_COUNT,    "events", ON_NONE,  true, 0, false },
+	[RM_COLL_SLOW]     = { "coll.slow",     RU_FACTOR,   "x1000",  ON_RANK,  true, 0, true },
+	[RM_RANK_LATE]     = { "rank.late",     RU_DURATION, "ns",     ON_RANK,  true, 0, true },
+	[RM_JOB_EXIT]      = { "job.exit",      RU_COUNT,    "status", ON_NONE,  true, 0, true },
+	[RM_JOB_TIMEOUT]   = { "job.timeout",   RU_NONE,     "ret",    ON_NONE,  false, 0, true },
+#undef P
 };
 
 /* What a threshold of each unit looks like, for the error. */
@@ -50,6 +54,12 @@ const char *rules__metric_name(enum rule_metric m)
 const char *rules__unit_name(enum rule_metric m)
 {
 	return m < RM_MAX ? METRICS[m].trig_unit : "";
+}
+
+uint64_t rules__metric_probes(enum rule_metric m, bool *phases)
+{
+	*phases = m < RM_MAX && METRICS[m].phases;
+	return m < RM_MAX ? METRICS[m].probes : 0;
 }
 
 /* The next word of *P (up to a space, or an operator's first character when OPS), into W. */
