@@ -425,12 +425,13 @@ static int rules_can_fire(const struct recorder *r)
 		}
 		if (need && !(need & ~gone)) {
 			int id = __builtin_ctzll(need);
+			bool by_opt = (r->o.no_probes & need) != 0;
 
 			ft_err("record: --trigger '%s' reads the %s probe's records, which %s%s leaves out; %s",
-			       ru->text, probe__name((uint32_t)id), r->o.no_probes & need ? "--no-probes" : "--profile ",
-			       r->o.no_probes & need ? "" : netprobe__profile_name(r->o.profile),
-			       r->o.no_probes & need ? "drop it from --no-probes"
-						     : "use --profile full, or --post-probes to have it after a trigger");
+			       ru->text, probe__name((uint32_t)id), by_opt ? "--no-probes" : "--profile ",
+			       by_opt ? "" : netprobe__profile_name(r->o.profile),
+			       by_opt ? "drop it from --no-probes"
+				      : "use --profile full, or --post-probes to have it after a trigger");
 			return -1;
 		}
 	}
