@@ -61,6 +61,7 @@ bad_run 2 "--switch-output '10': not a time" "--switch-output 10 (no unit)" reco
 bad_run 2 "--keep-size '10k': not a size" "--keep-size 10k" record --switch-output 1s --keep-size 10k -o "$TMPD"
 bad_run 2 "--switch-output '1k': not a time" "--switch-output 1k" record --switch-output 1k -o "$TMPD"
 bad_run 2 "needs -o DIR" "the ring without -o" record --switch-output 1s
+bad_run 2 "gives a time twice" "--switch-output, two times" record --switch-output 2s --switch-output 3s -o "$TMPD"
 bad_run 2 "add --switch-output" "--snapshot-pre without the ring" record --snapshot-pre 5s -o "$TMPD/x.ftr"
 bad_run 2 "cannot hold" "--keep shorter than the pre-window" record --switch-output 1s --keep 5s --snapshot-pre 30s -o "$TMPD"
 bad_run 2 "--snapshot-policy 'every:0': not a rate" "--snapshot-policy every:0" record --switch-output 1s --snapshot-policy every:0 -o "$TMPD"

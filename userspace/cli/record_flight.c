@@ -4,16 +4,18 @@
 
 #include "lib/util.h"
 #include "userspace/cli/record_flight.h"
+#include "userspace/record/flight_policy.h"
 
 void record_flight__started(const struct flight *f, const struct flight_opts *o, int n_ifs, uint64_t duration_ns)
 {
 	char seg[32], seg_b[32], keep[32], keep_b[32], pre[32], post[32], d[32];
+	uint64_t seg_bytes = flight_seg_bytes(o->seg_bytes, &o->lim); /* a quarter of --keep-size at most */
 
 	/* also with --json (stdout): a script waits for "recording to" on stderr */
 	fprintf(stderr, "fabtrace: recording to %s (flight recorder: segments of %s%s%s, keeping %s%s%s%s; "
 		"snapshots %s before and %s after SIGUSR1 or 'fabtrace trigger' (@fabtrace/%s); %d interfaces%s%s); "
 		"Ctrl-C to stop\n", flight__dir(f), fmt_ns(o->seg_ns, seg, sizeof(seg)),
-		o->seg_bytes ? " or " : "", o->seg_bytes ? fmt_bytes((double)o->seg_bytes, seg_b, sizeof(seg_b)) : "",
+		seg_bytes ? " or " : "", seg_bytes ? fmt_bytes((double)seg_bytes, seg_b, sizeof(seg_b)) : "",
 		o->lim.keep_ns ? fmt_ns(o->lim.keep_ns, keep, sizeof(keep)) : "",
 		o->lim.keep_ns && o->lim.keep_bytes ? ", at most " : o->lim.keep_bytes ? "at most " : "",
 		o->lim.keep_bytes ? fmt_bytes((double)o->lim.keep_bytes, keep_b, sizeof(keep_b)) : "",

@@ -36,6 +36,7 @@
 struct flight_opts {
 	bool on;                    /* any of the ring's options was given */
 	uint64_t seg_ns, seg_bytes; /* --switch-output TIME and/or SIZE */
+	bool seg_ns_set, seg_bytes_set; /* each given once at most */
 	struct flight_limits lim;   /* --keep, --keep-size, --switch-max-files */
 	struct flight_policy pol;   /* --snapshot-pre/-post/-max/-cooldown/-policy */
 	bool snap_opt;              /* a --snapshot-* option was given */

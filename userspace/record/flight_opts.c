@@ -39,11 +39,23 @@ static int parse_switch(struct flight_opts *o, const char *arg)
 			ft_err("record: --switch-output %s is too short; segments of 100ms or more", arg);
 			return -1;
 		}
+		if (o->seg_ns_set) {
+			ft_err("record: --switch-output gives a time twice (%s); give one time and, if you like, one "
+			       "size", arg);
+			return -1;
+		}
 		o->seg_ns = v;
+		o->seg_ns_set = true;
 		return 1;
 	}
 	if (!parse_size(arg, &v) && v >= (16u << 10)) {
+		if (o->seg_bytes_set) {
+			ft_err("record: --switch-output gives a size twice (%s); give one size and, if you like, one "
+			       "time", arg);
+			return -1;
+		}
 		o->seg_bytes = v;
+		o->seg_bytes_set = true;
 		return 1;
 	}
 	ft_err_bad_value("record", "--switch-output", arg, "a time or a size",
