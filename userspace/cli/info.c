@@ -255,13 +255,8 @@ int cmd_info(int argc, char **argv)
 	memset(&in, 0, sizeof(in));
 	in.path = argv[optind];
 	ret = capture__open(&r, in.path, err, sizeof(err));
-	if (ret < 0) {
-		if (ret == -EPROTONOSUPPORT || ret == -ENOENT || ret == -EACCES)
-			ft_err("info: %s", err);
-		else
-			ft_err("info: %s; is this a file written by 'fabtrace record'?", err);
-		return 1;
-	}
+	if (ret < 0) /* the line every command gives: the path, why, what to do */
+		return cli_load_failed("info", in.path, ret, err, "free some memory");
 	in.hdr = *capture__header(r);
 	in.counts = calloc(65536, sizeof(*in.counts));
 	in.probes = calloc(INFO_MAX_PROBES, sizeof(*in.probes));
