@@ -184,17 +184,6 @@ expect_err "merge into a missing directory, without -q: one line, with what to d
 rc=0
 "$FT" merge -o ok.ftr ok.ftr >/dev/null 2>&1 || rc=$?
 check "merge -o INPUT INPUT: a usage error, exit 2 (got $rc)" test "$rc" = 2
-# a header with 0 ns bins (its CRC mended): every reader refuses it, so does merge
-python3 - ok.ftr bin0.ftr <<'PY'
-import struct, sys, zlib
-d = bytearray(open(sys.argv[1], "rb").read())
-struct.pack_into("<Q", d, 40, 0)  # bin_ns
-struct.pack_into("<I", d, 484, 0)
-struct.pack_into("<I", d, 484, zlib.crc32(bytes(d[:488])))
-open(sys.argv[2], "wb").write(d)
-PY
-expect_err "merge of a header with 0 ns bins" "0 ns bins" "$FT" merge -o b0m.ftr bin0.ftr
-no_file b0m.ftr "merge of a header with 0 ns bins"
 expect_err "trigger --timeout without --wait" "trigger: --timeout is how long --wait waits" "$FT" trigger --timeout 1s
 # help COMMAND is the command's help
 "$FT" help record >help.txt 2>&1 || bad "fabtrace help record"

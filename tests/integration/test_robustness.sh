@@ -220,16 +220,22 @@ timeout 60 "$FT" merge -q -o m63.ftr b.ftr h63.ftr 2>m63.err || rc=$?
 check "merge of a capture that starts at 2^63 ns: no crash, no overflow ($rc: $(head -c 200 m63.err))" \
 	test "$rc" -lt 124 -a "$(grep -c 'runtime error' m63.err)" = 0
 check "  nothing temporary left" test -z "$(compgen -G '.m63.ftr.merge-*')"
-python3 - a.ftr bin1.ftr <<'PY'
+for b in 0 1; do # bin_ns, its CRC mended
+	python3 - a.ftr "bin$b.ftr" "$b" <<'PY'
 import struct, sys, zlib
 d = bytearray(open(sys.argv[1], "rb").read())
-struct.pack_into("<Q", d, 40, 1)  # bin_ns
+struct.pack_into("<Q", d, 40, int(sys.argv[3]))  # bin_ns
 struct.pack_into("<I", d, 484, 0)
 struct.pack_into("<I", d, 484, zlib.crc32(bytes(d[:488])))
 open(sys.argv[2], "wb").write(d)
 PY
+done
 expect_err "merge of a header with 1 ns bins: refused, not gigabytes of windows" "1 ns bins, outside the 1 us to 1 s" \
 	"$FT" merge -q -o b1.ftr bin1.ftr
+# every reader refuses 0 ns bins; merge let them through into a capture report refused
+expect_err "merge of a header with 0 ns bins: refused" "0 ns bins, outside the 1 us to 1 s" \
+	"$FT" merge -q -o b0.ftr bin0.ftr
+check "  no merged file" test ! -e b0.ftr
 expect_err "merge -o ''" "no output" "$FT" merge -q -o '' a.ftr
 expect_err "merge --window of an hour" "up to 60s" "$FT" merge -q --window 1h -o m.ftr a.ftr b.ftr
 expect_err "record --netns ''" "netns needs a name" "$FT" record --netns '' -d 1s -o n.ftr
