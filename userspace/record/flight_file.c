@@ -134,6 +134,7 @@ int flight_file__finish(struct flight_file *ff, uint32_t stop_reason, uint64_t e
 	end.stop_reason = stop_reason;
 	if (!ff->failed)
 		(void)flight_file__append(ff, &end.hdr);
+	(void)capture__flush(ff->w); /* the block in progress: then the count is what the file holds */
 	kept = capture__records(ff->w);
 	wrc = capture__close(ff->w); /* a failed writer left a readable, truncated capture */
 	ff->w = NULL;
