@@ -300,6 +300,21 @@ check "[::] with --json: refused, the error as JSON ($(cat "$TMPD/o.json"))" \
 start_top "$TMPD/remote.err" --headless --no-phases --listen 0.0.0.0:0 --allow-remote -i "$H2/eth0"
 check "0.0.0.0 with --allow-remote: listening ($ADDR)" grep -q '^0\.0\.0\.0:[0-9]*$' <<<"$ADDR"
 check "  and served" test "$(code "http://127.0.0.1:${ADDR##*:}/metrics")" = 200
+# a port in use (that server's): one line, exit 1, before the probes load, so
+# --record leaves the file it names as it was (it was replaced by a capture
+# that said it stopped for its duration)
+echo old >"$TMPD/kept.ftr"
+rc=0
+"$FT" top --headless --no-phases --listen "127.0.0.1:${ADDR##*:}" --record "$TMPD/kept.ftr" -d 2s \
+	>/dev/null 2>"$TMPD/e.txt" || rc=$?
+check "a port in use: exit 1, one line ($(cat "$TMPD/e.txt"))" test "$rc" = 1 -a "$(wc -l <"$TMPD/e.txt")" = 1
+check "  that says so" grep -q "Address already in use" "$TMPD/e.txt"
+check "  and --record's file untouched" test "$(cat "$TMPD/kept.ftr")" = old
 stop_record TERM
 check "top --headless exits 0 on SIGTERM" test "$REC_RC" = 0
+# a snapshot that cannot be written: said on stderr, exit 1
+rc=0
+"$FT" top --json -n 2 -r 200ms --no-phases -i "$H2/eth0" >/dev/full 2>"$TMPD/e.txt" || rc=$?
+check "top --json > /dev/full: exit 1, said once ($(cat "$TMPD/e.txt"))" \
+	test "$rc" = 1 -a "$(grep -c 'writing to the standard output' "$TMPD/e.txt")" = 1
 finish

@@ -583,8 +583,9 @@ int cmd_export(int argc, char **argv)
 		if (!want[k])
 			continue;
 		if (write_table(k, &r, m, c)) {
-			ft_err("export: writing the %s to %s: %s; nothing was written", table_name[k], of[k].path,
-			       strerror(outfile_errno(&of[k])));
+			ft_err("export: writing the %s to %s: %s; %s", table_name[k], of[k].path,
+			       strerror(outfile_errno(&of[k])),
+			       strcmp(of[k].path, "-") ? "nothing was written" : "the output is cut short there");
 			ret = 1;
 		}
 	}

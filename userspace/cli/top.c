@@ -48,6 +48,7 @@ struct top {
 	struct top_input in;       /* the live view's keys and window */
 	long printed;
 	int tfd;
+	int lfd;                    /* --listen's socket, bound before the probes load */
 	bool out_failed;
 	int argc;
 	char **argv;
@@ -144,11 +145,15 @@ static void refresh_skipped(struct top *t)
 		live__set_skipped(t->v.l, skipped, known);
 }
 
-/* A --json or --once snapshot on stdout; a failed write ends the command with 1. */
+/* A --json or --once snapshot on stdout; a failed write ends the command with 1, said once. */
 static void snapshot(struct top *t)
 {
-	if (t->json ? top_view__print_json(&t->v) : top_view__print_text(&t->v))
-		t->out_failed = true;
+	if (t->out_failed || !(t->json ? top_view__print_json(&t->v) : top_view__print_text(&t->v)))
+		return;
+	t->out_failed = true;
+	/* to stderr even under --json: stdout is what failed */
+	fprintf(stderr, "fabtrace: top: writing to the standard output: %s; check where it goes\n",
+		strerror(stream_errno(stdout)));
 }
 
 static void on_refresh(void *ctx, int fd, uint32_t events)
@@ -171,7 +176,7 @@ static void on_refresh(void *ctx, int fd, uint32_t events)
 	snapshot(t);
 	t->printed++;
 	if (t->out_failed || (t->count && t->printed >= t->count))
-		session__stop(t->v.s, FT_STOP_DURATION);
+		session__stop(t->v.s, t->out_failed ? FT_STOP_ERROR : FT_STOP_DURATION);
 }
 
 static void on_tick(void *ctx, uint64_t now, uint64_t ticks)
@@ -342,6 +347,7 @@ int cmd_top(int argc, char **argv)
 		return 1;
 	t->v.refresh_ns = 1000000000ull;
 	t->tfd = -1;
+	t->lfd = -1;
 	t->argc = argc;
 	t->argv = argv;
 	signal(SIGPIPE, SIG_IGN); /* a reader that goes away is an error, not a kill */
@@ -359,6 +365,12 @@ int cmd_top(int argc, char **argv)
 		if (metrics__parse_addr(t->listen, t->allow_remote, &ss, &len, err, sizeof(err))) {
 			ft_err("top: %s", err);
 			ret = 2;
+			goto out;
+		}
+		/* bound now: a port in use fails before the probes load and --record writes */
+		t->lfd = metrics__listen(t->listen, t->allow_remote, err, sizeof(err));
+		if (t->lfd < 0) {
+			ft_err("top: %s", err);
 			goto out;
 		}
 	}
@@ -387,11 +399,16 @@ int cmd_top(int argc, char **argv)
 	}
 	mi.hostname = session__hostname(t->v.s);
 	mi.refresh_s = (double)t->v.refresh_ns / 1e9;
-	if (t->listen &&
-	    metrics_server__open(&t->v.ms, t->v.s, t->listen, t->allow_remote, t->v.l, &mi, err, sizeof(err))) {
-		ft_err("top: %s", err);
-		session__finish(t->v.s);
-		goto out;
+	if (t->listen) {
+		int lfd = t->lfd;
+
+		t->lfd = -1; /* the server's now, closed by it */
+		if (metrics_server__open(&t->v.ms, t->v.s, lfd, t->v.l, &mi, err, sizeof(err))) {
+			ft_err("top: %s", err);
+			session__stop(t->v.s, FT_STOP_ERROR);
+			session__finish(t->v.s);
+			goto out;
+		}
 	}
 	if (t->v.ms && !t->ui)
 		fprintf(stderr, "fabtrace: serving metrics on http://%s/metrics\n",
@@ -442,6 +459,8 @@ out:
 	metrics_server__close(t->v.ms);
 	if (t->tfd >= 0)
 		close(t->tfd);
+	if (t->lfd >= 0)
+		close(t->lfd);
 	top_input__close(&t->in);
 	session__close(t->v.s);
 	live__free(t->v.l);

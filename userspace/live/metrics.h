@@ -72,10 +72,15 @@ int metrics__parse_addr(const char *spec, bool allow_remote, struct sockaddr_sto
 struct session;
 struct metrics_server;
 
-/* Listen on SPEC inside session S's loop, serving L.  0 or -errno with ERR set. */
-int metrics_server__open(struct metrics_server **out, struct session *s, const char *spec,
-			 bool allow_remote, const struct live *l, const struct metrics_info *info,
-			 char *err, size_t errlen);
+/*
+ * The listening socket for SPEC, bound before anything else is set up (a
+ * port in use must fail before the probes load and a capture is written):
+ * the fd, or -errno with ERR set (metrics__parse_addr's for a bad SPEC).
+ */
+int metrics__listen(const char *spec, bool allow_remote, char *err, size_t errlen);
+/* Serve L on LFD (metrics__listen's, now the server's) inside session S's loop.  0 or -errno with ERR set. */
+int metrics_server__open(struct metrics_server **out, struct session *s, int lfd, const struct live *l,
+			 const struct metrics_info *info, char *err, size_t errlen);
 /* Close clients that took longer than METRICS_CLIENT_TIMEOUT_NS. */
 void metrics_server__tick(struct metrics_server *m, uint64_t now_ns);
 /* "127.0.0.1:9464" as bound (the port the kernel chose for port 0). */

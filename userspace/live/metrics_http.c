@@ -371,22 +371,41 @@ static void on_listen(void *ctx, int fd, uint32_t events)
 	}
 }
 
-int metrics_server__open(struct metrics_server **out, struct session *s, const char *spec,
-			 bool allow_remote, const struct live *l, const struct metrics_info *info,
-			 char *err, size_t errlen)
+int metrics__listen(const char *spec, bool allow_remote, char *err, size_t errlen)
 {
-	struct metrics_server *m;
 	struct sockaddr_storage ss;
 	socklen_t sslen = 0;
-	int one = 1, ret;
-	char host[INET6_ADDRSTRLEN];
+	int one = 1, ret, fd;
 
-	*out = NULL;
 	ret = metrics__parse_addr(spec, allow_remote, &ss, &sslen, err, errlen);
 	if (ret)
 		return ret;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&ss, sslen) || listen(fd, 16)) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot listen on %s: %s; pick another address or port", spec,
+			 strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+int metrics_server__open(struct metrics_server **out, struct session *s, int lfd, const struct live *l,
+			 const struct metrics_info *info, char *err, size_t errlen)
+{
+	struct metrics_server *m;
+	struct sockaddr_storage ss;
+	socklen_t sslen = sizeof(ss);
+	int ret;
+	char host[INET6_ADDRSTRLEN];
+
+	*out = NULL;
 	m = calloc(1, sizeof(*m));
 	if (!m) {
+		close(lfd);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -399,13 +418,10 @@ int metrics_server__open(struct metrics_server **out, struct session *s, const c
 		m->cl[i].fd = -1;
 		m->cl[i].m = m;
 	}
-	m->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (m->lfd < 0 || setsockopt(m->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(m->lfd, (struct sockaddr *)&ss, sslen) || listen(m->lfd, 16) ||
-	    getsockname(m->lfd, (struct sockaddr *)&ss, &sslen)) {
+	m->lfd = lfd;
+	if (getsockname(m->lfd, (struct sockaddr *)&ss, &sslen)) {
 		ret = -errno;
-		snprintf(err, errlen, "cannot listen on %s: %s; pick another address or port", spec,
-			 strerror(errno));
+		snprintf(err, errlen, "the listening socket: %s", strerror(errno));
 		goto fail;
 	}
 	if (ss.ss_family == AF_INET) {
