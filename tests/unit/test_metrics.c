@@ -443,6 +443,13 @@ static void test_negotiation(void **state)
 			 METRICS_TEXT);
 	assert_int_equal(nego("GET /metrics HTTP/1.1\r\nX-Accept: application/openmetrics-text\r\n\r\n"),
 			 METRICS_TEXT);
+	/* another media type whose name begins or ends the same */
+	assert_int_equal(nego("GET /metrics HTTP/1.1\r\nAccept: application/openmetrics-textx\r\n\r\n"),
+			 METRICS_TEXT);
+	assert_int_equal(nego("GET /metrics HTTP/1.1\r\nAccept: xapplication/openmetrics-text\r\n\r\n"),
+			 METRICS_TEXT);
+	assert_int_equal(nego("GET /metrics HTTP/1.1\r\nAccept: text/plain, application/openmetrics-text\r\n\r\n"),
+			 METRICS_OPENMETRICS);
 
 	f = open_memstream(&t, &len);
 	assert_non_null(f);

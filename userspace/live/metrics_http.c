@@ -50,7 +50,9 @@ enum metrics_format metrics__negotiate(const char *buf, size_t len)
 			for (const char *q = line + 7; q + sizeof(om) - 1 <= lend; q++) {
 				const char *after = q + sizeof(om) - 1, *next;
 
-				if (strncasecmp(q, om, sizeof(om) - 1) != 0)
+				/* the whole media type: not inside another one's name */
+				if (strncasecmp(q, om, sizeof(om) - 1) != 0 ||
+				    (q > line + 7 && !strchr(", \t", q[-1])) || (after < lend && !strchr(",; \t\r", *after)))
 					continue;
 				next = memchr(after, ',', (size_t)(lend - after));
 				return accept_q(after, next ? next : lend) > 0 ? METRICS_OPENMETRICS : METRICS_TEXT;
