@@ -543,6 +543,12 @@ static void test_window(void **state)
 	rec_marker(m, 1, 100, S0 + 2 * MS, 1, 1, NULL);   /* step 1: begun before, ends inside */
 	rec_marker(m, 1, 100, S0 + 3 * MS, 1, 0, "fwd");  /* a named phase before it */
 	rec_marker(m, 1, 100, S0 + 4 * MS, 0, 0, "fwd");
+	/* the marker library's begins and ends are probes of their own: step 2
+	 * begins on slot 1 and ends on slot 3, both before the window (held
+	 * open to the window's end when only its slot's end could close it) */
+	rec_slot(m, 3, FT_LIB_MARKER, FT_OP_STEP, 0, "step_end");
+	rec_marker(m, 1, 100, S0 + 5 * MS, 1, 2, NULL);
+	rec_marker(m, 3, 100, S0 + 6 * MS, 0, 2, NULL);
 	rec_call(m, 2, 100, NS1, S0 + 1 * MS, S0 + 2 * MS, 10, 4, 7, 1);   /* before */
 	rec_call(m, 2, 100, NS1, S0 + 8 * MS, S0 + 11 * MS, 10, 4, 7, 2);  /* overlaps the start */
 	rec_marker(m, 1, 100, S0 + 12 * MS, 0, 1, NULL);

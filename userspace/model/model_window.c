@@ -26,10 +26,16 @@
 #include "userspace/model/model.h"
 #include "userspace/model/model_priv.h"
 
-/* An end before the window closes the most recent open begin of its marker. */
+/*
+ * An end before the window closes the most recent open begin of its marker,
+ * by the correlator's key (spans.c): a named mark by its name, a step by its
+ * number.  Not by slot: the marker library's begins and ends are probes of
+ * their own (step_begin, step_end), so an end never shares its begin's slot,
+ * and every step that ended before the window was kept open to its end.
+ */
 static bool same_marker(const struct ft_phase *b, const struct ft_phase *e)
 {
-	if (b->pid != e->pid || b->slot != e->slot || strncmp(b->name, e->name, sizeof(b->name)) != 0)
+	if (b->pid != e->pid || strncmp(b->name, e->name, sizeof(b->name)) != 0)
 		return false;
 	return b->name[0] || b->count == e->count; /* a step: its number */
 }
