@@ -156,6 +156,11 @@ expect_err "report --svg on a full disk" "No space left on device; nothing was w
 	"$FT" report --svg tiny/t.svg "$ROOT/tests/fixtures/demo/demo.ftr"
 check "  and no file" test "$(ls tiny)" = fill
 
+# a headline line cut to its 240 bytes ends in "...", not mid-word ("(tbf")
+"$FT" report -b "$ROOT/tests/fixtures/demo/demo.ftr" >brief.txt 2>&1 || bad "report -b of the demo capture"
+check "report -b: every line cut to its buffer ends in '...' ($(awk 'length($0) >= 239' brief.txt | cut -c 200-))" \
+	test -z "$(awk 'length($0) >= 239 && $0 !~ /\.\.\.$/' brief.txt)"
+
 # export -w all names its -o when that cannot be the directory, not a table under it
 ln -s "$TMPD/nowhere" dangling && touch plain
 expect_err "export -w all onto a dangling symlink" "^fabtrace: export: -o dangling: is a symbolic link to nothing" \

@@ -13,6 +13,14 @@
 
 static void line(struct headline *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A line cut to its buffer (LEN bytes, full) ends in "..." instead of mid-word. */
+static char *mark_cut(char *buf, size_t len)
+{
+	if (len > 4 && strlen(buf) == len - 1)
+		memcpy(buf + len - 4, "...", 4);
+	return buf;
+}
+
 static void line(struct headline *h, const char *fmt, ...)
 {
 	va_list ap;
@@ -20,8 +28,9 @@ static void line(struct headline *h, const char *fmt, ...)
 	if (h->nlines == HEADLINE_MAX_LINES)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(h->lines[h->nlines++], sizeof(h->lines[0]), fmt, ap);
+	vsnprintf(h->lines[h->nlines], sizeof(h->lines[0]), fmt, ap);
 	va_end(ap);
+	mark_cut(h->lines[h->nlines++], sizeof(h->lines[0]));
 }
 
 /* "+0.747 s (22:26:42.345Z)": relative, then the wall clock's time of day */
@@ -246,7 +255,7 @@ const char *headline__instance(const struct model *m, const struct corr *c, cons
 	snprintf(buf, len, "%s #%" PRIu64 " at %s, %s: %s", corr__op_name(in->op), in->seq,
 		 when(m, in->first_entry, w, sizeof(w)), fmt_ns(in->span_ns, a, sizeof(a)),
 		 cause_of(c, in, cause, sizeof(cause)));
-	return buf;
+	return mark_cut(buf, len);
 }
 
 static void worst_of(const struct model *m, const struct corr *c, size_t i, struct answer_worst *w)
@@ -271,6 +280,7 @@ static void worst_of(const struct model *m, const struct corr *c, size_t i, stru
 		w->straggler_rank = c->ranks[in->straggler].rank;
 	}
 	cause_of(c, in, w->cause, sizeof(w->cause));
+	mark_cut(w->cause, sizeof(w->cause));
 	headline__instance(m, c, in, w->line, sizeof(w->line));
 }
 
@@ -483,7 +493,7 @@ void headline__lines(struct headline *h, const char *title, const struct answer 
 		blame_line(h, &a->blame[1], true, "rank-bound:");
 		nw = answer__worst(a, worst);
 		if (!nw) {
-			line(h, "  all near their usual time, with no congestion or late rank in their windows");
+			line(h, "  all near their usual time: none slowed beyond it by the network or a late rank");
 		} else {
 			line(h, "Worst collectives (the slowest of each verdict, then the slowest):");
 			for (size_t i = 0; i < nw; i++)
