@@ -410,7 +410,7 @@ static void rule_fired(void *ctx, const struct flight_trigger *t)
 }
 
 /* A rule whose records nothing attached will make can never fire: a usage error, not silence. */
-static int rules_can_fire(const struct recorder *r)
+static int check_rules_can_fire(const struct recorder *r)
 {
 	uint64_t gone = r->o.no_probes | (netprobe__profile_skip(r->o.profile) & ~r->o.post_probes);
 
@@ -553,7 +553,7 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 		ft_err("record: --trigger needs the flight recorder: give --switch-output and -o DIR");
 		return -1;
 	}
-	if (rules_can_fire(r))
+	if (check_rules_can_fire(r))
 		return -1;
 	if (r->o.post_probes && !r->fo.on) {
 		ft_err("record: --post-probes needs the flight recorder: give --switch-output and -o DIR");
