@@ -363,6 +363,19 @@ int stream_errno(FILE *f)
 	return EIO;
 }
 
+char *path_dir(const char *path, char *buf, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == path)
+		snprintf(buf, len, "/");
+	else if (slash)
+		snprintf(buf, len, "%.*s", (int)(slash - path), path);
+	else
+		snprintf(buf, len, ".");
+	return buf;
+}
+
 const char *create_hint(int e)
 {
 	switch (e) {

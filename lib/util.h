@@ -88,6 +88,8 @@ bool list_next(const char **p, const char **item, size_t *len);
 uint64_t mono_ns(void);
 /* Copy with truncation and NUL termination (like strscpy). */
 void str_copy(char *dst, const char *src, size_t dstlen);
+/* The directory PATH is in, into BUF: "dir" of "dir/f", "/" of "/f", "." of "f". */
+char *path_dir(const char *path, char *buf, size_t len);
 
 /*
  * /proc/PID/status (PID 0: this process) into BUF, NUL-terminated, in one

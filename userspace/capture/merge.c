@@ -533,16 +533,9 @@ static bool in_windows(const struct merge *m, const struct host *h)
  */
 static int out_dir_writable(const char *out)
 {
-	const char *slash = strrchr(out, '/');
 	char dir[4096];
 
-	if (slash == out)
-		snprintf(dir, sizeof(dir), "/");
-	else if (slash)
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - out), out);
-	else
-		snprintf(dir, sizeof(dir), ".");
-	if (!access(dir, W_OK))
+	if (!access(path_dir(out, dir, sizeof(dir)), W_OK))
 		return 0;
 	ft_err("merge: %s: cannot create: %s%s", out, strerror(errno), create_hint(errno));
 	return -1;

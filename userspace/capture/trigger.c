@@ -42,11 +42,17 @@ const char *trigger__action_text(const struct ft_trigger *t, char *buf, size_t l
 
 	if (a >= sizeof(actions) / sizeof(actions[0]) || !actions[a].text)
 		snprintf(buf, len, "unknown action %u", a);
-	else if (a == FT_TRIGA_SNAPSHOT || a == FT_TRIGA_EXTENDED || a == FT_TRIGA_FULL || a == FT_TRIGA_JOINED)
+	else if (trigger__action_in_snapshot(a))
 		snprintf(buf, len, "%s %u", actions[a].text, t->snapshot);
 	else
 		snprintf(buf, len, "%s", actions[a].text);
 	return buf;
+}
+
+bool trigger__action_in_snapshot(uint32_t action)
+{
+	return action == FT_TRIGA_SNAPSHOT || action == FT_TRIGA_EXTENDED || action == FT_TRIGA_FULL ||
+	       action == FT_TRIGA_JOINED;
 }
 
 const char *trigger__value_text(int64_t v, const char *unit, size_t unitlen, char *buf, size_t len)

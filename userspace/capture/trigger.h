@@ -7,6 +7,7 @@
 #ifndef FABTRACE_TRIGGER_H
 #define FABTRACE_TRIGGER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,8 @@ const char *trigger__kind_name(uint32_t kind);
 const char *trigger__action_name(uint32_t action);
 /* What the action means, for people: "opened snapshot 3", "held back by the rate policy" */
 const char *trigger__action_text(const struct ft_trigger *t, char *buf, size_t len);
+/* Whether ACTION puts its trigger in a snapshot (opened, extended, joined, at its longest): it has one. */
+bool trigger__action_in_snapshot(uint32_t action);
 /* The value that fired as text ("12.0 ms", "1500 1/s", "3.20x"; "" without one). */
 const char *trigger__value_text(int64_t v, const char *unit, size_t unitlen, char *buf, size_t len);
 

@@ -371,8 +371,7 @@ int flight__trigger(struct flight *f, const struct flight_trigger *t, struct fli
 		for (size_t i = 0; i < flight_ring__count(f->ring); i++)
 			route_segment(f, flight_ring__seg(f->ring, i));
 	}
-	if (res->action == FT_TRIGA_SNAPSHOT || res->action == FT_TRIGA_EXTENDED || res->action == FT_TRIGA_FULL ||
-	    res->action == FT_TRIGA_JOINED) {
+	if (trigger__action_in_snapshot(res->action)) {
 		res->snap = f->win.snap;
 		res->from_ns = f->win.from_ns;
 		res->to_ns = f->win.to_ns;

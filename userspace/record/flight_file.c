@@ -102,16 +102,9 @@ static int fix_header(const char *path, uint64_t min_ts, uint32_t flags)
 static void sync_dir(const char *path)
 {
 	char dir[PATH_MAX];
-	char *slash;
 	int fd;
 
-	str_copy(dir, path, sizeof(dir));
-	slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = 0;
-	else
-		str_copy(dir, ".", sizeof(dir));
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open(path_dir(path, dir, sizeof(dir)), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		(void)fsync(fd);
 		close(fd);
