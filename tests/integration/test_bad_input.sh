@@ -122,10 +122,23 @@ check "disk full: says so ($(head -c 200 full.err))" grep -q "No space left on d
 check "disk full: capture readable up to its last block" \
 	test "$(python3 -c 'import json; j=json.load(open("full.json")); print(j["state"], j["blocks"] > 0)')" = "truncated True"
 check "disk full: report works on it" quiet "$FT" report tiny/full.ftr
+# a disk with room for the header only: no bare header is left behind, and the error says so
+mkdir -p tiny3 && mount -t tmpfs -o size=64k tmpfs tiny3 &&
+	trap 'umount "$TMPD/tiny" "$TMPD/tiny3" 2>/dev/null; cleanup' EXIT
+dd if=/dev/zero of=tiny3/fill bs=1k count=60 2>/dev/null
+ping -f -w 20 127.0.0.1 >/dev/null 2>&1 &
+PING=$!
+rc=0
+"$FT" record --bin 10us -d 3s -q -o tiny3/bare.ftr 2>bare.err || rc=$?
+kill "$PING" 2>/dev/null
+wait "$PING" 2>/dev/null
+check "disk full at once: exit 1 ($rc), one line ($(head -c 300 bare.err))" test "$rc" = 1 -a "$(wc -l <bare.err)" = 1
+check "  says the file is removed" grep -q "bare.ftr: No space left on device before any record was written; the file is removed" bare.err
+check "  and it is" test ! -e tiny3/bare.ftr
 # the flight recorder on a full disk: every segment it leaves reads, none is a
 # bare header, and its error names a segment, not a .part file
 mkdir -p tiny2 && mount -t tmpfs -o size=64k tmpfs tiny2 &&
-	trap 'umount "$TMPD/tiny" "$TMPD/tiny2" 2>/dev/null; cleanup' EXIT
+	trap 'umount "$TMPD/tiny" "$TMPD/tiny2" "$TMPD/tiny3" 2>/dev/null; cleanup' EXIT
 dd if=/dev/zero of=tiny2/fill bs=1k count=40 2>/dev/null
 mkdir tiny2/fr
 ping -f -w 20 127.0.0.1 >/dev/null 2>&1 &

@@ -45,6 +45,14 @@ uint64_t capture__bytes(const struct capture_writer *w);
 uint64_t capture__records(const struct capture_writer *w);
 /* Flush, fsync, close, free.  Returns 0 or the first error seen. */
 int capture__close(struct capture_writer *w);
+/*
+ * capture__close(), and where writing failed (the close's own error, or
+ * FAILED: the caller's) before one record was kept, the file removed: a
+ * header alone is no capture, and a full disk is the usual cause.  *KEPT:
+ * the records the file holds; *REMOVED: 1 removed, 0 kept, -errno when it
+ * could not be removed.  Returns capture__close()'s result.
+ */
+int capture__close_unless_bare(struct capture_writer *w, bool failed, uint64_t *kept, int *removed);
 /* Last error as text ("" when none). */
 const char *capture__last_error(const struct capture_writer *w);
 

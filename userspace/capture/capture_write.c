@@ -427,13 +427,11 @@ const char *capture__last_error(const struct capture_writer *w)
 	return w ? w->errmsg : "";
 }
 
-int capture__close(struct capture_writer *w)
+/* Flush, fsync and close W's file; the writer stays for its caller to free. */
+static int writer_close(struct capture_writer *w)
 {
-	int ret;
+	int ret = capture__flush(w);
 
-	if (!w)
-		return 0;
-	ret = capture__flush(w);
 	/* fsync even after a write error: the blocks before it are worth keeping */
 	if (fsync(w->fd) < 0 && ret == 0 && errno != EINVAL) {
 		ret = -errno;
@@ -447,6 +445,33 @@ int capture__close(struct capture_writer *w)
 	}
 	if (ret == 0 && w->err)
 		ret = w->err;
+	return ret;
+}
+
+int capture__close(struct capture_writer *w)
+{
+	int ret;
+
+	if (!w)
+		return 0;
+	ret = writer_close(w);
+	writer_free(w);
+	return ret;
+}
+
+int capture__close_unless_bare(struct capture_writer *w, bool failed, uint64_t *kept, int *removed)
+{
+	int ret;
+
+	*kept = 0;
+	*removed = 0;
+	if (!w)
+		return 0;
+	(void)capture__flush(w); /* the block in progress: then the count is what the file holds */
+	*kept = w->records;
+	ret = writer_close(w);
+	if ((ret || failed) && !*kept)
+		*removed = unlink(w->path) ? -errno : 1;
 	writer_free(w);
 	return ret;
 }

@@ -116,7 +116,7 @@ int flight_file__finish(struct flight_file *ff, uint32_t stop_reason, uint64_t e
 {
 	struct ft_end end = { .hdr = { FT_REC_END, sizeof(end), 0 } };
 	uint64_t kept;
-	int rc = 0, wrc;
+	int rc = 0, wrc, removed;
 
 	if (errlen)
 		err[0] = 0;
@@ -127,14 +127,12 @@ int flight_file__finish(struct flight_file *ff, uint32_t stop_reason, uint64_t e
 	end.stop_reason = stop_reason;
 	if (!ff->failed)
 		(void)flight_file__append(ff, &end.hdr);
-	(void)capture__flush(ff->w); /* the block in progress: then the count is what the file holds */
-	kept = capture__records(ff->w);
-	wrc = capture__close(ff->w); /* a failed writer left a readable, truncated capture */
+	/* a failed writer left a readable, truncated capture, or removed a bare header */
+	wrc = capture__close_unless_bare(ff->w, ff->failed, &kept, &removed);
 	ff->w = NULL;
-	if ((wrc || ff->failed) && !kept) { /* a header alone: nothing to keep */
-		rc = unlink(ff->part) ? -errno : 0;
+	if (removed) {
 		snprintf(err, errlen, "%s: %s before any record was written; %s", ff->path,
-			 strerror(wrc < 0 ? -wrc : EIO), rc ? "its .part file could not be removed" : "not kept");
+			 strerror(wrc < 0 ? -wrc : EIO), removed < 0 ? "its .part file could not be removed" : "not kept");
 		return wrc ? wrc : -EIO;
 	}
 	if (wrc || ff->failed) /* named by the file it becomes, not its .part */

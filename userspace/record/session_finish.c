@@ -39,7 +39,7 @@ int session__finish(struct session *s)
 	struct ft_end end = { .hdr = { FT_REC_END, sizeof(end), 0 } };
 	struct timespec pause = { 0, 20L * 1000 * 1000 };
 	uint64_t stop_ns = mono_ns();
-	int ret = 0;
+	int ret = 0, removed;
 
 	if (s->pp)
 		phaseprobe__disarm(s->pp); /* calls still running end here, as OPEN phases */
@@ -80,14 +80,12 @@ int session__finish(struct session *s)
 		return s->write_failed ? -1 : 0;
 	capture__flush(s->w);
 	s->st.bytes_written = capture__bytes(s->w);
-	s->st.records_written = capture__records(s->w);
 	if (capture__last_error(s->w)[0])
 		str_copy(s->write_error, capture__last_error(s->w), sizeof(s->write_error));
-	ret = capture__close(s->w);
-	/* capture__close frees the writer; keep what the summary needs */
+	/* frees the writer; a header and nothing else (a full disk at once) is not left behind */
+	ret = capture__close_unless_bare(s->w, s->write_failed, &s->st.records_written, &removed);
 	s->w = NULL;
-	if ((ret || s->write_failed) && !s->st.records_written && s->o->out_path && strcmp(s->o->out_path, "-") != 0 &&
-	    !unlink(s->o->out_path)) /* a header and nothing else (a full disk at once): not left behind */
+	if (removed > 0)
 		snprintf(s->write_error, sizeof(s->write_error), "%s: %s before any record was written; the file "
 			 "is removed", s->o->out_path, strerror(ret < 0 ? -ret : EIO));
 	return ret || s->write_failed ? -1 : 0;
