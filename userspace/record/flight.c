@@ -628,8 +628,8 @@ int flight__finish(struct flight *f)
 	 * what became of that segment is the last word on the failure (the
 	 * write's own error named the .part file it was) */
 	if (flight_ring__writing(f->ring) && flight_ring__end(f->ring, FT_STOP_ERROR, mono_ns(), err, sizeof(err))) {
-		f->failed = false;
-		fail(f, err);
+		snprintf(f->error, sizeof(f->error), "%s", err); /* replaces fail()'s first word */
+		f->failed = true;
 	}
 	if (f->snapper) {
 		if (f->win.active) {
