@@ -330,6 +330,15 @@ mkdir "$D6"
 	2>"$TMPD/rec6.err" || bad "record --switch-max-files 2 ($(tail -n 1 "$TMPD/rec6.err"))"
 check "--switch-max-files 2: at most 2 segments after the stop ($(segs "$D6" | wc -l))" \
 	test "$(segs "$D6" | wc -l)" -ge 1 -a "$(segs "$D6" | wc -l)" -le 2
+# ... also when a snapshot held segments at the last close: a trigger at the very stop
+# (the job's own exit, non-zero) pins every segment until its copy is saved
+D7=$TMPD/ring7
+mkdir "$D7"
+"$FT" record -q -i "$H1/eth0" --control "$CTL" --switch-output 1s --switch-max-files 2 --trigger job.exit \
+	-o "$D7" -- sh -c 'sleep 4; exit 3' 2>"$TMPD/rec7.err" || bad "record with a job.exit trigger ($(tail -n 1 "$TMPD/rec7.err"))"
+check "a snapshot at the stop: saved ($(nsnap "$D7"))" test "$(nsnap "$D7")" = 1
+check "... and still at most 2 segments after it ($(segs "$D7" | wc -l))" \
+	test "$(segs "$D7" | wc -l)" -ge 1 -a "$(segs "$D7" | wc -l)" -le 2
 # ---- SIGUSR1 to a recording that is not a flight recorder: ignored, said, the capture whole
 "$FT" record -q "${IFS_ARGS[@]}" -d 3s -o "$TMPD/plain.ftr" 2>"$TMPD/plain.err" &
 pid=$!

@@ -639,6 +639,10 @@ int flight__finish(struct flight *f)
 		flight_snapper__stop(f->snapper);
 		reap(f);
 	}
+	/* the bounds hold after the stop: segments the last snapshots pinned
+	 * at the last close are theirs no more, and a failed end closed one */
+	if (f->ring)
+		flight_ring__retain(f->ring, mono_ns());
 	for (int k = 0; k < FLIGHT_MAX_CONNS; k++)
 		if (f->conns[k].fd >= 0) {
 			flight_ctl__send(f->conns[k].fd, "error=the recorder stopped before the snapshot was saved\n");
