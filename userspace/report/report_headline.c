@@ -13,10 +13,11 @@
 
 static void line(struct headline *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* A line cut to its buffer (LEN bytes, full) ends in "..." instead of mid-word. */
-static char *mark_cut(char *buf, size_t len)
+/* A line CUT to its buffer (LEN bytes, full) ends in "..." instead of mid-word;
+ * one that fits, up to its last byte, stays whole. */
+static char *mark_cut(char *buf, size_t len, bool cut)
 {
-	if (len > 4 && strlen(buf) == len - 1)
+	if (cut && len > 4 && strlen(buf) == len - 1)
 		memcpy(buf + len - 4, "...", 4);
 	return buf;
 }
@@ -24,13 +25,14 @@ static char *mark_cut(char *buf, size_t len)
 static void line(struct headline *h, const char *fmt, ...)
 {
 	va_list ap;
+	int n;
 
 	if (h->nlines == HEADLINE_MAX_LINES)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(h->lines[h->nlines], sizeof(h->lines[0]), fmt, ap);
+	n = vsnprintf(h->lines[h->nlines], sizeof(h->lines[0]), fmt, ap);
 	va_end(ap);
-	mark_cut(h->lines[h->nlines++], sizeof(h->lines[0]));
+	mark_cut(h->lines[h->nlines++], sizeof(h->lines[0]), n >= (int)sizeof(h->lines[0]));
 }
 
 /* "+0.747 s (22:26:42.345Z)": relative, then the wall clock's time of day */
@@ -235,7 +237,7 @@ static const char *cause_of(const struct corr *c, const struct corr_instance *in
 		snprintf(buf, len, "OK");
 		break;
 	}
-	return buf;
+	return mark_cut(buf, len, k >= len); /* str_appendf() leaves K at LEN when it cut */
 }
 
 const char *headline__place(const struct corr *c, const struct corr_instance *in, char *buf, size_t len)
@@ -251,11 +253,12 @@ const char *headline__instance(const struct model *m, const struct corr *c, cons
 			       char *buf, size_t len)
 {
 	char w[96], a[32], cause[HEADLINE_LINE];
+	int n;
 
-	snprintf(buf, len, "%s #%" PRIu64 " at %s, %s: %s", corr__op_name(in->op), in->seq,
+	n = snprintf(buf, len, "%s #%" PRIu64 " at %s, %s: %s", corr__op_name(in->op), in->seq,
 		 when(m, in->first_entry, w, sizeof(w)), fmt_ns(in->span_ns, a, sizeof(a)),
 		 cause_of(c, in, cause, sizeof(cause)));
-	return mark_cut(buf, len);
+	return mark_cut(buf, len, n >= 0 && (size_t)n >= len);
 }
 
 static void worst_of(const struct model *m, const struct corr *c, size_t i, struct answer_worst *w)
@@ -280,7 +283,6 @@ static void worst_of(const struct model *m, const struct corr *c, size_t i, stru
 		w->straggler_rank = c->ranks[in->straggler].rank;
 	}
 	cause_of(c, in, w->cause, sizeof(w->cause));
-	mark_cut(w->cause, sizeof(w->cause));
 	headline__instance(m, c, in, w->line, sizeof(w->line));
 }
 
