@@ -156,6 +156,9 @@ expect_err "symlink output" "symbolic link" "$FT" merge -o link.ftr n1.ftr n2.ft
 check "the symlink is untouched and its target not created" test -L link.ftr -a ! -e /tmp/elsewhere.ftr
 mkdir dir.ftr
 expect_err "directory output" "not a regular file" "$FT" merge -o dir.ftr n1.ftr n2.ftr
+touch notdir
+expect_err "output under a regular file" "merge: notdir/m.ftr: cannot create: Not a directory" \
+	"$FT" merge -o notdir/m.ftr n1.ftr n2.ftr
 expect_err "unknown option" "unknown option '--bogus'" "$FT" merge --bogus -o job.ftr n1.ftr
 expect_err "bad --window" "merge: --window 'soon': not a duration up to 60s" "$FT" merge --window soon -o job.ftr n1.ftr
 "$FT" merge --json -o job.ftr n1.ftr junk.ftr >out.txt 2>err.txt

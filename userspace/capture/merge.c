@@ -21,6 +21,7 @@
  * This file: the clock fit; capture/merge_scan.c: passes 1 and 2;
  * capture/merge_write.c: the ids, labels, pass 3 and the summary.
  */
+#include <fcntl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -534,10 +535,16 @@ static bool in_windows(const struct merge *m, const struct host *h)
 static int out_dir_writable(const char *out)
 {
 	char dir[4096];
+	struct stat st;
+	int e;
 
-	if (!access(path_dir(out, dir, sizeof(dir)), W_OK))
+	path_dir(out, dir, sizeof(dir));
+	if (!stat(dir, &st) && !S_ISDIR(st.st_mode))
+		errno = ENOTDIR;
+	else if (!faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS)) /* as the effective user */
 		return 0;
-	ft_err("merge: %s: cannot create: %s%s", out, strerror(errno), create_hint(errno));
+	e = errno;
+	ft_err("merge: %s: cannot create: %s%s", out, strerror(e), create_hint(e));
 	return -1;
 }
 
