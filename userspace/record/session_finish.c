@@ -85,9 +85,13 @@ int session__finish(struct session *s)
 	/* frees the writer; a header and nothing else (a full disk at once) is not left behind */
 	ret = capture__close_unless_bare(s->w, s->write_failed, &s->st.records_written, &removed);
 	s->w = NULL;
-	if (removed > 0)
-		snprintf(s->write_error, sizeof(s->write_error), "%s: %s before any record was written; the file "
-			 "is removed", s->o->out_path, strerror(ret < 0 ? -ret : EIO));
+	if (removed) {
+		snprintf(s->write_error, sizeof(s->write_error), "%s: %s before any record was written; %s",
+			 s->o->out_path, strerror(ret < 0 ? -ret : EIO),
+			 removed > 0 ? "the file is removed" : "the file could not be removed");
+		if (removed > 0)
+			s->st.bytes_written = 0;
+	}
 	return ret || s->write_failed ? -1 : 0;
 }
 
