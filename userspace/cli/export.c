@@ -526,17 +526,8 @@ int cmd_export(int argc, char **argv)
 
 	model_opts__init(&mo);
 	ret = model__load(path, &mo, &m, err, sizeof(err));
-	if (ret) {
-		const char *why = err[0] ? err : strerror(-ret);
-		size_t pl = strlen(path);
-
-		/* the reader's messages may already start with the path */
-		if (!strncmp(why, path, pl) && why[pl] == ':')
-			why += pl + 1 + (why[pl + 1] == ' ');
-		ft_err("export: %s: %s; %s", path, why, ret == -EIO ? "the capture is damaged there; re-record it"
-		       : "check the path and that it is a fabtrace capture");
-		return 1;
-	}
+	if (ret)
+		return cli_load_failed("export", path, ret, err, "free some memory");
 	if (m->truncated)
 		fprintf(stderr, "fabtrace: export: warning: %s is truncated (%s); exporting what is readable\n", path,
 			m->truncated_why[0] ? m->truncated_why : "no end record");

@@ -170,6 +170,8 @@ struct json;
 /* WHY's evidence bits as KEY: an array of their names (NULL KEY: inside an array) -- the
  * one spelling of them in every JSON output */
 void corr__why_json(struct json *j, const char *key, unsigned why);
+/* WHY's evidence bits' names, as the JSON spells them, comma-separated into BUF. */
+const char *corr__why_names(unsigned why, char *buf, size_t len);
 #define CORR_WHY_CONGESTION (corr__why_congestion())
 
 /* What the verdict rules look at (one instance). */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/json.h"
+#include "lib/util.h"
 #include "probes/drop_reasons.h"
 #include "userspace/correlate/corr_internal.h"
 
@@ -105,6 +106,18 @@ void corr__why_json(struct json *j, const char *key, unsigned why)
 		if (why & why_table[i].bit)
 			json_kv_string(j, NULL, why_table[i].name);
 	json_array_end(j);
+}
+
+const char *corr__why_names(unsigned why, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (size_t i = 0; i < CORR_NWHY; i++)
+		if (why & why_table[i].bit)
+			str_appendf(buf, len, &k, "%s%s", k ? "," : "", why_table[i].name);
+	return buf;
 }
 
 unsigned corr__why_congestion(void)

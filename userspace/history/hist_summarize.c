@@ -47,18 +47,6 @@ static int add_key(struct hist_keys *k, uint64_t h)
 	return 0;
 }
 
-/* The evidence bits' names as corr__why_json() spells them (its table), comma-separated. */
-static void why_names(unsigned why, char *buf, size_t len)
-{
-	size_t n, k = 0;
-	const struct corr_why_info *t = corr__why_table(&n);
-
-	buf[0] = 0;
-	for (size_t i = 0; i < n; i++)
-		if (why & t[i].bit)
-			str_appendf(buf, len, &k, "%s%s", k ? "," : "", t[i].name);
-}
-
 static void fill(struct hist_line *l, const struct model *m, const struct corr *c, const struct corr_instance *in,
 		 const char *name)
 {
@@ -88,7 +76,7 @@ static void fill(struct hist_line *l, const struct model *m, const struct corr *
 
 		str_copy(l->link, m->ifaces[w < m->nifaces ? w : b->link].label, sizeof(l->link));
 	}
-	why_names(in->why, l->why, sizeof(l->why));
+	corr__why_names(in->why, l->why, sizeof(l->why));
 	str_copy(l->seg, name, sizeof(l->seg));
 	l->start_rel_ns = model__rel_ns(m, in->first_entry);
 }
