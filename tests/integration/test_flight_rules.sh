@@ -80,6 +80,10 @@ bad_run "reads the qdisc_dequeue probe's records, which --profile always leaves 
 	"queue.sojourn in the always profile" record --switch-output 1s -o "$TMPD" --profile always --trigger 'queue.sojourn > 1ms'
 bad_run "reads the drop probe's records, which --no-probes leaves out" "link.drops without the drop probe" \
 	record --switch-output 1s -o "$TMPD" --no-probes drop --trigger 'link.drops > 1/s'
+bad_run "reads the iface_rx probe's records, which --no-probes leaves out" "link.ce without the receive bins" \
+	record --switch-output 1s -o "$TMPD" --no-probes iface_rx --trigger 'link.ce > 1/s'
+bad_run "reads the RDMA and NIC counters; drop --no-rdma or --no-nic-stats" "link.pause without the counters" \
+	record --switch-output 1s -o "$TMPD" --no-rdma --no-nic-stats --trigger 'link.pause > 1/s'
 check "nothing was written by the bad runs" test -z "$(find "$TMPD" -name 'seg-*' -o -name 'x.ftr')"
 
 busy_start

@@ -416,16 +416,21 @@ static int check_rules_can_fire(const struct recorder *r)
 
 	for (int i = 0; i < r->nrules; i++) {
 		const struct rule *ru = &r->rule[i];
-		bool phases;
-		uint64_t need = rules__metric_probes(ru->metric, &phases);
+		bool phases, counters;
+		uint64_t need = rules__metric_probes(ru->metric, &phases, &counters);
 
 		if (phases && r->o.no_phases) {
 			ft_err("record: --trigger '%s' reads the phase probes' records; drop --no-phases", ru->text);
 			return -1;
 		}
+		if (counters && r->o.so.no_rdma && r->o.so.no_nic) {
+			ft_err("record: --trigger '%s' reads the RDMA and NIC counters; drop --no-rdma or --no-nic-stats",
+			       ru->text);
+			return -1;
+		}
 		if (need && !(need & ~gone)) {
-			int id = __builtin_ctzll(need);
-			bool by_opt = (r->o.no_probes & need) != 0;
+			int id = __builtin_ctzll(need); /* the first of them: each metric reads one today */
+			bool by_opt = (r->o.no_probes & (1ull << id)) != 0;
 
 			ft_err("record: --trigger '%s' reads the %s probe's records, which %s%s leaves out; %s",
 			       ru->text, probe__name((uint32_t)id), by_opt ? "--no-probes" : "--profile ",

@@ -72,8 +72,9 @@ struct rule {
 const char *rules__metric_name(enum rule_metric m);
 const char *rules__unit_name(enum rule_metric m);
 /* The network probes whose records M reads, any of them (bits 1 << ft_probe_id; 0: none
- * needed), and in *PHASES whether it reads the phase probes' instead. */
-uint64_t rules__metric_probes(enum rule_metric m, bool *phases);
+ * needed), in *PHASES whether it reads the phase probes' instead, and in *COUNTERS
+ * whether the counter sampler's (RDMA or NIC counters). */
+uint64_t rules__metric_probes(enum rule_metric m, bool *phases, bool *counters);
 
 /* Parse TEXT into R: 0, or -1 with ERR ("link.drops > x: not a rate; give N/s, e.g. 100/s"). */
 int rules__parse(struct rule *r, const char *text, char *err, size_t errlen);

@@ -23,19 +23,21 @@ static const struct metric_def {
 	bool threshold;             /* takes OP THRESHOLD (else: none, or job.exit's default) */
 	uint64_t probes;            /* the network probes its records come from, any of them (1 << id) */
 	bool phases;                /* ... or the phase probes' */
+	bool counters;              /* ... or the counter sampler's (RDMA or NIC) */
 } METRICS[RM_MAX] = {
 #define P(id) (1ull << FT_PROBE_##id)
-	[RM_LINK_DROPS]    = { "link.drops",    RU_RATE,     "1/s",    ON_IFACE, true, P(DROP), false },
-	[RM_LINK_RETRANS]  = { "link.retrans",  RU_RATE,     "1/s",    ON_IFACE, true, P(RETRANS), false },
-	[RM_LINK_CE]       = { "link.ce",       RU_RATE,     "1/s",    ON_IFACE, true, P(IFACE_RX) | P(IFACE_TX), false },
-	[RM_LINK_PAUSE]    = { "link.pause",    RU_RATE,     "1/s",    ON_IFACE, true, 0, false },
-	[RM_LINK_CNP]      = { "link.cnp",      RU_RATE,     "1/s",    ON_IFACE, true, 0, false },
-	[RM_QUEUE_SOJOURN] = { "queue.sojourn", RU_DURATION, "ns",     ON_IFACE, true, P(QDISC_DEQ), false },
-	[RM_LOST]          = { "lost",          RU_COUNT,    "events", ON_NONE,  true, 0, false },
-	[RM_COLL_SLOW]     = { "coll.slow",     RU_FACTOR,   "x1000",  ON_RANK,  true, 0, true },
-	[RM_RANK_LATE]     = { "rank.late",     RU_DURATION, "ns",     ON_RANK,  true, 0, true },
-	[RM_JOB_EXIT]      = { "job.exit",      RU_COUNT,    "status", ON_NONE,  true, 0, true },
-	[RM_JOB_TIMEOUT]   = { "job.timeout",   RU_NONE,     "ret",    ON_NONE,  false, 0, true },
+	/* CE marks are counted on receive only: the transmit bins carry none */
+	[RM_LINK_DROPS]    = { "link.drops",    RU_RATE,     "1/s",    ON_IFACE, true, P(DROP), false, false },
+	[RM_LINK_RETRANS]  = { "link.retrans",  RU_RATE,     "1/s",    ON_IFACE, true, P(RETRANS), false, false },
+	[RM_LINK_CE]       = { "link.ce",       RU_RATE,     "1/s",    ON_IFACE, true, P(IFACE_RX), false, false },
+	[RM_LINK_PAUSE]    = { "link.pause",    RU_RATE,     "1/s",    ON_IFACE, true, 0, false, true },
+	[RM_LINK_CNP]      = { "link.cnp",      RU_RATE,     "1/s",    ON_IFACE, true, 0, false, true },
+	[RM_QUEUE_SOJOURN] = { "queue.sojourn", RU_DURATION, "ns",     ON_IFACE, true, P(QDISC_DEQ), false, false },
+	[RM_LOST]          = { "lost",          RU_COUNT,    "events", ON_NONE,  true, 0, false, false },
+	[RM_COLL_SLOW]     = { "coll.slow",     RU_FACTOR,   "x1000",  ON_RANK,  true, 0, true, false },
+	[RM_RANK_LATE]     = { "rank.late",     RU_DURATION, "ns",     ON_RANK,  true, 0, true, false },
+	[RM_JOB_EXIT]      = { "job.exit",      RU_COUNT,    "status", ON_NONE,  true, 0, true, false },
+	[RM_JOB_TIMEOUT]   = { "job.timeout",   RU_NONE,     "ret",    ON_NONE,  false, 0, true, false },
 #undef P
 };
 
@@ -56,9 +58,10 @@ const char *rules__unit_name(enum rule_metric m)
 	return m < RM_MAX ? METRICS[m].trig_unit : "";
 }
 
-uint64_t rules__metric_probes(enum rule_metric m, bool *phases)
+uint64_t rules__metric_probes(enum rule_metric m, bool *phases, bool *counters)
 {
 	*phases = m < RM_MAX && METRICS[m].phases;
+	*counters = m < RM_MAX && METRICS[m].counters;
 	return m < RM_MAX ? METRICS[m].probes : 0;
 }
 
