@@ -201,6 +201,11 @@ expect_err "trigger --timeout without --wait" "trigger: --timeout is how long --
 # help COMMAND is the command's help
 "$FT" help record >help.txt 2>&1 || bad "fabtrace help record"
 check "fabtrace help record: record's own help" grep -q "^Usage: fabtrace record" help.txt
+expect_err "fabtrace help of no command" "no command 'bogus' to help with" "$FT" help bogus
+"$FT" info ok.ftr --json >info-after.json 2>&1 || bad "info with --json after the capture"
+check "info CAPTURE --json: JSON, as the other commands take options after their files" \
+	python3 -c 'import json,sys; json.load(open("info-after.json"))'
+
 "$FT" --help merge >help.txt 2>&1 || bad "fabtrace --help merge"
 check "fabtrace --help merge: merge's own help" grep -q "^Usage: fabtrace merge" help.txt
 finish

@@ -232,7 +232,7 @@ int cmd_info(int argc, char **argv)
 	optind = 0; /* glibc: full re-initialisation, main may have used getopt */
 	opterr = 0;
 	util_json_from_args(argc, argv, (const char *const[]){ "--json", "-j", NULL });
-	while ((c = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;

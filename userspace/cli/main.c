@@ -82,6 +82,10 @@ int main(int argc, char **argv)
 		for (size_t i = 0; argc > 2 && i < sizeof(cmds) / sizeof(cmds[0]); i++)
 			if (!strcmp(argv[2], cmds[i].name)) /* fabtrace help record: record's own */
 				return stdout_written(cmds[i].fn(2, (char *[]){ argv[2], "--help", NULL }));
+		if (argc > 2) {
+			ft_err("no command '%s' to help with; see 'fabtrace --help'", argv[2]);
+			return 2;
+		}
 		usage(stdout);
 		return stdout_written(0);
 	}
