@@ -330,6 +330,13 @@ def budget_sums(name, rep):
             bad.append((c["id"], c["duration_ns"], b["total_ns"], parts))
     check(not bad, f"{name}: each collective's waiting + network + unexplained + usual (expected transfer and "
           f"usual skew) = its total = its span, within 1 % (wrong: {bad[:3]})")
+    # lateness carried as the network's: no more than the network time of the collective it came from
+    by_id = {c["id"]: c for c in items}
+    over = [(c["id"], c["budget"]["carried_network_ns"], c["budget"]["carried_from"])
+            for c in items if c["budget"].get("carried_from") in by_id
+            and c["budget"]["carried_network_ns"] > by_id[c["budget"]["carried_from"]]["budget"]["network_ns"] + 1000]
+    check(not over, f"{name}: no collective carries more network lateness than its source collective's network "
+          f"time (over: {over[:3]})")
     j = rep.get("budget")
     if not check(isinstance(j, dict), f"{name}: the job has a budget (top-level 'budget')"):
         return False

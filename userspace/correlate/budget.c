@@ -209,7 +209,10 @@ void corr_budget_shares(struct corr *c, size_t i)
 	 * The carried lateness: the straggler left the collective it came from
 	 * late.  The part of that collective's excess that was the network's
 	 * is the network's here too (a rank behind a slow link always
-	 * finishes last); the rest is usual skew.
+	 * finishes last), up to the network time that collective had: its
+	 * microseconds of network cannot have made milliseconds of lateness
+	 * (a share of 100 % of a tiny excess would pass all of it on); the
+	 * rest is usual skew.
 	 */
 	b->carried_from = CORR_NONE;
 	b->carried_network_ns = 0;
@@ -220,6 +223,8 @@ void corr_budget_shares(struct corr *c, size_t i)
 
 		if (pb->network_ns && pb->link != CORR_NONE && ex) {
 			b->carried_network_ns = (uint64_t)((double)b->carried_ns * (double)pb->network_ns / (double)ex);
+			if (b->carried_network_ns > pb->network_ns)
+				b->carried_network_ns = pb->network_ns;
 			b->carried_from = prev;
 		}
 	}
