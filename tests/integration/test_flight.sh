@@ -55,7 +55,8 @@ bad_run() { # WANT_RC GREP DESCRIPTION ARGS...
 		test "$rc" = "$want" -a "$(wc -l <"$TMPD/bad.err")" = 1 -a -n "$(grep -E -e "$pat" "$TMPD/bad.err")"
 }
 : >"$TMPD/afile"
-bad_run 1 "no-such.*create the directory" "a missing -o directory" record --switch-output 1s -o "$TMPD/no-such" --control "$CTL"
+bad_run 1 "no-such/dir: No such file or directory; create the directory" "a missing -o directory's parent" \
+	record --switch-output 1s -o "$TMPD/no-such/dir" --control "$CTL"
 bad_run 1 "not a directory" "-o naming a file" record --switch-output 1s -o "$TMPD/afile" --control "$CTL"
 bad_run 2 "--switch-output '10': not a time" "--switch-output 10 (no unit)" record --switch-output 10 -o "$TMPD"
 bad_run 2 "--keep-size '10k': not a size" "--keep-size 10k" record --switch-output 1s --keep-size 10k -o "$TMPD"
@@ -323,6 +324,11 @@ for f in sorted(glob.glob(sys.argv[2] + "/seg-*.ftr")):
     acts += [t["action"] for t in j["triggers"]]
 sys.exit(0 if acts.count("rate") == 3 and acts.count("snapshot") == 1 else 1)' "$FT" "$TMPD/rate2"
 
+# ---- a missing -o directory whose parent exists is made (a service's first start)
+"$FT" record -q "${IFS_ARGS[@]}" --switch-output 1s -d 2s -o "$TMPD/made" 2>"$TMPD/made.err" ||
+	bad "record into a missing directory ($(tail -n 1 "$TMPD/made.err"))"
+check "a missing -o directory is made, and its segments are in it ($(segs "$TMPD/made" | wc -l))" \
+	test "$(segs "$TMPD/made" | wc -l)" -ge 1
 # ---- --switch-max-files holds after the stop too (the last segment closed one over it)
 D6=$TMPD/ring6
 mkdir "$D6"

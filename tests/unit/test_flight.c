@@ -605,8 +605,13 @@ static void test_ring(void **state)
 		capture__free(cr);
 	}
 	flight_ring__free(r);
-	/* a missing directory, a file where the directory should be */
-	assert_int_equal(flight_ring__open(&r, tpath("nope"), &l, err, sizeof(err)), -ENOENT);
+	/* a missing directory is made where its parent exists; one whose parent is
+	 * missing is an error; so is a file where the directory should be */
+	assert_int_equal(flight_ring__open(&r, tpath("made"), &l, err, sizeof(err)), 0);
+	flight_ring__free(r);
+	assert_int_equal(stat(tpath("made"), &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(flight_ring__open(&r, tpath("nope/dir"), &l, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "create the directory"));
 	flight_ring__free(r);
 	fd = open(tpath("afile"), O_CREAT | O_WRONLY, 0600);

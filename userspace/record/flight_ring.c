@@ -138,7 +138,10 @@ int flight_ring__open(struct flight_ring **out, const char *dir, const struct fl
 		snprintf(err, errlen, "%s: directory name too long", dir);
 		return -ENAMETOOLONG;
 	}
-	if (stat(dir, &st)) {
+	/* a directory of its own, as a service's -o /var/lib/fabtrace is on its
+	 * first start: made where its parent exists (not a whole path: a typo
+	 * should not grow a tree) */
+	if (stat(dir, &st) && (errno != ENOENT || mkdir(dir, 0755) || stat(dir, &st))) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s%s", dir, strerror(errno), create_hint(errno));
 		return rc;
