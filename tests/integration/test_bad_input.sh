@@ -201,7 +201,20 @@ expect_err "trigger --timeout without --wait" "trigger: --timeout is how long --
 # help COMMAND is the command's help
 "$FT" help record >help.txt 2>&1 || bad "fabtrace help record"
 check "fabtrace help record: record's own help" grep -q "^Usage: fabtrace record" help.txt
-expect_err "fabtrace help of no command" "no command 'bogus' to help with" "$FT" help bogus
+# usage errors exit 2, as every command's help says
+usage_err() { # DESC PATTERN CMD...
+	local d=$1 rc=0
+	"${@:3}" >/dev/null 2>uerr.txt || rc=$?
+	check "$d: exit 2 ($rc), one line ($(head -c 200 uerr.txt))" \
+		test "$rc" = 2 -a "$(wc -l <uerr.txt)" = 1 -a -n "$(grep -E -e "$2" uerr.txt)"
+}
+usage_err "fabtrace help of no command" "no command 'bogus' to help with" "$FT" help bogus
+usage_err "trigger --control with a /" "--control 'a/b': not a socket name" "$FT" trigger --control a/b
+usage_err "record --no-probes of every family" "leaves out every network probe" \
+	"$FT" record -d 1s -o np.ftr --no-probes bins,qdisc,drops,tcp,rtt
+usage_err "--keep-summaries without the flight recorder" "are the flight recorder's" \
+	"$FT" record -d 1s -o ks.ftr --keep-summaries 1d
+check "  and none of them wrote a capture" test ! -e np.ftr -a ! -e ks.ftr
 "$FT" info ok.ftr --json >info-after.json 2>&1 || bad "info with --json after the capture"
 check "info CAPTURE --json: JSON, as the other commands take options after their files" \
 	python3 -c 'import json,sys; json.load(open("info-after.json"))'

@@ -338,6 +338,18 @@ check "the capture has at least what the snapshots showed ($rb >= $sb bytes)" te
 for p in "${BG[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 BG=()
 
+# SIGUSR1 (meant for a flight recorder) does not end top --record without its capture's end
+"$FT" top --json --no-phases -i "$H2/eth0" --record "$TMPD/usr1.ftr" -d 3s >/dev/null 2>"$TMPD/usr1.err" &
+pid=$!
+for ((i = 0; i < 200; i++)); do [[ -s $TMPD/usr1.ftr ]] && break; sleep 0.05; done
+sleep 0.5
+kill -USR1 "$pid"
+_rc=0
+wait "$pid" || _rc=$?
+check "top --record goes on after SIGUSR1, exits 0 ($_rc), and says why" \
+	test "$_rc" = 0 -a -n "$(grep 'SIGUSR1 ignored' "$TMPD/usr1.err")"
+check "  its capture is complete" test "$("$FT" info --json "$TMPD/usr1.ftr" | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')" = complete
+
 # top started beside a running MPICH job: its ranks' probes attach at
 # different moments, so their collective numbers differ by one, and matched
 # as counted the slowest rank came out as whichever counted later.  Rank 1

@@ -21,4 +21,14 @@ int cmd_trigger(int argc, char **argv);  /* userspace/cli/trigger.c */
  */
 int cli_load_failed(const char *cmd, const char *path, int ret, const char *err, const char *enomem_todo);
 
+/*
+ * SIGUSR1 asks a flight recorder for a snapshot.  A recording of its own
+ * (record without --switch-output, top --record) has none to take, and the
+ * signal's default action ended it without its END record: `kill -USR1
+ * $(pgrep -f 'fabtrace record')` cut every capture on the host short.  This
+ * has it say so instead (a handler, not SIG_IGN, which a traced command
+ * would inherit across exec).  userspace/cli/usr1.c
+ */
+void cli_usr1_not_flight(void);
+
 #endif

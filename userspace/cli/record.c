@@ -39,6 +39,7 @@ struct recorder {
 	struct rules *rules; /* their evaluator: a second sink beside the flight recorder's */
 	uint64_t keep_summaries_ns; /* --keep-summaries (0: no bound) */
 	bool no_summaries;  /* --no-summaries */
+	bool summaries_opt; /* --keep-summaries or --no-summaries given */
 	struct hist_worker *hist; /* the segments' summaries (userspace/history/) */
 	struct session *s;
 	bool tty;
@@ -204,8 +205,9 @@ static void usage(FILE *f)
 "      --sampler-budget PCT   CPU share of one core the sampler may use (default 5)\n"
 "      --sysfs-root DIR       read RDMA devices under DIR/class/infiniband instead\n"
 "                             of /sys (test fixtures; also $FABTRACE_SYSFS_ROOT)\n"
-"      --json                 print the final summary as JSON on stdout (status\n"
-"                             lines stay on stderr; -q drops them)\n"
+"      --json                 print the final summary as JSON on stdout (keys:\n"
+"                             docs/record-json.md; status lines stay on\n"
+"                             stderr; -q drops them)\n"
 "  -h, --help                 this help\n"
 "\n"
 "Exit status: 0 when the capture (or every segment) is complete, whatever\n"
@@ -456,24 +458,6 @@ static int add_rule(struct recorder *r, const char *arg)
 	return 0;
 }
 
-/*
- * SIGUSR1 asks a flight recorder for a snapshot.  A recording of its own
- * (no --switch-output) has none to take, and its default action ended the
- * recording without an END: `kill -USR1 $(pgrep -f 'fabtrace record')`
- * cut every capture on the host short.  (A handler, not SIG_IGN, which a
- * traced command would inherit across exec.)
- */
-static void usr1_not_flight(int sig)
-{
-	static const char msg[] = "fabtrace: SIGUSR1 ignored: this recording is not a flight recorder "
-				  "(record --switch-output), it takes no snapshots\n";
-
-	(void)sig;
-	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
-		/* nothing to do about it in a signal handler */
-	}
-}
-
 static int parse_args(struct recorder *r, int argc, char **argv)
 {
 	enum { OPT_JSON = FOPT_END, OPT_TRIGGER, OPT_KEEP_SUMMARIES, OPT_NO_SUMMARIES };
@@ -526,9 +510,11 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 						 "e.g. 7d, 36h (0: no bound)");
 				return -1;
 			}
+			r->summaries_opt = true;
 			break;
 		case OPT_NO_SUMMARIES:
 			r->no_summaries = true;
+			r->summaries_opt = true;
 			break;
 		case OPT_JSON:
 			r->o.json = true;
@@ -557,6 +543,11 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 	}
 	if (check_rules_can_fire(r))
 		return -1;
+	if (r->summaries_opt && !r->fo.on) {
+		ft_err("record: --keep-summaries and --no-summaries are the flight recorder's: give "
+		       "--switch-output and -o DIR");
+		return -1;
+	}
 	if (r->o.post_probes && !r->fo.on) {
 		ft_err("record: --post-probes needs the flight recorder: give --switch-output and -o DIR");
 		return -1;
@@ -608,12 +599,8 @@ int cmd_record(int argc, char **argv)
 		}
 		r->o.out_path = NULL;
 	}
-	if (!r->fo.on) {
-		struct sigaction sa = { .sa_handler = usr1_not_flight, .sa_flags = SA_RESTART };
-
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGUSR1, &sa, NULL);
-	}
+	if (!r->fo.on)
+		cli_usr1_not_flight();
 	if (r->nrules && !(r->rules = rules__new(r->rule, r->nrules, r->o.bin_ns, rule_fired, r))) {
 		ft_err("record: out of memory for the --trigger rules");
 		goto out;

@@ -387,6 +387,7 @@ int cmd_top(int argc, char **argv)
 		goto out;
 	}
 	t->o.live = true; /* bins as they close: no batching (probes/netprobe.h) */
+	cli_usr1_not_flight(); /* --record's capture, or the live view, is not to end without its END */
 	if (session__open(&t->v.s, &t->o, to_live, t))
 		goto out;
 	rc = session__start(t->v.s, argc, argv);

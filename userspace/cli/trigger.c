@@ -125,6 +125,10 @@ static int parse(struct trig_args *a, int argc, char **argv)
 			a->netns = optarg;
 			break;
 		case O_CONTROL:
+			if (!flight_ctl__name_ok(optarg)) {
+				ft_err_bad_value("trigger", "--control", optarg, "a socket name", FLIGHT_CTL_NAME_HINT);
+				return -1;
+			}
 			a->control = optarg;
 			break;
 		case O_JSON:

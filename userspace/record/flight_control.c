@@ -27,7 +27,7 @@ static int make_addr(const char *name, struct sockaddr_un *a, socklen_t *alen)
 	a->sun_family = AF_UNIX;
 	/* abstract: sun_path[0] = 0, the name follows, not NUL-terminated */
 	n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "fabtrace/%s", name);
-	if (n < 0 || (size_t)n >= sizeof(a->sun_path) - 1 || !name[0] || strchr(name, '/'))
+	if (n < 0 || (size_t)n >= sizeof(a->sun_path) - 1)
 		return -EINVAL;
 	*alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 	return 0;
@@ -74,12 +74,17 @@ static int socket_in(const char *netns, char *err, size_t errlen)
 	return fd;
 }
 
+bool flight_ctl__name_ok(const char *name)
+{
+	return name[0] && strlen(name) <= 64 && !strchr(name, '/');
+}
+
 /* The address of @fabtrace/NAME and a socket for it in NETNS: the socket, or -errno with ERR. */
 static int socket_for(const char *name, const char *netns, struct sockaddr_un *a, socklen_t *alen,
 		      char *err, size_t errlen)
 {
-	if (make_addr(name, a, alen)) {
-		snprintf(err, errlen, "bad control socket name '%s' (letters, digits, '-', '_', '.'; no '/')", name);
+	if (!flight_ctl__name_ok(name) || make_addr(name, a, alen)) {
+		snprintf(err, errlen, "bad control socket name '%s' (" FLIGHT_CTL_NAME_HINT ")", name);
 		return -EINVAL;
 	}
 	return socket_in(netns, err, errlen);

@@ -36,6 +36,9 @@
  * `ip netns`, NULL: our own).  The listening descriptor (non-blocking), or
  * -errno with a one-line reason in ERR.
  */
+/* Whether NAME can name a control socket (@fabtrace/NAME): 1 to 64 characters, no '/'. */
+bool flight_ctl__name_ok(const char *name);
+#define FLIGHT_CTL_NAME_HINT "up to 64 characters without '/'"
 int flight_ctl__listen(const char *name, const char *netns, char *err, size_t errlen);
 /*
  * Accept one connection on LFD (non-blocking).  The connection (its peer

@@ -141,9 +141,8 @@ int flight_opts__parse(struct flight_opts *o, int c, const char *arg)
 		return 1;
 	case FOPT_CONTROL:
 		o->snap_opt = true;
-		if (!arg[0] || strlen(arg) > 64 || strchr(arg, '/')) {
-			ft_err_bad_value("record", "--control", arg, "a socket name",
-					 "up to 64 characters without '/'");
+		if (!flight_ctl__name_ok(arg)) {
+			ft_err_bad_value("record", "--control", arg, "a socket name", FLIGHT_CTL_NAME_HINT);
 			return -1;
 		}
 		o->control = arg;

@@ -348,6 +348,10 @@ int session_opts__check(const struct session_opts *o)
 		       o->cmd_name, o->wake_bytes, o->ringbuf_bytes);
 		return -1;
 	}
+	if ((o->no_probes & ((1ull << FT_PROBE_MAX) - 1)) == (1ull << FT_PROBE_MAX) - 1) {
+		ft_err("%s: --no-probes leaves out every network probe; keep at least one", o->cmd_name);
+		return -1;
+	}
 	if (o->no_phases && (o->npids || o->nspecs)) {
 		ft_err("%s: %s needs the phase probes; drop --no-phases", o->cmd_name,
 		       o->npids ? "-p" : "--phase");
