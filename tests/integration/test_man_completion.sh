@@ -77,6 +77,12 @@ for c in $cmds; do
 done
 check "the examples' other programs' options are not offered ($(comp fabtrace record --n | tr '\n' ' '))" \
 	test -z "$(comp fabtrace record --n | grep -x -e --ntasks-per-node)" -a -z "$(comp fabtrace top -s)"
+check "record --coverage completes its modes ($(comp fabtrace record --coverage "" | tr '\n' ' '))" \
+	test "$(comp fabtrace record --coverage "" | sort | tr '\n' ' ')" = "auto counters kernel pid1 "
+check "top --sort completes its keys ($(comp fabtrace top --sort b | tr '\n' ' '))" \
+	test "$(comp fabtrace top --sort b | sort | tr '\n' ' ')" = "backlog bursts "
+check "history completes directories ($(comp fabtrace history "" | tr '\n' ' '))" \
+	test "$(comp fabtrace history "" | sort | tr '\n' ' ')" = "root sub "
 check "report completes capture files, not others ($(comp fabtrace report "" | tr '\n' ' '))" \
 	test "$(comp fabtrace report "" | grep -vxE 'sub|root' | sort | tr '\n' ' ')" = "a.ftr b.ftr "
 check "compare completes capture files on both sides of its -- ($(comp fabtrace compare a.ftr -- "" | tr '\n' ' '))" \

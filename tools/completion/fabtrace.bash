@@ -29,7 +29,7 @@ _fabtrace_ifaces() {
 }
 
 _fabtrace() {
-	local cur prev words cword bin cmd i opts
+	local cur prev bin cmd i opts
 	COMPREPLY=()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
@@ -75,24 +75,46 @@ _fabtrace() {
 		return 0
 		;;
 	-f | --format)
+		# shellcheck disable=SC2207
 		[[ $cmd == export ]] && COMPREPLY=($(compgen -W "csv jsonl" -- "$cur"))
 		return 0
 		;;
 	-w | --what)
+		# shellcheck disable=SC2207
 		[[ $cmd == export ]] && COMPREPLY=($(compgen -W "bins qdisc events counters all" -- "$cur"))
 		return 0
 		;;
 	-s | --sort)
+		# shellcheck disable=SC2207
 		[[ $cmd == report ]] && COMPREPLY=($(compgen -W "bytes peak time" -- "$cur"))
+		# shellcheck disable=SC2207
+		[[ $cmd == top ]] && COMPREPLY=($(compgen -W "rate peak bursts backlog drops name" -- "$cur"))
+		return 0
+		;;
+	--weight)
+		# shellcheck disable=SC2207
+		[[ $cmd == report ]] && COMPREPLY=($(compgen -W "time bytes" -- "$cur"))
+		return 0
+		;;
+	--coverage)
+		# shellcheck disable=SC2207
+		COMPREPLY=($(compgen -W "auto kernel pid1 counters" -- "$cur"))
+		return 0
+		;;
+	--format-version)
+		# shellcheck disable=SC2207
+		COMPREPLY=($(compgen -W "1 2" -- "$cur"))
 		return 0
 		;;
 	--phases)
+		# shellcheck disable=SC2207
 		COMPREPLY=($(compgen -W "auto probes inferred" -- "$cur"))
 		return 0
 		;;
 	--snapshot-policy)
 		# shellcheck disable=SC2207
 		COMPREPLY=($(compgen -W "all every: once-after:" -- "$cur"))
+		return 0
 		;;
 	--trigger)
 		# the metrics a rule starts with (docs/flight-recorder.md)
@@ -117,6 +139,11 @@ _fabtrace() {
 		# capture files, and directories to reach them
 		# shellcheck disable=SC2207
 		COMPREPLY=($(compgen -f -X '!*.ftr' -- "$cur") $(compgen -d -- "$cur"))
+		;;
+	history)
+		# the flight recorder's directory
+		# shellcheck disable=SC2207
+		COMPREPLY=($(compgen -d -- "$cur"))
 		;;
 	esac
 	return 0

@@ -390,8 +390,9 @@ void mrg_print_summary(const struct merge *m)
 		equal = equal && m->win[k].len == m->win[0].len;
 		wlen = m->win[k].len > wlen ? m->win[k].len : wlen;
 	}
-	fprintf(stderr, "fabtrace: merged %zu hosts into %s (%zu traffic windows of %s%s)\n", m->n, m->out, m->nwin,
-		equal ? "" : "up to ", fmt_ns(wlen, b1, sizeof(b1)));
+	fprintf(stderr, "fabtrace: merged %zu host%s into %s (%zu traffic window%s of %s%s)\n", m->n,
+		m->n == 1 ? "" : "s", m->out, m->nwin, m->nwin == 1 ? "" : "s", equal ? "" : "up to ",
+		fmt_ns(wlen, b1, sizeof(b1)));
 	for (size_t i = 0; i < m->n; i++) {
 		const struct host *h = &m->h[i];
 

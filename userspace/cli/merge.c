@@ -52,7 +52,7 @@ static void usage(FILE *f)
 "Examples:\n"
 "  fabtrace merge -o job.ftr job-node1.ftr job-node2.ftr job-node3.ftr\n"
 "  fabtrace merge -o job.ftr job-*.ftr && fabtrace report job.ftr\n"
-"  fabtrace merge --json -o job.ftr node*.ftr | jq '.hosts[] | {label, offset_ns, uncertainty_ns}'\n"
+"  fabtrace merge --json -o job.ftr node*.ftr | jq '.hosts[] | {\"label\": .label, offset_ns, uncertainty_ns}'\n"
 "  fabtrace merge --window 5s -o job.ftr unsynced-*.ftr\n"
 "  fabtrace merge --format-version 1 -o for-old-fabtrace.ftr node1.ftr\n"
 "\n"

@@ -384,8 +384,8 @@ int hist__read(const char *dir, const struct hist_read_opts *o, FILE *out)
 	if (!rc && !a.all.n && !a.outside)
 		rc = -1; /* day files, but not one summary line in them */
 	if (rc == -1)
-		ft_err("history: %s: no summaries (%s/%s/*.jsonl%s; record --switch-output writes them)", dir, dir,
-		       HIST_SUBDIR, a.skipped ? ", whose lines are not summaries" : "");
+		ft_err("history: %s: no summaries (%s/*.jsonl%s; record --switch-output writes them)", dir, sub,
+		       a.skipped ? ", whose lines are not summaries" : ""); /* SUB: where read_dir() looked */
 	else if (rc)
 		ft_err("history: %s", strerror(-rc));
 	if (!rc) {

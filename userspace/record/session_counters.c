@@ -155,11 +155,12 @@ int sess_start_sampler(struct session *s)
 		return -EIO;
 	sess_describe_new(s); /* the RoCE netdevs */
 	if (!s->o->quiet && !s->o->json) {
+		size_t nic = sampler__ngroups(s->smp) - sampler__nports(s->smp) * 2; /* two groups per RDMA port */
+
 		fprintf(stderr, "fabtrace: %s\n", sampler__rdma_status(s->smp));
 		if (sampler__ngroups(s->smp) > sampler__nports(s->smp) * 2 || !sampler__nports(s->smp))
-			fprintf(stderr, "fabtrace: NIC stats: %zu groups sampled every %.3g ms\n",
-				sampler__ngroups(s->smp) - sampler__nports(s->smp) * 2,
-				sampler__period_ns(s->smp) / 1e6);
+			fprintf(stderr, "fabtrace: NIC stats: %zu group%s sampled every %.3g ms\n", nic,
+				nic == 1 ? "" : "s", sampler__period_ns(s->smp) / 1e6);
 	}
 	return sampler__sample(s->smp, mono_ns(), sess_append_cb, s) ? -EIO : 0;
 }
