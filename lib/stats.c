@@ -117,8 +117,9 @@ static int cmp_pooled(const void *pa, const void *pb)
  * values (RUN[g] values, doubled rank R2[g]), choosing j of each run for A
  * in C(RUN[g], j) ways: counts in doubles, additions and products only
  * (C(100, 50) < 2^97 is in their range; past 2^53 they round, to a relative
- * error of about 1e-15 in p, while S itself stays a whole number).  Without ties this is the exact
- * distribution of U; with them it is conditional on the ties, exact too.
+ * error of about 1e-15 in p, while S itself stays a whole number).  Without
+ * ties this is the exact distribution of U; with them it is conditional on
+ * the ties, exact too.
  */
 static int exact_p(size_t na, size_t n, const size_t *run, const size_t *r2, size_t nruns, size_t s_obs,
 		   double *p)

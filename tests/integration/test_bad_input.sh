@@ -107,15 +107,31 @@ expect_err "header cut short" "." "$FT" report cut-header.ftr
 expect_err "not a capture" "not a fabtrace capture" "$FT" info notcapture.ftr
 expect_err "missing capture" "No such file" "$FT" report /nonexistent.ftr
 
+# A small disk: DIR, a 64 KiB tmpfs with FILL KiB of it taken (unmounted at the exit)
+MOUNTS=()
+small_disk() { # DIR FILL
+	mkdir -p "$1" && mount -t tmpfs -o size=64k tmpfs "$1" || return 1
+	MOUNTS+=("$TMPD/$1")
+	trap 'umount "${MOUNTS[@]}" 2>/dev/null; cleanup' EXIT
+	if (($2 > 0)); then dd if=/dev/zero of="$1/fill" bs=1k count="$2" 2>/dev/null; fi
+	return 0
+}
+# record ARGS... beside a ping flood (which lasts until the recording has ended,
+# however slowly the recorder starts); its exit status in RC, its stderr in ERR
+flooded_record() { # ERR ARGS...
+	local ping
+	ping -f -w 60 127.0.0.1 >/dev/null 2>&1 &
+	ping=$!
+	RC=0
+	"$FT" record "${@:2}" 2>"$1" || RC=$?
+	kill "$ping" 2>/dev/null
+	wait "$ping" 2>/dev/null
+}
+
 # A full disk: one clear error, non-zero exit, the capture valid up to its last block.
-mkdir -p tiny && mount -t tmpfs -o size=64k tmpfs tiny && trap 'umount "$TMPD/tiny" 2>/dev/null; cleanup' EXIT
-# a flood that lasts until the recording has ended (killed below), however slowly the recorder starts
-ping -f -w 60 127.0.0.1 >/dev/null 2>&1 &
-PING=$!
-rc=0
-"$FT" record --bin 10us -d 10s -q -o tiny/full.ftr 2>full.err || rc=$?
-kill "$PING" 2>/dev/null
-wait "$PING" 2>/dev/null
+small_disk tiny 0 || bad "a tmpfs for the full disk"
+flooded_record full.err --bin 10us -d 10s -q -o tiny/full.ftr
+rc=$RC
 check "disk full: exit 1 ($rc)" test "$rc" = 1
 check "disk full: says so ($(head -c 200 full.err))" grep -q "No space left on device" full.err
 "$FT" info --json tiny/full.ftr >full.json 2>/dev/null
@@ -123,30 +139,18 @@ check "disk full: capture readable up to its last block" \
 	test "$(python3 -c 'import json; j=json.load(open("full.json")); print(j["state"], j["blocks"] > 0)')" = "truncated True"
 check "disk full: report works on it" quiet "$FT" report tiny/full.ftr
 # a disk with room for the header only: no bare header is left behind, and the error says so
-mkdir -p tiny3 && mount -t tmpfs -o size=64k tmpfs tiny3 &&
-	trap 'umount "$TMPD/tiny" "$TMPD/tiny3" 2>/dev/null; cleanup' EXIT
-dd if=/dev/zero of=tiny3/fill bs=1k count=60 2>/dev/null
-ping -f -w 20 127.0.0.1 >/dev/null 2>&1 &
-PING=$!
-rc=0
-"$FT" record --bin 10us -d 3s -q -o tiny3/bare.ftr 2>bare.err || rc=$?
-kill "$PING" 2>/dev/null
-wait "$PING" 2>/dev/null
+small_disk tiny3 60 || bad "a tmpfs with room for a header"
+flooded_record bare.err --bin 10us -d 3s -q -o tiny3/bare.ftr
+rc=$RC
 check "disk full at once: exit 1 ($rc), one line ($(head -c 300 bare.err))" test "$rc" = 1 -a "$(wc -l <bare.err)" = 1
 check "  says the file is removed" grep -q "bare.ftr: No space left on device before any record was written; the file is removed" bare.err
 check "  and it is" test ! -e tiny3/bare.ftr
 # the flight recorder on a full disk: every segment it leaves reads, none is a
 # bare header, and its error names a segment, not a .part file
-mkdir -p tiny2 && mount -t tmpfs -o size=64k tmpfs tiny2 &&
-	trap 'umount "$TMPD/tiny" "$TMPD/tiny2" "$TMPD/tiny3" 2>/dev/null; cleanup' EXIT
-dd if=/dev/zero of=tiny2/fill bs=1k count=40 2>/dev/null
+small_disk tiny2 40 || bad "a tmpfs for the flight recorder"
 mkdir tiny2/fr
-ping -f -w 20 127.0.0.1 >/dev/null 2>&1 &
-PING=$!
-rc=0
-"$FT" record -q -i lo --bin 10us -d 15s --switch-output 1s -o tiny2/fr 2>fr.err || rc=$?
-kill "$PING" 2>/dev/null
-wait "$PING" 2>/dev/null
+flooded_record fr.err -q -i lo --bin 10us -d 15s --switch-output 1s -o tiny2/fr
+rc=$RC
 check "flight recorder, disk full: exit 1 ($rc), one line ($(head -c 300 fr.err))" test "$rc" = 1 -a "$(wc -l <fr.err)" = 1
 check "  naming a segment, not its .part" grep -q "tiny2/fr/seg-[0-9]*-[0-9TZ]*\.ftr: " fr.err
 check "  no .part left" test -z "$(compgen -G 'tiny2/fr/*.part')"
