@@ -66,6 +66,10 @@ def render(ft, cmd, version, summary, commands):
         if sec:
             out.append(f".SH {sec}")
             block = block[1:]
+        elif head.lower().startswith("exit status:"):
+            # "Exit status: 0, 1 when ..." on one paragraph: the section, then its text
+            out += [".SH EXIT STATUS", ".PP", esc(" ".join(x.strip() for x in block)[len("exit status:"):].strip())]
+            continue
         elif not head.startswith(" ") and block[-1].endswith(":") and len(block) <= 3:
             # a heading of a group of options: "Counters (RDMA ports ...):"
             out.append(".SS " + esc(" ".join(x.strip() for x in block).rstrip(":")))

@@ -28,8 +28,11 @@ for c in $cmds; do
 	MANWIDTH=80 man -l "$page" >"$TMPD/$c.txt" 2>"$TMPD/$c.err" || _rc=$?
 	check "fabtrace-$c(1): man renders it ($(head -c 200 "$TMPD/$c.err"))" \
 		test "$_rc" = 0 -a ! -s "$TMPD/$c.err" -a "$(grep -c . "$TMPD/$c.txt")" -gt 10
-	check "fabtrace-$c(1) has NAME, SYNOPSIS, DESCRIPTION, EXAMPLES" \
-		test "$(grep -cE '^(NAME|SYNOPSIS|DESCRIPTION|EXAMPLES)$' "$TMPD/$c.txt")" = 4
+	check "fabtrace-$c(1) has NAME, SYNOPSIS, DESCRIPTION, EXAMPLES, EXIT STATUS" \
+		test "$(grep -cE '^(NAME|SYNOPSIS|DESCRIPTION|EXAMPLES|EXIT STATUS)$' "$TMPD/$c.txt")" = 5
+	# the section holds the help's own words, not the heading's line left in the text
+	check "fabtrace-$c(1): its EXIT STATUS starts with the exit codes" \
+		grep -qE '^ +0[ ,;]' <(sed -n '/^EXIT STATUS$/,/^[A-Z]/p' "$TMPD/$c.txt")
 done
 
 # make install / uninstall put the pages and the completion in place and take them away

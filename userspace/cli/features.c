@@ -44,7 +44,10 @@ static void usage(FILE *f)
 "  sudo fabtrace features\n"
 "  sudo fabtrace features --json | jq '.probes[] | select(.works == false)'\n"
 "  fabtrace features --drop-reasons      # which of this kernel's drop reasons are\n"
-"                                        # congestion evidence (the rest: shown only)\n");
+"                                        # congestion evidence (the rest: shown only)\n"
+"\n"
+"Exit status: 0 when at least one probe works, 1 when none does, privileges are\n"
+"missing or the drop reasons cannot be read, 2 for usage errors.\n");
 }
 
 int cmd_features(int argc, char **argv)

@@ -44,13 +44,14 @@ static void usage(FILE *f)
 "  -h, --help          this help\n"
 "\n"
 "DIR is the flight recorder's directory (or its summaries/ folder).\n"
-"Exit status: 0; 1 when DIR holds no summaries; 2 for usage errors.\n"
 "\n"
 "Examples:\n"
 "  fabtrace history /var/lib/fabtrace\n"
 "  fabtrace history --from -1d --bucket 10m /var/lib/fabtrace\n"
 "  fabtrace history --from 2026-12-01T10:00 --to 2026-12-01T12:00 --top 20 /var/lib/fabtrace\n"
-"  fabtrace history --json /var/lib/fabtrace | jq '.buckets[] | {start, verdicts}'\n");
+"  fabtrace history --json /var/lib/fabtrace | jq '.buckets[] | {start, verdicts}'\n"
+"\n"
+"Exit status: 0; 1 when DIR holds no summaries; 2 for usage errors.\n");
 }
 
 /* TIME as REALTIME ns; -1 bad. */
