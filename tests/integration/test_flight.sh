@@ -18,6 +18,8 @@
 #    cleanly, nothing left under a .part name;
 #  - rate limits: every:2 with a cool-down, and once-after:2, as the triggers'
 #    answers and the snapshots on disk say;
+#  - --snapshot-post 0: a trigger --at a moment the last snapshot saved is
+#    covered, a later one's snapshot holds its moment;
 #  - kill -9 at random moments: every closed segment readable, none of the
 #    recorder's BPF objects left; the next recorder in that directory renames
 #    the killed one's open segment into place, readable (truncated).
@@ -323,6 +325,34 @@ for f in sorted(glob.glob(sys.argv[2] + "/seg-*.ftr")):
     j = json.loads(subprocess.run([sys.argv[1], "info", "--json", f], capture_output=True).stdout)
     acts += [t["action"] for t in j["triggers"]]
 sys.exit(0 if acts.count("rate") == 3 and acts.count("snapshot") == 1 else 1)' "$FT" "$TMPD/rate2"
+
+# ---- --snapshot-post 0 and a moment in the past (--at): a trigger whose moment
+# the last saved snapshot holds is covered (before, it made a file of the time
+# since its arrival, which began after its moment); a later one holds its own
+D8=$TMPD/post0
+mkdir -p "$D8"
+"$FT" record -q "${IFS_ARGS[@]}" --control "$CTL" --switch-output 1s --keep 30s --snapshot-pre 2s \
+	--snapshot-post 0 -o "$D8" 2>"$TMPD/post0.err" &
+REC_PID=$!
+for ((k = 0; k < 300; k++)); do
+	"$FT" trigger --control "$CTL" --json --wait >"$TMPD/p0a.json" 2>/dev/null && break
+	sleep 0.1
+done
+at=$(python3 -c 'import json, sys, datetime
+t = datetime.datetime.strptime(json.load(open(sys.argv[1]))["at"], "%Y-%m-%dT%H:%M:%S.%fZ")
+print("%.6f" % (t.replace(tzinfo=datetime.timezone.utc).timestamp() + 0.001))' "$TMPD/p0a.json")
+"$FT" trigger --control "$CTL" --json --at "$at" >"$TMPD/p0b.json" 2>"$TMPD/p0b.err"
+"$FT" trigger --control "$CTL" --at "$at" >"$TMPD/p0b.txt" 2>&1
+"$FT" trigger --control "$CTL" --json --wait >"$TMPD/p0c.json" 2>"$TMPD/p0c.err"
+stop_record INT
+check "--snapshot-post 0: the first trigger opened a snapshot ($(jget "$TMPD/p0a.json" 'j["action"]'))" \
+	test "$(jget "$TMPD/p0a.json" 'j["action"]')" = snapshot
+check "... a trigger --at 1 ms after its moment, sent after it was saved, is covered ($(jget "$TMPD/p0b.json" 'j["action"]'))" \
+	test "$(jget "$TMPD/p0b.json" 'j["action"]')" = covered
+check "... and says so, not that it was held back ($(cat "$TMPD/p0b.txt"))" grep -q ': trigger covered: ' "$TMPD/p0b.txt"
+check "... a later trigger's snapshot begins at or before its moment ($(jget "$TMPD/p0c.json" 'j["from"] + " " + j["at"]'))" \
+	python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(0 if j["action"] == "snapshot" and j["from"] <= j["at"] and j["saved"] else 1)' "$TMPD/p0c.json"
+check "... and two snapshots on disk ($(nsnap "$D8"))" test "$(nsnap "$D8")" = 2
 
 # ---- a missing -o directory whose parent exists is made (a service's first start)
 "$FT" record -q "${IFS_ARGS[@]}" --switch-output 1s -d 2s -o "$TMPD/made" 2>"$TMPD/made.err" ||

@@ -206,6 +206,33 @@ static void test_window_open_extend(void **state)
 	assert_int_equal(w.snap, 3);
 	assert_true(w.from_ns <= 150 * S - 1000);
 	assert_int_equal(w.from_ns, 150 * S - 1000);
+	/* a moment in the past (--at) whose window [T - pre, T + post] the last
+	 * saved window holds, handled after it closed: covered, not a file of
+	 * the time since (it began after the moment: "0 ns before") */
+	{
+		struct flight_policy p0 = pol;
+		struct flight_window v = { 0 };
+
+		p0.post_ns = 0;
+		assert_int_equal(flight_window__trigger(&v, &p0, 100 * S, 100 * S, true), FT_TRIGA_SNAPSHOT);
+		flight_window__close(&v, 101 * S);
+		assert_int_equal(flight_window__trigger(&v, &p0, 100 * S + 500, 102 * S, true), FT_TRIGA_COVERED);
+		assert_int_equal(v.snap, 1);
+		assert_false(v.active);
+		/* its post-window past the last end: a window of its own, from its moment */
+		p0.post_ns = 5 * S;
+		assert_int_equal(flight_window__trigger(&v, &p0, 100 * S + 500, 102 * S, true), FT_TRIGA_SNAPSHOT);
+		assert_int_equal(v.snap, 2);
+		assert_int_equal(v.from_ns, 100 * S + 500);
+		assert_int_equal(v.to_ns, 105 * S + 500);
+		/* a moment before the last window began is not in it: a window of
+		 * its own that holds the moment, at most max_ns long */
+		flight_window__close(&v, 106 * S);
+		p0.post_ns = 0;
+		assert_int_equal(flight_window__trigger(&v, &p0, 90 * S, 200 * S, true), FT_TRIGA_SNAPSHOT);
+		assert_int_equal(v.from_ns, 90 * S);
+		assert_int_equal(v.to_ns, 150 * S);
+	}
 }
 
 static void test_window_policy(void **state)
@@ -243,7 +270,7 @@ static void test_window_policy(void **state)
 	assert_int_equal(flight_window__trigger(&w, &p, 100 * S, 200 * S, true), FT_TRIGA_SNAPSHOT);
 	assert_int_equal(w.to_ns - w.from_ns, 60 * S);
 	/* what a saved snapshot holds already is not saved twice */
-	w = (struct flight_window){ .snap = 1, .ended_ns = 300 * S };
+	w = (struct flight_window){ .snap = 1, .from_ns = 50 * S, .to_ns = 300 * S, .ended_ns = 300 * S };
 	assert_int_equal(flight_window__trigger(&w, &p, 100 * S, 100 * S, true), FT_TRIGA_COVERED);
 	assert_int_equal(w.snap, 1);
 	/* a moment near the clock's zero: the pre-window starts at 0 */

@@ -207,10 +207,14 @@ static void print_answer(const struct trig_args *a, const char *msg, const char 
 		json_finish(&j);
 		return;
 	}
-	if (!strcmp(action, "snapshot") || !strcmp(action, "extended") || !strcmp(action, "full"))
+	if (!strcmp(action, "snapshot") || !strcmp(action, "extended") || !strcmp(action, "full") ||
+	    !strcmp(action, "joined"))
 		printf("fabtrace: %s: %s snapshot %s of %s to %s: %s\n", host,
 		       !strcmp(action, "snapshot") ? "opened" : !strcmp(action, "extended") ? "extended" :
-		       "joined (at its longest)", snap, from, to, file);
+		       !strcmp(action, "full") ? "joined (at its longest)" : "joined", snap, from, to, file);
+	else if (!strcmp(action, "covered"))
+		printf("fabtrace: %s: trigger covered: its moment and post-window are in a saved snapshot already\n",
+		       host);
 	else
 		printf("fabtrace: %s: trigger held back (%s)\n", host,
 		       !strcmp(action, "rate") ? "the rate policy" : !strcmp(action, "cooldown") ? "the cool-down" :

@@ -344,7 +344,8 @@ static void say_trigger(const struct flight *f, const struct ft_trigger *r)
 			fmt_ns(r->to_ns > r->mono_ns ? r->to_ns - r->mono_ns : 0, b, sizeof(b)),
 			f->snap_path);
 	} else {
-		fprintf(stderr, "fabtrace: trigger %.64s at %s: %s\n", r->rule, when, what);
+		fprintf(stderr, "fabtrace: trigger %.64s%s%.128s%s at %s: %s\n", r->rule, r->reason[0] ? " (" : "",
+			r->reason, r->reason[0] ? ")" : "", when, what);
 	}
 }
 

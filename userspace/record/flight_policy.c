@@ -144,6 +144,12 @@ int flight_window__trigger(struct flight_window *w, const struct flight_policy *
 	/* a window past its end that the caller has not closed yet is over */
 	if (w->active)
 		flight_window__close(w, w->to_ns);
+	/* its moment and post-window lie in the last saved window (a moment in
+	 * the past, --at, handled after that window closed): as a trigger that
+	 * joins a window, it does not reach back for its pre-window, and its
+	 * arrival alone, later, is no reason for a file without its moment */
+	if (w->ended_ns && t_ns >= w->from_ns && t_ns < w->ended_ns && t_ns + p->post_ns <= w->ended_ns)
+		return FT_TRIGA_COVERED;
 	if (p->cooldown_ns && w->ended_ns && t_ns < w->ended_ns + p->cooldown_ns)
 		return FT_TRIGA_COOLDOWN;
 	from = t_ns > p->pre_ns ? t_ns - p->pre_ns : 0;
@@ -151,7 +157,7 @@ int flight_window__trigger(struct flight_window *w, const struct flight_policy *
 		from = w->ended_ns;
 	/* ... but a window of its own holds its trigger's moment (one that came
 	 * as the last window ended, handled after it closed) */
-	if (from > t_ns && t_ns + p->post_ns > w->ended_ns)
+	if (from > t_ns)
 		from = t_ns;
 	if (p->max_ns && to > from + p->max_ns)
 		to = from + p->max_ns;
