@@ -329,23 +329,23 @@ static void snap_name(struct flight *f, int64_t at_rt)
 
 static void say_trigger(const struct flight *f, const struct ft_trigger *r)
 {
-	char what[96], when[48];
+	char what[96], when[48], who[220];
 
 	if (quiet(f))
 		return;
 	trigger__action_text(r, what, sizeof(what));
 	fmt_wall(r->realtime_ns, when, sizeof(when));
+	snprintf(who, sizeof(who), "%.64s%s%.128s%s", r->rule, r->reason[0] ? " (" : "", r->reason,
+		 r->reason[0] ? ")" : "");
 	if (r->action == FT_TRIGA_SNAPSHOT || r->action == FT_TRIGA_EXTENDED) {
 		char a[32], b[32];
 
-		fprintf(stderr, "fabtrace: trigger %.64s%s%.128s%s at %s: %s, %s before to %s after, into %s\n",
-			r->rule, r->reason[0] ? " (" : "", r->reason, r->reason[0] ? ")" : "", when, what,
+		fprintf(stderr, "fabtrace: trigger %s at %s: %s, %s before to %s after, into %s\n", who, when, what,
 			fmt_ns(r->mono_ns > r->from_ns ? r->mono_ns - r->from_ns : 0, a, sizeof(a)),
 			fmt_ns(r->to_ns > r->mono_ns ? r->to_ns - r->mono_ns : 0, b, sizeof(b)),
 			f->snap_path);
 	} else {
-		fprintf(stderr, "fabtrace: trigger %.64s%s%.128s%s at %s: %s\n", r->rule, r->reason[0] ? " (" : "",
-			r->reason, r->reason[0] ? ")" : "", when, what);
+		fprintf(stderr, "fabtrace: trigger %s at %s: %s\n", who, when, what);
 	}
 }
 

@@ -156,7 +156,7 @@ int flight_window__trigger(struct flight_window *w, const struct flight_policy *
 	if (from < w->ended_ns) /* no time copied twice ... */
 		from = w->ended_ns;
 	/* ... but a window of its own holds its trigger's moment (one that came
-	 * as the last window ended, handled after it closed) */
+	 * before the last window ended, handled after it closed) */
 	if (from > t_ns)
 		from = t_ns;
 	if (p->max_ns && to > from + p->max_ns)
