@@ -149,7 +149,7 @@ check "  and it is" test ! -e tiny3/bare.ftr
 # bare header, and its error names a segment, not a .part file
 small_disk tiny2 40 || bad "a tmpfs for the flight recorder"
 mkdir tiny2/fr
-flooded_record fr.err -q -i lo --bin 10us -d 15s --switch-output 1s -o tiny2/fr
+flooded_record fr.err -q -i lo --bin 10us -d 15s --switch-output 1s --control "fbi$$" -o tiny2/fr
 rc=$RC
 check "flight recorder, disk full: exit 1 ($rc), one line ($(head -c 300 fr.err))" test "$rc" = 1 -a "$(wc -l <fr.err)" = 1
 check "  naming a segment, not its .part" grep -q "tiny2/fr/seg-[0-9]*-[0-9TZ]*\.ftr: " fr.err
@@ -202,6 +202,8 @@ rc=0
 "$FT" merge -o ok.ftr ok.ftr >/dev/null 2>&1 || rc=$?
 check "merge -o INPUT INPUT: a usage error, exit 2 (got $rc)" test "$rc" = 2
 expect_err "trigger --timeout without --wait" "trigger: --timeout is how long --wait waits" "$FT" trigger --timeout 1s
+expect_err "trigger --netns of no namespace" "trigger: network namespace 'nosuchns' not found; list them with 'ip netns list'" \
+	"$FT" trigger --netns nosuchns
 # help COMMAND is the command's help
 "$FT" help record >help.txt 2>&1 || bad "fabtrace help record"
 check "fabtrace help record: record's own help" grep -q "^Usage: fabtrace record" help.txt

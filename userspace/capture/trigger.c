@@ -20,7 +20,7 @@ static const struct {
 	[FT_TRIGA_EXTENDED] = { "extended", "extended the post-window of snapshot" },
 	[FT_TRIGA_RATE] = { "rate", "held back by the rate policy" },
 	[FT_TRIGA_COOLDOWN] = { "cooldown", "held back by the cool-down" },
-	[FT_TRIGA_FULL] = { "full", "inside snapshot at its longest" },
+	[FT_TRIGA_FULL] = { "full", "inside the window (at its longest) of snapshot" },
 	[FT_TRIGA_COVERED] = { "covered", "already covered by a saved snapshot" },
 	[FT_TRIGA_JOINED] = { "joined", "joined the later-ending window of snapshot" },
 };
@@ -34,6 +34,14 @@ const char *trigger__action_name(uint32_t action)
 {
 	return action < sizeof(actions) / sizeof(actions[0]) && actions[action].name ? actions[action].name
 										       : "unknown";
+}
+
+uint32_t trigger__action_by_name(const char *name)
+{
+	for (uint32_t a = 0; a < sizeof(actions) / sizeof(actions[0]); a++)
+		if (actions[a].name && !strcmp(actions[a].name, name))
+			return a;
+	return 0;
 }
 
 const char *trigger__action_text(const struct ft_trigger *t, char *buf, size_t len)

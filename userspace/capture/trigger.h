@@ -16,8 +16,10 @@
 
 /* "signal", "command", "rule", "job"; "unknown" for another value */
 const char *trigger__kind_name(uint32_t kind);
-/* "snapshot", "extended", "rate", "cooldown", "full", "covered"; "unknown" */
+/* "snapshot", "extended", "rate", "cooldown", "full", "covered", "joined"; "unknown" */
 const char *trigger__action_name(uint32_t action);
+/* The action of that name (FT_TRIGA_*), 0 for none: the control socket's answers name it */
+uint32_t trigger__action_by_name(const char *name);
 /* What the action means, for people: "opened snapshot 3", "held back by the rate policy" */
 const char *trigger__action_text(const struct ft_trigger *t, char *buf, size_t len);
 /* Whether ACTION puts its trigger in a snapshot (opened, extended, joined, at its longest): it has one. */

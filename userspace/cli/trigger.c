@@ -16,6 +16,7 @@
 #include "lib/json.h"
 #include "lib/opt.h"
 #include "lib/util.h"
+#include "userspace/capture/trigger.h"
 #include "userspace/cli/commands.h"
 #include "userspace/record/flight_control.h"
 
@@ -174,7 +175,8 @@ static const char *wall(const char *msg, const char *key, char *buf, size_t len)
 static void print_answer(const struct trig_args *a, const char *msg, const char *saved)
 {
 	char host[64], action[32], snap[16], file[4096], path[4096], bytes[32], warn[512];
-	char at[48], from[48], to[48];
+	char at[48], from[48], to[48], what[96];
+	struct ft_trigger t = { 0 };
 
 	flight_ctl__get(msg, "host", host, sizeof(host));
 	flight_ctl__get(msg, "action", action, sizeof(action));
@@ -207,18 +209,13 @@ static void print_answer(const struct trig_args *a, const char *msg, const char 
 		json_finish(&j);
 		return;
 	}
-	if (!strcmp(action, "snapshot") || !strcmp(action, "extended") || !strcmp(action, "full") ||
-	    !strcmp(action, "joined"))
-		printf("fabtrace: %s: %s snapshot %s of %s to %s: %s\n", host,
-		       !strcmp(action, "snapshot") ? "opened" : !strcmp(action, "extended") ? "extended" :
-		       !strcmp(action, "full") ? "joined (at its longest)" : "joined", snap, from, to, file);
-	else if (!strcmp(action, "covered"))
-		printf("fabtrace: %s: trigger covered: its moment and post-window are in a saved snapshot already\n",
-		       host);
+	t.action = trigger__action_by_name(action);
+	t.snapshot = (uint32_t)strtoul(snap, NULL, 10);
+	trigger__action_text(&t, what, sizeof(what));
+	if (trigger__action_in_snapshot(t.action))
+		printf("fabtrace: %s: %s, %s to %s: %s\n", host, what, from, to, file);
 	else
-		printf("fabtrace: %s: trigger held back (%s)\n", host,
-		       !strcmp(action, "rate") ? "the rate policy" : !strcmp(action, "cooldown") ? "the cool-down" :
-		       action);
+		printf("fabtrace: %s: trigger %s\n", host, what);
 	if (path[0]) {
 		char b[32];
 

@@ -45,7 +45,10 @@ static int socket_in(const char *netns, char *err, size_t errlen)
 	ns = open(path, O_RDONLY | O_CLOEXEC);
 	if (ns < 0) {
 		e = errno;
-		snprintf(err, errlen, "network namespace '%s': %s", netns, strerror(e));
+		if (e == ENOENT)
+			snprintf(err, errlen, "network namespace '%s' not found; list them with 'ip netns list'", netns);
+		else
+			snprintf(err, errlen, "network namespace '%s': %s", netns, strerror(e));
 		return -e;
 	}
 	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
