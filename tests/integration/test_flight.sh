@@ -306,7 +306,10 @@ rate_run() { # DIR POLICY... : four triggers 1.5 s apart (post-window 0.5 s); th
 	ACTS="$(jget "$TMPD/first.json" 'j["action"]') "
 	for k in 2 3 4; do
 		sleep 1.5
-		ACTS+="$("$FT" trigger --control "$CTL" --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["action"])') "
+		# kept, so that a failed trigger shows its error in the check's line
+		"$FT" trigger --control "$CTL" --json >"$TMPD/trig$k.json" 2>"$TMPD/trig$k.err" || true
+		ACTS+="$(jget "$TMPD/trig$k.json" 'j.get("action") or "error(" + j.get("error", "") + ")"' 2>/dev/null ||
+			echo "unreadable($(head -c 200 "$TMPD/trig$k.json" "$TMPD/trig$k.err"))") "
 	done
 	sleep 2
 	stop_record INT
@@ -355,7 +358,7 @@ check "... a later trigger's snapshot begins at or before its moment ($(jget "$T
 check "... and two snapshots on disk ($(nsnap "$D8"))" test "$(nsnap "$D8")" = 2
 
 # ---- a missing -o directory whose parent exists is made (a service's first start)
-"$FT" record -q "${IFS_ARGS[@]}" --switch-output 1s -d 2s -o "$TMPD/made" 2>"$TMPD/made.err" ||
+"$FT" record -q "${IFS_ARGS[@]}" --control "$CTL" --switch-output 1s -d 2s -o "$TMPD/made" 2>"$TMPD/made.err" ||
 	bad "record into a missing directory ($(tail -n 1 "$TMPD/made.err"))"
 check "a missing -o directory is made, and its segments are in it ($(segs "$TMPD/made" | wc -l))" \
 	test "$(segs "$TMPD/made" | wc -l)" -ge 1

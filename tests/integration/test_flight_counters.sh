@@ -25,7 +25,7 @@ D=$TMPD/ring
 mkdir "$D"
 RULE="link.cnp > 10000/s on $H2/$ROCE"
 "$FT" record --sysfs-root "$SYS" -i "$H2/eth0" --no-phases --switch-output 1s --keep 30s --keep-size 0 \
-	--snapshot-pre 3s --snapshot-post 1s --trigger "$RULE" --trigger 'link.pause > 1/s' \
+	--snapshot-pre 3s --snapshot-post 1s --trigger "$RULE" --trigger 'link.pause > 1/s' --control "ftC$$" \
 	-o "$D" --json >"$TMPD/rec.json" 2>"$TMPD/rec.err" &
 REC_PID=$!
 wait_recording "$TMPD/rec.err" "$REC_PID" || bad "the flight recorder did not start: $(tail -n 2 "$TMPD/rec.err")"

@@ -28,7 +28,7 @@ run() {
 	shift
 	mkdir "$TMPD/$n"
 	"$FT" record -i "$H1/eth0" --switch-output 1s --keep 60s --keep-size 0 --snapshot-pre 20s \
-		--snapshot-post 1s --snapshot-cooldown 60s --trigger job.timeout -o "$TMPD/$n" --json -- \
+		--snapshot-post 1s --snapshot-cooldown 60s --trigger job.timeout --control "ftG$$" -o "$TMPD/$n" --json -- \
 		"$ROOT/tools/ddp_gloo.py" --lab "$LAB" --ranks 2 --steps 6 --timeout 90 --ready "$TMPD/$n.ready" "$@" \
 		>"$TMPD/$n.json" 2>"$TMPD/$n.err" || rc=$?
 	check "$n: the recorder exits 0 ($rc: $(tail -n 2 "$TMPD/$n.err"))" test "$rc" = 0

@@ -188,7 +188,7 @@ D3=$TMPD/policy
 mkdir "$D3"
 rc=0
 "$FT" record -i "$H1/eth0" --switch-output 1s --keep 30s --keep-size 0 --snapshot-pre 1s --snapshot-post 1s \
-	--trigger 'job.exit policy once-after:2' -o "$D3" --json \
+	--trigger 'job.exit policy once-after:2' --control "$CTL" -o "$D3" --json \
 	-- sh -c 'sleep 1; (exit 3); sleep 2; (exit 4); sleep 2' >"$TMPD/policy.json" 2>"$TMPD/policy.err" || rc=$?
 check "policy: the recorder exits 0 ($rc: $(tail -n 2 "$TMPD/policy.err"))" test "$rc" = 0
 check "policy: one snapshot ($(nsnap "$D3"))" test "$(nsnap "$D3")" = 1
@@ -206,7 +206,7 @@ D4=$TMPD/late
 mkdir "$D4"
 rc=0
 "$FT" record -i "$H1/eth0" --switch-output 1s --keep 60s --keep-size 0 --snapshot-pre 1s --snapshot-post 1s \
-	--trigger 'rank.late > 100ms on rank:2' --trigger 'rank.late > 100ms on rank:0' -o "$D4" --json \
+	--trigger 'rank.late > 100ms on rank:2' --trigger 'rank.late > 100ms on rank:0' --control "$CTL" -o "$D4" --json \
 	-- "$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 64k --iters 8 --warmup 0 --delay 2:150000 --timeout 120 \
 	>"$TMPD/late.json" 2>"$TMPD/late.err" || rc=$?
 check "rank.late on rank:N: the recorder and the MPI job exit 0 ($rc: $(tail -n 2 "$TMPD/late.err"))" test "$rc" = 0
@@ -225,7 +225,7 @@ D5=$TMPD/slow
 mkdir "$D5"
 rc=0
 "$FT" record -i "$H1/eth0" --switch-output 1s --keep 60s --keep-size 0 --snapshot-pre 1s --snapshot-post 1s \
-	--trigger 'coll.slow > 8x usual 1m on rank:0' -o "$D5" --json \
+	--trigger 'coll.slow > 8x usual 1m on rank:0' --control "$CTL" -o "$D5" --json \
 	-- "$ROOT/tools/lab.sh" mpi -p "$LAB" --bytes 64k --iters 24 --warmup 0 --delay 2:900000 --timeout 120 \
 	-- --delay-from 20 --times-file "$TMPD/slow.times" >"$TMPD/slow.json" 2>"$TMPD/slow.err" || rc=$?
 check "coll.slow usual: the recorder and the MPI job exit 0 ($rc: $(tail -n 2 "$TMPD/slow.err"))" test "$rc" = 0
