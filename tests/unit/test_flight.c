@@ -23,6 +23,7 @@
 #include "tests/unit/tmpdir.h"
 #include "probes/cfg_rec.h"
 #include "userspace/capture/capture.h"
+#include "userspace/capture/trigger.h"
 #include "userspace/record/flight_cache.h"
 #include "userspace/record/flight_file.h"
 #include "userspace/record/flight_policy.h"
@@ -647,6 +648,33 @@ static void test_ring(void **state)
 	flight_ring__free(r);
 }
 
+/* The actions' names and words: the control socket's answers name an action,
+ * `fabtrace trigger` and info say it in the same words from the one table */
+static void test_action_names(void **state)
+{
+	struct ft_trigger t = { .snapshot = 3 };
+	char buf[96];
+
+	(void)state;
+	for (uint32_t a = FT_TRIGA_SNAPSHOT; a <= FT_TRIGA_JOINED; a++) {
+		assert_string_not_equal(trigger__action_name(a), "unknown");
+		assert_int_equal(trigger__action_by_name(trigger__action_name(a)), a);
+	}
+	assert_int_equal(trigger__action_by_name("unknown"), 0);
+	assert_int_equal(trigger__action_by_name(""), 0);
+	assert_int_equal(trigger__action_by_name("snapshots"), 0);
+	t.action = FT_TRIGA_SNAPSHOT;
+	assert_string_equal(trigger__action_text(&t, buf, sizeof(buf)), "opened snapshot 3");
+	t.action = FT_TRIGA_FULL;
+	assert_string_equal(trigger__action_text(&t, buf, sizeof(buf)), "inside the window (at its longest) of snapshot 3");
+	t.action = FT_TRIGA_COVERED; /* no snapshot of its own: no number */
+	assert_string_equal(trigger__action_text(&t, buf, sizeof(buf)), "already covered by a saved snapshot");
+	t.action = FT_TRIGA_RATE;
+	assert_string_equal(trigger__action_text(&t, buf, sizeof(buf)), "held back by the rate policy");
+	t.action = 99;
+	assert_string_equal(trigger__action_text(&t, buf, sizeof(buf)), "unknown action 99");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -657,6 +685,7 @@ int main(void)
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_window_open_extend),
 		cmocka_unit_test(test_window_policy),
+		cmocka_unit_test(test_action_names),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_cache),
