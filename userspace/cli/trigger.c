@@ -212,7 +212,9 @@ static void print_answer(const struct trig_args *a, const char *msg, const char 
 	t.action = trigger__action_by_name(action);
 	t.snapshot = (uint32_t)strtoul(snap, NULL, 10);
 	trigger__action_text(&t, what, sizeof(what));
-	if (trigger__action_in_snapshot(t.action))
+	if (!t.action) /* a newer recorder's */
+		printf("fabtrace: %s: trigger taken: '%s' (an action this fabtrace does not know)\n", host, action);
+	else if (trigger__action_in_snapshot(t.action))
 		printf("fabtrace: %s: %s, %s to %s: %s\n", host, what, from, to, file);
 	else
 		printf("fabtrace: %s: trigger %s\n", host, what);
