@@ -211,13 +211,13 @@ static void print_answer(const struct trig_args *a, const char *msg, const char 
 	}
 	t.action = trigger__action_by_name(action);
 	t.snapshot = (uint32_t)strtoul(snap, NULL, 10);
-	trigger__action_text(&t, what, sizeof(what));
 	if (!t.action) /* a newer recorder's */
 		printf("fabtrace: %s: trigger taken: '%s' (an action this fabtrace does not know)\n", host, action);
 	else if (trigger__action_in_snapshot(t.action))
-		printf("fabtrace: %s: %s, %s to %s: %s\n", host, what, from, to, file);
+		printf("fabtrace: %s: %s, %s to %s: %s\n", host, trigger__action_text(&t, what, sizeof(what)), from,
+		       to, file);
 	else
-		printf("fabtrace: %s: trigger %s\n", host, what);
+		printf("fabtrace: %s: trigger %s\n", host, trigger__action_text(&t, what, sizeof(what)));
 	if (path[0]) {
 		char b[32];
 
