@@ -91,7 +91,7 @@ static double *pooled(const struct cmp_side *s, const struct cmp_dist *d, size_t
 		for (size_t j = 0; j < s->runs[i].ndists; j++)
 			if (!strcmp(s->runs[i].dists[j].group, d->group) && !strcmp(s->runs[i].dists[j].name, d->name))
 				total += s->runs[i].dists[j].n;
-	v = malloc((total ? total : 1) * sizeof(*v));
+	v = calloc(total ? total : 1, sizeof(*v)); /* zeroed: the analyzer cannot tell the copies below fill all TOTAL */
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < s->nruns; i++)
