@@ -332,3 +332,12 @@ int stats_bootstrap_diff(const double *a, size_t na, const double *b, size_t nb,
 	free(d);
 	return 0;
 }
+
+double stats_mw_least_p(size_t na, size_t nb)
+{
+	double c = 1; /* C(na + nb, na), built as a product of ratios */
+
+	for (size_t k = 1; k <= na; k++)
+		c = c * (double)(nb + k) / (double)k;
+	return 2 / c < 1 ? 2 / c : 1;
+}

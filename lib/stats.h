@@ -50,6 +50,11 @@ struct stats_mw {
 int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb, enum stats_mw_method method,
 		       struct stats_mw *out);
 
+/* The least two-sided p the exact test can give samples of NA and NB
+ * values (every A beyond every B, no ties): 2 / C(NA + NB, NA), at most 1.
+ * At or above a test's alpha, no difference can be significant. */
+double stats_mw_least_p(size_t na, size_t nb);
+
 /* A small, fast PRNG (xoshiro256**) seeded through splitmix64: the same seed, the same numbers. */
 struct stats_rng {
 	uint64_t s[4];

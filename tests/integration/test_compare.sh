@@ -140,6 +140,9 @@ check(tested >= 35 * 20 and sig <= 0.05 * tested,
       f"({100 * sig / max(tested, 1):.1f} %, at most 5 %)")
 check(a["summary"]["aa_tested"] is not None and a["summary"]["aa_tested"] >= 20,
       f"--aa: the halves of side A compared ({a['summary']['aa_tested']} metrics)")
+check(any(w.startswith("--aa: halves of 2 and 2 runs cannot differ significantly (the least p is 0.33")
+          for w in a["warnings"]),
+      f"--aa on 4 runs warns that its floor says nothing ({a['warnings']})")
 done()
 PY
 [[ $? == 0 ]] || bad "the comparisons' checks"

@@ -381,6 +381,29 @@ static void test_bootstrap_coverage(void **state)
 	assert_true(covered >= rounds * 85 / 100);
 }
 
+/* The least p is the exact test's p for samples wholly apart (as for compare --aa's halves). */
+static void test_mw_least_p(void **state)
+{
+	double a[8], b[8];
+
+	(void)state;
+	for (size_t i = 0; i < 8; i++) {
+		a[i] = (double)i;
+		b[i] = 100.0 + (double)i;
+	}
+	for (size_t na = 1; na <= 8; na++)
+		for (size_t nb = 1; nb <= 8; nb++) {
+			struct stats_mw r;
+
+			assert_int_equal(stats_mann_whitney(a, na, b, nb, STATS_MW_EXACT, &r), 0);
+			assert_close(stats_mw_least_p(na, nb), r.p, 1e-12);
+		}
+	assert_close(stats_mw_least_p(3, 3), 0.1, 1e-12);      /* docs/compare.md: 3 against 3 */
+	assert_close(stats_mw_least_p(4, 4), 2.0 / 70, 1e-12); /* 4 against 4: 0.029 */
+	assert_true(stats_mw_least_p(3, 4) > 0.05);             /* --aa on 7 runs: nothing can be significant */
+	assert_true(stats_mw_least_p(4, 4) < 0.05);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_mann_whitney_scipy),
 		cmocka_unit_test(test_mann_whitney_edges),
 		cmocka_unit_test(test_mann_whitney_tied_exact),
+		cmocka_unit_test(test_mw_least_p),
 		cmocka_unit_test(test_rng),
 		cmocka_unit_test(test_bootstrap),
 		cmocka_unit_test(test_bootstrap_coverage),

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/stats.h"
 #include "lib/util.h"
 #include "userspace/compare/compare.h"
 
@@ -50,9 +51,12 @@ static int shapes(struct cmp *c, char *err, size_t errlen)
 			shape_str(ref, s1, sizeof(s1));
 			shape_str(r, s2, sizeof(s2));
 			if (s == 1 && !c->shape_differs && !c->opts.force) {
-				snprintf(err, errlen, "the jobs differ in shape: %s has %s, %s has %s; compare runs "
-					 "of one job, or --force to pair the groups both sides have", ref->path, s1,
-					 r->path, s2);
+				const struct cmp_run *cut = r->truncated ? r : ref->truncated ? ref : NULL;
+
+				snprintf(err, errlen, "the jobs differ in shape: %s has %s, %s has %s%s%s%s; compare "
+					 "runs of one job, or --force to pair the groups both sides have", ref->path, s1,
+					 r->path, s2, cut ? " (" : "", cut ? cut->path : "",
+					 cut ? " is truncated: it may hold fewer of them)" : "");
 				return -EMLINK;
 			}
 			if (cmp__warn(c, "the jobs differ in shape%s: %s has %s, %s has %s", s ? "" : " within side A",
@@ -80,6 +84,10 @@ static int aa(struct cmp *c)
 		ret = -ENOMEM;
 	for (size_t i = 0; i < n && !ret; i++)
 		half[i % 2][nh[i % 2]++] = c->a.runs[i]; /* shallow: the runs stay A's */
+	if (!ret && stats_mw_least_p(nh[0], nh[1]) >= c->opts.alpha)
+		ret = cmp__warn(c, "--aa: halves of %zu and %zu runs cannot differ significantly (the least p is "
+				"%.2f, alpha %.2f), so its floor of 0 says nothing; record 8 or more runs on side A",
+				nh[0], nh[1], stats_mw_least_p(nh[0], nh[1]), c->opts.alpha);
 	if (!ret)
 		ret = cmp_metrics__pair(half[0], nh[0], half[1], nh[1], &c->opts, &m, &nm);
 	for (size_t i = 0; i < c->nmetrics && !ret; i++) {
