@@ -171,6 +171,45 @@ static void append_and_retain(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* A day file that is a FIFO is skipped, not waited on forever; a line dated before 1970 (damaged)
+ * is skipped, not put in a bucket by an overflowing subtraction. */
+static void read_odd_files(void **state)
+{
+	char dir[64] = "/tmp/ft-test-hist-odd.XXXXXX", p[128], buf[4096], *out = NULL;
+	struct hist_read_opts o = { .bucket_ns = 3600ull * 1000000000ull, .top = 10 };
+	struct hist_line l = sample();
+	size_t outlen = 0;
+	FILE *f, *mem;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/summaries", dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/summaries/2025-12-01.jsonl", dir);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	snprintf(p, sizeof(p), "%s/summaries/2025-12-02.jsonl", dir);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	assert_true(hist_line__format(&l, buf, sizeof(buf)) > 0);
+	fputs(buf, f);
+	l.wall_ns = INT64_MIN;
+	assert_true(hist_line__format(&l, buf, sizeof(buf)) > 0);
+	fputs(buf, f);
+	fclose(f);
+	mem = open_memstream(&out, &outlen);
+	assert_non_null(mem);
+	alarm(20); /* a reader blocked on the FIFO fails the test instead of hanging it */
+	assert_int_equal(hist__read(dir, &o, mem), 0);
+	alarm(0);
+	fclose(mem);
+	assert_non_null(strstr(out, "allreduce"));
+	assert_null(strstr(out, "1677-")); /* INT64_MIN's date */
+	assert_null(strstr(out, "2262-"));
+	free(out);
+	snprintf(buf, sizeof(buf), "rm -rf '%s'", dir);
+	assert_int_equal(system(buf), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +217,7 @@ int main(void)
 		cmocka_unit_test(line_bad),
 		cmocka_unit_test(day_files),
 		cmocka_unit_test(append_and_retain),
+		cmocka_unit_test(read_odd_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

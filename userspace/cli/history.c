@@ -88,6 +88,8 @@ static int64_t parse_when(const char *s)
 		}
 		return -1;
 	}
+	if (!strcmp(s, "0")) /* the epoch itself: no bound */
+		return 0;
 	if (parse_duration(s, (uint64_t)SEC, &v) || v > (uint64_t)INT64_MAX)
 		return -1;
 	return (int64_t)v;

@@ -10,9 +10,11 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "lib/json.h"
@@ -45,6 +47,7 @@ struct acc {
 	struct named *links; size_t nlinks, clinks;
 	struct hist_line *worst; size_t nworst;
 	size_t files, skipped, outside;
+	size_t files_skipped;        /* unreadable, or not plain files */
 	int64_t first_ns, last_ns;
 };
 
@@ -106,9 +109,15 @@ static void add_worst(struct acc *a, const struct hist_line *l)
 
 static int add_line(struct acc *a, const struct hist_line *l)
 {
-	int64_t bs = l->wall_ns - (int64_t)((uint64_t)l->wall_ns % a->o->bucket_ns);
+	int64_t bs;
 	char rk[32];
 	size_t k;
+
+	if (l->wall_ns <= 0) { /* before 1970: no collective's, a damaged line */
+		a->skipped++;
+		return 0;
+	}
+	bs = l->wall_ns - (int64_t)((uint64_t)l->wall_ns % a->o->bucket_ns);
 
 	if ((a->o->from_ns && l->wall_ns < a->o->from_ns) || (a->o->to_ns && l->wall_ns >= a->o->to_ns)) {
 		a->outside++;
@@ -151,13 +160,26 @@ static int add_line(struct acc *a, const struct hist_line *l)
 
 static int read_file(struct acc *a, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	/* not blocking in open() on a FIFO that nobody writes: only plain files are day files */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
 	char *line = NULL;
 	size_t cap = 0;
 	int rc = 0;
+	FILE *f;
 
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		ft_warn("history: %s: not a plain file (skipped)", path);
+		a->files_skipped++;
+		return 0;
+	}
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
 		ft_warn("history: %s: %s (skipped)", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		a->files_skipped++;
 		return 0;
 	}
 	a->files++;
@@ -354,7 +376,7 @@ static void write_text(const struct acc *a, const char *sub, FILE *out)
 			snprintf(who, sizeof(who), "link %s", l->link);
 		else
 			snprintf(who, sizeof(who), "%s", l->why[0] ? l->why : "-");
-		fprintf(out, "  %s  %-10s seq %-6" PRIu64 " %-9s %10s over %10s  %-8s %s\n",
+		fprintf(out, "  %s  %-10s seq %-6" PRIu64 " %-9s %10s, %10s over its usual  %-8s %s\n",
 			fmt_wall(l->wall_ns, w1, sizeof(w1)), l->op, l->seq, fmt_bytes((double)l->size_bytes, y, sizeof(y)),
 			fmt_ns(l->span_ns, x, sizeof(x)), fmt_ns(over(l), w2, sizeof(w2)), l->verdict, who);
 	}
@@ -383,7 +405,10 @@ int hist__read(const char *dir, const struct hist_read_opts *o, FILE *out)
 	rc = read_dir(&a, dir, sub, sizeof(sub));
 	if (!rc && !a.all.n && !a.outside)
 		rc = -1; /* day files, but not one summary line in them */
-	if (rc == -1)
+	if (rc == -1 && !a.skipped && !a.files_skipped && !stat(sub, &st) && S_ISDIR(st.st_mode))
+		ft_err("history: %s: no collective in %s: the recorder writes a line per collective its phase "
+		       "probes saw, and saw none (record a job, without --no-phases)", dir, sub);
+	else if (rc == -1)
 		ft_err("history: %s: no summaries (%s/*.jsonl%s; record --switch-output writes them)", dir, sub,
 		       a.skipped ? ", whose lines are not summaries" : ""); /* SUB: where read_dir() looked */
 	else if (rc)
