@@ -455,6 +455,41 @@ static void test_job(void **state)
 	rules__free(rs);
 }
 
+/* No job given (the probes follow every process): job.exit watches the processes that made a
+ * collective call or told a communicator's rank, not every process of the node that fails */
+static void test_job_from_calls(void **state)
+{
+	const char *t[] = { "job.exit" };
+	struct fired f;
+	struct rules *rs = make(t, 1, &f);
+	struct ft_comm_info ci;
+	struct ft_phase p;
+
+	(void)state;
+	rules__job_from_calls(rs);
+	proc_exit(rs, 100, 1 << 8, T0); /* a grep that found nothing */
+	assert_int_equal(f.n, 0);
+	REC(p, FT_REC_PHASE);
+	p.slot = 3; /* a call of any library: the slot need not be known */
+	p.pid = 200;
+	p.start_ns = T0 + SEC;
+	p.end_ns = p.start_ns + MS;
+	FEED(rs, p);
+	REC(ci, FT_REC_COMM_INFO);
+	ci.pid = 300; /* MPI_Comm_rank, before its first collective returned */
+	ci.ts_ns = T0 + SEC;
+	FEED(rs, ci);
+	proc_exit(rs, 300, 9, T0 + 2 * SEC); /* SIGKILL, not at the stop */
+	assert_int_equal(f.n, 1);
+	assert_int_equal(f.t[0].value, 137);
+	proc_exit(rs, 100, 1 << 8, T0 + 3 * SEC);
+	assert_int_equal(f.n, 1);
+	proc_exit(rs, 200, 2 << 8, T0 + 4 * SEC);
+	assert_int_equal(f.n, 2);
+	assert_string_equal(f.reason[1], "pid 200 (train) exited 2");
+	rules__free(rs);
+}
+
 static void coll(struct rules *rs, uint32_t pid, uint64_t seq, uint64_t start, uint64_t end)
 {
 	struct ft_phase r;
@@ -638,6 +673,7 @@ int main(void)
 		cmocka_unit_test(test_link_counters),
 		cmocka_unit_test(test_sojourn_lost),
 		cmocka_unit_test(test_job),
+		cmocka_unit_test(test_job_from_calls),
 		cmocka_unit_test(test_collectives),
 		cmocka_unit_test(test_collectives_on_rank),
 		cmocka_unit_test(test_coll_usual_window),

@@ -90,6 +90,11 @@ struct rules {
 	struct ctr_group *groups;         /* link.pause, link.cnp only */
 	size_t ngroups;
 	bool stopping;
+	/* job.exit with no job given: every process is followed, and the job is
+	 * the ones that made a collective call (sorted) */
+	bool job_from_calls;
+	uint32_t *callers;
+	size_t ncallers, capcallers;
 };
 
 static const struct iface_name *iface_of(const struct rules *rs, uint32_t netns, uint32_t ifindex)
@@ -414,13 +419,39 @@ static void observe_all(struct rules *rs, enum rule_metric metric, uint64_t at, 
 	observe_rank(rs, metric, NO_RANK, at, value, why);
 }
 
+static int cmp_pid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool is_caller(const struct rules *rs, uint32_t pid)
+{
+	return rs->ncallers && bsearch(&pid, rs->callers, rs->ncallers, sizeof(pid), cmp_pid);
+}
+
+/* PID made a collective call: with no job given, it is the job's (kept sorted; a job has few). */
+static void add_caller(struct rules *rs, uint32_t pid)
+{
+	size_t i = rs->ncallers;
+
+	if (!rs->job_from_calls || is_caller(rs, pid) ||
+	    grow_array((void **)&rs->callers, &rs->capcallers, rs->ncallers + 1, sizeof(*rs->callers)))
+		return;
+	for (; i > 0 && rs->callers[i - 1] > pid; i--)
+		rs->callers[i] = rs->callers[i - 1];
+	rs->callers[i] = pid;
+	rs->ncallers++;
+}
+
 static int on_proc(void *ctx, const struct ft_proc *r)
 {
 	struct rules *rs = ctx;
 	int st = r->exit_code, code;
 	char comm[sizeof(r->comm) + 1], why[96];
 
-	if (r->event != FT_PROC_EXIT || !st)
+	if (r->event != FT_PROC_EXIT || !st || (rs->job_from_calls && !is_caller(rs, r->pid)))
 		return 0;
 	/* the ones the recorder itself ended at the stop are not the job's failure */
 	if (rs->stopping && WIFSIGNALED(st) && (WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGKILL))
@@ -470,6 +501,7 @@ static int on_phase(void *ctx, const struct ft_phase *r)
 	uint8_t k = r->slot < LIVE_MAX_SLOTS ? rs->slots[r->slot] : SLOT_OTHER;
 	char why[96];
 
+	add_caller(rs, r->pid);
 	if (k == SLOT_OTHER)
 		return 0;
 	/* Gloo's: the entry is the event, the process may die inside (std::terminate on the pairs'
@@ -492,11 +524,18 @@ static int on_phase(void *ctx, const struct ft_phase *r)
 	return 0;
 }
 
+/* A rank's communicator, before its first call returns: the process is the job's. */
+static int on_comm_info(void *ctx, const struct ft_comm_info *r)
+{
+	add_caller(ctx, r->pid);
+	return 0;
+}
+
 static const struct capture_visitor RULES_VISITOR = {
 	.iface = on_iface, .drop_reason = on_drop_reason, .drop = on_drop, .retrans = on_retrans,
 	.iface_bin = on_bin, .qdisc_bin = on_qdisc, .lost = on_lost, .proc = on_proc,
 	.phase_slot = on_slot, .phase = on_phase, .ctr_group = on_ctr_group, .ctr_name = on_ctr_name,
-	.ctr_sample = on_ctr_sample,
+	.ctr_sample = on_ctr_sample, .comm_info = on_comm_info,
 };
 
 /* ---- collectives, through top's aggregator ---- */
@@ -701,6 +740,7 @@ void rules__free(struct rules *rs)
 	free(rs->ifaces);
 	free(rs->slots);
 	free(rs->groups);
+	free(rs->callers);
 	free(rs);
 }
 
@@ -723,6 +763,11 @@ void rules__tick(struct rules *rs, uint64_t now_ns)
 void rules__stopping(struct rules *rs)
 {
 	rs->stopping = true;
+}
+
+void rules__job_from_calls(struct rules *rs)
+{
+	rs->job_from_calls = rs->need[RM_JOB_EXIT];
 }
 
 uint64_t rules__fired(const struct rules *rs, int i)

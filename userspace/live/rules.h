@@ -93,6 +93,12 @@ int rules__sink(void *ctx, const struct ft_rec_hdr *rec);
 void rules__tick(struct rules *rs, uint64_t now_ns);
 /* The session is stopping: a process ended by SIGTERM or SIGKILL now is the recorder's doing, not job.exit. */
 void rules__stopping(struct rules *rs);
+/*
+ * No job was given (no -- COMMAND, no -p): the probes follow every process,
+ * so job.exit watches only those that made a collective call (a phase
+ * record), not every grep that fails on the node.
+ */
+void rules__job_from_calls(struct rules *rs);
 /* Times rule I fired, and events it could not follow (places beyond RULES_MAX_PLACES). */
 uint64_t rules__fired(const struct rules *rs, int i);
 uint64_t rules__overflow(const struct rules *rs);
