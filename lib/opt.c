@@ -281,6 +281,26 @@ static const struct option *long_opt(const struct option *lopts, const char *arg
 	return NULL;
 }
 
+/* The long options ARG ("--t") abbreviates, when more than one: "--threshold, --top"; else "". */
+static const char *ambiguous(const struct option *lopts, const char *arg, char *buf, size_t len)
+{
+	size_t n = strcspn(arg + 2, "="), k = 0, at = 0;
+
+	buf[0] = '\0';
+	for (const struct option *o = lopts; n && o && o->name; o++) {
+		if (strncmp(o->name, arg + 2, n) != 0)
+			continue;
+		if (strlen(o->name) == n) /* an exact name is never ambiguous */
+			return "";
+		if (at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s--%s", k ? ", " : "", o->name);
+		k++;
+	}
+	if (k < 2)
+		buf[0] = '\0';
+	return buf;
+}
+
 void ft_err_bad_opt(const char *cmd, int c, int opt, const char *arg, const struct option *lopts)
 {
 	const struct option *lo = arg && !strncmp(arg, "--", 2) ? long_opt(lopts, arg) : NULL;
@@ -297,7 +317,11 @@ void ft_err_bad_opt(const char *cmd, int c, int opt, const char *arg, const stru
 		snprintf(buf, sizeof(buf), "-%c", opt);
 	else
 		snprintf(buf, sizeof(buf), "%s", arg ? arg : "?");
-	if (word && c != ':' && opt && strchr(arg, '='))
+	char many[256];
+
+	if (word && !opt && c != ':' && ambiguous(lopts, arg, many, sizeof(many))[0])
+		ft_err("%s: option '%s' is ambiguous: %s; see 'fabtrace %s --help'", cmd, buf, many, cmd);
+	else if (word && c != ':' && opt && strchr(arg, '='))
 		ft_err("%s: option '%s' takes no value; see 'fabtrace %s --help'", cmd, buf, cmd);
 	else
 		ft_err("%s: %s '%s'; see 'fabtrace %s --help'", cmd,

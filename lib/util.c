@@ -49,18 +49,22 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
 		if (msg[i] == '\n' || msg[i] == '\r')
 			msg[i] = ' ';
 
-	if (json_mode) {
+	/* under --json errors are JSON on stdout, unless stdout is what failed
+	 * (a full disk, /dev/full): then nobody would see it there */
+	if (json_mode && (fflush(stdout) || ferror(stdout)))
+		fprintf(stderr, "fabtrace: %s%s\n", prefix, msg);
+	else if (json_mode) {
 		struct json j;
 		char full[1100];
 
 		snprintf(full, sizeof(full), "%s%s", prefix, msg);
-		fflush(stdout);
 		json_init(&j, stdout, false);
 		json_object_begin(&j);
 		json_kv_string(&j, prefix[0] ? "warning" : "error", full);
 		json_object_end(&j);
 		json_finish(&j);
-		fflush(stdout);
+		if (fflush(stdout) || ferror(stdout)) /* the error itself could not be written */
+			fprintf(stderr, "fabtrace: %s\n", full);
 	} else {
 		fflush(stdout);
 		fprintf(stderr, "fabtrace: %s%s\n", prefix, msg);
@@ -321,7 +325,7 @@ int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
 		free(o->tmp);
 		o->tmp = NULL;
 		outfile_abort(o);
-		snprintf(err, errlen, "%s: cannot create: %s%s", path, strerror(e), create_hint(e));
+		snprintf(err, errlen, "%s: cannot create: %s%s", path, strerror(e), create_hint(e, path));
 		return -e;
 	}
 	tmpfile_track(o->tmp);
@@ -351,14 +355,21 @@ int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/* Why the last write through a text_safe_stream() failed: a cookie stream
+ * keeps no errno of the stream below it (0: none failed). */
+static int safe_errno;
+
 int stream_errno(FILE *f)
 {
 	struct statvfs v;
 	struct stat st;
 
-	/* a file on a full file system; pipes and terminals report no blocks */
+	if (safe_errno && f == stdout) /* written through text_safe_stream(), whose write said why */
+		return safe_errno;
+	/* a file on a full file system (what is left is less than a buffered
+	 * write needs); pipes and terminals report no blocks */
 	if (f && !fstat(fileno(f), &st) && S_ISREG(st.st_mode) && !fstatvfs(fileno(f), &v) && v.f_blocks > 0 &&
-	    v.f_bavail == 0)
+	    (uint64_t)v.f_bavail * v.f_frsize < 65536)
 		return ENOSPC;
 	return EIO;
 }
@@ -376,11 +387,16 @@ char *path_dir(const char *path, char *buf, size_t len)
 	return buf;
 }
 
-const char *create_hint(int e)
+const char *create_hint(int e, const char *path)
 {
+	char dir[4096];
+	struct stat st;
+
 	switch (e) {
-	case ENOENT:
-		return "; create the directory first (mkdir -p)";
+	case ENOENT: /* a missing directory; or one that exists and makes no files (/proc) */
+		return path && !stat(path_dir(path, dir, sizeof(dir)), &st) && S_ISDIR(st.st_mode) ?
+			"; its directory takes no new files (choose another)" :
+			"; create the directory first (mkdir -p)";
 	case EACCES:
 	case EPERM:
 	case EROFS:
@@ -591,8 +607,10 @@ static int safe_put(struct safe_stream *s, unsigned char c)
 static ssize_t safe_write(void *cookie, const char *buf, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
-		if (safe_put(cookie, (unsigned char)buf[i]) == EOF)
+		if (safe_put(cookie, (unsigned char)buf[i]) == EOF) {
+			safe_errno = errno;
 			return i ? (ssize_t)i : -1;
+		}
 	return (ssize_t)len;
 }
 
@@ -605,6 +623,8 @@ static int safe_close(void *cookie)
 		ret = -1;
 	if (fflush(s->f))
 		ret = -1;
+	if (ret && errno)
+		safe_errno = errno;
 	free(s);
 	return ret;
 }

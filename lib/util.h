@@ -63,8 +63,9 @@ void outfile_abort(struct outfile *o);
 int outfile_errno(const struct outfile *o);
 /* The same for any stream F (stdout): ENOSPC or EIO. */
 int stream_errno(FILE *f);
-/* What to do when creating a file failed with E: "; create the directory first (mkdir -p)", ... or "". */
-const char *create_hint(int e);
+/* What to do when creating PATH failed with E: "; create the directory first (mkdir -p)" (where
+ * PATH's directory is missing), ... or "". */
+const char *create_hint(int e, const char *path);
 /* PATH, a temporary output, is removed if SIGINT/SIGTERM/SIGHUP ends the
  * process (where their disposition is the default); PATH must stay valid
  * until tmpfile_untrack().  outfile_open() tracks its temporaries. */

@@ -193,11 +193,16 @@ check "record -- without a command: exit 2 (got $rc)" test "$rc" = 2
 SC=$ROOT/$BUILD/tools/synthcap
 "$SC" -q -o ok.ftr || bad "synthcap"
 expect_err "report > /dev/full: one line" "report: writing the report" sh -c '"$1" report "$2" >/dev/full' sh "$FT" ok.ftr
+expect_err "report --json > /dev/full: the error on stderr (stdout is what failed)" "report: writing the report" \
+	sh -c '"$1" report --json "$2" >/dev/full' sh "$FT" ok.ftr
 # the output's directory is checked before the inputs are read: no clock warning before the error
 "$SC" -q -o ok2.ftr --seed 2 || bad "synthcap 2"
 expect_err "merge into a missing directory, without -q: one line, with what to do" \
 	"merge: nodir/m.ftr: cannot create: No such file or directory; create the directory first" \
 	"$FT" merge -o nodir/m.ftr ok.ftr ok2.ftr
+expect_err "record into /proc (a directory that makes no files): not told to mkdir it" \
+	"record: /proc/r.ftr: cannot create: No such file or directory; its directory takes no new files" \
+	"$FT" record -d 1s -o /proc/r.ftr
 rc=0
 "$FT" merge -o ok.ftr ok.ftr >/dev/null 2>&1 || rc=$?
 check "merge -o INPUT INPUT: a usage error, exit 2 (got $rc)" test "$rc" = 2
@@ -220,10 +225,30 @@ usage_err "record --no-probes of every family" "leaves out every network probe" 
 	"$FT" record -d 1s -o np.ftr --no-probes bins,qdisc,drops,tcp,rtt
 usage_err "--keep-summaries without the flight recorder" "are the flight recorder's" \
 	"$FT" record -d 1s -o ks.ftr --keep-summaries 1d
-check "  and none of them wrote a capture" test ! -e np.ftr -a ! -e ks.ftr
+usage_err "an ambiguous abbreviation is named so, with what it may mean" \
+	"report: option '--t' is ambiguous: --threshold, --top, --tolerance, --to;" "$FT" report --t 80 ok.ftr
+usage_err "record -o with an unknown %-escape" "record: output pattern 'pat-%x.ftr': unknown '%x'" \
+	"$FT" record -d 1s -o 'pat-%x.ftr'
+usage_err "--keep without the flight recorder (it does not turn it on)" \
+	"^fabtrace: record: --keep bounds the flight recorder's segments: add --switch-output TIME" \
+	"$FT" record -d 1s -o kp.ftr --keep 1m
+check "  and none of them wrote a capture" test ! -e np.ftr -a ! -e ks.ftr -a ! -e kp.ftr
 "$FT" info ok.ftr --json >info-after.json 2>&1 || bad "info with --json after the capture"
 check "info CAPTURE --json: JSON, as the other commands take options after their files" \
 	python3 -c 'import json,sys; json.load(open("info-after.json"))'
+
+# a flight recorder's directory whose recorder saw no collective: said so, not "record writes them"
+mkdir -p nocoll/summaries
+expect_err "history of a recorder that saw no collective" \
+	"history: nocoll: no collective in nocoll/summaries: the recorder writes a line per collective" \
+	"$FT" history nocoll
+
+# a rule on an interface that is not there: said at the start (it could appear later: a warning)
+"$FT" record -q -i lo -d 1s --switch-output 1s --control "fbi$$" --trigger 'link.drops > 100/s on nosuch0' \
+	-o rulewarn 2>rulewarn.err || bad "record with a rule on a missing interface ($(tail -n 1 rulewarn.err))"
+check "a rule on a missing interface is warned about ($(head -c 300 rulewarn.err))" grep -q \
+	"^fabtrace: warning: record: --trigger 'link.drops > 100/s on nosuch0': no interface 'nosuch0' here now" \
+	rulewarn.err
 
 "$FT" --help merge >help.txt 2>&1 || bad "fabtrace --help merge"
 check "fabtrace --help merge: merge's own help" grep -q "^Usage: fabtrace merge" help.txt

@@ -22,7 +22,10 @@
 #    covered, a later one's snapshot holds its moment;
 #  - kill -9 at random moments: every closed segment readable, none of the
 #    recorder's BPF objects left; the next recorder in that directory renames
-#    the killed one's open segment into place, readable (truncated).
+#    the killed one's open segment into place, readable (truncated), and
+#    removes one that holds no record;
+#  - a snapshot after an idle spell holds none of the bins a CPU held since
+#    the traffic stopped (they reach the recorder at the stop).
 # FT_SEED=N repeats the same random moments.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -306,8 +309,12 @@ rate_run() { # DIR POLICY... : four triggers 1.5 s apart (post-window 0.5 s); th
 	ACTS="$(jget "$TMPD/first.json" 'j["action"]') "
 	for k in 2 3 4; do
 		sleep 1.5
-		# kept, so that a failed trigger shows its error in the check's line
-		"$FT" trigger --control "$CTL" --json >"$TMPD/trig$k.json" 2>"$TMPD/trig$k.err" || true
+		# kept, so that a failed trigger shows its error in the check's line; the
+		# last waits (--wait), and its exit status is kept in WAIT_RC
+		local wait=() rc=0
+		((k < 4)) || wait=(--wait)
+		"$FT" trigger --control "$CTL" --json "${wait[@]}" >"$TMPD/trig$k.json" 2>"$TMPD/trig$k.err" || rc=$?
+		WAIT_RC="$rc: $(head -c 200 "$TMPD/trig$k.err")"
 		ACTS+="$(jget "$TMPD/trig$k.json" 'j.get("action") or "error(" + j.get("error", "") + ")"' 2>/dev/null ||
 			echo "unreadable($(head -c 200 "$TMPD/trig$k.json" "$TMPD/trig$k.err"))") "
 	done
@@ -318,9 +325,12 @@ rate_run() { # DIR POLICY... : four triggers 1.5 s apart (post-window 0.5 s); th
 rate_run "$TMPD/rate1" --snapshot-policy every:2 --snapshot-cooldown 30s
 check "every:2 with a cool-down: the firings are rate, snapshot, rate, cooldown ($ACTS)" test "$ACTS" = "rate snapshot rate cooldown "
 check "... and one snapshot on disk ($(nsnap "$TMPD/rate1"))" test "$(nsnap "$TMPD/rate1")" = 1
+check "... trigger --wait --json of the one held back exits 1, its answer the only output ($WAIT_RC)" \
+	test "$WAIT_RC" = "1: "
 rate_run "$TMPD/rate2" --snapshot-policy once-after:2
 check "once-after:2: the firings are rate, snapshot, rate, rate ($ACTS)" test "$ACTS" = "rate snapshot rate rate "
 check "... and one snapshot on disk ($(nsnap "$TMPD/rate2"))" test "$(nsnap "$TMPD/rate2")" = 1
+check "... trigger --wait --json of the one held back exits 1 ($WAIT_RC)" test "$WAIT_RC" = "1: "
 check "the held-back triggers are in the recording" python3 -c '
 import json, subprocess, sys, glob
 acts = []
@@ -430,7 +440,57 @@ for round in 1 2 3; do
 	check "$r: one open segment left, under its .part name" test "$(find "$D5" -name 'seg-*.part' | wc -l)" = 1
 	touch "$TMPD/base.json"
 done
+# ... and, killed before it wrote a block (or its whole header), an open segment
+# that holds no record: removed, not made a segment of a header alone
+seg1=$(segs "$D5" | head -n 1)
+python3 -c 'import struct, sys
+h = open(sys.argv[1], "rb").read(16)
+open(sys.argv[2], "wb").write(open(sys.argv[1], "rb").read(struct.unpack_from("<I", h, 12)[0]))
+open(sys.argv[3], "wb").close()' "$seg1" "$D5/seg-99999998-20000101T000000Z.ftr.part" \
+	"$D5/seg-99999999-20000101T000000Z.ftr.part"
 "$FT" record -q "${IFS_ARGS[@]}" --control "$CTL" --switch-output 1s -d 1s -o "$D5" 2>"$TMPD/rec5.err"
 check "the next recorder renames the killed one's open segment into place" \
 	test -z "$(find "$D5" -name 'seg-*.part')"
+check "... and removes the ones that held no record (a header alone, nothing): $(cd "$D5" && echo seg-9999999*)" \
+	test -z "$(find "$D5" -name 'seg-9999999*')"
+
+echo "# [${SECONDS}s] a snapshot after an idle spell"
+# ---- a snapshot after the traffic stopped for a while: the bins a CPU held
+# since (staged until its next closed bin, or open: written at the stop) stay
+# out of it, and it begins with its first segment (before, it reached back to
+# the burst, with the segment that received them)
+kill "$SEND" 2>/dev/null
+wait "$SEND" 2>/dev/null
+SEND=''
+D9=$TMPD/idle
+mkdir "$D9"
+pushd "$TMPD" >/dev/null # -o relative: the trigger's answer still names the snapshot whole
+start_flight 9 idle --switch-output 1s --keep 30s --snapshot-pre 1s --snapshot-post 10s
+popd >/dev/null
+lab_exec "$LAB" 2 "$LAB_BIN/incast" send --to "$(lab_addr 1):5003" --bytes 64k --rounds 100 >/dev/null 2>&1 ||
+	bad "a burst of traffic"
+sleep 6
+"$FT" trigger --control "$CTL" --json >"$TMPD/idle.json" 2>"$TMPD/idle.err" || bad "trigger ($(cat "$TMPD/idle.err"))"
+sleep 0.5
+stop_record INT
+snap9=$(find "$D9" -maxdepth 1 -name 'snap-*.ftr' | head -n 1)
+check "after an idle spell: one snapshot, saved at the stop ($(nsnap "$D9"))" test "$(nsnap "$D9")" = 1
+check "... the trigger's answer names it whole, though -o was relative ($(jget "$TMPD/idle.json" 'j["file"]'))" \
+	test "$(jget "$TMPD/idle.json" 'j["file"]')" = "$snap9"
+# before_trigger FILE: how long before the trigger FILE's capture begins, in seconds
+before_trigger() {
+	python3 -c 'import json, sys, subprocess, datetime
+def t(s): return datetime.datetime.strptime(s[:26], "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=datetime.timezone.utc).timestamp()
+i = json.loads(subprocess.run([sys.argv[1], "info", "--json", sys.argv[2]], capture_output=True).stdout)
+print("%.3f" % (t(json.load(open(sys.argv[3]))["at"]) - t(i["start"]["realtime"])))' "$FT" "$1" "$TMPD/idle.json"
+}
+b_snap=$(before_trigger "$snap9") b_last=0
+for f in $(segs "$D9" | tail -n 3); do # the segments of its window: one holds the held bins
+	b=$(before_trigger "$f")
+	python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)' "$b" "$b_last" && b_last=$b
+done
+check "... it begins with its first segment, at most 3.5 s before its trigger (1 s before, rounded out to segments of 1 s, looked at once a second: $b_snap s)" \
+	python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) <= 3.5 else 1)' "$b_snap"
+check "... while a segment of its window reaches back to the burst, 6 s before (what it left out: $b_last s)" \
+	python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 5 else 1)' "$b_last"
 finish

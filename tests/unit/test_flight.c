@@ -587,14 +587,27 @@ static void test_ring(void **state)
 	assert_int_equal(flight_ring__retain(r, 10 * S), 0);
 	flight_ring__free(r);
 	r = NULL;
-	/* a killed recorder's segment: renamed into place and counted */
-	snprintf(path, sizeof(path), "%s/seg-00000007-20260101T000000Z.ftr.part", dir);
+	/* a killed recorder's segment that holds no record (killed before its header was whole): removed */
+	snprintf(path, sizeof(path), "%s/seg-00000009-20260101T000000Z.ftr.part", dir);
 	fd = open(path, O_CREAT | O_WRONLY, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "x", 1), 1);
 	close(fd);
+	/* one that holds a record: renamed into place and counted */
+	{
+		struct capture_writer *w = NULL;
+
+		snprintf(path, sizeof(path), "%s/seg-00000007-20260101T000000Z.ftr.part", dir);
+		assert_int_equal(capture__create(&w, path, &h, (uid_t)-1, (gid_t)-1, err, sizeof(err)), 0);
+		assert_int_equal(capture__append(w, &lost.hdr), 0);
+		assert_int_equal(capture__close(w), 0);
+	}
 	assert_int_equal(flight_ring__open(&r, dir, &l, err, sizeof(err)), 0);
 	assert_int_equal(flight_ring__adopted(r), 1);
+	snprintf(path, sizeof(path), "%s/seg-00000009-20260101T000000Z.ftr.part", dir);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/seg-00000009-20260101T000000Z.ftr", dir);
+	assert_int_equal(access(path, F_OK), -1);
 	snprintf(path, sizeof(path), "%s/seg-00000007-20260101T000000Z.ftr", dir);
 	assert_int_equal(stat(path, &st), 0);
 	/* one directory, one recorder */

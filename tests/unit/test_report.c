@@ -373,12 +373,13 @@ static void test_text_values(void **state)
 	model__free(m);
 }
 
-/* A snapshot: a trigger that opened it (a rule's, with a value), one that extended it, one held back */
+/* A snapshot: a trigger that opened it (a rule's, with a value), one that extended it, one held back,
+ * one covered by a saved snapshot (not held back) */
 static void test_trigger(void **state)
 {
 	struct ft_file_header h = mkhdr();
 	struct model *m;
-	struct ft_trigger t[3];
+	struct ft_trigger t[4];
 	char *s;
 
 	(void)state;
@@ -386,7 +387,7 @@ static void test_trigger(void **state)
 	m = model__new(&h, NULL);
 	assert_non_null(m);
 	scenario(sink_model, m, 0, false);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		memset(&t[i], 0, sizeof(t[i]));
 		REC_HDR(t[i], FT_REC_TRIGGER);
 		t[i].kind = FT_TRIG_RULE;
@@ -405,21 +406,29 @@ static void test_trigger(void **state)
 	t[0].to_ns = S0 + 9 * BIN;
 	snprintf(t[0].reason, sizeof(t[0].reason), "allreduce 17");
 	t[1].action = FT_TRIGA_EXTENDED;
+	t[1].from_ns = t[0].from_ns;
+	t[1].to_ns = S0 + 11 * BIN; /* the window the report gives: as extended */
 	t[2].action = FT_TRIGA_RATE;
 	t[2].snapshot = 0;
+	t[3].action = FT_TRIGA_COVERED;
+	t[3].snapshot = 0;
 	/* the held-back one first: the report still opens with the one that opened it */
 	assert_int_equal(model__add(m, &t[2].hdr), 0);
 	assert_int_equal(model__add(m, &t[0].hdr), 0);
 	assert_int_equal(model__add(m, &t[1].hdr), 0);
+	assert_int_equal(model__add(m, &t[3].hdr), 0);
 	assert_int_equal(model__finish(m), 0);
-	assert_int_equal(m->ntriggers, 3);
+	assert_int_equal(m->ntriggers, 4);
 	s = render(m, false, false, 10);
 	if (strncmp(s, "Snapshot taken on node17: rule coll.slow > 3x (\"allreduce 17\") at 2023-11-14T22:13:21.004", 86) != 0)
 		fail_msg("the report does not open with the trigger: %.200s", s);
 	HAS(s, "(+0.004000 s into the capture)");
 	HAS(s, "  value 4.20x, threshold 3.00x");
-	HAS(s, "  window: 3.00 ms before to 5.00 ms after (snapshot 1)");
-	HAS(s, "  1 more trigger extended it, 0 came inside its window; 1 held back");
+	HAS(s, "  window: 3.00 ms before to 7.00 ms after (snapshot 1, extended)");
+	assert_null(strstr(s, "the file begins"));
+	assert_null(strstr(s, "the file ends"));
+	HAS(s, "  3 more triggers: 1 extended the post-window of snapshot 1, 1 held back by the rate policy, "
+	       "1 already covered by a saved snapshot\n");
 	free(s);
 	s = render(m, true, true, 10);
 	assert_true(json_valid(s));
@@ -434,6 +443,19 @@ static void test_trigger(void **state)
 	HAS(s, "\"action\": \"rate\"");
 	/* before the headline */
 	assert_true(strstr(s, "\"trigger\"") < strstr(s, "\"headline\""));
+	free(s);
+	/* a file that holds less than the window: older segments gone (or a later
+	 * start), and a recorder stopped 2 s before the window's end */
+	for (size_t i = 0; i < m->ntriggers; i++) {
+		if (m->triggers[i].action == FT_TRIGA_SNAPSHOT)
+			m->triggers[i].from_ns = S0 - 2 * BIN;
+		if (m->triggers[i].action == FT_TRIGA_EXTENDED)
+			m->triggers[i].to_ns = m->capture_end_ns + 2000000000ULL;
+	}
+	s = render(m, false, false, 10);
+	HAS(s, "  window: 6.00 ms before to 2.00 s after (snapshot 1, extended); the file begins 4.00 ms before it "
+	       "(the recording began then, or older segments were no longer kept); the file ends 4.00 ms after it "
+	       "(the recording stopped)\n");
 	free(s);
 	model__free(m);
 	/* no trigger, no section: every other report is unchanged */
@@ -703,7 +725,7 @@ static struct model *phase_model(bool nccl)
 		uint64_t t = S0 + s * 100 * MS;
 
 		for (uint32_t r = 0; r < 2; r++) {
-			uint64_t late = s == 3 && r == 1 ? 40 * MS : r * 100000;
+			uint64_t late = s == 3 && r == 1 ? 40 * MS : (uint64_t)r * 100000;
 
 			rec_marker(m, 2, 100 + r, t - MS, 1, s, NULL);
 			rec_call(m, 1, 100 + r, NS1 + r, t + late, t + 45 * MS, 262144, 4, world, s);

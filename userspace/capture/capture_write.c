@@ -136,13 +136,13 @@ static int open_output(const char *path, uid_t owner_uid, char *err, size_t errl
 	if (errno != EEXIST) {
 		int e = errno;
 
-		cap_msg(err, errlen, "%s: cannot create: %s%s", path, strerror(e), create_hint(e));
+		cap_msg(err, errlen, "%s: cannot create: %s%s", path, strerror(e), create_hint(e, path));
 		return -e;
 	}
 	if (lstat(path, &st) < 0) {
 		int e = errno;
 
-		cap_msg(err, errlen, "%s: cannot create: %s%s", path, strerror(e), create_hint(e));
+		cap_msg(err, errlen, "%s: cannot create: %s%s", path, strerror(e), create_hint(e, path));
 		return -e;
 	}
 	if (S_ISLNK(st.st_mode)) {
@@ -184,7 +184,7 @@ static int open_output(const char *path, uid_t owner_uid, char *err, size_t errl
 		int e = errno;
 
 		/* EEXIST here means someone recreated it in between: refuse */
-		cap_msg(err, errlen, "%s: cannot create: %s%s", path, strerror(e), create_hint(e));
+		cap_msg(err, errlen, "%s: cannot create: %s%s", path, strerror(e), create_hint(e, path));
 		return -e;
 	}
 	return fd;

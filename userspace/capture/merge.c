@@ -544,7 +544,7 @@ static int out_dir_writable(const char *out)
 	else if (!faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS)) /* as the effective user */
 		return 0;
 	e = errno;
-	ft_err("merge: %s: cannot create: %s%s", out, strerror(e), create_hint(e));
+	ft_err("merge: %s: cannot create: %s%s", out, strerror(e), create_hint(e, out));
 	return -1;
 }
 

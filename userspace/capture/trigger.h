@@ -14,6 +14,9 @@
 #include "bpf/fabtrace.h"
 #include "lib/json.h"
 
+/* The highest action (enum ft_trigger_action) this fabtrace knows; a newer recorder's may be higher. */
+#define TRIGGER_ACTION_LAST FT_TRIGA_JOINED
+
 /* "signal", "command", "rule", "job"; "unknown" for another value */
 const char *trigger__kind_name(uint32_t kind);
 /* "snapshot", "extended", "rate", "cooldown", "full", "covered", "joined"; "unknown" */

@@ -69,7 +69,7 @@ int cmd_features(int argc, char **argv)
 	int c, works = 0, ph_works = 0;
 
 	opterr = 0;
-	util_json_from_args(argc, argv, (const char *const[]){ "--json", "-j", NULL });
+	util_json_from_args(argc, argv, (const char *const[]){ "--json", NULL });
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':

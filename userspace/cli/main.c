@@ -20,7 +20,7 @@ static const struct cmd {
 	{ "merge", cmd_merge, "merge the captures of several hosts onto one clock" },
 	{ "trigger", cmd_trigger, "make the flight recorder (record --switch-output) save a snapshot" },
 	{ "info", cmd_info, "show a capture's header, probes, record counts and lost events" },
-	{ "export", cmd_export, "write a capture's raw bins, qdisc bins and events as CSV or JSON lines" },
+	{ "export", cmd_export, "write a capture's raw bins, qdisc bins, events and counters as CSV or JSON lines" },
 	{ "features", cmd_features, "show which probes work on this kernel, and why not" },
 };
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <sys/wait.h>
 
 #include "probes/netprobe.h"
@@ -174,7 +175,9 @@ static void usage(FILE *f)
 "                             usual: the median of its latest 32 calls, or of\n"
 "                             its calls of the last DUR),\n"
 "                             rank.late > DUR (both [on rank:N]), job.exit (a\n"
-"                             followed process exits non-zero), job.timeout\n"
+"                             process of the job exits non-zero: the COMMAND's,\n"
+"                             -p's, else one that made a collective call),\n"
+"                             job.timeout\n"
 "                             (a NCCL call fails, ncclCommAbort, or a Gloo\n"
 "                             timeout); once per episode of DUR; 'policy\n"
 "                             every:N' (or once-after:N) after a rule: its own\n"
@@ -442,6 +445,31 @@ static int check_rules_can_fire(const struct recorder *r)
 	return 0;
 }
 
+/*
+ * A rule on an interface that is not there fires only if one of that name
+ * appears (a job may make it): said now, not left to a silent never.  An
+ * RDMA port's label (link.pause, link.cnp) and another namespace's
+ * interfaces are not looked up here; its namespace is.
+ */
+static void warn_rule_places(const struct recorder *r)
+{
+	for (int i = 0; i < r->nrules; i++) {
+		const struct rule *u = &r->rule[i];
+		const char *ns = u->on_netns[0] ? u->on_netns : r->o.netns_arg;
+		char path[128];
+
+		if (!u->on || u->metric == RM_LINK_PAUSE || u->metric == RM_LINK_CNP)
+			continue;
+		if (ns && (size_t)snprintf(path, sizeof(path), "/run/netns/%s", ns) < sizeof(path) &&
+		    access(path, F_OK))
+			ft_warn("record: --trigger '%s': no network namespace '%s' now (list them with 'ip netns "
+				"list'); the rule fires only once it exists", u->text, ns);
+		else if (!ns && !if_nametoindex(u->on_iface))
+			ft_warn("record: --trigger '%s': no interface '%s' here now (list them with 'ip link'); the "
+				"rule fires only once one of that name exists", u->text, u->on_iface);
+	}
+}
+
 static int add_rule(struct recorder *r, const char *arg)
 {
 	char err[256];
@@ -528,6 +556,8 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 			return -1;
 		}
 	}
+	/* the pre-scan's --json may have been the traced command's own (record -o x.ftr app --json) */
+	util_set_json(r->o.json);
 	if (optind < argc)
 		r->o.cmd = &argv[optind];
 	else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
@@ -543,6 +573,7 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 	}
 	if (check_rules_can_fire(r))
 		return -1;
+	warn_rule_places(r);
 	if (r->summaries_opt && !r->fo.on) {
 		ft_err("record: --keep-summaries and --no-summaries are the flight recorder's: give "
 		       "--switch-output and -o DIR");
@@ -580,6 +611,7 @@ int cmd_record(int argc, char **argv)
 		if (hostclock__expand_path(r->o.out_path, host, time(NULL), getpid(), r->out, sizeof(r->out),
 					   err, sizeof(err))) {
 			ft_err("record: %s", err);
+			ret = 2; /* the pattern given is wrong: usage */
 			goto out;
 		}
 		r->o.out_path = r->out;
@@ -605,6 +637,8 @@ int cmd_record(int argc, char **argv)
 		ft_err("record: out of memory for the --trigger rules");
 		goto out;
 	}
+	if (r->rules && !r->o.cmd && !r->o.npids) /* the probes follow every process (systemwide) */
+		rules__job_from_calls(r->rules);
 	if (session__open(&r->s, &r->o, r->rules ? record_sink : r->f ? flight__sink : NULL,
 			  r->rules ? (void *)r : r->f))
 		goto out;

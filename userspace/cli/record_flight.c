@@ -53,12 +53,13 @@ void record_flight__text(const struct flight *f, double secs, const char *stop_r
 
 	flight__stats(f, &st);
 	fprintf(stderr, "fabtrace: recorded %.1f s (%s) as %llu segment%s in %s: %llu kept (%s), %llu deleted%s; "
-		"%llu triggers, %llu snapshots saved%s; %llu lost events\n", secs, stop_reason,
+		"%llu trigger%s, %llu snapshot%s saved%s; %llu lost events\n", secs, stop_reason,
 		(unsigned long long)st.segments_written, st.segments_written == 1 ? "" : "s", flight__dir(f),
 		(unsigned long long)st.segments_kept,
 		fmt_bytes((double)st.disk_bytes, b, sizeof(b)), (unsigned long long)st.segments_deleted,
 		st.segments_adopted ? " (with an earlier recorder's)" : "", (unsigned long long)st.triggers,
-		(unsigned long long)st.snapshots_saved, st.snapshots_failed ? ", some failed (see above)" : "",
+		st.triggers == 1 ? "" : "s", (unsigned long long)st.snapshots_saved, st.snapshots_saved == 1 ? "" : "s",
+		st.snapshots_failed ? ", some failed (see above)" : "",
 		(unsigned long long)lost);
 	if (st.cache_dropped)
 		ft_warn("record: %llu records could not be repeated at the start of segments (memory bound); "

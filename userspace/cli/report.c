@@ -361,7 +361,7 @@ static int report_by_windows(const struct report_opts *ro, const struct timeline
 	ret = report__windows(out, ro->path, &wo, ro, err, sizeof(err));
 	if (out != stdout && fclose(out) && !ret) {
 		ret = -EIO;
-		snprintf(err, sizeof(err), "writing the report: %s", strerror(EIO));
+		snprintf(err, sizeof(err), "writing the report: %s", strerror(stream_errno(stdout)));
 	}
 	if (ret == -EIO && !strncmp(err, "writing the report", 18)) { /* the output failed, not the capture */
 		ft_err("report: %s; check the output destination", err);
@@ -659,6 +659,8 @@ int cmd_report(int argc, char **argv)
 		ret = report__write(out ? out : stdout, m, &ro);
 		if (out && out != stdout && fclose(out) && !ret)
 			ret = -EIO;
+		if (ret == -EIO) /* the stream kept no errno: the output's own (a full disk), else EIO */
+			ret = -stream_errno(stdout);
 	}
 	corr__free(built);
 	model__free(m);

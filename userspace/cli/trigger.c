@@ -57,7 +57,8 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 when the recorder took the trigger, whether it saved, extended\n"
 "or held back a snapshot ('action' says which); 1 when no recorder listens, it\n"
-"refused (not root), or --wait ended without a snapshot; 2 for usage errors.\n"
+"refused (not root), or with --wait no snapshot holds the trigger (held back by\n"
+"the rate policy or the cool-down, or not saved); 2 for usage errors.\n"
 "\n"
 "Examples:\n"
 "  sudo fabtrace trigger --reason 'loss spike on rail 3'\n"
@@ -172,6 +173,15 @@ static const char *wall(const char *msg, const char *key, char *buf, size_t len)
 	return fmt_wall(strtoll(v, NULL, 10), buf, len);
 }
 
+/* Whether the recorder's ACTION leaves the trigger in no snapshot: held back
+ * by the rate policy or the cool-down (covered: a saved one holds it). */
+static bool held_back(const char *action)
+{
+	uint32_t a = trigger__action_by_name(action);
+
+	return a == FT_TRIGA_RATE || a == FT_TRIGA_COOLDOWN;
+}
+
 static void print_answer(const struct trig_args *a, const char *msg, const char *saved)
 {
 	char host[64], action[32], snap[16], file[4096], path[4096], bytes[32], warn[512];
@@ -283,6 +293,13 @@ int cmd_trigger(int argc, char **argv)
 	}
 	print_answer(&a, msg, NULL);
 	rc = 0;
+	if (a.wait && flight_ctl__get(msg, "action", saved, sizeof(saved)) && held_back(saved)) {
+		/* a script that waits wants the moment saved: this node has no snapshot of it
+		 * (the JSON answer says so itself: "saved": false, and why in "action") */
+		if (!a.json)
+			ft_err("trigger: --wait: no snapshot holds this trigger (%s)", saved);
+		rc = 1;
+	}
 out:
 	close(fd);
 	return rc;

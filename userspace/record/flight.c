@@ -55,6 +55,8 @@ struct flight {
 	struct flight_window win;
 	struct flight_rules rules;
 	uint64_t copied_seq;        /* the last segment queued for a snapshot */
+	uint32_t floor_snap;        /* the snapshot whose first segment set floor_ns */
+	uint64_t floor_ns;          /* when that segment was opened: older bins stay out of it */
 	uint64_t last_bytes;        /* the open segment's size at the last look */
 	char snap_path[4096];       /* the active snapshot's file */
 	char snap_dir[4096];
@@ -125,6 +127,12 @@ int flight__open(struct flight **out, const struct flight_opts *o, const struct 
 		       errno && !S_ISDIR(st.st_mode) ? strerror(errno) : "not a directory this process can write");
 		return -1;
 	}
+	{ /* named whole: `fabtrace trigger --wait` prints it to callers elsewhere (pdsh, kubectl exec) */
+		char abs[PATH_MAX];
+
+		if (realpath(f->snap_dir, abs))
+			str_copy(f->snap_dir, abs, sizeof(f->snap_dir));
+	}
 	if (flight_cache__new(&f->cache)) {
 		ft_err("record: out of memory");
 		return -1;
@@ -185,8 +193,12 @@ static void queue_copy(struct flight *f, struct flight_seg *seg)
 {
 	char path[4200];
 
+	if (f->floor_snap != f->win.snap) { /* its first segment */
+		f->floor_snap = f->win.snap;
+		f->floor_ns = seg->open_ns;
+	}
 	if (flight_snapper__copy(f->snapper, f->win.snap, f->snap_path, seg->seq,
-				 flight_ring__path(f->ring, seg, path, sizeof(path)), seg->preamble))
+				 flight_ring__path(f->ring, seg, path, sizeof(path)), seg->preamble, f->floor_ns))
 		return;
 	seg->pins++;
 	f->copied_seq = seg->seq;

@@ -34,7 +34,8 @@
 #include "userspace/record/session.h"
 
 struct flight_opts {
-	bool on;                    /* any of the ring's options was given */
+	bool on;                    /* --switch-output was given: the flight recorder */
+	const char *bound_opt;      /* --keep, --keep-size or --switch-max-files, the first given */
 	uint64_t seg_ns, seg_bytes; /* --switch-output TIME and/or SIZE */
 	bool seg_ns_set, seg_bytes_set; /* each given once at most */
 	struct flight_limits lim;   /* --keep, --keep-size, --switch-max-files */

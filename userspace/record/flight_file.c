@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -234,4 +235,21 @@ void flight_lost__carry(struct flight_lost *l)
 			l->base[src][cpu] += l->last[src][cpu];
 			l->last[src][cpu] = 0;
 		}
+}
+
+bool flight_file__holds_none(const char *path)
+{
+	struct capture_reader *r = NULL;
+	const struct ft_rec_hdr *rec;
+	char err[CAPTURE_ERR_MAX];
+	bool none;
+
+	if (capture__open(&r, path, err, sizeof(err)) < 0) { /* killed before its header was whole */
+		struct stat st;
+
+		return !stat(path, &st) && (size_t)st.st_size < sizeof(struct ft_file_header);
+	}
+	none = capture__next(r, &rec) == 0 && capture__state(r) == CAPTURE_TRUNCATED;
+	capture__free(r);
+	return none;
 }

@@ -48,6 +48,10 @@ int flight_file__append(struct flight_file *ff, const struct ft_rec_hdr *rec);
 int flight_file__finish(struct flight_file *ff, uint32_t stop_reason, uint64_t end_ns, uint32_t flags,
 			char *err, size_t errlen);
 uint64_t flight_file__bytes(const struct flight_file *ff);
+/* Whether the capture at PATH (a killed recorder's .part) holds no record
+ * to read: a header alone or less, or no block complete.  false for a file
+ * that is something else. */
+bool flight_file__holds_none(const char *path);
 
 /* The earliest CLOCK_MONOTONIC time REC carries (0 none). */
 uint64_t flight_rec_ts(const struct ft_rec_hdr *rec);

@@ -85,7 +85,7 @@ int flight_opts__parse(struct flight_opts *o, int c, const char *arg)
 		o->on = true;
 		return parse_switch(o, arg);
 	case FOPT_MAX_FILES:
-		o->on = true;
+		o->bound_opt = o->bound_opt ? o->bound_opt : "--switch-max-files";
 		if (parse_long(arg, 2, 1000000, &n)) {
 			ft_err_bad_value("record", "--switch-max-files", arg, "a number of segments", "2 or more");
 			return -1;
@@ -93,10 +93,10 @@ int flight_opts__parse(struct flight_opts *o, int c, const char *arg)
 		o->lim.max_files = (uint32_t)n;
 		return 1;
 	case FOPT_KEEP:
-		o->on = true;
+		o->bound_opt = o->bound_opt ? o->bound_opt : "--keep";
 		return dur("--keep", arg, true, &o->lim.keep_ns);
 	case FOPT_KEEP_SIZE:
-		o->on = true;
+		o->bound_opt = o->bound_opt ? o->bound_opt : "--keep-size";
 		if (!strcmp(arg, "0")) {
 			o->lim.keep_bytes = 0;
 			return 1;
@@ -162,11 +162,16 @@ int flight_opts__check(const struct flight_opts *o, const struct session_opts *s
 			       "(and -o DIR)");
 			return -1;
 		}
+		if (o->bound_opt) {
+			ft_err("record: %s bounds the flight recorder's segments: add --switch-output TIME "
+			       "(and -o DIR)", o->bound_opt);
+			return -1;
+		}
 		return 0;
 	}
 	if (!out_given) {
-		ft_err("record: the flight recorder (--switch-output, --keep, ...) needs -o DIR, the "
-		       "directory its segments go into");
+		ft_err("record: the flight recorder (--switch-output) needs -o DIR, the directory its "
+		       "segments go into");
 		return -1;
 	}
 	if (so->format_version == 1) {

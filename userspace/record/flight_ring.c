@@ -92,6 +92,11 @@ static int adopt(struct flight_ring *r)
 		if (part) { /* a killed recorder's: readable up to its last block, and closed now */
 			char fin[4096];
 
+			if (flight_file__holds_none(path)) { /* a header alone is no segment */
+				unlink(path);
+				continue;
+			}
+
 			snprintf(fin, sizeof(fin), "%.*s", (int)(strlen(path) - strlen(FLIGHT_PART)), path);
 			if (rename(path, fin))
 				continue;
@@ -143,7 +148,7 @@ int flight_ring__open(struct flight_ring **out, const char *dir, const struct fl
 	 * should not grow a tree) */
 	if (stat(dir, &st) && (errno != ENOENT || mkdir(dir, 0755) || stat(dir, &st))) {
 		rc = -errno;
-		snprintf(err, errlen, "%s: %s%s", dir, strerror(errno), create_hint(errno));
+		snprintf(err, errlen, "%s: %s%s", dir, strerror(-rc), create_hint(-rc, dir));
 		return rc;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -284,6 +289,7 @@ int flight_ring__end(struct flight_ring *r, uint32_t stop_reason, uint64_t now_n
 	memset(s, 0, sizeof(*s));
 	s->seq = r->cur_seq;
 	s->start_ns = r->cur.min_ts && r->cur.min_ts < r->cur_start ? r->cur.min_ts : r->cur_start;
+	s->open_ns = r->cur_start;
 	s->end_ns = now_ns;
 	s->bytes = (uint64_t)st.st_size;
 	s->preamble = r->cur_preamble;

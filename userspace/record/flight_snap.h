@@ -40,10 +40,12 @@ int flight_snapper__fd(const struct flight_snapper *sp);
  * Copy segment SEG_PATH (SEQ) into snapshot SNAP, which is created as
  * OUT_PATH (+ ".part" until it is saved) with the first segment that can
  * be read; SKIP: the segment's preamble records, left out unless it is
- * that first one.  0 or -ENOMEM.
+ * that first one; FLOOR_NS: bins older than this (CLOCK_MONOTONIC: when the
+ * snapshot's first segment was opened) are left out, a CPU's that it held
+ * until its traffic came back, long before the window.  0 or -ENOMEM.
  */
 int flight_snapper__copy(struct flight_snapper *sp, uint32_t snap, const char *out_path, uint64_t seq,
-			 const char *seg_path, uint32_t skip);
+			 const char *seg_path, uint32_t skip, uint64_t floor_ns);
 /* Snapshot SNAP has every segment: save it. */
 int flight_snapper__save(struct flight_snapper *sp, uint32_t snap);
 /* Finished work into OUT (up to MAX items); how many. */

@@ -32,6 +32,10 @@ static size_t count_action(const struct model *m, uint32_t action)
 	return n;
 }
 
+/* A window's file ends with its last segment, closed once the window is due:
+ * ending this much sooner, it was cut (the recorder stopped) */
+#define FILE_END_SLACK_NS 500000000ULL
+
 static int64_t rel(const struct model *m, uint64_t t)
 {
 	return (int64_t)(t - m->capture_start_ns);
@@ -51,20 +55,47 @@ static void text_value(FILE *f, const struct ft_trigger *t)
 	}
 }
 
-/* "window: 30.0 s before to 10.0 s after", or what became of the trigger */
+/* The end of snapshot SNAP's window as its last trigger left it (extended
+ * or joined after T opened it), not as T opened it. */
+static uint64_t window_end(const struct model *m, const struct ft_trigger *t)
+{
+	uint64_t to = t->to_ns;
+
+	for (size_t i = 0; i < m->ntriggers; i++) {
+		const struct ft_trigger *o = &m->triggers[i];
+
+		if (o->snapshot == t->snapshot && trigger__action_in_snapshot(o->action) &&
+		    !strncmp(o->hostname, t->hostname, sizeof(o->hostname)) && o->to_ns > to)
+			to = o->to_ns;
+	}
+	return to;
+}
+
+/* "window: 30.0 s before to 10.0 s after", or what became of the trigger;
+ * and where the file holds less than the window (the recording began later
+ * or its older segments were no longer kept; it stopped sooner) */
 static void text_window(FILE *f, const struct model *m, const struct ft_trigger *t)
 {
-	char a[32], b[32];
+	char a[32], b[32], c[32];
+	uint64_t to = window_end(m, t);
 
-	if (t->action != FT_TRIGA_SNAPSHOT || t->mono_ns < t->from_ns || t->to_ns < t->mono_ns) {
+	if (t->action != FT_TRIGA_SNAPSHOT || t->mono_ns < t->from_ns || to < t->mono_ns) {
 		char what[96];
 
 		fprintf(f, "  %s\n", trigger__action_text(t, what, sizeof(what)));
 		return;
 	}
-	fprintf(f, "  window: %s before to %s after (snapshot %u)%s\n", fmt_ns(t->mono_ns - t->from_ns, a, sizeof(a)),
-		fmt_ns(t->to_ns - t->mono_ns, b, sizeof(b)), t->snapshot,
-		t->from_ns < m->capture_start_ns ? "; the recording began later" : "");
+	fprintf(f, "  window: %s before to %s after (snapshot %u%s)", fmt_ns(t->mono_ns - t->from_ns, a, sizeof(a)),
+		fmt_ns(to - t->mono_ns, b, sizeof(b)), t->snapshot, to > t->to_ns ? ", extended" : "");
+	if (t->from_ns < m->capture_start_ns)
+		fprintf(f, "; the file begins %s %s it (the recording began then, or older segments were no "
+			"longer kept)", fmt_ns(m->capture_start_ns > t->mono_ns ? m->capture_start_ns - t->mono_ns :
+			t->mono_ns - m->capture_start_ns, c, sizeof(c)), m->capture_start_ns > t->mono_ns ? "after" :
+			"before");
+	if (m->capture_end_ns && m->capture_end_ns + FILE_END_SLACK_NS < to && m->capture_end_ns >= t->mono_ns)
+		fprintf(f, "; the file ends %s after it (the recording stopped)",
+			fmt_ns(m->capture_end_ns - t->mono_ns, c, sizeof(c)));
+	fprintf(f, "\n");
 }
 
 static void text_one(FILE *f, const struct model *m, const struct ft_trigger *t, bool first)
@@ -82,12 +113,50 @@ static void text_one(FILE *f, const struct model *m, const struct ft_trigger *t,
 	text_window(f, m, t);
 }
 
+/* Whether text_one printed T: the opener, and the other hosts' openers of a merged snapshot. */
+static bool printed(const struct ft_trigger *t, const struct ft_trigger *o)
+{
+	return t == o || t->action == FT_TRIGA_SNAPSHOT;
+}
+
+/* "  3 more triggers: 2 extended the post-window of snapshot 1, 1 held back
+ * by the cool-down", in the action table's words, action by action */
+static void text_others(FILE *f, const struct model *m, const struct ft_trigger *o)
+{
+	size_t n = 0;
+	const char *sep = ": ";
+
+	for (size_t i = 0; i < m->ntriggers; i++)
+		n += !printed(&m->triggers[i], o);
+	if (!n)
+		return;
+	fprintf(f, "  %zu more trigger%s", n, n == 1 ? "" : "s");
+	for (uint32_t a = 0; a <= TRIGGER_ACTION_LAST; a++) {
+		const struct ft_trigger *first = NULL;
+		size_t k = 0;
+
+		for (size_t i = 0; i < m->ntriggers; i++) {
+			const struct ft_trigger *t = &m->triggers[i];
+			bool known = t->action >= 1 && t->action <= TRIGGER_ACTION_LAST;
+
+			if (!printed(t, o) && (known ? t->action == a : a == 0)) {
+				first = first ? first : t;
+				k++;
+			}
+		}
+		if (k) {
+			char what[96];
+
+			fprintf(f, "%s%zu %s", sep, k, trigger__action_text(first, what, sizeof(what)));
+			sep = ", ";
+		}
+	}
+	fprintf(f, "\n");
+}
+
 void report_trigger__text(FILE *f, const struct model *m)
 {
 	const struct ft_trigger *o = opener(m);
-	size_t ext = count_action(m, FT_TRIGA_EXTENDED) + count_action(m, FT_TRIGA_FULL);
-	size_t joined = count_action(m, FT_TRIGA_JOINED);
-	size_t held = m->ntriggers - ext - joined - count_action(m, FT_TRIGA_SNAPSHOT);
 
 	if (!o)
 		return;
@@ -95,10 +164,7 @@ void report_trigger__text(FILE *f, const struct model *m)
 	for (size_t i = 0; i < m->ntriggers; i++) /* the other hosts' of a merged snapshot */
 		if (&m->triggers[i] != o && m->triggers[i].action == FT_TRIGA_SNAPSHOT)
 			text_one(f, m, &m->triggers[i], false);
-	if (ext || joined || held)
-		fprintf(f, "  %zu more trigger%s extended %s, %zu came inside %s window; %zu held back (rate policy, "
-			"cool-down)\n", ext, ext == 1 ? "" : "s", ext == 1 ? "it" : "them", joined,
-			o->action == FT_TRIGA_SNAPSHOT ? "its" : "the", held);
+	text_others(f, m, o);
 	fprintf(f, "\n");
 }
 

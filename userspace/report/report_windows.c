@@ -499,7 +499,7 @@ int report__windows(FILE *out, const char *path, const struct report_windows_opt
 			write_text(out, a, l, path, o);
 		ret = fflush(out) || ferror(out) ? -EIO : 0;
 		if (ret)
-			snprintf(err, errlen, "writing the report: %s", strerror(EIO));
+			snprintf(err, errlen, "writing the report: %s", strerror(stream_errno(stdout)));
 	}
 	tally_free(&a->job);
 	for (size_t i = 0; i < a->nparts; i++)
