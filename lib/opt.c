@@ -309,7 +309,7 @@ void ft_err_bad_opt(const char *cmd, int c, int opt, const char *arg, const stru
 	 * one (optopt its val).  Inside a bundle ("-qx") optind has not moved:
 	 * ARG is the word before, and the culprit is the letter. */
 	bool word = arg && !strncmp(arg, "--", 2) && (!opt || (lo && !lo->flag && lo->val == opt));
-	char buf[64];
+	char buf[64], many[256];
 
 	if (word)
 		snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(arg, "="), arg);
@@ -317,8 +317,6 @@ void ft_err_bad_opt(const char *cmd, int c, int opt, const char *arg, const stru
 		snprintf(buf, sizeof(buf), "-%c", opt);
 	else
 		snprintf(buf, sizeof(buf), "%s", arg ? arg : "?");
-	char many[256];
-
 	if (word && !opt && c != ':' && ambiguous(lopts, arg, many, sizeof(many))[0])
 		ft_err("%s: option '%s' is ambiguous: %s; see 'fabtrace %s --help'", cmd, buf, many, cmd);
 	else if (word && c != ':' && opt && strchr(arg, '='))

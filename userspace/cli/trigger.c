@@ -239,7 +239,7 @@ static void print_answer(const struct trig_args *a, const char *msg, const char 
 int cmd_trigger(int argc, char **argv)
 {
 	struct trig_args a = { .control = FLIGHT_CTL_DEFAULT, .timeout_ns = DEFAULT_WAIT_NS };
-	char err[512], msg[FLIGHT_CTL_MSG], saved[FLIGHT_CTL_MSG], reason[128] = "";
+	char err[512], msg[FLIGHT_CTL_MSG], saved[FLIGHT_CTL_MSG], reason[128] = "", action[32];
 	int64_t at;
 	ssize_t n;
 	int fd, rc = 1;
@@ -293,11 +293,11 @@ int cmd_trigger(int argc, char **argv)
 	}
 	print_answer(&a, msg, NULL);
 	rc = 0;
-	if (a.wait && flight_ctl__get(msg, "action", saved, sizeof(saved)) && held_back(saved)) {
+	if (a.wait && flight_ctl__get(msg, "action", action, sizeof(action)) && held_back(action)) {
 		/* a script that waits wants the moment saved: this node has no snapshot of it
 		 * (the JSON answer says so itself: "saved": false, and why in "action") */
 		if (!a.json)
-			ft_err("trigger: --wait: no snapshot holds this trigger (%s)", saved);
+			ft_err("trigger: --wait: no snapshot holds this trigger (%s)", action);
 		rc = 1;
 	}
 out:
