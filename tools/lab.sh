@@ -21,6 +21,7 @@
 #   lab_shape P SHAPE              # (re)shape links, SHAPE as for --shape below
 #   lab_unshape P TARGET [DIR]     # remove shaping (TARGET h2|2|all|h1,h3; DIR up|down|both)
 #   lab_exec P I CMD...            # run CMD in host I's namespace
+#   lab_kill PID...                # end `lab_exec ... &` jobs ($!): the command, then its subshell
 #   lab_ns P I                     # print host I's namespace name (${P}hI)
 #   lab_sw P                       # print the switch namespace name (${P}sw)
 #   lab_addr I                     # print host I's address (198.18.0.I)
@@ -377,6 +378,19 @@ lab_exec() { # P I CMD...
 	local p=$1 i=$2
 	shift 2
 	ip netns exec "$(lab_ns "$p" "$i")" "$@"
+}
+
+# lab_kill PID...: end background `lab_exec ... &` jobs by the PID $! gave.
+# That PID is the subshell running the function; the command (ip netns exec
+# execs into it) is its child, which a kill of the subshell alone leaves running.
+lab_kill() {
+	local p
+	for p in "$@"; do
+		[[ -n $p ]] || continue
+		pkill -P "$p" 2>/dev/null
+		kill "$p" 2>/dev/null
+	done
+	return 0
 }
 
 _lab_stat() { # ns dev rx|tx bytes|packets

@@ -107,7 +107,7 @@ start_record "$TMPD/flow.ftr" -d 2s --bin 5ms -i "$h1/eth0" -i "$h2/eth0"
 REC_RC=0
 wait "$REC_PID" || REC_RC=$?
 REC_PID=
-kill "$flood" 2>/dev/null
+lab_kill "$flood"
 wait "$flood" 2>/dev/null
 check "flowing traffic: recorder exited 0" test "$REC_RC" = 0
 "$FT" report --json "$TMPD/flow.ftr" >"$TMPD/flow.json" || bad "flowing traffic: report"

@@ -44,8 +44,8 @@ IFS_ARGS=(-i "$H1/eth0" -i "$H2/eth0" --no-phases)
 SINK='' SEND=''
 FULL=$TMPD/full
 end_test() {
-	[[ -n $SEND ]] && kill "$SEND" 2>/dev/null
-	[[ -n $SINK ]] && kill "$SINK" 2>/dev/null
+	lab_kill "$SEND"
+	lab_kill "$SINK"
 	mountpoint -q "$FULL" && umount "$FULL"
 	cleanup
 }
@@ -459,7 +459,7 @@ echo "# [${SECONDS}s] a snapshot after an idle spell"
 # since (staged until its next closed bin, or open: written at the stop) stay
 # out of it, and it begins with its first segment (before, it reached back to
 # the burst, with the segment that received them)
-kill "$SEND" 2>/dev/null
+lab_kill "$SEND"
 wait "$SEND" 2>/dev/null
 SEND=''
 D9=$TMPD/idle
@@ -491,7 +491,8 @@ for f in $(segs "$D9" | tail -n 3); do # the segments of its window: one holds t
 done
 check "... it begins with its first segment, at most 3.5 s before its trigger (1 s before, rounded out to segments of 1 s, looked at once a second: $b_snap s)" \
 	python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) <= 3.5 else 1)' "$b_snap"
-# (how far depends on when each CPU's held bins came out: at its next closed bin or the stop)
+# (the steady sender is stopped, so no later packet releases the burst's
+# held bins before the stop: the last segment receives them)
 check "... while a segment of its window reaches back further, toward the burst 6 s before (what it left out: $b_last s)" \
 	python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 3.5 else 1)' "$b_last"
 finish

@@ -37,8 +37,8 @@ lab_start 3 "h1=1gbit:dir=up:qdisc=htb"
 H1=$(lab_ns "$LAB" 1) H3=$(lab_ns "$LAB" 3)
 SRV='' CLI=''
 end_test() {
-	[[ -n $CLI ]] && kill "$CLI" 2>/dev/null
-	[[ -n $SRV ]] && kill "$SRV" 2>/dev/null
+	lab_kill "$CLI"
+	lab_kill "$SRV"
 	[[ -n ${REC_PID:-} ]] && kill -INT "$REC_PID" 2>/dev/null && wait "$REC_PID" 2>/dev/null
 	cleanup
 }
@@ -134,7 +134,7 @@ wait_snaps "$D" 2 || bad "snapshot 2 not saved"
 sleep 1.5
 stop_record INT
 check "the recorder exits 0 ($REC_RC: $(tail -n 2 "$TMPD/rec.err" | head -c 300))" test "$REC_RC" = 0
-kill "$CLI" 2>/dev/null
+lab_kill "$CLI"
 wait "$CLI" 2>/dev/null
 CLI=''
 check "nothing left attached after the stop" test "$(bpf_orphan_links $links_before)" = 0

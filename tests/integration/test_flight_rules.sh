@@ -33,7 +33,7 @@ SW=$(lab_sw "$LAB")
 H1=$(lab_ns "$LAB" 1)
 SINK=''
 end_test() {
-	[[ -n $SINK ]] && kill "$SINK" 2>/dev/null
+	lab_kill "$SINK"
 	cleanup
 }
 trap end_test EXIT
@@ -159,7 +159,7 @@ check "report opens with the rule that fired ($(head -n 2 "$TMPD/report.txt" | t
 	test "$(head -n 1 "$TMPD/report.txt" | grep -cF "Snapshot taken on" )" = 1 -a \
 	"$(head -n 1 "$TMPD/report.txt" | grep -cF "rule $RULE")" = 1 -a \
 	-n "$(sed -n 2p "$TMPD/report.txt" | grep -E '^  value [0-9]+ 1/s, threshold 50 1/s$')"
-kill "$SINK" 2>/dev/null
+lab_kill "$SINK"
 wait "$SINK" 2>/dev/null
 SINK=''
 
