@@ -355,7 +355,7 @@ int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-/* Why the last write through a text_safe_stream() failed: a cookie stream
+/* Why the last write through a text_safe_stream() or errno_kept_stream() failed: a cookie stream
  * keeps no errno of the stream below it (0: none failed). */
 static int safe_errno;
 
@@ -364,7 +364,7 @@ int stream_errno(FILE *f)
 	struct statvfs v;
 	struct stat st;
 
-	if (safe_errno && f == stdout) /* written through text_safe_stream(), whose write said why */
+	if (safe_errno && f == stdout) /* written through a cookie stream, whose write said why */
 		return safe_errno;
 	/* a file on a full file system (what is left is less than a buffered
 	 * write needs); pipes and terminals report no blocks */
@@ -583,7 +583,8 @@ const char *proc_status_field(const char *text, const char *key)
 
 struct safe_stream {
 	FILE *f;
-	bool c2; /* a 0xc2 held back: with 0x80-0x9f it is a C1 control in UTF-8 */
+	bool c2;  /* a 0xc2 held back: with 0x80-0x9f it is a C1 control in UTF-8 */
+	bool raw; /* errno_kept_stream(): every byte as it is */
 };
 
 static int safe_put(struct safe_stream *s, unsigned char c)
@@ -606,6 +607,17 @@ static int safe_put(struct safe_stream *s, unsigned char c)
 
 static ssize_t safe_write(void *cookie, const char *buf, size_t len)
 {
+	struct safe_stream *s = cookie;
+
+	if (s->raw) {
+		size_t n = fwrite(buf, 1, len, s->f);
+
+		if (n < len) {
+			safe_errno = errno;
+			return n ? (ssize_t)n : -1;
+		}
+		return (ssize_t)len;
+	}
 	for (size_t i = 0; i < len; i++)
 		if (safe_put(cookie, (unsigned char)buf[i]) == EOF) {
 			safe_errno = errno;
@@ -629,7 +641,7 @@ static int safe_close(void *cookie)
 	return ret;
 }
 
-FILE *text_safe_stream(FILE *f)
+static FILE *cookie_stream(FILE *f, bool raw)
 {
 	cookie_io_functions_t io = { .write = safe_write, .close = safe_close };
 	struct safe_stream *s = calloc(1, sizeof(*s));
@@ -638,8 +650,19 @@ FILE *text_safe_stream(FILE *f)
 	if (!s)
 		return NULL;
 	s->f = f;
+	s->raw = raw;
 	out = fopencookie(s, "w", io);
 	if (!out)
 		free(s);
 	return out;
+}
+
+FILE *text_safe_stream(FILE *f)
+{
+	return cookie_stream(f, false);
+}
+
+FILE *errno_kept_stream(FILE *f)
+{
+	return cookie_stream(f, true);
 }

@@ -116,5 +116,9 @@ const char *proc_stat_fields(const char *text);
  * read in.  fclose() it before F; NULL when it cannot be made.
  */
 FILE *text_safe_stream(FILE *f);
+/* A stream onto F, byte for byte, whose failed write keeps its errno for
+ * stream_errno(stdout) (stdio keeps only a flag: a JSON report on /dev/full
+ * said EIO, not ENOSPC).  fclose() it before F; NULL when it cannot be made. */
+FILE *errno_kept_stream(FILE *f);
 
 #endif

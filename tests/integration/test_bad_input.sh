@@ -178,6 +178,8 @@ expect_err "record -i ''" "record: -i needs an interface" "$FT" record -i '' -d 
 expect_err "record --nic-stats ''" "record: --nic-stats needs a list" "$FT" record --nic-stats '' -d 1s -o a.ftr
 expect_err "export -o ''" "export: -o needs a file or directory name" "$FT" export -o '' x.ftr
 expect_err "top --record ''" "top: --record needs a file name" "$FT" top --once --record ''
+expect_err "top --format-version without --record" "top: --format-version is the format of --record's capture; add --record FILE" \
+	"$FT" top --once --format-version 1
 rc=0
 "$FT" record -o '' -d 1s >/dev/null 2>&1 || rc=$?
 check "record -o '': exit 2 (got $rc)" test "$rc" = 2
@@ -192,9 +194,11 @@ check "record -- without a command: exit 2 (got $rc)" test "$rc" = 2
 # a failed write to stdout: the command's own line, not a second one about stdout
 SC=$ROOT/$BUILD/tools/synthcap
 "$SC" -q -o ok.ftr || bad "synthcap"
-expect_err "report > /dev/full: one line" "report: writing the report" sh -c '"$1" report "$2" >/dev/full' sh "$FT" ok.ftr
-expect_err "report --json > /dev/full: the error on stderr (stdout is what failed)" "report: writing the report" \
+expect_err "report > /dev/full: one line" "report: writing the report: No space left on device" sh -c '"$1" report "$2" >/dev/full' sh "$FT" ok.ftr
+expect_err "report --json > /dev/full: the error on stderr (stdout is what failed)" "report: writing the report: No space left on device" \
 	sh -c '"$1" report --json "$2" >/dev/full' sh "$FT" ok.ftr
+expect_err "report --windows --json > /dev/full: the same" "report: writing the report: No space left on device" \
+	sh -c '"$1" report --windows 1s --json "$2" >/dev/full' sh "$FT" ok.ftr
 # the output's directory is checked before the inputs are read: no clock warning before the error
 "$SC" -q -o ok2.ftr --seed 2 || bad "synthcap 2"
 expect_err "merge into a missing directory, without -q: one line, with what to do" \

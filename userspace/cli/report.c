@@ -355,7 +355,7 @@ static int report_by_windows(const struct report_opts *ro, const struct timeline
 		return 2;
 	}
 	/* JSON escapes its strings itself; -q reads every window and prints nothing, as without --windows */
-	out = tl->quiet ? fopen("/dev/null", "w") : ro->json ? stdout : text_safe_stream(stdout);
+	out = tl->quiet ? fopen("/dev/null", "w") : ro->json ? errno_kept_stream(stdout) : text_safe_stream(stdout);
 	if (!out)
 		out = stdout;
 	ret = report__windows(out, ro->path, &wo, ro, err, sizeof(err));
@@ -654,7 +654,7 @@ int cmd_report(int argc, char **argv)
 	ro.built = built;
 	if (!tl.quiet) {
 		/* JSON escapes its strings itself */
-		FILE *out = ro.json ? stdout : text_safe_stream(stdout);
+		FILE *out = ro.json ? errno_kept_stream(stdout) : text_safe_stream(stdout);
 
 		ret = report__write(out ? out : stdout, m, &ro);
 		if (out && out != stdout && fclose(out) && !ret)

@@ -309,6 +309,10 @@ static int parse_args(struct top *t, int argc, char **argv)
 		ft_err("top: --allow-remote goes with --listen ADDR:PORT");
 		return -1;
 	}
+	if (t->o.format_set && !t->o.out_path) {
+		ft_err("top: --format-version is the format of --record's capture; add --record FILE");
+		return -1;
+	}
 	return session_opts__check(&t->o);
 }
 

@@ -79,6 +79,7 @@ struct session_opts {
 	int coverage;                 /* --coverage: enum netprobe_coverage */
 	int nice;                     /* --nice: of the draining thread */
 	uint32_t format_version;      /* --format-version of the capture: 0 the current one */
+	bool format_set;              /* --format-version given (top: only with --record) */
 	bool live;                    /* a live view (top): every closed bin at once */
 	struct sampler_opts so;       /* RDMA and NIC counters */
 };

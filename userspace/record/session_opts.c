@@ -299,6 +299,7 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 					 "1 (for a fabtrace older than 2026-11-28) or %u", (unsigned)FT_FORMAT_VERSION);
 			return -1;
 		}
+		o->format_set = true;
 		return 1;
 	default:
 		return parse_counter_opt(o, c, arg);
