@@ -4,7 +4,8 @@
 # tools/synthcap writes synthetic captures of about 10^5, 10^6 and 10^7
 # records (4 hosts, one rank each: bins, queues, drops, retransmits,
 # collectives, steps, counters).  Each repetition then renders every size
-# as text (the summary, to a file), HTML and Perfetto JSON, sizes and
+# as text (the summary, to a file), HTML and Perfetto JSON, and window by
+# window (--windows 10s, -q: the reading alone), sizes and
 # outputs interleaved, under /usr/bin/time -f '%e %M': wall seconds and
 # peak RSS.  No root needed, no lab.
 set -u
@@ -24,7 +25,7 @@ BENCH_OUT=$BENCH_RESULTS/report.jsonl
 REPS=$(reps 3 1)
 if ((BENCH_QUICK)); then SIZES=(100000 1000000); else SIZES=(100000 1000000 10000000); fi
 [[ -n ${BENCH_REPORT_SIZES:-} ]] && read -ra SIZES <<<"$BENCH_REPORT_SIZES"
-OUTS=(text html perfetto)
+OUTS=(text html perfetto windows)
 W=$BENCH_TMP
 bench_meta --busy "reps=$REPS" "quick=$BENCH_QUICK"
 
@@ -43,6 +44,7 @@ for ((r = 1; r <= REPS; r++)); do
 			text) args=("$W/s$n.ftr") dest=$W/stdout ;;
 			html) args=(-q --html "$W/out.html" "$W/s$n.ftr") dest=$W/out.html ;;
 			perfetto) args=(-q --perfetto "$W/out.json" "$W/s$n.ftr") dest=$W/out.json ;;
+			windows) args=(-q --windows 10s "$W/s$n.ftr") dest=$W/stdout ;; # every window read, nothing printed
 			esac
 			rc=0
 			/usr/bin/time -f '%e %M' -o "$W/rep.time" "$FT" report "${args[@]}" >"$W/stdout" 2>"$W/stderr" || rc=$?

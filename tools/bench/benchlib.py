@@ -1137,14 +1137,18 @@ def render_report(rows, meta):
     nrep = len({r["rep"] for r in rows})
     out.append(f"{nrep} repetitions; median wall time in seconds and peak RSS (`/usr/bin/time -f '%e %M'`), "
                "output size.  *×10*: how much the time grows from the previous size (10× the records).\n")
-    out.append("| records | capture | text: s / peak RSS | HTML: s / peak RSS / size | Perfetto: s / peak RSS / size | time ×10 (text, HTML, Perfetto) |")
-    out.append("|---|---|---|---|---|---|")
+    outs = ("text", "html", "perfetto") + (("windows",) if any(r["out"] == "windows" for r in rows) else ())
+    out.append("| records | capture | text: s / peak RSS | HTML: s / peak RSS / size | Perfetto: s / peak RSS / size"
+               + (" | --windows 10s -q: s / peak RSS" if "windows" in outs else "")
+               + " | time ×10 (" + ", ".join({"text": "text", "html": "HTML", "perfetto": "Perfetto",
+                                             "windows": "windows"}[o] for o in outs) + ") |")
+    out.append("|---|---|---|---|---|" + ("---|" if "windows" in outs else "") + "---|")
     prev = {}
     for n in sizes:
         rs = [r for r in rows if r["events"] == n]
         cells = []
         growth = []
-        for o in ("text", "html", "perfetto"):
+        for o in outs:
             m = [r for r in rs if r["out"] == o]
             if not m:
                 cells.append("–")
@@ -1153,7 +1157,7 @@ def render_report(rows, meta):
             t = med([r["seconds"] for r in m])
             mem = med([r["peak_rss_kb"] for r in m]) / 1024
             c = f"{t:.2f} s / {mem:.0f} MB"
-            if o != "text":
+            if o in ("html", "perfetto"):
                 c += f" / {med([r['output_bytes'] for r in m]) / 1e6:.1f} MB"
             cells.append(c)
             growth.append(f"{t / prev[o]:.1f}×" if prev.get(o) else "–")

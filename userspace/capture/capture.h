@@ -94,6 +94,36 @@ uint64_t capture__good_offset(const struct capture_reader *r);
 uint64_t capture__blocks(const struct capture_reader *r);
 void capture__free(struct capture_reader *r);
 
+/*
+ * A capture's blocks, summed up on one read, so that a later read of the
+ * same file can pass over the blocks it does not need unread, unchecked and
+ * not inflated (report --windows reads a capture once per window).
+ */
+struct capture_block_sum {
+	uint64_t off, next_off;     /* file offsets of its header and of the next block's */
+	uint64_t types;             /* bit (1 << type) per record type in it; types 63 and up: bit 63 */
+	uint64_t min_ns;            /* the earliest of its records' first times (capture__rec_times) */
+	uint64_t max_ns;            /* the latest of all their times; min_ns > max_ns: none has one */
+	uint64_t groups;            /* bit per counter group its records name; groups 63 and up: bit 63 */
+	uint32_t phase_flags;       /* its phases' flags, or'ed */
+	uint32_t nrec;
+};
+struct capture_block_index {
+	struct capture_block_sum *b; /* in file order */
+	size_t n, cap;
+};
+/* Sum up into IDX (appended to) every block this reader loads from here on. */
+void capture__index_blocks(struct capture_reader *r, struct capture_block_index *idx);
+/*
+ * From here on, pass over each block of IDX for which SKIP(CTX, its sum)
+ * is true: its records are not returned, and it counts as read.  A block
+ * IDX does not hold at its offset (a file that grew or changed) is read.
+ */
+typedef bool (*capture_skip_fn)(void *ctx, const struct capture_block_sum *b);
+void capture__skip_blocks(struct capture_reader *r, const struct capture_block_index *idx, capture_skip_fn skip,
+			  void *ctx);
+void capture_block_index__free(struct capture_block_index *idx);
+
 /* Expected size of a known record type (its struct), 0 when the type is unknown;
  * records.h has the rest of the record types' table. */
 size_t capture__rec_size(uint16_t type);

@@ -2,7 +2,8 @@
 /*
  * What the capture writer (capture_write.c) and reader (capture_read.c)
  * share, in capture_file.c: the CRCs of the file header and of a block,
- * the recorder's lock on the file it writes, and their error messages.
+ * the recorder's lock on the file it writes, and their error messages; and
+ * the reader's block index (capture_index.c).
  */
 #ifndef FABTRACE_CAPTURE_PRIV_H
 #define FABTRACE_CAPTURE_PRIV_H
@@ -20,5 +21,13 @@ uint32_t cap_block_crc(const struct ft_block_header *bh, const void *payload, si
 uint32_t cap_header_crc(const struct ft_file_header *h);
 /* Whether a recorder holds FD's file open for writing (its flock) */
 bool cap_being_written(int fd);
+
+/* capture_index.c: sum up a loaded block (its checked payload) into IDX; 0 or -1 (out of memory) */
+struct capture_block_index;
+struct capture_block_sum;
+int cap_index_add(struct capture_block_index *idx, uint64_t off, uint64_t next_off, const uint8_t *payload,
+		  size_t ulen, uint32_t nrec);
+/* The sum of the block at OFF, looked up from *CURSOR on (reads go forward); NULL if none */
+const struct capture_block_sum *cap_index_find(const struct capture_block_index *idx, size_t *cursor, uint64_t off);
 
 #endif

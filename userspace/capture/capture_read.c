@@ -44,6 +44,11 @@ struct capture_reader {
 	bool seen_end;
 	bool recording;      /* a recorder was writing it when it was opened */
 	char err[320];
+	struct capture_block_index *index;      /* capture__index_blocks(): summed into */
+	const struct capture_block_index *skip; /* capture__skip_blocks(): passed over by */
+	capture_skip_fn skip_fn;
+	void *skip_ctx;
+	size_t skip_cursor;
 };
 
 /* Read up to len bytes; returns bytes read (short only at EOF) or -errno. */
@@ -314,6 +319,21 @@ static int load_block(struct capture_reader *r)
 	ssize_t n;
 
 	r->block_off = r->off;
+	if (r->skip) {
+		const struct capture_block_sum *b = cap_index_find(r->skip, &r->skip_cursor, r->off);
+
+		/* never the block with the END record: it tells a complete capture */
+		if (b && !(b->types & 1ull << FT_REC_END) && r->skip_fn(r->skip_ctx, b)) {
+			if (lseek(r->fd, (off_t)b->next_off, SEEK_SET) == (off_t)b->next_off) {
+				r->off = r->good_off = b->next_off;
+				r->blocks++;
+				r->ulen = r->upos = 0;
+				return 1; /* as a block of no records: the caller loads the next */
+			}
+			if (lseek(r->fd, (off_t)r->off, SEEK_SET) != (off_t)r->off) /* read it after all */
+				return reader_corrupt(r, "seek error: %s", strerror(errno));
+		}
+	}
 	n = read_full(r->fd, &bh, sizeof(bh));
 	if (n < 0)
 		return reader_corrupt(r, "read error: %s", strerror((int)-n));
@@ -373,6 +393,8 @@ static int load_block(struct capture_reader *r)
 		return reader_corrupt(r, "holds %u records, header says %u",
 				      (unsigned)nrec, (unsigned)bh.nrec);
 
+	if (r->index && cap_index_add(r->index, r->off, r->off + sizeof(bh) + bh.clen, r->ubuf, bh.ulen, nrec))
+		return reader_corrupt(r, "out of memory");
 	r->off += sizeof(bh) + bh.clen;
 	r->good_off = r->off;
 	r->blocks++;
@@ -421,6 +443,20 @@ int capture__visit_reader(struct capture_reader *r, const struct capture_visitor
 			return ret;
 	}
 	return 0;
+}
+
+void capture__index_blocks(struct capture_reader *r, struct capture_block_index *idx)
+{
+	r->index = idx;
+}
+
+void capture__skip_blocks(struct capture_reader *r, const struct capture_block_index *idx, capture_skip_fn skip,
+			  void *ctx)
+{
+	r->skip = idx && idx->n && skip ? idx : NULL;
+	r->skip_fn = skip;
+	r->skip_ctx = ctx;
+	r->skip_cursor = 0;
 }
 
 enum capture_state capture__state(const struct capture_reader *r)

@@ -37,6 +37,8 @@
 #include "userspace/capture/probe_coverage.h"
 #include "userspace/model/model_counters.h"
 
+struct capture_block_index;
+
 struct model_opts {
 	double burst_threshold;     /* utilisation 0..1 at or above which a bin is hot; default 0.5 */
 	uint64_t burst_gap_ns;      /* merge bursts separated by < this; 0 = one bin width */
@@ -55,6 +57,14 @@ struct model_opts {
 	 */
 	bool window;
 	uint64_t window_from_ns, window_to_ns; /* to <= from: to the end of the capture */
+	/*
+	 * With a window, the capture's blocks (capture.h), for reading one
+	 * capture window by window: a load given an empty index fills it; a
+	 * load given a filled one passes over the blocks that hold only timed
+	 * events (bins, drops, retransmits, TCP samples) all outside the
+	 * window, which it would have left out.  NULL: every block is read.
+	 */
+	struct capture_block_index *blocks;
 };
 
 /* Fill O with the defaults above. */

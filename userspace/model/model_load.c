@@ -33,6 +33,16 @@ int model__load(const char *path, const struct model_opts *o, struct model **out
 							     : strerror(-ret));
 		goto fail;
 	}
+	if (m->opts.window && m->opts.blocks && m->opts.blocks->n) {
+		ret = mdl_window_plan(m);
+		if (ret) {
+			snprintf(err, errlen, "%s", strerror(-ret));
+			goto fail;
+		}
+		capture__skip_blocks(r, m->opts.blocks, mdl_window_skips, m);
+	} else if (m->opts.window && m->opts.blocks) {
+		capture__index_blocks(r, m->opts.blocks);
+	}
 	while ((ret = capture__next(r, &rec)) == 1) {
 		n++;
 		ret = model__add(m, rec);

@@ -78,6 +78,7 @@ struct mdl_window {
 	size_t nopen, capopen;
 	struct mdl_held_ctr *ctr;   /* by counter group id */
 	size_t nctr;
+	uint8_t *pass;              /* per block of model_opts.blocks: passed over unread (mdl_window_plan) */
 };
 
 struct model_priv {
@@ -109,6 +110,12 @@ static inline void mdl_see_ts(struct model *m, uint64_t ts)
 typedef int (*mdl_add_fn)(struct model *m, const struct ft_rec_hdr *rec);
 /* Whether the window keeps REC: 1 or 0; -ENOMEM.  May feed held records through ADD first. */
 int mdl_window_keep(struct model *m, const struct ft_rec_hdr *rec, mdl_add_fn add);
+/* Which blocks of model_opts.blocks the window passes over; 0 or -ENOMEM */
+int mdl_window_plan(struct model *m);
+/* capture_skip_fn for a windowed load: whether the plan passes over block
+ * B, which then counts as read (the capture's span and records grow) */
+struct capture_block_sum;
+bool mdl_window_skips(void *model, const struct capture_block_sum *b);
 /* At finish: feed the marker begins still open at the window's start.  0 or -errno. */
 int mdl_window_flush(struct model *m, mdl_add_fn add);
 void mdl_window_free(struct mdl_window *w);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "userspace/capture/capture.h"
 #include "userspace/capture/records.h"
 #include "userspace/model/model.h"
 #include "userspace/model/model_priv.h"
@@ -186,6 +187,72 @@ int mdl_window_keep(struct model *m, const struct ft_rec_hdr *rec, mdl_add_fn ad
 	return ret < 0 ? ret : ret != WIN_OUT;
 }
 
+/*
+ * Which blocks of the index (model_opts.blocks) this window passes over:
+ * those whose every record mdl_window_keep() would leave out, with no
+ * effect but the capture's span (kept apart: mdl_window_skips()).
+ *   - Before the window (every time before it): timed events, phases but
+ *     the markers (held), counter samples of groups a later such block
+ *     also samples (that one's replace them as the held ones).  Not lost
+ *     events (their counts before the window are its baseline).
+ *   - After the window (every first time at or after its end): timed
+ *     events, phases, lost events, counter samples of groups an earlier
+ *     such block samples (that one's close the last interval).
+ * Things (interfaces, processes, names...) are always read.
+ */
+#define WIN_PASSABLE (WIN_TIMED | 1ull << FT_REC_PHASE | 1ull << FT_REC_CTR_SAMPLE | 1ull << FT_REC_LOST)
+
+int mdl_window_plan(struct model *m)
+{
+	const struct capture_block_index *idx = m->opts.blocks;
+	struct mdl_window *w = &m->priv->win;
+	uint64_t from = m->capture_start_ns + m->opts.window_from_ns;
+	uint64_t to = m->opts.window_to_ns > m->opts.window_from_ns ? m->capture_start_ns + m->opts.window_to_ns
+								      : UINT64_MAX;
+	uint64_t later = 0, earlier = 0; /* counter groups sampled by the blocks before, after the window */
+
+	free(w->pass);
+	w->pass = calloc(idx->n ? idx->n : 1, 1);
+	if (!w->pass)
+		return -ENOMEM;
+	for (size_t i = idx->n; i-- > 0;) {
+		const struct capture_block_sum *b = &idx->b[i];
+
+		if (b->min_ns > b->max_ns || b->max_ns >= from || (b->types & ~WIN_PASSABLE))
+			continue;
+		w->pass[i] = !(b->types & 1ull << FT_REC_LOST) &&
+			     !(b->phase_flags & (FT_PHASE_MARK_BEGIN | FT_PHASE_MARK_END)) &&
+			     (!(b->types & 1ull << FT_REC_CTR_SAMPLE) || ((b->groups & ~later) == 0 && !(b->groups >> 63)));
+		if (b->types & 1ull << FT_REC_CTR_SAMPLE)
+			later |= b->groups;
+	}
+	for (size_t i = 0; i < idx->n; i++) {
+		const struct capture_block_sum *b = &idx->b[i];
+
+		if (b->min_ns > b->max_ns || b->min_ns < to || (b->types & ~WIN_PASSABLE))
+			continue;
+		w->pass[i] = !(b->types & 1ull << FT_REC_CTR_SAMPLE) ||
+			     ((b->groups & ~earlier) == 0 && !(b->groups >> 63));
+		if (b->types & 1ull << FT_REC_CTR_SAMPLE)
+			earlier |= b->groups;
+	}
+	return 0;
+}
+
+bool mdl_window_skips(void *model, const struct capture_block_sum *b)
+{
+	struct model *m = model;
+	const struct capture_block_index *idx = m->opts.blocks;
+	size_t i = (size_t)(b - idx->b);
+
+	if (i >= idx->n || !m->priv->win.pass || !m->priv->win.pass[i])
+		return false;
+	/* what mdl_window_keep() and model__add() did for each record left out */
+	mdl_see_ts(m, b->max_ns);
+	m->records += b->nrec;
+	return true;
+}
+
 int mdl_window_flush(struct model *m, mdl_add_fn add)
 {
 	struct mdl_window *w = &m->priv->win;
@@ -204,5 +271,6 @@ void mdl_window_free(struct mdl_window *w)
 	for (size_t g = 0; g < w->nctr; g++)
 		free(w->ctr[g].rec);
 	free(w->ctr);
+	free(w->pass);
 	memset(w, 0, sizeof(*w));
 }

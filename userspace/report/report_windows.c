@@ -8,6 +8,7 @@
 
 #include "lib/json.h"
 #include "lib/util.h"
+#include "userspace/capture/capture.h"
 #include "userspace/report/report_common.h"
 #include "userspace/report/report_headline.h"
 #include "userspace/report/report_windows.h"
@@ -52,6 +53,9 @@ struct acc {
 	int pass;                   /* 1: samples, 2: the answer */
 	struct corr_opts co;        /* wo->corr with the baselines of pass 1 */
 	struct corr_baseline *base;
+	/* the capture's blocks, summed up by the first window's read: the
+	 * others pass over those of events outside them (model_opts.blocks) */
+	struct capture_block_index *blocks;
 };
 
 static void tally_free(struct tally *t)
@@ -101,6 +105,7 @@ static int load_window(const struct acc *a, size_t i, struct model **mp, struct 
 	mo.window = true;
 	mo.window_from_ns = p->from_rel > a->margin ? p->from_rel - a->margin : 0;
 	mo.window_to_ns = p->to_rel + a->margin;
+	mo.blocks = a->blocks;
 	if (!*mp) {
 		ret = model__load(a->path, &mo, mp, p->err, sizeof(p->err));
 		if (ret)
@@ -450,6 +455,7 @@ out:
 int report__windows(FILE *out, const char *path, const struct report_windows_opts *wo,
 		    const struct report_opts *o, char *err, size_t errlen)
 {
+	struct capture_block_index blocks = { 0 };
 	struct acc *a;
 	struct headline *l;
 	int ret = 0;
@@ -465,6 +471,7 @@ int report__windows(FILE *out, const char *path, const struct report_windows_opt
 	}
 	a->wo = wo;
 	a->path = path;
+	a->blocks = &blocks;
 	a->from_rel = wo->from_rel_ns;
 	/* a collective that begins near an edge is whole if it ends within the margin */
 	a->margin = wo->window_ns / 2 < 10000000000ull ? wo->window_ns / 2 : 10000000000ull;
@@ -508,5 +515,6 @@ int report__windows(FILE *out, const char *path, const struct report_windows_opt
 	free(a->base);
 	free(a);
 	free(l);
+	capture_block_index__free(&blocks);
 	return ret;
 }
