@@ -443,6 +443,7 @@ static void free_merge(struct merge *m)
 	for (size_t i = 0; i < m->n; i++) {
 		struct host *h = &m->h[i];
 
+		capture_block_index__free(&h->blocks);
 		free(h->netns);
 		free(h->tif);
 		free(h->pids);

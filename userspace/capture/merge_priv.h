@@ -37,6 +37,7 @@ struct host {
 	char label[64];
 	enum capture_state state;
 	char error[300];
+	struct capture_block_index blocks; /* summed up by pass 1: pass 2 reads the blocks of its windows */
 	uint64_t t_first, t_last;         /* host clock */
 	int64_t stop_reason;              /* its END's enum ft_stop_reason; -1 without END */
 	/* clock pairs: realtime - mono against mono, as a line */

@@ -282,6 +282,7 @@ int mrg_pass1(struct host *h)
 	}
 	h->hdr = *capture__header(r);
 	note_t(h, h->hdr.start_mono_ns);
+	capture__index_blocks(r, &h->blocks);
 	if (capture__visit_reader(r, &pass1_visitor, h)) {
 		ft_err("merge: out of memory");
 		capture__free(r);
@@ -335,6 +336,27 @@ static int p2_bin(void *ctx, const struct ft_iface_bin *b)
 	return 0;
 }
 
+/* Pass 2 reads the bins of its windows alone: a block of none passes (capture_skip_fn). */
+static bool p2_skip(void *ctx, const struct capture_block_sum *b)
+{
+	const struct pass2 *p = ctx;
+	const struct merge *m = p->m;
+	const struct host *h = p->h;
+	int64_t first, last;
+
+	if (!(b->types & 1ull << FT_REC_IFACE_BIN))
+		return true;
+	first = mrg_to_coarse(h, b->min_ns); /* the clock only moves forward: the bins lie in between */
+	last = mrg_to_coarse(h, b->max_ns);
+	for (size_t k = 0; k < m->nwin; k++) {
+		int64_t lo = mrg_sat_sub(m->win[k].start, (int64_t)m->pad_ns);
+
+		if (h->win[k].tx && last >= lo && first < mrg_sat_add(lo, (int64_t)(h->win[k].n * m->bin_ns)))
+			return false;
+	}
+	return true;
+}
+
 int mrg_pass2(const struct merge *m, struct host *h)
 {
 	static const struct capture_visitor v = { .iface_bin = p2_bin };
@@ -360,6 +382,7 @@ int mrg_pass2(const struct merge *m, struct host *h)
 		ft_err("merge: %s", err);
 		return -1;
 	}
+	capture__skip_blocks(r, &h->blocks, p2_skip, &p);
 	(void)capture__visit_reader(r, &v, &p);
 	capture__free(r);
 	/* compress the big bins: a match should follow the shape, not one burst */
