@@ -4,6 +4,7 @@ merge found against those capshift made, and the merged report against the
 single capture of the same run.  Usage: multihost_check.py straggler|network DIR [LINK]
 clocks() is also imported by other tests that merge per-host captures."""
 import json
+import os
 import sys
 
 # Bound on |recovered - true| clock error, measured in the lab (docs/multihost.md:
@@ -61,7 +62,8 @@ def main(kind, d, link=None):
 
     w = load("windows.json")
     wv, jv = w["collectives"]["verdicts"], j["collectives"]["verdicts"]
-    print(f"     --windows 1s: {len(w['windows'])} windows, verdicts {wv}; whole merged report {jv}")
+    wdur = open(f"{d}/windows.dur").read().strip() if os.path.exists(f"{d}/windows.dur") else "?"
+    print(f"     --windows {wdur}s: {len(w['windows'])} windows, verdicts {wv}; whole merged report {jv}")
     check(len(w["windows"]) >= 2 and w["collectives"]["total"] == sum(jv.values()),
           "--windows: every collective counted once, in the window it began in")
     # "slow" is judged against the median of the window's collectives of the same

@@ -39,7 +39,7 @@ check "merge warns that host 3's clock was unsynchronised" \
 "$FT" report --json --top 1000 "$TMPD/single.ftr" >"$TMPD/single.json" || bad "report single"
 "$FT" report --json --top 1000 "$TMPD/job.ftr" >"$TMPD/job.json" || bad "report merged"
 # the same merged capture one window at a time (report --windows: memory follows a window)
-"$FT" report --json --windows 1s "$TMPD/job.ftr" >"$TMPD/windows.json" || bad "report --windows merged"
+mh_windows_report
 "$FT" info --json "$TMPD/job.ftr" >"$TMPD/info.json" || bad "info merged"
 "$FT" report "$TMPD/job.ftr" >"$TMPD/job.txt" || bad "text report merged"
 check "text report of the merged capture lists the hosts' clocks" grep -q "node2.*offset" "$TMPD/job.txt"

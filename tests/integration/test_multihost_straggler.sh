@@ -46,7 +46,7 @@ check "merge exits 0 ($(tail -n1 "$TMPD/merge.err"))" test $rc = 0
 "$FT" report --json "$TMPD/single.ftr" >"$TMPD/single.json" || bad "report single"
 "$FT" report --json "$TMPD/job.ftr" >"$TMPD/job.json" || bad "report merged"
 # the same merged capture one window at a time (report --windows: memory follows a window)
-"$FT" report --json --windows 1s "$TMPD/job.ftr" >"$TMPD/windows.json" || bad "report --windows merged"
+mh_windows_report
 "$FT" info --json "$TMPD/job.ftr" >"$TMPD/info.json" || bad "info merged"
 # merged on the realtime anchors alone: what the traffic refinement saves us from
 "$FT" merge --anchors-only -q -o "$TMPD/coarse.ftr" "$TMPD/h1.ftr" "$TMPD/h2.ftr" "$TMPD/h3.ftr" 2>/dev/null
