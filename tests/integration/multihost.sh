@@ -124,5 +124,9 @@ j = json.load(open(sys.argv[1]))
 longest = max([c["duration_ns"] for c in j["collectives"]["items"]] or [0]) / 1e9
 print("%.3f" % max(1.0, 2.5 * longest))' "$TMPD/job.json") || { bad "the longest collective of job.json"; return; }
 	echo "$w" >"$TMPD/windows.dur"
-	"$FT" report --json --windows "${w}s" "$TMPD/job.ftr" >"$TMPD/windows.json" || bad "report --windows ${w}s merged"
+	"$FT" report --json --windows "${w}s" "$TMPD/job.ftr" >"$TMPD/windows.json" 2>"$TMPD/windows.err" ||
+		bad "report --windows ${w}s merged"
+	check "--windows ${w}s: no collective said cut ($(cat "$TMPD/windows.err"))" \
+		test "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["collectives"]["cut"])' \
+			"$TMPD/windows.json")" = 0 -a ! -s "$TMPD/windows.err"
 }

@@ -121,6 +121,19 @@ check "--windows --json: 4 windows, each collective counted once, in the window 
 	test "$(jget wins.json "j['schema'], len(j['windows']), [w['collectives'] for w in j['windows']], j['collectives']['verdicts']['network'], j['collectives']['verdicts']['rank'], j['lost_total']")" = "('fabtrace-report-windows/1', 4, [1, 1, 1, 1], 1, 1, $(jget report.json "j['lost']['total_lost']"))"
 check "--windows --json: the job's stragglers as the whole report counts them (times last, how late)" \
 	test "$(jget wins.json "[(s['times_last'], s['late_ns']) for s in j['stragglers']]")" = "$(jget report.json "[(s['times_last'], s['late_ns']) for s in j['stragglers']]")"
+check "--windows 100ms: no collective longer than its margin (50 ms), none said cut" \
+	test "$(jget wins.json "j['collectives']['cut']")" = 0
+# windows shorter than twice a collective: said on stderr, with the window that holds it
+"$FT" report --json --windows 20ms a.ftr >cut.json 2>cut.err || bad "report --json --windows 20ms"
+longest=$(jget report.json "max(i['duration_ns'] for i in j['collectives']['items'])")
+check "--windows 20ms: the collectives past their 10 ms margin counted, the longest the whole report's ($(jget cut.json "j['collectives']['cut'], j['collectives']['cut_longest_ns']"), $longest)" \
+	test "$(jget cut.json "j['collectives']['cut'] >= 1 and j['collectives']['cut_longest_ns'] == $longest")" = True
+want=$(python3 -c "import sys; print(-(-2 * $longest // 1000000))")
+check "... and said once on stderr, naming --windows ${want}ms ($(cat cut.err))" \
+	test "$(wc -l <cut.err)" = 1 -a -n "$(grep -F "margin of 10.0 ms (the longest lasted" cut.err | grep -F "give --windows ${want}ms or more")"
+"$FT" report --brief --windows "${want}ms" a.ftr >cutok.txt 2>cutok.err || bad "report --windows ${want}ms"
+check "... whose windows hold every collective: no warning, the whole report's answer" \
+	test ! -s cutok.err -a -z "$(diff <(sed -n '2,/^Data:/p' whole.txt | grep -v '^Data:') <(sed -n '2,/^Data:/p' cutok.txt | grep -v '^Data:'))"
 cp a.ftr big.ftr && truncate -s 600M big.ftr # sparse: past the END record nothing is read
 check "a capture over 512 MiB: the whole report says --windows keeps memory to a window" \
 	bash -c '"$0" report --brief big.ftr 2>&1 >/dev/null | grep -q -- "--windows 60s or --from/--to keep memory"' "$FT"

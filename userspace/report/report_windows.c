@@ -13,11 +13,17 @@
 #include "userspace/report/report_headline.h"
 #include "userspace/report/report_windows.h"
 
+/* A window is read with half its length on either side, at most this */
+#define WINDOWS_MAX_MARGIN_NS 10000000000ull
+
 /* What a window, and the job, add up: the answer, and the events lost; in the
  * first pass, the samples of the groups' baselines. */
 struct tally {
 	struct answer ans;
 	uint64_t lost;
+	/* collectives that ran past their window's margin, and the longest: their
+	 * network items after it were not read (docs/known-issues.md) */
+	uint64_t ncut, cut_longest_ns;
 	struct corr_sample *samples;
 	size_t nsamples, capsamples;
 };
@@ -66,11 +72,21 @@ static void tally_free(struct tally *t)
 	t->nsamples = t->capsamples = 0;
 }
 
-/* A window's collectives that begin in [from, to) (absolute ns), and its lost events. */
-static int tally_window(struct tally *t, const struct model *m, const struct corr *c, uint64_t from, uint64_t to)
+/* A window's collectives that begin in [from, to) (absolute ns), read up to LOAD_TO, and its lost events. */
+static int tally_window(struct tally *t, const struct model *m, const struct corr *c, uint64_t from, uint64_t to,
+			uint64_t load_to)
 {
 	int ret = answer__add(&t->ans, m, c, from, to);
 
+	for (size_t i = 0; i < c->ninstances; i++) {
+		const struct corr_instance *in = &c->instances[i];
+
+		if (in->first_entry < from || in->first_entry >= to || in->last_exit <= load_to)
+			continue;
+		t->ncut++;
+		if (in->last_exit - in->first_entry > t->cut_longest_ns)
+			t->cut_longest_ns = in->last_exit - in->first_entry;
+	}
 	for (size_t i = 0; i < m->nlost_evs; i++)
 		if (m->lost_evs[i].ts_ns >= from && m->lost_evs[i].ts_ns < to)
 			t->lost += m->lost_evs[i].lost;
@@ -82,6 +98,9 @@ static int tally_window(struct tally *t, const struct model *m, const struct cor
 static int tally_merge(struct tally *job, const struct tally *w)
 {
 	job->lost += w->lost;
+	job->ncut += w->ncut;
+	if (w->cut_longest_ns > job->cut_longest_ns)
+		job->cut_longest_ns = w->cut_longest_ns;
 	if (w->nsamples) {
 		if (grow_array((void **)&job->samples, &job->capsamples, job->nsamples + w->nsamples,
 			       sizeof(*job->samples)))
@@ -119,7 +138,7 @@ static int load_window(const struct acc *a, size_t i, struct model **mp, struct 
 				    &p->t.samples, &p->t.nsamples, &p->t.capsamples);
 	else if (!ret)
 		ret = tally_window(&p->t, *mp, c, (*mp)->capture_start_ns + p->from_rel,
-				   (*mp)->capture_start_ns + p->to_rel);
+				   (*mp)->capture_start_ns + p->to_rel, (*mp)->capture_start_ns + mo.window_to_ns);
 	if (ret == -ENOMEM)
 		snprintf(p->err, sizeof(p->err), "out of memory in one window; give a shorter --windows or --jobs 1");
 	corr__free(c);
@@ -391,6 +410,8 @@ static void write_json(FILE *f, struct acc *a, const struct headline *l, const c
 	json_object_begin(&j);
 	json_kv_u64(&j, "total", ja->n);
 	json_verdicts(&j, ja->verdicts);
+	json_kv_u64(&j, "cut", a->job.ncut);
+	json_kv_u64(&j, "cut_longest_ns", a->job.cut_longest_ns);
 	json_object_end(&j);
 	json_key(&j, "blame");
 	json_object_begin(&j);
@@ -452,6 +473,26 @@ out:
 	json_finish(&j);
 }
 
+/* Collectives longer than their window's margin: say so, and what windows would hold them. */
+static void warn_cut(const struct acc *a)
+{
+	uint64_t n = a->job.ncut, want_ms = (2 * a->job.cut_longest_ns + 999999) / 1000000;
+	char lg[32], mg[32], give[64];
+
+	if (a->job.cut_longest_ns > WINDOWS_MAX_MARGIN_NS)
+		snprintf(give, sizeof(give), "margins stop at %s: read %s with --from/--to",
+			 fmt_ns(WINDOWS_MAX_MARGIN_NS, mg, sizeof(mg)), n == 1 ? "it" : "them");
+	else if (want_ms >= 1000)
+		snprintf(give, sizeof(give), "give --windows %" PRIu64 ".%" PRIu64 "s or more", (want_ms + 99) / 1000,
+			 (want_ms + 99) / 100 % 10); /* rounded up to a tenth of a second */
+	else
+		snprintf(give, sizeof(give), "give --windows %" PRIu64 "ms or more", want_ms);
+	ft_warn("report: %" PRIu64 " collective%s ran past %s margin of %s (%s %s): the network after "
+		"it is not in %s; %s", n, n == 1 ? "" : "s", n == 1 ? "its window's" : "their windows'",
+		fmt_ns(a->margin, mg, sizeof(mg)), n == 1 ? "it lasted" : "the longest lasted",
+		fmt_ns(a->job.cut_longest_ns, lg, sizeof(lg)), n == 1 ? "its verdict" : "their verdicts", give);
+}
+
 int report__windows(FILE *out, const char *path, const struct report_windows_opts *wo,
 		    const struct report_opts *o, char *err, size_t errlen)
 {
@@ -474,7 +515,7 @@ int report__windows(FILE *out, const char *path, const struct report_windows_opt
 	a->blocks = &blocks;
 	a->from_rel = wo->from_rel_ns;
 	/* a collective that begins near an edge is whole if it ends within the margin */
-	a->margin = wo->window_ns / 2 < 10000000000ull ? wo->window_ns / 2 : 10000000000ull;
+	a->margin = wo->window_ns / 2 < WINDOWS_MAX_MARGIN_NS ? wo->window_ns / 2 : WINDOWS_MAX_MARGIN_NS;
 	/* pass 1: every group's samples over the whole capture, for the baselines of pass 2 */
 	a->pass = 1;
 	ret = all_windows(a, err, errlen);
@@ -497,6 +538,8 @@ int report__windows(FILE *out, const char *path, const struct report_windows_opt
 		a->pass = 2;
 		ret = all_windows(a, err, errlen);
 	}
+	if (!ret && a->job.ncut)
+		warn_cut(a);
 	if (!ret) {
 		answer__sort(&a->job.ans);
 		answer(l, a, path);
