@@ -174,12 +174,21 @@ static void test_same_model(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/job.ftr", dir);
-	for (unsigned every = 1; every <= 10; every++) {
-		struct capture_block_index idx = { 0 };
+	for (unsigned every = 1; every <= 15; every++) {
+		/* the last five: room for a few markers only, the blocks of the others read whole */
+		struct capture_block_index idx = { .kept_max = every > 10 ? 200 : 0 };
 
-		write_job(path, every > 5 ? every - 5 : every, every <= 5);
+		write_job(path, (every - 1) % 5 + 1, every <= 5 || every > 10);
+		size_t nkept = 0, nshort = 0;
+
 		load(path, 20 * MS, 30 * MS, &idx); /* the first window's read sums up the blocks */
 		assert_true(idx.n > 20);
+		for (size_t i = 0; i < idx.n; i++) {
+			nkept += idx.b[i].nkept > 0;
+			nshort += !idx.b[i].kept_all;
+		}
+		assert_true(nkept > 0); /* the markers, kept for the windows after them */
+		assert_true(every > 10 ? nshort > 0 : nshort == 0);
 		for (size_t w = 0; w < sizeof(win) / sizeof(win[0]); w++) {
 			struct digest a = load(path, win[w][0], win[w][1], NULL);
 			struct digest b = load(path, win[w][0], win[w][1], &idx);

@@ -107,19 +107,36 @@ struct capture_block_sum {
 	uint64_t groups;            /* bit per counter group its records name; groups 63 and up: bit 63 */
 	uint32_t phase_flags;       /* its phases' flags, or'ed */
 	uint32_t nrec;
+	uint64_t kept_off;          /* its records the index keeps: at kept + kept_off, */
+	uint32_t kept_len, nkept;   /* kept_len bytes, nkept records */
+	bool kept_all;              /* every one the index's keep chose (none dropped for room) */
 };
+/* Which records an index keeps a copy of (a later read can get them without their block). */
+typedef bool (*capture_keep_fn)(const struct ft_rec_hdr *rec);
+#define CAPTURE_INDEX_KEEP_MAX (64u << 20) /* bytes of kept records, at most */
 struct capture_block_index {
 	struct capture_block_sum *b; /* in file order */
 	size_t n, cap;
+	capture_keep_fn keep;        /* NULL: none kept */
+	size_t kept_max;             /* bytes kept at most (0: CAPTURE_INDEX_KEEP_MAX) */
+	uint8_t *kept;               /* the kept records, block after block, 8-aligned as in a block */
+	size_t kept_len, kept_cap;
 };
-/* Sum up into IDX (appended to) every block this reader loads from here on. */
-void capture__index_blocks(struct capture_reader *r, struct capture_block_index *idx);
 /*
- * From here on, pass over each block of IDX for which SKIP(CTX, its sum)
- * is true: its records are not returned, and it counts as read.  A block
- * IDX does not hold at its offset (a file that grew or changed) is read.
+ * Sum up into IDX (appended to) every block this reader loads from here
+ * on, keeping a copy of the records KEEP chooses (NULL: none).
  */
-typedef bool (*capture_skip_fn)(void *ctx, const struct capture_block_sum *b);
+void capture__index_blocks(struct capture_reader *r, struct capture_block_index *idx, capture_keep_fn keep);
+/*
+ * From here on, ask SKIP(CTX, its sum) of each block of IDX: read it
+ * (CAPTURE_BLOCK_READ), pass over it (CAPTURE_BLOCK_PASS: none of its
+ * records is returned), or return only its kept records
+ * (CAPTURE_BLOCK_KEPT; read whole unless it kept them all).  A block
+ * passed over counts as read.  A block IDX does not hold at its offset (a
+ * file that grew or changed) is read.
+ */
+enum capture_block_use { CAPTURE_BLOCK_READ, CAPTURE_BLOCK_PASS, CAPTURE_BLOCK_KEPT };
+typedef enum capture_block_use (*capture_skip_fn)(void *ctx, const struct capture_block_sum *b);
 void capture__skip_blocks(struct capture_reader *r, const struct capture_block_index *idx, capture_skip_fn skip,
 			  void *ctx);
 void capture_block_index__free(struct capture_block_index *idx);

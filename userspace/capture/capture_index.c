@@ -16,7 +16,8 @@
 int cap_index_add(struct capture_block_index *idx, uint64_t off, uint64_t next_off, const uint8_t *payload,
 		  size_t ulen, uint32_t nrec)
 {
-	struct capture_block_sum s = { .off = off, .next_off = next_off, .nrec = nrec, .min_ns = UINT64_MAX };
+	struct capture_block_sum s = { .off = off, .next_off = next_off, .nrec = nrec, .min_ns = UINT64_MAX,
+				       .kept_off = idx->kept_len, .kept_all = true };
 
 	if (grow_array((void **)&idx->b, &idx->cap, idx->n + 1, sizeof(*idx->b)))
 		return -1;
@@ -41,6 +42,17 @@ int cap_index_add(struct capture_block_index *idx, uint64_t off, uint64_t next_o
 		}
 		if (h->type == FT_REC_PHASE)
 			s.phase_flags |= ((const struct ft_phase *)(const void *)h)->flags;
+		if (idx->keep && s.kept_all && idx->keep(h)) {
+			if (idx->kept_len + h->size > (idx->kept_max ? idx->kept_max : CAPTURE_INDEX_KEEP_MAX) ||
+			    grow_array((void **)&idx->kept, &idx->kept_cap, idx->kept_len + h->size, 1)) {
+				s.kept_all = false; /* no room: the block is read when its kept records are asked for */
+			} else {
+				memcpy(idx->kept + idx->kept_len, h, h->size);
+				idx->kept_len += h->size;
+				s.kept_len += h->size;
+				s.nkept++;
+			}
+		}
 		pos += h->size;
 	}
 	idx->b[idx->n++] = s;
@@ -57,5 +69,6 @@ const struct capture_block_sum *cap_index_find(const struct capture_block_index 
 void capture_block_index__free(struct capture_block_index *idx)
 {
 	free(idx->b);
+	free(idx->kept);
 	memset(idx, 0, sizeof(*idx));
 }

@@ -35,6 +35,7 @@ struct capture_reader {
 	uint8_t *zbuf;       /* compressed payload */
 	size_t zcap;
 	uint8_t *ubuf;       /* inflated payload, records read in place */
+	const uint8_t *cur;  /* the records being returned: ubuf, or a block's kept records */
 	size_t ucap;
 	ZSTD_DCtx *zd;       /* made at the first zstd block, kept for the others */
 	size_t upos, ulen;   /* cursor in the current block */
@@ -322,13 +323,21 @@ static int load_block(struct capture_reader *r)
 	if (r->skip) {
 		const struct capture_block_sum *b = cap_index_find(r->skip, &r->skip_cursor, r->off);
 
+		enum capture_block_use use = CAPTURE_BLOCK_READ;
+
 		/* never the block with the END record: it tells a complete capture */
-		if (b && !(b->types & 1ull << FT_REC_END) && r->skip_fn(r->skip_ctx, b)) {
+		if (b && !(b->types & 1ull << FT_REC_END))
+			use = r->skip_fn(r->skip_ctx, b);
+		if (use == CAPTURE_BLOCK_KEPT && !b->kept_all)
+			use = CAPTURE_BLOCK_READ;
+		if (use != CAPTURE_BLOCK_READ) {
 			if (lseek(r->fd, (off_t)b->next_off, SEEK_SET) == (off_t)b->next_off) {
 				r->off = r->good_off = b->next_off;
 				r->blocks++;
-				r->ulen = r->upos = 0;
-				return 1; /* as a block of no records: the caller loads the next */
+				r->upos = 0;
+				r->ulen = use == CAPTURE_BLOCK_KEPT ? b->kept_len : 0;
+				r->cur = r->ulen ? r->skip->kept + b->kept_off : r->ubuf;
+				return 1; /* as a block of its kept records, or none: then the caller loads the next */
 			}
 			if (lseek(r->fd, (off_t)r->off, SEEK_SET) != (off_t)r->off) /* read it after all */
 				return reader_corrupt(r, "seek error: %s", strerror(errno));
@@ -400,6 +409,7 @@ static int load_block(struct capture_reader *r)
 	r->blocks++;
 	r->ulen = bh.ulen;
 	r->upos = 0;
+	r->cur = r->ubuf;
 	return 1;
 }
 
@@ -419,7 +429,7 @@ int capture__next(struct capture_reader *r, const struct ft_rec_hdr **rec)
 	if (r->done)
 		return r->state == CAPTURE_CORRUPT ? -1 : 0;
 
-	h = (const struct ft_rec_hdr *)(r->ubuf + r->upos); /* 8-aligned, size checked */
+	h = (const struct ft_rec_hdr *)(const void *)(r->cur + r->upos); /* 8-aligned, size checked */
 	r->upos += h->size;
 	if (h->type == FT_REC_END) {
 		/* the capture is complete; anything after END is ignored */
@@ -445,9 +455,10 @@ int capture__visit_reader(struct capture_reader *r, const struct capture_visitor
 	return 0;
 }
 
-void capture__index_blocks(struct capture_reader *r, struct capture_block_index *idx)
+void capture__index_blocks(struct capture_reader *r, struct capture_block_index *idx, capture_keep_fn keep)
 {
 	r->index = idx;
+	idx->keep = keep;
 }
 
 void capture__skip_blocks(struct capture_reader *r, const struct capture_block_index *idx, capture_skip_fn skip,

@@ -282,7 +282,7 @@ int mrg_pass1(struct host *h)
 	}
 	h->hdr = *capture__header(r);
 	note_t(h, h->hdr.start_mono_ns);
-	capture__index_blocks(r, &h->blocks);
+	capture__index_blocks(r, &h->blocks, NULL);
 	if (capture__visit_reader(r, &pass1_visitor, h)) {
 		ft_err("merge: out of memory");
 		capture__free(r);
@@ -337,7 +337,7 @@ static int p2_bin(void *ctx, const struct ft_iface_bin *b)
 }
 
 /* Pass 2 reads the bins of its windows alone: a block of none passes (capture_skip_fn). */
-static bool p2_skip(void *ctx, const struct capture_block_sum *b)
+static enum capture_block_use p2_skip(void *ctx, const struct capture_block_sum *b)
 {
 	const struct pass2 *p = ctx;
 	const struct merge *m = p->m;
@@ -345,16 +345,16 @@ static bool p2_skip(void *ctx, const struct capture_block_sum *b)
 	int64_t first, last;
 
 	if (!(b->types & 1ull << FT_REC_IFACE_BIN))
-		return true;
+		return CAPTURE_BLOCK_PASS;
 	first = mrg_to_coarse(h, b->min_ns); /* the clock only moves forward: the bins lie in between */
 	last = mrg_to_coarse(h, b->max_ns);
 	for (size_t k = 0; k < m->nwin; k++) {
 		int64_t lo = mrg_sat_sub(m->win[k].start, (int64_t)m->pad_ns);
 
 		if (h->win[k].tx && last >= lo && first < mrg_sat_add(lo, (int64_t)(h->win[k].n * m->bin_ns)))
-			return false;
+			return CAPTURE_BLOCK_READ;
 	}
-	return true;
+	return CAPTURE_BLOCK_PASS;
 }
 
 int mrg_pass2(const struct merge *m, struct host *h)

@@ -41,7 +41,7 @@ int model__load(const char *path, const struct model_opts *o, struct model **out
 		}
 		capture__skip_blocks(r, m->opts.blocks, mdl_window_skips, m);
 	} else if (m->opts.window && m->opts.blocks) {
-		capture__index_blocks(r, m->opts.blocks);
+		capture__index_blocks(r, m->opts.blocks, mdl_window_holds);
 	}
 	while ((ret = capture__next(r, &rec)) == 1) {
 		n++;

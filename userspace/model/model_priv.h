@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "userspace/capture/capture.h"
 #include "userspace/model/model.h"
 #include "userspace/model/model_config.h"
 #include "userspace/model/model_counters.h"
@@ -78,7 +79,7 @@ struct mdl_window {
 	size_t nopen, capopen;
 	struct mdl_held_ctr *ctr;   /* by counter group id */
 	size_t nctr;
-	uint8_t *pass;              /* per block of model_opts.blocks: passed over unread (mdl_window_plan) */
+	uint8_t *pass;              /* per block of model_opts.blocks: enum capture_block_use (mdl_window_plan) */
 };
 
 struct model_priv {
@@ -110,12 +111,13 @@ static inline void mdl_see_ts(struct model *m, uint64_t ts)
 typedef int (*mdl_add_fn)(struct model *m, const struct ft_rec_hdr *rec);
 /* Whether the window keeps REC: 1 or 0; -ENOMEM.  May feed held records through ADD first. */
 int mdl_window_keep(struct model *m, const struct ft_rec_hdr *rec, mdl_add_fn add);
-/* Which blocks of model_opts.blocks the window passes over; 0 or -ENOMEM */
+/* Which blocks of model_opts.blocks the window passes over (enum capture_block_use); 0 or -ENOMEM */
 int mdl_window_plan(struct model *m);
-/* capture_skip_fn for a windowed load: whether the plan passes over block
- * B, which then counts as read (the capture's span and records grow) */
-struct capture_block_sum;
-bool mdl_window_skips(void *model, const struct capture_block_sum *b);
+/* capture_skip_fn for a windowed load: how the plan reads block B; one
+ * passed over counts as read (the capture's span and records grow) */
+enum capture_block_use mdl_window_skips(void *model, const struct capture_block_sum *b);
+/* capture_keep_fn: the records a window needs wherever they are (markers) */
+bool mdl_window_holds(const struct ft_rec_hdr *rec);
 /* At finish: feed the marker begins still open at the window's start.  0 or -errno. */
 int mdl_window_flush(struct model *m, mdl_add_fn add);
 void mdl_window_free(struct mdl_window *w);

@@ -198,7 +198,9 @@ int mdl_window_keep(struct model *m, const struct ft_rec_hdr *rec, mdl_add_fn ad
  *   - After the window (every first time at or after its end): timed
  *     events, phases, lost events, counter samples of groups an earlier
  *     such block samples (that one's close the last interval).
- * Things (interfaces, processes, names...) are always read.
+ * Things (interfaces, processes, names...) are always read.  The markers
+ * of a block before the window come from the index (mdl_window_holds()
+ * chose them as it was filled), when it could keep them all.
  */
 #define WIN_PASSABLE (WIN_TIMED | 1ull << FT_REC_PHASE | 1ull << FT_REC_CTR_SAMPLE | 1ull << FT_REC_LOST)
 
@@ -220,9 +222,12 @@ int mdl_window_plan(struct model *m)
 
 		if (b->min_ns > b->max_ns || b->max_ns >= from || (b->types & ~WIN_PASSABLE))
 			continue;
-		w->pass[i] = !(b->types & 1ull << FT_REC_LOST) &&
-			     !(b->phase_flags & (FT_PHASE_MARK_BEGIN | FT_PHASE_MARK_END)) &&
-			     (!(b->types & 1ull << FT_REC_CTR_SAMPLE) || ((b->groups & ~later) == 0 && !(b->groups >> 63)));
+		if (!(b->types & 1ull << FT_REC_LOST) &&
+		    (!(b->types & 1ull << FT_REC_CTR_SAMPLE) || ((b->groups & ~later) == 0 && !(b->groups >> 63))))
+			/* its markers (mdl_window_holds) from the index, when it has them all */
+			w->pass[i] = !(b->phase_flags & (FT_PHASE_MARK_BEGIN | FT_PHASE_MARK_END)) ? CAPTURE_BLOCK_PASS
+				     : b->kept_all					      ? CAPTURE_BLOCK_KEPT
+											      : CAPTURE_BLOCK_READ;
 		if (b->types & 1ull << FT_REC_CTR_SAMPLE)
 			later |= b->groups;
 	}
@@ -231,26 +236,34 @@ int mdl_window_plan(struct model *m)
 
 		if (b->min_ns > b->max_ns || b->min_ns < to || (b->types & ~WIN_PASSABLE))
 			continue;
-		w->pass[i] = !(b->types & 1ull << FT_REC_CTR_SAMPLE) ||
-			     ((b->groups & ~earlier) == 0 && !(b->groups >> 63));
+		if (!(b->types & 1ull << FT_REC_CTR_SAMPLE) || ((b->groups & ~earlier) == 0 && !(b->groups >> 63)))
+			w->pass[i] = CAPTURE_BLOCK_PASS;
 		if (b->types & 1ull << FT_REC_CTR_SAMPLE)
 			earlier |= b->groups;
 	}
 	return 0;
 }
 
-bool mdl_window_skips(void *model, const struct capture_block_sum *b)
+enum capture_block_use mdl_window_skips(void *model, const struct capture_block_sum *b)
 {
 	struct model *m = model;
 	const struct capture_block_index *idx = m->opts.blocks;
 	size_t i = (size_t)(b - idx->b);
+	enum capture_block_use use = i < idx->n && m->priv->win.pass ? m->priv->win.pass[i] : CAPTURE_BLOCK_READ;
 
-	if (i >= idx->n || !m->priv->win.pass || !m->priv->win.pass[i])
-		return false;
+	if (use == CAPTURE_BLOCK_READ || (use == CAPTURE_BLOCK_KEPT && !b->kept_all))
+		return CAPTURE_BLOCK_READ;
 	/* what mdl_window_keep() and model__add() did for each record left out */
 	mdl_see_ts(m, b->max_ns);
-	m->records += b->nrec;
-	return true;
+	m->records += b->nrec - (use == CAPTURE_BLOCK_KEPT ? b->nkept : 0);
+	return use;
+}
+
+bool mdl_window_holds(const struct ft_rec_hdr *rec)
+{
+	const struct ft_phase *p = (const void *)rec;
+
+	return rec->type == FT_REC_PHASE && (p->flags & (FT_PHASE_MARK_BEGIN | FT_PHASE_MARK_END));
 }
 
 int mdl_window_flush(struct model *m, mdl_add_fn add)
