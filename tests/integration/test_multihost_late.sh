@@ -25,7 +25,11 @@ rc=$?
 check "lab.sh mpi (2 ranks) exits 0 ($(tail -n1 "$TMPD/wl.err"))" test $rc = 0
 sleep 0.3
 mh_stop_all
-# host 3, late: some traffic of its own, then stop
+# host 3, late: some traffic of its own, then stop.  It starts 1 s after the
+# others stopped: more than its clock error (30 ms) and the windows' pad (the
+# clocks' uncertainty, 100 ms) together.  Started at once, 10 ms after host 2's
+# end, its -30 ms error put it inside host 2's last window ("no traffic matched")
+sleep 1
 mh_start "$TMPD/host3-%p.ftr" h3 --netns "$(lab_ns "$LAB" 3)" --no-phases
 lab_exec "$LAB" 3 ping -q -c 20 -i 0.05 "$(lab_addr 1)" >/dev/null 2>&1
 mh_stop_all
