@@ -313,21 +313,26 @@ struct pass2 {
 	struct host *h;
 };
 
+/* Host H's series of window K: false if it has none, else its span [*LO, *HI) on the coarse clock. */
+static bool p2_window(const struct merge *m, const struct host *h, size_t k, int64_t *lo, int64_t *hi)
+{
+	*lo = mrg_sat_sub(m->win[k].start, (int64_t)m->pad_ns);
+	*hi = mrg_sat_add(*lo, (int64_t)(h->win[k].n * m->bin_ns));
+	return h->win[k].tx != NULL;
+}
+
 static int p2_bin(void *ctx, const struct ft_iface_bin *b)
 {
 	const struct pass2 *p = ctx;
 	const struct merge *m = p->m;
 	struct host *h = p->h;
-	int64_t t;
+	int64_t t, lo, hi;
 
 	if (is_lo(h, b->netns, b->ifindex))
 		return 0;
 	t = mrg_to_coarse(h, b->start_ns);
 	for (size_t k = 0; k < m->nwin; k++) {
-		int64_t lo = mrg_sat_sub(m->win[k].start, (int64_t)m->pad_ns);
-		size_t n = h->win[k].n;
-
-		if (!h->win[k].tx || t < lo || t >= mrg_sat_add(lo, (int64_t)(n * m->bin_ns)))
+		if (!p2_window(m, h, k, &lo, &hi) || t < lo || t >= hi)
 			continue;
 		float *a = b->dir == FT_DIR_TX ? h->win[k].tx : h->win[k].rx;
 
@@ -342,18 +347,15 @@ static enum capture_block_use p2_skip(void *ctx, const struct capture_block_sum 
 	const struct pass2 *p = ctx;
 	const struct merge *m = p->m;
 	const struct host *h = p->h;
-	int64_t first, last;
+	int64_t first, last, lo, hi;
 
 	if (!(b->types & 1ull << FT_REC_IFACE_BIN))
 		return CAPTURE_BLOCK_PASS;
 	first = mrg_to_coarse(h, b->min_ns); /* the clock only moves forward: the bins lie in between */
 	last = mrg_to_coarse(h, b->max_ns);
-	for (size_t k = 0; k < m->nwin; k++) {
-		int64_t lo = mrg_sat_sub(m->win[k].start, (int64_t)m->pad_ns);
-
-		if (h->win[k].tx && last >= lo && first < mrg_sat_add(lo, (int64_t)(h->win[k].n * m->bin_ns)))
+	for (size_t k = 0; k < m->nwin; k++)
+		if (p2_window(m, h, k, &lo, &hi) && last >= lo && first < hi)
 			return CAPTURE_BLOCK_READ;
-	}
 	return CAPTURE_BLOCK_PASS;
 }
 
