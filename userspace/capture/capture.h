@@ -131,9 +131,10 @@ void capture__index_blocks(struct capture_reader *r, struct capture_block_index 
  * From here on, ask SKIP(CTX, its sum) of each block of IDX: read it
  * (CAPTURE_BLOCK_READ), pass over it (CAPTURE_BLOCK_PASS: none of its
  * records is returned), or return only its kept records
- * (CAPTURE_BLOCK_KEPT; read whole unless it kept them all).  A block
- * passed over counts as read.  A block IDX does not hold at its offset (a
- * file that grew or changed) is read.
+ * (CAPTURE_BLOCK_KEPT, only of a block that kept them all).  A block
+ * passed over counts as read; SKIP may count it so, it is never read after
+ * all.  A block IDX does not hold at its offset (a file that grew or
+ * changed) is read.
  */
 enum capture_block_use { CAPTURE_BLOCK_READ, CAPTURE_BLOCK_PASS, CAPTURE_BLOCK_KEPT };
 typedef enum capture_block_use (*capture_skip_fn)(void *ctx, const struct capture_block_sum *b);

@@ -24,9 +24,8 @@ int cap_index_add(struct capture_block_index *idx, uint64_t off, uint64_t next_o
 	/* the records were checked as the block was loaded: sizes hold */
 	for (size_t pos = 0; pos < ulen;) {
 		const struct ft_rec_hdr *h = (const void *)(payload + pos);
-		uint64_t t[2];
-
 		const struct capture_rec_fields *f = capture__rec_fields(h->type);
+		uint64_t t[2];
 		int nt = capture__rec_times(h, t);
 
 		s.types |= 1ull << (h->type < 63 ? h->type : 63);

@@ -322,25 +322,21 @@ static int load_block(struct capture_reader *r)
 	r->block_off = r->off;
 	if (r->skip) {
 		const struct capture_block_sum *b = cap_index_find(r->skip, &r->skip_cursor, r->off);
-
 		enum capture_block_use use = CAPTURE_BLOCK_READ;
 
 		/* never the block with the END record: it tells a complete capture */
 		if (b && !(b->types & 1ull << FT_REC_END))
 			use = r->skip_fn(r->skip_ctx, b);
-		if (use == CAPTURE_BLOCK_KEPT && !b->kept_all)
-			use = CAPTURE_BLOCK_READ;
 		if (use != CAPTURE_BLOCK_READ) {
-			if (lseek(r->fd, (off_t)b->next_off, SEEK_SET) == (off_t)b->next_off) {
-				r->off = r->good_off = b->next_off;
-				r->blocks++;
-				r->upos = 0;
-				r->ulen = use == CAPTURE_BLOCK_KEPT ? b->kept_len : 0;
-				r->cur = r->ulen ? r->skip->kept + b->kept_off : r->ubuf;
-				return 1; /* as a block of its kept records, or none: then the caller loads the next */
-			}
-			if (lseek(r->fd, (off_t)r->off, SEEK_SET) != (off_t)r->off) /* read it after all */
+			/* no reading it after all: the caller counted it as passed over */
+			if (lseek(r->fd, (off_t)b->next_off, SEEK_SET) != (off_t)b->next_off)
 				return reader_corrupt(r, "seek error: %s", strerror(errno));
+			r->off = r->good_off = b->next_off;
+			r->blocks++;
+			r->upos = 0;
+			r->ulen = use == CAPTURE_BLOCK_KEPT ? b->kept_len : 0;
+			r->cur = r->ulen ? r->skip->kept + b->kept_off : r->ubuf;
+			return 1; /* as a block of its kept records, or none: then the caller loads the next */
 		}
 	}
 	n = read_full(r->fd, &bh, sizeof(bh));

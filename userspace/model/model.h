@@ -59,10 +59,12 @@ struct model_opts {
 	uint64_t window_from_ns, window_to_ns; /* to <= from: to the end of the capture */
 	/*
 	 * With a window, the capture's blocks (capture.h), for reading one
-	 * capture window by window: a load given an empty index fills it; a
-	 * load given a filled one passes over the blocks that hold only timed
-	 * events (bins, drops, retransmits, TCP samples) all outside the
-	 * window, which it would have left out.  NULL: every block is read.
+	 * capture window by window: a load given an empty index fills it (and
+	 * copies the step markers into it); a load given a filled one passes
+	 * over the blocks whose every record it would have left out (events
+	 * and phases outside the window, counter samples a nearer block
+	 * replaces), taking a passed block's markers from the copy
+	 * (mdl_window_plan()).  NULL: every block is read.
 	 */
 	struct capture_block_index *blocks;
 };

@@ -251,8 +251,8 @@ enum capture_block_use mdl_window_skips(void *model, const struct capture_block_
 	size_t i = (size_t)(b - idx->b);
 	enum capture_block_use use = i < idx->n && m->priv->win.pass ? m->priv->win.pass[i] : CAPTURE_BLOCK_READ;
 
-	if (use == CAPTURE_BLOCK_READ || (use == CAPTURE_BLOCK_KEPT && !b->kept_all))
-		return CAPTURE_BLOCK_READ;
+	if (use == CAPTURE_BLOCK_READ)
+		return use; /* the plan gives KEPT only to a block that kept all its markers */
 	/* what mdl_window_keep() and model__add() did for each record left out */
 	mdl_see_ts(m, b->max_ns);
 	m->records += b->nrec - (use == CAPTURE_BLOCK_KEPT ? b->nkept : 0);
