@@ -47,6 +47,7 @@ enum ft_rec_type {
 	FT_REC_CONFIG      = 45, /* struct ft_config + key + value: one setting the capture ran under */
 	FT_REC_TRIGGER     = 46, /* struct ft_trigger: a flight recorder's trigger (docs/flight-recorder.md) */
 	FT_REC_PROBE_SPAN  = 47, /* struct ft_probe_span: probes attached or detached mid-recording */
+	FT_REC_SCHED_WAIT  = 48, /* struct ft_sched_wait: a rank's threads waited for a CPU */
 	FT_REC_HOST_ID     = 56, /* struct ft_host_id: which machine (and namespace) recorded */
 	FT_REC_CLOCK       = 57, /* struct ft_clock: REALTIME/TAI <-> MONOTONIC pair + sync state */
 	FT_REC_HOST        = 58, /* struct ft_host: one host of a merged capture, its clock fit */
@@ -811,6 +812,36 @@ struct ft_probe_span {
 	__u32 owners;           /* 1: the phase probes' socket owners (sock_send, sock_recv) too */
 	__u32 pad;
 };
+
+/*
+ * One sampling interval (FT_SCHED_PERIOD_MS) of a process that makes
+ * collective calls, in which its followed threads (those that made a
+ * collective call or moved a flow's data: the phase and socket-owner
+ * records' tids) waited in a run queue: runnable, not running.  From the
+ * kernel's schedstat of each thread (/proc/PID/task/TID/schedstat: CPU
+ * time and run-queue wait, summed over the threads).  Written only for an
+ * interval with at least FT_SCHED_MIN_WAIT_NS of wait; the others had none
+ * worth keeping.  The kernel credits a wait when the thread gets a CPU
+ * again (sched_info_arrive), so a wait is in the interval in which it
+ * ended, however long before it began: one thread's wait longer than its
+ * interval held that thread, runnable and not running, from end_ns -
+ * max_wait_ns on, whatever its network did (docs/verdicts.md, "No CPU").
+ */
+struct ft_sched_wait {
+	struct ft_rec_hdr hdr;
+	__u64 start_ns;         /* CLOCK_MONOTONIC: the interval's previous read */
+	__u64 end_ns;           /* this read */
+	__u64 wait_ns;          /* run-queue wait of its threads in the interval, summed */
+	__u64 cpu_ns;           /* CPU time of its threads in the interval, summed */
+	__u64 max_wait_ns;      /* the most one of its threads waited (ended in the interval) */
+	__u32 pid;
+	__u32 netns;            /* the process's network namespace */
+	__u32 threads;          /* threads read */
+	__u32 pad;
+};
+
+#define FT_SCHED_PERIOD_MS  20
+#define FT_SCHED_MIN_WAIT_NS 1000000ull
 
 /* ---- file framing ---- */
 

@@ -13,6 +13,8 @@
  * allreduce, allgather, reduce_scatter (MPI_Reduce_scatter_block), bcast,
  * reduce, alltoall, barrier, iallreduce (MPI_Iallreduce + MPI_Wait) and
  * sendrecv (a ring of MPI_Send/MPI_Recv pairs); every result is verified.
+ * --starve RANK:MS takes the CPU from RANK inside its collective: a spinner
+ * process at nice -20 on RANK's CPU, for MS ms (see starve_setup()).
  * --steps marks each iteration as a training step with the fabtrace marker
  * API (probes/marker), with a "compute" phase around the buffer fill and the
  * sleeps and an "optimizer" phase around the verification after the
@@ -32,15 +34,23 @@
  * `mpiexec -disable-auto-cleanup` and `timeout`.  --finalize calls
  * MPI_Finalize instead.  See tools/README.md for the launch line.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -116,6 +126,10 @@ struct opts {
 	long warmup;
 	long compute_us;
 	long delay_from;             /* the first iteration --delay sleeps in (timed from 0; LONG_MIN: all) */
+	int starve_rank;             /* --starve: the rank that gets no CPU (-1: none) */
+	long starve_ms;              /* for this long, inside its collective */
+	long starve_every;           /* in every Nth timed iteration (default 1) */
+	int starve_cpu;              /* the CPU it shares with its spinner (set by starve_setup()) */
 	int json;
 	int quiet;
 	int finalize;
@@ -140,7 +154,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: allreduce [--bytes N] [--iters N] [--warmup N] [--delay RANK:USEC]...\n"
-		"                 [--delay-from N] [--compute USEC] [--ops LIST] [--steps] [--json] [--quiet] [--finalize]\n"
+		"                 [--delay-from N] [--starve RANK:MS] [--starve-every N] [--compute USEC]\n"
+		"                 [--ops LIST] [--steps] [--json] [--quiet] [--finalize]\n"
 		"                 [--ready-file F] [--times-file F]\n"
 		"  --bytes N         message size in bytes (suffix k/m/g = KiB/MiB/GiB; default 1m);\n"
 		"                    for allgather, reduce_scatter and alltoall the whole buffer\n"
@@ -151,6 +166,16 @@ static void usage(FILE *f)
 		"                    straggler); repeatable\n"
 		"  --delay-from N    the --delay sleeps start at timed iteration N (default: from\n"
 		"                    the first, warmup included): a job that turns slow mid-run\n"
+		"  --starve RANK:MS  RANK gets no CPU for MS ms (1..60000) inside its collective\n"
+		"                    of every timed iteration: runnable, not running.  RANK runs\n"
+		"                    at nice 19, pinned to the CPU it starts on; before each such\n"
+		"                    collective it forks a spinner pinned to that CPU at nice -20\n"
+		"                    (root or CAP_SYS_NICE), which spins MS ms once RANK is inside\n"
+		"                    (checked every ms; none if the collective ended before).\n"
+		"                    The other ranks on RANK's machine are pinned off that CPU\n"
+		"                    (if they have another).  Adds one MPI_Bcast before the loop\n"
+		"  --starve-every N  starve only every Nth timed iteration (N-1, 2N-1, ... counted\n"
+		"                    from 0; default 1: every one)\n"
 		"  --compute USEC    every rank sleeps USEC us before each collective (idle gaps\n"
 		"                    between bursts)\n"
 		"  --ops LIST        comma list of collectives, one per iteration, cycled:\n"
@@ -166,7 +191,9 @@ static void usage(FILE *f)
 		"                    iterations start (a test can time other events from it)\n"
 		"  --times-file F    every rank writes F.RANK: one line per timed iteration,\n"
 		"                    \"SEQ ENTRY_NS EXIT_NS\" on CLOCK_MONOTONIC around the\n"
-		"                    collective (the workload's own view, to check a tracer's)\n"
+		"                    collective (the workload's own view, to check a tracer's);\n"
+		"                    with --starve a 4th column, 1 if this rank was starved in\n"
+		"                    that collective (its spinner ran inside it), else 0\n"
 		"Launch one rank per lab host with tools/lab.sh mpi; see tools/README.md.\n");
 }
 
@@ -208,6 +235,8 @@ static int parse_args(int argc, char **argv, struct opts *o, int nranks)
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "delay", required_argument, NULL, 'd' },
 		{ "delay-from", required_argument, NULL, 'D' },
+		{ "starve", required_argument, NULL, 'S' },
+		{ "starve-every", required_argument, NULL, 'E' },
 		{ "compute", required_argument, NULL, 'c' },
 		{ "ops", required_argument, NULL, 'o' },
 		{ "steps", no_argument, NULL, 's' },
@@ -220,7 +249,7 @@ static int parse_args(int argc, char **argv, struct opts *o, int nranks)
 		{ NULL, 0, NULL, 0 },
 	};
 	long long v;
-	int c;
+	int c, every_given = 0;
 
 	o->bytes = 1 << 20;
 	o->iters = 20;
@@ -284,6 +313,32 @@ static int parse_args(int argc, char **argv, struct opts *o, int nranks)
 			o->delay_from = (long)n;
 			break;
 		}
+		case 'S': {
+			char *colon = strchr(optarg, ':');
+			long long r, ms;
+
+			if (!colon)
+				return arg_error("--starve", "expected RANK:MS, e.g. --starve 2:300");
+			*colon = '\0';
+			if (toolargs_num(optarg, 0, INT_MAX, &r, 0) || toolargs_num(colon + 1, 1, 60000, &ms, 0)) {
+				*colon = ':';
+				return arg_error("--starve", "expected RANK:MS with RANK >= 0 and 1 <= MS <= 60000");
+			}
+			*colon = ':';
+			if (r >= nranks)
+				return arg_error("--starve", "RANK is not below the number of ranks");
+			if (o->starve_rank >= 0)
+				return arg_error("--starve", "given twice; one rank can be starved");
+			o->starve_rank = (int)r;
+			o->starve_ms = (long)ms;
+			break;
+		}
+		case 'E':
+			if (toolargs_num(optarg, 1, INT_MAX, &v, 0))
+				return arg_error("--starve-every", "expected an integer >= 1, e.g. 4");
+			o->starve_every = (long)v;
+			every_given = 1;
+			break;
 		case 'j': o->json = 1; break;
 		case 'q': o->quiet = 1; break;
 		case 'F': o->finalize = 1; break;
@@ -300,6 +355,8 @@ static int parse_args(int argc, char **argv, struct opts *o, int nranks)
 	}
 	if (optind < argc)
 		return arg_error(argv[optind], "unexpected argument");
+	if (every_given && o->starve_rank < 0)
+		return arg_error("--starve-every", "needs --starve RANK:MS");
 	return 0;
 }
 
@@ -371,9 +428,201 @@ static void finish(int status, int finalize)
 	_exit(status);
 }
 
-/* --times-file: this rank's entry and exit of every timed iteration, for a
- * test to hold a tracer's timestamps against. */
-static int write_times(const char *base, const double *t_in, const double *t_out, long iters, long warmup)
+/*
+ * --starve RANK:MS: RANK is runnable but not running, inside its collective,
+ * for MS ms.  RANK's main thread (the one that polls in MPI) is pinned to the
+ * CPU it is on and runs at nice 19 from the start.  Before each starved
+ * collective it forks a spinner that pins itself to the same CPU, takes nice
+ * -20 (a weight ~6000 times RANK's), waits until RANK is inside the
+ * collective (g_inside, checked every ms) and spins on CLOCK_MONOTONIC (the
+ * vDSO: no syscall) for MS ms; RANK reaps it after the collective.  The other
+ * ranks on the same machine (same boot_id: the lab's namespaces share one
+ * kernel) are pinned off that CPU, every thread of theirs, so that only RANK
+ * is starved.  On a 1-CPU machine they cannot be, and say so.
+ */
+enum { SPIN_DONE = 0, SPIN_MISSED = 1, SPIN_E_AFFINITY = 2, SPIN_E_NICE = 3 };
+
+/* 0: the rank is before its collective, 1: inside, 2: after; shared with the spinner */
+static _Atomic int *g_inside;
+
+/* What the starved rank tells the others before the loop (one MPI_Bcast). */
+struct starve_info {
+	int err;          /* non-zero: it cannot starve (it printed why); every rank exits 2 */
+	int cpu;          /* the CPU it and its spinner share */
+	char machine[64]; /* its kernel's boot_id (else host name): the others pin off cpu on the same one */
+};
+
+static void machine_id(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	memset(buf, 0, len);
+	if (f) {
+		if (!fgets(buf, (int)len, f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	if (!buf[0] && gethostname(buf, len - 1))
+		buf[0] = '\0';
+}
+
+/* Pin every thread of this process (MPI_Init's too) to *mask; -1 if the calling one failed. */
+static int pin_threads(const cpu_set_t *mask)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d)
+		return sched_setaffinity(0, sizeof(*mask), mask);
+	while ((e = readdir(d))) {
+		long long tid;
+
+		if (toolargs_num(e->d_name, 1, INT_MAX, &tid, 0))
+			continue;
+		if (sched_setaffinity((pid_t)tid, sizeof(*mask), mask) && (pid_t)tid == getpid())
+			rc = -1;
+	}
+	closedir(d);
+	return rc;
+}
+
+/* Before the loop, on every rank with --starve: 0, or -1 (every rank alike) if it cannot be done. */
+static int starve_setup(struct opts *o)
+{
+	struct starve_info si;
+
+	memset(&si, 0, sizeof(si));
+	si.cpu = -1;
+	if (g_rank == o->starve_rank) {
+		cpu_set_t one;
+		void *m = mmap(NULL, sizeof(*g_inside), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+		si.cpu = sched_getcpu();
+		CPU_ZERO(&one);
+		if (si.cpu >= 0)
+			CPU_SET(si.cpu, &one);
+		if (m == MAP_FAILED) {
+			fprintf(stderr, "allreduce: rank %d: --starve: mmap: %s\n", g_rank, strerror(errno));
+			si.err = 1;
+		} else if (si.cpu < 0 || sched_setaffinity(0, sizeof(one), &one)) {
+			fprintf(stderr, "allreduce: rank %d: --starve: cannot pin to CPU %d: %s\n", g_rank, si.cpu,
+				strerror(errno));
+			si.err = 1;
+		} else if (setpriority(PRIO_PROCESS, 0, -20) || setpriority(PRIO_PROCESS, 0, 19)) {
+			/* the spinner's -20 tried here first, so that it fails now and not mid-run */
+			fprintf(stderr,
+				"allreduce: rank %d: --starve: cannot set nice -20 (%s); run as root or with "
+				"CAP_SYS_NICE\n",
+				g_rank, strerror(errno));
+			si.err = 1;
+		}
+		if (m != MAP_FAILED)
+			g_inside = m;
+		machine_id(si.machine, sizeof(si.machine));
+	}
+	MPIC(MPI_Bcast, &si, (int)sizeof(si), MPI_BYTE, o->starve_rank, MPI_COMM_WORLD);
+	if (si.err)
+		return -1;
+	o->starve_cpu = si.cpu;
+	if (g_rank != o->starve_rank) {
+		char me[sizeof(si.machine)];
+		cpu_set_t mask;
+
+		machine_id(me, sizeof(me));
+		if (strcmp(me, si.machine) || sched_getaffinity(0, sizeof(mask), &mask) || !CPU_ISSET(si.cpu, &mask))
+			return 0; /* another machine, or already off that CPU */
+		if (CPU_COUNT(&mask) < 2) {
+			fprintf(stderr, "allreduce: rank %d: --starve: CPU %d is the only one this rank may use; it "
+					"will be starved as well\n", g_rank, si.cpu);
+			return 0;
+		}
+		CPU_CLR(si.cpu, &mask);
+		if (pin_threads(&mask))
+			fprintf(stderr, "allreduce: rank %d: --starve: cannot pin off CPU %d: %s\n", g_rank, si.cpu,
+				strerror(errno));
+	}
+	return 0;
+}
+
+/* The spinner (a child of the starved rank); never returns. */
+static void spinner(int cpu, long ms, pid_t parent)
+{
+	const struct timespec tick = { .tv_sec = 0, .tv_nsec = 1000000 };
+	struct timespec now, end;
+	cpu_set_t one;
+
+	/* gone with the rank however that ends (the job killed, MPI_Abort) */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(SPIN_MISSED);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		_exit(SPIN_E_AFFINITY);
+	if (setpriority(PRIO_PROCESS, 0, -20))
+		_exit(SPIN_E_NICE);
+	/* Wait for the rank to be inside its collective.  It shares this CPU, so
+	 * it cannot leave while this runs: what is read here holds when the spin
+	 * starts.  A collective over before the next tick is missed. */
+	for (int waited = 0; atomic_load(g_inside) == 0 && waited < 60000; waited++)
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &tick, NULL);
+	if (atomic_load(g_inside) != 1)
+		_exit(SPIN_MISSED);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += ms / 1000;
+	end.tv_nsec += (ms % 1000) * 1000000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
+	do
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+	_exit(SPIN_DONE);
+}
+
+/* Right before a starved collective: fork the spinner (its pid, or -1). */
+static pid_t starve_begin(const struct opts *o)
+{
+	pid_t parent = getpid(), pid;
+
+	atomic_store(g_inside, 0);
+	pid = fork();
+	if (pid == 0)
+		spinner(o->starve_cpu, o->starve_ms, parent);
+	return pid;
+}
+
+/* After it (g_inside set to 2): reap the spinner; 1 if it spun inside the collective, 0 if it
+ * missed it, -1 on an error (printed). */
+static int starve_end(pid_t pid, long seq)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			fprintf(stderr, "allreduce: rank %d: --starve: waitpid: %s\n", g_rank, strerror(errno));
+			return -1;
+		}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == SPIN_DONE)
+		return 1;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == SPIN_MISSED) {
+		fprintf(stderr, "allreduce: rank %d: --starve: iteration %ld's collective was over before the "
+				"spinner ran; not starved\n", g_rank, seq);
+		return 0;
+	}
+	fprintf(stderr, "allreduce: rank %d: --starve: the spinner of iteration %ld failed: %s\n", g_rank, seq,
+		!WIFEXITED(st)		       ? "killed by a signal"
+		: WEXITSTATUS(st) == SPIN_E_NICE ? "cannot set nice -20"
+						 : "cannot pin itself to the rank's CPU");
+	return -1;
+}
+
+/* --times-file: this rank's entry and exit of every timed iteration (and
+ * with --starve whether it was starved in it), for a test to hold a
+ * tracer's timestamps against. */
+static int write_times(const char *base, const double *t_in, const double *t_out, const unsigned char *starved,
+		       long iters, long warmup)
 {
 	char path[4096];
 	FILE *f;
@@ -385,8 +634,12 @@ static int write_times(const char *base, const double *t_in, const double *t_out
 		fprintf(stderr, "allreduce: --times-file %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	for (long k = 0; k < iters; k++)
-		fprintf(f, "%ld %.0f %.0f\n", k + warmup, t_in[k] * 1e9, t_out[k] * 1e9);
+	for (long k = 0; k < iters; k++) {
+		fprintf(f, "%ld %.0f %.0f", k + warmup, t_in[k] * 1e9, t_out[k] * 1e9);
+		if (starved)
+			fprintf(f, " %d", starved[k]);
+		fputc('\n', f);
+	}
 	if (ferror(f))
 		err = errno ? errno : EIO;
 	if (fclose(f) && !err)
@@ -619,10 +872,14 @@ int main(int argc, char **argv)
 	size_t nelem;
 	int32_t *sbuf, *rbuf;
 	double *t_in, *t_out, tsum = 0, tmin = 1e300, tmax = 0, wall0, wall;
+	unsigned char *starved;
 	double mymean, *means = NULL;
 
 	memset(&o, 0, sizeof(o));
 	o.delay_from = LONG_MIN; /* without --delay-from: from the first iteration, warmup included */
+	o.starve_rank = -1;
+	o.starve_every = 1;
+	o.starve_cpu = -1;
 	memset(ost, 0, sizeof(ost));
 	if (MPIC(MPI_Init, &argc, &argv) != MPI_SUCCESS) {
 		fprintf(stderr, "allreduce: MPI_Init: failed; check the launch line in tools/README.md\n");
@@ -645,6 +902,12 @@ int main(int argc, char **argv)
 	for (int k = 0; k < o.ndelays; k++)
 		if (o.delays[k].rank == g_rank)
 			my_delay += o.delays[k].usec;
+	if (o.starve_rank >= 0 && starve_setup(&o) != 0) {
+		fflush(stdout);
+		fflush(stderr);
+		MPIC(MPI_Barrier, MPI_COMM_WORLD);
+		finish(EXIT_USAGE, 0);
+	}
 
 	sh.n = nranks;
 	sh.count = (size_t)(o.bytes / (long long)sizeof(int32_t));
@@ -654,9 +917,10 @@ int main(int argc, char **argv)
 	rbuf = malloc(nelem * sizeof(*rbuf));
 	t_in = calloc((size_t)o.iters, sizeof(*t_in));
 	t_out = calloc((size_t)o.iters, sizeof(*t_out));
+	starved = calloc((size_t)o.iters, sizeof(*starved));
 	if (g_rank == 0)
 		means = calloc((size_t)nranks, sizeof(*means));
-	if (!sbuf || !rbuf || !t_in || !t_out || (g_rank == 0 && !means)) {
+	if (!sbuf || !rbuf || !t_in || !t_out || !starved || (g_rank == 0 && !means)) {
 		fprintf(stderr, "allreduce: rank %d: out of memory for %lld bytes; use a smaller --bytes\n",
 			g_rank, o.bytes);
 		MPIC(MPI_Abort, MPI_COMM_WORLD, EXIT_MPI);
@@ -688,6 +952,7 @@ int main(int argc, char **argv)
 		enum op op = o.ops[seq % o.nops];
 		int32_t got = 0, want = 0;
 		long long first_bad;
+		pid_t spin = 0;
 
 		if (it == 0 && g_rank == 0 && o.ready_file) {
 			FILE *rf = fopen(o.ready_file, "we");
@@ -707,11 +972,32 @@ int main(int argc, char **argv)
 			sleep_us(o.compute_us);
 		if (my_delay && it >= o.delay_from)
 			sleep_us(my_delay);
+		if (g_rank == o.starve_rank && it >= 0 && (it + 1) % o.starve_every == 0) {
+			spin = starve_begin(&o);
+			if (spin < 0) {
+				fprintf(stderr, "allreduce: rank %d: --starve: fork: %s\n", g_rank, strerror(errno));
+				MPIC(MPI_Abort, MPI_COMM_WORLD, EXIT_USAGE);
+				finish(EXIT_USAGE, 0);
+			}
+		}
 		if (o.steps)
 			fabtrace_phase_end("compute");
 		double t0 = now_s();
+		if (spin)
+			atomic_store(g_inside, 1);
 		int rc = run_op(op, &sh, sbuf, rbuf);
+		if (spin)
+			atomic_store(g_inside, 2);
 		double t1 = now_s();
+		if (spin) {
+			int r = starve_end(spin, seq);
+
+			if (r < 0) {
+				MPIC(MPI_Abort, MPI_COMM_WORLD, EXIT_USAGE);
+				finish(EXIT_USAGE, 0);
+			}
+			starved[it] = (unsigned char)r;
+		}
 		if (rc != MPI_SUCCESS) {
 			fprintf(stderr, "allreduce: rank %d: %s failed (code %d) in iteration %ld\n", g_rank,
 				op_names[op], rc, seq);
@@ -745,7 +1031,8 @@ int main(int argc, char **argv)
 		}
 	}
 	wall = now_s() - wall0;
-	if (o.times_file && write_times(o.times_file, t_in, t_out, o.iters, o.warmup) != 0) {
+	if (o.times_file &&
+	    write_times(o.times_file, t_in, t_out, o.starve_rank >= 0 ? starved : NULL, o.iters, o.warmup) != 0) {
 		MPIC(MPI_Abort, MPI_COMM_WORLD, EXIT_USAGE);
 		finish(EXIT_USAGE, 0);
 	}
@@ -789,7 +1076,12 @@ int main(int argc, char **argv)
 			for (int k = 0; k < o.ndelays; k++)
 				printf("%s{\"rank\":%d,\"usec\":%ld}", k ? "," : "", o.delays[k].rank,
 				       o.delays[k].usec);
-			printf("],\"compute_us\":%ld,\"steps\":%s,\"ops\":[", o.compute_us,
+			if (o.starve_rank >= 0)
+				printf("],\"starve\":{\"rank\":%d,\"ms\":%ld,\"every\":%ld,\"cpu\":%d}", o.starve_rank,
+				       o.starve_ms, o.starve_every, o.starve_cpu);
+			else
+				printf("],\"starve\":null");
+			printf(",\"compute_us\":%ld,\"steps\":%s,\"ops\":[", o.compute_us,
 			       o.steps ? "true" : "false");
 			print_ops_list(&o, ",", 1);
 			printf("],\"op_stats\":{");
@@ -834,6 +1126,9 @@ int main(int argc, char **argv)
 			}
 			if (o.compute_us)
 				printf(" compute_us=%ld", o.compute_us);
+			if (o.starve_rank >= 0)
+				printf(" starve=%d:%ld every=%ld cpu=%d", o.starve_rank, o.starve_ms, o.starve_every,
+				       o.starve_cpu);
 			if (o.steps)
 				printf(" steps=on");
 			printf(" verify=%s\n", allbad ? "FAILED" : "ok");
@@ -843,6 +1138,7 @@ int main(int argc, char **argv)
 	free(rbuf);
 	free(t_in);
 	free(t_out);
+	free(starved);
 	free(means);
 	MPI_Barrier(MPI_COMM_WORLD); /* counted above in total_calls */
 	if (!o.finalize)

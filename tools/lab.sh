@@ -404,8 +404,9 @@ _lab_stat() { # ns dev rx|tx bytes|packets
 lab_counter() { _lab_stat "$(lab_ns "$1" "$2")" eth0 "$3" "${4:-bytes}"; }
 lab_port_counter() { _lab_stat "$(lab_sw "$1")" "p$2" "$3" "${4:-bytes}"; }
 
-# lab_mpi P [--bytes B] [--iters I] [--warmup W] [--delay R:U]... [--json] [--quiet]
-#           [--timeout S] [--bin PATH] [--ranks N] [--mpi mpich|openmpi]
+# lab_mpi P [--bytes B] [--iters I] [--warmup W] [--delay R:U]... [--starve R:MS]
+#           [--starve-every N] [--json] [--quiet] [--timeout S] [--bin PATH] [--ranks N]
+#           [--mpi mpich|openmpi]
 # One allreduce rank per host (rank r runs in host r+1; --ranks N uses hosts
 # 1..N only, leaving the others idle), traffic over eth0.  The MPI is named,
 # never the alternatives' generic mpiexec: MPICH's mpiexec.mpich (default;
@@ -427,7 +428,7 @@ lab_mpi() {
 			mpi=$2; shift 2 ;;
 		--ranks) [[ ${2:-} =~ ^[0-9]+$ ]] && (($2 >= 1 && $2 <= n)) || { _lab_err "--ranks '${2:-}'" "expected 1..$n (hosts in the lab)" "e.g. --ranks 4"; return 1; }
 			n=$2; shift 2 ;;
-		--bytes | --iters | --warmup | --delay)
+		--bytes | --iters | --warmup | --delay | --starve | --starve-every)
 			[[ -n ${2:-} ]] || { _lab_err "$1" "missing value" "see 'tools/lab.sh --help'"; return 1; }
 			args+=("$1" "$2"); shift 2 ;;
 		--json | --quiet | --finalize) args+=("$1"); shift ;;
@@ -561,9 +562,12 @@ commands:
                                    LAB_SWITCH_NS, LAB_ADDRS, LAB_SH), always tear down;
                                    exits with CMD's status
   mpi    -p P [--bytes B] [--iters I] [--warmup W] [--delay RANK:USEC]... [--json]
+              [--starve RANK:MS] [--starve-every N]
               [--timeout S] [--mpi mpich|openmpi] [-- --ops LIST --compute USEC --steps ...]
                                    MPI collectives, one rank per host (rank r on host r+1);
                                    MPICH (mpiexec.mpich, default) or Open MPI (mpirun.openmpi)
+                                   --starve: RANK gets no CPU for MS ms inside its collectives
+                                   (a nice -20 spinner on its CPU; see allreduce --help)
   gloo   -p P [--bytes B] [--iters I] [--ops LIST] [--json] [--timeout S] [-- ...]
                                    Gloo (gloo_allreduce), one rank per host, TCP bound
                                    to 198.18.0.I, FileStore rendezvous in a temp dir
@@ -587,6 +591,7 @@ examples:
   sudo tools/lab.sh up -p ftL42 -n 4 --shape h2=200mbit:limit=30kb
   sudo tools/lab.sh up -p ftL42 --shape all=1gbit:dir=up --shape h1=100mbit:dir=down:qdisc=htb
   sudo tools/lab.sh mpi -p ftL42 --bytes 1m --iters 20 --delay 2:5000
+  sudo tools/lab.sh mpi -p ftL42 --bytes 2m --iters 12 --starve 2:300 --starve-every 3
   sudo tools/lab.sh exec -p ftL42 1 -- ping -c1 198.18.0.2
   sudo tools/lab.sh run -p ftL7 -n 4 --shape h1=200mbit -- sh -c 'tools/lab.sh mpi -p $LAB_PREFIX'
   sudo tools/lab.sh down -p ftL42

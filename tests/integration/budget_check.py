@@ -4,7 +4,8 @@ collectives held against the workload's own clock.
 
 tools/allreduce --times-file F writes F.RANK, one line per timed iteration,
 "SEQ ENTRY_NS EXIT_NS" on CLOCK_MONOTONIC, the clock of every capture of
-this machine.  A report's collective is the workload's iteration whose first
+this machine (with --starve a 4th column STARVED, 1 if that rank got no CPU
+for the --starve time inside that collective).  A report's collective is the workload's iteration whose first
 (or last) entry is nearest its own (capture.start_mono_ns + start_rel_ns,
 within MATCH_NS), so a count is over the workload's own collectives: one it
 did not match, or matched wrongly, counts against the tracer.
@@ -27,6 +28,9 @@ Command line (each test's short cases):
         whole, see covered(); LAB: a system-wide recording's collectives on
         that lab's hosts) rank-bound naming RANK,
         none network; the capture's times against the workload's; the budget
+    budget_check.py starved NAME REPORT TIMES RANK MS
+        MPI, rank RANK starved of CPU for MS ms inside some all-reduces
+        (allreduce --starve): see starved(); the budget
     budget_check.py network NAME REPORT COUNT OP SIZE LINK
         >= 95 % of the COUNT collectives OP of SIZE bytes network-bound
         naming LINK (the report made with --top 1000, for each one's
@@ -61,12 +65,14 @@ def load(path):
 
 
 def read_times(prefix, nranks=None):
-    """{rank: {seq: (entry_ns, exit_ns)}} from PREFIX.0, PREFIX.1, ..."""
+    """{rank: {seq: (entry_ns, exit_ns, starved)}} from PREFIX.0, PREFIX.1, ...
+    (starved: the optional 4th column of allreduce --starve, else 0)"""
     out, r = {}, 0
     while nranks is None or r < nranks:
         try:
             with open(f"{prefix}.{r}") as f:
-                out[r] = {int(s): (int(a), int(b)) for s, a, b in (line.split() for line in f if line.strip())}
+                out[r] = {int(v[0]): (int(v[1]), int(v[2]), int(v[3]) if len(v) > 3 else 0)
+                          for v in (line.split() for line in f if line.strip())}
         except FileNotFoundError:
             if nranks is None:
                 break
@@ -76,10 +82,11 @@ def read_times(prefix, nranks=None):
 
 
 class Iteration:
-    """One collective as the workload saw it: every rank's entry and exit."""
+    """One collective as the workload saw it: every rank's entry and exit, and
+    the ranks starved of CPU inside it (allreduce --starve)."""
 
-    def __init__(self, seq, ins, outs, prev_outs):
-        self.seq, self.ins, self.outs = seq, ins, outs
+    def __init__(self, seq, ins, outs, prev_outs, starved=frozenset()):
+        self.seq, self.ins, self.outs, self.starved = seq, ins, outs, frozenset(starved)
         self.first_in, self.last_in, self.last_out = min(ins.values()), max(ins.values()), max(outs.values())
         self.late = max(ins, key=lambda r: ins[r])       # the last to enter
         self.skew = self.last_in - self.first_in           # S
@@ -108,7 +115,8 @@ def iterations(times):
     for s in seqs:
         ins = {r: times[r][s][0] for r in ranks}
         outs = {r: times[r][s][1] for r in ranks}
-        out.append(Iteration(s, ins, outs, prev[1] if prev and prev[0] == s - 1 else None))
+        starved = {r for r in ranks if len(times[r][s]) > 2 and times[r][s][2]}
+        out.append(Iteration(s, ins, outs, prev[1] if prev and prev[0] == s - 1 else None, starved))
         prev = (s, outs)
     return out
 
@@ -269,6 +277,37 @@ def straggler(name, pairs, rank, last_in=False, usual=None):
     everything = tally(pairs, rank)
     check(everything["network"] == 0, f"{name}: none network-bound on the clean lab ({everything['network']})")
     return t
+
+
+def starved(name, pairs, rank, starve_ms):
+    """allreduce --starve: the workload's collectives in which RANK got no CPU
+    (its times-file's 4th column) and which its own clock shows drawn out by
+    it (transfer over the others' median by >= half the --starve time):
+    >= 90 % rank-bound naming RANK, held without a CPU (budget.held_rank,
+    why no_cpu, stalled_ns >= half the --starve time); none network.  The
+    others: none held, none blamed on RANK for it (<= 10 % no_cpu: a busy
+    machine may hold a rank unasked)."""
+    usual = statistics.median([it.arrived for it, _ in pairs if rank not in it.starved] or [0])
+    held = [(it, c) for it, c in pairs if rank in it.starved and it.arrived - usual >= starve_ms * 500_000]
+    asked = sum(1 for it, _ in pairs if rank in it.starved)
+    check(asked > 0 and len(held) == asked, f"{name}: the case was made: {len(held)} of the {asked} starved "
+          f"collectives drawn out by >= {starve_ms / 2:.0f} ms over the usual {usual / 1e6:.1f} ms, by the "
+          f"workload's clock")
+    good = [it.seq for it, c in held if c and c["verdict"] == "rank" and c["budget"]["waiting_rank"] == rank
+            and c["budget"]["held_rank"] == rank and "no_cpu" in (c.get("why") or [])
+            and c["budget"]["stalled_ns"] >= starve_ms * 500_000]
+    bad = [(it.seq, c and c["verdict"], c and c["budget"]["held_rank"], c and c.get("why")) for it, c in held
+           if it.seq not in good]
+    check(held and len(good) >= STRAGGLER_SHARE * len(held), f"{name}: {len(good)} of the {len(held)} starved "
+          f"collectives rank-bound naming rank {rank}, held without a CPU (>= 90 %; the others: {bad[:4]})")
+    rest = [(it, c) for it, c in pairs if rank not in it.starved and c]
+    nocpu = [it.seq for it, c in rest if "no_cpu" in (c.get("why") or [])]
+    check(len(nocpu) <= 0.1 * len(rest), f"{name}: {len(nocpu)} of the {len(rest)} others held without a CPU "
+          f"(<= 10 %: {nocpu[:6]})")
+    t = tally(pairs, rank)
+    check(t["network"] == 0, f"{name}: none network-bound on the clean lab ({t['network']})")
+    check(t["unmatched"] == 0 and t["partial"] == 0, f"{name}: each of the {len(pairs)} found, with all ranks "
+          f"({t['unmatched']} not found, {t['partial']} partial)")
 
 
 def network(name, pairs, link):
@@ -476,6 +515,12 @@ def _main(argv):
         budget_sums(name, rep)
         if not lab:   # a system-wide recording's job budget holds every job on the machine
             budget_top(name, rep, rank=rank)
+    elif cmd == "starved" and len(argv) == 6:
+        name, rep, its, rank = argv[1], load(argv[2]), iterations(read_times(argv[3])), int(argv[4])
+        size = next((c["size_bytes"] for c in rep["collectives"]["items"] if c["op"] == "allreduce"
+                     and c["size_bytes"] > 4), 0)
+        starved(name, match(rep, its, "allreduce", size), rank, int(argv[5]))
+        budget_sums(name, rep)
     elif cmd == "network" and len(argv) == 7:
         network_count(argv[1], load(argv[2]), int(argv[3]), argv[4], int(argv[5]), argv[6])
     elif cmd == "mixed" and len(argv) >= 7:

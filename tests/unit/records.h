@@ -465,6 +465,24 @@ static inline void rec_owner(struct model *m, struct ft_flow f, uint32_t pid, ui
 	rec_add(m, r);
 }
 
+/* One sampled interval of a process's run-queue wait (probes/schedwait.h). */
+static inline void rec_sched_wait(struct model *m, uint32_t pid, uint32_t netns, uint64_t start, uint64_t end,
+				  uint64_t wait_ns, uint64_t cpu_ns)
+{
+	struct ft_sched_wait r;
+
+	REC_HDR(r, FT_REC_SCHED_WAIT);
+	r.start_ns = start;
+	r.end_ns = end;
+	r.wait_ns = wait_ns;
+	r.cpu_ns = cpu_ns;
+	r.max_wait_ns = wait_ns;
+	r.pid = pid;
+	r.netns = netns;
+	r.threads = 1;
+	rec_add(m, r);
+}
+
 /* ---- counter sampler records ---- */
 
 static inline void rec_rdma_port(struct model *m, uint32_t port_id, const char *dev, uint32_t port_num,

@@ -216,7 +216,15 @@ static void test_rec_table(void **state)
 	assert_string_equal(capture__rec_name(FT_REC_PROBE_SPAN), "probe_span");
 	assert_int_equal(capture__rec_size(FT_REC_PROBE_SPAN), sizeof(struct ft_probe_span));
 	assert_int_equal(capture__rec_fields(FT_REC_PROBE_SPAN)->time[0], offsetof(struct ft_probe_span, ts_ns));
-	assert_null(capture__rec_name(48));
+	/* the ranks' run-queue wait: type 48, its interval's both ends moved by a merge */
+	assert_int_equal(FT_REC_SCHED_WAIT, 48);
+	assert_string_equal(capture__rec_name(FT_REC_SCHED_WAIT), "sched_wait");
+	assert_int_equal(capture__rec_size(FT_REC_SCHED_WAIT), sizeof(struct ft_sched_wait));
+	assert_int_equal(capture__rec_fields(FT_REC_SCHED_WAIT)->time[0], offsetof(struct ft_sched_wait, start_ns));
+	assert_int_equal(capture__rec_fields(FT_REC_SCHED_WAIT)->time[1], offsetof(struct ft_sched_wait, end_ns));
+	assert_int_equal(capture__rec_fields(FT_REC_SCHED_WAIT)->pid[0], offsetof(struct ft_sched_wait, pid));
+	assert_int_equal(capture__rec_fields(FT_REC_SCHED_WAIT)->netns, offsetof(struct ft_sched_wait, netns));
+	assert_null(capture__rec_name(49));
 	assert_string_equal(capture__stop_reason_name(FT_STOP_ROTATED), "rotated");
 }
 

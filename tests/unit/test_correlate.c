@@ -468,12 +468,14 @@ static void assert_budgets_sum(const struct corr *c)
 
 		assert_int_equal(b->total_ns, c->instances[i].span_ns);
 		assert_int_equal(b->total_ns, b->waiting_ns + b->usual_ns + b->network_ns + b->unexplained_ns);
-		assert_int_equal(b->total_ns, b->waiting_ns + b->carried_ns + b->transfer_ns);
+		/* a held rank's time is waited for inside the transfer */
+		assert_true(b->stalled_ns <= b->waiting_ns && b->stalled_ns <= b->excess_ns);
+		assert_int_equal(b->total_ns, b->waiting_ns - b->stalled_ns + b->carried_ns + b->transfer_ns);
 		assert_int_equal(b->transfer_ns, b->expected_ns + b->excess_ns);
 		for (size_t k = 0; k < b->ncosts; k++)
 			items += c->costs[b->first_cost + k].cost_ns;
 		assert_int_equal(items + b->carried_network_ns, b->network_ns);
-		assert_true(items <= b->excess_ns);
+		assert_true(items <= b->excess_ns - b->stalled_ns);
 	}
 }
 
@@ -1072,6 +1074,100 @@ static void test_rank_bound(void **state)
 	/* the slowest list is sorted by span: all equal here, then by entry */
 	assert_int_equal(c->nby_span, 4);
 	assert_int_equal(c->by_span[0], 0);
+	assert_budgets_sum(c);
+	corr__free(c);
+	model__free(m);
+}
+
+/*
+ * Every rank enters on time, and in allreduce 4 rank 1 gets no CPU for 300
+ * ms after it entered (runnable, waiting in a run queue: the sampled
+ * schedstat intervals of FT_REC_SCHED_WAIT), while two RTO retransmits of
+ * another rank's flow fall in that transfer.  The held time is rank 1's,
+ * measured, before the retransmits' estimates are weighed: rank-bound on
+ * rank 1, with `no_cpu`, not unknown (the collective is 300 ms over a usual
+ * of 2 ms).  Intervals with half of each waited (a CPU shared fairly,
+ * FAIR) hold nothing: the verdict is what the rest says (not rank).
+ */
+static void held_case(bool fair, struct corr **cp, struct model **mp)
+{
+	struct model *m = mk();
+	struct ft_flow f = rec_flow(1, 41000, 7000, NS1);
+
+	mpi_slots(m);
+	three_ranks(m, 700, -1);
+	rec_owner(m, f, 700, S0, "allreduce");
+	for (uint64_t s = 1; s <= 6; s++) {
+		uint64_t t = S0 + s * 400 * MS, took = s == 4 ? 302 * MS : 2 * MS;
+
+		rec_call(m, SL_ALLREDUCE, 700, NS1, t, t + took, 1024, 4, WORLD, s);
+		rec_call(m, SL_ALLREDUCE, 701, NS2, t + 100 * US, t + took, 1024, 4, WORLD, s);
+		rec_call(m, SL_ALLREDUCE, 702, NS3, t + 200 * US, t + took, 1024, 4, WORLD, s);
+		for (uint32_t r = 0; r < 3; r++)
+			rec_bin(m, 0, NS1 + r, 2, FT_DIR_TX, t + took - BIN, 4096, 3, 0);
+		if (s != 4)
+			continue;
+		if (fair) /* a CPU shared: half of every 20 ms interval waited */
+			for (uint64_t k = 0; k < 15; k++)
+				rec_sched_wait(m, 701, NS2, t + MS + k * 20 * MS, t + MS + (k + 1) * 20 * MS, 10 * MS,
+					       10 * MS);
+		else /* held 1 ms .. 301 ms after its entry: credited when it ran again */
+			rec_sched_wait(m, 701, NS2, t + 290 * MS, t + 301 * MS, 300 * MS, 0);
+		rec_retrans(m, f, t + 150 * MS, FT_RTX_RTO);
+		rec_retrans(m, f, t + 200 * MS, FT_RTX_RTO);
+	}
+	rec_end(m, S0 + 3000 * MS);
+	*mp = m;
+	*cp = build(m, CORR_PHASES_AUTO);
+}
+
+static void test_held_rank(void **state)
+{
+	struct model *m;
+	struct corr *c;
+	char buf[1024];
+
+	(void)state;
+	held_case(false, &c, &m);
+	assert_int_equal(c->ninstances, 6);
+	for (size_t i = 0; i < c->ninstances; i++) {
+		const struct corr_instance *in = &c->instances[i];
+		const struct corr_budget *b = &in->budget;
+
+		if (in->seq != 4) {
+			assert_int_equal(in->verdict, CORR_OK);
+			assert_int_equal(b->stalled_ns, 0);
+			continue;
+		}
+		assert_int_equal(in->verdict, CORR_RANK);
+		assert_true(in->why & CORR_WHY_NO_CPU);
+		assert_int_equal(b->held_rank, rank_index(c, 1));
+		assert_int_equal(b->waiting_rank, rank_index(c, 1));
+		assert_int_equal(corr__blamed_rank(in), rank_index(c, 1));
+		/* held from 1 ms to 301 ms after rank 0's entry; the transfer from 200 us to 302 ms */
+		assert_int_equal(b->held_ns, 300 * MS);
+		assert_int_equal(b->stalled_ns, b->excess_ns < 300 * MS ? b->excess_ns : 300 * MS);
+		assert_true(b->stalled_ns >= 290 * MS);
+		assert_int_equal(b->waiting_ns, b->stalled_ns + in->own_late_ns);
+		corr__describe(c, i, buf, sizeof(buf));
+		if (!strstr(buf, "rank-bound: rank 1 (pid 701, h2): ") || !strstr(buf, "runnable without a CPU"))
+			fail_msg("description: %s", buf);
+	}
+	assert_budgets_sum(c);
+	corr__free(c);
+	model__free(m);
+
+	/* a fairly shared CPU holds nothing: the verdict is the rest's */
+	held_case(true, &c, &m);
+	for (size_t i = 0; i < c->ninstances; i++) {
+		const struct corr_instance *in = &c->instances[i];
+
+		assert_int_equal(in->budget.held_ns, 0);
+		assert_int_equal(in->budget.stalled_ns, 0);
+		assert_false(in->why & CORR_WHY_NO_CPU);
+		if (in->seq == 4)
+			assert_int_not_equal(in->verdict, CORR_RANK);
+	}
 	assert_budgets_sum(c);
 	corr__free(c);
 	model__free(m);
@@ -1834,6 +1930,7 @@ int main(void)
 		cmocka_unit_test(test_drop_reasons_evidence),
 		cmocka_unit_test(test_counter_evidence),
 		cmocka_unit_test(test_rank_bound),
+		cmocka_unit_test(test_held_rank),
 		cmocka_unit_test(test_late_from_previous),
 		cmocka_unit_test(test_late_carried_over),
 		cmocka_unit_test(test_steps),

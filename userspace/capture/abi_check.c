@@ -288,6 +288,16 @@ ABI_OFF(ft_probe_span, on, 24);
 ABI_OFF(ft_probe_span, snapshot, 28);
 ABI_OFF(ft_probe_span, owners, 32);
 
+ABI_SIZE(ft_sched_wait, 64);
+ABI_OFF(ft_sched_wait, start_ns, 8);
+ABI_OFF(ft_sched_wait, end_ns, 16);
+ABI_OFF(ft_sched_wait, wait_ns, 24);
+ABI_OFF(ft_sched_wait, cpu_ns, 32);
+ABI_OFF(ft_sched_wait, max_wait_ns, 40);
+ABI_OFF(ft_sched_wait, pid, 48);
+ABI_OFF(ft_sched_wait, netns, 52);
+ABI_OFF(ft_sched_wait, threads, 56);
+
 ABI_SIZE(ft_end, 32);
 ABI_OFF(ft_end, ts_ns, 8);
 ABI_OFF(ft_end, records, 16);

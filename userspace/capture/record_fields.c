@@ -50,6 +50,8 @@ static const struct capture_rec_fields fields[CAPTURE_REC_TYPES] = {
 	[FT_REC_TRIGGER] = { .time = { AT(ft_trigger, mono_ns), AT(ft_trigger, received_ns) },
 			     .pid = { AT(ft_trigger, sender_pid) } },
 	[FT_REC_PROBE_SPAN] = { .time = { AT(ft_probe_span, ts_ns) } },
+	[FT_REC_SCHED_WAIT] = { .time = { AT(ft_sched_wait, start_ns), AT(ft_sched_wait, end_ns) },
+				.netns = AT(ft_sched_wait, netns), .pid = { AT(ft_sched_wait, pid) } },
 	[FT_REC_HOST_ID] = { .netns = AT(ft_host_id, netns) },
 	[FT_REC_CLOCK] = { .time = { AT(ft_clock, mono_ns) } },
 	[FT_REC_HOST_NETNS] = { .netns = AT(ft_host_netns, netns) },

@@ -59,6 +59,7 @@
 	X(FT_REC_CONFIG,      ft_config,        config)         \
 	X(FT_REC_TRIGGER,     ft_trigger,       trigger)        \
 	X(FT_REC_PROBE_SPAN,  ft_probe_span,    probe_span)     \
+	X(FT_REC_SCHED_WAIT,  ft_sched_wait,    sched_wait)     \
 	X(FT_REC_HOST_ID,     ft_host_id,       host_id)        \
 	X(FT_REC_CLOCK,       ft_clock,         clock)          \
 	X(FT_REC_HOST,        ft_host,          host)           \

@@ -5,10 +5,12 @@
  * rank, its usual transfer, the network's excess item by item, or
  * unexplained -- computed once here and read by every renderer.
  *
- *   1. each instance's network items in its transfer window (costs.c)
+ *   1. each instance's network items in its transfer window (costs.c), and
+ *      the rank the scheduler held longest there (model__sched_held)
  *   2. each (op, size, ranks) group's expected transfer: the 10th percentile
  *      of its clean transfers, else its bytes at the line rate
- *   3. in time order, each instance's shares: the lateness a straggler
+ *   3. in time order, each instance's shares: a held rank's time first
+ *      (measured, where the items are estimates), then the items; the lateness a straggler
  *      carried from a previous collective is that collective's network's
  *      when it had a network share (persistent congestion), else usual skew
  *   4. the verdict (verdict_rules.c) from the shares, and the job's sums
@@ -51,7 +53,25 @@ static uint64_t line_rate_time(const struct corr *c, const struct corr_instance 
 	return t < 9.2e18 ? (uint64_t)t : UINT64_MAX;
 }
 
-/* Step 1: every instance's items, in its transfer window (last entry .. last exit). */
+/* The rank held longest by the scheduler in IN's transfer window, into B's held_*. */
+static void instance_held(const struct corr *c, const struct corr_instance *in, struct corr_budget *b)
+{
+	b->held_rank = CORR_NONE;
+	b->held_ns = 0;
+	if (!c->m->nsched_waits || in->last_exit <= in->last_entry || in->nmembers < 2)
+		return;
+	for (size_t k = 0; k < in->nmembers; k++) {
+		const struct corr_call *call = &c->calls[c->members[in->first_member + k]];
+		uint64_t held = model__sched_held(c->m, call->netns, call->pid, in->last_entry, in->last_exit);
+
+		if (held > b->held_ns) {
+			b->held_ns = held;
+			b->held_rank = call->rank;
+		}
+	}
+}
+
+/* Step 1: every instance's items, in its transfer window (last entry .. last exit), and its held rank. */
 static int instance_items(struct corr *c)
 {
 	size_t cap = 0;
@@ -75,6 +95,7 @@ static int instance_items(struct corr *c)
 		b->ncosts = c->ncosts - b->first_cost;
 		for (size_t k = 0; k < b->ncosts; k++)
 			b->items_ns += c->costs[b->first_cost + k].raw_ns;
+		instance_held(c, in, b);
 	}
 	return 0;
 }
@@ -164,7 +185,7 @@ void corr_budget_shares(struct corr *c, size_t i)
 	struct corr_instance *in = &c->instances[i];
 	struct corr_budget *b = &in->budget;
 	const struct corr_opstat *st = &c->opstats[in->opstat];
-	uint64_t items;
+	uint64_t items, rest;
 	uint32_t prev;
 
 	b->total_ns = in->span_ns;
@@ -186,10 +207,18 @@ void corr_budget_shares(struct corr *c, size_t i)
 	b->typical_ns = b->expected_from == CORR_EXPECTED_BANDWIDTH ? b->expected_ns : st->typical_ns;
 	if (b->typical_ns < b->expected_ns)
 		b->typical_ns = b->expected_ns;
-	/* the items' estimates are lower bounds: at a material share of the excess they own it all */
-	items = b->items_ns < b->excess_ns ? b->items_ns : b->excess_ns;
-	if (b->items_ns && (double)b->items_ns >= c->opts.th.explains * (double)b->excess_ns)
-		items = b->excess_ns;
+	/*
+	 * A rank the scheduler held (runnable, no CPU) sent nothing meanwhile,
+	 * whatever the network did: that time is its, measured, and comes
+	 * before the items, which are estimates.  The rest of the excess is
+	 * the items' to weigh: lower bounds, at a material share of it they
+	 * own it all.
+	 */
+	b->stalled_ns = b->held_ns < b->excess_ns ? b->held_ns : b->excess_ns;
+	rest = b->excess_ns - b->stalled_ns;
+	items = b->items_ns < rest ? b->items_ns : rest;
+	if (b->items_ns && (double)b->items_ns >= c->opts.th.explains * (double)rest)
+		items = rest;
 	for (size_t k = 0; k < b->ncosts; k++) {
 		struct corr_cost *x = &c->costs[b->first_cost + k];
 
@@ -204,7 +233,12 @@ void corr_budget_shares(struct corr *c, size_t i)
 			s += c->costs[b->first_cost + k].cost_ns;
 		c->costs[b->first_cost].cost_ns += items - s;
 	}
-	b->unexplained_ns = b->excess_ns - items;
+	b->unexplained_ns = rest - items;
+	if (b->stalled_ns) { /* waited for: the rank of the larger part */
+		if (b->stalled_ns > b->waiting_ns)
+			b->waiting_rank = b->held_rank;
+		b->waiting_ns += b->stalled_ns;
+	}
 	/*
 	 * The carried lateness: the straggler left the collective it came from
 	 * late.  The part of that collective's excess that was the network's
@@ -296,8 +330,11 @@ int corr__job_budget(const struct corr *c, uint64_t from, uint64_t to, struct co
 		j->expected_ns += b->usual_ns;
 		j->network_ns += b->network_ns;
 		j->unexplained_ns += b->unexplained_ns;
-		if (b->waiting_rank != CORR_NONE && b->waiting_rank < c->nranks)
-			j->wait_by_rank[b->waiting_rank] += b->waiting_ns;
+		/* the straggler's lateness and a held rank's time, each on its rank */
+		if (b->waiting_ns > b->stalled_ns && c->instances[i].straggler < c->nranks)
+			j->wait_by_rank[c->instances[i].straggler] += b->waiting_ns - b->stalled_ns;
+		if (b->stalled_ns && b->held_rank < c->nranks)
+			j->wait_by_rank[b->held_rank] += b->stalled_ns;
 		for (size_t k = 0; k < b->ncosts; k++) {
 			const struct corr_cost *x = &c->costs[b->first_cost + k];
 

@@ -145,8 +145,9 @@ enum corr_why {
 	CORR_WHY_CNP       = 1 << 8, /* a congestion-counter spike (CNPs, ECN marks, xmit wait) */
 	CORR_WHY_PAUSE     = 1 << 9, /* a pause/PFC counter spike */
 	CORR_WHY_RDMA_LOSS = 1 << 10, /* a retransmission or discard counter spike */
+	CORR_WHY_NO_CPU    = 1 << 11, /* a rank runnable without a CPU inside the transfer (stalled_ns) */
 };
-#define CORR_NWHY 11
+#define CORR_NWHY 12
 
 /*
  * Each kind of evidence, once (names.c): what every reader prints for it --
@@ -198,6 +199,7 @@ struct corr_verdict_in {
 	bool congested_all_along;
 	uint64_t transfer_ns;      /* the transfer once all had arrived */
 	uint64_t items_ns;         /* the network's items' estimates, before they are weighed against the excess */
+	uint64_t stalled_ns;       /* of waiting: a rank held by the scheduler inside the transfer */
 };
 
 /*
@@ -302,8 +304,11 @@ enum corr_expected_from {
 
 struct corr_budget {
 	uint64_t total_ns;          /* the span */
-	uint64_t waiting_ns;
-	uint32_t waiting_rank;      /* index into corr.ranks of the rank waited for, CORR_NONE */
+	uint64_t waiting_ns;        /* for one rank: the straggler's own lateness, + stalled_ns */
+	uint32_t waiting_rank;      /* index into corr.ranks of the rank waited for (of the larger part), CORR_NONE */
+	uint32_t held_rank;         /* the rank held longest inside the transfer (held_ns), CORR_NONE */
+	uint64_t held_ns;           /* how long the scheduler held it there (model__sched_held) */
+	uint64_t stalled_ns;        /* held_ns as a share: at most the excess, before the network's items */
 	uint32_t expected_from;     /* enum corr_expected_from */
 	uint64_t carried_ns;        /* skew - waiting */
 	uint64_t carried_network_ns; /* the part that is the network's (carried_from's) */
@@ -754,5 +759,8 @@ const char *corr__culprit_label(const struct model *m, const struct corr_evsum *
  * entry of the others; 0 without a straggler (corr_rank.late_ns sums it).
  */
 uint64_t corr__straggler_late_ns(const struct corr *c, const struct corr_instance *in);
+/* The rank IN's verdict names: a rank-bound one's, the rank its budget waited for
+ * (a straggler's, or one held without a CPU); else the straggler.  CORR_NONE: none. */
+uint32_t corr__blamed_rank(const struct corr_instance *in);
 
 #endif

@@ -370,6 +370,17 @@ static void share_str(uint64_t part, uint64_t total, char *buf, size_t len, size
 	    total ? 100.0 * (double)part / (double)total : 0.0);
 }
 
+/* The part of the wait that a rank spent held by the scheduler, and that rank when another entered late. */
+static void held_str(const struct corr *c, const struct corr_budget *b, char *buf, size_t len, size_t *k)
+{
+	char a[32], r[128];
+
+	if (!b->stalled_ns)
+		return;
+	app(buf, len, k, ", %s while %s was runnable without a CPU", fmt_ns(b->stalled_ns, a, sizeof(a)),
+	    b->held_rank == b->waiting_rank ? "it" : corr__rank_label(c, b->held_rank, r, sizeof(r)));
+}
+
 const char *corr__budget_str(const struct corr *c, const struct corr_instance *in, char *buf, size_t len)
 {
 	const struct corr_budget *b = &in->budget;
@@ -388,12 +399,14 @@ const char *corr__budget_str(const struct corr *c, const struct corr_instance *i
 	case CORR_RANK:
 		share_str(b->waiting_ns, b->total_ns, buf, len, &k);
 		app(buf, len, &k, " waiting for %s", corr__rank_label(c, b->waiting_rank, r, sizeof(r)));
+		held_str(c, b, buf, len, &k);
 		break;
 	case CORR_UNKNOWN:
 		if (b->leader == CORR_SHARE_TIE) {
 			app(buf, len, &k, "no share leads: waiting %s", fmt_ns(b->waiting_ns, a, sizeof(a)));
 			if (b->waiting_ns)
 				app(buf, len, &k, " for %s", corr__rank_label(c, b->waiting_rank, r, sizeof(r)));
+			held_str(c, b, buf, len, &k);
 			app(buf, len, &k, ", network %s, unexplained %s of %s", fmt_ns(b->network_ns, a, sizeof(a)),
 			    fmt_ns(b->unexplained_ns, e, sizeof(e)), fmt_ns(b->total_ns, r, sizeof(r)));
 			return buf;
@@ -449,9 +462,15 @@ const char *corr__describe(const struct corr *c, size_t idx, char *buf, size_t l
 		/* the rank first, as the details have always named it */
 		app(buf, len, &k, "rank-bound: %s: ", corr__rank_label(c, in->budget.waiting_rank, r, sizeof(r)));
 		share_str(in->budget.waiting_ns, in->budget.total_ns, buf, len, &k);
-		app(buf, len, &k, " waiting for it%s", strchr(bs, ';') ? strchr(bs, ';') : "");
+		app(buf, len, &k, " waiting for it");
+		held_str(c, &in->budget, buf, len, &k);
+		app(buf, len, &k, "%s", strchr(bs, ';') ? strchr(bs, ';') : "");
 		if (in->why & CORR_WHY_UNOBSERVED) {
 			app(buf, len, &k, "; network not traced in the ranks' namespaces");
+		} else if (in->budget.stalled_ns && (in->why & CORR_WHY_CONGESTION)) {
+			/* the network's items came after the held time: there, not in the share */
+			app(buf, len, &k, "; beside it: ");
+			evidence_str(c, &ev, buf, len, &k);
 		} else if (in->budget.network_ns * 100 < in->budget.total_ns) { /* under a hundredth: negligible */
 			char b[32];
 

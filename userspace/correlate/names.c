@@ -90,6 +90,7 @@ static const struct corr_why_info why_table[CORR_NWHY] = {
 	{ CORR_WHY_CNP, "counter_congestion", "congestion-counter spike (CNP, ECN, xmit wait)", "cnp", true, 4 },
 	{ CORR_WHY_PAUSE, "counter_pause", "pause/PFC counter spike", "pause", true, 5 },
 	{ CORR_WHY_RDMA_LOSS, "counter_loss", "RDMA retransmission or discard counter spike", "rdma-loss", true, 6 },
+	{ CORR_WHY_NO_CPU, "no_cpu", "a rank runnable without a CPU", NULL, false, 0 },
 };
 
 const struct corr_why_info *corr__why_table(size_t *n)

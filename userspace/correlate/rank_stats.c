@@ -10,6 +10,13 @@
 
 #include "userspace/correlate/corr_internal.h"
 
+uint32_t corr__blamed_rank(const struct corr_instance *in)
+{
+	if (in->verdict == CORR_RANK && in->budget.waiting_rank != CORR_NONE)
+		return in->budget.waiting_rank;
+	return in->straggler;
+}
+
 uint64_t corr__straggler_late_ns(const struct corr *c, const struct corr_instance *in)
 {
 	uint64_t prev = in->first_entry;

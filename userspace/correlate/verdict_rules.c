@@ -80,6 +80,12 @@ static bool why_straggler(const struct corr_thresholds *t, const struct corr_ver
 	       (double)in->skew_ns >= t->skew_frac * (double)in->span_ns;
 }
 
+/* A rank the scheduler held inside the transfer for a material time (a share of waiting). */
+static bool why_no_cpu(const struct corr_thresholds *t, const struct corr_verdict_in *in)
+{
+	return in->stalled_ns > 0 && in->stalled_ns >= t->skew_min_ns;
+}
+
 /* The unexplained share beyond the group's usual spread (the typical transfer over the expected). */
 static uint64_t unexplained_beyond(const struct corr_verdict_in *in)
 {
@@ -130,6 +136,7 @@ static const struct {
 	{ CORR_WHY_STRAGGLER,  why_straggler },
 	{ CORR_WHY_SLOW,       why_slow },
 	{ CORR_WHY_UNOBSERVED, why_unobserved },
+	{ CORR_WHY_NO_CPU,     why_no_cpu },
 };
 
 /* ---- the leading share of the time budget ---- */

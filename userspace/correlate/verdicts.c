@@ -48,6 +48,7 @@ static void verdict_in(const struct corr_instance *in, struct corr_verdict_in *v
 	vi->transfer_ns = b->transfer_ns;
 	vi->items_ns = b->items_ns;
 	vi->waiting_ns = b->waiting_ns;
+	vi->stalled_ns = b->stalled_ns;
 	vi->network_ns = b->network_ns;
 	vi->unexplained_ns = b->unexplained_ns;
 }

@@ -438,6 +438,8 @@ struct model {
 	/* its post-window probes attached and detached (FT_REC_PROBE_SPAN), in file order:
 	 * model__probe_span() pairs them */
 	struct ft_probe_span *spans; size_t nspans, capspans;
+	/* the ranks' run-queue wait (FT_REC_SCHED_WAIT), by (netns, pid, start): model__sched_held() */
+	struct ft_sched_wait *sched_waits; size_t nsched_waits, capsched_waits;
 
 	struct model_priv *priv;    /* loading state (hash tables, raw bins) */
 };
@@ -491,6 +493,27 @@ struct model_span {
  * False when there is no K-th.
  */
 bool model__probe_span(const struct model *m, size_t k, struct model_span *out);
+
+/*
+ * When a sampled interval says a process was held by the scheduler: one of
+ * its followed threads waited, in one interval's credit, longer than the
+ * interval and at least MODEL_HELD_MIN_NS (the kernel credits a wait when
+ * it ends), so it was runnable and not running from end_ns - max_wait_ns
+ * to about end_ns.  A rank that shares its CPUs fairly runs a part of
+ * every few milliseconds (4 busy-polling ranks and a recorder on 2 CPUs
+ * waited up to about 35 ms at a time); one that the scheduler keeps off
+ * them does not, and nothing it sends moves meanwhile.  False: no such
+ * wait (*FROM, *TO unset).
+ */
+#define MODEL_HELD_MIN_NS 50000000ull
+bool model__sched_interval_held(const struct ft_sched_wait *r, uint64_t *from, uint64_t *to);
+/* How far before a span an interval whose end lies in it may begin (model__sched_held). */
+#define MODEL_SCHED_REACH_NS 2000000000ull
+/*
+ * How long process PID of namespace NETNS was held (model__sched_interval_held)
+ * in [FROM, TO): the union of its held spans inside it.  0 without samples.
+ */
+uint64_t model__sched_held(const struct model *m, uint32_t netns, uint32_t pid, uint64_t from, uint64_t to);
 /* The probes some span attached: bits (1 << ft_probe_id), 0 none. */
 uint64_t model__span_probes(const struct model *m);
 /* Why the capture has no queue records (capture__queues_missing()), NULL when the

@@ -610,6 +610,11 @@ static int add_probe_span(void *ctx, const struct ft_probe_span *r)
 	return 0;
 }
 
+static int add_sched_wait(void *ctx, const struct ft_sched_wait *r)
+{
+	return mdl_add_sched_wait(ctx, r);
+}
+
 static int add_unknown(void *ctx, const struct ft_rec_hdr *r)
 {
 	(void)r;
@@ -626,6 +631,7 @@ static const struct capture_visitor add_visitor = {
 	.iface_stats = add_stats, .ce_flow = add_ce_flow, .lost = add_lost,
 	.drop_reason = add_reason, .probe = add_probe, .coverage = add_coverage,
 	.ctr_sample = see_ctr_sample, .config = add_config, .trigger = add_trigger, .probe_span = add_probe_span, .host = add_host,
+	.sched_wait = add_sched_wait,
 	.host_netns = add_host_netns, .end = add_end, .unknown = add_unknown,
 };
 

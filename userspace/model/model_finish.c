@@ -336,6 +336,7 @@ int model__finish(struct model *m)
 	for (int dir = 0; dir < 2; dir++)
 		mdl_conserve_explain_skipped(m, dir);
 
+	mdl_finish_sched(m);
 	if (mdl_finish_phases(m))
 		goto out;
 	if (take_counters(m, model_ctr__finish(p->ctr, m->opts.spike_rate, &co), &co))

@@ -162,5 +162,8 @@ void mdl_qdisc_bound_sojourn(struct model *m, struct model_qdisc *q);
 
 /* model_phases.c: phase records and single events, after interfaces and flows are final */
 int mdl_finish_phases(struct model *m);
+/* model_sched.c: a run-queue wait record in; sorted at the finish */
+int mdl_add_sched_wait(struct model *m, const struct ft_sched_wait *r);
+void mdl_finish_sched(struct model *m);
 
 #endif

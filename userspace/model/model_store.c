@@ -263,6 +263,7 @@ void model__free(struct model *m)
 	free(m->lost_evs);
 	free(m->triggers);
 	free(m->spans);
+	free(m->sched_waits);
 	free(m);
 }
 

@@ -163,10 +163,10 @@ static int lost(void *ctx, const struct ft_lost *r)
 	return WIN_OUT;
 }
 
-/* Events kept only inside the window, by their one time (records.h's field map). */
+/* Events kept only inside the window, by their time or interval (records.h's field map). */
 #define WIN_TIMED (1ull << FT_REC_IFACE_BIN | 1ull << FT_REC_QDISC_BIN | 1ull << FT_REC_DROP |   \
 		   1ull << FT_REC_RETRANS | 1ull << FT_REC_CONG_STATE | 1ull << FT_REC_TCP_SAMPLE | \
-		   1ull << FT_REC_REQ_DONE)
+		   1ull << FT_REC_REQ_DONE | 1ull << FT_REC_SCHED_WAIT)
 
 int mdl_window_keep(struct model *m, const struct ft_rec_hdr *rec, mdl_add_fn add)
 {
@@ -180,7 +180,7 @@ int mdl_window_keep(struct model *m, const struct ft_rec_hdr *rec, mdl_add_fn ad
 		uint64_t t[2];
 
 		capture__rec_times(rec, t);
-		ret = outside(&w, t[0], t[0]);
+		ret = outside(&w, t[0], t[1] > t[0] ? t[1] : t[0]); /* an interval (a run-queue wait's) by both ends */
 	} else {
 		ret = capture__dispatch(&v, &w, rec); /* the rest: always kept */
 	}

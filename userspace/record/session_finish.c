@@ -28,6 +28,7 @@
 #include "probes/netprobe.h"
 #include "probes/phaseprobe.h"
 #include "probes/privs.h"
+#include "probes/schedwait.h"
 #include "userspace/capture/capture.h"
 #include "userspace/record/hostclock.h"
 #include "userspace/record/session.h"
@@ -46,6 +47,8 @@ int session__finish(struct session *s)
 	if (!s->write_failed)
 		sess_describe_all(s, FT_STATS_STOP);
 	sess_config_stop(s);
+	if (s->sw && !s->write_failed) /* the ranks' last wait, to the stop */
+		schedwait__sample(s->sw, mono_ns(), sess_append_cb, s);
 	if (s->smp) { /* last values at the stop, then lifespan restored */
 		if (!s->write_failed)
 			sampler__sample(s->smp, mono_ns(), sess_append_cb, s);
@@ -185,6 +188,7 @@ void session__close(struct session *s)
 	if (s->smp)
 		sampler__close(s->smp, NULL, NULL); /* on an early error: lifespan restored */
 	phaseprobe__close(s->pp);
+	schedwait__free(s->sw);
 	netprobe__close(s->np);
 	netns_set__free(&s->ns);
 	free(s);

@@ -27,6 +27,7 @@
 #include "probes/netprobe.h"
 #include "probes/phaseprobe.h"
 #include "probes/privs.h"
+#include "probes/schedwait.h"
 #include "userspace/capture/capture.h"
 #include "userspace/capture/records.h"
 #include "userspace/record/hostclock.h"
@@ -175,15 +176,44 @@ static int seen_drop(void *ctx, const struct ft_drop *d)
 #define SESS_PHASE_RECS (1ull << FT_REC_PHASE | 1ull << FT_REC_REQ_DONE | 1ull << FT_REC_COMM_INFO | \
 			 1ull << FT_REC_PROC | 1ull << FT_REC_SOCK_OWNER | 1ull << FT_REC_PHASE_SLOT)
 
-/* Kernel records name interfaces by (netns, ifindex); make sure each gets described. */
+/* A thread that made a collective call (seq: a collective's): its run-queue wait is sampled. */
+static int seen_phase(void *ctx, const struct ft_phase *r)
+{
+	struct session *s = ctx;
+
+	if (r->seq && s->sw && schedwait__follow(s->sw, (pid_t)r->pid, (pid_t)r->tid, r->netns, true))
+		return -ENOMEM;
+	return 0;
+}
+
+/* A thread that moved a flow's data: sampled too once its process is a rank. */
+static int seen_sock_owner(void *ctx, const struct ft_sock_owner *r)
+{
+	struct session *s = ctx;
+
+	if (s->sw && schedwait__follow(s->sw, (pid_t)r->pid, (pid_t)r->tid, r->flow.netns, false))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Kernel records name interfaces by (netns, ifindex); make sure each gets
+ * described.  The phase probes' records name the threads whose run-queue
+ * wait is sampled.
+ */
 int sess_on_record(void *ctx, const struct ft_rec_hdr *h)
 {
 	static const struct capture_visitor v = { .iface_bin = seen_bin, .qdisc_bin = seen_qdisc_bin,
-						  .drop = seen_drop };
+						  .drop = seen_drop, .phase = seen_phase,
+						  .sock_owner = seen_sock_owner };
 	struct session *s = ctx;
 
 	/* 1: a record that names an interface, counted; else (a damaged one too) by its kind */
-	if (capture__visit(&v, s, h) != 1) {
+	int seen = capture__visit(&v, s, h);
+
+	if (seen == -ENOMEM)
+		return -ENOMEM;
+	if (seen != 1) {
 		if (h->type < CAPTURE_REC_TYPES && ((SESS_PHASE_RECS >> h->type) & 1))
 			s->st.phases++;
 		else

@@ -28,6 +28,7 @@
 #include "probes/netprobe.h"
 #include "probes/phaseprobe.h"
 #include "probes/privs.h"
+#include "probes/schedwait.h"
 #include "userspace/capture/capture.h"
 #include "userspace/record/hostclock.h"
 #include "userspace/record/session.h"
@@ -286,6 +287,11 @@ int session__run(struct session *s)
 	int cfd = s->smp ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
 	bool batched = session_opts__wake_bytes(s->o) > 0;
 	int dfd = batched ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
+	int wfd = s->sw ? timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK) : -1;
+	struct itimerspec wits = {
+		.it_interval = { 0, FT_SCHED_PERIOD_MS * 1000000L },
+		.it_value = { 0, FT_SCHED_PERIOD_MS * 1000000L },
+	};
 	struct itimerspec its = { .it_interval = { 1, 0 }, .it_value = { 1, 0 } };
 	long drain_ns = (long)netprobe__profile_drain_ms(s->o->profile) * 1000000L;
 	struct itimerspec dits = { .it_interval = { 0, drain_ns }, .it_value = { 0, drain_ns } };
@@ -305,6 +311,7 @@ int session__run(struct session *s)
 	    add_own(s, tfd, EV_TICK) || (s->pp && add_own(s, pfd, EV_PHASE)) ||
 	    (s->smp && add_own(s, cfd, EV_CTR)) || add_own(s, s->sfd, EV_SIG) ||
 	    (batched && (dfd < 0 || timerfd_settime(dfd, 0, &dits, NULL) || add_own(s, dfd, EV_DRAIN))) ||
+	    (s->sw && (wfd < 0 || timerfd_settime(wfd, 0, &wits, NULL) || add_own(s, wfd, EV_SCHED))) ||
 	    add_own(s, netprobe__epoll_fd(s->np), EV_NET) ||
 	    (s->pp && add_own(s, phaseprobe__epoll_fd(s->pp), EV_PP))) {
 		ret = errno ? -errno : -EINVAL;
@@ -364,6 +371,11 @@ int session__run(struct session *s)
 			case EV_SIG:
 				on_signal(s);
 				break;
+			case EV_SCHED:
+				/* a failed write stops the loop (write_failed) */
+				if (read(wfd, &exp, sizeof(exp)) > 0)
+					(void)schedwait__sample(s->sw, mono_ns(), sess_append_cb, s);
+				break;
 			case EV_DRAIN: /* drained below; the read clears the expiry */
 				(void)!read(dfd, &exp, sizeof(exp));
 				break;
@@ -393,6 +405,8 @@ out:
 		close(cfd);
 	if (dfd >= 0)
 		close(dfd);
+	if (wfd >= 0)
+		close(wfd);
 	return ret;
 }
 

@@ -44,7 +44,7 @@ struct watch {
 };
 
 /* epoll data of the session's own descriptors (watches use their index) */
-enum { EV_TICK = MAX_WATCH, EV_PHASE, EV_CTR, EV_SIG, EV_NET, EV_PP, EV_DRAIN };
+enum { EV_TICK = MAX_WATCH, EV_PHASE, EV_CTR, EV_SIG, EV_NET, EV_PP, EV_DRAIN, EV_SCHED };
 
 struct session {
 	const struct session_opts *o;
@@ -67,6 +67,7 @@ struct session {
 	bool post_broken;             /* attaching or detaching them failed: not tried again */
 	struct phaseprobe *pp;        /* NULL: phase probes off or unavailable */
 	struct sampler *smp;          /* NULL: counter sampling off */
+	struct schedwait *sw;         /* the ranks' run-queue wait; NULL: no phase probes */
 	struct sess_config *cfg;      /* the configuration records (session_config.c); NULL: none */
 	struct ft_drop_reason *reasons; /* the kernel's drop reason names, read before the rings exist */
 	size_t nreasons;

@@ -29,6 +29,7 @@
 #include "probes/phaseprobe.h"
 #include "probes/privs.h"
 #include "probes/recursion_misses.h"
+#include "probes/schedwait.h"
 #include "userspace/capture/capture.h"
 #include "userspace/record/hostclock.h"
 #include "userspace/record/session.h"
@@ -336,8 +337,10 @@ static int open_phases(struct session *s, const struct netprobe_opts *po)
 	ppo.nlibs = libs[0] ? 1 : 0;
 	ret = phaseprobe__open(&s->pp, &ppo, sess_on_record, s, err, sizeof(err));
 
-	if (!ret)
-		return 0;
+	if (!ret) {
+		s->sw = schedwait__new();
+		return s->sw ? 0 : -1;
+	}
 	s->pp = NULL;
 	if (ret == -EINVAL || o->npids || o->nspecs) {
 		ft_err("%s: %s", o->cmd_name, err);

@@ -34,6 +34,9 @@ void report_budget__instance_json(struct json *j, const struct model *m, const s
 	json_kv_u64(j, "total_ns", b->total_ns);
 	json_kv_u64(j, "waiting_ns", b->waiting_ns);
 	j_rank(j, c, "waiting_rank", b->waiting_rank);
+	json_kv_u64(j, "stalled_ns", b->stalled_ns);
+	json_kv_u64(j, "held_ns", b->held_ns);
+	j_rank(j, c, "held_rank", b->held_rank);
 	json_kv_u64(j, "carried_ns", b->carried_ns);
 	json_kv_u64(j, "carried_network_ns", b->carried_network_ns);
 	if (b->carried_from != CORR_NONE)

@@ -243,7 +243,7 @@ static const char *cause_of(const struct corr *c, const struct corr_instance *in
 const char *headline__place(const struct corr *c, const struct corr_instance *in, char *buf, size_t len)
 {
 	if (in->verdict != CORR_NETWORK)
-		return corr__rank_label(c, in->straggler, buf, len);
+		return corr__rank_label(c, corr__blamed_rank(in), buf, len);
 	if (!corr__culprit_label(c->m, &in->ev, buf, len)[0])
 		snprintf(buf, len, "the ranks' flows or adapters");
 	return buf;
@@ -278,9 +278,9 @@ static void worst_of(const struct model *m, const struct corr *c, size_t i, stru
 		snprintf(w->link, sizeof(w->link), "%s", m->ifaces[in->ev.link].label);
 	if (in->verdict == CORR_NETWORK && in->ev.qdisc != CORR_NONE)
 		corr__qdisc_label(m, in->ev.qdisc, w->queue, sizeof(w->queue));
-	if (in->straggler != CORR_NONE && in->straggler < c->nranks && in->verdict != CORR_NETWORK) {
+	if (corr__blamed_rank(in) < c->nranks && in->verdict != CORR_NETWORK) {
 		w->have_rank = true;
-		w->straggler_rank = c->ranks[in->straggler].rank;
+		w->straggler_rank = c->ranks[corr__blamed_rank(in)].rank;
 	}
 	cause_of(c, in, w->cause, sizeof(w->cause));
 	headline__instance(m, c, in, w->line, sizeof(w->line));

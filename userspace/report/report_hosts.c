@@ -82,6 +82,8 @@ static void judge(struct hosts *hs, const struct corr *c)
 		if (in->verdict != CORR_RANK || in->straggler == CORR_NONE || in->straggler >= c->nranks)
 			continue;
 		hs->rank_bound++;
+		if (in->budget.stalled_ns * 2 > in->budget.waiting_ns)
+			continue; /* held without a CPU, as its own host measured: no clock in it */
 		sh = host_of(hs, c->ranks[in->straggler].netns);
 		unk = !bounded(sh);
 		for (size_t k = 0; k < hs->n; k++) {
