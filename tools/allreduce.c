@@ -167,13 +167,14 @@ static void usage(FILE *f)
 		"  --delay-from N    the --delay sleeps start at timed iteration N (default: from\n"
 		"                    the first, warmup included): a job that turns slow mid-run\n"
 		"  --starve RANK:MS  RANK gets no CPU for MS ms (1..60000) inside its collective\n"
-		"                    of every timed iteration: runnable, not running.  RANK runs\n"
-		"                    at nice 19, pinned to the CPU it starts on; before each such\n"
-		"                    collective it forks a spinner pinned to that CPU at nice -20\n"
-		"                    (root or CAP_SYS_NICE), which spins MS ms once RANK is inside\n"
-		"                    (checked every ms; none if the collective ended before).\n"
-		"                    The other ranks on RANK's machine are pinned off that CPU\n"
-		"                    (if they have another).  Adds one MPI_Bcast before the loop\n"
+		"                    of every timed iteration: runnable, not running.  RANK is\n"
+		"                    pinned to the CPU it starts on; before each such collective\n"
+		"                    it takes nice 19 and forks a spinner pinned to that CPU at\n"
+		"                    nice -20 (root or CAP_SYS_NICE), which spins MS ms once RANK\n"
+		"                    is inside (checked every ms; none if the collective ended\n"
+		"                    before); RANK's nice is restored after it.  The other ranks\n"
+		"                    on RANK's machine are pinned off that CPU (if they have\n"
+		"                    another).  Adds one MPI_Bcast before the loop\n"
 		"  --starve-every N  starve only every Nth timed iteration (N-1, 2N-1, ... counted\n"
 		"                    from 0; default 1: every one)\n"
 		"  --compute USEC    every rank sleeps USEC us before each collective (idle gaps\n"
@@ -431,11 +432,17 @@ static void finish(int status, int finalize)
 /*
  * --starve RANK:MS: RANK is runnable but not running, inside its collective,
  * for MS ms.  RANK's main thread (the one that polls in MPI) is pinned to the
- * CPU it is on and runs at nice 19 from the start.  Before each starved
- * collective it forks a spinner that pins itself to the same CPU, takes nice
- * -20 (a weight ~6000 times RANK's), waits until RANK is inside the
- * collective (g_inside, checked every ms) and spins on CLOCK_MONOTONIC (the
- * vDSO: no syscall) for MS ms; RANK reaps it after the collective.  The other
+ * CPU it is on.  Before each starved collective it takes nice 19 and forks a
+ * spinner that pins itself to the same CPU, takes nice -20 (a weight ~6000
+ * times RANK's), waits until RANK is inside the collective (g_inside, checked
+ * every ms) and spins on CLOCK_MONOTONIC (the vDSO: no syscall) for MS ms;
+ * RANK reaps it after the collective and goes back to its own nice.
+ *
+ * Nice 19 only then, not for the whole run: with autogroups (each rank is
+ * its own session under Hydra) a task's nice also scales its group's weight
+ * on its CPU, through its load, so a rank at nice 19 throughout lost its CPU
+ * to other sessions' work for 50-120 ms at a time in MPI start-up and the
+ * warmup (measured beside a busy loop and a parallel build).  The other
  * ranks on the same machine (same boot_id: the lab's namespaces share one
  * kernel) are pinned off that CPU, every thread of theirs, so that only RANK
  * is starved.  On a 1-CPU machine they cannot be, and say so.
@@ -444,6 +451,8 @@ enum { SPIN_DONE = 0, SPIN_MISSED = 1, SPIN_E_AFFINITY = 2, SPIN_E_NICE = 3 };
 
 /* 0: the rank is before its collective, 1: inside, 2: after; shared with the spinner */
 static _Atomic int *g_inside;
+/* the starved rank's own nice, restored after each starved collective */
+static int g_nice;
 
 /* What the starved rank tells the others before the loop (one MPI_Bcast). */
 struct starve_info {
@@ -464,6 +473,17 @@ static void machine_id(char *buf, size_t len)
 	}
 	if (!buf[0] && gethostname(buf, len - 1))
 		buf[0] = '\0';
+}
+
+/* The spinner's nice -20, and the way back from 19 to this rank's own nice
+ * (g_nice), tried before the loop so that they fail now and not mid-run. */
+static int nice_check(void)
+{
+	errno = 0;
+	g_nice = getpriority(PRIO_PROCESS, 0);
+	if (errno)
+		return -1;
+	return setpriority(PRIO_PROCESS, 0, -20) || setpriority(PRIO_PROCESS, 0, g_nice) ? -1 : 0;
 }
 
 /* Pin every thread of this process (MPI_Init's too) to *mask; -1 if the calling one failed. */
@@ -509,8 +529,7 @@ static int starve_setup(struct opts *o)
 			fprintf(stderr, "allreduce: rank %d: --starve: cannot pin to CPU %d: %s\n", g_rank, si.cpu,
 				strerror(errno));
 			si.err = 1;
-		} else if (setpriority(PRIO_PROCESS, 0, -20) || setpriority(PRIO_PROCESS, 0, 19)) {
-			/* the spinner's -20 tried here first, so that it fails now and not mid-run */
+		} else if (nice_check()) {
 			fprintf(stderr,
 				"allreduce: rank %d: --starve: cannot set nice -20 (%s); run as root or with "
 				"CAP_SYS_NICE\n",
@@ -530,7 +549,7 @@ static int starve_setup(struct opts *o)
 		cpu_set_t mask;
 
 		machine_id(me, sizeof(me));
-		if (strcmp(me, si.machine) || sched_getaffinity(0, sizeof(mask), &mask) || !CPU_ISSET(si.cpu, &mask))
+		if (strcmp(me, si.machine) != 0 || sched_getaffinity(0, sizeof(mask), &mask) || !CPU_ISSET(si.cpu, &mask))
 			return 0; /* another machine, or already off that CPU */
 		if (CPU_COUNT(&mask) < 2) {
 			fprintf(stderr, "allreduce: rank %d: --starve: CPU %d is the only one this rank may use; it "
@@ -581,12 +600,14 @@ static void spinner(int cpu, long ms, pid_t parent)
 	_exit(SPIN_DONE);
 }
 
-/* Right before a starved collective: fork the spinner (its pid, or -1). */
+/* Right before a starved collective: nice 19, fork the spinner (its pid, or -1). */
 static pid_t starve_begin(const struct opts *o)
 {
 	pid_t parent = getpid(), pid;
 
 	atomic_store(g_inside, 0);
+	if (setpriority(PRIO_PROCESS, 0, 19))
+		return -1;
 	pid = fork();
 	if (pid == 0)
 		spinner(o->starve_cpu, o->starve_ms, parent);
@@ -604,6 +625,11 @@ static int starve_end(pid_t pid, long seq)
 			fprintf(stderr, "allreduce: rank %d: --starve: waitpid: %s\n", g_rank, strerror(errno));
 			return -1;
 		}
+	if (setpriority(PRIO_PROCESS, 0, g_nice)) {
+		fprintf(stderr, "allreduce: rank %d: --starve: cannot go back to nice %d: %s\n", g_rank, g_nice,
+			strerror(errno));
+		return -1;
+	}
 	if (WIFEXITED(st) && WEXITSTATUS(st) == SPIN_DONE)
 		return 1;
 	if (WIFEXITED(st) && WEXITSTATUS(st) == SPIN_MISSED) {
@@ -975,7 +1001,8 @@ int main(int argc, char **argv)
 		if (g_rank == o.starve_rank && it >= 0 && (it + 1) % o.starve_every == 0) {
 			spin = starve_begin(&o);
 			if (spin < 0) {
-				fprintf(stderr, "allreduce: rank %d: --starve: fork: %s\n", g_rank, strerror(errno));
+				fprintf(stderr, "allreduce: rank %d: --starve: nice 19 or fork: %s\n", g_rank,
+					strerror(errno));
 				MPIC(MPI_Abort, MPI_COMM_WORLD, EXIT_USAGE);
 				finish(EXIT_USAGE, 0);
 			}

@@ -2,7 +2,7 @@
 # A rank that is runnable but gets no CPU inside its collectives (docs/verdicts.md,
 # "No CPU"), with real MPICH: 3 lab hosts on a clean bridge, rank 1 starved for
 # 300 ms inside every third of 12 all-reduces of 2 MiB (tools/allreduce
-# --starve: a nice -20 spinner on its CPU, it at nice 19, both pinned; it
+# --starve: a nice -20 spinner on its CPU, it at nice 19 meanwhile, both pinned; it
 # entered on time, so no entry lateness names it).  Recorded from the start,
 # and once per host (--netns, system-wide phase probes) with the captures
 # given other clocks by tools/capshift and merged (pids and namespaces

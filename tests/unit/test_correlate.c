@@ -1082,14 +1082,16 @@ static void test_rank_bound(void **state)
 /*
  * Every rank enters on time, and in allreduce 4 rank 1 gets no CPU for 300
  * ms after it entered (runnable, waiting in a run queue: the sampled
- * schedstat intervals of FT_REC_SCHED_WAIT), while two RTO retransmits of
+ * schedstat intervals of FT_REC_SCHED_WAIT), while two fast retransmits of
  * another rank's flow fall in that transfer.  The held time is rank 1's,
  * measured, before the retransmits' estimates are weighed: rank-bound on
  * rank 1, with `no_cpu`, not unknown (the collective is 300 ms over a usual
- * of 2 ms).  Intervals with half of each waited (a CPU shared fairly,
+ * of 2 ms).  With an RTO as well (RTO: its estimate a material share of the
+ * excess) the hold overlapped a transfer the network drew out: the network
+ * keeps the excess, the hold stays evidence (no_cpu, held_ns).  Intervals with half of each waited (a CPU shared fairly,
  * FAIR) hold nothing: the verdict is what the rest says (not rank).
  */
-static void held_case(bool fair, struct corr **cp, struct model **mp)
+static void held_case(bool fair, bool rto, struct corr **cp, struct model **mp)
 {
 	struct model *m = mk();
 	struct ft_flow f = rec_flow(1, 41000, 7000, NS1);
@@ -1113,8 +1115,10 @@ static void held_case(bool fair, struct corr **cp, struct model **mp)
 					       10 * MS);
 		else /* held 1 ms .. 301 ms after its entry: credited when it ran again */
 			rec_sched_wait(m, 701, NS2, t + 290 * MS, t + 301 * MS, 300 * MS, 0);
-		rec_retrans(m, f, t + 150 * MS, FT_RTX_RTO);
-		rec_retrans(m, f, t + 200 * MS, FT_RTX_RTO);
+		rec_retrans(m, f, t + 150 * MS, FT_RTX_FAST);
+		rec_retrans(m, f, t + 200 * MS, FT_RTX_FAST);
+		if (rto) /* material network evidence: the network keeps the excess */
+			rec_retrans(m, f, t + 250 * MS, FT_RTX_RTO);
 	}
 	rec_end(m, S0 + 3000 * MS);
 	*mp = m;
@@ -1128,7 +1132,7 @@ static void test_held_rank(void **state)
 	char buf[1024];
 
 	(void)state;
-	held_case(false, &c, &m);
+	held_case(false, false, &c, &m);
 	assert_int_equal(c->ninstances, 6);
 	for (size_t i = 0; i < c->ninstances; i++) {
 		const struct corr_instance *in = &c->instances[i];
@@ -1157,8 +1161,24 @@ static void test_held_rank(void **state)
 	corr__free(c);
 	model__free(m);
 
+	/* material network items beside the hold: the network's, the hold shown */
+	held_case(false, true, &c, &m);
+	for (size_t i = 0; i < c->ninstances; i++) {
+		const struct corr_instance *in = &c->instances[i];
+
+		if (in->seq != 4)
+			continue;
+		assert_int_equal(in->budget.held_ns, 300 * MS);
+		assert_int_equal(in->budget.stalled_ns, 0);
+		assert_true(in->why & CORR_WHY_NO_CPU);
+		assert_int_not_equal(in->verdict, CORR_RANK);
+	}
+	assert_budgets_sum(c);
+	corr__free(c);
+	model__free(m);
+
 	/* a fairly shared CPU holds nothing: the verdict is the rest's */
-	held_case(true, &c, &m);
+	held_case(true, false, &c, &m);
 	for (size_t i = 0; i < c->ninstances; i++) {
 		const struct corr_instance *in = &c->instances[i];
 

@@ -53,7 +53,11 @@ static uint64_t line_rate_time(const struct corr *c, const struct corr_instance 
 	return t < 9.2e18 ? (uint64_t)t : UINT64_MAX;
 }
 
-/* The rank held longest by the scheduler in IN's transfer window, into B's held_*. */
+/*
+ * The rank held longest by the scheduler in IN's transfer window, into B's
+ * held_*: more than a sampling interval of it (a hold's end is placed within
+ * one interval, so less can be a hold of the collective before or after).
+ */
 static void instance_held(const struct corr *c, const struct corr_instance *in, struct corr_budget *b)
 {
 	b->held_rank = CORR_NONE;
@@ -64,7 +68,7 @@ static void instance_held(const struct corr *c, const struct corr_instance *in, 
 		const struct corr_call *call = &c->calls[c->members[in->first_member + k]];
 		uint64_t held = model__sched_held(c->m, call->netns, call->pid, in->last_entry, in->last_exit);
 
-		if (held > b->held_ns) {
+		if (held > (uint64_t)FT_SCHED_PERIOD_MS * 1000000 && held > b->held_ns) {
 			b->held_ns = held;
 			b->held_rank = call->rank;
 		}
@@ -208,13 +212,18 @@ void corr_budget_shares(struct corr *c, size_t i)
 	if (b->typical_ns < b->expected_ns)
 		b->typical_ns = b->expected_ns;
 	/*
-	 * A rank the scheduler held (runnable, no CPU) sent nothing meanwhile,
-	 * whatever the network did: that time is its, measured, and comes
-	 * before the items, which are estimates.  The rest of the excess is
-	 * the items' to weigh: lower bounds, at a material share of it they
+	 * A rank the scheduler held (runnable, no CPU) sent nothing meanwhile:
+	 * where the network's items are not a material share of the excess,
+	 * that time is its, measured, and comes before the items, which are
+	 * estimates.  Where they are, the hold overlapped a congested transfer
+	 * that would have taken that time anyway: the network keeps the excess
+	 * (the hold stays evidence: held_ns, no_cpu).  The rest of the excess
+	 * is the items' to weigh: lower bounds, at a material share of it they
 	 * own it all.
 	 */
-	b->stalled_ns = b->held_ns < b->excess_ns ? b->held_ns : b->excess_ns;
+	b->stalled_ns = 0;
+	if (b->held_ns && !(b->items_ns && (double)b->items_ns >= c->opts.th.explains * (double)b->excess_ns))
+		b->stalled_ns = b->held_ns < b->excess_ns ? b->held_ns : b->excess_ns;
 	rest = b->excess_ns - b->stalled_ns;
 	items = b->items_ns < rest ? b->items_ns : rest;
 	if (b->items_ns && (double)b->items_ns >= c->opts.th.explains * (double)rest)

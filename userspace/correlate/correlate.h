@@ -145,7 +145,7 @@ enum corr_why {
 	CORR_WHY_CNP       = 1 << 8, /* a congestion-counter spike (CNPs, ECN marks, xmit wait) */
 	CORR_WHY_PAUSE     = 1 << 9, /* a pause/PFC counter spike */
 	CORR_WHY_RDMA_LOSS = 1 << 10, /* a retransmission or discard counter spike */
-	CORR_WHY_NO_CPU    = 1 << 11, /* a rank runnable without a CPU inside the transfer (stalled_ns) */
+	CORR_WHY_NO_CPU    = 1 << 11, /* a rank runnable without a CPU inside the transfer (held_ns) */
 };
 #define CORR_NWHY 12
 
@@ -200,6 +200,7 @@ struct corr_verdict_in {
 	uint64_t transfer_ns;      /* the transfer once all had arrived */
 	uint64_t items_ns;         /* the network's items' estimates, before they are weighed against the excess */
 	uint64_t stalled_ns;       /* of waiting: a rank held by the scheduler inside the transfer */
+	uint64_t held_ns;          /* how long that rank was held there, a share or not */
 };
 
 /*

@@ -80,10 +80,11 @@ static bool why_straggler(const struct corr_thresholds *t, const struct corr_ver
 	       (double)in->skew_ns >= t->skew_frac * (double)in->span_ns;
 }
 
-/* A rank the scheduler held inside the transfer for a material time (a share of waiting). */
+/* A rank the scheduler held inside the transfer for a material time (a share of waiting, or
+ * beside the network's material items). */
 static bool why_no_cpu(const struct corr_thresholds *t, const struct corr_verdict_in *in)
 {
-	return in->stalled_ns > 0 && in->stalled_ns >= t->skew_min_ns;
+	return in->held_ns > 0 && in->held_ns >= t->skew_min_ns;
 }
 
 /* The unexplained share beyond the group's usual spread (the typical transfer over the expected). */

@@ -49,6 +49,7 @@ static void verdict_in(const struct corr_instance *in, struct corr_verdict_in *v
 	vi->items_ns = b->items_ns;
 	vi->waiting_ns = b->waiting_ns;
 	vi->stalled_ns = b->stalled_ns;
+	vi->held_ns = b->held_ns;
 	vi->network_ns = b->network_ns;
 	vi->unexplained_ns = b->unexplained_ns;
 }

@@ -498,8 +498,8 @@ bool model__probe_span(const struct model *m, size_t k, struct model_span *out);
  * When a sampled interval says a process was held by the scheduler: one of
  * its followed threads waited, in one interval's credit, longer than the
  * interval and at least MODEL_HELD_MIN_NS (the kernel credits a wait when
- * it ends), so it was runnable and not running from end_ns - max_wait_ns
- * to about end_ns.  A rank that shares its CPUs fairly runs a part of
+ * it ends), so it was runnable and not running for max_wait_ns up to
+ * end_ns less the interval's CPU time (it ran after the wait ended).  A rank that shares its CPUs fairly runs a part of
  * every few milliseconds (4 busy-polling ranks and a recorder on 2 CPUs
  * waited up to about 35 ms at a time); one that the scheduler keeps off
  * them does not, and nothing it sends moves meanwhile.  False: no such

@@ -43,8 +43,10 @@ bool model__sched_interval_held(const struct ft_sched_wait *r, uint64_t *from, u
 {
 	if (r->end_ns <= r->start_ns || r->max_wait_ns <= r->end_ns - r->start_ns || r->max_wait_ns < MODEL_HELD_MIN_NS)
 		return false;
-	*to = r->end_ns;
-	*from = r->end_ns > r->max_wait_ns ? r->end_ns - r->max_wait_ns : 0;
+	/* the wait ended before the CPU time the interval also holds (at the
+	 * latest: a thread that ran on after it, or the others' time) */
+	*to = r->end_ns - (r->cpu_ns < r->end_ns - r->start_ns ? r->cpu_ns : r->end_ns - r->start_ns);
+	*from = *to > r->max_wait_ns ? *to - r->max_wait_ns : 0;
 	return true;
 }
 
