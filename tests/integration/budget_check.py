@@ -311,11 +311,21 @@ def starved(name, pairs, rank, starve_ms):
 
 
 def network(name, pairs, link):
-    """>= 95 % of the workload's collectives network-bound naming LINK."""
+    """>= 95 % of the workload's collectives network-bound naming LINK; no
+    rank blamed but one the capture shows held without a CPU inside the
+    collective (no_cpu, a stalled share: on this 2-CPU VM with several
+    recorders a rank can wait 0.4 s and more for a CPU, docs/known-issues.md;
+    those came out unknown before the run-queue samples, and count against
+    the 95 % as they did)."""
     t, n = verdict_line(name, pairs, link=link), len(pairs)
     check(n > 0 and t["network_named"] >= NETWORK_SHARE * n,
           f"{name}: {t['network_named']} of the workload's {n} collectives network-bound naming {link} (>= 95 %)")
-    check(t["rank"] == 0, f"{name}: no rank blamed ({t['rank']})")
+    held = [(c["seq"], c["budget"]["held_rank"], round(c["budget"]["stalled_ns"] / 1e6)) for _, c in pairs
+            if c and c["verdict"] == "rank" and "no_cpu" in (c.get("why") or []) and c["budget"]["stalled_ns"] > 0]
+    if held:
+        print(f"     {name}: held without a CPU (seq, rank, ms): {held}")
+    check(t["rank"] == len(held), f"{name}: no rank blamed but ranks held without a CPU ({t['rank']}, "
+          f"{len(held)} held)")
     return t
 
 
