@@ -4,10 +4,11 @@
  * and sojourn time, kfree_skb drops, ECN CE on receive (ecn.bpf.h).
  *
  * Traffic is aggregated in per-CPU maps and a bin goes to the ring buffer
- * only when the next packet on the same CPU falls into a later bin, so the
- * event rate is bounded by min(packet rate, 1/bin) per CPU and interface.
- * Bins still open when recording stops are flushed by userspace after the
- * links are detached (probes/netprobe_flush.c).
+ * when the next packet on the same CPU falls into a later bin, or from that
+ * CPU's timer once its traffic stopped (stage_timers), so the event rate is
+ * bounded by min(packet rate, 1/bin) per CPU and interface.  Bins still
+ * open when recording stops are flushed by userspace after the links are
+ * detached (probes/netprobe_flush.c).
  *
  * Each hook exists as tp_btf (preferred) and raw_tp (fallback); userspace
  * disables the variant it does not use before load.  The interface bins
@@ -132,7 +133,91 @@ struct {
 	__type(value, struct qdisc_stage);
 } qdisc_stage SEC(".maps");
 
-static __always_inline void emit_iface_bin(__u32 netns, __u32 ifindex, __u32 dir,
+/*
+ * Per-CPU timers that write out what a CPU still holds once its traffic
+ * stops: without them a closed bin waited in its stage, and the open bin
+ * in its accumulator, for that CPU's next packet or for the stop (a flight
+ * recorder's later segment then reached back to them).  A timer is armed
+ * when its CPU starts to hold something (a bin opened after an idle
+ * spell, a stage's first bin) and fires there FT_STAGE_MAX_NS later
+ * (stage_timer_fire()); it closes the open bins whose time is over, writes
+ * out every stage and is armed again while a bin is still open.  So while
+ * a CPU holds anything, its timer is armed, and the packet path looks at
+ * it only at those two moments (under load, once per FT_BATCH closed bins).
+ * It runs in softirq context on that CPU, where the packet programs that
+ * write the bins and stages run with bottom halves disabled: neither
+ * interrupts the other.  The recorder holds the timers (stage_hold) before
+ * it reads the stages itself.  tp_btf and tcx programs arm them; raw_tp
+ * programs may not use a timer, and leave the bins as before.
+ */
+const volatile __u32 targ_n_slots = 0;
+const volatile __u32 targ_slot_ifs[FT_IF_SLOTS * 2]; /* slot s: netns, ifindex */
+
+enum { STAGE_RUN, STAGE_PAUSE, STAGE_STOP };
+volatile __u32 stage_hold = STAGE_RUN; /* written by the recorder */
+volatile __s32 stage_timer_err;         /* the first error arming a timer (0: none) */
+
+enum { TIMER_NONE, TIMER_IDLE, TIMER_ARMED, TIMER_BROKEN };
+struct stage_timer {
+	struct bpf_timer t;
+	__u32 state;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* one per possible CPU: set by the recorder */
+	__type(key, __u32);
+	__type(value, struct stage_timer);
+} stage_timers SEC(".maps");
+
+#define BPF_F_TIMER_CPU_PIN_ (1ULL << 1) /* kernel 6.7+; the uapi enum may be older here */
+#define CLOCK_MONOTONIC_ 1
+#define EBUSY_ 16
+
+static int stage_timer_fire(void *map, __u32 *key, struct stage_timer *t);
+
+/* (Re)start T, pinned to its CPU; false (and T broken, the error kept) when
+ * the kernel refuses. */
+static __always_inline bool stage_timer_start(struct stage_timer *t)
+{
+	long err = bpf_timer_start(&t->t, FT_STAGE_MAX_NS, BPF_F_TIMER_CPU_PIN_);
+
+	if (!err) {
+		t->state = TIMER_ARMED;
+		return true;
+	}
+	if (!stage_timer_err)
+		stage_timer_err = (__s32)err;
+	t->state = TIMER_BROKEN; /* an older kernel: no pinned timers, bins wait as before */
+	return false;
+}
+
+/* A bin opened on this CPU: its timer armed, unless it is already. */
+static __always_inline void stage_timer_arm(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct stage_timer *t = bpf_map_lookup_elem(&stage_timers, &cpu);
+
+	if (!t || t->state >= TIMER_ARMED)
+		return;
+	if (t->state == TIMER_NONE) {
+		long err = bpf_timer_init(&t->t, &stage_timers, CLOCK_MONOTONIC_);
+
+		if (!err || err == -EBUSY_)
+			err = bpf_timer_set_callback(&t->t, stage_timer_fire);
+		if (err) {
+			if (!stage_timer_err)
+				stage_timer_err = (__s32)err;
+			t->state = TIMER_BROKEN;
+			return;
+		}
+	}
+	stage_timer_start(t);
+}
+
+/* Stage the closed bin A; whether it is its stage's first (the stage was empty). */
+static __always_inline bool emit_iface_bin(__u32 netns, __u32 ifindex, __u32 dir,
 					   const struct bin_acc *a, __u64 now)
 {
 	__u32 k = dir;
@@ -141,7 +226,7 @@ static __always_inline void emit_iface_bin(__u32 netns, __u32 ifindex, __u32 dir
 	__u32 n;
 
 	if (!st)
-		return;
+		return false;
 	n = st->n;
 	if (n >= FT_BATCH) /* cannot happen: written out when full */
 		n = st->n = 0;
@@ -162,6 +247,7 @@ static __always_inline void emit_iface_bin(__u32 netns, __u32 ifindex, __u32 dir
 	st->n = ++n;
 	if (stage_due(n, st->first_ns, now))
 		st->n = stage_flush(&st->hdr, n, sizeof(*r), sizeof(st->hdr) + sizeof(st->b), r->hdr.cpu);
+	return n == 1;
 }
 
 /* The open bin of (interface, direction) on this CPU; NULL when the map is full.
@@ -186,7 +272,8 @@ static __always_inline struct bin_acc *bin_get(__u32 slot1, __u32 netns, __u32 i
 	return a;
 }
 
-static __always_inline void bin_add(__u32 slot1, __u32 netns, __u32 ifindex, __u32 dir,
+/* BTF: from a program that may arm a timer (tp_btf, tcx; not raw_tp). */
+static __always_inline void bin_add(bool btf, __u32 slot1, __u32 netns, __u32 ifindex, __u32 dir,
 				    __u64 now, __u64 bytes, __u32 pkts, __u32 ce)
 {
 	struct bin_acc *a = bin_get(slot1, netns, ifindex, dir);
@@ -196,8 +283,12 @@ static __always_inline void bin_add(__u32 slot1, __u32 netns, __u32 ifindex, __u
 		return;
 	}
 	if (bin_over(a->start_ns, now, targ_bin_ns)) {
-		if (a->pkts)
-			emit_iface_bin(netns, ifindex, dir, a, now);
+		/* the CPU starts to hold something (a bin after an idle spell, a
+		 * stage's first bin): its timer armed; otherwise it already is */
+		bool first = a->pkts ? emit_iface_bin(netns, ifindex, dir, a, now) : true;
+
+		if (btf && first)
+			stage_timer_arm();
 		a->start_ns = bin_start(now, targ_bin_ns);
 		a->bytes = 0;
 		a->pkts = 0;
@@ -219,7 +310,7 @@ static __always_inline void handle_xmit(bool btf, const struct sk_buff *skb,
 	slot1 = iface_pick(netns, ifindex);
 	if (!slot1)
 		return;
-	bin_add(slot1, netns, ifindex, FT_DIR_TX, bpf_ktime_get_ns(), KREAD(btf, skb, len), 1, 0);
+	bin_add(btf, slot1, netns, ifindex, FT_DIR_TX, bpf_ktime_get_ns(), KREAD(btf, skb, len), 1, 0);
 }
 
 SEC("tp_btf/net_dev_start_xmit")
@@ -340,11 +431,11 @@ int iface_tx_tcx(struct __sk_buff *ctx)
 
 		if (ctx->gso_size)
 			skb_as_sent(true, skb->dev->features, skb, ctx->len, &bytes, &pkts);
-		bin_add(slot1, netns, ctx->ifindex, FT_DIR_TX, bpf_ktime_get_ns(), bytes, pkts, 0);
+		bin_add(true, slot1, netns, ctx->ifindex, FT_DIR_TX, bpf_ktime_get_ns(), bytes, pkts, 0);
 		return -1;
 	}
 	segs = ctx->gso_size && ctx->gso_segs ? ctx->gso_segs : 1;
-	bin_add(slot1, netns, ctx->ifindex, FT_DIR_TX, bpf_ktime_get_ns(), ctx->wire_len, segs, 0);
+	bin_add(true, slot1, netns, ctx->ifindex, FT_DIR_TX, bpf_ktime_get_ns(), ctx->wire_len, segs, 0);
 	return -1;
 }
 
@@ -421,7 +512,7 @@ static __always_inline void handle_receive(bool btf, const struct sk_buff *skb, 
 			ce_flow_add(&f, now);
 		}
 	}
-	bin_add(slot1, netns, ifindex, FT_DIR_RX, now, len, 1, ce);
+	bin_add(btf, slot1, netns, ifindex, FT_DIR_RX, now, len, 1, ce);
 }
 
 SEC("tp_btf/netif_receive_skb")
@@ -456,7 +547,8 @@ int iface_rx_tcx(struct __sk_buff *ctx)
 
 /* ---- qdiscs ---- */
 
-static __always_inline void emit_qdisc_bin(__u32 stage, __u32 netns, __u32 ifindex, __u32 handle,
+/* As emit_iface_bin(), for the queue bin A. */
+static __always_inline bool emit_qdisc_bin(__u32 stage, __u32 netns, __u32 ifindex, __u32 handle,
 					   const struct qdisc_acc *a, __u64 now)
 {
 	struct qdisc_stage *st = bpf_map_lookup_elem(&qdisc_stage, &stage);
@@ -464,7 +556,7 @@ static __always_inline void emit_qdisc_bin(__u32 stage, __u32 netns, __u32 ifind
 	__u32 n;
 
 	if (!st)
-		return;
+		return false;
 	n = st->n;
 	if (n >= FT_BATCH)
 		n = st->n = 0;
@@ -491,6 +583,19 @@ static __always_inline void emit_qdisc_bin(__u32 stage, __u32 netns, __u32 ifind
 	st->n = ++n;
 	if (stage_due(n, st->first_ns, now))
 		st->n = stage_flush(&st->hdr, n, sizeof(*r), sizeof(st->hdr) + sizeof(st->b), r->hdr.cpu);
+	return n == 1;
+}
+
+/* A queue bin's counts emptied (its qdisc's identity kept): the next packet opens a bin. */
+static __always_inline void qdisc_acc_clear(struct qdisc_acc *a)
+{
+	a->max_backlog = 0;
+	a->enq_bytes = 0;
+	a->sojourn_sum_ns = 0;
+	a->sojourn_max_ns = 0;
+	a->sojourn_cnt = 0;
+	a->max_qlen = 0;
+	a->enq_pkts = 0;
 }
 
 /* The qdisc's open bin on this CPU: a way of the interface's slot, else the
@@ -573,16 +678,13 @@ static __always_inline struct qdisc_acc *qdisc_bin(bool btf, __u32 stage, struct
 		return NULL;
 	}
 	if (bin_over(a->start_ns, now, targ_bin_ns)) {
-		if (a->enq_pkts || a->sojourn_cnt)
-			emit_qdisc_bin(stage, netns, ifindex, handle, a, now);
+		bool first = a->enq_pkts || a->sojourn_cnt ? emit_qdisc_bin(stage, netns, ifindex, handle, a, now)
+							   : true; /* as in bin_add() */
+
+		if (btf && first)
+			stage_timer_arm();
 		a->start_ns = bin_start(now, targ_bin_ns);
-		a->max_backlog = 0;
-		a->enq_bytes = 0;
-		a->sojourn_sum_ns = 0;
-		a->sojourn_max_ns = 0;
-		a->sojourn_cnt = 0;
-		a->max_qlen = 0;
-		a->enq_pkts = 0;
+		qdisc_acc_clear(a);
 	}
 	if (!a->kind[0]) {
 		if (btf)
@@ -711,7 +813,7 @@ static __always_inline void tx_leave(bool btf, const struct qdisc_where *w, int 
 		bytes += bytes / n * ((__u32)packets - n);
 		segs += (__u32)packets - n;
 	}
-	bin_add(w->slot1, w->netns, w->ifindex, FT_DIR_TX, now, bytes, segs, 0);
+	bin_add(btf, w->slot1, w->netns, w->ifindex, FT_DIR_TX, now, bytes, segs, 0);
 }
 
 static __always_inline void handle_dequeue(bool btf, struct Qdisc *q, const struct netdev_queue *txq,
@@ -757,6 +859,123 @@ int BPF_PROG(qdisc_deq_raw, struct Qdisc *q, const struct netdev_queue *txq, int
 	     struct sk_buff *skb)
 {
 	handle_dequeue(false, q, txq, packets, skb);
+	return 0;
+}
+
+/* ---- what a CPU holds when its traffic stops (stage_timers) ---- */
+
+/* The open interface bin A: closed if its time is over; whether it is still open. */
+static __always_inline bool close_iface_bin(struct bin_acc *a, __u32 netns, __u32 ifindex, __u32 dir,
+					    __u64 now)
+{
+	if (!a->pkts)
+		return false;
+	if (!bin_over(a->start_ns, now, targ_bin_ns))
+		return true;
+	emit_iface_bin(netns, ifindex, dir, a, now);
+	/* as bin_add() leaves it: its next packet opens the bin it falls in */
+	a->bytes = 0;
+	a->pkts = 0;
+	a->ce_pkts = 0;
+	return false;
+}
+
+/* The open queue bin A, as close_iface_bin(). */
+static __always_inline bool close_qdisc_bin(struct qdisc_acc *a, __u32 netns, __u32 ifindex, __u64 now)
+{
+	if (!a->kind[0] || !(a->enq_pkts || a->sojourn_cnt))
+		return false;
+	if (!bin_over(a->start_ns, now, targ_bin_ns))
+		return true;
+	emit_qdisc_bin(FT_STAGE_ENQ - 2, netns, ifindex, a->handle, a, now);
+	qdisc_acc_clear(a); /* as qdisc_bin() leaves it */
+	return false;
+}
+
+struct close_ctx {
+	__u64 now;
+	bool open; /* a bin still open: the timer fires again */
+};
+
+/* bpf_loop() over the chosen interfaces: slot S's open bins on this CPU. */
+static long close_slot(__u32 s, struct close_ctx *c)
+{
+	__u32 netns, ifindex, idx;
+
+	if (s >= FT_IF_SLOTS)
+		return 1;
+	barrier_var(s);
+	s &= FT_IF_SLOTS - 1; /* a bound the verifier sees (FT_IF_SLOTS: a power of two) */
+	netns = targ_slot_ifs[s * 2];
+	ifindex = targ_slot_ifs[s * 2 + 1];
+	for (__u32 dir = 0; dir < 2; dir++) {
+		struct bin_acc *a;
+
+		idx = s * 2 + dir;
+		a = bpf_map_lookup_elem(&slot_bins, &idx);
+		if (a && close_iface_bin(a, netns, ifindex, dir, c->now))
+			c->open = true;
+	}
+	for (__u32 w = 0; w < FT_QDISC_WAYS; w++) {
+		struct qdisc_acc *q;
+
+		idx = s * FT_QDISC_WAYS + w;
+		q = bpf_map_lookup_elem(&slot_qdisc, &idx);
+		if (q && close_qdisc_bin(q, netns, ifindex, c->now))
+			c->open = true;
+	}
+	return 0;
+}
+
+static long close_hashed_iface(struct bpf_map *map, struct bin_key *k, struct bin_acc *a, struct close_ctx *c)
+{
+	if (close_iface_bin(a, k->netns, k->ifindex, k->dir, c->now))
+		c->open = true;
+	return 0;
+}
+
+static long close_hashed_qdisc(struct bpf_map *map, struct qdisc_key *k, struct qdisc_acc *a,
+			       struct close_ctx *c)
+{
+	if (close_qdisc_bin(a, k->netns, k->ifindex, c->now))
+		c->open = true;
+	return 0;
+}
+
+/* This CPU's stages K written out, whatever their age. */
+static __always_inline void flush_stages_here(__u32 k, __u32 cpu)
+{
+	struct iface_stage *is = bpf_map_lookup_elem(&iface_stage, &k);
+	struct qdisc_stage *qs = bpf_map_lookup_elem(&qdisc_stage, &k);
+
+	if (is && is->n)
+		is->n = stage_flush(&is->hdr, is->n, sizeof(is->b[0]), sizeof(is->hdr) + sizeof(is->b), cpu);
+	if (qs && qs->n)
+		qs->n = stage_flush(&qs->hdr, qs->n, sizeof(qs->b[0]), sizeof(qs->hdr) + sizeof(qs->b), cpu);
+}
+
+static int stage_timer_fire(void *map, __u32 *key, struct stage_timer *t)
+{
+	struct close_ctx c = { .now = bpf_ktime_get_ns() };
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (stage_hold == STAGE_STOP || *key != cpu) {
+		t->state = TIMER_IDLE;
+		return 0;
+	}
+	if (stage_hold == STAGE_PAUSE) { /* the recorder reads the stages: later */
+		stage_timer_start(t);
+		return 0;
+	}
+	bpf_loop(targ_n_slots, close_slot, &c, 0);
+	bpf_for_each_map_elem(&iface_bins, close_hashed_iface, &c, 0);
+	bpf_for_each_map_elem(&qdisc_bins, close_hashed_qdisc, &c, 0);
+	flush_stages_here(0, cpu); /* unrolled: the verifier took a loop over the two for an endless one */
+	flush_stages_here(1, cpu);
+	if (c.open)
+		stage_timer_start(t);
+	else
+		t->state = TIMER_IDLE;
 	return 0;
 }
 

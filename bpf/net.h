@@ -78,8 +78,10 @@ static inline __u32 ft_if_bucket(__u32 netns, __u32 ifindex)
  * the bins, each a whole record with its own header), which the recorder
  * unpacks (probes/netprobe_lifecycle.c): the capture holds the bins alone.  A stage is
  * also written out when its first bin closed more than FT_STAGE_MAX_NS
- * before, and by the recorder at the stop; only its staged bins are copied.
- * A program never interrupts itself on a CPU, so each stage has one writer.
+ * before, by its CPU's timer (stage_timers in net.bpf.c: what a CPU holds
+ * once its traffic stops), and by the recorder at the stop; only its
+ * staged bins are copied.  A program never interrupts itself on a CPU, nor
+ * the timer a program, so each stage has one writer at a time.
  * 32 rather than 8: on a path where most packets close a bin, the ring
  * operations were about 30 ns per closed bin (docs/performance.md).
  */

@@ -139,6 +139,10 @@ const struct probe_status *netprobe__status(const struct netprobe *p);
 uint64_t netprobe__mask(const struct netprobe *p);
 /* The deferred probes that loaded (netprobe_opts.deferred less those no variant of works). */
 uint64_t netprobe__deferred(const struct netprobe *p);
+/* The error (-errno) with which the kernel refused the first timer that
+ * writes out a CPU's bins once its traffic stops; 0 if none (bpf/net.bpf.c,
+ * stage_timers: without them, those bins wait for its next packet). */
+int netprobe__timer_error(const struct netprobe *p);
 /*
  * Attach (ON) or detach the deferred probes.  Detaching hands on, through
  * the sample fn, what they left: the records in the rings, then the qdisc

@@ -7,6 +7,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -212,6 +216,24 @@ int netprobe__flush_bins(struct netprobe *p)
 	if (!ret)
 		ret = flush_slots(p);
 	return ret;
+}
+
+void netp_hold_timers(struct netprobe *p, enum netp_timers state)
+{
+	_Static_assert(NETP_TIMERS_PAUSE == 1 && NETP_TIMERS_STOP == 2, "net.bpf.c's STAGE_PAUSE, STAGE_STOP");
+	if (!p->net || !p->net->bss)
+		return;
+	p->net->bss->stage_hold = (__u32)state;
+	/*
+	 * A callback runs in softirq context, which an RCU grace period waits
+	 * for: once this returns, none still reads the old state.  Where the
+	 * kernel refuses (nohz_full CPUs), a pause far longer than a callback.
+	 */
+	if (state != NETP_TIMERS_RUN && syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) != 0) {
+		struct timespec pause = { 0, 5L * 1000 * 1000 };
+
+		nanosleep(&pause, NULL);
+	}
 }
 
 int netp_flush_qdisc(struct netprobe *p)

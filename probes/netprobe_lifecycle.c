@@ -135,6 +135,12 @@ static void set_filters(const struct netprobe *p, struct netp_obj *ob, const str
 		s->rodata->targ_netns = o->netns;
 		s->rodata->targ_filter_ifaces = o->n_ifaces > 0;
 		s->rodata->targ_wake_bytes = wake;
+		s->rodata->targ_n_slots = (__u32)p->n_slots;
+		for (size_t i = 0; i < (size_t)p->n_slots && i < FT_IF_SLOTS; i++) {
+			s->rodata->targ_slot_ifs[i * 2] = p->slots[i][0];
+			s->rodata->targ_slot_ifs[i * 2 + 1] = p->slots[i][1];
+		}
+		bpf_map__set_max_entries(s->maps.stage_timers, (__u32)p->ncpus);
 	} else {
 		struct tcp_bpf *s = ob->skel;
 
@@ -504,6 +510,7 @@ int netprobe__epoll_fd(const struct netprobe *p)
 
 void netprobe__detach(struct netprobe *p)
 {
+	netp_hold_timers(p, NETP_TIMERS_STOP); /* the stop's flush reads the stages */
 	/* the coverage window ends here: read the counters before the links go */
 	for (int i = 0; i < FT_PROBE_MAX; i++)
 		if (netp_hook_on(p, i) && p->cov_attached[i]) {
@@ -517,6 +524,11 @@ void netprobe__detach(struct netprobe *p)
 uint64_t netprobe__deferred(const struct netprobe *p)
 {
 	return p->deferred;
+}
+
+int netprobe__timer_error(const struct netprobe *p)
+{
+	return p && p->net && p->net->bss ? p->net->bss->stage_timer_err : 0;
 }
 
 int netprobe__set_deferred(struct netprobe *p, bool on, char *err, size_t errlen)
@@ -541,10 +553,14 @@ int netprobe__set_deferred(struct netprobe *p, bool on, char *err, size_t errlen
 		}
 	if (on)
 		return ret;
-	/* what they wrote, then what they left open */
+	/* what they wrote, then what they left open; the timers held first, so
+	 * that none writes a bin of theirs after the poll (it would land past
+	 * the post-window's end, in a later segment) */
+	netp_hold_timers(p, NETP_TIMERS_PAUSE);
 	ret = netprobe__poll(p, 0);
 	if (ret >= 0 && (p->deferred & qdisc))
 		ret = netp_flush_qdisc(p);
+	netp_hold_timers(p, NETP_TIMERS_RUN);
 	if (ret < 0)
 		snprintf(err, errlen, "handing on the detached probes' bins: %s", strerror(-ret));
 	return ret < 0 ? ret : 0;

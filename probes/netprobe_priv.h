@@ -115,8 +115,15 @@ void netp_coverage_window(struct netprobe *p, int i, bool on);
 
 /* ---- netprobe_flush.c */
 
-/* With the qdisc programs detached: hand on their staged and open bins, then
+/* With the qdisc programs detached and the timers held (netp_hold_timers():
+ * they write out stages too): hand on their staged and open bins, then
  * clear them, so a later attach starts afresh.  0 or -errno. */
 int netp_flush_qdisc(struct netprobe *p);
+
+/* The timers that write out what a CPU holds (net.bpf.c's stage_timers):
+ * STATE (enum netp_timers) set, and once held, every callback already
+ * running finished. */
+enum netp_timers { NETP_TIMERS_RUN, NETP_TIMERS_PAUSE, NETP_TIMERS_STOP };
+void netp_hold_timers(struct netprobe *p, enum netp_timers state);
 
 #endif

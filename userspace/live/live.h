@@ -13,9 +13,10 @@
  *            so a 100 us burst is not hidden by the 1 s average), bursts,
  *            backlog and sojourn maxima, drops, retransmits, counter growth.
  * Records are counted when they arrive: a bin when it closes, which is when
- * the next packet on the same CPU falls into a later bin (bpf/net.bpf.c).
- * So the last bin before an idle spell is counted late; a few bins of one
- * start that arrive from different CPUs are merged in a small window.
+ * the next packet on the same CPU falls into a later bin, or about 20 ms
+ * after its end from that CPU's timer (bpf/net.bpf.c).  So the last bin
+ * before an idle spell is counted a little late; a few bins of one start
+ * that arrive from different CPUs are merged in a small window.
  *
  * Microbursts follow the model (userspace/model/model.h): a merged bin at or
  * above burst_threshold of the capacity is hot; hot bins less than

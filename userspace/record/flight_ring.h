@@ -25,7 +25,7 @@ struct flight_seg {
 	uint64_t seq;
 	uint64_t start_ns, end_ns;  /* CLOCK_MONOTONIC (from the file's time for an earlier run's) */
 	uint64_t open_ns;           /* when this run opened it (start_ns may reach back further: bins a
-				     * CPU held, docs/known-issues.md); 0 for an earlier run's */
+				     * CPU held where its timer cannot run, docs/known-issues.md); 0 for an earlier run's */
 	uint64_t bytes;
 	uint32_t preamble;          /* records at its start that repeat the recording's state */
 	int pins;                   /* snapshots that still have to copy it */

@@ -68,6 +68,9 @@ int session__finish(struct session *s)
 		phaseprobe__flush_open(s->pp, stop_ns);
 	}
 	netprobe__flush_bins(s->np);
+	if (s->o->verbose && netprobe__timer_error(s->np))
+		fprintf(stderr, "fabtrace: the kernel refused the BPF timers that write out an idle CPU's bins (%s):"
+			" a CPU's last bins waited for its next packet\n", strerror(-netprobe__timer_error(s->np)));
 	netprobe__ce_flows(s->np, sess_append_cb, s);
 	netprobe__coverage(s->np, sess_append_cb, s);
 	sess_describe_new(s);
