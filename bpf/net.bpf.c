@@ -153,9 +153,14 @@ struct {
 const volatile __u32 targ_n_slots = 0;
 const volatile __u32 targ_slot_ifs[FT_IF_SLOTS * 2]; /* slot s: netns, ifindex */
 
+/* false: start the timers unpinned, as on a kernel before 6.7 (FABTRACE_TIMER_NOPIN, for tests) */
+const volatile bool targ_timer_pin = true;
+
 enum { STAGE_RUN, STAGE_PAUSE, STAGE_STOP };
 volatile __u32 stage_hold = STAGE_RUN; /* written by the recorder */
 volatile __s32 stage_timer_err;         /* the first error arming a timer (0: none) */
+volatile __u32 stage_timer_unpinned;    /* timers started unpinned: the kernel refused to pin them */
+volatile __u64 stage_timer_strays;      /* unpinned timers that fired on another CPU than theirs */
 
 enum { TIMER_NONE, TIMER_IDLE, TIMER_ARMED, TIMER_BROKEN };
 struct stage_timer {
@@ -174,22 +179,35 @@ struct {
 #define BPF_F_TIMER_CPU_PIN_ (1ULL << 1) /* kernel 6.7+; the uapi enum may be older here */
 #define CLOCK_MONOTONIC_ 1
 #define EBUSY_ 16
+#define EINVAL_ 22
 
 static int stage_timer_fire(void *map, __u32 *key, struct stage_timer *t);
 
-/* (Re)start T, pinned to its CPU; false (and T broken, the error kept) when
- * the kernel refuses. */
+/*
+ * (Re)start T, pinned to its CPU; false (and T broken, the error kept) when
+ * the kernel refuses.  A kernel before 6.7 cannot pin one: started unpinned,
+ * a timer fires on the CPU that started it unless that CPU was idle then
+ * (the kernel may move it), and one that fires elsewhere leaves its CPU's
+ * bins as they were (stage_timer_fire()).
+ */
 static __always_inline bool stage_timer_start(struct stage_timer *t)
 {
-	long err = bpf_timer_start(&t->t, FT_STAGE_MAX_NS, BPF_F_TIMER_CPU_PIN_);
+	__u64 flags = targ_timer_pin && !stage_timer_unpinned ? BPF_F_TIMER_CPU_PIN_ : 0;
+	long err = bpf_timer_start(&t->t, FT_STAGE_MAX_NS, flags);
 
+	if (err == -EINVAL_ && flags) {
+		flags = 0;
+		err = bpf_timer_start(&t->t, FT_STAGE_MAX_NS, 0);
+	}
+	if (!flags)
+		stage_timer_unpinned = 1;
 	if (!err) {
 		t->state = TIMER_ARMED;
 		return true;
 	}
 	if (!stage_timer_err)
 		stage_timer_err = (__s32)err;
-	t->state = TIMER_BROKEN; /* an older kernel: no pinned timers, bins wait as before */
+	t->state = TIMER_BROKEN; /* bins wait as before for this CPU's next packet */
 	return false;
 }
 
@@ -959,7 +977,12 @@ static int stage_timer_fire(void *map, __u32 *key, struct stage_timer *t)
 	struct close_ctx c = { .now = bpf_ktime_get_ns() };
 	__u32 cpu = bpf_get_smp_processor_id();
 
-	if (stage_hold == STAGE_STOP || *key != cpu) {
+	if (*key != cpu) { /* unpinned, and moved: its CPU's bins wait for its next bin */
+		__sync_fetch_and_add(&stage_timer_strays, 1);
+		t->state = TIMER_IDLE;
+		return 0;
+	}
+	if (stage_hold == STAGE_STOP) {
 		t->state = TIMER_IDLE;
 		return 0;
 	}

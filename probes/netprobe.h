@@ -139,10 +139,15 @@ const struct probe_status *netprobe__status(const struct netprobe *p);
 uint64_t netprobe__mask(const struct netprobe *p);
 /* The deferred probes that loaded (netprobe_opts.deferred less those no variant of works). */
 uint64_t netprobe__deferred(const struct netprobe *p);
-/* The error (-errno) with which the kernel refused the first timer that
- * writes out a CPU's bins once its traffic stops; 0 if none (bpf/net.bpf.c,
- * stage_timers: without them, those bins wait for its next packet). */
-int netprobe__timer_error(const struct netprobe *p);
+/* The timers that write out a CPU's bins once its traffic stops
+ * (bpf/net.bpf.c, stage_timers; where one cannot run, those bins wait for
+ * that CPU's next packet). */
+struct netprobe_timers {
+	int err;            /* -errno: the kernel refused the first one; 0: none refused */
+	bool unpinned;      /* started unpinned (a kernel before 6.7, or FABTRACE_TIMER_NOPIN) */
+	uint64_t strays;    /* unpinned ones that fired on another CPU than theirs */
+};
+void netprobe__timers(const struct netprobe *p, struct netprobe_timers *out);
 /*
  * Attach (ON) or detach the deferred probes.  Detaching hands on, through
  * the sample fn, what they left: the records in the rings, then the qdisc

@@ -141,6 +141,7 @@ static void set_filters(const struct netprobe *p, struct netp_obj *ob, const str
 			s->rodata->targ_slot_ifs[i * 2 + 1] = p->slots[i][1];
 		}
 		bpf_map__set_max_entries(s->maps.stage_timers, (__u32)p->ncpus);
+		s->rodata->targ_timer_pin = !getenv("FABTRACE_TIMER_NOPIN"); /* tests: a kernel before 6.7 */
 	} else {
 		struct tcp_bpf *s = ob->skel;
 
@@ -283,7 +284,7 @@ static int load_attach(struct netprobe *p, const struct netprobe_opts *o, char *
 		set_filters(p, &obs[id], o);
 		bpf_map__set_max_entries(netp_obj_map(&obs[id], "events"), (__u32)obj_ring((enum obj_id)id, o));
 		bpflog__clear();
-		ret = bpf_object__load(obs[id].o);
+		ret = netp_obj_load(&obs[id]);
 		if (ret) {
 			snprintf(err, errlen, "loading BPF programs: %s%s%s", strerror(-ret),
 				 bpflog__sep(), bpflog__last());
@@ -526,9 +527,14 @@ uint64_t netprobe__deferred(const struct netprobe *p)
 	return p->deferred;
 }
 
-int netprobe__timer_error(const struct netprobe *p)
+void netprobe__timers(const struct netprobe *p, struct netprobe_timers *out)
 {
-	return p && p->net && p->net->bss ? p->net->bss->stage_timer_err : 0;
+	*out = (struct netprobe_timers){0};
+	if (!p || !p->net || !p->net->bss)
+		return;
+	out->err = p->net->bss->stage_timer_err;
+	out->unpinned = p->net->bss->stage_timer_unpinned;
+	out->strays = p->net->bss->stage_timer_strays;
 }
 
 int netprobe__set_deferred(struct netprobe *p, bool on, char *err, size_t errlen)

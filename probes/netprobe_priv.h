@@ -85,6 +85,9 @@ struct netp_obj {
 };
 
 int netp_obj_open(struct netp_obj *ob, enum obj_id id);
+/* Load an opened object through its skeleton, which maps its global data
+ * (.bss) so that the recorder and the programs share it; 0 or -errno. */
+int netp_obj_load(struct netp_obj *ob);
 void netp_obj_destroy(struct netp_obj *ob);
 struct bpf_map *netp_obj_map(struct netp_obj *ob, const char *name);
 /* Load no program of OB unless told (bpf_program__set_autoload). */

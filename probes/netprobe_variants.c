@@ -121,6 +121,13 @@ int netp_obj_open(struct netp_obj *ob, enum obj_id id)
 	return ob->o ? 0 : -errno;
 }
 
+int netp_obj_load(struct netp_obj *ob)
+{
+	/* bpf_object__load() alone leaves the skeleton's .bss pointer on a
+	 * private copy (libbpf 1.1): writes to it never reached the programs */
+	return ob->id == OBJ_NET ? net_bpf__load(ob->skel) : tcp_bpf__load(ob->skel);
+}
+
 void netp_obj_destroy(struct netp_obj *ob)
 {
 	if (!ob->skel)

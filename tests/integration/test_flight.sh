@@ -28,7 +28,8 @@
 #    within their own time: a CPU whose traffic stopped writes out its bins
 #    within FT_STAGE_MAX_NS (a timer), not with its next packet or the stop;
 #    with the raw_tp programs (no timer) a segment reaches back to the burst,
-#    and the snapshot still leaves those bins out.
+#    and the snapshot still leaves those bins out; unpinned timers (a kernel
+#    before 6.7, FABTRACE_TIMER_NOPIN) are named by record -v.
 # FT_SEED=N repeats the same random moments.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -474,18 +475,16 @@ def t(s): return datetime.datetime.strptime(s[:26], "%Y-%m-%dT%H:%M:%S.%f").repl
 i = json.loads(subprocess.run([sys.argv[1], "info", "--json", sys.argv[2]], capture_output=True).stdout)
 print("%.3f" % (t(json.load(open(sys.argv[3]))["at"]) - t(i["start"]["realtime"])))' "$FT" "$1" "$2"
 }
-# idle_spell K NAME VARIANTS: a recorder in $TMPD/NAME (FABTRACE_VARIANTS=VARIANTS
-# if set), a burst, 6 s idle, a trigger, the stop; sets b_snap and b_last
+# idle_spell K NAME [VAR=VALUE]: a recorder in $TMPD/NAME (with VAR=VALUE in
+# its environment, and -v), a burst, 6 s idle, a trigger, the stop; sets
+# b_snap and b_last
 idle_spell() {
-	local k=$1 name=$2 variants=$3 dir=$TMPD/$2 f b
-	echo "# [${SECONDS}s] a snapshot after an idle spell${variants:+ (FABTRACE_VARIANTS=$variants)}"
+	local k=$1 name=$2 setting=${3:-} dir=$TMPD/$2 f b
+	[[ -n $setting ]] && local -x "$setting"
+	echo "# [${SECONDS}s] a snapshot after an idle spell${setting:+ ($setting)}"
 	mkdir "$dir"
 	pushd "$TMPD" >/dev/null # -o relative: the trigger's answer still names the snapshot whole
-	if [[ -n $variants ]]; then
-		FABTRACE_VARIANTS=$variants start_flight "$k" "$name" --switch-output 1s --keep 30s --snapshot-pre 1s --snapshot-post 10s
-	else
-		start_flight "$k" "$name" --switch-output 1s --keep 30s --snapshot-pre 1s --snapshot-post 10s
-	fi
+	start_flight "$k" "$name" --switch-output 1s --keep 30s --snapshot-pre 1s --snapshot-post 10s ${setting:+-v}
 	popd >/dev/null
 	lab_exec "$LAB" 2 "$LAB_BIN/incast" send --to "$(lab_addr 1):5003" --bytes 64k --rounds 100 >/dev/null 2>&1 ||
 		bad "a burst of traffic"
@@ -504,13 +503,24 @@ idle_spell() {
 	check "... it begins with its first segment, at most 3.5 s before its trigger (1 s before, rounded out to segments of 1 s, looked at once a second: $b_snap s)" \
 		python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) <= 3.5 else 1)' "$b_snap"
 }
-idle_spell 9 idle ""
+idle_spell 9 idle
 check "... the trigger's answer names it whole, though -o was relative ($(jget "$TMPD/idle.json" 'j["file"]'))" \
 	test "$(jget "$TMPD/idle.json" 'j["file"]')" = "$snap"
 # (the steady sender is stopped: no later packet releases the burst's last bins)
 check "... and so does every segment of its window: none reaches back toward the burst 6 s before (the furthest: $b_last s before the trigger)" \
 	python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) <= 3.5 else 1)' "$b_last"
-idle_spell 10 idle_raw raw_tp
+idle_spell 10 idle_raw FABTRACE_VARIANTS=raw_tp
 check "... while with the raw_tp programs a segment of its window reaches back further, toward the burst (the furthest: $b_last s before the trigger)" \
 	python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 3.5 else 1)' "$b_last"
+# timers that cannot be pinned to their CPU (a kernel before 6.7): -v says
+# so, with how many fired on another CPU; none reaches back unless one did
+idle_spell 11 idle_nopin FABTRACE_TIMER_NOPIN=1
+strays=$(sed -n 's/^fabtrace: the BPF timers .* ran unpinned .*: \([0-9]*\) fired on another CPU.*/\1/p' "$TMPD/rec11.err")
+check "... unpinned timers: record -v says so, and how many strayed (${strays:-no such line})" test -n "$strays"
+if [[ ${strays:-1} == 0 ]]; then
+	check "... and none strayed, so no segment reaches back toward the burst (the furthest: $b_last s before the trigger)" \
+		python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) <= 3.5 else 1)' "$b_last"
+else
+	echo "# $strays unpinned timers fired on another CPU: a segment may reach back (the furthest: $b_last s)"
+fi
 finish

@@ -35,6 +35,21 @@
 #include "userspace/record/session_priv.h"
 #include "lib/util.h"
 
+/* record -v: where the timers that write out an idle CPU's bins fell short */
+static void sess_describe_timers(const struct session *s)
+{
+	struct netprobe_timers t;
+
+	netprobe__timers(s->np, &t);
+	if (t.err)
+		fprintf(stderr, "fabtrace: the kernel refused the BPF timers that write out an idle CPU's bins (%s): "
+			"a CPU's last bins waited for its next packet\n", strerror(-t.err));
+	else if (t.unpinned)
+		fprintf(stderr, "fabtrace: the BPF timers that write out an idle CPU's bins ran unpinned (a kernel "
+			"before 6.7 cannot pin them): %llu fired on another CPU, whose last bins waited for its next "
+			"packet\n", (unsigned long long)t.strays);
+}
+
 int session__finish(struct session *s)
 {
 	struct ft_end end = { .hdr = { FT_REC_END, sizeof(end), 0 } };
@@ -68,9 +83,8 @@ int session__finish(struct session *s)
 		phaseprobe__flush_open(s->pp, stop_ns);
 	}
 	netprobe__flush_bins(s->np);
-	if (s->o->verbose && netprobe__timer_error(s->np))
-		fprintf(stderr, "fabtrace: the kernel refused the BPF timers that write out an idle CPU's bins (%s):"
-			" a CPU's last bins waited for its next packet\n", strerror(-netprobe__timer_error(s->np)));
+	if (s->o->verbose)
+		sess_describe_timers(s);
 	netprobe__ce_flows(s->np, sess_append_cb, s);
 	netprobe__coverage(s->np, sess_append_cb, s);
 	sess_describe_new(s);
