@@ -159,7 +159,7 @@ const volatile bool targ_timer_pin = true;
 enum { STAGE_RUN, STAGE_PAUSE, STAGE_STOP };
 volatile __u32 stage_hold = STAGE_RUN; /* written by the recorder */
 volatile __s32 stage_timer_err;         /* the first error arming a timer (0: none) */
-volatile __u32 stage_timer_unpinned;    /* timers started unpinned: the kernel refused to pin them */
+volatile __u32 stage_timer_unpinned;    /* timers started unpinned (refused, or targ_timer_pin) */
 volatile __u64 stage_timer_strays;      /* unpinned timers that fired on another CPU than theirs */
 
 enum { TIMER_NONE, TIMER_IDLE, TIMER_ARMED, TIMER_BROKEN };
@@ -183,6 +183,15 @@ struct {
 
 static int stage_timer_fire(void *map, __u32 *key, struct stage_timer *t);
 
+/* The kernel refused T with ERR: its CPU's bins wait as before for its next
+ * packet; the first error is kept for the recorder. */
+static __always_inline void stage_timer_broken(struct stage_timer *t, long err)
+{
+	if (!stage_timer_err)
+		stage_timer_err = (__s32)err;
+	t->state = TIMER_BROKEN;
+}
+
 /*
  * (Re)start T, pinned to its CPU; false (and T broken, the error kept) when
  * the kernel refuses.  A kernel before 6.7 cannot pin one: started unpinned,
@@ -205,9 +214,7 @@ static __always_inline bool stage_timer_start(struct stage_timer *t)
 		t->state = TIMER_ARMED;
 		return true;
 	}
-	if (!stage_timer_err)
-		stage_timer_err = (__s32)err;
-	t->state = TIMER_BROKEN; /* bins wait as before for this CPU's next packet */
+	stage_timer_broken(t, err);
 	return false;
 }
 
@@ -225,9 +232,7 @@ static __always_inline void stage_timer_arm(void)
 		if (!err || err == -EBUSY_)
 			err = bpf_timer_set_callback(&t->t, stage_timer_fire);
 		if (err) {
-			if (!stage_timer_err)
-				stage_timer_err = (__s32)err;
-			t->state = TIMER_BROKEN;
+			stage_timer_broken(t, err);
 			return;
 		}
 	}
@@ -290,6 +295,14 @@ static __always_inline struct bin_acc *bin_get(__u32 slot1, __u32 netns, __u32 i
 	return a;
 }
 
+/* An interface bin's counts emptied: the next packet opens the bin it falls in. */
+static __always_inline void bin_acc_clear(struct bin_acc *a)
+{
+	a->bytes = 0;
+	a->pkts = 0;
+	a->ce_pkts = 0;
+}
+
 /* BTF: from a program that may arm a timer (tp_btf, tcx; not raw_tp). */
 static __always_inline void bin_add(bool btf, __u32 slot1, __u32 netns, __u32 ifindex, __u32 dir,
 				    __u64 now, __u64 bytes, __u32 pkts, __u32 ce)
@@ -308,9 +321,7 @@ static __always_inline void bin_add(bool btf, __u32 slot1, __u32 netns, __u32 if
 		if (btf && first)
 			stage_timer_arm();
 		a->start_ns = bin_start(now, targ_bin_ns);
-		a->bytes = 0;
-		a->pkts = 0;
-		a->ce_pkts = 0;
+		bin_acc_clear(a);
 	}
 	a->bytes += bytes;
 	a->pkts += pkts;
@@ -891,10 +902,7 @@ static __always_inline bool close_iface_bin(struct bin_acc *a, __u32 netns, __u3
 	if (!bin_over(a->start_ns, now, targ_bin_ns))
 		return true;
 	emit_iface_bin(netns, ifindex, dir, a, now);
-	/* as bin_add() leaves it: its next packet opens the bin it falls in */
-	a->bytes = 0;
-	a->pkts = 0;
-	a->ce_pkts = 0;
+	bin_acc_clear(a); /* as bin_add() leaves it */
 	return false;
 }
 
