@@ -19,7 +19,6 @@ ip -n "$H2" link add "$ROCE" type veth peer name "${LAB}q2" && ip -n "$H2" link 
 	{ echo "FAIL: cannot add $ROCE in $H2"; exit 1; }
 SYS=$TMPD/sys
 "$FIX" create "$SYS" --netdev "$ROCE" >/dev/null || { echo "FAIL: rdma_fixture create"; exit 1; }
-mono() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
 
 D=$TMPD/ring
 mkdir "$D"
@@ -30,7 +29,6 @@ RULE="link.cnp > 10000/s on $H2/$ROCE"
 REC_PID=$!
 wait_recording "$TMPD/rec.err" "$REC_PID" || bad "the flight recorder did not start: $(tail -n 2 "$TMPD/rec.err")"
 sleep 2
-T0=$(mono)
 "$FIX" run "$SYS" --duration 2 --storm-at 1000 --storm-len 400 --cnp-rate 50000 --ecn-rate 20000 \
 	>"$TMPD/fix.json" || bad "rdma_fixture run"
 sleep 3 # past the post-window
@@ -48,12 +46,15 @@ if [[ -n $S ]]; then
 	"$FT" info --json "$S" >"$TMPD/info.json" 2>"$TMPD/info.err" || bad "info on the snapshot: $(cat "$TMPD/info.err")"
 	check "its trigger is the rule on $ROCE@$H2, over 10000/s, inside the storm ($(jget "$TMPD/info.json" 'j["triggers"]' 2>&1 | head -c 400))" python3 -c '
 import json, sys
-j = json.load(open(sys.argv[1])); rule, t0, where = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+j = json.load(open(sys.argv[1])); rule, fx, where = sys.argv[2], json.load(open(sys.argv[3])), sys.argv[4]
 t = j["triggers"][0]
-# the storm from 1000 to 1400 ms of the driver'"'"'s run, which began after T0; the
-# rate crosses 10000/s within the storm, seen at a sample (100 ms apart)
+# on the driver'"'"'s own clock: not before the storm'"'"'s first write, and no later
+# than a sample (100 ms apart) after its last, plus a late tick
+w0, w1 = fx["storm_first_write_ns"], fx["storm_last_write_ns"]
+m = t["mono_ns"]
+print("   trigger %+.1f ms from the storm%ss first write, %+.1f ms from its last" % ((m - w0[0]) / 1e6, chr(39), (m - w1[1]) / 1e6))
 sys.exit(0 if t["kind"] == "rule" and t["rule"] == rule and t["unit"] == "1/s" and t["value"] > 10000
-         and where in json.dumps(t) and t0 + 1000e6 <= t["mono_ns"] <= t0 + 1600e6 + 500e6 else 1)' \
-		"$TMPD/info.json" "$RULE" "$T0" "$ROCE@$H2"
+         and where in json.dumps(t) and w0[0] <= m <= w1[1] + 100e6 + 500e6 else 1)' \
+		"$TMPD/info.json" "$RULE" "$TMPD/fix.json" "$ROCE@$H2"
 fi
 finish

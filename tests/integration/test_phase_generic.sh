@@ -31,8 +31,9 @@ check "fttest_other (not asked for) not traced ($other)" test "$other" = 0
 steps=$(jget "$J" "j['steps']['total']")
 check "20 marker steps ($steps)" test "$steps" = 20
 
-# 2. -p PID: attach to a process that is already running.
-"$WL" --calls 400 --usec 5000 >/dev/null 2>&1 &
+# 2. -p PID: attach to a process that is already running (and outlives the
+#    recording's second, however long the recorder takes to start).
+"$WL" --calls 1000 --usec 5000 >/dev/null 2>&1 &
 WPID=$!
 sleep 0.3
 "$FT" record -q -o "$TMPD/p.ftr" -d 1s -p "$WPID" --phase "$LIB:fttest_work" 2>"$TMPD/p.err"
@@ -41,7 +42,15 @@ check "record -p $WPID exits 0 ($(tail -n1 "$TMPD/p.err"))" test "$_rc" = 0
 kill "$WPID" 2>/dev/null; wait "$WPID" 2>/dev/null
 "$FT" report --json "$TMPD/p.ftr" >"$J" || bad "report --json (-p)"
 n=$(jget "$J" "sum(o['calls'] for r in j['ranks'] if r['pid']==$WPID for o in r['ops'] if o['op']=='custom')")
-check "-p: about 1 s of 5 ms calls traced on pid $WPID ($n)" test "$n" -ge 100 -a "$n" -le 210
+# each call sleeps 5 ms: at most one per 5 ms of the time traced inside them,
+# and that time fits in the capture's own span (a late stop makes it longer)
+"$FT" info --json "$TMPD/p.ftr" >"$TMPD/p.info" || bad "info --json (-p)"
+span=$(jget "$TMPD/p.info" "j['duration_ns']")
+inside=$(jget "$J" "sum(o['time_ns'] for r in j['ranks'] if r['pid']==$WPID for o in r['ops'] if o['op']=='custom')")
+check "-p -d 1s: the capture spans about 1 s, not the workload's 5 s ($span ns)" \
+	test "$span" -ge 1000000000 -a "$span" -lt 3000000000
+check "-p: about 1 s of 5 ms calls traced on pid $WPID ($n calls, $inside ns inside them)" \
+	test "$n" -ge 100 -a "$n" -le $((inside / 5000000 + 1)) -a "$inside" -le "$span"
 others=$(jget "$J" "len([r for r in j['ranks'] if r['pid']!=$WPID])")
 check "-p: no other process traced ($others)" test "$others" = 0
 
