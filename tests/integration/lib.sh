@@ -119,10 +119,13 @@ bg_cleanup() {
 	cleanup
 }
 
+# last_cpu: the highest-numbered CPU, where a test pins what must stay on one
+last_cpu() { echo $(($(nproc) - 1)); }
+
 # busy_start: a busy loop on one CPU beside the job (a neighbour taking a
 # core, as on a shared host), pinned to the last CPU; cleanup ends it.
 busy_start() {
-	taskset -c "$(($(nproc) - 1))" bash -c 'while :; do :; done' &
+	taskset -c "$(last_cpu)" bash -c 'while :; do :; done' &
 	BUSY_PID=$!
 }
 busy_stop() {

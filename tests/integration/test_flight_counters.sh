@@ -5,8 +5,9 @@
 # tree modelled on mlx5, its RoCE port's netdev a veth in lab host 2).  A
 # 400 ms storm of 50000 CNPs/s and 20000 ECN marks/s, 1 s into the driver's
 # run, must make exactly one snapshot, its trigger the rule, on the port's
-# netdev, inside the storm on the driver's own clock; `link.pause > 1/s`
-# (no pause counter grows) must not fire.
+# netdev, between the storm's first write and a sample after its last on the
+# driver's own clock; `link.pause > 1/s` (no pause counter grows) must not
+# fire.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd python3
@@ -44,7 +45,7 @@ sys.exit(0 if f["triggers"] == 1 and f["snapshots_saved"] == 1 else 1)' "$TMPD/r
 S=$(find "$D" -maxdepth 1 -name 'snap-*.ftr' | head -1)
 if [[ -n $S ]]; then
 	"$FT" info --json "$S" >"$TMPD/info.json" 2>"$TMPD/info.err" || bad "info on the snapshot: $(cat "$TMPD/info.err")"
-	check "its trigger is the rule on $ROCE@$H2, over 10000/s, inside the storm ($(jget "$TMPD/info.json" 'j["triggers"]' 2>&1 | head -c 400))" python3 -c '
+	check "its trigger is the rule on $ROCE@$H2, over 10000/s, from the storm's first write to a sample after its last ($(jget "$TMPD/info.json" 'j["triggers"]' 2>&1 | head -c 400))" python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1])); rule, fx, where = sys.argv[2], json.load(open(sys.argv[3])), sys.argv[4]
 t = j["triggers"][0]

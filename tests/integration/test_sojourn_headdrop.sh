@@ -37,7 +37,7 @@ SINK=$!
 start_record "$TMPD/soj.ftr" --no-phases -i "$H1/eth0"
 COUNT=40000
 t0=$(date +%s%N)
-ip netns exec "$H1" taskset -c $(($(nproc) - 1)) "$ECN" --to "$(lab_addr 2):5399" --count $COUNT --size 1400 --tos 0 \
+ip netns exec "$H1" taskset -c "$(last_cpu)" "$ECN" --to "$(lab_addr 2):5399" --count $COUNT --size 1400 --tos 0 \
 	--interval-us 50 >/dev/null 2>&1 || bad "ecn_send"
 gap_ns=$((($(date +%s%N) - t0) / COUNT))
 stop_record INT
