@@ -122,8 +122,10 @@ static __always_inline void handle_retransmit(bool btf, const struct sock *sk, c
 	rec_submit(r);
 }
 
-/* Kernels since 6.13 pass the retransmit's result as a third argument;
- * userspace picks the variant that matches this kernel's BTF. */
+/* Kernels since 6.13 pass the retransmit's result as a third argument, and
+ * run the tracepoint for attempts that failed as well (-EBUSY: the original
+ * still in the host's queue); userspace picks the variant that matches this
+ * kernel, and counts only the retransmits that were sent (err 0). */
 SEC("tp_btf/tcp_retransmit_skb")
 int BPF_PROG(retrans_err_btf, const struct sock *sk, const struct sk_buff *skb, int err)
 {
@@ -135,6 +137,15 @@ SEC("tp_btf/tcp_retransmit_skb")
 int BPF_PROG(retrans_btf, const struct sock *sk, const struct sk_buff *skb)
 {
 	handle_retransmit(true, sk, skb, 0);
+	return 0;
+}
+
+/* The same without BTF: attaching fails where the tracepoint has two
+ * arguments (a program may read no further than its tracepoint's last). */
+SEC("raw_tp/tcp_retransmit_skb")
+int BPF_PROG(retrans_err_raw, const struct sock *sk, const struct sk_buff *skb, int err)
+{
+	handle_retransmit(false, sk, skb, err);
 	return 0;
 }
 

@@ -433,7 +433,7 @@ int netprobe__open(struct netprobe **out, const struct netprobe_opts *o,
 			bool skip = skips & (1ull << i);
 			int v = 0;
 
-			while (v < 3 && !netp_variant_allowed(&netp_hooks[i], v, tcx_ok & (1ull << i)))
+			while (v < NETP_NVARIANTS && !netp_variant_allowed(&netp_hooks[i], v, tcx_ok & (1ull << i)))
 				v++; /* tcx needs -i (tcx_allowed()) */
 			p->chosen[i] = skip ? -1 : v;
 			p->st[i] = (struct probe_status){ .id = netp_hooks[i].id, .name = probe__name(netp_hooks[i].id),

@@ -25,13 +25,16 @@
 enum obj_id { OBJ_NET, OBJ_TCP, OBJ_MAX };
 
 /* One hook (netp_hooks[], by enum ft_probe_id). */
+/* The most variants a hook has (netp_hooks[]). */
+#define NETP_NVARIANTS 4
+
 struct netp_hook {
 	enum ft_probe_id id;       /* its name: probe__name() */
 	const char *tracepoint;
 	const char *system;        /* tracefs event system of the tracepoint */
 	enum obj_id obj;
-	const char *progs[3];
-	const char *kinds[3];
+	const char *progs[NETP_NVARIANTS];
+	const char *kinds[NETP_NVARIANTS];
 };
 extern const struct netp_hook netp_hooks[FT_PROBE_MAX];
 

@@ -40,7 +40,8 @@ const struct netp_hook netp_hooks[FT_PROBE_MAX] = {
 	{ FT_PROBE_DROP, "kfree_skb", "skb", OBJ_NET,
 	  { "drop_sk_btf", "drop_btf", "drop_raw" }, { "tp_btf", "tp_btf", "raw_tp" } },
 	{ FT_PROBE_RETRANS, "tcp_retransmit_skb", "tcp", OBJ_TCP,
-	  { "retrans_err_btf", "retrans_btf", "retrans_raw" }, { "tp_btf", "tp_btf", "raw_tp" } },
+	  { "retrans_err_btf", "retrans_btf", "retrans_err_raw", "retrans_raw" },
+	  { "tp_btf", "tp_btf", "raw_tp", "raw_tp" } },
 	{ FT_PROBE_CONG_STATE, "tcp_cong_state_set", "tcp", OBJ_TCP,
 	  { "cong_state_btf", "cong_state_raw" }, { "tp_btf", "raw_tp" } },
 	{ FT_PROBE_TCP_SAMPLE, "tcp_probe", "tcp", OBJ_TCP,
@@ -160,12 +161,12 @@ void netp_autoload_none(struct netp_obj *ob)
  */
 bool netp_variant_is_tcx(const struct netp_hook *h, int v)
 {
-	return v >= 0 && v < 3 && h->kinds[v] && !strcmp(h->kinds[v], "tcx");
+	return v >= 0 && v < NETP_NVARIANTS && h->kinds[v] && !strcmp(h->kinds[v], "tcx");
 }
 
 bool netp_variant_allowed(const struct netp_hook *h, int v, bool tcx)
 {
-	if (v < 0 || v >= 3 || !h->progs[v])
+	if (v < 0 || v >= NETP_NVARIANTS || !h->progs[v])
 		return false;
 	return tcx || !netp_variant_is_tcx(h, v);
 }
@@ -243,7 +244,7 @@ void netp_choose_variants(int chosen[FT_PROBE_MAX], struct probe_status st[FT_PR
 			snprintf(st[i].why, sizeof(st[i].why), "left out");
 			continue;
 		}
-		for (int v = 0; v < 3 && h->progs[v]; v++) {
+		for (int v = 0; v < NETP_NVARIANTS && h->progs[v]; v++) {
 			char why[160];
 
 			if (only && *only && strcmp(only, h->kinds[v]) != 0)

@@ -174,6 +174,20 @@ static inline void rec_retrans(struct model *m, struct ft_flow f, uint64_t ts, i
 	rec_add(m, r);
 }
 
+/* A retransmit the kernel tried and failed (ERR: -EBUSY...): nothing was sent. */
+static inline void rec_retrans_failed(struct model *m, struct ft_flow f, uint64_t ts, int trig, int32_t err)
+{
+	struct ft_retrans r;
+
+	REC_HDR(r, FT_REC_RETRANS);
+	r.ts_ns = ts;
+	r.flow = f;
+	r.trigger = (uint8_t)trig;
+	r.err = err;
+	r.segs = 3;
+	rec_add(m, r);
+}
+
 static inline void rec_cong_at(struct model *m, struct ft_flow f, uint64_t ts, uint8_t from, uint8_t to)
 {
 	struct ft_cong_state r;

@@ -397,6 +397,9 @@ static void test_drops_and_retransmits(void **state)
 	rt.flow.ifindex = 2;
 	rt.segs = 3;
 	ADD(l, rt);
+	rt.err = -16;                      /* -EBUSY: tried, nothing sent */
+	ADD(l, rt);
+	rt.err = 0;
 	rt.flow.ifindex = 0;
 	rt.segs = 0;                       /* unknown: one */
 	ADD(l, rt);

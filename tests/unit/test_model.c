@@ -878,6 +878,8 @@ static void test_retrans_and_flows(void **state)
 	rec_retrans(m, a, S0 + 7, FT_RTX_RTO);
 	rec_retrans(m, b, S0 + 1, FT_RTX_TLP);
 	rec_retrans(m, b, S0 + 1, 200);      /* out of range -> unknown */
+	rec_retrans_failed(m, a, S0 + 3, FT_RTX_RTO, -16); /* -EBUSY: not a retransmit */
+	rec_retrans_failed(m, b, S0 + 4, FT_RTX_FAST, -12);
 
 	rec_cong(m, a, 0, 3);
 	rec_cong(m, a, 3, 0);
@@ -892,6 +894,9 @@ static void test_retrans_and_flows(void **state)
 
 	assert_int_equal(m->nflows, 2);
 	assert_int_equal(m->retrans, 6);
+	assert_int_equal(m->retrans_segs, 6);
+	assert_int_equal(m->retrans_unsent, 2);
+	assert_int_equal(m->nrtx_events, 6); /* no evidence from what was not sent */
 	assert_int_equal(m->retrans_by_trigger[FT_RTX_RTO], 3);
 	assert_int_equal(m->retrans_by_trigger[FT_RTX_FAST], 1);
 	assert_int_equal(m->retrans_by_trigger[FT_RTX_TLP], 1);
@@ -903,6 +908,7 @@ static void test_retrans_and_flows(void **state)
 	assert_int_equal(f->rtx_last_ns[FT_RTX_RTO], S0 + 9);
 	assert_int_equal(f->rtx[FT_RTX_FAST], 1);
 	assert_int_equal(f->rtx_total, 4);
+	assert_int_equal(f->rtx_unsent, 1);
 	assert_int_equal(f->ifindex, 7);
 	assert_int_equal(f->cong_changes, 2);
 	assert_false(f->have_ce);

@@ -209,6 +209,38 @@ static void test_link_drops(void **state)
 	rules__free(rs);
 }
 
+static void retrans(struct rules *rs, uint32_t ifindex, uint64_t ts, uint32_t segs, int32_t err)
+{
+	struct ft_retrans r;
+
+	REC(r, FT_REC_RETRANS);
+	r.flow.netns = NS1;
+	r.flow.ifindex = ifindex;
+	r.ts_ns = ts;
+	r.segs = segs;
+	r.err = err;
+	FEED(rs, r);
+}
+
+/* link.retrans counts the segments sent again on the flow's route; an attempt that sent nothing counts not */
+static void test_link_retrans(void **state)
+{
+	const char *t[] = { "link.retrans > 100/s on sw/p1" };
+	struct fired f;
+	struct rules *rs = make(t, 1, &f);
+
+	(void)state;
+	iface(rs, 2, "p1", "sw");
+	for (int i = 0; i < 500; i++) /* 1000 failed attempts of 2 segments in 1 s (-EBUSY) */
+		retrans(rs, 2, T0 + (uint64_t)i * 2 * MS, 2, -16);
+	assert_int_equal(f.n, 0);
+	for (int i = 0; i < 100; i++) /* 200 segments in 1 s */
+		retrans(rs, 2, T0 + 3 * SEC + (uint64_t)i * 10 * MS, 2, 0);
+	assert_int_equal(f.n, 1);
+	assert_string_equal(f.rule[0], "link.retrans > 100/s on sw/p1");
+	rules__free(rs);
+}
+
 static void ctr_group(struct rules *rs, uint32_t group, uint32_t ifindex, const char *label, uint32_t n)
 {
 	struct ft_ctr_group r;
@@ -670,6 +702,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_link_drops),
+		cmocka_unit_test(test_link_retrans),
 		cmocka_unit_test(test_link_counters),
 		cmocka_unit_test(test_sojourn_lost),
 		cmocka_unit_test(test_job),

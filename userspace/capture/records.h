@@ -118,6 +118,17 @@ struct capture_rec_fields {
 	uint16_t port;          /* u32 RDMA port id (~0: none) */
 };
 
+/*
+ * Whether a retransmit record is a segment TCP sent again: kernels since
+ * 6.13 run the tracepoint for a retransmit that failed as well (err
+ * -EBUSY: the original still in the host's queue, so nothing was sent;
+ * or the send's error), which TcpRetransSegs does not count either.
+ */
+static inline bool capture__retrans_sent(const struct ft_retrans *r)
+{
+	return r->err == 0;
+}
+
 /* REC's type's fields; every offset 0 for a type this build does not know. */
 const struct capture_rec_fields *capture__rec_fields(uint16_t type);
 /* The CLOCK_MONOTONIC times of REC (checked) into T (0 = unset): how many it has (0 to 2). */

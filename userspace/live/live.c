@@ -320,9 +320,12 @@ static int on_drop(void *ctx, const struct ft_drop *d)
 static int on_retrans(void *ctx, const struct ft_retrans *r)
 {
 	struct live *l = ctx;
-	uint32_t k = r->flow.ifindex ? get_iface(l, r->flow.netns, r->flow.ifindex) : LIVE_NONE;
 	uint64_t segs = r->segs ? r->segs : 1;
+	uint32_t k;
 
+	if (!capture__retrans_sent(r))
+		return 0; /* nothing went out */
+	k = r->flow.ifindex ? get_iface(l, r->flow.netns, r->flow.ifindex) : LIVE_NONE;
 	if (k == LIVE_NONE) {
 		l->rtx_unrouted += segs;
 		l->a_rtx_unrouted += segs;

@@ -247,6 +247,8 @@ static int on_drop(void *ctx, const struct ft_drop *r)
 
 static int on_retrans(void *ctx, const struct ft_retrans *r)
 {
+	if (!capture__retrans_sent(r))
+		return 0; /* nothing went out */
 	/* the flow's route; 0/0: not routed */
 	count_event(ctx, RM_LINK_RETRANS, r->flow.netns, r->flow.ifindex, r->ts_ns, r->segs ? r->segs : 1);
 	return 0;

@@ -207,6 +207,7 @@ struct model_flow {
 	uint64_t rtx[MODEL_NTRIGGER];
 	uint64_t rtx_total;
 	uint64_t rtx_segs;          /* segments (a GSO skb retransmits several) */
+	uint64_t rtx_unsent;        /* attempts that sent nothing (capture__retrans_sent): not in the counts above */
 	uint64_t rtx_first_ns[MODEL_NTRIGGER], rtx_last_ns[MODEL_NTRIGGER];
 	uint64_t cong_changes;
 	uint64_t samples;
@@ -395,6 +396,7 @@ struct model {
 	struct model_cong_pair *cong_pairs; size_t ncong_pairs; /* by (old, new) */
 	uint64_t cong_changes, retrans;
 	uint64_t retrans_segs;      /* what nstat's TcpRetransSegs counts */
+	uint64_t retrans_unsent;    /* retransmits that failed (-EBUSY...), not counted above */
 	uint64_t retrans_by_trigger[MODEL_NTRIGGER];
 	struct model_drop *drops; size_t ndrops;     /* by count desc, name, iface */
 	uint64_t drops_total;

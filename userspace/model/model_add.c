@@ -168,6 +168,11 @@ static int add_retrans(void *ctx, const struct ft_retrans *r)
 
 	if (!f)
 		return -ENOMEM;
+	if (!capture__retrans_sent(r)) { /* nothing went out: no retransmit, no evidence */
+		f->rtx_unsent++;
+		mdl_see_ts(m, r->ts_ns);
+		return 0;
+	}
 	e = mdl_vec_push(&m->priv->rtx);
 	if (!e)
 		return -ENOMEM;

@@ -288,6 +288,7 @@ int model__finish(struct model *m)
 
 		m->retrans += f->rtx_total;
 		m->retrans_segs += f->rtx_segs;
+		m->retrans_unsent += f->rtx_unsent;
 		m->cong_changes += f->cong_changes;
 		for (int t = 0; t < MODEL_NTRIGGER; t++)
 			m->retrans_by_trigger[t] += f->rtx[t];

@@ -340,6 +340,7 @@ void report_json__retrans(struct json *j, const struct model *m, const struct co
 	json_object_begin(j);
 	json_kv_u64(j, "total", m->retrans);
 	json_kv_u64(j, "segments", m->retrans_segs);
+	json_kv_u64(j, "unsent_attempts", m->retrans_unsent);
 	json_key(j, "by_trigger");
 	json_object_begin(j);
 	for (unsigned t = 1; t <= MODEL_NTRIGGER; t++)

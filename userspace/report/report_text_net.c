@@ -322,6 +322,9 @@ void report_text__retrans(FILE *f, const struct model *m, const struct corr *c)
 		fprintf(f, "%s%s %" PRIu64, t > 1 ? ", " : "", model__trigger_name(k), m->retrans_by_trigger[k]);
 	}
 	fprintf(f, ")\n");
+	if (m->retrans_unsent)
+		fprintf(f, "  not counted: %" PRIu64 " attempt%s that sent nothing (the original still in the host's queue, "
+			"or the send failed)\n", m->retrans_unsent, m->retrans_unsent == 1 ? "" : "s");
 	if (!m->retrans) {
 		fprintf(f, "  none\n");
 		return;
