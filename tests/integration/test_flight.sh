@@ -23,7 +23,8 @@
 #  - kill -9 at random moments: every closed segment readable, none of the
 #    recorder's BPF objects left; the next recorder in that directory renames
 #    the killed one's open segment into place, readable (truncated), and
-#    removes one that holds no record;
+#    removes one that holds no record; killed 3.5 s into a long segment, its
+#    open segment reads all but the last second or two;
 #  - after an idle spell, a snapshot and every segment of its window begin
 #    within their own time: a CPU whose traffic stopped writes out its bins
 #    within FT_STAGE_MAX_NS (a timer), not with its next packet or the stop;
@@ -457,6 +458,30 @@ check "the next recorder renames the killed one's open segment into place" \
 	test -z "$(find "$D5" -name 'seg-*.part')"
 check "... and removes the ones that held no record (a header alone, nothing): $(cd "$D5" && echo seg-9999999*)" \
 	test -z "$(find "$D5" -name 'seg-9999999*')"
+
+# ---- killed inside a long segment: its open segment reads up to about the
+# last second, as a plain recording does (both flush every tick; a block
+# used to reach the disk only when 256 kB of records filled it)
+D6=$TMPD/ring6
+mkdir "$D6"
+"$FT" record -q "${IFS_ARGS[@]}" --control "$CTL" --switch-output 60s -o "$D6" 2>"$TMPD/rec6.err" &
+pid=$!
+REC_PID=$pid
+for ((i = 0; i < 300; i++)); do
+	[[ -n $(find "$D6" -name 'seg-*.part') ]] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.05
+done
+t0=$(date +%s%N)
+sleep 3.5
+t1=$(date +%s%N)
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+REC_PID=
+part=$(find "$D6" -name 'seg-*.part' | head -n 1)
+span=$("$FT" info --json "$part" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["duration_ns"])')
+check "killed $(((t1 - t0) / 1000000)) ms into a 60 s segment: the open one reads $((${span:-0} / 1000000)) ms (at least all but 2 s)" \
+	test "${span:-0}" -ge $((t1 - t0 - 2000000000))
 
 # ---- a snapshot after the traffic stopped for a while: it begins with its
 # first segment, and no segment reaches back to the burst 6 s before: a CPU's

@@ -300,6 +300,12 @@ void flight__tick(struct flight *f, uint64_t now)
 			session__stop(f->s, FT_STOP_ERROR);
 		return;
 	}
+	/* as a plain recording flushes every tick: a kill -9 loses at most a second */
+	if (flight_ring__flush(f->ring)) {
+		fail(f, NULL);
+		session__stop(f->s, FT_STOP_ERROR);
+		return;
+	}
 	flight_ring__retain(f->ring, now);
 }
 

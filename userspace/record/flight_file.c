@@ -71,6 +71,18 @@ int flight_file__append(struct flight_file *ff, const struct ft_rec_hdr *rec)
 	return 0;
 }
 
+int flight_file__flush(struct flight_file *ff)
+{
+	int rc;
+
+	if (ff->failed)
+		return -EIO;
+	rc = capture__flush(ff->w);
+	if (rc)
+		ff->failed = true;
+	return rc;
+}
+
 uint64_t flight_file__bytes(const struct flight_file *ff)
 {
 	return ff->w ? capture__bytes(ff->w) : 0;

@@ -47,6 +47,9 @@ int flight_file__append(struct flight_file *ff, const struct ft_rec_hdr *rec);
  */
 int flight_file__finish(struct flight_file *ff, uint32_t stop_reason, uint64_t end_ns, uint32_t flags,
 			char *err, size_t errlen);
+/* Write out the records held for the next block, so that a recorder killed
+ * now leaves them readable.  0 or -errno (capture__last_error() of ff->w). */
+int flight_file__flush(struct flight_file *ff);
 uint64_t flight_file__bytes(const struct flight_file *ff);
 /* Whether the capture at PATH (a killed recorder's .part) holds no record
  * to read: a header alone or less, or no block complete.  false for a file

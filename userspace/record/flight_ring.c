@@ -247,6 +247,18 @@ int flight_ring__append(struct flight_ring *r, const struct ft_rec_hdr *rec)
 	return rc;
 }
 
+int flight_ring__flush(struct flight_ring *r)
+{
+	int rc;
+
+	if (!r->writing)
+		return 0;
+	rc = flight_file__flush(&r->cur);
+	if (rc && !r->error[0])
+		snprintf(r->error, sizeof(r->error), "%s", capture__last_error(r->cur.w));
+	return rc;
+}
+
 void flight_ring__preamble_done(struct flight_ring *r)
 {
 	r->cur_preamble = (uint32_t)r->cur.records;

@@ -52,6 +52,8 @@ bool flight_ring__writing(const struct flight_ring *r);
 int flight_ring__append(struct flight_ring *r, const struct ft_rec_hdr *rec);
 /* The records so far are the open segment's preamble. */
 void flight_ring__preamble_done(struct flight_ring *r);
+/* Write the open segment's held records out (flight_file__flush); 0 when none is open. */
+int flight_ring__flush(struct flight_ring *r);
 /* The open segment: its start, and bytes so far. */
 uint64_t flight_ring__open_start(const struct flight_ring *r);
 uint64_t flight_ring__open_bytes(const struct flight_ring *r);
