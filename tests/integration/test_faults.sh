@@ -143,6 +143,17 @@ check "record -- CMD: capture complete, stop reason command" test "$(jget "$TMPD
 check "record -- CMD: the 30 calls and 30 steps the command made are all there" \
 	test "$(jget "$TMPD/report.json" 'sum(o["calls"] for r in j["ranks"] for o in r["ops"] if o["op"] == "custom"), j["steps"]["total"]')" = "(30, 30)"
 
+# 2a''. -d ends CMD: the summary gives the status it ended with (it traps
+# SIGTERM and exits 7; one that does not trap it was ended by the signal: -1)
+"$FT" record -q --json -d 1s -o "$TMPD/cmdd.ftr" -i "$H1/eth0" --no-phases -- \
+	sh -c 'trap "exit 7" TERM; while :; do sleep 0.1; done' >"$TMPD/cmdd.sum" 2>"$TMPD/cmdd.err"
+check "record -d 1s -- CMD: stops at its duration, the command's status 7 from its SIGTERM trap" \
+	test "$(jget "$TMPD/cmdd.sum" 'j["stop_reason"], j["command_exit_status"]')" = "('duration', 7)"
+"$FT" record -q --json -d 1s -o "$TMPD/cmdd.ftr" -i "$H1/eth0" --no-phases -- sleep 100 \
+	>"$TMPD/cmdd.sum" 2>"$TMPD/cmdd.err"
+check "record -d 1s -- sleep 100: ended by the signal (-1), not 0" \
+	test "$(jget "$TMPD/cmdd.sum" 'j["stop_reason"], j["command_exit_status"]')" = "('duration', -1)"
+
 # 2a'. CMD killed mid-recording
 "$FT" record --json -o "$TMPD/cmdk.ftr" -i "$H1/eth0" --phase "$LIB:fttest_work=work" -- \
 	"$WL" --calls 2000 --usec 5000 --steps >"$TMPD/cmdk.sum" 2>"$TMPD/cmdk.err" &

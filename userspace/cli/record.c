@@ -672,6 +672,7 @@ int cmd_record(int argc, char **argv)
 			fputc('\n', stderr);
 	}
 	rc = session__finish(r->s);
+	session__end_command(r->s); /* before the summary, which gives its exit status */
 	if (r->f && flight__finish(r->f))
 		rc = -1;
 	hist_worker__stop(r->hist); /* the last segment's summary, written before the summary says so */

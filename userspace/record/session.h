@@ -184,6 +184,9 @@ void session__drain(struct session *s);
 void session__stop(struct session *s, enum ft_stop_reason why);
 /* Flush and detach everything, END, close the capture.  0 or -1 (write error, printed by caller). */
 int session__finish(struct session *s);
+/* End COMMAND if it still runs (SIGTERM to its tree, SIGKILL 10 s later),
+ * keeping its wait status in the stats; session__close() does it otherwise. */
+void session__end_command(struct session *s);
 void session__close(struct session *s);
 
 const struct session_stats *session__stats(const struct session *s);

@@ -160,19 +160,26 @@ static void signal_tree(pid_t root, int sig)
 	free(ps);
 }
 
-/* End COMMAND, still running at the stop: SIGTERM to its tree, SIGKILL after
- * STOP_GRACE_MS if it did not exit. */
+/* SIGTERM to COMMAND's tree, SIGKILL after STOP_GRACE_MS if it did not exit;
+ * its wait status kept for the summary (command_exit_status). */
 #define STOP_GRACE_MS 10000
-static void end_command(struct session *s)
+void session__end_command(struct session *s)
 {
+	int ms;
+
+	if (!s || s->child <= 0)
+		return;
 	signal_tree(s->child, SIGTERM);
-	for (int ms = 0; ms < STOP_GRACE_MS; ms += 10) {
-		if (waitpid(s->child, NULL, WNOHANG) == s->child)
-			return;
+	for (ms = 0; ms < STOP_GRACE_MS; ms += 10) {
+		if (waitpid(s->child, &s->st.child_status, WNOHANG) == s->child)
+			break;
 		usleep(10000);
 	}
-	signal_tree(s->child, SIGKILL);
-	waitpid(s->child, NULL, 0);
+	if (ms >= STOP_GRACE_MS) {
+		signal_tree(s->child, SIGKILL);
+		waitpid(s->child, &s->st.child_status, 0);
+	}
+	s->child = 0;
 }
 
 void session__close(struct session *s)
@@ -187,8 +194,7 @@ void session__close(struct session *s)
 		close(s->go_fd); /* the command never starts */
 	if (s->exec_fd >= 0)
 		close(s->exec_fd);
-	if (s->child > 0)
-		end_command(s);
+	session__end_command(s);
 	pidwatch__close(&s->pw);
 	if (s->sfd >= 0)
 		close(s->sfd);
