@@ -184,6 +184,20 @@ expect_err "report --html onto its capture by another path" "report: --html ./a.
 	"$FT" report -q --html ./a.ftr a.ftr
 expect_err "export -o onto its capture" "a.ftr is the capture being read" "$FT" export -w events -o a.ftr a.ftr
 check "  the capture is untouched" test "$(md5sum <a.ftr)" = "$sum"
+# ... nor over another capture named where the output belongs (an input's
+# name typed for the output's: 'merge -o n1.ftr n2.ftr n3.ftr' replaced n1, exit 0)
+cp cap.ftr other.ftr
+expect_err "merge -o onto a capture that is no merge" "merge: -o other.ftr is a fabtrace capture \(not a merged one\)" \
+	"$FT" merge -q -o other.ftr cap.ftr
+expect_err "report --svg onto another capture" "report: --svg other.ftr is a fabtrace capture" \
+	"$FT" report -q --svg other.ftr a.ftr
+expect_err "export -o onto another capture" "export: other.ftr is a fabtrace capture" "$FT" export -w events -o other.ftr a.ftr
+expect_err "compare --html onto another capture" "compare: --html other.ftr is a fabtrace capture" \
+	"$FT" compare --html other.ftr a.ftr -- cap.ftr
+check "  that capture is untouched" test "$(md5sum <other.ftr)" = "$sum"
+rc=0
+"$FT" merge -q -o merged.ftr cap.ftr && "$FT" merge -q -o merged.ftr cap.ftr || rc=$?
+check "merge -o onto an earlier merge's output: replaced, exit 0 (its inputs make it again; got $rc)" test "$rc" = 0
 expect_err "export -w all -o - (stdout): one table only" "stdout\) takes one table" "$FT" export -w all -o - a.ftr
 check "  and no directory named -" test ! -e ./-
 expect_err "merge: one file by two paths" "given twice" "$FT" merge -q -o m.ftr a.ftr ./a.ftr

@@ -67,6 +67,11 @@ enum capture_state {
 /* Whether PATH can be read more than once (merge, report --windows): not a
  * pipe or a socket.  A missing file passes here and is reported when opened. */
 bool capture__rereadable(const char *path);
+/* Whether PATH is a regular file that begins with a capture's magic: an
+ * output named by mistake where a capture lies (`merge -o n1.ftr n2.ftr`
+ * without the output's name) must not replace it.  *FLAGS (may be NULL):
+ * its header's flags (enum ft_file_flags), 0 when the header is cut short. */
+bool capture__is_capture(const char *path, uint32_t *flags);
 /* Open and validate the header.  0 or -errno with a one-line reason in err. */
 int capture__open(struct capture_reader **r, const char *path, char *err, size_t errlen);
 const struct ft_file_header *capture__header(const struct capture_reader *r);

@@ -80,6 +80,31 @@ bool capture__rereadable(const char *path)
 	return stat(path, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
+bool capture__is_capture(const char *path, uint32_t *flags)
+{
+	struct ft_file_header h;
+	struct stat st;
+	ssize_t got;
+	int fd;
+
+	if (flags)
+		*flags = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return false;
+	}
+	got = read(fd, &h, sizeof(h));
+	close(fd);
+	if (got < (ssize_t)sizeof(h.magic) || memcmp(h.magic, FT_MAGIC, sizeof(h.magic)) != 0)
+		return false;
+	if (flags && got == (ssize_t)sizeof(h))
+		*flags = h.flags;
+	return true;
+}
+
 /* A FIFO: until its writer sends something (or comes and goes), saying after
  * a second what we wait for.  Anything else returns at once. */
 static void wait_for_writer(int fd, const char *path)

@@ -557,6 +557,7 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 		.max_window = o->max_window, .argc = o->argc, .argv = o->argv,
 	};
 	char ob[64];
+	uint32_t oflags = 0;
 	int rc = 1;
 
 	if (n < 1 || n > MERGE_MAX_HOSTS) {
@@ -569,15 +570,24 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 	m.h = calloc(m.n, sizeof(*m.h));
 	if (!m.h)
 		return 1;
-	for (size_t i = 0; i < m.n; i++) {
-		m.h[i].path = paths[i];
-		m.h[i].stop_reason = -1;
+	for (size_t i = 0; i < m.n; i++)
 		if (ft_same_file(m.out, paths[i])) {
 			ft_err("merge: -o %s is one of the captures to merge (%s); choose another output", m.out,
 			       paths[i]);
 			rc = 2;
 			goto out;
 		}
+	/* another capture there is an input's name typed for the output's; only
+	 * an earlier merge's output, which its inputs make again, is replaced */
+	if (capture__is_capture(m.out, &oflags) && !(oflags & FT_FILE_MERGED)) {
+		ft_err("merge: -o %s is a fabtrace capture (not a merged one), which the merge would replace; "
+		       "name another output, or remove it first", m.out);
+		rc = 2;
+		goto out;
+	}
+	for (size_t i = 0; i < m.n; i++) {
+		m.h[i].path = paths[i];
+		m.h[i].stop_reason = -1;
 		if (!capture__rereadable(paths[i])) {
 			ft_err("merge: %s is a pipe; merge reads each capture three times: save it to a file first",
 			       paths[i]);

@@ -22,6 +22,15 @@ int cmd_trigger(int argc, char **argv);  /* userspace/cli/trigger.c */
 int cli_load_failed(const char *cmd, const char *path, int ret, const char *err, const char *enomem_todo);
 
 /*
+ * 2 (the usage error's exit status) with the one error line when OUT (an
+ * output file named with OPT, NULL for a bare argument) holds a capture that
+ * WHAT ("the SVG") would replace: an input's name typed where the output's
+ * belongs.  0 for anything else, "-" and a file that does not exist.
+ * userspace/cli/out_check.c
+ */
+int cli_out_over_capture(const char *cmd, const char *opt, const char *out, const char *what);
+
+/*
  * SIGUSR1 asks a flight recorder for a snapshot.  A recording of its own
  * (record without --switch-output, top --record) has none to take, and the
  * signal's default action ended it without its END record: `kill -USR1

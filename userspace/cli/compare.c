@@ -309,6 +309,8 @@ int cmd_compare(int argc, char **argv)
 				ft_err("compare: --html %s is a capture being read; choose another output", cl.html);
 				return 2;
 			}
+	if (cli_out_over_capture("compare", "--html", cl.html, "the page"))
+		return 2;
 	if (same_capture_twice(fa, na, fb, nb))
 		return 2;
 	ret = load_side(&cl.o, fa, na, &ra);

@@ -563,6 +563,10 @@ int cmd_export(int argc, char **argv)
 			ret = 2;
 			break;
 		}
+		if (cli_out_over_capture("export", NULL, p, "the table")) {
+			ret = 2;
+			break;
+		}
 		if (outfile_open(&of[k], p, err, sizeof(err))) {
 			ft_err("export: %s", err);
 			ret = 1;

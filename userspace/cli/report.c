@@ -607,6 +607,12 @@ int cmd_report(int argc, char **argv)
 			ft_err("report: --%s %s is the capture being read; choose another output",
 			       tl_outputs[k].opt, tl.out[k]);
 			return 2;
+		} else if (tl.out[k]) {
+			char opt[32];
+
+			snprintf(opt, sizeof(opt), "--%s", tl_outputs[k].opt);
+			if (cli_out_over_capture("report", opt, tl.out[k], "the timeline"))
+				return 2;
 		}
 	if (jobs && !windows_ns) {
 		ft_err("report: --jobs applies to --windows; add --windows DURATION");
