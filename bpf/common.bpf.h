@@ -219,6 +219,19 @@ static __always_inline bool iface_wanted(__u32 netns, __u32 ifindex)
 	return iface_pick(netns, ifindex) != 0;
 }
 
+/*
+ * A record that names no device (a drop of a socket's, a flow with no route
+ * yet): its namespace is traced: --netns's, and with -i one of the chosen
+ * interfaces' (an entry (netns, 0) in targ_iftab: netprobe__fill_iftab()),
+ * so that a TCP socket's drops in another namespace stay out.
+ */
+static __always_inline bool netns_traced(__u32 netns)
+{
+	if (!netns_wanted(netns))
+		return false;
+	return !targ_filter_ifaces || iface_slot1(netns, 0) != 0;
+}
+
 /* Fill the flow of a TCP socket; false when it is filtered out. */
 static __always_inline bool sk_flow_x(bool btf, const struct sock *sk, struct ft_flow *f)
 {
@@ -234,7 +247,7 @@ static __always_inline bool sk_flow_x(bool btf, const struct sock *sk, struct ft
 		dev = BPF_CORE_READ(sk, sk_dst_cache, dev);
 	}
 	f->ifindex = dev ? KREAD(btf, dev, ifindex) : 0;
-	if (f->ifindex ? !iface_wanted(f->netns, f->ifindex) : !netns_wanted(f->netns))
+	if (f->ifindex ? !iface_wanted(f->netns, f->ifindex) : !netns_traced(f->netns))
 		return false;
 	f->proto = 6;
 	f->sport = KREAD(btf, sk, __sk_common.skc_num);

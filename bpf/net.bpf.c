@@ -1065,7 +1065,7 @@ static __always_inline void handle_drop(bool btf, struct sk_buff *skb, void *loc
 
 		if (sk)
 			netns = sk_netns_x(btf, sk);
-		if (!netns_wanted(netns))
+		if (!netns_traced(netns))
 			return;
 	}
 	r = rec_reserve(FT_REC_DROP, sizeof(*r));

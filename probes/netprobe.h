@@ -126,7 +126,8 @@ size_t netprobe__wake_for(size_t wake_bytes, size_t ring_bytes);
 
 /*
  * Fill a loaded object's targ_iftab (bpf/net.h) with the chosen interfaces,
- * interface i in slot i.  0, or -E2BIG when more interfaces share a bucket
+ * interface i in slot i, and their namespaces as interface 0 (records that
+ * name no device).  0, or -E2BIG when more interfaces share a bucket
  * than it has ways (or more than FT_IF_SLOTS), with err set; -errno.
  */
 int netprobe__fill_iftab(int fd, const uint32_t (*ifaces)[2], int n, char *err, size_t errlen);

@@ -153,6 +153,25 @@ static void set_filters(const struct netprobe *p, struct netp_obj *ob, const str
 	}
 }
 
+/* (NETNS, IFINDEX) into its bucket of TAB with SLOT; -E2BIG when the bucket is full. */
+static int iftab_put(struct if_bucket *tab, uint32_t netns, uint32_t ifindex, uint32_t slot, char *err,
+		     size_t errlen)
+{
+	struct if_bucket *b = &tab[ft_if_bucket(netns, ifindex)];
+	int w = 0;
+
+	while (w < FT_IF_WAYS && b->w[w].netns && !(b->w[w].netns == netns && b->w[w].ifindex == ifindex))
+		w++;
+	if (w == FT_IF_WAYS) {
+		snprintf(err, errlen, "interface filter: more than %d of the chosen interfaces "
+			 "share a table bucket; choose fewer (or none: all interfaces)", FT_IF_WAYS);
+		return -E2BIG;
+	}
+	if (!b->w[w].netns)
+		b->w[w] = (struct if_way){ .netns = netns, .ifindex = ifindex, .slot = slot };
+	return 0;
+}
+
 int netprobe__fill_iftab(int fd, const uint32_t (*ifaces)[2], int n, char *err, size_t errlen)
 {
 	struct if_bucket *tab = calloc(FT_IF_BUCKETS, sizeof(*tab));
@@ -165,22 +184,12 @@ int netprobe__fill_iftab(int fd, const uint32_t (*ifaces)[2], int n, char *err, 
 			 "(trace all with no -i)", n, FT_IF_SLOTS);
 		ret = -E2BIG;
 	}
-	for (int i = 0; i < n && !ret; i++) {
-		struct if_bucket *b = &tab[ft_if_bucket(ifaces[i][0], ifaces[i][1])];
-		int w = 0;
-
-		while (w < FT_IF_WAYS && b->w[w].netns &&
-		       !(b->w[w].netns == ifaces[i][0] && b->w[w].ifindex == ifaces[i][1]))
-			w++;
-		if (w == FT_IF_WAYS) {
-			snprintf(err, errlen, "interface filter: more than %d of the chosen interfaces "
-				 "share a table bucket; choose fewer (or none: all interfaces)", FT_IF_WAYS);
-			ret = -E2BIG;
-		} else if (!b->w[w].netns) {
-			b->w[w] = (struct if_way){ .netns = ifaces[i][0], .ifindex = ifaces[i][1],
-						   .slot = (__u32)i };
-		}
-	}
+	for (int i = 0; i < n && !ret; i++)
+		ret = iftab_put(tab, ifaces[i][0], ifaces[i][1], (uint32_t)i, err, errlen);
+	/* their namespaces, as interface 0, for records that name no device
+	 * (netns_traced() in bpf/common.bpf.h); no slot: nothing is binned there */
+	for (int i = 0; i < n && !ret; i++)
+		ret = iftab_put(tab, ifaces[i][0], 0, FT_IF_SLOTS, err, errlen);
 	for (__u32 k = 0; k < FT_IF_BUCKETS && !ret; k++)
 		if (bpf_map_update_elem(fd, &k, &tab[k], BPF_ANY)) {
 			ret = -errno;

@@ -12,7 +12,9 @@
 # whole-machine recorder beside it places on host 1 (>= 1, <= the kernel's
 # count); host 2's recorder none of them, and of its own TCP's drops (in
 # some runs PAWS drops of host 1's segments) as many as the whole-machine
-# recorder places on host 2.
+# recorder places on host 2.  A fourth recorder traces host 2's interface
+# only (-i, no --netns): of the drops that name no device it may hold host
+# 2's alone (it held every namespace's, host 1's duplicates among them).
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd iperf3
@@ -25,7 +27,8 @@ H2=$(lab_ns "$LAB" 2)
 mh_launch "$TMPD/h1.ftr" h1 --netns "$H1"
 mh_launch "$TMPD/h2.ftr" h2 --netns "$H2"
 mh_launch "$TMPD/all.ftr" all
-mh_wait h1 h2 all
+mh_launch "$TMPD/i2.ftr" i2 -i "$H2/eth0"
+mh_wait h1 h2 all i2
 lost_acks() { lab_exec "$LAB" 1 nstat -asz TcpExtDelayedACKLost | awk '/DelayedACKLost/ {print $2}'; }
 d0=$(lost_acks)
 lab_exec "$LAB" 1 iperf3 -s -1 -p 5201 >"$TMPD/server.out" 2>&1 &
@@ -46,7 +49,7 @@ wait "$SRV" 2>/dev/null
 dups=$(($(lost_acks) - d0))
 sleep 0.5
 mh_stop_all
-for h in h1 h2 all; do
+for h in h1 h2 all i2; do
 	"$FT" report --json "$TMPD/$h.ftr" >"$TMPD/$h.json" || bad "report $h"
 done
 python3 - "$TMPD" "$H1" "$H2" "$dups" <<'PY' || bad "duplicate drops (see above)"
@@ -76,6 +79,12 @@ check(mine == machine.get(at_h1, 0), f"as many as the whole-machine recorder pla
 check(set(r2) <= {at_h2}, f"host 2's recorder none of them ({r2})")
 check(r2.get(at_h2, 0) == machine.get(at_h2, 0), f"host 2's recorder its own TCP's drops, as many as the "
       f"whole-machine recorder places on host 2 ({r2.get(at_h2, 0)}; {machine.get(at_h2, 0)})")
+ri = dups("i2")
+check(set(ri) <= {at_h2} and ri.get(at_h2, 0) == r2.get(at_h2, 0),
+      f"-i host 2's eth0: host 2's TCP drops ({ri.get(at_h2, 0)}, as its --netns recorder), none of host 1's ({ri})")
+elsewhere = [x for x in json.load(open(f"{d}/i2.json"))["drops"]["items"]
+             if x["interface"].startswith("(no device)@") and x["interface"] != at_h2]
+check(not elsewhere, f"-i host 2's eth0: no drop without a device from another namespace ({elsewhere[:3]})")
 done()
 PY
 finish
