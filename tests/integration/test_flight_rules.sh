@@ -84,6 +84,15 @@ bad_run "reads the iface_rx probe's records, which --no-probes leaves out" "link
 	record --switch-output 1s -o "$TMPD" --no-probes iface_rx --trigger 'link.ce > 1/s'
 bad_run "reads the RDMA and NIC counters; drop --no-rdma or --no-nic-stats" "link.pause without the counters" \
 	record --switch-output 1s -o "$TMPD" --no-rdma --no-nic-stats --trigger 'link.pause > 1/s'
+# ... and 'on' an interface that -i does not trace (a typo: it was silence)
+bad_run "'link.drops > 50/s on $SW/p9': $SW/p9 is not one of the -i interfaces, so the rule could never fire" \
+	"a rule on an interface -i leaves out" \
+	record -i "$SW/p1" --switch-output 1s -o "$TMPD" --trigger "link.drops > 50/s on $SW/p9"
+"$FT" record -q --no-phases --switch-output 1s -d 1s -o "$TMPD/ring0" --trigger "link.drops > 50/s on $SW/p9" \
+	2>"$TMPD/warn.err" >/dev/null
+check "without -i, a rule on an interface its namespace lacks now: a warning that says so ($(head -c 200 "$TMPD/warn.err"))" \
+	grep -q "no interface 'p9' in namespace $SW now" "$TMPD/warn.err"
+rm -rf "$TMPD/ring0"
 check "nothing was written by the bad runs" test -z "$(find "$TMPD" -name 'seg-*' -o -name 'x.ftr')"
 
 busy_start

@@ -17,6 +17,7 @@
 #include <net/if.h>
 #include <sys/wait.h>
 
+#include "probes/netns.h"
 #include "probes/netprobe.h"
 #include "probes/probe_names.h"
 #include "userspace/capture/capture.h"
@@ -447,29 +448,61 @@ static int check_rules_can_fire(const struct recorder *r)
 	return 0;
 }
 
+/* Whether -i ARG names an interface IFACE of namespace NS (NULL: of any
+ * namespace, as the rule matches one by its name alone). */
+static bool iface_arg_is(const char *arg, const char *ns, const char *iface, const char *netns_arg)
+{
+	const char *slash = strchr(arg, '/');
+	const char *ans = slash ? arg : netns_arg;
+	size_t nl = slash ? (size_t)(slash - arg) : ans ? strlen(ans) : 0;
+
+	if (strcmp(slash ? slash + 1 : arg, iface) != 0)
+		return false;
+	return !ns || (ans && strlen(ns) == nl && !strncmp(ans, ns, nl));
+}
+
+static int ifindex_here(void *name)
+{
+	return (int)if_nametoindex(name);
+}
+
 /*
- * A rule on an interface that is not there fires only if one of that name
- * appears (a job may make it): said now, not left to a silent never.  An
- * RDMA port's label (link.pause, link.cnp) and another namespace's
- * interfaces are not looked up here; its namespace is.
+ * A rule on an interface: with -i, one of those, or it can never fire (a
+ * usage error, as the typo in -i itself is).  Without -i, one that is not
+ * there fires only if one of that name appears (a job may make it): said
+ * now, not left to a silent never.  An RDMA port's label (link.pause,
+ * link.cnp) is not looked up.
  */
-static void warn_rule_places(const struct recorder *r)
+static int check_rule_places(const struct recorder *r)
 {
 	for (int i = 0; i < r->nrules; i++) {
 		const struct rule *u = &r->rule[i];
 		const char *ns = u->on_netns[0] ? u->on_netns : r->o.netns_arg;
-		char path[128];
+		char path[128], err[160];
+		bool listed = false;
 
 		if (!u->on || u->metric == RM_LINK_PAUSE || u->metric == RM_LINK_CNP)
 			continue;
+		for (int k = 0; k < r->o.n_iface_args && !listed; k++)
+			listed = iface_arg_is(r->o.iface_args[k], u->on_netns[0] ? u->on_netns : NULL, u->on_iface,
+					      r->o.netns_arg);
+		if (r->o.n_iface_args && !listed) {
+			ft_err("record: --trigger '%s': %s%s%s is not one of the -i interfaces, so the rule could never "
+			       "fire; name one of them, or add it with -i", u->text, u->on_netns[0] ? u->on_netns : "",
+			       u->on_netns[0] ? "/" : "", u->on_iface);
+			return -1;
+		}
 		if (ns && (size_t)snprintf(path, sizeof(path), "/run/netns/%s", ns) < sizeof(path) &&
 		    access(path, F_OK))
 			ft_warn("record: --trigger '%s': no network namespace '%s' now (list them with 'ip netns "
 				"list'); the rule fires only once it exists", u->text, ns);
-		else if (!ns && !if_nametoindex(u->on_iface))
-			ft_warn("record: --trigger '%s': no interface '%s' here now (list them with 'ip link'); the "
-				"rule fires only once one of that name exists", u->text, u->on_iface);
+		else if (!r->o.n_iface_args &&
+			 netns__run_in(ns ? path : NULL, ifindex_here, (void *)u->on_iface, err, sizeof(err)) == 0)
+			ft_warn("record: --trigger '%s': no interface '%s' %s%s now (list them with 'ip%s%s link'); "
+				"the rule fires only once one of that name exists", u->text, u->on_iface,
+				ns ? "in namespace " : "here", ns ? ns : "", ns ? " -n " : "", ns ? ns : "");
 	}
+	return 0;
 }
 
 static int add_rule(struct recorder *r, const char *arg)
@@ -575,7 +608,8 @@ static int parse_args(struct recorder *r, int argc, char **argv)
 	}
 	if (check_rules_can_fire(r))
 		return -1;
-	warn_rule_places(r);
+	if (check_rule_places(r))
+		return -1;
 	if (r->summaries_opt && !r->fo.on) {
 		ft_err("record: --keep-summaries and --no-summaries are the flight recorder's: give "
 		       "--switch-output and -o DIR");
