@@ -262,6 +262,10 @@ t = json.load(open(sys.argv[1]))["trigger"]
 acts = [a["action"] for a in t["all"]]
 sys.exit(0 if t["kind"] == "command" and t["reason"] == "first" and t["extended_by"] == 1
          and acts == ["snapshot", "extended"] else 1)' "$TMPD/s2.json"
+check "its report's window ends where the extension left it (as the text's 'extended'), after the opener's own" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["trigger"]
+sys.exit(0 if t["to_rel_ns"] == t["all"][1]["to_rel_ns"] > t["all"][0]["to_rel_ns"] else 1)' "$TMPD/s2.json"
 # by their windows (the triggers' from/to): a file's start is its earliest
 # record, and a bin on a quiet CPU closes only at that CPU's next packet, so a
 # segment (and a snapshot's first one) can hold a bin opened seconds before it

@@ -168,13 +168,14 @@ void report_trigger__text(FILE *f, const struct model *m)
 	fprintf(f, "\n");
 }
 
-static void json_one(struct json *j, const struct model *m, const struct ft_trigger *t)
+/* T's keys; its window ends at TO (the opener's: as its last trigger left it). */
+static void json_one(struct json *j, const struct model *m, const struct ft_trigger *t, uint64_t to)
 {
 	trigger__json_fields(j, t);
 	json_kv_i64(j, "rel_ns", rel(m, t->mono_ns));
 	if (t->from_ns) {
 		json_kv_i64(j, "from_rel_ns", rel(m, t->from_ns));
-		json_kv_i64(j, "to_rel_ns", rel(m, t->to_ns));
+		json_kv_i64(j, "to_rel_ns", rel(m, to));
 	}
 }
 
@@ -186,14 +187,14 @@ void report_trigger__json(struct json *j, const struct model *m)
 		return;
 	json_key(j, "trigger");
 	json_object_begin(j);
-	json_one(j, m, o);
+	json_one(j, m, o, window_end(m, o));
 	json_kv_u64(j, "extended_by", count_action(m, FT_TRIGA_EXTENDED) + count_action(m, FT_TRIGA_FULL));
 	json_kv_u64(j, "joined_by", count_action(m, FT_TRIGA_JOINED));
 	json_key(j, "all");
 	json_array_begin(j);
 	for (size_t i = 0; i < m->ntriggers; i++) {
 		json_object_begin(j);
-		json_one(j, m, &m->triggers[i]);
+		json_one(j, m, &m->triggers[i], m->triggers[i].to_ns);
 		json_object_end(j);
 	}
 	json_array_end(j);
