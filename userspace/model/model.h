@@ -495,6 +495,9 @@ struct model_span {
  * False when there is no K-th.
  */
 bool model__probe_span(const struct model *m, size_t k, struct model_span *out);
+/* The packets the kernel's skipped probe runs may have kept out of direction
+ * DIR's bins (FT_DIR_RX, FT_DIR_TX): what conservation's OK_SKIPPED spends. */
+uint64_t model__skipped_binning_pkts(const struct model *m, int dir);
 
 /*
  * When a sampled interval says a process was held by the scheduler: one of

@@ -337,7 +337,7 @@ static uint64_t pkts_per_dequeued_skb(const struct model *m)
  * each as many packets as pkts_per_dequeued_skb(); an always profile's
  * qdisc_dequeue (in post-windows only) bins nothing, so adds none.
  */
-static uint64_t skipped_binning_pkts(const struct model *m, int dir)
+uint64_t model__skipped_binning_pkts(const struct model *m, int dir)
 {
 	const char *tx_hook = NULL;
 	bool deq_bins = false;
@@ -369,7 +369,7 @@ static uint64_t skipped_binning_pkts(const struct model *m, int dir)
  */
 void mdl_conserve_explain_skipped(struct model *m, int dir)
 {
-	uint64_t skipped = skipped_binning_pkts(m, dir);
+	uint64_t skipped = model__skipped_binning_pkts(m, dir);
 	uint64_t short_pkts = 0;
 
 	if (!skipped)

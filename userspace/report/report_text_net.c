@@ -45,14 +45,6 @@ static const char *conserve_label(const struct model_dir *x, char *buf, size_t l
 	return buf;
 }
 
-static uint64_t skipped_of(const struct model *m, uint32_t probe)
-{
-	for (size_t i = 0; i < m->ncoverage; i++)
-		if (m->coverage[i].probe == probe)
-			return m->coverage[i].skipped;
-	return 0;
-}
-
 /* The spans in which the post-window probes PROBES ran (~0: any, the socket
  * owners included), on one line after LEAD, ending with TAIL; nothing without any. */
 static void post_spans(FILE *f, const struct model *m, uint64_t probes, const char *lead, const char *tail)
@@ -482,9 +474,9 @@ void report_text__conserve(FILE *f, const struct model *m)
 	if (!any)
 		fprintf(f, "  no interface has both start and stop counters\n");
 	if (report__count_conserve(m, MODEL_CONSERVE_OK_SKIPPED))
-		fprintf(f, "  OK (N skipped): short by N packets, no more than the probe runs the kernel skipped "
-			"(%" PRIu64 " rx, %" PRIu64 " tx; see Lost events): explained, not lost\n",
-			skipped_of(m, FT_PROBE_IFACE_RX), skipped_of(m, FT_PROBE_IFACE_TX));
+		fprintf(f, "  OK (N skipped): short by N packets, no more than the kernel's skipped probe runs may "
+			"have kept out (%" PRIu64 " rx, %" PRIu64 " tx packets; see Lost events): explained, not lost\n",
+			model__skipped_binning_pkts(m, FT_DIR_RX), model__skipped_binning_pkts(m, FT_DIR_TX));
 	for (size_t i = 0; i < m->nifaces; i++) {
 		const struct model_iface *it = &m->ifaces[i];
 
