@@ -853,8 +853,8 @@ enum ft_file_flags {
 	FT_FILE_MERGED = 1 << 0,  /* written by fabtrace merge: several hosts, FT_REC_HOST records */
 	FT_FILE_SEGMENT = 1 << 1, /* a flight recorder's rotating segment (docs/flight-recorder.md) */
 	FT_FILE_SNAPSHOT = 1 << 2, /* a flight recorder's snapshot: FT_REC_TRIGGER says why */
-	FT_FILE_PROFILE_ALWAYS = 1 << 3, /* recorded with --profile always: no qdisc, RTT, cong-state
-					  * probes, no socket owners (docs/performance.md) */
+	FT_FILE_PROFILE_ALWAYS = 1 << 3, /* recorded with --profile always: no qdisc or RTT probes,
+					  * no socket owners (probes/netprobe_profile.c) */
 };
 
 struct ft_file_header {

@@ -167,6 +167,9 @@ static void test_report(void **state)
 	assert_non_null(strstr(ta, "queueing not recorded (the always profile"));
 	assert_null(strstr(ta, "no queueing seen"));
 	assert_non_null(strstr(ta, "  profile: always ("));
+	/* the header names what the profile keeps: congestion states among them */
+	assert_non_null(strstr(ta, "retransmits, congestion states, CE"));
+	assert_null(strstr(ta, "or congestion states"));
 	/* the congestion-state changes were traced: none, not "not recorded" */
 	assert_non_null(strstr(ta, "\nCongestion state changes: 0\n"));
 	assert_null(strstr(ta, "the cong_state probe was not attached"));

@@ -91,8 +91,8 @@ void report_text__header(FILE *f, const struct model *m, const struct report_opt
 	if (m->hdr.command[0])
 		fprintf(f, "  command: %.*s\n", (int)sizeof(m->hdr.command), m->hdr.command);
 	if (m->hdr.flags & FT_FILE_PROFILE_ALWAYS)
-		fprintf(f, "  profile: always (bins, drops, retransmits, CE, counters, phases; no qdisc "
-			"sojourn or depth, RTT samples, congestion states or socket owners)\n");
+		fprintf(f, "  profile: always (bins, drops, retransmits, congestion states, CE, counters, phases; "
+			"no qdisc sojourn or depth, RTT samples or socket owners)\n");
 	fprintf(f, "  start %s (times below: +seconds from here), duration %s, bin %s\n",
 		fmt_wall(model__wall_ns(m, m->capture_start_ns), a, sizeof(a)),
 		fmt_ns(m->duration_ns, b, sizeof(b)), fmt_ns(m->hdr.bin_ns, c, sizeof(c)));
