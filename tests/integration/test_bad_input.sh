@@ -246,6 +246,11 @@ mkdir -p nocoll/summaries
 expect_err "history of a recorder that saw no collective" \
 	"history: nocoll: no collective in nocoll/summaries: the recorder writes a line per collective" \
 	"$FT" history nocoll
+# ... and a directory that is no recorder's: not told to record a job (it said 'no collective' too)
+mkdir -p plaindir
+expect_err "history of a directory that is no flight recorder's" \
+	"history: plaindir: no summaries \(plaindir/\*.jsonl\): not a flight recorder's directory .*--no-summaries" \
+	"$FT" history plaindir
 
 # a rule on an interface that is not there: said at the start (it could appear later: a warning)
 "$FT" record -q -i lo -d 1s --switch-output 1s --control "fbi$$" --trigger 'link.drops > 100/s on nosuch0' \

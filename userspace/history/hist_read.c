@@ -405,11 +405,15 @@ int hist__read(const char *dir, const struct hist_read_opts *o, FILE *out)
 	rc = read_dir(&a, dir, sub, sizeof(sub));
 	if (!rc && !a.all.n && !a.outside)
 		rc = -1; /* day files, but not one summary line in them */
-	if (rc == -1 && !a.skipped && !a.files_skipped && !stat(sub, &st) && S_ISDIR(st.st_mode))
+	/* day files without a line, or the recorder's summaries/ without a day file: it saw no
+	 * collective; a directory without either is not a recorder's */
+	if (rc == -1 && (a.files || strcmp(sub, dir) != 0) && !a.skipped && !a.files_skipped &&
+	    !stat(sub, &st) && S_ISDIR(st.st_mode))
 		ft_err("history: %s: no collective in %s: the recorder writes a line per collective its phase "
 		       "probes saw, and saw none (record a job, without --no-phases)", dir, sub);
 	else if (rc == -1)
-		ft_err("history: %s: no summaries (%s/*.jsonl%s; record --switch-output writes them)", dir, sub,
+		ft_err("history: %s: no summaries (%s/*.jsonl%s): not a flight recorder's directory (record "
+		       "--switch-output ... -o DIR writes them), or one recorded with --no-summaries", dir, sub,
 		       a.skipped ? ", whose lines are not summaries" : ""); /* SUB: where read_dir() looked */
 	else if (rc)
 		ft_err("history: %s", strerror(-rc));
