@@ -2,6 +2,7 @@
 /* Small helpers shared by every subcommand: errors, formatting, files, clocks. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -371,6 +372,13 @@ int stream_errno(FILE *f)
 	if (f && !fstat(fileno(f), &st) && S_ISREG(st.st_mode) && !fstatvfs(fileno(f), &v) && v.f_blocks > 0 &&
 	    (uint64_t)v.f_bavail * v.f_frsize < 65536)
 		return ENOSPC;
+	/* a pipe whose reader went away (| head -1) polls as an error */
+	if (f && !fstat(fileno(f), &st) && S_ISFIFO(st.st_mode)) {
+		struct pollfd p = { .fd = fileno(f), .events = POLLOUT };
+
+		if (poll(&p, 1, 0) == 1 && (p.revents & POLLERR))
+			return EPIPE;
+	}
 	return EIO;
 }
 

@@ -61,7 +61,7 @@ void outfile_abort(struct outfile *o);
 /* Why writing O failed, once its stream has an error and the failed write's
  * errno is gone: ENOSPC when it is a file on a full file system, else EIO. */
 int outfile_errno(const struct outfile *o);
-/* The same for any stream F (stdout): ENOSPC or EIO. */
+/* The same for any stream F (stdout): ENOSPC, EPIPE (a pipe whose reader left) or EIO. */
 int stream_errno(FILE *f);
 /* What to do when creating PATH failed with E: "; create the directory first (mkdir -p)" (where
  * PATH's directory is missing), ... or "". */

@@ -290,6 +290,15 @@ check "top --once --json exits 0 ($(tail -n1 "$TMPD/once.err"))" test "$_rc" = 0
 "$FT" top --json -n 3 -i "$H2/eth0" --no-phases --record "$TMPD/top.ftr" >"$TMPD/stream.json" 2>"$TMPD/stream.err"
 _rc=$?
 check "top --json -n 3 --record exits 0 ($(tail -n1 "$TMPD/stream.err"))" test "$_rc" = 0
+# -d a whole number of periods: every period, the last one too (its refresh came with the stop)
+n=$("$FT" top --json -n 0 -r 1s -d 3s -i "$H2/eth0" --no-phases 2>/dev/null | wc -l)
+check "top --json -r 1s -d 3s: 3 snapshots ($n)" test "$n" = 3
+# a reader that has had enough (| head -1) ends it quietly, as it does other tools: not an error
+"$FT" top --json -n 0 -r 200ms -i "$H2/eth0" --no-phases 2>"$TMPD/head.err" | head -n 1 >"$TMPD/head.json"
+_rc=${PIPESTATUS[0]}
+check "top --json | head -1: exits 0, no error ($_rc: $(grep -i 'error\|standard output' "$TMPD/head.err" | head -c 200))" \
+	test "$_rc" = 0 -a -z "$(grep -i 'error\|standard output' "$TMPD/head.err")"
+check "  and the line it printed is a snapshot" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMPD/head.json"
 sleep 0.5
 python3 - "$TMPD/ctr.txt" "$TMPD/once.json" "$TMPD/stream.json" "eth0@$H2" <<'PY' || bad "snapshots against the interface counters (see above)"
 import bisect, json, sys

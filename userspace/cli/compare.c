@@ -50,7 +50,7 @@ static void usage(FILE *f)
 		"                        8 before a half can differ significantly)\n"
 		"      --force           compare jobs of different shapes (the groups both have)\n"
 		"      --alpha P         significance level (default 0.05)\n"
-		"      --threshold PCT   a microburst: bins at >= PCT %% of the link's capacity\n"
+		"      --threshold PCT   a microburst: bins at >= PCT %% of the link's line rate\n"
 		"                        (default 80)\n"
 		"      --resamples N     bootstrap resamples (default 2000)\n"
 		"      --seed N          the bootstrap's seed (default 1): the same captures give\n"

@@ -50,6 +50,8 @@ struct top {
 	int tfd;
 	int lfd;                    /* --listen's socket, bound before the probes load */
 	bool out_failed;
+	bool out_gone;              /* stdout's reader went away: stop, exit 0 */
+	uint64_t last_snap_ns;      /* CLOCK_MONOTONIC of the last --json/--once snapshot */
 	int argc;
 	char **argv;
 };
@@ -148,12 +150,19 @@ static void refresh_skipped(struct top *t)
 /* A --json or --once snapshot on stdout; a failed write ends the command with 1, said once. */
 static void snapshot(struct top *t)
 {
-	if (t->out_failed || !(t->json ? top_view__print_json(&t->v) : top_view__print_text(&t->v)))
+	int e;
+
+	if (t->out_failed || t->out_gone ||
+	    !(t->json ? top_view__print_json(&t->v) : top_view__print_text(&t->v)))
 		return;
+	e = stream_errno(stdout);
+	if (e == EPIPE) { /* its reader had enough (| head -1): the end, not an error */
+		t->out_gone = true;
+		return;
+	}
 	t->out_failed = true;
 	/* to stderr even under --json: stdout is what failed */
-	fprintf(stderr, "fabtrace: top: writing to the standard output: %s; check where it goes\n",
-		strerror(stream_errno(stdout)));
+	fprintf(stderr, "fabtrace: top: writing to the standard output: %s; check where it goes\n", strerror(e));
 }
 
 static void on_refresh(void *ctx, int fd, uint32_t events)
@@ -175,7 +184,8 @@ static void on_refresh(void *ctx, int fd, uint32_t events)
 		return;
 	snapshot(t);
 	t->printed++;
-	if (t->out_failed || (t->count && t->printed >= t->count))
+	t->last_snap_ns = mono_ns();
+	if (t->out_failed || t->out_gone || (t->count && t->printed >= t->count))
 		session__stop(t->v.s, t->out_failed ? FT_STOP_ERROR : FT_STOP_DURATION);
 }
 
@@ -437,8 +447,13 @@ int cmd_top(int argc, char **argv)
 	}
 	rc = session__run(t->v.s);
 	top_term__restore();
-	/* stopped before the first snapshot (-d, a signal): show what there is */
-	if (!t->ui && !t->headless && !t->printed && !t->out_failed) {
+	/* stopped before the first snapshot (-d, a signal): show what there is; and
+	 * -d ending with a period (-d 2s -r 1s) shows that period, whose refresh
+	 * came together with the stop */
+	if (!t->ui && !t->headless && !t->out_failed && !t->out_gone &&
+	    (!t->printed || (session__stats(t->v.s)->stop_reason == FT_STOP_DURATION &&
+			     !(t->count && t->printed >= t->count) &&
+			     mono_ns() - t->last_snap_ns >= t->v.refresh_ns / 10 * 9))) {
 		session__drain(t->v.s);
 		refresh_skipped(t);
 		live__tick(t->v.l, mono_ns());
