@@ -155,6 +155,18 @@ check "  and its directory is gone" test ! -e tiny/out
 expect_err "report --svg on a full disk" "No space left on device; nothing was written" \
 	"$FT" report --svg tiny/t.svg "$ROOT/tests/fixtures/demo/demo.ftr"
 check "  and no file" test "$(ls tiny)" = fill
+# record --json whose disk fills once it records: one JSON document, the error a key of it (it
+# printed {"error": ...} and then the summary: two documents, which json.load refuses)
+rc=0
+"$FT" record -q --json --no-phases -i lo -o tiny/x.ftr -- sh -c 'ping -q -c 400 -i 0.01 127.0.0.1 >/dev/null' \
+	>rj.out 2>rj.err || rc=$?
+check "record --json filling the disk: exit 1 ($rc), one document with stop_reason error and the error" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["stop_reason"] == "error" and "No space left on device" in d["error"] else 1)' rj.out
+check "  exit 1 ($rc)" test "$rc" = 1
+check "  and the error on stderr too" grep -q "No space left on device" rj.err
+rm -f tiny/x.ftr
 
 # a headline line cut to its 240 bytes ends in "...", not mid-word ("(tbf")
 "$FT" report -b "$ROOT/tests/fixtures/demo/demo.ftr" >brief.txt 2>&1 || bad "report -b of the demo capture"

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,24 @@ struct recorder {
 	bool tty;
 	uint64_t last_bins, last_events, last_phases;
 	char out[4096];     /* -o after its %h/%t/%p are expanded */
+	char error[1100];   /* the run's error, for the --json summary: one document, not two */
 };
+
+/* The run's error, once its summary follows: with --json a key of the
+ * summary (and the line on stderr, for the operator), else the error line. */
+static void run_error(struct recorder *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void run_error(struct recorder *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	va_end(ap);
+	if (r->o.json)
+		fprintf(stderr, "fabtrace: %s\n", r->error);
+	else
+		ft_err("%s", r->error);
+}
 
 static void usage(FILE *f)
 {
@@ -339,6 +357,8 @@ static void print_summary(struct recorder *r, uint64_t end_ns)
 		json_kv_string(&j, "output", r->f ? flight__dir(r->f) : r->o.out_path);
 		json_kv_double(&j, "duration_s", secs, 3);
 		json_kv_string(&j, "stop_reason", capture__stop_reason_name(st->stop_reason));
+		if (r->error[0])
+			json_kv_string(&j, "error", r->error);
 		json_kv_u64(&j, "bytes", r->f ? bytes_written(r) : st->bytes_written);
 		json_kv_u64(&j, "records", records);
 		json_kv_u64(&j, "bins", st->bins);
@@ -713,17 +733,17 @@ int cmd_record(int argc, char **argv)
 		rc = -1;
 	hist_worker__stop(r->hist); /* the last segment's summary, written before the summary says so */
 	if (r->f && rc) {
-		ft_err("record: %s; every closed segment stays readable", flight__error(r->f)[0] ?
-		       flight__error(r->f) : "the flight recorder failed");
+		run_error(r, "record: %s; every closed segment stays readable", flight__error(r->f)[0] ?
+			  flight__error(r->f) : "the flight recorder failed");
 		print_summary(r, mono_ns());
 		goto out;
 	}
 	if (rc) {
 		if (session__write_error(r->s)[0]) /* already names the file, the offset and what is kept */
-			ft_err("record: %s", session__write_error(r->s));
+			run_error(r, "record: %s", session__write_error(r->s));
 		else
-			ft_err("record: writing %s failed; the capture is valid up to its last complete block",
-			       r->o.out_path);
+			run_error(r, "record: writing %s failed; the capture is valid up to its last complete block",
+				  r->o.out_path);
 		print_summary(r, mono_ns());
 		goto out;
 	}
