@@ -76,6 +76,9 @@ bad_run 2 "gives a time twice" "--switch-output, two times" record --switch-outp
 bad_run 2 "add --switch-output" "--snapshot-pre without the ring" record --snapshot-pre 5s -o "$TMPD/x.ftr"
 bad_run 2 "cannot hold" "--keep shorter than the pre-window" record --switch-output 1s --keep 5s --snapshot-pre 30s -o "$TMPD"
 bad_run 2 "--snapshot-policy 'every:0': not a rate" "--snapshot-policy every:0" record --switch-output 1s --snapshot-policy every:0 -o "$TMPD"
+bad_run 1 "interface 'nosuch0' not found" "a missing interface, -o a new directory" \
+	record -i nosuch0 --switch-output 1s -o "$TMPD/newdir" --control "$CTL"
+check "  leaves no directory behind (it left DIR with its lock and summaries/)" test ! -e "$TMPD/newdir"
 bad_run 1 "no flight recorder listens" "a trigger with no recorder" trigger --control "$CTL"
 bad_run 2 "--at 'yesterday': not a time" "trigger --at yesterday" trigger --at yesterday
 rc=0

@@ -49,6 +49,7 @@ struct recorder {
 	uint64_t last_bins, last_events, last_phases;
 	char out[4096];     /* -o after its %h/%t/%p are expanded */
 	char error[1100];   /* the run's error, for the --json summary: one document, not two */
+	bool started;       /* the recording began (session__start) */
 };
 
 /* The run's error, once its summary follows: with --json a key of the
@@ -708,6 +709,7 @@ int cmd_record(int argc, char **argv)
 	if (rc == 0) {
 		const struct session_stats *st = session__stats(r->s);
 
+		r->started = true;
 		r->tty = isatty(STDERR_FILENO);
 		session__on_tick(r->s, status_line, r);
 		if (r->f && flight__start(r->f))
@@ -759,6 +761,13 @@ out:
 	session__close(r->s);
 	rules__free(r->rules);
 	hist_worker__free(r->hist);
+	if (r->f && flight__made_dir(r->f) && !r->started) { /* nothing recorded: no tree left */
+		char sub[4200];
+
+		snprintf(sub, sizeof(sub), "%s/%s", flight__dir(r->f), HIST_SUBDIR);
+		rmdir(sub);
+		flight__abandon(r->f);
+	}
 	flight__free(r->f);
 	session_opts__free(&r->o);
 	free(r);

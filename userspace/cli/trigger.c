@@ -21,6 +21,9 @@
 #include "userspace/record/flight_control.h"
 
 #define DEFAULT_WAIT_NS (600ull * 1000000000ull)
+/* A busy recorder (all its command slots taken): ask again every BUSY_RETRY_MS, for up to BUSY_WAIT_MS. */
+#define BUSY_RETRY_MS 50
+#define BUSY_WAIT_MS 30000
 
 static void usage(FILE *f)
 {
@@ -252,21 +255,30 @@ int cmd_trigger(int argc, char **argv)
 		ft_err("trigger: only root may trigger a snapshot; run it with sudo");
 		return 1;
 	}
-	fd = flight_ctl__connect(a.control, a.netns, err, sizeof(err));
-	if (fd < 0) {
-		ft_err("trigger: %s", err);
-		return 1;
-	}
 	if (a.reason) {
 		str_copy(reason, a.reason, sizeof(reason));
 		flight_ctl__clean(reason);
 	}
-	/* a recorder that refuses us answers and closes at once: its answer is read all the same */
-	(void)flight_ctl__send(fd, "trigger\nreason=%s\nat=%lld\nwait=%d\n", reason, (long long)at, a.wait);
-	n = flight_ctl__recv(fd, msg, sizeof(msg), 10000);
-	if (n < 0) {
-		ft_err("trigger: no answer from the recorder (%s)", n == -ETIMEDOUT ? "10 s" : strerror((int)-n));
-		goto out;
+	/* a recorder serving as many commands as it holds at once says busy: this one
+	 * waits its turn (for up to BUSY_WAIT_MS), keeping its moment (at) */
+	for (int waited = 0;; waited += BUSY_RETRY_MS) {
+		fd = flight_ctl__connect(a.control, a.netns, err, sizeof(err));
+		if (fd < 0) {
+			ft_err("trigger: %s", err);
+			return 1;
+		}
+		/* a recorder that refuses us answers and closes at once: its answer is read all the same */
+		(void)flight_ctl__send(fd, "trigger\nreason=%s\nat=%lld\nwait=%d\n", reason, (long long)at, a.wait);
+		n = flight_ctl__recv(fd, msg, sizeof(msg), 10000);
+		if (n < 0) {
+			ft_err("trigger: no answer from the recorder (%s)", n == -ETIMEDOUT ? "10 s" : strerror((int)-n));
+			goto out;
+		}
+		if (!flight_ctl__get(msg, "error", err, sizeof(err)) || strncmp(err, "busy", 4) != 0 ||
+		    waited >= BUSY_WAIT_MS)
+			break;
+		close(fd);
+		usleep(BUSY_RETRY_MS * 1000);
 	}
 	if (flight_ctl__get(msg, "error", err, sizeof(err))) {
 		ft_err("trigger: %s", err);

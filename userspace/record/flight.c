@@ -26,7 +26,7 @@
 #include "userspace/record/flight_snap.h"
 #include "userspace/record/hostclock.h"
 
-#define FLIGHT_MAX_CONNS 16
+#define FLIGHT_MAX_CONNS 64 /* trigger commands served at once; more wait their turn (fabtrace trigger asks again) */
 #define SEC 1000000000ull
 /* A --at ahead of our clock by this much is another host's clock skew, not the future. */
 #define AT_SKEW_NS (2 * SEC)
@@ -705,6 +705,17 @@ void flight__on_closed(struct flight *f, flight_closed_fn fn, void *ctx)
 uint32_t flight__post_window(const struct flight *f, uint64_t now_ns)
 {
 	return f->win.active && !flight_window__due(&f->win, now_ns) ? f->win.snap : 0;
+}
+
+bool flight__made_dir(const struct flight *f)
+{
+	return f && flight_ring__made_dir(f->ring);
+}
+
+void flight__abandon(struct flight *f)
+{
+	if (f && !f->started)
+		flight_ring__abandon(f->ring);
 }
 
 const char *flight__dir(const struct flight *f)

@@ -138,6 +138,11 @@ void flight__on_closed(struct flight *f, flight_closed_fn fn, void *ctx);
 
 void flight__stats(const struct flight *f, struct flight_stats *st);
 const char *flight__dir(const struct flight *f);
+/* Whether the recorder made its directory (-o did not exist). */
+bool flight__made_dir(const struct flight *f);
+/* It never began recording (a bad -i, a control socket in use): the lock
+ * and the directory it made go (flight_ring__abandon). */
+void flight__abandon(struct flight *f);
 /* The snapshot whose post-window runs at NOW (before it is due), 0 none. */
 uint32_t flight__post_window(const struct flight *f, uint64_t now_ns);
 /* Why writing failed ("" none). */

@@ -22,6 +22,7 @@
 struct flight_ring {
 	char dir[4096];
 	int lockfd;
+	bool made_dir;              /* the directory is this recorder's (flight_ring__abandon) */
 	struct flight_limits lim;
 	struct flight_seg *segs;    /* closed, oldest first */
 	size_t n, cap;
@@ -146,10 +147,13 @@ int flight_ring__open(struct flight_ring **out, const char *dir, const struct fl
 	/* a directory of its own, as a service's -o /var/lib/fabtrace is on its
 	 * first start: made where its parent exists (not a whole path: a typo
 	 * should not grow a tree) */
-	if (stat(dir, &st) && (errno != ENOENT || mkdir(dir, 0755) || stat(dir, &st))) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s%s", dir, strerror(-rc), create_hint(-rc, dir));
-		return rc;
+	if (stat(dir, &st)) {
+		if (errno != ENOENT || mkdir(dir, 0755) || stat(dir, &st)) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: %s%s", dir, strerror(-rc), create_hint(-rc, dir));
+			return rc;
+		}
+		r->made_dir = true;
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s is not a directory (with --switch-output, -o names the directory "
@@ -174,6 +178,22 @@ int flight_ring__open(struct flight_ring **out, const char *dir, const struct fl
 	if (rc)
 		snprintf(err, errlen, "%s: cannot read it: %s", dir, strerror(-rc));
 	return rc;
+}
+
+bool flight_ring__made_dir(const struct flight_ring *r)
+{
+	return r && r->made_dir;
+}
+
+void flight_ring__abandon(struct flight_ring *r)
+{
+	char lock[4200];
+
+	if (!r || !r->made_dir || r->writing || r->n || r->written)
+		return;
+	snprintf(lock, sizeof(lock), "%s/" FLIGHT_LOCK, r->dir);
+	unlink(lock);
+	rmdir(r->dir); /* empty by now, or something else is in it and it stays */
 }
 
 void flight_ring__free(struct flight_ring *r)

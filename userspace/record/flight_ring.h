@@ -42,6 +42,11 @@ struct flight_ring;
 int flight_ring__open(struct flight_ring **r, const char *dir, const struct flight_limits *lim,
 		      char *err, size_t errlen);
 void flight_ring__free(struct flight_ring *r);
+/* Whether flight_ring__open() made the directory (it did not exist). */
+bool flight_ring__made_dir(const struct flight_ring *r);
+/* A recorder that never wrote a segment: the lock and the directory it made
+ * are removed (a typo in -i must not leave a tree); nothing otherwise. */
+void flight_ring__abandon(struct flight_ring *r);
 
 /* Begin a segment at NOW_NS: HDR (a copy is made; start and flags set here). */
 int flight_ring__begin(struct flight_ring *r, const struct ft_file_header *hdr, uint64_t now_ns,

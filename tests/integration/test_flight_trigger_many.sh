@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Every rank of a failing job may call `fabtrace trigger --wait` at once.
+# The recorder serves 64 trigger commands at a time; it refused the 17th
+# and later with "busy" (at 16), and those triggers were recorded nowhere.
+# 80 at once, each waiting for the snapshot: every one exits 0 with the
+# snapshot saved, the recorder counts 80 triggers, and one snapshot holds
+# them all (one opened it, the others extended or joined it).
+source "$(dirname "$0")/lib.sh"
+need_root
+need_cmd python3
+N=80
+CTL="ftM$$"
+D=$TMPD/ring
+mkdir "$D"
+"$FT" record -q --json --no-phases -i lo --switch-output 1s --snapshot-pre 1s --snapshot-post 2s \
+	--control "$CTL" -o "$D" >"$TMPD/rec.json" 2>"$TMPD/rec.err" &
+REC_PID=$!
+for ((i = 0; i < 100; i++)); do
+	[[ -n $(find "$D" -name 'seg-*.part') ]] && break
+	sleep 0.05
+done
+sleep 1 # a pre-window
+pids=()
+for ((k = 1; k <= N; k++)); do
+	"$FT" trigger --control "$CTL" --reason "rank $k" --wait --json >"$TMPD/t$k.json" 2>"$TMPD/t$k.err" &
+	pids+=($!)
+done
+fails=0 busy=0
+for ((k = 1; k <= N; k++)); do
+	wait "${pids[k - 1]}" || fails=$((fails + 1))
+	grep -q busy "$TMPD/t$k.err" && busy=$((busy + 1))
+done
+check "$N trigger --wait at once: every one exits 0 ($fails failed, $busy said busy)" test "$fails" = 0 -a "$busy" = 0
+saved=$(cat "$TMPD"/t*.json | python3 -c '
+import json, sys
+d, s, i, n = json.JSONDecoder(), sys.stdin.read(), 0, set()
+while True:
+    while i < len(s) and s[i].isspace():
+        i += 1
+    if i >= len(s):
+        break
+    j, i = d.raw_decode(s, i)
+    if j.get("saved"):
+        n.add(j["file"])
+print(len(n))')
+check "  all of them in one snapshot ($saved files)" test "$saved" = 1
+kill -INT "$REC_PID"
+rc=0
+wait "$REC_PID" || rc=$?
+REC_PID=
+check "the recorder exits 0 ($rc: $(tail -n 1 "$TMPD/rec.err"))" test "$rc" = 0
+check "  and counts the $N triggers ($(jget "$TMPD/rec.json" 'j["flight"]["triggers"]'))" \
+	test "$(jget "$TMPD/rec.json" 'j["flight"]["triggers"]')" = "$N"
+finish
