@@ -549,6 +549,30 @@ int qdisc_config__can_bypass(int nl_fd, uint32_t ifindex)
 	return 0;
 }
 
+/* A major the kernel picked (qdisc_alloc_handle(): 0x8000 and up). */
+static bool auto_major(uint32_t handle)
+{
+	return handle != TC_H_ROOT && handle != TC_H_INGRESS && (TC_H_MAJ(handle) >> 16) >= 0x8000 &&
+	       (TC_H_MAJ(handle) >> 16) != 0xffff;
+}
+
+const char *qdisc_config__stable_handle(uint32_t handle, uint32_t parent, char *buf, size_t len)
+{
+	char p[24];
+
+	if (!auto_major(handle))
+		return qdisc_config__handle_str(handle, buf, len);
+	if (TC_H_MIN(handle)) /* a class: its qdisc's picked major left out */
+		snprintf(buf, len, ":%x", TC_H_MIN(handle));
+	else if (parent == TC_H_ROOT)
+		snprintf(buf, len, "root");
+	else if (auto_major(parent))
+		snprintf(buf, len, "at :%x", TC_H_MIN(parent));
+	else
+		snprintf(buf, len, "at %s", qdisc_config__handle_str(parent, p, sizeof(p)));
+	return buf;
+}
+
 const char *qdisc_config__handle_str(uint32_t handle, char *buf, size_t len)
 {
 	if (handle == TC_H_ROOT)

@@ -57,5 +57,13 @@ int qdisc_config__can_bypass(int nl_fd, uint32_t ifindex);
 
 /* "root", "ingress", "none", "1:", "1:10" (the way tc writes handles). */
 const char *qdisc_config__handle_str(uint32_t handle, char *buf, size_t len);
+/*
+ * The handle by which two recordings name the same qdisc or class: as
+ * handle_str(), but one the kernel picked (major 8000 and up: added without
+ * a handle; a new one each time) is named by where it sits: "root", "at :3"
+ * (under a parent whose handle was picked as well: an mq's queue), "at 1:10"
+ * (under a parent named by the user); a class of such a qdisc ":10".
+ */
+const char *qdisc_config__stable_handle(uint32_t handle, uint32_t parent, char *buf, size_t len);
 
 #endif

@@ -549,6 +549,14 @@ static void test_handle_str(void **state)
 	assert_string_equal(qdisc_config__handle_str(TC_H_ROOT, b, sizeof(b)), "root");
 	assert_string_equal(qdisc_config__handle_str(0x10000, b, sizeof(b)), "1:");
 	assert_string_equal(qdisc_config__handle_str(0x10010, b, sizeof(b)), "1:10");
+	/* compare's names: a handle the kernel picked (8000: and up) by its place, a user's as it is */
+	assert_string_equal(qdisc_config__stable_handle(0x10000, TC_H_ROOT, b, sizeof(b)), "1:");
+	assert_string_equal(qdisc_config__stable_handle(0x808c0000, TC_H_ROOT, b, sizeof(b)), "root");
+	assert_string_equal(qdisc_config__stable_handle(0x808d0000, TC_H_ROOT, b, sizeof(b)), "root");
+	assert_string_equal(qdisc_config__stable_handle(0x80020000, 0x80010003, b, sizeof(b)), "at :3");
+	assert_string_equal(qdisc_config__stable_handle(0x80020000, 0x10010, b, sizeof(b)), "at 1:10");
+	assert_string_equal(qdisc_config__stable_handle(0x80010010, 0x80010000, b, sizeof(b)), ":10");
+	assert_string_equal(qdisc_config__stable_handle(TC_H_INGRESS, TC_H_ROOT, b, sizeof(b)), "ingress");
 	assert_string_equal(qdisc_config__handle_str(0x8001a, b, sizeof(b)), "8:1a");
 	assert_string_equal(qdisc_config__handle_str(0, b, sizeof(b)), "none");
 }

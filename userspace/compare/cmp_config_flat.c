@@ -11,7 +11,9 @@
  *   netns NAME | netns host    sysctl  KEY   (every one the host has: a
  *                                            namespace's own value, else the host's)
  *   interface LABEL            interface KEY
- *   qdisc KIND H: on LABEL     qdisc KIND H: KEY     (class KIND H: for a class)
+ *   qdisc KIND H: on LABEL     qdisc KIND H: KEY     (class KIND H: for a class; a
+ *                                            handle the kernel picked by its place:
+ *                                            qdisc_config__stable_handle())
  *   NIC NAME                   NIC KEY
  *   sockets in NAME            sockets cc, ecn       (sets)
  *   processes                  env VAR               (sets)
@@ -89,7 +91,7 @@ static int one(struct cmp_run *r, const struct model *m, const struct model_cfg 
 		if (!x->object[0] || !strcmp(x->key, "kind"))
 			return 0; /* the tree as a whole; the kind is in the name */
 		snprintf(cls, sizeof(cls), "%s %s %s", (x->flags & FT_CFGF_CLASS) ? "class" : "qdisc", x->object,
-			 qdisc_config__handle_str(x->handle, h, sizeof(h)));
+			 qdisc_config__stable_handle(x->handle, x->parent, h, sizeof(h)));
 		{
 			struct model_cfg as_if = *x;
 

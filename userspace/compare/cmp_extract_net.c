@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "probes/qdisc_config.h"
 #include "userspace/compare/cmp_priv.h"
 
 struct net_sum {
@@ -167,7 +168,9 @@ static int one_queue(struct cmp_run *r, const struct model *m, size_t qi)
 
 	if (!q->nbins)
 		return 0;
-	snprintf(grp, sizeof(grp), "%s on %s", corr__qdisc_label(m, (uint32_t)qi, lab, sizeof(lab)),
+	/* named as the configuration's settings are: a handle the kernel picked by its place */
+	snprintf(grp, sizeof(grp), "%s %s on %s", q->kind[0] ? q->kind : "qdisc",
+		 qdisc_config__stable_handle(q->handle, q->parent, lab, sizeof(lab)),
 		 q->iface < m->nifaces ? m->ifaces[q->iface].label : "?");
 	v = calloc(q->nbins, sizeof(*v));
 	if (!v)
