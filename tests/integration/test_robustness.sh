@@ -214,6 +214,8 @@ expect_err "export -w all -o - (stdout): one table only" "stdout\) takes one tab
 check "  and no directory named -" test ! -e ./-
 expect_err "merge: one file by two paths" "given twice" "$FT" merge -q -o m.ftr a.ftr ./a.ftr
 expect_err "merge: a copy of one recording" "copies of one recording" "$FT" merge -q -o m.ftr a.ftr copy.ftr
+expect_err "compare: a copy of one recording on the other side" "compare: a.ftr and copy.ftr are copies of one recording" \
+	"$FT" compare a.ftr -- copy.ftr
 check "  no merged file" test ! -e m.ftr
 "$ROOT/$BUILD/tools/capshift" --host other -o b.ftr a.ftr >/dev/null || bad "capshift --host other"
 dd if=/dev/zero of=tiny/fill2 bs=1k count=64 2>/dev/null # the disk's last blocks

@@ -13,6 +13,7 @@
 
 #include "lib/opt.h"
 #include "lib/util.h"
+#include "userspace/capture/capture.h"
 #include "userspace/cli/commands.h"
 #include "userspace/compare/compare.h"
 #include "viz/viz.h"
@@ -209,6 +210,37 @@ static bool same_capture_twice(char **fa, size_t na, char **fb, size_t nb)
 	return false;
 }
 
+/* Copies of one recording (the same header, as merge tells them): each run
+ * counts once, and a copy on the other side compares a run with itself.  A
+ * file that cannot be read is left for the loading to report. */
+static bool copies_of_one(char **fa, size_t na, char **fb, size_t nb)
+{
+	struct ft_file_header *h = calloc(na + nb, sizeof(*h));
+	bool *ok = calloc(na + nb, sizeof(*ok)), dup = false;
+
+	for (size_t i = 0; h && ok && i < na + nb; i++) {
+		struct capture_reader *rd = NULL;
+		char err[256];
+
+		if (capture__open(&rd, i < na ? fa[i] : fb[i - na], err, sizeof(err)) == 0) {
+			h[i] = *capture__header(rd);
+			ok[i] = true;
+		}
+		capture__free(rd);
+	}
+	for (size_t i = 0; h && ok && i < na + nb && !dup; i++)
+		for (size_t k = i + 1; k < na + nb && !dup; k++)
+			if (ok[i] && ok[k] && !memcmp(&h[i], &h[k], sizeof(h[i]))) {
+				ft_err("compare: %s and %s are copies of one recording (the same header; %s); each run "
+				       "counts once, so give it once", i < na ? fa[i] : fb[i - na], k < na ? fa[k] : fb[k - na],
+				       k < na ? "both on side A" : i >= na ? "both on side B" : "on both sides");
+				dup = true;
+			}
+	free(h);
+	free(ok);
+	return dup;
+}
+
 static void free_side(struct cmp_run *runs, size_t n)
 {
 	for (size_t i = 0; runs && i < n; i++)
@@ -311,7 +343,7 @@ int cmd_compare(int argc, char **argv)
 			}
 	if (cli_out_over_capture("compare", "--html", cl.html, "the page"))
 		return 2;
-	if (same_capture_twice(fa, na, fb, nb))
+	if (same_capture_twice(fa, na, fb, nb) || copies_of_one(fa, na, fb, nb))
 		return 2;
 	ret = load_side(&cl.o, fa, na, &ra);
 	if (!ret)
