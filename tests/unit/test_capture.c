@@ -688,7 +688,8 @@ static void check_cut(const uint8_t *file, size_t len, const struct layout *l, s
 
 		snprintf(want, sizeof(want), "partial block at offset %zu ", boundary);
 		assert_non_null(strstr(msg, want));
-		snprintf(want, sizeof(want), "%zu complete blocks are readable", complete);
+		snprintf(want, sizeof(want), "%zu complete %s readable", complete,
+			 complete == 1 ? "block is" : "blocks are");
 		assert_non_null(strstr(msg, want));
 	}
 }

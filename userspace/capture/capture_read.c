@@ -249,19 +249,21 @@ static int reader_corrupt(struct capture_reader *r, const char *fmt, ...)
 
 static int reader_truncated(struct capture_reader *r, bool partial)
 {
+	const char *are = r->blocks == 1 ? " block is" : " blocks are";
+
 	if (r->recording)
 		cap_msg(r->err, sizeof(r->err),
-			"capture is still being recorded (a fabtrace holds it open): %llu complete blocks are "
+			"capture is still being recorded (a fabtrace holds it open): %llu complete%s "
 			"readable so far; read it again once the recording stops",
-			(unsigned long long)r->blocks);
+			(unsigned long long)r->blocks, are);
 	else if (partial)
 		cap_msg(r->err, sizeof(r->err),
-			"capture ends in a partial block at offset %llu (recording was interrupted); %llu complete blocks are readable",
-			(unsigned long long)r->block_off, (unsigned long long)r->blocks);
+			"capture ends in a partial block at offset %llu (recording was interrupted); %llu complete%s readable",
+			(unsigned long long)r->block_off, (unsigned long long)r->blocks, are);
 	else
 		cap_msg(r->err, sizeof(r->err),
-			"capture ends at offset %llu without an end record (recording was interrupted); %llu complete blocks are readable",
-			(unsigned long long)r->block_off, (unsigned long long)r->blocks);
+			"capture ends at offset %llu without an end record (recording was interrupted); %llu complete%s readable",
+			(unsigned long long)r->block_off, (unsigned long long)r->blocks, are);
 	r->state = CAPTURE_TRUNCATED;
 	r->done = true;
 	return 0;

@@ -108,6 +108,9 @@ static void data_line(struct headline *h, const struct headline_data *d)
 	if (k < sizeof(buf) && d->skipped_runs)
 		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "; kernel skipped %" PRIu64 " probe runs (counted)",
 				      d->skipped_runs);
+	if (k < sizeof(buf) && d->coverage_unknown) /* a skip there would go unseen: say so */
+		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "; skipped runs NOT COUNTED for %zu probe%s",
+				      d->coverage_unknown, d->coverage_unknown == 1 ? "" : "s");
 	if (k < sizeof(buf)) {
 		if (d->windows)
 			snprintf(buf + k, sizeof(buf) - k, "; conservation not checked in windows");
@@ -115,8 +118,8 @@ static void data_line(struct headline *h, const struct headline_data *d)
 			snprintf(buf + k, sizeof(buf) - k, "; conservation MISMATCH on %zu interface directions",
 				 d->nmismatch);
 		else if (!strcmp(d->conservation, "ok_skipped"))
-			snprintf(buf + k, sizeof(buf) - k, "; conservation OK (%zu shortfalls explained by the skips)",
-				 d->nskipped);
+			snprintf(buf + k, sizeof(buf) - k, "; conservation OK (%zu shortfall%s explained by the skips)",
+				 d->nskipped, d->nskipped == 1 ? "" : "s");
 		else if (!strcmp(d->conservation, "ok"))
 			snprintf(buf + k, sizeof(buf) - k, "; conservation OK");
 		else if (d->window)
@@ -609,6 +612,7 @@ void headline__build(struct headline *h, const struct model *m, const struct cor
 	dq.damaged_hosts = m->damaged_hosts;
 	dq.lost = m->lost_total;
 	dq.skipped_runs = m->skipped_runs;
+	dq.coverage_unknown = m->coverage_unknown;
 	dq.conservation = h->conservation = conservation_state(m, &dq.nskipped);
 	dq.nmismatch = count_mismatch(m);
 	dq.window = m->opts.window;

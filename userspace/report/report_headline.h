@@ -82,6 +82,7 @@ struct headline_data {
 	char truncated_why[256];
 	size_t nhosts, damaged_hosts;
 	uint64_t lost, skipped_runs;
+	size_t coverage_unknown;    /* probes whose skipped runs could not be counted */
 	const char *conservation;       /* "ok", "ok_skipped", "mismatch", "unchecked" */
 	size_t nskipped, nmismatch;
 	bool window;                    /* --from/--to */
