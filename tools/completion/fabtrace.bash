@@ -47,7 +47,7 @@ _fabtrace() {
 	done
 	if [[ -z $cmd ]]; then
 		# shellcheck disable=SC2207
-		COMPREPLY=($(compgen -W "$(_fabtrace_commands "$bin") --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "$(_fabtrace_commands "$bin") --help --version -V" -- "$cur"))
 		return 0
 	fi
 	# after `record ... --`, the rest is a command line (compare's -- parts its sides)

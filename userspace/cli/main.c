@@ -31,7 +31,7 @@ static void usage(FILE *f)
 		fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
 	fprintf(f,
 		"\n'fabtrace COMMAND --help' (or 'fabtrace help COMMAND') shows a command's options;\n"
-		"'fabtrace --version' the version.\n\n"
+		"'fabtrace --version' (or -V) the version.\n\n"
 		"Examples:\n"
 		"  sudo fabtrace record -i eth0 -d 10s -o incident.ftr\n"
 		"  fabtrace report incident.ftr\n"
@@ -90,6 +90,10 @@ int main(int argc, char **argv)
 		return stdout_written(0);
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		if (argc > 2) {
+			ft_err("%s takes no argument ('%s'); see 'fabtrace --help'", argv[1], argv[2]);
+			return 2;
+		}
 		printf("fabtrace %s\n", FT_VERSION);
 		return stdout_written(0);
 	}

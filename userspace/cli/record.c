@@ -112,7 +112,7 @@ static void usage(FILE *f)
 "                             name up to its first dot), %%H (full host name), %%t\n"
 "                             (start, UTC YYYYmmddTHHMMSSZ), %%p (pid), %%%% ('%%'),\n"
 "                             so one command line serves every node\n"
-"      --bin WIDTH            microburst bin width (default 100us, min 1us)\n"
+"      --bin WIDTH            microburst bin width (default 100us; 1us to 1s)\n"
 "      --rtt-interval DUR     min gap between RTT/cwnd samples per flow (default 10ms)\n"
 "      --ringbuf SIZE         ring buffer of the network probes (default 4M); the\n"
 "                             TCP probes get a quarter, the phase probes as much\n"

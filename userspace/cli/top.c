@@ -98,7 +98,7 @@ static void usage(FILE *f)
 "  -i, --iface [NETNS/]IFACE  only this interface (repeatable)\n"
 "      --netns NAME           only this network namespace\n"
 "  -d, --duration DURATION    stop after DURATION\n"
-"      --bin WIDTH            microburst bin width (default 100us, min 1us)\n"
+"      --bin WIDTH            microburst bin width (default 100us; 1us to 1s)\n"
 "      --rtt-interval DUR     min gap between RTT/cwnd samples per flow\n"
 "      --ringbuf SIZE         ring buffer of the network probes (default 4M; the\n"
 "                             TCP probes get a quarter, the phase probes as much)\n"

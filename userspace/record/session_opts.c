@@ -180,8 +180,11 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 
 	switch (c) {
 	case 'i':
-		if (!arg[0]) {
-			ft_err("%s: -i needs an interface: IFACE or NETNS/IFACE, e.g. eth0 or lab1h2/eth0", cmd);
+		/* "h2/", "/eth0", "a/b/c": a usage error, as an empty one is */
+		if (!arg[0] || arg[0] == '/' || arg[strlen(arg) - 1] == '/' ||
+		    (strchr(arg, '/') && strchr(arg, '/') != strrchr(arg, '/'))) {
+			ft_err("%s: -i%s%s%s needs an interface: IFACE or NETNS/IFACE, e.g. eth0 or lab1h2/eth0", cmd,
+			       arg[0] ? " '" : "", arg, arg[0] ? "'" : "");
 			return -1;
 		}
 		if (o->n_iface_args == SESSION_MAX_IFACE_ARGS) {
@@ -193,6 +196,11 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 	case SOPT_NETNS:
 		if (!arg[0]) {
 			ft_err("%s: --netns needs a name from 'ip netns'", cmd);
+			return -1;
+		}
+		if (o->netns_arg && strcmp(o->netns_arg, arg) != 0) { /* the first was dropped without a word */
+			ft_err("%s: --netns given twice (%s, %s); it takes one namespace: give several with -i NETNS/IFACE",
+			       cmd, o->netns_arg, arg);
 			return -1;
 		}
 		o->netns_arg = arg;
