@@ -71,6 +71,8 @@ bad_run 1 "not a directory" "-o naming a file" record --switch-output 1s -o "$TM
 bad_run 2 "--switch-output '10': not a time" "--switch-output 10 (no unit)" record --switch-output 10 -o "$TMPD"
 bad_run 2 "--keep-size '10k': not a size" "--keep-size 10k" record --switch-output 1s --keep-size 10k -o "$TMPD"
 bad_run 2 "--switch-output '1k': not a time" "--switch-output 1k" record --switch-output 1k -o "$TMPD"
+bad_run 2 "--switch-output 500ms is too short: segments close to the second" "--switch-output 500ms (it was made 1 s)" \
+	record --switch-output 500ms -o "$TMPD"
 bad_run 2 "needs -o DIR" "the ring without -o" record --switch-output 1s
 bad_run 2 "gives a time twice" "--switch-output, two times" record --switch-output 2s --switch-output 3s -o "$TMPD"
 bad_run 2 "add --switch-output" "--snapshot-pre without the ring" record --snapshot-pre 5s -o "$TMPD/x.ftr"

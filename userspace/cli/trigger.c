@@ -97,7 +97,8 @@ static int parse(struct trig_args *a, int argc, char **argv)
 		switch (c) {
 		case 'r':
 			if (strlen(optarg) > 127) {
-				ft_err("trigger: --reason is %zu characters; 127 at most", strlen(optarg));
+				ft_err("trigger: --reason is %zu bytes; 127 at most (a character outside ASCII takes "
+				       "2 to 4)", strlen(optarg));
 				return -1;
 			}
 			a->reason = optarg;

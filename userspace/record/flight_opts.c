@@ -35,8 +35,9 @@ static int parse_switch(struct flight_opts *o, const char *arg)
 	uint64_t v;
 
 	if (!parse_duration(arg, 0, &v)) {
-		if (v < SEC / 10) {
-			ft_err("record: --switch-output %s is too short; segments of 100ms or more", arg);
+		if (v < SEC) { /* it was taken and made 1 s, the status line naming 500 ms */
+			ft_err("record: --switch-output %s is too short: segments close to the second (the recorder "
+			       "looks once a second); give 1s or more", arg);
 			return -1;
 		}
 		if (o->seg_ns_set) {
