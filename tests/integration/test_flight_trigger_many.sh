@@ -4,16 +4,17 @@
 # and later with "busy" (at 16), and those triggers were recorded nowhere.
 # 80 at once, each waiting for the snapshot: every one exits 0 with the
 # snapshot saved, the recorder counts 80 triggers, and one snapshot holds
-# them all (one opened it, the others extended or joined it).
+# them all (one opened it, the others extended or joined it), in the
+# --snapshot-dir given with %h, expanded as -o's is.
 source "$(dirname "$0")/lib.sh"
 need_root
 need_cmd python3
 N=80
 CTL="ftM$$"
 D=$TMPD/ring
-mkdir "$D"
+mkdir "$D" "$TMPD/snaps-$(hostname)"
 "$FT" record -q --json --no-phases -i lo --switch-output 1s --snapshot-pre 1s --snapshot-post 2s \
-	--control "$CTL" -o "$D" >"$TMPD/rec.json" 2>"$TMPD/rec.err" &
+	--snapshot-dir "$TMPD/snaps-%h" --control "$CTL" -o "$D" >"$TMPD/rec.json" 2>"$TMPD/rec.err" &
 REC_PID=$!
 for ((i = 0; i < 100; i++)); do
 	[[ -n $(find "$D" -name 'seg-*.part') ]] && break
@@ -44,6 +45,8 @@ while True:
         n.add(j["file"])
 print(len(n))')
 check "  all of them in one snapshot ($saved files)" test "$saved" = 1
+check "  in --snapshot-dir with %h expanded ($(ls "$TMPD/snaps-$(hostname)" | head -n 2 | tr '\n' ' '))" \
+	test "$(find "$TMPD/snaps-$(hostname)" -name 'snap-*.ftr' | wc -l)" = 1
 kill -INT "$REC_PID"
 rc=0
 wait "$REC_PID" || rc=$?

@@ -48,6 +48,7 @@ struct recorder {
 	bool tty;
 	uint64_t last_bins, last_events, last_phases;
 	char out[4096];     /* -o after its %h/%t/%p are expanded */
+	char snap_dir[4096]; /* --snapshot-dir likewise */
 	char error[1100];   /* the run's error, for the --json summary: one document, not two */
 	bool started;       /* the recording began (session__start) */
 };
@@ -187,7 +188,7 @@ static void usage(FILE *f)
 "      --snapshot-policy P    every:N (every Nth trigger of a rule saves) or\n"
 "                             once-after:N (only its Nth); default all\n"
 "      --snapshot-cooldown DUR  no new snapshot within DUR after one ends\n"
-"      --snapshot-dir DIR     snapshots go here (default: -o DIR)\n"
+"      --snapshot-dir DIR     snapshots go here (default: -o DIR; %%h %%t %%p as in -o)\n"
 "      --trigger RULE         save a snapshot when RULE holds (repeatable; quote\n"
 "                             it): link.drops, link.retrans, link.ce,\n"
 "                             link.pause or link.cnp > N/s\n"
@@ -661,17 +662,26 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!r->o.out_path)
 		r->o.out_path = "fabtrace.ftr";
-	if (strchr(r->o.out_path, '%')) {
+	/* %h, %t, %p: in -o, and in --snapshot-dir as well (one command line on every node) */
+	if (strchr(r->o.out_path, '%') || (r->fo.snap_dir && strchr(r->fo.snap_dir, '%'))) {
 		char host[256] = "", err[512];
+		time_t now = time(NULL);
 
 		gethostname(host, sizeof(host) - 1);
-		if (hostclock__expand_path(r->o.out_path, host, time(NULL), getpid(), r->out, sizeof(r->out),
-					   err, sizeof(err))) {
+		if ((strchr(r->o.out_path, '%') &&
+		     hostclock__expand_path(r->o.out_path, host, now, getpid(), r->out, sizeof(r->out), err,
+					    sizeof(err))) ||
+		    (r->fo.snap_dir && strchr(r->fo.snap_dir, '%') &&
+		     hostclock__expand_path(r->fo.snap_dir, host, now, getpid(), r->snap_dir, sizeof(r->snap_dir),
+					    err, sizeof(err)))) {
 			ft_err("record: %s", err);
 			ret = 2; /* the pattern given is wrong: usage */
 			goto out;
 		}
-		r->o.out_path = r->out;
+		if (strchr(r->o.out_path, '%'))
+			r->o.out_path = r->out;
+		if (r->fo.snap_dir && strchr(r->fo.snap_dir, '%'))
+			r->fo.snap_dir = r->snap_dir;
 	}
 	if (r->fo.on) { /* the session writes no capture: the flight recorder writes segments */
 		if (flight__open(&r->f, &r->fo, &r->o, r->o.out_path))
