@@ -182,6 +182,13 @@ for f in $(segs "$D1"); do
 	readable "after the stop" "$f" && ok=$((ok + 1))
 done
 check "every segment left reads ($ok of the $nseg not read while recording)" test "$ok" = "$nseg"
+# two segments of one recorder are times of one host, not two hosts: merge refuses them, and says
+# what to do (consecutive ones were refused as one interface traced twice, others merged as 2 hosts)
+rc=0
+mapfile -t two < <(segs "$D1" | head -n 2)
+"$FT" merge -q -o "$TMPD/segs.ftr" "${two[@]}" 2>"$TMPD/segmerge.err" || rc=$?
+check "merge of two segments of one recorder: exit 1, one line saying so ($rc: $(head -c 200 "$TMPD/segmerge.err"))" \
+	test "$rc" = 1 -a "$(wc -l <"$TMPD/segmerge.err")" = 1 -a -n "$(grep 'come from one flight recorder' "$TMPD/segmerge.err")"
 # the first segment, which held the start's readings, is gone (segments_deleted above)
 first=$(segs "$D1" | head -n 1)
 check "a later segment carries the configuration: namespaces' sysctls and the traced interfaces" python3 -c '

@@ -603,12 +603,28 @@ int merge__run(const struct merge_opts *o, char *const *paths, size_t n)
 		if (m.h[i].state != CAPTURE_OK)
 			mrg_warnf(&m, MRG_DAMAGED "%s: %s; merging what is readable", mrg_base_name(m.h[i].path),
 				  m.h[i].error[0] ? m.h[i].error : "capture is incomplete");
-		for (size_t j = 0; j < i; j++)
-			if (!memcmp(&m.h[j].hdr, &m.h[i].hdr, sizeof(m.h[i].hdr))) {
+		for (size_t j = 0; j < i; j++) {
+			const struct ft_file_header *a = &m.h[j].hdr, *b = &m.h[i].hdr;
+			const uint32_t flight = FT_FILE_SEGMENT | FT_FILE_SNAPSHOT;
+
+			if (!memcmp(a, b, sizeof(*b))) {
 				ft_err("merge: %s and %s are copies of one recording (the same header); give it once",
 				       m.h[j].path, m.h[i].path);
 				goto out;
 			}
+			/* one recorder's files: merged, they were two hosts (or refused as one
+			 * traced twice, consecutive segments sharing their held-back bins) */
+			if ((a->flags & flight) && (b->flags & flight) &&
+			    !strncmp(a->hostname, b->hostname, sizeof(a->hostname)) &&
+			    !strncmp(a->kernel, b->kernel, sizeof(a->kernel)) &&
+			    !strncmp(a->command, b->command, sizeof(a->command))) {
+				ft_err("merge: %s and %s come from one flight recorder: merge joins the captures of "
+				       "several hosts, not the times of one; for a window across segments take a "
+				       "snapshot (fabtrace trigger --at TIME), else report each", m.h[j].path,
+				       m.h[i].path);
+				goto out;
+			}
+		}
 		/* record takes 1 us to 1 s: anything else is a damaged header, and
 		 * the traffic windows' buffers grow as the bins shrink */
 		if (m.h[i].hdr.bin_ns < 1000 || m.h[i].hdr.bin_ns > 1000000000ull) {
