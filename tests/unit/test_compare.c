@@ -355,6 +355,17 @@ static void test_shapes(void **state)
 	assert_int_equal(cmp__build(&o, a, 1, b, 1, &c, err, sizeof(err)), 0);
 	assert_false(c->shape_differs);
 	assert_int_equal(c->nmetrics, 1);
+	/* one run a side: that nothing measured once per run can be significant is said */
+	{
+		bool said = false;
+
+		for (size_t i = 0; i < c->nwarnings; i++)
+			said |= strstr(c->warnings[i], "1 and 1 runs: a metric measured once per run cannot "
+							"differ significantly") != NULL;
+		if (!said)
+			fail_msg("no warning that 1 against 1 run cannot be significant (%zu warnings; alpha %f)",
+				 c->nwarnings, o.alpha);
+	}
 	cmp__free(c);
 }
 

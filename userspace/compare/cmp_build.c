@@ -139,6 +139,11 @@ int cmp__build(const struct cmp_opts *o, struct cmp_run *a, size_t na, struct cm
 	}
 	if (!ret)
 		ret = cmp_config__diff(c);
+	/* said, not left to a silent "0 significant": 3 against 3 can reach p 0.1 at best */
+	if (!ret && stats_mw_least_p(na, nb) >= o->alpha)
+		ret = cmp__warn(c, "%zu and %zu runs: a metric measured once per run cannot differ significantly (the "
+				"least p is %.2f, alpha %.2f); record more runs (4 and 4 can reach 0.03)", na, nb,
+				stats_mw_least_p(na, nb), o->alpha);
 	if (!ret)
 		ret = cmp_metrics__pair(a, na, b, nb, o, &c->metrics, &c->nmetrics);
 	for (size_t i = 0; i < c->nmetrics; i++) {
