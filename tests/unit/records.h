@@ -163,19 +163,9 @@ static inline void rec_retrans_rtt(struct model *m, struct ft_flow f, uint64_t t
 	rec_add(m, r);
 }
 
-static inline void rec_retrans(struct model *m, struct ft_flow f, uint64_t ts, int trig)
-{
-	struct ft_retrans r;
-
-	REC_HDR(r, FT_REC_RETRANS);
-	r.ts_ns = ts;
-	r.flow = f;
-	r.trigger = (uint8_t)trig;
-	rec_add(m, r);
-}
-
-/* A retransmit the kernel tried and failed (ERR: -EBUSY...): nothing was sent. */
-static inline void rec_retrans_failed(struct model *m, struct ft_flow f, uint64_t ts, int trig, int32_t err)
+/* A retransmit with its result ERR (0: sent; -EBUSY...: tried, nothing sent) and SEGS. */
+static inline void rec_retrans_res(struct model *m, struct ft_flow f, uint64_t ts, int trig, int32_t err,
+				   uint32_t segs)
 {
 	struct ft_retrans r;
 
@@ -184,8 +174,19 @@ static inline void rec_retrans_failed(struct model *m, struct ft_flow f, uint64_
 	r.flow = f;
 	r.trigger = (uint8_t)trig;
 	r.err = err;
-	r.segs = 3;
+	r.segs = segs;
 	rec_add(m, r);
+}
+
+static inline void rec_retrans(struct model *m, struct ft_flow f, uint64_t ts, int trig)
+{
+	rec_retrans_res(m, f, ts, trig, 0, 0);
+}
+
+/* A retransmit the kernel tried and failed (ERR: -EBUSY...): nothing was sent. */
+static inline void rec_retrans_failed(struct model *m, struct ft_flow f, uint64_t ts, int trig, int32_t err)
+{
+	rec_retrans_res(m, f, ts, trig, err, 3);
 }
 
 static inline void rec_cong_at(struct model *m, struct ft_flow f, uint64_t ts, uint8_t from, uint8_t to)
