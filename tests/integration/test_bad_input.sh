@@ -224,8 +224,8 @@ usage_err() { # DESC PATTERN CMD...
 		test "$rc" = 2 -a "$(wc -l <uerr.txt)" = 1 -a -n "$(grep -E -e "$2" uerr.txt)"
 }
 usage_err "fabtrace help of no command" "no command 'bogus' to help with" "$FT" help bogus
-usage_err "record -i NETNS/ (no interface)" "-i 'h2/' needs an interface" "$FT" record -i h2/ -d 1s -o a.ftr
-usage_err "record -i /IFACE (no namespace)" "-i '/eth0' needs an interface" "$FT" record -i /eth0 -d 1s -o a.ftr
+usage_err "record -i NETNS/ (no interface)" "--iface 'h2/': not an interface" "$FT" record -i h2/ -d 1s -o a.ftr
+usage_err "record -i /IFACE (no namespace)" "--iface '/eth0': not an interface" "$FT" record -i /eth0 -d 1s -o a.ftr
 usage_err "record --netns twice (the first was dropped)" "--netns given twice \\(a, b\\)" \
 	"$FT" record --netns a --netns b -d 1s -o a.ftr
 usage_err "fabtrace --version with an argument" "--version takes no argument" "$FT" --version extra

@@ -180,12 +180,18 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 
 	switch (c) {
 	case 'i':
-		/* "h2/", "/eth0", "a/b/c": a usage error, as an empty one is */
-		if (!arg[0] || arg[0] == '/' || arg[strlen(arg) - 1] == '/' ||
-		    (strchr(arg, '/') && strchr(arg, '/') != strrchr(arg, '/'))) {
-			ft_err("%s: -i%s%s%s needs an interface: IFACE or NETNS/IFACE, e.g. eth0 or lab1h2/eth0", cmd,
-			       arg[0] ? " '" : "", arg, arg[0] ? "'" : "");
+		if (!arg[0]) {
+			ft_err("%s: -i needs an interface: IFACE or NETNS/IFACE, e.g. eth0 or lab1h2/eth0", cmd);
 			return -1;
+		}
+		{ /* "h2/", "/eth0", "a/b/c": a usage error now, not a failure at the start */
+			char ns[64], ifn[32];
+
+			if (parse_iface_spec(arg, ns, sizeof(ns), ifn, sizeof(ifn))) {
+				ft_err_bad_value(cmd, "--iface", arg, "an interface",
+						 "IFACE or NETNS/IFACE, e.g. eth0 or lab1h2/eth0");
+				return -1;
+			}
 		}
 		if (o->n_iface_args == SESSION_MAX_IFACE_ARGS) {
 			ft_err("%s: too many -i (max %d); trace all with no -i", cmd, SESSION_MAX_IFACE_ARGS);
