@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every rank of a failing job may call `fabtrace trigger --wait` at once.
-# The recorder serves 64 trigger commands at a time; it refused the 17th
+# The recorder serves 256 trigger commands at a time; it refused the 17th
 # and later with "busy" (at 16), and those triggers were recorded nowhere.
 # 80 at once, each waiting for the snapshot: every one exits 0 with the
 # snapshot saved, the recorder counts 80 triggers, and one snapshot holds

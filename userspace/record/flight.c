@@ -26,7 +26,7 @@
 #include "userspace/record/flight_snap.h"
 #include "userspace/record/hostclock.h"
 
-#define FLIGHT_MAX_CONNS 64 /* trigger commands served at once; more wait their turn (fabtrace trigger asks again) */
+#define FLIGHT_MAX_CONNS 256 /* trigger commands served at once; more wait their turn (fabtrace trigger asks again) */
 #define SEC 1000000000ull
 /* A --at ahead of our clock by this much is another host's clock skew, not the future. */
 #define AT_SKEW_NS (2 * SEC)
@@ -535,8 +535,7 @@ static void on_listen(void *ctx, int lfd, uint32_t events)
 		for (k = 0; k < FLIGHT_MAX_CONNS && f->conns[k].fd >= 0; k++)
 			;
 		if (k == FLIGHT_MAX_CONNS) {
-			flight_ctl__send(fd, "error=busy: too many trigger commands at once\n");
-			close(fd);
+			flight_ctl__refuse(fd, "error=busy: too many trigger commands at once\n");
 			continue;
 		}
 		f->conns[k] = (struct conn){ .f = f, .fd = fd, .pid = pid, .uid = uid };

@@ -101,7 +101,7 @@ int flight_ctl__listen(const char *name, const char *netns, char *err, size_t er
 
 	if (fd < 0)
 		return fd;
-	if (bind(fd, (struct sockaddr *)&a, alen) || listen(fd, 16) ||
+	if (bind(fd, (struct sockaddr *)&a, alen) || listen(fd, SOMAXCONN) ||
 	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)) {
 		int e = errno;
 
@@ -117,6 +117,17 @@ int flight_ctl__listen(const char *name, const char *netns, char *err, size_t er
 	return fd;
 }
 
+void flight_ctl__refuse(int fd, const char *answer)
+{
+	char drop[FLIGHT_CTL_MSG];
+
+	/* its command read first: a close over unread data resets the
+	 * connection, and the answer would go with it */
+	(void)recv(fd, drop, sizeof(drop), MSG_DONTWAIT);
+	(void)flight_ctl__send(fd, "%s", answer);
+	close(fd);
+}
+
 int flight_ctl__accept(int lfd, pid_t *pid, uid_t *uid)
 {
 	struct ucred cr;
@@ -126,8 +137,7 @@ int flight_ctl__accept(int lfd, pid_t *pid, uid_t *uid)
 	if (fd < 0)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) || cr.uid != 0) {
-		(void)flight_ctl__send(fd, "error=only root may trigger a snapshot (run it with sudo)\n");
-		close(fd);
+		flight_ctl__refuse(fd, "error=only root may trigger a snapshot (run it with sudo)\n");
 		return -EPERM;
 	}
 	*pid = cr.pid;

@@ -59,6 +59,8 @@ int flight_ctl__send(int fd, const char *fmt, ...) __attribute__((format(printf,
 
 /* ---- client ---- */
 
+/* Answer FD with ANSWER and close it, its command read first (a refusal). */
+void flight_ctl__refuse(int fd, const char *answer);
 /* Connect to @fabtrace/NAME in NETNS (NULL: ours).  The descriptor, or -errno with ERR. */
 int flight_ctl__connect(const char *name, const char *netns, char *err, size_t errlen);
 /* Receive one message into BUF (NUL-terminated) within TIMEOUT_MS (-1 forever).
