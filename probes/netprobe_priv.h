@@ -24,10 +24,10 @@
 
 enum obj_id { OBJ_NET, OBJ_TCP, OBJ_MAX };
 
-/* One hook (netp_hooks[], by enum ft_probe_id). */
 /* The most variants a hook has (netp_hooks[]). */
 #define NETP_NVARIANTS 4
 
+/* One hook (netp_hooks[], by enum ft_probe_id). */
 struct netp_hook {
 	enum ft_probe_id id;       /* its name: probe__name() */
 	const char *tracepoint;

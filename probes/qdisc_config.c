@@ -549,11 +549,13 @@ int qdisc_config__can_bypass(int nl_fd, uint32_t ifindex)
 	return 0;
 }
 
-/* A major the kernel picked (qdisc_alloc_handle(): 0x8000 and up). */
+/* A major the kernel picked (qdisc_alloc_handle(): 0x8000 and up; ffff is
+ * root's and ingress's). */
 static bool auto_major(uint32_t handle)
 {
-	return handle != TC_H_ROOT && handle != TC_H_INGRESS && (TC_H_MAJ(handle) >> 16) >= 0x8000 &&
-	       (TC_H_MAJ(handle) >> 16) != 0xffff;
+	uint32_t major = TC_H_MAJ(handle) >> 16;
+
+	return major >= 0x8000 && major != 0xffff;
 }
 
 const char *qdisc_config__stable_handle(uint32_t handle, uint32_t parent, char *buf, size_t len)

@@ -69,6 +69,23 @@ static void run_error(struct recorder *r, const char *fmt, ...)
 		ft_err("%s", r->error);
 }
 
+/* *PATH with its %h, %t (NOW), %p expanded into BUF (and *PATH pointed there);
+ * -1, said, for a bad pattern.  NULL and a path without '%' stay as they are. */
+static int expand_pattern(const char **path, char *buf, size_t len, time_t now)
+{
+	char host[256] = "", err[512];
+
+	if (!*path || !strchr(*path, '%'))
+		return 0;
+	gethostname(host, sizeof(host) - 1);
+	if (hostclock__expand_path(*path, host, now, getpid(), buf, len, err, sizeof(err))) {
+		ft_err("record: %s", err);
+		return -1;
+	}
+	*path = buf;
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -648,6 +665,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct recorder *r = calloc(1, sizeof(*r));
 	int ret = 1, rc;
+	time_t now;
 	char buf[32];
 
 	if (!r)
@@ -663,25 +681,11 @@ int cmd_record(int argc, char **argv)
 	if (!r->o.out_path)
 		r->o.out_path = "fabtrace.ftr";
 	/* %h, %t, %p: in -o, and in --snapshot-dir as well (one command line on every node) */
-	if (strchr(r->o.out_path, '%') || (r->fo.snap_dir && strchr(r->fo.snap_dir, '%'))) {
-		char host[256] = "", err[512];
-		time_t now = time(NULL);
-
-		gethostname(host, sizeof(host) - 1);
-		if ((strchr(r->o.out_path, '%') &&
-		     hostclock__expand_path(r->o.out_path, host, now, getpid(), r->out, sizeof(r->out), err,
-					    sizeof(err))) ||
-		    (r->fo.snap_dir && strchr(r->fo.snap_dir, '%') &&
-		     hostclock__expand_path(r->fo.snap_dir, host, now, getpid(), r->snap_dir, sizeof(r->snap_dir),
-					    err, sizeof(err)))) {
-			ft_err("record: %s", err);
-			ret = 2; /* the pattern given is wrong: usage */
-			goto out;
-		}
-		if (strchr(r->o.out_path, '%'))
-			r->o.out_path = r->out;
-		if (r->fo.snap_dir && strchr(r->fo.snap_dir, '%'))
-			r->fo.snap_dir = r->snap_dir;
+	now = time(NULL);
+	if (expand_pattern(&r->o.out_path, r->out, sizeof(r->out), now) ||
+	    expand_pattern(&r->fo.snap_dir, r->snap_dir, sizeof(r->snap_dir), now)) {
+		ret = 2; /* the pattern given is wrong: usage */
+		goto out;
 	}
 	if (r->fo.on) { /* the session writes no capture: the flight recorder writes segments */
 		if (flight__open(&r->f, &r->fo, &r->o, r->o.out_path))

@@ -271,21 +271,17 @@ int cmd_trigger(int argc, char **argv)
 		/* a recorder that refuses us answers and closes at once: its answer is read all the same */
 		(void)flight_ctl__send(fd, "trigger\nreason=%s\nat=%lld\nwait=%d\n", reason, (long long)at, a.wait);
 		n = flight_ctl__recv(fd, msg, sizeof(msg), 10000);
-		/* closed without an answer: a busy recorder's answer can be lost with the close */
-		if ((n == -EPIPE || n == -ECONNRESET) && waited < BUSY_WAIT_MS) {
-			close(fd);
-			usleep(BUSY_RETRY_MS * 1000);
-			continue;
-		}
-		if (n < 0) {
-			ft_err("trigger: no answer from the recorder (%s)", n == -ETIMEDOUT ? "10 s" : strerror((int)-n));
-			goto out;
-		}
-		if (!flight_ctl__get(msg, "error", err, sizeof(err)) || strncmp(err, "busy", 4) != 0 ||
-		    waited >= BUSY_WAIT_MS)
+		/* busy, or closed without an answer (a refusal's answer can go with the close) */
+		if (waited >= BUSY_WAIT_MS ||
+		    !(n == -EPIPE || n == -ECONNRESET ||
+		      (n >= 0 && flight_ctl__get(msg, "error", err, sizeof(err)) && !strncmp(err, "busy", 4))))
 			break;
 		close(fd);
 		usleep(BUSY_RETRY_MS * 1000);
+	}
+	if (n < 0) {
+		ft_err("trigger: no answer from the recorder (%s)", n == -ETIMEDOUT ? "10 s" : strerror((int)-n));
+		goto out;
 	}
 	if (flight_ctl__get(msg, "error", err, sizeof(err))) {
 		ft_err("trigger: %s", err);

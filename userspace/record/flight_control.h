@@ -56,11 +56,12 @@ struct flight_request {
 int flight_ctl__read(int fd, struct flight_request *req);
 /* Send one message (FMT: lines of KEY=VALUE).  0 or -errno. */
 int flight_ctl__send(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Answer FD with ANSWER and close it, its command read first: a refusal
+ * (a close over unread data would reset the connection, answer and all). */
+void flight_ctl__refuse(int fd, const char *answer);
 
 /* ---- client ---- */
 
-/* Answer FD with ANSWER and close it, its command read first (a refusal). */
-void flight_ctl__refuse(int fd, const char *answer);
 /* Connect to @fabtrace/NAME in NETNS (NULL: ours).  The descriptor, or -errno with ERR. */
 int flight_ctl__connect(const char *name, const char *netns, char *err, size_t errlen);
 /* Receive one message into BUF (NUL-terminated) within TIMEOUT_MS (-1 forever).

@@ -173,6 +173,14 @@ static int parse_post_probes(struct session_opts *o, const char *arg)
 	return o->post_probes || o->post_owners ? 0 : -1;
 }
 
+int sess_split_iface(const char *cmd, const char *spec, char *ns, size_t nslen, char *ifname, size_t iflen)
+{
+	if (!parse_iface_spec(spec, ns, nslen, ifname, iflen))
+		return 0;
+	ft_err_bad_value(cmd, "--iface", spec, "an interface", "IFACE or NETNS/IFACE, e.g. eth0 or lab1h2/eth0");
+	return -1;
+}
+
 int session_opts__parse(struct session_opts *o, int c, const char *arg)
 {
 	const char *cmd = o->cmd_name;
@@ -187,11 +195,8 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		{ /* "h2/", "/eth0", "a/b/c": a usage error now, not a failure at the start */
 			char ns[64], ifn[32];
 
-			if (parse_iface_spec(arg, ns, sizeof(ns), ifn, sizeof(ifn))) {
-				ft_err_bad_value(cmd, "--iface", arg, "an interface",
-						 "IFACE or NETNS/IFACE, e.g. eth0 or lab1h2/eth0");
+			if (sess_split_iface(cmd, arg, ns, sizeof(ns), ifn, sizeof(ifn)))
 				return -1;
-			}
 		}
 		if (o->n_iface_args == SESSION_MAX_IFACE_ARGS) {
 			ft_err("%s: too many -i (max %d); trace all with no -i", cmd, SESSION_MAX_IFACE_ARGS);

@@ -113,6 +113,9 @@ static inline void sess_stop_signals(sigset_t *mask)
 	sigaddset(mask, SIGHUP);
 	sigaddset(mask, SIGCHLD);
 }
+/* session_opts.c: -i SPEC split into its namespace ("" none) and interface;
+ * -1, said as a bad --iface value, when it is no [NETNS/]IFACE. */
+int sess_split_iface(const char *cmd, const char *spec, char *ns, size_t nslen, char *ifname, size_t iflen);
 /* Every record: the capture first, then the sink. */
 int sess_append(struct session *s, const struct ft_rec_hdr *h);
 int sess_append_cb(void *ctx, const struct ft_rec_hdr *h);          /* sess_append, for callbacks */

@@ -76,11 +76,8 @@ static int resolve_filters(struct session *s)
 		struct netns *n;
 		struct link_info l;
 
-		if (parse_iface_spec(o->iface_args[i], nsname, sizeof(nsname), ifname, sizeof(ifname))) {
-			ft_err_bad_value(cmd, "--iface", o->iface_args[i], "an interface",
-					 "IFACE or NETNS/IFACE, e.g. eth0 or lab1h2/eth0");
+		if (sess_split_iface(cmd, o->iface_args[i], nsname, sizeof(nsname), ifname, sizeof(ifname)))
 			return -1;
-		}
 		n = nsname[0] ? netns_set__find_name(&s->ns, nsname) : netns_set__find_inum(&s->ns, s->ns.self_inum);
 		if (!n) {
 			ft_err("%s: network namespace '%s' not found; list them with 'ip netns list'",
