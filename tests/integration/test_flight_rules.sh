@@ -46,15 +46,8 @@ snap_triggers() {
 		[[ -e $s ]] && "$FT" info --json "$s"
 	done | python3 -c '
 import json, sys
-dec, text, i, trig = json.JSONDecoder(), sys.stdin.read(), 0, []
-while True:
-    while i < len(text) and text[i].isspace():
-        i += 1
-    if i >= len(text):
-        break
-    j, i = dec.raw_decode(text, i)
-    trig += j["triggers"]
-json.dump(trig, sys.stdout)'
+from checks import json_docs
+json.dump([t for j in json_docs(sys.stdin.read()) for t in j["triggers"]], sys.stdout)'
 }
 
 # ---- bad rules: one line, exit 2

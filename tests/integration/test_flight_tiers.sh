@@ -36,10 +36,9 @@ cp -n "$DIR"/seg-*.ftr "$COPY"/ 2>/dev/null
 busy_stop
 check "record -- lab.sh mpi exits 0 ($rc: $(tail -n 2 "$TMPD/rec.err"))" test "$rc" = 0
 check "some segments were deleted by --keep" python3 -c '
-import json,sys
-s, i, d = open(sys.argv[1]).read(), 0, json.JSONDecoder()
-while i < len(s): # the workload printed its JSON first
-    o, i = d.raw_decode(s, i); i = len(s) - len(s[i:].lstrip())
+import sys
+from checks import json_docs
+o = json_docs(open(sys.argv[1]).read())[-1] # the workload printed its JSON first
 sys.exit(0 if o["flight"]["segments_deleted"] >= 1 and o["summaries"]["segments"] >= 2 else 1)' "$TMPD/rec.json"
 for f in "$COPY"/seg-*.ftr; do
 	"$FT" report --json --top 100000 "$f" >"${f%.ftr}.json" 2>/dev/null || bad "report $(basename "$f")"

@@ -33,19 +33,11 @@ for ((k = 1; k <= N; k++)); do
 done
 check "$N trigger --wait at once: every one exits 0 ($fails failed, $busy said busy)" test "$fails" = 0 -a "$busy" = 0
 saved=$(cat "$TMPD"/t*.json | python3 -c '
-import json, sys
-d, s, i, n = json.JSONDecoder(), sys.stdin.read(), 0, set()
-while True:
-    while i < len(s) and s[i].isspace():
-        i += 1
-    if i >= len(s):
-        break
-    j, i = d.raw_decode(s, i)
-    if j.get("saved"):
-        n.add(j["file"])
-print(len(n))')
+import sys
+from checks import json_docs
+print(len({j["file"] for j in json_docs(sys.stdin.read()) if j.get("saved")}))')
 check "  all of them in one snapshot ($saved files)" test "$saved" = 1
-check "  in --snapshot-dir with %h expanded ($(ls "$TMPD/snaps-$(hostname)" | head -n 2 | tr '\n' ' '))" \
+check "  in --snapshot-dir with %h expanded ($(find "$TMPD/snaps-$(hostname)" -name 'snap-*.ftr' -printf '%f '))" \
 	test "$(find "$TMPD/snaps-$(hostname)" -name 'snap-*.ftr' | wc -l)" = 1
 kill -INT "$REC_PID"
 rc=0
