@@ -177,7 +177,8 @@ const char *fmt_rel(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-static const char *fmt_si(double v, const char *const units[], char *buf, size_t len)
+/* V in the largest of UNITS (each BASE times the one before) that keeps it under 1000. */
+static const char *fmt_scaled(double v, double base, const char *const units[], char *buf, size_t len)
 {
 	int i = 0;
 
@@ -189,12 +190,12 @@ static const char *fmt_si(double v, const char *const units[], char *buf, size_t
 	}
 	if (v < 0)
 		v = 0;
-	if (v < 999.5) {
+	if (v < base - 0.5) {
 		snprintf(buf, len, "%.0f %s", v, units[0]);
 		return buf;
 	}
-	while (v >= 999.5 && units[i + 1]) {
-		v /= 1000.0;
+	while (v >= base - 0.5 && units[i + 1]) {
+		v /= base;
 		i++;
 	}
 	return fmt3(v, units[i], buf, len);
@@ -204,14 +205,21 @@ const char *fmt_bytes(double bytes, char *buf, size_t len)
 {
 	static const char *const u[] = { "B", "kB", "MB", "GB", "TB", "PB", NULL };
 
-	return fmt_si(bytes, u, buf, len);
+	return fmt_scaled(bytes, 1000.0, u, buf, len);
+}
+
+const char *fmt_ibytes(double bytes, char *buf, size_t len)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", NULL };
+
+	return fmt_scaled(bytes, 1024.0, u, buf, len);
 }
 
 const char *fmt_rate_bps(double bits_per_s, char *buf, size_t len)
 {
 	static const char *const u[] = { "bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s", NULL };
 
-	return fmt_si(bits_per_s, u, buf, len);
+	return fmt_scaled(bits_per_s, 1000.0, u, buf, len);
 }
 
 /* ------------------------------------------------------------------ */

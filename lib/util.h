@@ -30,6 +30,8 @@ void ft_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Format a duration/size for humans: "1.50 ms", "12.0 MB/s" etc. */
 const char *fmt_ns(uint64_t ns, char *buf, size_t len);
 const char *fmt_bytes(double bytes, char *buf, size_t len);
+/* BYTES in binary units ("64.0 KiB"): a size the user gave as "64k" (parse_size()). */
+const char *fmt_ibytes(double bytes, char *buf, size_t len);
 const char *fmt_rate_bps(double bits_per_s, char *buf, size_t len);
 /* "+1.234567": NS as seconds relative to something, exact (integer arithmetic). */
 const char *fmt_rel(int64_t ns, char *buf, size_t len);

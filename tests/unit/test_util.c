@@ -313,6 +313,13 @@ static void test_fmt(void **state)
 	assert_string_equal(fmt_bytes(3.5e9, b, sizeof(b)), "3.50 GB");
 	assert_string_equal(fmt_bytes(999.9e3, b, sizeof(b)), "1.00 MB");
 
+	/* binary: a size given as "64k" reads back as given, not as 65.5 kB */
+	assert_string_equal(fmt_ibytes(64 << 10, b, sizeof(b)), "64.0 KiB");
+	assert_string_equal(fmt_ibytes(1000, b, sizeof(b)), "1000 B");
+	assert_string_equal(fmt_ibytes(1 << 20, b, sizeof(b)), "1.00 MiB");
+	assert_string_equal(fmt_ibytes(256ull << 20, b, sizeof(b)), "256 MiB");
+	assert_string_equal(fmt_ibytes(3ull << 30, b, sizeof(b)), "3.00 GiB");
+
 	assert_string_equal(fmt_rate_bps(1e9, b, sizeof(b)), "1.00 Gbit/s");
 	assert_string_equal(fmt_rate_bps(150e6, b, sizeof(b)), "150 Mbit/s");
 	assert_string_equal(fmt_rate_bps(64e3, b, sizeof(b)), "64.0 kbit/s");

@@ -16,10 +16,10 @@ void record_flight__started(const struct flight *f, const struct flight_opts *o,
 	fprintf(stderr, "fabtrace: recording to %s (flight recorder: segments of %s%s%s, keeping %s%s%s%s; "
 		"snapshots %s before and %s after SIGUSR1 to pid %d or 'fabtrace trigger' (@fabtrace/%s); %d interfaces%s%s); "
 		"Ctrl-C to stop\n", flight__dir(f), fmt_ns(o->seg_ns, seg, sizeof(seg)),
-		seg_bytes ? " or " : "", seg_bytes ? fmt_bytes((double)seg_bytes, seg_b, sizeof(seg_b)) : "",
+		seg_bytes ? " or " : "", seg_bytes ? fmt_ibytes((double)seg_bytes, seg_b, sizeof(seg_b)) : "",
 		o->lim.keep_ns ? fmt_ns(o->lim.keep_ns, keep, sizeof(keep)) : "",
 		o->lim.keep_ns && o->lim.keep_bytes ? ", at most " : o->lim.keep_bytes ? "at most " : "",
-		o->lim.keep_bytes ? fmt_bytes((double)o->lim.keep_bytes, keep_b, sizeof(keep_b)) : "",
+		o->lim.keep_bytes ? fmt_ibytes((double)o->lim.keep_bytes, keep_b, sizeof(keep_b)) : "",
 		o->lim.max_files ? " and a file count" : "", fmt_ns(o->pol.pre_ns, pre, sizeof(pre)),
 		fmt_ns(o->pol.post_ns, post, sizeof(post)), (int)getpid(), o->control, n_ifs, duration_ns ? ", for " : "",
 		duration_ns ? fmt_ns(duration_ns, d, sizeof(d)) : "");
