@@ -232,6 +232,36 @@ bool ft_same_file(const char *a, const char *b)
 	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* S as an id: all decimal digits, below (id_t)-1 (which means "none" to chown). */
+static bool parse_id(const char *s, unsigned long *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v >= (unsigned long)(uid_t)-1)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool ft_sudo_owner(uid_t *uid, gid_t *gid)
+{
+	unsigned long u, g;
+
+	*uid = (uid_t)-1;
+	*gid = (gid_t)-1;
+	if (geteuid() != 0 || !parse_id(getenv("SUDO_UID"), &u))
+		return false;
+	*uid = (uid_t)u;
+	if (parse_id(getenv("SUDO_GID"), &g))
+		*gid = (gid_t)g;
+	return true;
+}
+
 /*
  * Temporaries removed when a stop signal ends the process: an interrupted
  * report or merge left its hidden .NAME.XXXXXX files behind.  Only where the
@@ -285,8 +315,10 @@ void tmpfile_untrack(const char *path)
 
 int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
 {
-	const char *slash, *base, *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
+	const char *slash, *base;
 	struct stat st;
+	uid_t uid;
+	gid_t gid;
 	size_t dlen;
 	int fd;
 
@@ -338,19 +370,13 @@ int outfile_open(struct outfile *o, const char *path, char *err, size_t errlen)
 		return -e;
 	}
 	tmpfile_track(o->tmp);
-	if (geteuid() == 0 && sudo_uid && sudo_uid[0]) {
-		char *end;
-		unsigned long uid = strtoul(sudo_uid, &end, 10), gid;
+	if (ft_sudo_owner(&uid, &gid) && fchown(fd, uid, gid) < 0) {
+		int e = errno;
 
-		gid = sudo_gid && sudo_gid[0] ? strtoul(sudo_gid, NULL, 10) : (unsigned long)-1;
-		if (!*end && fchown(fd, (uid_t)uid, (gid_t)gid) < 0) {
-			int e = errno;
-
-			close(fd);
-			outfile_abort(o);
-			snprintf(err, errlen, "%s: cannot give the file to uid %lu: %s", path, uid, strerror(e));
-			return -e;
-		}
+		close(fd);
+		outfile_abort(o);
+		snprintf(err, errlen, "%s: cannot give the file to uid %lu: %s", path, (unsigned long)uid, strerror(e));
+		return -e;
 	}
 	o->f = fdopen(fd, "w");
 	if (!o->f) {

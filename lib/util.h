@@ -44,6 +44,15 @@ void str_appendf(char *buf, size_t len, size_t *k, const char *fmt, ...) __attri
 bool ft_same_file(const char *a, const char *b);
 
 /*
+ * Who our files belong to when root runs us through sudo: SUDO_UID and
+ * SUDO_GID, each only when it is a plain decimal id ((uid_t)-1 / (gid_t)-1,
+ * "leave as it is", for one that is unset or is not: a malformed SUDO_GID
+ * read as 0 gave the files to group root).  False when not root or no valid
+ * SUDO_UID: nothing to change.
+ */
+bool ft_sudo_owner(uid_t *uid, gid_t *gid);
+
+/*
  * Output written whole or not at all (report's --svg, --perfetto, ...):
  * outfile_open() creates a temporary file next to PATH (mode 0600, O_EXCL;
  * as root with SUDO_UID set it is given to that user, like captures), and

@@ -88,6 +88,15 @@ check "record --nice 7: a recorder thread runs at 7 ($(tail -n 1 nice.txt))" gre
 check "capture is 0600" test "$(stat -c %a good.ftr)" = 600
 SUDO_UID=65534 SUDO_GID=65534 "$FT" record -i lo -d 100ms -o owned.ftr -q 2>/dev/null
 check "capture owned by SUDO_UID" test "$(stat -c %u:%g owned.ftr)" = 65534:65534
+# a malformed SUDO_GID leaves the group alone (it was read as 0, group root,
+# before): files made in a setgid directory of group 65534 keep that group
+mkdir sgid && chgrp 65534 sgid && chmod 2777 sgid
+SUDO_UID=65534 SUDO_GID=nogroup "$FT" record -i lo -d 100ms -o sgid/owned.ftr -q 2>/dev/null
+check "capture with a malformed SUDO_GID: the user's, the group left as it is" \
+	test "$(stat -c %u:%g sgid/owned.ftr)" = 65534:65534
+SUDO_UID=65534 SUDO_GID=12x "$FT" report sgid/owned.ftr --svg sgid/owned.svg >/dev/null 2>&1
+check "report --svg with a malformed SUDO_GID: the user's, the group left as it is" \
+	test "$(stat -c %u:%g sgid/owned.svg)" = 65534:65534
 check "info on a good capture" "$FT" info good.ftr
 check "report on a good capture" "$FT" report good.ftr
 

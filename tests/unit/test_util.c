@@ -329,6 +329,46 @@ static void test_fmt(void **state)
 	assert_string_equal(fmt_rate_bps(1e9, b, 5), "1.00");
 }
 
+/* The owner of files written under sudo: only well-formed ids are used. */
+static void test_sudo_owner(void **state)
+{
+	uid_t u;
+	gid_t g;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	setenv("SUDO_UID", "1000", 1);
+	setenv("SUDO_GID", "1001", 1);
+	assert_true(ft_sudo_owner(&u, &g));
+	assert_int_equal(u, 1000);
+	assert_int_equal(g, 1001);
+	/* a malformed group is left alone (strtoul read "abc" as 0: group root) */
+	setenv("SUDO_GID", "abc", 1);
+	assert_true(ft_sudo_owner(&u, &g));
+	assert_int_equal(u, 1000);
+	assert_int_equal(g, (gid_t)-1);
+	setenv("SUDO_GID", "12x", 1);
+	assert_true(ft_sudo_owner(&u, &g));
+	assert_int_equal(g, (gid_t)-1);
+	setenv("SUDO_GID", "4294967295", 1); /* (gid_t)-1 itself: not an id */
+	assert_true(ft_sudo_owner(&u, &g));
+	assert_int_equal(g, (gid_t)-1);
+	unsetenv("SUDO_GID");
+	assert_true(ft_sudo_owner(&u, &g));
+	assert_int_equal(g, (gid_t)-1);
+	/* no user to give files to */
+	setenv("SUDO_UID", "-5", 1);
+	assert_false(ft_sudo_owner(&u, &g));
+	assert_int_equal(u, (uid_t)-1);
+	setenv("SUDO_UID", "", 1);
+	assert_false(ft_sudo_owner(&u, &g));
+	setenv("SUDO_UID", "99999999999999999999", 1);
+	assert_false(ft_sudo_owner(&u, &g));
+	unsetenv("SUDO_UID");
+	assert_false(ft_sudo_owner(&u, &g));
+}
+
 static void test_str_copy(void **state)
 {
 	char d[8];
@@ -552,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_parse_iface_spec),
 		cmocka_unit_test(test_fmt),
+		cmocka_unit_test(test_sudo_owner),
 		cmocka_unit_test(test_str_copy),
 		cmocka_unit_test(test_mono),
 		cmocka_unit_test(test_errors),

@@ -20,9 +20,8 @@
 int flight_file__create(struct flight_file *ff, const char *path, const struct ft_file_header *hdr,
 			char *err, size_t errlen)
 {
-	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
-	uid_t uid = (uid_t)-1;
-	gid_t gid = (gid_t)-1;
+	uid_t uid;
+	gid_t gid;
 	int rc;
 
 	memset(ff, 0, sizeof(*ff));
@@ -31,10 +30,7 @@ int flight_file__create(struct flight_file *ff, const char *path, const struct f
 		snprintf(err, errlen, "%s: name too long", path);
 		return -ENAMETOOLONG;
 	}
-	if (getuid() == 0 && sudo_uid) { /* the files belong to whoever ran sudo, as captures do */
-		uid = (uid_t)strtoul(sudo_uid, NULL, 10);
-		gid = sudo_gid ? (gid_t)strtoul(sudo_gid, NULL, 10) : (gid_t)-1;
-	}
+	ft_sudo_owner(&uid, &gid); /* the files belong to whoever ran sudo, as captures do */
 	ff->hdr = *hdr;
 	rc = capture__create(&ff->w, ff->part, &ff->hdr, uid, gid, err, errlen);
 	if (rc)

@@ -486,9 +486,8 @@ int session__start(struct session *s, int argc, char **argv)
 	const struct session_opts *o = s->o;
 	struct ft_file_header hdr;
 	sigset_t mask;
-	uid_t uid = (uid_t)-1;
-	gid_t gid = (gid_t)-1;
-	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
+	uid_t uid;
+	gid_t gid;
 
 	fill_header(s, &hdr, argc, argv);
 	s->hdr = hdr;
@@ -497,10 +496,7 @@ int session__start(struct session *s, int argc, char **argv)
 	if (o->out_path) {
 		char err[CAPTURE_ERR_MAX];
 
-		if (getuid() == 0 && sudo_uid) { /* the capture belongs to whoever ran sudo */
-			uid = (uid_t)strtoul(sudo_uid, NULL, 10);
-			gid = sudo_gid ? (gid_t)strtoul(sudo_gid, NULL, 10) : (gid_t)-1;
-		}
+		ft_sudo_owner(&uid, &gid); /* the capture belongs to whoever ran sudo */
 		if (capture__create(&s->w, o->out_path, &hdr, uid, gid, err, sizeof(err))) {
 			ft_err("%s: %s", o->cmd_name, err);
 			s->w = NULL;
