@@ -283,7 +283,10 @@ static void usage(FILE *f)
 "\n"
 "Needs root, or CAP_BPF + CAP_PERFMON + CAP_NET_ADMIN; other network\n"
 "namespaces (--netns, -i NETNS/IFACE, or every namespace without -i) need\n"
-"CAP_SYS_ADMIN as well, to enter them.\n");
+"CAP_SYS_ADMIN as well, to enter them.  Without root, tracefs\n"
+"(/sys/kernel/tracing, root's only) stays closed unless CAP_DAC_READ_SEARCH is\n"
+"given too: the probes still run, but on a kernel that does not count every\n"
+"skipped run itself (--coverage) the report says their coverage is unknown.\n");
 }
 
 static uint64_t bytes_written(const struct recorder *r)
