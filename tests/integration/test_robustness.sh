@@ -238,6 +238,18 @@ check "  the merged capture says which host's capture was damaged" \
 	test "$(jget dm.json '[(h["source"], h["damaged"]) for h in j["hosts"]["items"]]')" = "[('bad.ftr', True), ('b.ftr', False)]"
 check "  in report's and info's text too" \
 	test "$("$FT" report dm.ftr | grep -c 'damaged capture')" = 1 -a "$("$FT" info dm.ftr | grep -c 'damaged capture')" = 1
+# conservation is claimed of what was checked only (it said "conservation OK"
+# of the other host alone): here the damaged host's interfaces are unreadable
+check "  its Data line claims conservation as far as readable only" \
+	test "$("$FT" report dm.ftr | grep -c '^Data: .*conservation OK as far as readable$')" = 1
+# a host cut before its last block (its stop counters): its interfaces are
+# named and left unchecked
+head -c "$(python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); print(d.rindex(b"FTBK"))' a.ftr)" a.ftr >cut.ftr
+"$FT" merge -q -o dc.ftr cut.ftr b.ftr 2>/dev/null
+"$FT" report --json dc.ftr >dc.json 2>/dev/null
+check "  a host cut before its stop counters: the Data line says how many directions were NOT CHECKED" \
+	test "$("$FT" report dc.ftr | grep -c '^Data: .*conservation OK where checked, 2 interface directions NOT CHECKED')" = 1 -a \
+	"$(jget dc.json 'j["headline"]["conservation_unchecked"]')" = 2
 # a header whose start is 2^63 ns: merged on saturated clocks (no overflow; the
 # sanitizer build would stop at one), nothing temporary left behind
 python3 - a.ftr h63.ftr <<'PY'

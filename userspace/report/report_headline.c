@@ -52,16 +52,21 @@ static const char *when(const struct model *m, uint64_t ts, char *buf, size_t le
 	return buf;
 }
 
-static const char *conservation_state(const struct model *m, size_t *nskipped)
+/* The capture's conservation in a word; *NSKIPPED: directions whose
+ * shortfall the skips explain; *NUNCHECKED: traced directions with no counter
+ * read at one end (a host's damaged capture in a merge, an interface that
+ * came or went while recording). */
+static const char *conservation_state(const struct model *m, size_t *nskipped, size_t *nunchecked)
 {
-	bool ok = false, skipped = false;
+	bool ok = false, skipped = false, mismatch = false;
 
-	*nskipped = 0;
+	*nskipped = *nunchecked = 0;
 	for (size_t i = 0; i < m->nifaces; i++)
 		for (int d = 0; d < 2; d++)
 			switch (m->ifaces[i].dir[d].conserve) {
 			case MODEL_CONSERVE_MISMATCH:
-				return "mismatch";
+				mismatch = true;
+				break;
 			case MODEL_CONSERVE_OK_SKIPPED:
 				skipped = true;
 				(*nskipped)++;
@@ -69,10 +74,13 @@ static const char *conservation_state(const struct model *m, size_t *nskipped)
 			case MODEL_CONSERVE_OK:
 				ok = true;
 				break;
+			case MODEL_CONSERVE_UNKNOWN:
+				(*nunchecked)++;
+				break;
 			default:
 				break;
 			}
-	return skipped ? "ok_skipped" : ok ? "ok" : "unchecked";
+	return mismatch ? "mismatch" : skipped ? "ok_skipped" : ok ? "ok" : "unchecked";
 }
 
 static size_t count_mismatch(const struct model *m)
@@ -117,12 +125,21 @@ static void data_line(struct headline *h, const struct headline_data *d)
 		else if (!strcmp(d->conservation, "mismatch"))
 			snprintf(buf + k, sizeof(buf) - k, "; conservation MISMATCH on %zu interface directions",
 				 d->nmismatch);
-		else if (!strcmp(d->conservation, "ok_skipped"))
-			snprintf(buf + k, sizeof(buf) - k, "; conservation OK (%zu shortfall%s explained by the skips)",
-				 d->nskipped, d->nskipped == 1 ? "" : "s");
-		else if (!strcmp(d->conservation, "ok"))
-			snprintf(buf + k, sizeof(buf) - k, "; conservation OK");
-		else if (d->window)
+		else if (!strcmp(d->conservation, "ok_skipped") || !strcmp(d->conservation, "ok")) {
+			k += (size_t)snprintf(buf + k, sizeof(buf) - k, "; conservation OK");
+			/* OK said of what was checked only: not of interfaces without
+			 * counters, nor of what a damaged host's capture lost */
+			if (k < sizeof(buf) && d->nunchecked)
+				k += (size_t)snprintf(buf + k, sizeof(buf) - k,
+						      " where checked, %zu interface direction%s NOT CHECKED (no "
+						      "counters at the start or the end)",
+						      d->nunchecked, d->nunchecked == 1 ? "" : "s");
+			else if (k < sizeof(buf) && d->damaged_hosts)
+				k += (size_t)snprintf(buf + k, sizeof(buf) - k, " as far as readable");
+			if (k < sizeof(buf) && d->nskipped)
+				snprintf(buf + k, sizeof(buf) - k, " (%zu shortfall%s explained by the skips)",
+					 d->nskipped, d->nskipped == 1 ? "" : "s");
+		} else if (d->window)
 			snprintf(buf + k, sizeof(buf) - k, "; conservation not checked in a window");
 	}
 	line(h, "Data: %s", buf);
@@ -613,7 +630,8 @@ void headline__build(struct headline *h, const struct model *m, const struct cor
 	dq.lost = m->lost_total;
 	dq.skipped_runs = m->skipped_runs;
 	dq.coverage_unknown = m->coverage_unknown;
-	dq.conservation = h->conservation = conservation_state(m, &dq.nskipped);
+	dq.conservation = h->conservation = conservation_state(m, &dq.nskipped, &dq.nunchecked);
+	h->conservation_unchecked = dq.nunchecked;
 	dq.nmismatch = count_mismatch(m);
 	dq.window = m->opts.window;
 	if (c && c->show_probes && c->ninstances && !answer__add(&h->ans, m, c, 0, UINT64_MAX)) {
@@ -647,6 +665,7 @@ void headline__json(struct json *j, const struct headline *h)
 		json_string(j, h->lines[i]);
 	json_array_end(j);
 	json_kv_string(j, "conservation", h->conservation);
+	json_kv_u64(j, "conservation_unchecked", h->conservation_unchecked);
 	json_key(j, "worst");
 	json_array_begin(j);
 	for (size_t i = 0; i < nw; i++) {

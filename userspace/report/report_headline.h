@@ -85,6 +85,7 @@ struct headline_data {
 	size_t coverage_unknown;    /* probes whose skipped runs could not be counted */
 	const char *conservation;       /* "ok", "ok_skipped", "mismatch", "unchecked" */
 	size_t nskipped, nmismatch;
+	size_t nunchecked;              /* traced directions without counters at one end */
 	bool window;                    /* --from/--to */
 	bool windows;                   /* --windows: conservation is not checked */
 };
@@ -93,6 +94,7 @@ struct headline {
 	char lines[HEADLINE_MAX_LINES][HEADLINE_LINE];
 	size_t nlines;
 	const char *conservation;       /* "ok", "ok_skipped", "mismatch", "unchecked" */
+	size_t conservation_unchecked;  /* traced interface directions not checked */
 	struct answer ans;              /* what the lines say (whole captures) */
 };
 
