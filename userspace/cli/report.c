@@ -242,8 +242,12 @@ static int timeline_check(struct timeline_opts *t)
 	if (nstdout)
 		t->quiet = true;    /* the summary would corrupt the output on stdout */
 	if (t->have_to && (t->have_from ? t->from_rel : 0) >= t->to_rel) {
-		ft_err("report: --from (%" PRIu64 " ns) is not before --to (%" PRIu64 " ns); give a window with "
-		       "from < to", t->from_rel, t->to_rel);
+		uint64_t from = t->have_from ? t->from_rel : 0;
+
+		/* in seconds to the µs, as the report gives times */
+		ft_err("report: --from (%" PRIu64 ".%06" PRIu64 " s) is not before --to (%" PRIu64 ".%06" PRIu64
+		       " s); give a window with from < to", from / 1000000000u, from % 1000000000u / 1000u,
+		       t->to_rel / 1000000000u, t->to_rel % 1000000000u / 1000u);
 		return 2;
 	}
 	if (!nout && t->weight != VIZ_WEIGHT_TIME) {
