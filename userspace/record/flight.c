@@ -27,6 +27,10 @@
 #include "userspace/record/hostclock.h"
 
 #define FLIGHT_MAX_CONNS 256 /* trigger commands served at once; more wait their turn (fabtrace trigger asks again) */
+/* each one a watch of the session's loop, beside the recorder's own (with 64
+ * watches, the 61st of 80 'trigger --wait' was closed unanswered and asked
+ * again every 50 ms until a snapshot's waiters went: 2 s late) */
+_Static_assert(FLIGHT_MAX_CONNS + 32 <= SESSION_MAX_WATCH, "the trigger connections fit in the session's watches");
 #define SEC 1000000000ull
 /* A --at ahead of our clock by this much is another host's clock skew, not the future. */
 #define AT_SKEW_NS (2 * SEC)
@@ -520,6 +524,7 @@ static void on_conn(void *ctx, int fd, uint32_t events)
 
 static void on_listen(void *ctx, int lfd, uint32_t events)
 {
+	static const char busy[] = "error=busy: too many trigger commands at once\n";
 	struct flight *f = ctx;
 
 	(void)events;
@@ -535,14 +540,14 @@ static void on_listen(void *ctx, int lfd, uint32_t events)
 		for (k = 0; k < FLIGHT_MAX_CONNS && f->conns[k].fd >= 0; k++)
 			;
 		if (k == FLIGHT_MAX_CONNS) {
-			flight_ctl__refuse(fd, "error=busy: too many trigger commands at once\n");
+			flight_ctl__refuse(fd, busy);
 			continue;
 		}
 		f->conns[k] = (struct conn){ .f = f, .fd = fd, .pid = pid, .uid = uid };
 		f->conns[k].watch = session__watch(f->s, fd, EPOLLIN | EPOLLRDHUP, on_conn, &f->conns[k]);
-		if (f->conns[k].watch < 0) {
-			close(fd);
+		if (f->conns[k].watch < 0) { /* the loop watches all it can: as a busy one, asked again */
 			f->conns[k].fd = -1;
+			flight_ctl__refuse(fd, busy);
 		}
 	}
 }

@@ -169,7 +169,12 @@ int session__start(struct session *s, int argc, char **argv);
 typedef void (*session_tick_fn)(void *ctx, uint64_t now_ns, uint64_t ticks);
 void session__on_tick(struct session *s, session_tick_fn fn, void *ctx);
 
-/* An extra descriptor in the loop; FN gets the epoll events.  A watch id >= 0, or -errno. */
+/* Extra descriptors a session watches at once: a flight recorder's trigger
+ * connections (each held until its snapshot is saved, with --wait), the
+ * metrics server's clients, its own. */
+#define SESSION_MAX_WATCH 320
+/* An extra descriptor in the loop; FN gets the epoll events.  A watch id >= 0,
+ * or -errno (-ENOSPC: SESSION_MAX_WATCH are watched). */
 typedef void (*session_fd_fn)(void *ctx, int fd, uint32_t events);
 int session__watch(struct session *s, int fd, uint32_t events, session_fd_fn fn, void *ctx);
 int session__watch_mod(struct session *s, int id, uint32_t events);

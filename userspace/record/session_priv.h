@@ -23,7 +23,7 @@
 
 
 #define MAX_CPUS 1024
-#define MAX_WATCH 64
+#define MAX_WATCH SESSION_MAX_WATCH
 
 struct known_if {
 	uint32_t netns, ifindex;
