@@ -242,10 +242,6 @@ void mdl_conserve(struct model *m, struct model_iface *f)
 		struct model_dir *d = &f->dir[dir];
 		uint64_t b0, b1, p0, p1;
 
-		if (m->opts.window) {
-			d->conserve = MODEL_CONSERVE_UNKNOWN;
-			continue;
-		}
 		/* no bins expected: interface not selected, or that direction's probe
 		 * not attached (first: such a direction is not one left unchecked) */
 		if (untraced || !(m->hdr.probes & (1ull << (dir == FT_DIR_RX ? FT_PROBE_IFACE_RX
@@ -253,7 +249,7 @@ void mdl_conserve(struct model *m, struct model_iface *f)
 			d->conserve = MODEL_CONSERVE_UNTRACED;
 			continue;
 		}
-		if (!f->have_start || !f->have_stop) {
+		if (!f->have_start || !f->have_stop || m->opts.window) {
 			d->conserve = MODEL_CONSERVE_UNKNOWN;
 			continue;
 		}
