@@ -177,7 +177,7 @@ const char *fmt_rel(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-/* V in the largest of UNITS (each BASE times the one before) that keeps it under 1000. */
+/* V in the largest of UNITS (each BASE times the one before) that keeps it under BASE. */
 static const char *fmt_scaled(double v, double base, const char *const units[], char *buf, size_t len)
 {
 	int i = 0;
