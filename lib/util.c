@@ -168,12 +168,19 @@ int grow_array(void **p, size_t *cap, size_t need, size_t isz)
 	return 0;
 }
 
+const char *fmt_secs(uint64_t ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%llu.%06llu", (unsigned long long)(ns / 1000000000u),
+		 (unsigned long long)((ns % 1000000000u) / 1000u));
+	return buf;
+}
+
 const char *fmt_rel(int64_t ns, char *buf, size_t len)
 {
 	uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
+	char s[32];
 
-	snprintf(buf, len, "%c%llu.%06llu", ns < 0 ? '-' : '+', (unsigned long long)(a / 1000000000u),
-		 (unsigned long long)((a % 1000000000u) / 1000u));
+	snprintf(buf, len, "%c%s", ns < 0 ? '-' : '+', fmt_secs(a, s, sizeof(s)));
 	return buf;
 }
 

@@ -35,6 +35,8 @@ const char *fmt_ibytes(double bytes, char *buf, size_t len);
 const char *fmt_rate_bps(double bits_per_s, char *buf, size_t len);
 /* "+1.234567": NS as seconds relative to something, exact (integer arithmetic). */
 const char *fmt_rel(int64_t ns, char *buf, size_t len);
+/* "5.000100": NS as seconds, exact to the µs (fmt_rel() without its sign). */
+const char *fmt_secs(uint64_t ns, char *buf, size_t len);
 /* ns since the epoch as "2026-11-24T22:26:41.598355Z" (UTC) */
 const char *fmt_wall(int64_t ns, char *buf, size_t len);
 /* Append to BUF (LEN bytes) at *K, truncating at the end: a line built in parts. */

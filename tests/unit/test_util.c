@@ -320,6 +320,12 @@ static void test_fmt(void **state)
 	assert_string_equal(fmt_ibytes(256ull << 20, b, sizeof(b)), "256 MiB");
 	assert_string_equal(fmt_ibytes(3ull << 30, b, sizeof(b)), "3.00 GiB");
 
+	/* seconds exact to the µs, with a sign when relative */
+	assert_string_equal(fmt_secs(5000100000ull, b, sizeof(b)), "5.000100");
+	assert_string_equal(fmt_secs(UINT64_MAX, b, sizeof(b)), "18446744073.709551");
+	assert_string_equal(fmt_rel(-1500000, b, sizeof(b)), "-0.001500");
+	assert_string_equal(fmt_rel(INT64_MIN, b, sizeof(b)), "-9223372036.854775");
+
 	assert_string_equal(fmt_rate_bps(1e9, b, sizeof(b)), "1.00 Gbit/s");
 	assert_string_equal(fmt_rate_bps(150e6, b, sizeof(b)), "150 Mbit/s");
 	assert_string_equal(fmt_rate_bps(64e3, b, sizeof(b)), "64.0 kbit/s");

@@ -242,12 +242,11 @@ static int timeline_check(struct timeline_opts *t)
 	if (nstdout)
 		t->quiet = true;    /* the summary would corrupt the output on stdout */
 	if (t->have_to && (t->have_from ? t->from_rel : 0) >= t->to_rel) {
-		uint64_t from = t->have_from ? t->from_rel : 0;
+		char f[32], to[32];
 
 		/* in seconds to the µs, as the report gives times */
-		ft_err("report: --from (%" PRIu64 ".%06" PRIu64 " s) is not before --to (%" PRIu64 ".%06" PRIu64
-		       " s); give a window with from < to", from / 1000000000u, from % 1000000000u / 1000u,
-		       t->to_rel / 1000000000u, t->to_rel % 1000000000u / 1000u);
+		ft_err("report: --from (%s s) is not before --to (%s s); give a window with from < to",
+		       fmt_secs(t->have_from ? t->from_rel : 0, f, sizeof(f)), fmt_secs(t->to_rel, to, sizeof(to)));
 		return 2;
 	}
 	if (!nout && t->weight != VIZ_WEIGHT_TIME) {

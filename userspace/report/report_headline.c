@@ -52,45 +52,34 @@ static const char *when(const struct model *m, uint64_t ts, char *buf, size_t le
 	return buf;
 }
 
-/* The capture's conservation in a word; *NSKIPPED: directions whose
- * shortfall the skips explain; *NUNCHECKED: traced directions with no counter
- * read at one end (a host's damaged capture in a merge, an interface that
- * came or went while recording). */
-static const char *conservation_state(const struct model *m, size_t *nskipped, size_t *nunchecked)
+/* The capture's conservation in a word, and how many directions it holds of
+ * each kind: D->nskipped, shortfalls the skips explain; D->nmismatch;
+ * D->nunchecked, traced directions with no counter read at one end (a host's
+ * damaged capture in a merge, an interface that came or went while recording). */
+static const char *conservation_state(const struct model *m, struct headline_data *d)
 {
-	bool ok = false, skipped = false, mismatch = false;
+	bool ok = false;
 
-	*nskipped = *nunchecked = 0;
+	d->nskipped = d->nmismatch = d->nunchecked = 0;
 	for (size_t i = 0; i < m->nifaces; i++)
-		for (int d = 0; d < 2; d++)
-			switch (m->ifaces[i].dir[d].conserve) {
+		for (int k = 0; k < 2; k++)
+			switch (m->ifaces[i].dir[k].conserve) {
 			case MODEL_CONSERVE_MISMATCH:
-				mismatch = true;
+				d->nmismatch++;
 				break;
 			case MODEL_CONSERVE_OK_SKIPPED:
-				skipped = true;
-				(*nskipped)++;
+				d->nskipped++;
 				break;
 			case MODEL_CONSERVE_OK:
 				ok = true;
 				break;
 			case MODEL_CONSERVE_UNKNOWN:
-				(*nunchecked)++;
+				d->nunchecked++;
 				break;
 			default:
 				break;
 			}
-	return mismatch ? "mismatch" : skipped ? "ok_skipped" : ok ? "ok" : "unchecked";
-}
-
-static size_t count_mismatch(const struct model *m)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < m->nifaces; i++)
-		for (int d = 0; d < 2; d++)
-			n += m->ifaces[i].dir[d].conserve == MODEL_CONSERVE_MISMATCH;
-	return n;
+	return d->nmismatch ? "mismatch" : d->nskipped ? "ok_skipped" : ok ? "ok" : "unchecked";
 }
 
 /* "Data: ..." -- whether the figures can be trusted, in one line */
@@ -630,9 +619,8 @@ void headline__build(struct headline *h, const struct model *m, const struct cor
 	dq.lost = m->lost_total;
 	dq.skipped_runs = m->skipped_runs;
 	dq.coverage_unknown = m->coverage_unknown;
-	dq.conservation = h->conservation = conservation_state(m, &dq.nskipped, &dq.nunchecked);
+	dq.conservation = h->conservation = conservation_state(m, &dq);
 	h->conservation_unchecked = dq.nunchecked;
-	dq.nmismatch = count_mismatch(m);
 	dq.window = m->opts.window;
 	if (c && c->show_probes && c->ninstances && !answer__add(&h->ans, m, c, 0, UINT64_MAX)) {
 		answer__sort(&h->ans);
